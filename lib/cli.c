@@ -1,0 +1,114 @@
+/*
+ * Shared command-line plumbing.  Programs stay thin mains: options, open,
+ * loop, close; the messages and exit statuses are the same everywhere.
+ */
+#include "cli.h"
+#include "internal.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+trace_cli trace_cli_self;
+
+static bool progress_shown;
+static double progress_last;
+
+void trace_cli_init(const char *prog, const char *usage)
+{
+	trace_cli_self.prog = prog;
+	trace_cli_self.usage = usage;
+	trace_cli_self.quiet = !isatty(2);
+}
+
+void trace_cli_usage_error(const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "%s: ", trace_cli_self.prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n%s\n", trace_cli_self.usage);
+	exit(2);
+}
+
+void trace_cli_bad_option(int c, char **argv)
+{
+	extern int optind, optopt;
+	const char *arg = argv[optind - 1];
+	if (c == ':')
+		trace_cli_usage_error("option '%s' needs a value", arg);
+	if (optopt)
+		trace_cli_usage_error("unknown option '-%c'", optopt);
+	trace_cli_usage_error("unknown option '%s'", arg);
+}
+
+void trace_cli_version(void)
+{
+	printf("%s (tracekit) %s\n", trace_cli_self.prog, TRACE_TOOL_VERSION);
+	exit(0);
+}
+
+void trace_cli_fail(const trace_error *err)
+{
+	trace_cli_progress_done();
+	trace_error_print(err, trace_cli_self.prog, stderr);
+	exit(1);
+}
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+void trace_cli_progress(trace_reader *r, uint64_t calls)
+{
+	if (trace_cli_self.quiet || (calls & 0xfff))
+		return;
+	double t = now();
+	if (t - progress_last < 0.25)
+		return;
+	progress_last = t;
+	progress_shown = true;
+	fprintf(stderr, "\r%s: %llu calls, %.1f MB read", trace_cli_self.prog,
+		(unsigned long long)calls, (double)trace_reader_position(r) / 1e6);
+}
+
+void trace_cli_progress_done(void)
+{
+	if (progress_shown)
+		fprintf(stderr, "\r\033[K");
+	progress_shown = false;
+}
+
+trace_format trace_cli_format(const char *name)
+{
+	if (!strcmp(name, "snappy"))
+		return TRACE_FMT_SNAPPY;
+	if (!strcmp(name, "brotli"))
+		return TRACE_FMT_BROTLI;
+	if (!strcmp(name, "none") || !strcmp(name, "raw"))
+		return TRACE_FMT_RAW;
+	if (!strcmp(name, "text"))
+		return TRACE_FMT_TEXT;
+	return TRACE_FMT_AUTO;
+}
+
+int trace_cli_copy(trace_reader *r, trace_writer *w, trace_error *err)
+{
+	if (trace_writer_header(w, trace_reader_header(r), err) < 0)
+		return -1;
+	uint64_t n = 0;
+	trace_call *c;
+	int k;
+	while ((k = trace_reader_next(r, &c, err)) > 0) {
+		if (trace_writer_call(w, c, err) < 0)
+			return -1;
+		trace_cli_progress(r, ++n);
+	}
+	trace_cli_progress_done();
+	return k;
+}

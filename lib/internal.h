@@ -1,0 +1,182 @@
+/*
+ * libtrace internals shared between its files; not installed.
+ */
+#ifndef TRACE_INTERNAL_H
+#define TRACE_INTERNAL_H
+
+#include "trace.h"
+
+#include <string.h>
+
+#define TRACE_UNUSED __attribute__((unused))
+#define TRACE_LIKELY(x) __builtin_expect(!!(x), 1)
+#define TRACE_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/* apitrace's reader keeps one chunk of at most 1 MiB; we write no more. */
+#define TRACE_SNAPPY_CHUNK (1u << 20)
+/* What we accept when reading a chunk: generous, but bounded. */
+#define TRACE_SNAPPY_CHUNK_MAX (64u << 20)
+/* Deepest nesting of values we accept (apitrace writes a handful). */
+#define TRACE_MAX_DEPTH 64
+
+void *trace_xmalloc(size_t n);
+void *trace_xrealloc(void *p, size_t n);
+char *trace_xstrdup(const char *s);
+
+/* ------------------------------------------------------------------ */
+/* A growable byte buffer (git's strbuf, in small). */
+
+typedef struct tbuf {
+	char *data;
+	size_t len, cap;
+} tbuf;
+
+void tbuf_grow(tbuf *b, size_t extra);
+void tbuf_free(tbuf *b);
+static inline void tbuf_add(tbuf *b, const void *p, size_t n)
+{
+	if (b->cap - b->len < n)
+		tbuf_grow(b, n);
+	memcpy(b->data + b->len, p, n);
+	b->len += n;
+}
+static inline void tbuf_addc(tbuf *b, char c)
+{
+	if (b->cap == b->len)
+		tbuf_grow(b, 1);
+	b->data[b->len++] = c;
+}
+static inline void tbuf_adds(tbuf *b, const char *s) { tbuf_add(b, s, strlen(s)); }
+void tbuf_addf(tbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ------------------------------------------------------------------ */
+/* Pointer -> id map (open addressing), for the writer's signature ids. */
+
+typedef struct tmap {
+	const void **keys;
+	uint64_t *vals;
+	size_t cap, n;
+} tmap;
+
+bool tmap_get(const tmap *m, const void *key, uint64_t *val);
+void tmap_put(tmap *m, const void *key, uint64_t val);
+void tmap_free(tmap *m);
+
+/* ------------------------------------------------------------------ */
+/* Input: a window over the decompressed stream. */
+
+typedef struct trace_source trace_source;
+struct trace_source {
+	const uint8_t *p, *end;  /* unread bytes of the window */
+	uint8_t *buf;            /* owned window storage (NULL for memory) */
+	size_t cap;
+	uint64_t base;           /* stream offset of the window's first byte */
+	const uint8_t *win;      /* the window's first byte */
+	bool eof;                /* nothing more will come */
+	trace_format container;
+
+	/* the compressed input underneath */
+	FILE *file;
+	bool own_file;
+	const uint8_t *mem;
+	size_t memsize, mempos;
+	uint8_t peek[4];
+	size_t npeek;
+	uint64_t inpos;          /* compressed bytes consumed */
+	int64_t chunk_at;        /* file offset of the current chunk */
+
+	void *codec;             /* Brotli or zlib state */
+	uint8_t *inbuf;          /* compressed input buffer */
+	size_t inlen, inoff;
+	uint8_t *cbuf;           /* one compressed Snappy chunk */
+	size_t ccap;
+
+	const char *name;
+	int (*fill)(trace_source *s, size_t want, trace_error *err);
+};
+
+/* Opens the container found at the start of the input. */
+int trace_source_open(trace_source *s, trace_error *err);
+void trace_source_close(trace_source *s);
+/* Makes at least n bytes readable at s->p; fewer only at the end. */
+int trace_source_need_slow(trace_source *s, size_t n, trace_error *err);
+static inline int trace_source_need(trace_source *s, size_t n, trace_error *err)
+{
+	if (TRACE_LIKELY((size_t)(s->end - s->p) >= n))
+		return 0;
+	return trace_source_need_slow(s, n, err);
+}
+static inline uint64_t trace_source_offset(const trace_source *s)
+{
+	return s->base + (uint64_t)(s->p - s->win);
+}
+/* Fills err's location from the source (stream offset, chunk). */
+void trace_source_locate(const trace_source *s, trace_error *err, uint64_t offset);
+
+/* ------------------------------------------------------------------ */
+/* Output: buffered bytes, compressed as the container asks. */
+
+typedef struct trace_sink {
+	uint8_t *buf;            /* uncompressed bytes waiting */
+	size_t len, cap;
+	trace_format container;
+	int quality;
+	FILE *file;
+	bool own_file;
+	char *path, *tmp;        /* final and temporary names, for files */
+	const char *name;
+	void *codec;
+	uint8_t *obuf;           /* compressed output staging */
+	size_t ocap;
+	bool failed;
+	uint64_t written;        /* uncompressed bytes accepted */
+} trace_sink;
+
+int trace_sink_open(trace_sink *k, const char *path, FILE *f, trace_format container,
+		    int quality, trace_error *err);
+int trace_sink_flush_block(trace_sink *k, trace_error *err);
+int trace_sink_close(trace_sink *k, trace_error *err);
+void trace_sink_abort(trace_sink *k);
+int trace_sink_write_slow(trace_sink *k, const void *p, size_t n, trace_error *err);
+static inline int trace_sink_write(trace_sink *k, const void *p, size_t n, trace_error *err)
+{
+	if (TRACE_LIKELY(k->cap - k->len >= n)) {
+		memcpy(k->buf + k->len, p, n);
+		k->len += n;
+		return 0;
+	}
+	return trace_sink_write_slow(k, p, n, err);
+}
+
+/* ------------------------------------------------------------------ */
+/* Encodings behind the reader and writer. */
+
+typedef struct trace_binreader trace_binreader;
+typedef struct trace_textreader trace_textreader;
+
+trace_binreader *trace_binreader_new(trace_source *s, trace_sigtab *t);
+int trace_binreader_header(trace_binreader *b, trace_header *h, trace_arena *a,
+			   trace_error *err);
+int trace_binreader_next(trace_binreader *b, trace_call **call, trace_error *err);
+void trace_binreader_free(trace_binreader *b);
+
+trace_textreader *trace_textreader_new(trace_source *s, trace_sigtab *t);
+int trace_textreader_header(trace_textreader *x, trace_header *h, trace_arena *a,
+			    trace_error *err);
+int trace_textreader_next(trace_textreader *x, trace_call **call, trace_error *err);
+void trace_textreader_free(trace_textreader *x);
+
+/* Text writing of one record or header into b (no trailing newline). */
+void trace_text_header(tbuf *b, const trace_header *h);
+void trace_text_call(tbuf *b, const trace_call *c);
+
+/* Number formatting shared by the text writer and tests. */
+size_t trace_fmt_float(char *out, float f);   /* shortest round-trip */
+size_t trace_fmt_double(char *out, double d); /* shortest round-trip */
+
+/* Base64 for blobs in text (YAML's !!binary). */
+void trace_base64_encode(tbuf *b, const uint8_t *p, size_t n);
+/* Decodes into out (at least n*3/4+3 bytes); returns length or -1. */
+long trace_base64_decode(uint8_t *out, const char *s, size_t n);
+
+#endif

@@ -1,0 +1,209 @@
+/*
+ * Output containers.  Bytes of the uncompressed stream gather in one
+ * buffer; a full buffer becomes one Snappy chunk (never more than 1 MiB
+ * uncompressed, or apitrace cannot read it), feeds the Brotli encoder, or
+ * goes out as it is (raw and text).
+ *
+ * A named output file is written under a temporary name in the same
+ * folder and renamed into place only when closed without error.
+ */
+#include "internal.h"
+
+#include <brotli/encode.h>
+#include <errno.h>
+#include <snappy-c.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#define PLAIN_BLOCK (256u << 10)
+
+static int put(trace_sink *k, const void *p, size_t n, trace_error *err)
+{
+	if (n && fwrite(p, 1, n, k->file) != n) {
+		trace_error_errno(err, k->name, "write error");
+		k->failed = true;
+		return -1;
+	}
+	return 0;
+}
+
+int trace_sink_open(trace_sink *k, const char *path, FILE *f, trace_format container,
+		    int quality, trace_error *err)
+{
+	memset(k, 0, sizeof(*k));
+	k->container = container;
+	k->quality = quality;
+	if (path && strcmp(path, "-")) {
+		k->path = trace_xstrdup(path);
+		size_t n = strlen(path);
+		k->tmp = trace_xmalloc(n + 16);
+		snprintf(k->tmp, n + 16, "%s.tmp.XXXXXX", path);
+		int fd = mkstemp(k->tmp);
+		if (fd < 0 || !(k->file = fdopen(fd, "wb"))) {
+			trace_error_errno(err, path, "cannot create output");
+			if (fd >= 0)
+				close(fd);
+			free(k->path);
+			free(k->tmp);
+			return -1;
+		}
+		k->own_file = true;
+		k->name = k->path;
+	} else {
+		k->file = f ? f : stdout;
+		k->name = path && strcmp(path, "-") ? path : "-";
+	}
+	k->cap = container == TRACE_FMT_SNAPPY ? TRACE_SNAPPY_CHUNK : PLAIN_BLOCK;
+	k->buf = trace_xmalloc(k->cap);
+	switch (container) {
+	case TRACE_FMT_SNAPPY:
+		k->ocap = snappy_max_compressed_length(TRACE_SNAPPY_CHUNK) + 4;
+		k->obuf = trace_xmalloc(k->ocap);
+		return put(k, "at", 2, err);
+	case TRACE_FMT_RAW:
+		return put(k, "tr", 2, err);
+	case TRACE_FMT_BROTLI: {
+		BrotliEncoderState *st = BrotliEncoderCreateInstance(NULL, NULL, NULL);
+		if (!st)
+			abort();
+		BrotliEncoderSetParameter(st, BROTLI_PARAM_QUALITY,
+					  (uint32_t)(quality < 0 ? 11 : quality));
+		/* the window apitrace 11.1's repack uses */
+		BrotliEncoderSetParameter(st, BROTLI_PARAM_LGWIN, 24);
+		k->codec = st;
+		k->ocap = 1u << 20;
+		k->obuf = trace_xmalloc(k->ocap);
+		return 0;
+	}
+	case TRACE_FMT_TEXT:
+		return 0;
+	default:
+		trace_error_clear(err);
+		snprintf(err->file, sizeof(err->file), "%s", k->name);
+		trace_error_set(err, "cannot write the %s container",
+				trace_format_name(container));
+		return -1;
+	}
+}
+
+static int brotli_run(trace_sink *k, BrotliEncoderOperation op, trace_error *err)
+{
+	BrotliEncoderState *st = k->codec;
+	size_t avail_in = k->len;
+	const uint8_t *next_in = k->buf;
+	for (;;) {
+		size_t avail_out = k->ocap;
+		uint8_t *next_out = k->obuf;
+		if (!BrotliEncoderCompressStream(st, op, &avail_in, &next_in, &avail_out,
+						 &next_out, NULL)) {
+			trace_error_clear(err);
+			snprintf(err->file, sizeof(err->file), "%s", k->name);
+			trace_error_set(err, "Brotli encoder failed");
+			return -1;
+		}
+		if (put(k, k->obuf, k->ocap - avail_out, err) < 0)
+			return -1;
+		if (avail_in == 0 && !BrotliEncoderHasMoreOutput(st) &&
+		    (op != BROTLI_OPERATION_FINISH || BrotliEncoderIsFinished(st)))
+			return 0;
+	}
+}
+
+int trace_sink_flush_block(trace_sink *k, trace_error *err)
+{
+	if (k->failed)
+		return -1;
+	int r = 0;
+	switch (k->container) {
+	case TRACE_FMT_SNAPPY:
+		if (k->len) {
+			size_t olen = k->ocap - 4;
+			if (snappy_compress((char *)k->buf, k->len, (char *)k->obuf + 4,
+					    &olen) != SNAPPY_OK)
+				abort();
+			k->obuf[0] = (uint8_t)olen;
+			k->obuf[1] = (uint8_t)(olen >> 8);
+			k->obuf[2] = (uint8_t)(olen >> 16);
+			k->obuf[3] = (uint8_t)(olen >> 24);
+			r = put(k, k->obuf, olen + 4, err);
+		}
+		break;
+	case TRACE_FMT_BROTLI:
+		r = brotli_run(k, BROTLI_OPERATION_PROCESS, err);
+		break;
+	default:
+		r = put(k, k->buf, k->len, err);
+		break;
+	}
+	k->written += k->len;
+	k->len = 0;
+	return r;
+}
+
+int trace_sink_write_slow(trace_sink *k, const void *p, size_t n, trace_error *err)
+{
+	const uint8_t *s = p;
+	while (n) {
+		size_t room = k->cap - k->len;
+		if (!room) {
+			if (trace_sink_flush_block(k, err) < 0)
+				return -1;
+			continue;
+		}
+		size_t take = n < room ? n : room;
+		memcpy(k->buf + k->len, s, take);
+		k->len += take;
+		s += take;
+		n -= take;
+	}
+	return 0;
+}
+
+static void release(trace_sink *k)
+{
+	if (k->container == TRACE_FMT_BROTLI && k->codec)
+		BrotliEncoderDestroyInstance(k->codec);
+	free(k->buf);
+	free(k->obuf);
+	free(k->path);
+	free(k->tmp);
+	memset(k, 0, sizeof(*k));
+}
+
+int trace_sink_close(trace_sink *k, trace_error *err)
+{
+	int r = trace_sink_flush_block(k, err);
+	if (r == 0 && k->container == TRACE_FMT_BROTLI)
+		r = brotli_run(k, BROTLI_OPERATION_FINISH, err);
+	if (r == 0 && fflush(k->file) != 0) {
+		trace_error_errno(err, k->name, "write error");
+		r = -1;
+	}
+	if (k->own_file) {
+		if (fclose(k->file) != 0 && r == 0) {
+			trace_error_errno(err, k->name, "write error");
+			r = -1;
+		}
+		k->file = NULL;
+		if (r == 0 && rename(k->tmp, k->path) != 0) {
+			trace_error_errno(err, k->path, "cannot rename output into place");
+			r = -1;
+		}
+		if (r != 0)
+			unlink(k->tmp);
+	}
+	release(k);
+	return r;
+}
+
+void trace_sink_abort(trace_sink *k)
+{
+	if (k->own_file) {
+		if (k->file)
+			fclose(k->file);
+		unlink(k->tmp);
+	} else if (k->file) {
+		fflush(k->file);
+	}
+	release(k);
+}

@@ -1,0 +1,351 @@
+/*
+ * Input containers.  A trace_source turns the bytes of a file, a pipe or
+ * a memory block into one window over the uncompressed stream, whatever
+ * the container: apitrace's Snappy chunks, Brotli, gzip, our raw "tr"
+ * stream, or plain text.  The parsers above only ever see the window.
+ *
+ * Detection follows apitrace ('a' 't' is Snappy, 1f 8b is gzip, anything
+ * else is Brotli, which has no magic), with two additions of ours that
+ * cannot start a Brotli stream we would meet: "tr" (raw) and '{' (text).
+ */
+#include "internal.h"
+
+#include <brotli/decode.h>
+#include <errno.h>
+#include <snappy-c.h>
+#include <stdlib.h>
+#include <zlib.h>
+
+#define READ_BLOCK (256u << 10)
+/* The most one fill reserves: a hostile length grows the window only as
+ * fast as real bytes arrive. */
+#define FILL_STEP_MAX (16u << 20)
+
+static size_t fill_step(size_t want)
+{
+	return want < READ_BLOCK ? READ_BLOCK : want > FILL_STEP_MAX ? FILL_STEP_MAX : want;
+}
+
+/* Reads up to n bytes of the compressed input; returns how many. */
+static size_t raw_read(trace_source *s, void *dst, size_t n, trace_error *err)
+{
+	uint8_t *d = dst;
+	size_t got = 0;
+	while (s->npeek && got < n) {
+		d[got++] = s->peek[0];
+		memmove(s->peek, s->peek + 1, --s->npeek);
+	}
+	if (s->mem) {
+		size_t left = s->memsize - s->mempos;
+		size_t take = n - got < left ? n - got : left;
+		memcpy(d + got, s->mem + s->mempos, take);
+		s->mempos += take;
+		got += take;
+	} else {
+		while (got < n) {
+			size_t r = fread(d + got, 1, n - got, s->file);
+			got += r;
+			if (r == 0) {
+				if (ferror(s->file)) {
+					trace_error_errno(err, s->name, "read error");
+					return (size_t)-1;
+				}
+				break;
+			}
+		}
+	}
+	s->inpos += got;
+	return got;
+}
+
+static void locate_here(trace_source *s, trace_error *err)
+{
+	trace_source_locate(s, err, s->base + (uint64_t)(s->end - s->win));
+}
+
+/* Makes room for `extra` more bytes after the window's end. */
+static void reserve(trace_source *s, size_t extra)
+{
+	size_t avail = (size_t)(s->end - s->p);
+	if (s->p != s->buf) {
+		/* compact: the parsers have consumed everything before p */
+		s->base += (uint64_t)(s->p - s->win);
+		memmove(s->buf, s->p, avail);
+		s->p = s->win = s->buf;
+		s->end = s->buf + avail;
+	}
+	if (s->cap - avail < extra) {
+		size_t cap = s->cap ? s->cap : READ_BLOCK;
+		while (cap - avail < extra)
+			cap *= 2;
+		s->buf = trace_xrealloc(s->buf, cap);
+		s->cap = cap;
+		s->p = s->win = s->buf;
+		s->end = s->buf + avail;
+	}
+}
+
+/* ------------------------------------------------------------------ */
+
+static int fill_plain(trace_source *s, size_t want, trace_error *err)
+{
+	reserve(s, fill_step(want));
+	size_t room = s->cap - (size_t)(s->end - s->buf);
+	size_t r = raw_read(s, (uint8_t *)s->end, room, err);
+	if (r == (size_t)-1)
+		return -1;
+	if (r == 0)
+		s->eof = true;
+	s->end += r;
+	return 0;
+}
+
+static int fill_snappy(trace_source *s, size_t want, trace_error *err)
+{
+	(void)want;
+	uint8_t lenb[4];
+	int64_t at = (int64_t)s->inpos;
+	size_t r = raw_read(s, lenb, 4, err);
+	if (r == (size_t)-1)
+		return -1;
+	if (r == 0) {
+		s->eof = true;
+		return 0;
+	}
+	if (r < 4) {
+		locate_here(s, err);
+		err->file_offset = at;
+		trace_error_set(err, "truncated Snappy chunk header (%zu of 4 bytes)", r);
+		return -1;
+	}
+	size_t clen = (size_t)lenb[0] | (size_t)lenb[1] << 8 | (size_t)lenb[2] << 16 |
+		      (size_t)lenb[3] << 24;
+	s->chunk_at = at;
+	if (clen > snappy_max_compressed_length(TRACE_SNAPPY_CHUNK_MAX)) {
+		locate_here(s, err);
+		trace_error_set(err, "Snappy chunk of %zu bytes is larger than any chunk a "
+			       "trace writer makes", clen);
+		return -1;
+	}
+	if (s->ccap < clen) {
+		s->cbuf = trace_xrealloc(s->cbuf, clen);
+		s->ccap = clen;
+	}
+	r = raw_read(s, s->cbuf, clen, err);
+	if (r == (size_t)-1)
+		return -1;
+	if (r < clen) {
+		locate_here(s, err);
+		trace_error_set(err, "truncated Snappy chunk (%zu of %zu bytes)", r, clen);
+		return -1;
+	}
+	size_t ulen;
+	if (snappy_uncompressed_length((char *)s->cbuf, clen, &ulen) != SNAPPY_OK ||
+	    ulen > TRACE_SNAPPY_CHUNK_MAX) {
+		locate_here(s, err);
+		trace_error_set(err, "corrupt Snappy chunk (bad uncompressed length)");
+		return -1;
+	}
+	reserve(s, ulen);
+	size_t out = ulen;
+	if (snappy_uncompress((char *)s->cbuf, clen, (char *)s->end, &out) != SNAPPY_OK ||
+	    out != ulen) {
+		locate_here(s, err);
+		trace_error_set(err, "corrupt Snappy chunk");
+		return -1;
+	}
+	s->end += out;
+	return 0;
+}
+
+static int read_input(trace_source *s, trace_error *err)
+{
+	if (!s->inbuf)
+		s->inbuf = trace_xmalloc(READ_BLOCK);
+	size_t r = raw_read(s, s->inbuf, READ_BLOCK, err);
+	if (r == (size_t)-1)
+		return -1;
+	s->inlen = r;
+	s->inoff = 0;
+	return 0;
+}
+
+static int fill_brotli(trace_source *s, size_t want, trace_error *err)
+{
+	BrotliDecoderState *st = s->codec;
+	reserve(s, fill_step(want));
+	uint8_t *start = (uint8_t *)s->end;
+	for (;;) {
+		size_t avail_in = s->inlen - s->inoff;
+		const uint8_t *next_in = s->inbuf ? s->inbuf + s->inoff : NULL;
+		size_t avail_out = s->cap - (size_t)(s->end - s->buf);
+		uint8_t *next_out = (uint8_t *)s->end;
+		BrotliDecoderResult res = BrotliDecoderDecompressStream(
+			st, &avail_in, &next_in, &avail_out, &next_out, NULL);
+		s->inoff = s->inlen - avail_in;
+		s->end = next_out;
+		if (res == BROTLI_DECODER_RESULT_ERROR) {
+			locate_here(s, err);
+			err->file_offset = (int64_t)(s->inpos - avail_in);
+			trace_error_set(err, "corrupt Brotli stream (%s)",
+					BrotliDecoderErrorString(BrotliDecoderGetErrorCode(st)));
+			return -1;
+		}
+		if (res == BROTLI_DECODER_RESULT_SUCCESS) {
+			s->eof = true;
+			return 0;
+		}
+		if (res == BROTLI_DECODER_RESULT_NEEDS_MORE_OUTPUT || s->end > start)
+			return 0;
+		/* needs more input */
+		if (read_input(s, err) < 0)
+			return -1;
+		if (s->inlen == 0) {
+			locate_here(s, err);
+			trace_error_set(err, "truncated Brotli stream");
+			return -1;
+		}
+	}
+}
+
+static int fill_gzip(trace_source *s, size_t want, trace_error *err)
+{
+	z_stream *z = s->codec;
+	reserve(s, fill_step(want));
+	uint8_t *start = (uint8_t *)s->end;
+	for (;;) {
+		if (s->inoff == s->inlen) {
+			if (read_input(s, err) < 0)
+				return -1;
+			if (s->inlen == 0) {
+				locate_here(s, err);
+				trace_error_set(err, "truncated gzip stream");
+				return -1;
+			}
+		}
+		z->next_in = s->inbuf + s->inoff;
+		z->avail_in = (uInt)(s->inlen - s->inoff);
+		z->next_out = (uint8_t *)s->end;
+		z->avail_out = (uInt)(s->cap - (size_t)(s->end - s->buf));
+		int res = inflate(z, Z_NO_FLUSH);
+		s->inoff = s->inlen - z->avail_in;
+		s->end = z->next_out;
+		if (res == Z_STREAM_END) {
+			/* gzip files may hold several members, one after another */
+			if (s->inoff == s->inlen) {
+				if (read_input(s, err) < 0)
+					return -1;
+			}
+			if (s->inoff == s->inlen) {
+				s->eof = true;
+				return 0;
+			}
+			inflateReset(z);
+			if (s->end > start)
+				return 0;
+			continue;
+		}
+		if (res != Z_OK && res != Z_BUF_ERROR) {
+			locate_here(s, err);
+			err->file_offset = (int64_t)(s->inpos - z->avail_in);
+			trace_error_set(err, "corrupt gzip stream (%s)",
+					z->msg ? z->msg : "inflate failed");
+			return -1;
+		}
+		if (s->end > start)
+			return 0;
+	}
+}
+
+/* ------------------------------------------------------------------ */
+
+int trace_source_open(trace_source *s, trace_error *err)
+{
+	s->chunk_at = -1;
+	uint8_t magic[2];
+	size_t n = raw_read(s, magic, 2, err);
+	if (n == (size_t)-1)
+		return -1;
+	s->inpos = 0;
+	if (n == 0) {
+		trace_error_clear(err);
+		snprintf(err->file, sizeof(err->file), "%s", s->name);
+		trace_error_set(err, "empty input: not a trace");
+		return -1;
+	}
+	bool consume = false;
+	if (n == 2 && magic[0] == 'a' && magic[1] == 't') {
+		s->container = TRACE_FMT_SNAPPY;
+		s->fill = fill_snappy;
+		consume = true;
+	} else if (n == 2 && magic[0] == 0x1f && magic[1] == 0x8b) {
+		s->container = TRACE_FMT_GZIP;
+		s->fill = fill_gzip;
+		z_stream *z = calloc(1, sizeof(*z));
+		if (!z || inflateInit2(z, 15 + 16) != Z_OK)
+			abort();
+		s->codec = z;
+	} else if (n == 2 && magic[0] == 't' && magic[1] == 'r') {
+		s->container = TRACE_FMT_RAW;
+		s->fill = fill_plain;
+		consume = true;
+	} else if (magic[0] == '{' || magic[0] == '#') {
+		s->container = TRACE_FMT_TEXT;
+		s->fill = fill_plain;
+	} else {
+		s->container = TRACE_FMT_BROTLI;
+		s->fill = fill_brotli;
+		s->codec = BrotliDecoderCreateInstance(NULL, NULL, NULL);
+		if (!s->codec)
+			abort();
+	}
+	if (!consume) {
+		memcpy(s->peek, magic, n);
+		s->npeek = n;
+	} else {
+		s->inpos = 2;
+	}
+	if (s->mem && s->fill == fill_plain) {
+		/* no copy: the window is the memory block itself */
+		s->win = s->p = s->mem + (consume ? 2 : 0);
+		s->end = s->mem + s->memsize;
+		s->npeek = 0;
+		s->mempos = s->memsize;
+		s->eof = true;
+	}
+	return 0;
+}
+
+int trace_source_need_slow(trace_source *s, size_t n, trace_error *err)
+{
+	while ((size_t)(s->end - s->p) < n && !s->eof) {
+		if (s->fill(s, n - (size_t)(s->end - s->p), err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+void trace_source_locate(const trace_source *s, trace_error *err, uint64_t offset)
+{
+	snprintf(err->file, sizeof(err->file), "%s", s->name ? s->name : "-");
+	err->offset = (int64_t)offset;
+	if (s->container == TRACE_FMT_SNAPPY)
+		err->file_offset = s->chunk_at;
+}
+
+void trace_source_close(trace_source *s)
+{
+	if (s->container == TRACE_FMT_BROTLI && s->codec)
+		BrotliDecoderDestroyInstance(s->codec);
+	if (s->container == TRACE_FMT_GZIP && s->codec) {
+		inflateEnd(s->codec);
+		free(s->codec);
+	}
+	s->codec = NULL;
+	free(s->buf);
+	free(s->inbuf);
+	free(s->cbuf);
+	if (s->own_file && s->file)
+		fclose(s->file);
+	memset(s, 0, sizeof(*s));
+}

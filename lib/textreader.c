@@ -1,0 +1,949 @@
+/*
+ * The text encoding, read: each line is one YAML document (a flow
+ * mapping) parsed with libyaml's event parser.  Values are typed by the
+ * rules in man/trace-format.5: quoted scalars are strings, plain ones are
+ * null, booleans, integers, hex pointers or floats, and tags say the rest.
+ * Signatures are rebuilt from what the line shows and interned, so a
+ * function keeps one signature however many lines name it.
+ */
+#include "internal.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <yaml.h>
+
+#define TAG_BINARY "tag:yaml.org,2002:binary"
+#define MAX_LINE (1u << 30)
+
+struct trace_textreader {
+	trace_source *s;
+	trace_sigtab *t;
+	yaml_parser_t parser;
+	bool have_parser;
+	yaml_event_t ev;
+	bool have_ev;
+	uint64_t lineno;       /* of the line being read */
+	uint64_t line_at;      /* its stream offset */
+	int64_t call_no;       /* for messages */
+	uint64_t next_no;
+	trace_call *call;
+	trace_error *err;
+	tbuf names;            /* scratch: names of a signature being built */
+	tbuf flags;            /* scratch: enum and bitmask entries */
+};
+
+#define TRY(x)                   \
+	do {                     \
+		if ((x) < 0)     \
+			return -1; \
+	} while (0)
+
+static int failv(trace_textreader *x, size_t column, const char *fmt, va_list ap)
+{
+	trace_error *err = x->err;
+	trace_error_clear(err);
+	trace_source_locate(x->s, err, x->line_at + column);
+	err->file_offset = -1;
+	err->line = (int64_t)x->lineno;
+	err->column = (int64_t)column + 1;
+	err->call = x->call_no;
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	return -1;
+}
+
+static int fail_at(trace_textreader *x, size_t column, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int fail_at(trace_textreader *x, size_t column, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	failv(x, column, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* An error at the current event. */
+static int fail(trace_textreader *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail(trace_textreader *x, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	failv(x, x->have_ev ? x->ev.start_mark.column : 0, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static int next(trace_textreader *x)
+{
+	if (x->have_ev)
+		yaml_event_delete(&x->ev);
+	x->have_ev = false;
+	if (!yaml_parser_parse(&x->parser, &x->ev)) {
+		const char *p = x->parser.problem ? x->parser.problem : "malformed YAML";
+		return fail_at(x, x->parser.problem_mark.column, "not a YAML line: %s", p);
+	}
+	x->have_ev = true;
+	return 0;
+}
+
+static const char *scalar(trace_textreader *x, size_t *len)
+{
+	*len = x->ev.data.scalar.length;
+	return (const char *)x->ev.data.scalar.value;
+}
+
+static const char *tag_of(trace_textreader *x)
+{
+	const yaml_char_t *t = NULL;
+	if (x->ev.type == YAML_SCALAR_EVENT)
+		t = x->ev.data.scalar.tag;
+	else if (x->ev.type == YAML_SEQUENCE_START_EVENT)
+		t = x->ev.data.sequence_start.tag;
+	else if (x->ev.type == YAML_MAPPING_START_EVENT)
+		t = x->ev.data.mapping_start.tag;
+	if (t && !strcmp((const char *)t, "!"))
+		return NULL;
+	return (const char *)t;
+}
+
+static bool plain(trace_textreader *x)
+{
+	return x->ev.data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
+}
+
+/* ------------------------------------------------------------------ */
+/* Scalars. */
+
+static bool parse_u64(const char *s, size_t n, int base, uint64_t *out)
+{
+	if (!n)
+		return false;
+	uint64_t v = 0;
+	for (size_t i = 0; i < n; i++) {
+		int d;
+		char c = s[i];
+		if (c >= '0' && c <= '9')
+			d = c - '0';
+		else if (base == 16 && c >= 'a' && c <= 'f')
+			d = c - 'a' + 10;
+		else if (base == 16 && c >= 'A' && c <= 'F')
+			d = c - 'A' + 10;
+		else
+			return false;
+		if (v > (UINT64_MAX - (uint64_t)d) / (uint64_t)base)
+			return false;
+		v = v * (uint64_t)base + (uint64_t)d;
+	}
+	*out = v;
+	return true;
+}
+
+/* Decimal or 0x-hex, with an optional minus sign. */
+static bool parse_int(const char *s, size_t n, int64_t *out)
+{
+	bool neg = n && s[0] == '-';
+	if (neg) {
+		s++;
+		n--;
+	}
+	uint64_t u;
+	bool ok = n > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')
+			  ? parse_u64(s + 2, n - 2, 16, &u)
+			  : parse_u64(s, n, 10, &u);
+	if (!ok || (neg ? u > (uint64_t)INT64_MAX + 1 : u > (uint64_t)INT64_MAX))
+		return false;
+	*out = neg ? (int64_t)(0 - u) : (int64_t)u;
+	return true;
+}
+
+static bool is_float_syntax(const char *s, size_t n)
+{
+	size_t i = 0;
+	bool digits = false, dot = false, exp = false;
+	if (i < n && (s[i] == '-' || s[i] == '+'))
+		i++;
+	if (n - i == 4 && !memcmp(s + i, ".inf", 4))
+		return true;
+	if (n == 4 && !memcmp(s, ".nan", 4))
+		return true;
+	for (; i < n; i++) {
+		char c = s[i];
+		if (c >= '0' && c <= '9') {
+			digits = true;
+		} else if (c == '.' && !dot && !exp) {
+			dot = true;
+		} else if ((c == 'e' || c == 'E') && digits && !exp) {
+			exp = true;
+			if (i + 1 < n && (s[i + 1] == '-' || s[i + 1] == '+'))
+				i++;
+			if (i + 1 >= n)
+				return false;
+		} else {
+			return false;
+		}
+	}
+	return digits && (dot || exp);
+}
+
+static double parse_real(const char *s, size_t n)
+{
+	const char *p = s;
+	bool neg = false;
+	if (*p == '-' || *p == '+') {
+		neg = *p == '-';
+		p++;
+	}
+	if (!strncmp(p, ".inf", 4))
+		return neg ? -INFINITY : INFINITY;
+	if (!strncmp(p, ".nan", 4))
+		return NAN;
+	(void)n;
+	return strtod(s, NULL);
+}
+
+static float parse_real_f(const char *s)
+{
+	const char *p = s;
+	bool neg = false;
+	if (*p == '-' || *p == '+') {
+		neg = *p == '-';
+		p++;
+	}
+	if (!strncmp(p, ".inf", 4))
+		return neg ? -INFINITY : INFINITY;
+	if (!strncmp(p, ".nan", 4))
+		return NAN;
+	return strtof(s, NULL);
+}
+
+/* UTF-8 from libyaml (always valid) into code points. */
+static uint32_t *decode_utf8(trace_arena *a, const char *str, size_t n, uint32_t *len)
+{
+	const uint8_t *s = (const uint8_t *)str;
+	uint32_t *out = trace_arena_alloc(a, sizeof(*out) * (n + 1));
+	uint32_t k = 0;
+	for (size_t i = 0; i < n;) {
+		uint8_t c = s[i];
+		uint32_t cp;
+		size_t l = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : 4;
+		cp = l == 1 ? c : l == 2 ? c & 0x1fu : l == 3 ? c & 0x0fu : c & 0x07u;
+		for (size_t j = 1; j < l && i + j < n; j++)
+			cp = cp << 6 | (s[i + j] & 0x3fu);
+		out[k++] = cp;
+		i += l;
+	}
+	*len = k;
+	return out;
+}
+
+static int plain_value(trace_textreader *x, trace_value *v)
+{
+	size_t n;
+	const char *s = scalar(x, &n);
+	int64_t i;
+	if (!n || (n == 1 && s[0] == '~') || !strcmp(s, "null")) {
+		v->kind = TRACE_NULL;
+	} else if (!strcmp(s, "true") || !strcmp(s, "false")) {
+		v->kind = TRACE_BOOL;
+		v->b = s[0] == 't';
+	} else if (n > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		v->kind = TRACE_POINTER;
+		if (!parse_u64(s + 2, n - 2, 16, &v->u))
+			return fail(x, "bad pointer '%s'", s);
+	} else if ((s[0] >= '0' && s[0] <= '9') && parse_u64(s, n, 10, &v->u)) {
+		v->kind = TRACE_UINT;
+	} else if (s[0] == '-' && parse_int(s, n, &i) && i < 0) {
+		v->kind = TRACE_SINT;
+		v->i = i;
+	} else if (is_float_syntax(s, n)) {
+		v->kind = TRACE_FLOAT;
+		v->f = parse_real_f(s);
+	} else {
+		return fail(x, "'%s' is not a value (strings are quoted; see trace-format(5))", s);
+	}
+	return 0;
+}
+
+static const trace_enum_sig *enum_sig(trace_textreader *x, const char *name, size_t nlen,
+				      int64_t value)
+{
+	if (!name)
+		return trace_sigtab_enum(x->t, 0, NULL);
+	trace_enum_entry e = {trace_sigtab_string(x->t, name, nlen), value};
+	return trace_sigtab_enum(x->t, 1, &e);
+}
+
+/* "NAME=VALUE" or "VALUE" */
+static int enum_scalar(trace_textreader *x, trace_value *v)
+{
+	size_t n;
+	const char *s = scalar(x, &n);
+	const char *eq = memchr(s, '=', n);
+	v->kind = TRACE_ENUM;
+	if (!eq) {
+		if (!parse_int(s, n, &v->en.value))
+			return fail(x, "bad enum '%s' (NAME=VALUE or VALUE)", s);
+		v->en.sig = enum_sig(x, NULL, 0, 0);
+		return 0;
+	}
+	const char *last = eq;
+	for (const char *p = eq; p; p = memchr(p + 1, '=', (size_t)(s + n - p - 1)))
+		last = p;
+	if (!parse_int(last + 1, (size_t)(s + n - last - 1), &v->en.value))
+		return fail(x, "bad enum value in '%s'", s);
+	v->en.sig = enum_sig(x, s, (size_t)(last - s), v->en.value);
+	return 0;
+}
+
+static void add_flag(trace_textreader *x, const char *name, size_t n, uint64_t value)
+{
+	trace_bitmask_flag f = {trace_sigtab_string(x->t, name, n), value};
+	tbuf_add(&x->flags, &f, sizeof(f));
+}
+
+static void finish_bitmask(trace_textreader *x, trace_value *v, uint64_t rest)
+{
+	trace_bitmask_flag *f = (trace_bitmask_flag *)x->flags.data;
+	uint32_t nf = (uint32_t)(x->flags.len / sizeof(*f));
+	v->kind = TRACE_BITMASK;
+	v->bm.value = rest;
+	for (uint32_t i = 0; i < nf; i++)
+		v->bm.value |= f[i].value;
+	v->bm.sig = trace_sigtab_bitmask(x->t, nf, f);
+}
+
+/* "A=0x1|B=0x4|0x10" or "0x0" */
+static int bitmask_scalar(trace_textreader *x, trace_value *v)
+{
+	size_t n;
+	const char *s = scalar(x, &n);
+	uint64_t rest = 0;
+	x->flags.len = 0;
+	for (const char *p = s; p <= s + n;) {
+		const char *bar = memchr(p, '|', (size_t)(s + n - p));
+		const char *end = bar ? bar : s + n;
+		const char *eq = memchr(p, '=', (size_t)(end - p));
+		int64_t val;
+		if (!parse_int(eq ? eq + 1 : p, (size_t)(end - (eq ? eq + 1 : p)), &val))
+			return fail(x, "bad bitmask '%s' (NAME=0xVALUE|...)", s);
+		if (eq)
+			add_flag(x, p, (size_t)(eq - p), (uint64_t)val);
+		else
+			rest |= (uint64_t)val;
+		if (!bar)
+			break;
+		p = bar + 1;
+	}
+	finish_bitmask(x, v, rest);
+	return 0;
+}
+
+static int tagged_scalar(trace_textreader *x, const char *tag, trace_value *v)
+{
+	trace_arena *a = &x->call->arena;
+	size_t n;
+	const char *s = scalar(x, &n);
+	if (!strcmp(tag, "!double")) {
+		if (!is_float_syntax(s, n) && !parse_int(s, n, &(int64_t){0}))
+			return fail(x, "bad double '%s'", s);
+		v->kind = TRACE_DOUBLE;
+		v->d = parse_real(s, n);
+	} else if (!strcmp(tag, "!float")) {
+		if (!is_float_syntax(s, n) && !parse_int(s, n, &(int64_t){0}))
+			return fail(x, "bad float '%s'", s);
+		v->kind = TRACE_FLOAT;
+		v->f = parse_real_f(s);
+	} else if (!strcmp(tag, "!latin1")) {
+		uint32_t len;
+		uint32_t *cp = decode_utf8(a, s, n, &len);
+		char *out = trace_arena_alloc(a, len + 1);
+		for (uint32_t i = 0; i < len; i++) {
+			if (cp[i] > 0xff)
+				return fail(x, "!latin1 string holds U+%04X, above U+00FF", cp[i]);
+			out[i] = (char)cp[i];
+		}
+		v->kind = TRACE_STRING;
+		v->str = out;
+		v->len = len;
+	} else if (!strcmp(tag, "!wstring")) {
+		v->kind = TRACE_WSTRING;
+		v->wstr = decode_utf8(a, s, n, &v->len);
+	} else if (!strcmp(tag, TAG_BINARY)) {
+		uint8_t *out = trace_arena_alloc(a, n / 4 * 3 + 4);
+		long len = trace_base64_decode(out, s, n);
+		if (len < 0)
+			return fail(x, "bad base64 in !!binary");
+		v->kind = TRACE_BLOB;
+		v->blob = out;
+		v->len = (uint32_t)len;
+	} else if (!strcmp(tag, "!enum")) {
+		return enum_scalar(x, v);
+	} else if (!strcmp(tag, "!bitmask")) {
+		return bitmask_scalar(x, v);
+	} else if (!strcmp(tag, "!missing")) {
+		v->kind = TRACE_MISSING;
+	} else {
+		return fail(x, "unknown tag %s on a scalar", tag);
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Collections. */
+
+static int value(trace_textreader *x, trace_value *v, int depth);
+
+/* Values up to the end of a sequence, into a growing array. */
+static int items(trace_textreader *x, trace_value **out, uint32_t *len, int depth)
+{
+	trace_arena *a = &x->call->arena;
+	uint32_t cap = 8, n = 0;
+	trace_value *it = trace_arena_alloc(a, sizeof(*it) * cap);
+	for (;;) {
+		TRY(next(x));
+		if (x->ev.type == YAML_SEQUENCE_END_EVENT)
+			break;
+		if (n == cap) {
+			trace_value *bigger = trace_arena_alloc(a, sizeof(*it) * cap * 2);
+			memcpy(bigger, it, sizeof(*it) * cap);
+			it = bigger;
+			cap *= 2;
+		}
+		TRY(value(x, &it[n++], depth + 1));
+	}
+	*out = it;
+	*len = n;
+	return 0;
+}
+
+static int int_item(trace_textreader *x, int64_t *out, const char *what)
+{
+	size_t n;
+	if (x->ev.type != YAML_SCALAR_EVENT || !plain(x) ||
+	    !parse_int(scalar(x, &n), x->ev.data.scalar.length, out))
+		return fail(x, "expected an integer in %s", what);
+	return 0;
+}
+
+/* !enum ["name", value] */
+static int enum_seq(trace_textreader *x, trace_value *v)
+{
+	size_t n;
+	TRY(next(x));
+	if (x->ev.type != YAML_SCALAR_EVENT)
+		return fail(x, "expected the name in !enum [NAME, VALUE]");
+	const char *name = scalar(x, &n);
+	const char *iname = trace_sigtab_string(x->t, name, n);
+	TRY(next(x));
+	TRY(int_item(x, &v->en.value, "!enum [NAME, VALUE]"));
+	TRY(next(x));
+	if (x->ev.type != YAML_SEQUENCE_END_EVENT)
+		return fail(x, "expected the end of !enum [NAME, VALUE]");
+	v->kind = TRACE_ENUM;
+	v->en.sig = enum_sig(x, iname, strlen(iname), v->en.value);
+	return 0;
+}
+
+/* !bitmask [["name", 0x1], ..., 0x10] */
+static int bitmask_seq(trace_textreader *x, trace_value *v)
+{
+	uint64_t rest = 0;
+	x->flags.len = 0;
+	for (;;) {
+		TRY(next(x));
+		if (x->ev.type == YAML_SEQUENCE_END_EVENT)
+			break;
+		int64_t val;
+		if (x->ev.type == YAML_SCALAR_EVENT) {
+			TRY(int_item(x, &val, "!bitmask"));
+			rest |= (uint64_t)val;
+			continue;
+		}
+		if (x->ev.type != YAML_SEQUENCE_START_EVENT)
+			return fail(x, "expected [NAME, VALUE] in !bitmask");
+		size_t n;
+		TRY(next(x));
+		if (x->ev.type != YAML_SCALAR_EVENT)
+			return fail(x, "expected a flag name in !bitmask");
+		const char *s = scalar(x, &n);
+		const char *name = trace_sigtab_string(x->t, s, n);
+		TRY(next(x));
+		TRY(int_item(x, &val, "!bitmask"));
+		TRY(next(x));
+		if (x->ev.type != YAML_SEQUENCE_END_EVENT)
+			return fail(x, "expected the end of [NAME, VALUE] in !bitmask");
+		add_flag(x, name, strlen(name), (uint64_t)val);
+	}
+	finish_bitmask(x, v, rest);
+	return 0;
+}
+
+static char *percent_decode(trace_arena *a, const char *s)
+{
+	size_t n = strlen(s);
+	char *out = trace_arena_alloc(a, n + 1), *o = out;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t c;
+		if (s[i] == '%' && i + 2 < n + 1 && parse_u64(s + i + 1, 2, 16, &c)) {
+			*o++ = (char)c;
+			i += 2;
+		} else {
+			*o++ = s[i];
+		}
+	}
+	*o = 0;
+	return out;
+}
+
+/* Keys of a mapping and a value for each: struct members, arguments. */
+static int members(trace_textreader *x, trace_value **vals, uint32_t *count, int depth)
+{
+	trace_arena *a = &x->call->arena;
+	uint32_t cap = 8, n = 0;
+	trace_value *it = trace_arena_alloc(a, sizeof(*it) * cap);
+	size_t names_at = x->names.len;
+	for (;;) {
+		TRY(next(x));
+		if (x->ev.type == YAML_MAPPING_END_EVENT)
+			break;
+		if (x->ev.type != YAML_SCALAR_EVENT)
+			return fail(x, "expected a name");
+		size_t len;
+		const char *k = scalar(x, &len);
+		const char *tag = tag_of(x);
+		if (tag && !strcmp(tag, "!latin1")) {
+			trace_value tmp;
+			TRY(tagged_scalar(x, tag, &tmp));
+			k = tmp.str;
+			len = tmp.len;
+		}
+		const char *name = trace_sigtab_string(x->t, k, len);
+		tbuf_add(&x->names, &name, sizeof(name));
+		if (n == cap) {
+			trace_value *bigger = trace_arena_alloc(a, sizeof(*it) * cap * 2);
+			memcpy(bigger, it, sizeof(*it) * cap);
+			it = bigger;
+			cap *= 2;
+		}
+		TRY(next(x));
+		TRY(value(x, &it[n++], depth + 1));
+	}
+	(void)names_at;
+	*vals = it;
+	*count = n;
+	return 0;
+}
+
+static int value(trace_textreader *x, trace_value *v, int depth)
+{
+	memset(v, 0, sizeof(*v));
+	if (depth > TRACE_MAX_DEPTH)
+		return fail(x, "values nested deeper than %d levels", TRACE_MAX_DEPTH);
+	const char *tag = tag_of(x);
+	switch (x->ev.type) {
+	case YAML_SCALAR_EVENT:
+		if (tag)
+			return tagged_scalar(x, tag, v);
+		if (plain(x))
+			return plain_value(x, v);
+		v->kind = TRACE_STRING;
+		v->str = trace_arena_strndup(&x->call->arena, (const char *)x->ev.data.scalar.value,
+					     x->ev.data.scalar.length);
+		v->len = (uint32_t)x->ev.data.scalar.length;
+		return 0;
+	case YAML_SEQUENCE_START_EVENT:
+		if (!tag) {
+			v->kind = TRACE_ARRAY;
+			return items(x, &v->items, &v->len, depth);
+		}
+		if (!strcmp(tag, "!repr")) {
+			TRY(items(x, &v->items, &v->len, depth));
+			if (v->len != 2)
+				return fail(x, "!repr takes [HUMAN, MACHINE], not %u values", v->len);
+			v->kind = TRACE_REPR;
+			return 0;
+		}
+		if (!strcmp(tag, "!enum"))
+			return enum_seq(x, v);
+		if (!strcmp(tag, "!bitmask"))
+			return bitmask_seq(x, v);
+		if (!strcmp(tag, "!wstring")) {
+			trace_value *cu;
+			uint32_t n;
+			TRY(items(x, &cu, &n, depth));
+			uint32_t *w = trace_arena_alloc(&x->call->arena, sizeof(*w) * (n + 1));
+			for (uint32_t i = 0; i < n; i++) {
+				if (cu[i].kind != TRACE_UINT || cu[i].u > UINT32_MAX)
+					return fail(x, "!wstring [...] holds code units 0 to 2^32-1");
+				w[i] = (uint32_t)cu[i].u;
+			}
+			v->kind = TRACE_WSTRING;
+			v->wstr = w;
+			v->len = n;
+			return 0;
+		}
+		return fail(x, "unknown tag %s on a sequence", tag);
+	case YAML_MAPPING_START_EVENT: {
+		if (!tag || strncmp(tag, "!struct:", 8))
+			return fail(x, "a mapping value needs a !struct:NAME tag");
+		const char *name = percent_decode(&x->call->arena, tag + 8);
+		size_t names_at = x->names.len;
+		trace_value *m;
+		uint32_t n;
+		TRY(members(x, &m, &n, depth));
+		const char **names = (const char **)(x->names.data + names_at);
+		v->kind = TRACE_STRUCT;
+		v->st.sig = trace_sigtab_struct(x->t, name, n, names);
+		v->st.members = m;
+		x->names.len = names_at;
+		return 0;
+	}
+	case YAML_ALIAS_EVENT:
+		return fail(x, "YAML aliases are not part of the text form");
+	default:
+		return fail(x, "expected a value");
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Lines. */
+
+/* The next line that is not blank or a comment; 0 at the end. */
+static int read_line(trace_textreader *x, const char **line, size_t *len)
+{
+	trace_source *s = x->s;
+	for (;;) {
+		size_t scanned = 0;
+		const uint8_t *nl;
+		for (;;) {
+			nl = memchr(s->p + scanned, '\n', (size_t)(s->end - s->p) - scanned);
+			if (nl || s->eof)
+				break;
+			scanned = (size_t)(s->end - s->p);
+			if (scanned > MAX_LINE) {
+				x->line_at = trace_source_offset(s);
+				x->lineno++;
+				return fail_at(x, 0, "line longer than 1 GiB");
+			}
+			TRY(trace_source_need_slow(s, scanned + 1, x->err));
+		}
+		if (s->p == s->end)
+			return 0;
+		const uint8_t *end = nl ? nl : s->end;
+		x->line_at = trace_source_offset(s);
+		x->lineno++;
+		*line = (const char *)s->p;
+		*len = (size_t)(end - s->p);
+		s->p = nl ? nl + 1 : s->end;
+		if (*len && (*line)[*len - 1] == '\r')
+			(*len)--;
+		size_t i = 0;
+		while (i < *len && ((*line)[i] == ' ' || (*line)[i] == '\t'))
+			i++;
+		if (i == *len || (*line)[i] == '#')
+			continue;
+		if (memchr(*line, 0, *len))
+			return fail_at(x, (size_t)((const char *)memchr(*line, 0, *len) - *line),
+				       "NUL byte in a text trace");
+		return 1;
+	}
+}
+
+/* Starts parsing one line: returns at its top-level MAPPING_START. */
+static int begin(trace_textreader *x, const char *line, size_t len)
+{
+	if (x->have_ev)
+		yaml_event_delete(&x->ev);
+	x->have_ev = false;
+	if (x->have_parser)
+		yaml_parser_delete(&x->parser);
+	yaml_parser_initialize(&x->parser);
+	x->have_parser = true;
+	yaml_parser_set_input_string(&x->parser, (const unsigned char *)line, len);
+	do
+		TRY(next(x));
+	while (x->ev.type == YAML_STREAM_START_EVENT || x->ev.type == YAML_DOCUMENT_START_EVENT);
+	if (x->ev.type != YAML_MAPPING_START_EVENT)
+		return fail(x, "expected a record: {call: N, ...} or the header");
+	return 0;
+}
+
+/* After the top-level mapping: nothing else may follow on the line. */
+static int end(trace_textreader *x)
+{
+	TRY(next(x));
+	if (x->ev.type != YAML_DOCUMENT_END_EVENT)
+		return fail(x, "more than one record on a line");
+	TRY(next(x));
+	if (x->ev.type != YAML_STREAM_END_EVENT)
+		return fail(x, "more than one record on a line");
+	return 0;
+}
+
+static int key(trace_textreader *x, const char **k)
+{
+	*k = NULL;
+	TRY(next(x));
+	if (x->ev.type == YAML_MAPPING_END_EVENT) {
+		*k = NULL;
+		return 0;
+	}
+	if (x->ev.type != YAML_SCALAR_EVENT)
+		return fail(x, "expected a key");
+	*k = (const char *)x->ev.data.scalar.value;
+	return 0;
+}
+
+static int uint_field(trace_textreader *x, uint64_t *out, const char *what)
+{
+	TRY(next(x));
+	size_t n;
+	if (x->ev.type != YAML_SCALAR_EVENT || !plain(x) ||
+	    !parse_u64(scalar(x, &n), x->ev.data.scalar.length, 10, out))
+		return fail(x, "%s must be a non-negative integer", what);
+	return 0;
+}
+
+int trace_textreader_header(trace_textreader *x, trace_header *h, trace_arena *a,
+			    trace_error *err)
+{
+	x->err = err;
+	const char *line;
+	size_t len;
+	int r = read_line(x, &line, &len);
+	if (r <= 0)
+		return r < 0 ? -1 : fail_at(x, 0, "no header line");
+	TRY(begin(x, line, len));
+	memset(h, 0, sizeof(*h));
+	h->version = TRACE_FORMAT_VERSION;
+	h->semantic_version = TRACE_FORMAT_VERSION;
+	bool seen = false;
+	size_t cap = 0;
+	for (;;) {
+		const char *k;
+		TRY(key(x, &k));
+		if (!k)
+			break;
+		if (!strcmp(k, "tracekit")) {
+			uint64_t v;
+			TRY(uint_field(x, &v, "tracekit"));
+			if (v != 1)
+				return fail(x, "text form version %llu; this reads version 1",
+					    (unsigned long long)v);
+			seen = true;
+		} else if (!strcmp(k, "semantic_version")) {
+			uint64_t v;
+			TRY(uint_field(x, &v, "semantic_version"));
+			if (v > TRACE_FORMAT_VERSION)
+				return fail(x, "semantic_version %llu is above the format's %d",
+					    (unsigned long long)v, TRACE_FORMAT_VERSION);
+			h->semantic_version = (uint32_t)v;
+		} else if (!strcmp(k, "properties")) {
+			TRY(next(x));
+			if (x->ev.type != YAML_MAPPING_START_EVENT)
+				return fail(x, "properties must be a mapping");
+			for (;;) {
+				const char *pk;
+				TRY(key(x, &pk));
+				if (!pk)
+					break;
+				char *name = trace_arena_strndup(a, pk, x->ev.data.scalar.length);
+				TRY(next(x));
+				if (x->ev.type != YAML_SCALAR_EVENT || plain(x))
+					return fail(x, "property %s must be a quoted string", name);
+				if (h->nprops == cap) {
+					cap = cap ? cap * 2 : 16;
+					trace_property *n = trace_arena_alloc(a, sizeof(*n) * cap);
+					if (h->nprops)
+						memcpy(n, h->props, sizeof(*n) * h->nprops);
+					h->props = n;
+				}
+				h->props[h->nprops].name = name;
+				h->props[h->nprops].value = trace_arena_strndup(
+					a, (const char *)x->ev.data.scalar.value,
+					x->ev.data.scalar.length);
+				h->nprops++;
+			}
+		} else {
+			return fail(x, "unknown header key '%s'", k);
+		}
+	}
+	if (!seen)
+		return fail_at(x, 0, "the first line is not a tracekit header ({tracekit: 1, ...})");
+	return end(x);
+}
+
+int trace_textreader_next(trace_textreader *x, trace_call **out, trace_error *err)
+{
+	x->err = err;
+	const char *line;
+	size_t len;
+	int r = read_line(x, &line, &len);
+	if (r <= 0)
+		return r;
+	trace_call *c = x->call;
+	trace_call_reset(c);
+	c->offset = (int64_t)x->line_at;
+	c->no = x->next_no;
+	x->call_no = (int64_t)c->no;
+	TRY(begin(x, line, len));
+	const char *fn = NULL;
+	size_t fnlen = 0;
+	trace_value *args = NULL;
+	uint32_t nargs = 0;
+	x->names.len = 0;
+	for (;;) {
+		const char *k;
+		TRY(key(x, &k));
+		if (!k)
+			break;
+		if (!strcmp(k, "call")) {
+			TRY(uint_field(x, &c->no, "call"));
+			x->call_no = (int64_t)c->no;
+		} else if (!strcmp(k, "thread")) {
+			uint64_t t;
+			TRY(uint_field(x, &t, "thread"));
+			if (t > UINT32_MAX)
+				return fail(x, "thread number %llu is too large",
+					    (unsigned long long)t);
+			c->thread = (uint32_t)t;
+		} else if (!strcmp(k, "fn")) {
+			TRY(next(x));
+			if (x->ev.type != YAML_SCALAR_EVENT)
+				return fail(x, "fn must be a function name");
+			fn = trace_sigtab_string(x->t, (const char *)x->ev.data.scalar.value,
+						 x->ev.data.scalar.length);
+			fnlen = x->ev.data.scalar.length;
+		} else if (!strcmp(k, "args")) {
+			TRY(next(x));
+			if (x->ev.type != YAML_MAPPING_START_EVENT)
+				return fail(x, "args must be a mapping of name: value");
+			x->names.len = 0;
+			TRY(members(x, &args, &nargs, 0));
+		} else if (!strcmp(k, "ret")) {
+			TRY(next(x));
+			c->ret = trace_call_values(c, 1);
+			TRY(value(x, c->ret, 0));
+		} else if (!strcmp(k, "flags")) {
+			TRY(next(x));
+			if (x->ev.type != YAML_SEQUENCE_START_EVENT)
+				return fail(x, "flags must be a list: [fake, incomplete]");
+			for (;;) {
+				TRY(next(x));
+				if (x->ev.type == YAML_SEQUENCE_END_EVENT)
+					break;
+				const char *f = x->ev.type == YAML_SCALAR_EVENT
+							? (const char *)x->ev.data.scalar.value
+							: "";
+				if (!strcmp(f, "fake"))
+					c->flags |= TRACE_CALL_FAKE;
+				else if (!strcmp(f, "incomplete"))
+					c->flags |= TRACE_CALL_INCOMPLETE;
+				else
+					return fail(x, "unknown flag '%s' (fake, incomplete)", f);
+			}
+		} else if (!strcmp(k, "backtrace")) {
+			TRY(next(x));
+			if (x->ev.type != YAML_SEQUENCE_START_EVENT)
+				return fail(x, "backtrace must be a list of frames");
+			tbuf frames = {0};
+			for (;;) {
+				if (next(x) < 0)
+					goto bt_fail;
+				if (x->ev.type == YAML_SEQUENCE_END_EVENT)
+					break;
+				if (x->ev.type != YAML_MAPPING_START_EVENT) {
+					fail(x, "a backtrace frame is a mapping");
+					goto bt_fail;
+				}
+				trace_frame f = {NULL, NULL, NULL, -1, -1};
+				for (;;) {
+					const char *fk;
+					if (key(x, &fk) < 0)
+						goto bt_fail;
+					if (!fk)
+						break;
+					char kbuf[16];
+					snprintf(kbuf, sizeof(kbuf), "%s", fk);
+					if (next(x) < 0)
+						goto bt_fail;
+					if (x->ev.type != YAML_SCALAR_EVENT) {
+						fail(x, "a frame's %s is a scalar", kbuf);
+						goto bt_fail;
+					}
+					const char *sv = (const char *)x->ev.data.scalar.value;
+					size_t sl = x->ev.data.scalar.length;
+					int64_t iv;
+					if (!strcmp(kbuf, "module"))
+						f.module = trace_sigtab_string(x->t, sv, sl);
+					else if (!strcmp(kbuf, "function"))
+						f.function = trace_sigtab_string(x->t, sv, sl);
+					else if (!strcmp(kbuf, "file"))
+						f.filename = trace_sigtab_string(x->t, sv, sl);
+					else if (!strcmp(kbuf, "line") && parse_int(sv, sl, &iv) && iv >= 0)
+						f.line = iv;
+					else if (!strcmp(kbuf, "offset") && parse_int(sv, sl, &iv) && iv >= 0)
+						f.offset = iv;
+					else {
+						fail(x, "bad frame entry %s: %s", kbuf, sv);
+						goto bt_fail;
+					}
+				}
+				const trace_frame *fr = trace_sigtab_frame(x->t, &f);
+				tbuf_add(&frames, &fr, sizeof(fr));
+			}
+			c->nframes = (uint32_t)(frames.len / sizeof(trace_frame *));
+			c->backtrace = trace_arena_alloc(&c->arena, frames.len ? frames.len : 1);
+			if (frames.len)
+				memcpy(c->backtrace, frames.data, frames.len);
+			tbuf_free(&frames);
+			continue;
+bt_fail:
+			tbuf_free(&frames);
+			return -1;
+		} else {
+			return fail(x, "unknown record key '%s'", k);
+		}
+	}
+	if (!fn)
+		return fail_at(x, 0, "record without fn: the function name");
+	c->sig = trace_sigtab_func(x->t, fn, nargs, (const char *const *)x->names.data);
+	(void)fnlen;
+	if (!args)
+		args = trace_call_values(c, 0);
+	c->args = args;
+	TRY(end(x));
+	x->next_no = c->no + 1;
+	*out = c;
+	return 1;
+}
+
+trace_textreader *trace_textreader_new(trace_source *s, trace_sigtab *t)
+{
+	trace_textreader *x = calloc(1, sizeof(*x));
+	if (!x)
+		abort();
+	x->s = s;
+	x->t = t;
+	x->call_no = -1;
+	x->call = trace_xmalloc(sizeof(*x->call));
+	trace_call_init(x->call);
+	return x;
+}
+
+void trace_textreader_free(trace_textreader *x)
+{
+	if (!x)
+		return;
+	if (x->have_ev)
+		yaml_event_delete(&x->ev);
+	if (x->have_parser)
+		yaml_parser_delete(&x->parser);
+	trace_call_free(x->call);
+	free(x->call);
+	tbuf_free(&x->names);
+	tbuf_free(&x->flags);
+	free(x);
+}

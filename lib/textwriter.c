@@ -1,0 +1,620 @@
+/*
+ * The text encoding, written: one YAML flow mapping per line.
+ *
+ * The lines are written directly rather than through libyaml's emitter:
+ * the form is fixed and small, decoding speed is a figure we answer for,
+ * and every line we write is read back by libyaml in the tests.  The
+ * rules (what is plain, what is quoted, which tags) are the contract in
+ * man/trace-format.5; trace_textreader reads exactly them.
+ */
+#include "internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+static const char hexdig[] = "0123456789abcdef";
+
+static void put_u64(tbuf *b, uint64_t v)
+{
+	char tmp[24];
+	int n = 0;
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	if (b->cap - b->len < (size_t)n)
+		tbuf_grow(b, (size_t)n);
+	while (n)
+		b->data[b->len++] = tmp[--n];
+}
+
+static void put_i64(tbuf *b, int64_t v)
+{
+	if (v < 0) {
+		tbuf_addc(b, '-');
+		put_u64(b, (uint64_t)0 - (uint64_t)v);
+	} else {
+		put_u64(b, (uint64_t)v);
+	}
+}
+
+static void put_hex(tbuf *b, uint64_t v)
+{
+	char tmp[20];
+	int n = 0;
+	do {
+		tmp[n++] = hexdig[v & 15];
+		v >>= 4;
+	} while (v);
+	tbuf_add(b, "0x", 2);
+	while (n)
+		tbuf_addc(b, tmp[--n]);
+}
+
+/* ------------------------------------------------------------------ */
+/* Floats: the shortest decimal that reads back to the same bits. */
+
+static size_t finish_float(char *out, size_t n)
+{
+	/* a float must not read back as an integer */
+	for (size_t i = 0; i < n; i++)
+		if (out[i] == '.' || out[i] == 'e' || out[i] == 'n' || out[i] == 'i')
+			return n;
+	out[n++] = '.';
+	out[n++] = '0';
+	out[n] = 0;
+	return n;
+}
+
+static size_t special_float(char *out, double d)
+{
+	if (isnan(d))
+		return (size_t)sprintf(out, ".nan");
+	if (isinf(d))
+		return (size_t)sprintf(out, d < 0 ? "-.inf" : ".inf");
+	return 0;
+}
+
+size_t trace_fmt_float(char *out, float f)
+{
+	size_t n = special_float(out, f);
+	if (n)
+		return n;
+	for (int prec = 6; prec < 9; prec++) {
+		n = (size_t)sprintf(out, "%.*g", prec, (double)f);
+		if (strtof(out, NULL) == f)
+			return finish_float(out, n);
+	}
+	n = (size_t)sprintf(out, "%.9g", (double)f);
+	return finish_float(out, n);
+}
+
+size_t trace_fmt_double(char *out, double d)
+{
+	size_t n = special_float(out, d);
+	if (n)
+		return n;
+	for (int prec = 15; prec < 17; prec++) {
+		n = (size_t)sprintf(out, "%.*g", prec, d);
+		if (strtod(out, NULL) == d)
+			return finish_float(out, n);
+	}
+	n = (size_t)sprintf(out, "%.17g", d);
+	return finish_float(out, n);
+}
+
+/* ------------------------------------------------------------------ */
+/* Strings. */
+
+/* Length of a valid UTF-8 sequence at s that libyaml accepts, or 0. */
+static size_t utf8_char(const uint8_t *s, size_t n, uint32_t *cp)
+{
+	uint8_t c = s[0];
+	size_t len;
+	uint32_t v;
+	if (c < 0x80) {
+		*cp = c;
+		return 1;
+	} else if ((c & 0xe0) == 0xc0) {
+		len = 2;
+		v = c & 0x1f;
+	} else if ((c & 0xf0) == 0xe0) {
+		len = 3;
+		v = c & 0x0f;
+	} else if ((c & 0xf8) == 0xf0) {
+		len = 4;
+		v = c & 0x07;
+	} else {
+		return 0;
+	}
+	if (n < len)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		v = v << 6 | (s[i] & 0x3f);
+	}
+	static const uint32_t min[] = {0, 0, 0x80, 0x800, 0x10000};
+	if (v < min[len] || v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff))
+		return 0;
+	*cp = v;
+	return len;
+}
+
+static bool utf8_valid(const uint8_t *s, size_t n)
+{
+	for (size_t i = 0; i < n;) {
+		if (s[i] < 0x80) {
+			i++;
+			continue;
+		}
+		uint32_t cp;
+		size_t l = utf8_char(s + i, n - i, &cp);
+		if (!l)
+			return false;
+		i += l;
+	}
+	return true;
+}
+
+/* Whether libyaml takes this code point as it is inside double quotes. */
+static bool printable(uint32_t c)
+{
+	return (c >= 0x20 && c <= 0x7e) || (c >= 0xa0 && c <= 0xd7ff && c != 0x2028 &&
+					     c != 0x2029) ||
+	       (c >= 0xe000 && c <= 0xfffd && c != 0xfeff) || (c >= 0x10000 && c <= 0x10ffff);
+}
+
+static void put_escape(tbuf *b, uint32_t c)
+{
+	switch (c) {
+	case '\0': tbuf_add(b, "\\0", 2); return;
+	case '\t': tbuf_add(b, "\\t", 2); return;
+	case '\n': tbuf_add(b, "\\n", 2); return;
+	case '\r': tbuf_add(b, "\\r", 2); return;
+	case '"': tbuf_add(b, "\\\"", 2); return;
+	case '\\': tbuf_add(b, "\\\\", 2); return;
+	}
+	if (c <= 0xff) {
+		char e[4] = {'\\', 'x', hexdig[c >> 4], hexdig[c & 15]};
+		tbuf_add(b, e, 4);
+	} else if (c <= 0xffff) {
+		tbuf_addf(b, "\\u%04x", c);
+	} else {
+		tbuf_addf(b, "\\U%08x", c);
+	}
+}
+
+/*
+ * A double-quoted YAML string.  Text that is not UTF-8 is written byte
+ * by byte as U+0000..U+00FF under the tag !latin1, so any bytes survive.
+ */
+static void put_quoted(tbuf *b, const char *str, size_t n)
+{
+	const uint8_t *s = (const uint8_t *)str;
+	bool latin1 = !utf8_valid(s, n);
+	if (latin1)
+		tbuf_add(b, "!latin1 ", 8);
+	tbuf_addc(b, '"');
+	size_t i = 0;
+	while (i < n) {
+		/* runs of plain ASCII go out in one copy */
+		size_t j = i;
+		while (j < n && s[j] >= 0x20 && s[j] < 0x7f && s[j] != '"' && s[j] != '\\')
+			j++;
+		if (j > i) {
+			tbuf_add(b, s + i, j - i);
+			i = j;
+			continue;
+		}
+		uint32_t cp;
+		size_t l;
+		if (latin1) {
+			cp = s[i];
+			l = 1;
+		} else {
+			l = utf8_char(s + i, n - i, &cp);
+		}
+		if (cp >= 0x80 && printable(cp) && !latin1)
+			tbuf_add(b, s + i, l);
+		else
+			put_escape(b, cp);
+		i += l;
+	}
+	tbuf_addc(b, '"');
+}
+
+static bool is_ident(const char *s, bool dots)
+{
+	if (!s || !((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || *s == '_'))
+		return false;
+	for (s++; *s; s++)
+		if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') ||
+		      (*s >= '0' && *s <= '9') || *s == '_' || (dots && *s == '.')))
+			return false;
+	return true;
+}
+
+/* A name: plain when it is an identifier, quoted otherwise. */
+static void put_name(tbuf *b, const char *s)
+{
+	if (is_ident(s, true))
+		tbuf_adds(b, s);
+	else
+		put_quoted(b, s ? s : "", s ? strlen(s) : 0);
+}
+
+/* A struct tag: !struct:NAME, percent-encoding what a tag may not hold. */
+static void put_struct_tag(tbuf *b, const char *name)
+{
+	tbuf_add(b, "!struct:", 8);
+	for (const uint8_t *s = (const uint8_t *)name; *s; s++) {
+		if ((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') ||
+		    (*s >= '0' && *s <= '9') || *s == '_' || *s == '.' || *s == '-')
+			tbuf_addc(b, (char)*s);
+		else
+			tbuf_addf(b, "%%%02X", *s);
+	}
+	tbuf_addc(b, ' ');
+}
+
+/* ------------------------------------------------------------------ */
+
+static void put_value(tbuf *b, const trace_value *v);
+
+static void put_enum(tbuf *b, const trace_value *v)
+{
+	const char *name = trace_enum_name(v->en.sig, v->en.value);
+	tbuf_add(b, "!enum ", 6);
+	if (!name) {
+		put_i64(b, v->en.value);
+	} else if (is_ident(name, false)) {
+		tbuf_adds(b, name);
+		tbuf_addc(b, '=');
+		put_i64(b, v->en.value);
+	} else {
+		tbuf_addc(b, '[');
+		put_quoted(b, name, strlen(name));
+		tbuf_add(b, ", ", 2);
+		put_i64(b, v->en.value);
+		tbuf_addc(b, ']');
+	}
+}
+
+/*
+ * A bitmask prints the flags apitrace's dump would print, in its order,
+ * each with its value, then any bits left over: the text carries exactly
+ * the part of the signature that the value shows.
+ */
+static void put_bitmask(tbuf *b, const trace_value *v)
+{
+	const trace_bitmask_sig *sig = v->bm.sig;
+	uint64_t rest = v->bm.value;
+	const trace_bitmask_flag *shown[64 + 1];
+	size_t nshown = 0;
+	bool plain = true;
+	for (uint32_t i = 0; i < sig->nflags && nshown < 64; i++) {
+		const trace_bitmask_flag *f = &sig->flags[i];
+		if ((f->value && (rest & f->value) == f->value) || (!f->value && !rest)) {
+			shown[nshown++] = f;
+			plain = plain && is_ident(f->name, false);
+			rest &= ~f->value;
+		}
+		/* as apitrace: a zero value stops at the first flag */
+		if (!rest)
+			break;
+	}
+	tbuf_add(b, "!bitmask ", 9);
+	if (plain) {
+		for (size_t i = 0; i < nshown; i++) {
+			if (i)
+				tbuf_addc(b, '|');
+			tbuf_adds(b, shown[i]->name);
+			tbuf_addc(b, '=');
+			put_hex(b, shown[i]->value);
+		}
+		if (rest || !nshown) {
+			if (nshown)
+				tbuf_addc(b, '|');
+			put_hex(b, rest);
+		}
+		return;
+	}
+	tbuf_addc(b, '[');
+	for (size_t i = 0; i < nshown; i++) {
+		if (i)
+			tbuf_add(b, ", ", 2);
+		tbuf_addc(b, '[');
+		put_quoted(b, shown[i]->name, strlen(shown[i]->name));
+		tbuf_add(b, ", ", 2);
+		put_hex(b, shown[i]->value);
+		tbuf_addc(b, ']');
+	}
+	if (rest || !nshown) {
+		if (nshown)
+			tbuf_add(b, ", ", 2);
+		put_hex(b, rest);
+	}
+	tbuf_addc(b, ']');
+}
+
+static void put_wstring(tbuf *b, const trace_value *v)
+{
+	bool ok = true;
+	for (uint32_t i = 0; i < v->len && ok; i++)
+		ok = v->wstr[i] <= 0x10ffff && !(v->wstr[i] >= 0xd800 && v->wstr[i] <= 0xdfff);
+	tbuf_add(b, "!wstring ", 9);
+	if (!ok) {
+		/* not Unicode: the code units as numbers */
+		tbuf_addc(b, '[');
+		for (uint32_t i = 0; i < v->len; i++) {
+			if (i)
+				tbuf_add(b, ", ", 2);
+			put_u64(b, v->wstr[i]);
+		}
+		tbuf_addc(b, ']');
+		return;
+	}
+	tbuf_addc(b, '"');
+	for (uint32_t i = 0; i < v->len; i++) {
+		uint32_t c = v->wstr[i];
+		if (c < 0x80 && c >= 0x20 && c != '"' && c != '\\' && c != 0x7f) {
+			tbuf_addc(b, (char)c);
+		} else if (c >= 0x80 && printable(c)) {
+			char u[4];
+			size_t n;
+			if (c < 0x800) {
+				u[0] = (char)(0xc0 | c >> 6);
+				u[1] = (char)(0x80 | (c & 0x3f));
+				n = 2;
+			} else if (c < 0x10000) {
+				u[0] = (char)(0xe0 | c >> 12);
+				u[1] = (char)(0x80 | (c >> 6 & 0x3f));
+				u[2] = (char)(0x80 | (c & 0x3f));
+				n = 3;
+			} else {
+				u[0] = (char)(0xf0 | c >> 18);
+				u[1] = (char)(0x80 | (c >> 12 & 0x3f));
+				u[2] = (char)(0x80 | (c >> 6 & 0x3f));
+				u[3] = (char)(0x80 | (c & 0x3f));
+				n = 4;
+			}
+			tbuf_add(b, u, n);
+		} else {
+			put_escape(b, c);
+		}
+	}
+	tbuf_addc(b, '"');
+}
+
+static void put_value(tbuf *b, const trace_value *v)
+{
+	char num[40];
+	switch ((trace_value_kind)v->kind) {
+	case TRACE_MISSING:
+		tbuf_add(b, "!missing ~", 10);
+		return;
+	case TRACE_NULL:
+		tbuf_add(b, "null", 4);
+		return;
+	case TRACE_BOOL:
+		if (v->b)
+			tbuf_add(b, "true", 4);
+		else
+			tbuf_add(b, "false", 5);
+		return;
+	case TRACE_SINT:
+		put_i64(b, v->i);
+		return;
+	case TRACE_UINT:
+		put_u64(b, v->u);
+		return;
+	case TRACE_FLOAT:
+		tbuf_add(b, num, trace_fmt_float(num, v->f));
+		return;
+	case TRACE_DOUBLE:
+		tbuf_add(b, "!double ", 8);
+		tbuf_add(b, num, trace_fmt_double(num, v->d));
+		return;
+	case TRACE_STRING:
+		put_quoted(b, v->str, v->len);
+		return;
+	case TRACE_WSTRING:
+		put_wstring(b, v);
+		return;
+	case TRACE_BLOB:
+		tbuf_add(b, "!!binary \"", 10);
+		trace_base64_encode(b, v->blob, v->len);
+		tbuf_addc(b, '"');
+		return;
+	case TRACE_ENUM:
+		put_enum(b, v);
+		return;
+	case TRACE_BITMASK:
+		put_bitmask(b, v);
+		return;
+	case TRACE_ARRAY:
+		tbuf_addc(b, '[');
+		for (uint32_t i = 0; i < v->len; i++) {
+			if (i)
+				tbuf_add(b, ", ", 2);
+			put_value(b, &v->items[i]);
+		}
+		tbuf_addc(b, ']');
+		return;
+	case TRACE_STRUCT:
+		put_struct_tag(b, v->st.sig->name);
+		tbuf_addc(b, '{');
+		for (uint32_t i = 0; i < v->st.sig->nmembers; i++) {
+			if (i)
+				tbuf_add(b, ", ", 2);
+			put_name(b, v->st.sig->member_names[i]);
+			tbuf_add(b, ": ", 2);
+			put_value(b, &v->st.members[i]);
+		}
+		tbuf_addc(b, '}');
+		return;
+	case TRACE_POINTER:
+		put_hex(b, v->u);
+		return;
+	case TRACE_REPR:
+		tbuf_add(b, "!repr [", 7);
+		put_value(b, &v->items[0]);
+		tbuf_add(b, ", ", 2);
+		put_value(b, &v->items[1]);
+		tbuf_addc(b, ']');
+		return;
+	}
+	tbuf_add(b, "!missing ~", 10);
+}
+
+void trace_text_header(tbuf *b, const trace_header *h)
+{
+	tbuf_add(b, "{tracekit: 1, semantic_version: ", 32);
+	put_u64(b, h->semantic_version);
+	tbuf_add(b, ", properties: {", 15);
+	for (uint32_t i = 0; i < h->nprops; i++) {
+		if (i)
+			tbuf_add(b, ", ", 2);
+		put_name(b, h->props[i].name);
+		tbuf_add(b, ": ", 2);
+		put_quoted(b, h->props[i].value, strlen(h->props[i].value));
+	}
+	tbuf_add(b, "}}", 2);
+}
+
+static void put_frame(tbuf *b, const trace_frame *f)
+{
+	const char *sep = "";
+	tbuf_addc(b, '{');
+	const char *keys[3] = {"module", "function", "file"};
+	const char *vals[3] = {f->module, f->function, f->filename};
+	for (int i = 0; i < 3; i++) {
+		if (!vals[i])
+			continue;
+		tbuf_addf(b, "%s%s: ", sep, keys[i]);
+		put_quoted(b, vals[i], strlen(vals[i]));
+		sep = ", ";
+	}
+	if (f->line >= 0) {
+		tbuf_addf(b, "%sline: ", sep);
+		put_u64(b, (uint64_t)f->line);
+		sep = ", ";
+	}
+	if (f->offset >= 0) {
+		tbuf_addf(b, "%soffset: ", sep);
+		put_hex(b, (uint64_t)f->offset);
+	}
+	tbuf_addc(b, '}');
+}
+
+void trace_text_call(tbuf *b, const trace_call *c)
+{
+	tbuf_add(b, "{call: ", 7);
+	put_u64(b, c->no);
+	tbuf_add(b, ", thread: ", 10);
+	put_u64(b, c->thread);
+	tbuf_add(b, ", fn: ", 6);
+	put_name(b, c->sig->name);
+	if (c->sig->nargs) {
+		tbuf_add(b, ", args: {", 9);
+		for (uint32_t i = 0; i < c->sig->nargs; i++) {
+			if (i)
+				tbuf_add(b, ", ", 2);
+			put_name(b, c->sig->arg_names[i]);
+			tbuf_add(b, ": ", 2);
+			put_value(b, &c->args[i]);
+		}
+		tbuf_addc(b, '}');
+	}
+	if (c->ret) {
+		tbuf_add(b, ", ret: ", 7);
+		put_value(b, c->ret);
+	}
+	if (c->flags) {
+		tbuf_add(b, ", flags: [", 10);
+		const char *sep = "";
+		if (c->flags & TRACE_CALL_FAKE) {
+			tbuf_add(b, "fake", 4);
+			sep = ", ";
+		}
+		if (c->flags & TRACE_CALL_INCOMPLETE)
+			tbuf_addf(b, "%sincomplete", sep);
+		tbuf_addc(b, ']');
+	}
+	if (c->nframes) {
+		tbuf_add(b, ", backtrace: [", 14);
+		for (uint32_t i = 0; i < c->nframes; i++) {
+			if (i)
+				tbuf_add(b, ", ", 2);
+			put_frame(b, c->backtrace[i]);
+		}
+		tbuf_addc(b, ']');
+	}
+	tbuf_addc(b, '}');
+}
+
+/* ------------------------------------------------------------------ */
+
+static const char b64[] =
+	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+void trace_base64_encode(tbuf *b, const uint8_t *p, size_t n)
+{
+	size_t out = (n + 2) / 3 * 4;
+	if (b->cap - b->len < out)
+		tbuf_grow(b, out);
+	char *o = b->data + b->len;
+	size_t i = 0;
+	for (; i + 3 <= n; i += 3) {
+		uint32_t v = (uint32_t)p[i] << 16 | (uint32_t)p[i + 1] << 8 | p[i + 2];
+		*o++ = b64[v >> 18];
+		*o++ = b64[v >> 12 & 63];
+		*o++ = b64[v >> 6 & 63];
+		*o++ = b64[v & 63];
+	}
+	if (i < n) {
+		uint32_t v = (uint32_t)p[i] << 16 | (i + 1 < n ? (uint32_t)p[i + 1] << 8 : 0);
+		*o++ = b64[v >> 18];
+		*o++ = b64[v >> 12 & 63];
+		*o++ = i + 1 < n ? b64[v >> 6 & 63] : '=';
+		*o++ = '=';
+	}
+	b->len += out;
+}
+
+long trace_base64_decode(uint8_t *out, const char *s, size_t n)
+{
+	static int8_t rev[256];
+	static bool init;
+	if (!init) {
+		memset(rev, -1, sizeof(rev));
+		for (int i = 0; i < 64; i++)
+			rev[(uint8_t)b64[i]] = (int8_t)i;
+		init = true;
+	}
+	long len = 0;
+	uint32_t acc = 0;
+	int bits = 0;
+	size_t pad = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint8_t c = (uint8_t)s[i];
+		if (c == ' ' || c == '\n' || c == '\r' || c == '\t')
+			continue;
+		if (c == '=') {
+			pad++;
+			continue;
+		}
+		if (pad || rev[c] < 0)
+			return -1;
+		acc = acc << 6 | (uint32_t)rev[c];
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			out[len++] = (uint8_t)(acc >> bits);
+		}
+	}
+	if (pad > 2 || bits >= 6 || (acc & ((1u << bits) - 1)))
+		return -1;
+	return len;
+}

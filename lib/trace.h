@@ -1,0 +1,299 @@
+/*
+ * libtrace: the one canonical record stream of tracekit.
+ *
+ * A stream is a header (properties) followed by call records.  Two
+ * encodings carry it: apitrace's trace binary format (version 6, in a
+ * Snappy, Brotli, gzip or raw container) and a text form of one YAML flow
+ * mapping per line.  Every program reads any of them through
+ * trace_reader and writes one of them through trace_writer; the record
+ * model below is what flows between the two.
+ *
+ * Ownership: signatures (function, struct, enum, bitmask) live as long as
+ * the trace_sigtab that interned them; a trace_call and its values live
+ * until the next trace_reader_next() on the reader that returned it.
+ */
+#ifndef TRACE_H
+#define TRACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define TRACE_TOOL_VERSION "0.1.0"
+
+/* The binary format version we write, and the newest we read. */
+#define TRACE_FORMAT_VERSION 6
+
+/* ------------------------------------------------------------------ */
+/* Errors: one message, naming the file, the call and the byte offset. */
+
+typedef struct trace_error {
+	char file[256];      /* input or output name, "-" for stdin */
+	char msg[512];       /* what was expected and what was found */
+	int64_t call;        /* call number, or -1 when not inside a call */
+	int64_t offset;      /* byte offset in the uncompressed stream, or -1 */
+	int64_t file_offset; /* file offset of the compressed chunk, or -1 */
+	int64_t line;        /* text line (1-based), or -1 */
+	int64_t column;      /* text column (1-based), or -1 */
+} trace_error;
+
+void trace_error_clear(trace_error *err);
+/* Sets the message (printf-style); the location fields are left alone. */
+void trace_error_set(trace_error *err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* "PROG: FILE: call N, line L column C, byte B (...): MSG\n" */
+void trace_error_print(const trace_error *err, const char *prog, FILE *out);
+/* The same message for a system failure: "FILE: strerror(errno)". */
+void trace_error_errno(trace_error *err, const char *file, const char *what);
+
+/* ------------------------------------------------------------------ */
+/* Arenas: per-record bump allocation, reset between records. */
+
+typedef struct trace_arena_chunk trace_arena_chunk;
+typedef struct trace_arena {
+	trace_arena_chunk *head; /* current chunk, then older ones */
+	size_t used;             /* bytes used in head */
+	size_t total;            /* bytes held, for bounding growth */
+} trace_arena;
+
+void trace_arena_init(trace_arena *a);
+void *trace_arena_alloc(trace_arena *a, size_t n); /* 8-byte aligned, zeroed */
+char *trace_arena_strndup(trace_arena *a, const char *s, size_t n);
+/* Frees everything but one modest chunk, so memory follows the record. */
+void trace_arena_reset(trace_arena *a);
+void trace_arena_free(trace_arena *a);
+
+/* ------------------------------------------------------------------ */
+/* Signatures, interned per stream. */
+
+typedef struct trace_func_sig {
+	const char *name;
+	uint32_t nargs;
+	const char **arg_names;
+} trace_func_sig;
+
+typedef struct trace_struct_sig {
+	const char *name;
+	uint32_t nmembers;
+	const char **member_names;
+} trace_struct_sig;
+
+typedef struct trace_enum_entry {
+	const char *name;
+	int64_t value;
+} trace_enum_entry;
+
+typedef struct trace_enum_sig {
+	uint32_t nvalues;
+	trace_enum_entry *values;
+} trace_enum_sig;
+
+typedef struct trace_bitmask_flag {
+	const char *name;
+	uint64_t value;
+} trace_bitmask_flag;
+
+typedef struct trace_bitmask_sig {
+	uint32_t nflags;
+	trace_bitmask_flag *flags;
+} trace_bitmask_sig;
+
+/* A backtrace frame as apitrace records it; absent details are NULL/-1. */
+typedef struct trace_frame {
+	const char *module;
+	const char *function;
+	const char *filename;
+	int64_t line;   /* -1 when absent */
+	int64_t offset; /* -1 when absent */
+} trace_frame;
+
+typedef struct trace_sigtab trace_sigtab;
+
+trace_sigtab *trace_sigtab_new(void);
+void trace_sigtab_free(trace_sigtab *t);
+/* Each returns the one signature with this content, made on first use. */
+const trace_func_sig *trace_sigtab_func(trace_sigtab *t, const char *name,
+					uint32_t nargs, const char *const *arg_names);
+const trace_struct_sig *trace_sigtab_struct(trace_sigtab *t, const char *name,
+					    uint32_t nmembers,
+					    const char *const *member_names);
+const trace_enum_sig *trace_sigtab_enum(trace_sigtab *t, uint32_t nvalues,
+					const trace_enum_entry *values);
+const trace_bitmask_sig *trace_sigtab_bitmask(trace_sigtab *t, uint32_t nflags,
+					      const trace_bitmask_flag *flags);
+const trace_frame *trace_sigtab_frame(trace_sigtab *t, const trace_frame *f);
+/* A string that lives as long as the table (interned). */
+const char *trace_sigtab_string(trace_sigtab *t, const char *s, size_t n);
+
+/* ------------------------------------------------------------------ */
+/* Values. */
+
+typedef enum trace_value_kind {
+	TRACE_MISSING = 0, /* an argument the call did not record */
+	TRACE_NULL,        /* null pointer */
+	TRACE_BOOL,
+	TRACE_SINT,        /* written as a negative integer */
+	TRACE_UINT,
+	TRACE_FLOAT,
+	TRACE_DOUBLE,
+	TRACE_STRING,
+	TRACE_WSTRING,
+	TRACE_BLOB,
+	TRACE_ENUM,
+	TRACE_BITMASK,
+	TRACE_ARRAY,
+	TRACE_STRUCT,
+	TRACE_POINTER,     /* opaque pointer or handle */
+	TRACE_REPR,        /* human-readable value and machine value */
+} trace_value_kind;
+
+typedef struct trace_value trace_value;
+struct trace_value {
+	uint8_t kind;     /* trace_value_kind */
+	uint32_t len;     /* string/blob bytes, wstring chars, array items */
+	union {
+		bool b;
+		int64_t i;
+		uint64_t u;
+		float f;
+		double d;
+		const char *str;        /* NUL-terminated, len bytes */
+		const uint32_t *wstr;
+		const uint8_t *blob;
+		trace_value *items;     /* array, or repr's [human, machine] */
+		struct {
+			const trace_enum_sig *sig;
+			int64_t value;
+		} en;
+		struct {
+			const trace_bitmask_sig *sig;
+			uint64_t value;
+		} bm;
+		struct {
+			const trace_struct_sig *sig;
+			trace_value *members;
+		} st;
+	};
+};
+
+/* The name an enum value prints as (first match, as apitrace), or NULL. */
+const char *trace_enum_name(const trace_enum_sig *sig, int64_t value);
+const char *trace_value_kind_name(trace_value_kind k);
+
+/* ------------------------------------------------------------------ */
+/* Records. */
+
+enum {
+	TRACE_CALL_FAKE = 1u << 0,       /* apitrace's 0x05 detail, bit 0 */
+	TRACE_CALL_INCOMPLETE = 1u << 1, /* entered but never left */
+};
+
+typedef struct trace_call {
+	uint64_t no;         /* call number, from 0 in enter order */
+	uint32_t thread;
+	const trace_func_sig *sig;
+	trace_value *args;   /* sig->nargs values; TRACE_MISSING if absent */
+	trace_value *ret;    /* NULL when the call returned nothing */
+	uint32_t flags;      /* TRACE_CALL_* */
+	uint32_t nframes;
+	const trace_frame **backtrace;
+	int64_t offset;      /* where the record began in its input */
+	trace_arena arena;   /* holds args, ret and their contents */
+} trace_call;
+
+typedef struct trace_property {
+	const char *name;
+	const char *value;
+} trace_property;
+
+typedef struct trace_header {
+	uint32_t version;          /* of the input; writers write 6 */
+	uint32_t semantic_version;
+	uint32_t nprops;
+	trace_property *props;     /* in the order read */
+} trace_header;
+
+const char *trace_header_get(const trace_header *h, const char *name);
+
+/* ------------------------------------------------------------------ */
+/* Encodings and containers. */
+
+typedef enum trace_format {
+	TRACE_FMT_AUTO = 0,
+	TRACE_FMT_SNAPPY,  /* binary in apitrace's Snappy chunks (default) */
+	TRACE_FMT_BROTLI,  /* binary in one Brotli stream */
+	TRACE_FMT_GZIP,    /* binary in gzip (read only) */
+	TRACE_FMT_RAW,     /* binary uncompressed, after the magic "tr" */
+	TRACE_FMT_TEXT,    /* one YAML flow mapping per line */
+} trace_format;
+
+const char *trace_format_name(trace_format f);
+bool trace_format_is_binary(trace_format f);
+
+/* ------------------------------------------------------------------ */
+/* Reading. */
+
+typedef struct trace_reader trace_reader;
+
+/*
+ * Opens PATH ("-" or NULL for stdin), detects the container and encoding
+ * from the first bytes, and reads the header.  Returns NULL and fills err
+ * on failure.
+ */
+trace_reader *trace_reader_open(const char *path, trace_error *err);
+/* The same over an open stream; NAME is used in messages. */
+trace_reader *trace_reader_open_file(FILE *f, const char *name, trace_error *err);
+/* Over bytes in memory (fuzzing, tests); the bytes must outlive the reader. */
+trace_reader *trace_reader_open_memory(const void *data, size_t size,
+				       const char *name, trace_error *err);
+const trace_header *trace_reader_header(trace_reader *r);
+trace_format trace_reader_format(trace_reader *r);
+trace_sigtab *trace_reader_sigtab(trace_reader *r);
+/*
+ * The next record: 1 and *call set, 0 at the end, -1 on error (err
+ * filled).  The record stays valid until the next call.
+ */
+int trace_reader_next(trace_reader *r, trace_call **call, trace_error *err);
+/* Bytes of input consumed so far (for progress lines). */
+uint64_t trace_reader_position(trace_reader *r);
+void trace_reader_close(trace_reader *r);
+
+/* ------------------------------------------------------------------ */
+/* Writing. */
+
+typedef struct trace_writer_options {
+	trace_format format;   /* SNAPPY, BROTLI, RAW or TEXT */
+	int quality;           /* Brotli quality 0-11, -1 for the default */
+} trace_writer_options;
+
+typedef struct trace_writer trace_writer;
+
+/*
+ * Writes to PATH ("-" or NULL for stdout).  A file is written under a
+ * temporary name and renamed by trace_writer_close() only when every
+ * write succeeded, so a failed run never leaves a file that looks whole.
+ */
+trace_writer *trace_writer_open(const char *path, const trace_writer_options *opt,
+				trace_error *err);
+trace_writer *trace_writer_open_file(FILE *f, const char *name,
+				     const trace_writer_options *opt,
+				     trace_error *err);
+int trace_writer_header(trace_writer *w, const trace_header *h, trace_error *err);
+int trace_writer_call(trace_writer *w, const trace_call *c, trace_error *err);
+/* Flushes and, for a file, renames into place.  0 or -1. */
+int trace_writer_close(trace_writer *w, trace_error *err);
+/* Drops the output: removes the temporary file.  Always succeeds. */
+void trace_writer_abort(trace_writer *w);
+
+/* ------------------------------------------------------------------ */
+/* Building records by hand (importers, the capture layer, tests). */
+
+void trace_call_init(trace_call *c);
+void trace_call_reset(trace_call *c);
+void trace_call_free(trace_call *c);
+trace_value *trace_call_values(trace_call *c, uint32_t n);
+/* A deep copy of src into dst (an initialised call), signatures shared. */
+void trace_call_copy(trace_call *dst, const trace_call *src);
+
+#endif

@@ -1,0 +1,255 @@
+/*
+ * Small shared pieces: allocation that dies on exhaustion, the growable
+ * buffer, the pointer map, arenas and the error type.
+ */
+#include "internal.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+
+void *trace_xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p) {
+		fprintf(stderr, "tracekit: out of memory (%zu bytes)\n", n);
+		abort();
+	}
+	return p;
+}
+
+void *trace_xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p) {
+		fprintf(stderr, "tracekit: out of memory (%zu bytes)\n", n);
+		abort();
+	}
+	return p;
+}
+
+char *trace_xstrdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	return memcpy(trace_xmalloc(n), s, n);
+}
+
+/* ------------------------------------------------------------------ */
+
+void tbuf_grow(tbuf *b, size_t extra)
+{
+	size_t want = b->len + extra;
+	size_t cap = b->cap ? b->cap : 256;
+	while (cap < want)
+		cap *= 2;
+	b->data = trace_xrealloc(b->data, cap);
+	b->cap = cap;
+}
+
+void tbuf_free(tbuf *b)
+{
+	free(b->data);
+	b->data = NULL;
+	b->len = b->cap = 0;
+}
+
+void tbuf_addf(tbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	tbuf_grow(b, (size_t)n + 1);
+	va_start(ap, fmt);
+	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+}
+
+/* ------------------------------------------------------------------ */
+
+static size_t tmap_slot(const tmap *m, const void *key)
+{
+	uint64_t h = (uint64_t)(uintptr_t)key * 0x9E3779B97F4A7C15ull;
+	size_t i = (size_t)(h >> 32) & (m->cap - 1);
+	while (m->keys[i] && m->keys[i] != key)
+		i = (i + 1) & (m->cap - 1);
+	return i;
+}
+
+bool tmap_get(const tmap *m, const void *key, uint64_t *val)
+{
+	if (!m->cap)
+		return false;
+	size_t i = tmap_slot(m, key);
+	if (!m->keys[i])
+		return false;
+	*val = m->vals[i];
+	return true;
+}
+
+void tmap_put(tmap *m, const void *key, uint64_t val)
+{
+	if ((m->n + 1) * 2 > m->cap) {
+		tmap old = *m;
+		m->cap = old.cap ? old.cap * 2 : 64;
+		m->keys = calloc(m->cap, sizeof(*m->keys));
+		m->vals = trace_xmalloc(m->cap * sizeof(*m->vals));
+		if (!m->keys)
+			abort();
+		m->n = 0;
+		for (size_t i = 0; i < old.cap; i++)
+			if (old.keys[i])
+				tmap_put(m, old.keys[i], old.vals[i]);
+		free(old.keys);
+		free(old.vals);
+	}
+	size_t i = tmap_slot(m, key);
+	if (!m->keys[i])
+		m->n++;
+	m->keys[i] = key;
+	m->vals[i] = val;
+}
+
+void tmap_free(tmap *m)
+{
+	free(m->keys);
+	free(m->vals);
+	memset(m, 0, sizeof(*m));
+}
+
+/* ------------------------------------------------------------------ */
+
+struct trace_arena_chunk {
+	trace_arena_chunk *next;
+	size_t size;
+	max_align_t data[];
+};
+
+#define ARENA_CHUNK (64u << 10)
+
+void trace_arena_init(trace_arena *a)
+{
+	memset(a, 0, sizeof(*a));
+}
+
+void *trace_arena_alloc(trace_arena *a, size_t n)
+{
+	n = (n + 7) & ~(size_t)7;
+	if (!a->head || a->head->size - a->used < n) {
+		size_t size = n > ARENA_CHUNK / 2 ? n : ARENA_CHUNK;
+		trace_arena_chunk *c = trace_xmalloc(sizeof(*c) + size);
+		c->size = size;
+		if (a->head && size != ARENA_CHUNK) {
+			/* a big one-off: keep filling the current chunk after it */
+			c->next = a->head->next;
+			a->head->next = c;
+			a->total += size;
+			memset(c->data, 0, n);
+			return c->data;
+		}
+		c->next = a->head;
+		a->head = c;
+		a->used = 0;
+		a->total += size;
+	}
+	void *p = (char *)a->head->data + a->used;
+	a->used += n;
+	memset(p, 0, n);
+	return p;
+}
+
+char *trace_arena_strndup(trace_arena *a, const char *s, size_t n)
+{
+	char *p = trace_arena_alloc(a, n + 1);
+	memcpy(p, s, n);
+	p[n] = 0;
+	return p;
+}
+
+void trace_arena_reset(trace_arena *a)
+{
+	trace_arena_chunk *keep = NULL, *c = a->head;
+	while (c) {
+		trace_arena_chunk *next = c->next;
+		if (!keep && c->size == ARENA_CHUNK) {
+			keep = c;
+			keep->next = NULL;
+		} else {
+			free(c);
+		}
+		c = next;
+	}
+	a->head = keep;
+	a->used = 0;
+	a->total = keep ? keep->size : 0;
+}
+
+void trace_arena_free(trace_arena *a)
+{
+	trace_arena_chunk *c = a->head;
+	while (c) {
+		trace_arena_chunk *next = c->next;
+		free(c);
+		c = next;
+	}
+	memset(a, 0, sizeof(*a));
+}
+
+/* ------------------------------------------------------------------ */
+
+void trace_error_clear(trace_error *err)
+{
+	memset(err, 0, sizeof(*err));
+	err->call = -1;
+	err->offset = -1;
+	err->file_offset = -1;
+	err->line = -1;
+	err->column = -1;
+}
+
+void trace_error_set(trace_error *err, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
+}
+
+void trace_error_errno(trace_error *err, const char *file, const char *what)
+{
+	int e = errno;
+	trace_error_clear(err);
+	snprintf(err->file, sizeof(err->file), "%s", file ? file : "-");
+	snprintf(err->msg, sizeof(err->msg), "%s: %s", what, strerror(e));
+}
+
+void trace_error_print(const trace_error *err, const char *prog, FILE *out)
+{
+	tbuf b = {0};
+	if (prog)
+		tbuf_addf(&b, "%s: ", prog);
+	tbuf_addf(&b, "%s", err->file[0] ? err->file : "-");
+	const char *sep = ": ";
+	if (err->call >= 0) {
+		tbuf_addf(&b, "%scall %lld", sep, (long long)err->call);
+		sep = ", ";
+	}
+	if (err->line >= 0) {
+		tbuf_addf(&b, "%sline %lld", sep, (long long)err->line);
+		if (err->column >= 0)
+			tbuf_addf(&b, " column %lld", (long long)err->column);
+		sep = ", ";
+	}
+	if (err->offset >= 0) {
+		tbuf_addf(&b, "%sbyte %lld", sep, (long long)err->offset);
+		if (err->file_offset >= 0)
+			tbuf_addf(&b, " (compressed chunk at file byte %lld)",
+				  (long long)err->file_offset);
+	}
+	tbuf_addf(&b, ": %s\n", err->msg[0] ? err->msg : "error");
+	fwrite(b.data, 1, b.len, out);
+	tbuf_free(&b);
+}

@@ -1,0 +1,536 @@
+/*
+ * Writing a stream: the binary encoder (apitrace's format, version 6) and
+ * the text encoder, behind one trace_writer.
+ *
+ * Records arrive in the order apitrace's parser returns calls: at their
+ * leave.  In the binary format a call's number is implied by the order of
+ * enter events, so to keep every number, enters must go out in number
+ * order while leaves keep the records' order.  Records that arrive ahead
+ * of a smaller number (calls that overlapped on other threads) are held,
+ * copied, until the smaller ones come; a stream with gaps (an edited or
+ * filtered one) releases them after REORDER_WINDOW records, and the
+ * binary then numbers those calls densely, as apitrace's own trim does.
+ */
+#include "internal.h"
+
+#include <stdlib.h>
+
+#define REORDER_WINDOW 1024
+
+enum { EV_ENTER = 0, EV_LEAVE = 1 };
+enum { D_END = 0, D_ARG, D_RET, D_THREAD, D_BACKTRACE, D_FLAGS };
+enum {
+	V_NULL = 0, V_FALSE, V_TRUE, V_SINT, V_UINT, V_FLOAT, V_DOUBLE, V_STRING,
+	V_BLOB, V_ENUM, V_BITMASK, V_ARRAY, V_STRUCT, V_OPAQUE, V_REPR, V_WSTRING,
+};
+
+typedef struct held {
+	trace_call call;   /* a deep copy */
+	bool entered;
+	uint64_t out_no;
+} held;
+
+struct trace_writer {
+	trace_format fmt;
+	trace_sink k;
+	trace_error *err;
+	/* binary */
+	tmap funcs, structs, enums, bitmasks, frames;
+	uint64_t nfuncs, nstructs, nenums, nbitmasks, nframes;
+	bool started;        /* next_no is known */
+	uint64_t next_no;    /* the next input call number to enter */
+	uint64_t out_no;     /* the next output call number */
+	held **queue;        /* held records, in arrival order */
+	size_t nqueue, cqueue;
+	/* text */
+	tbuf line;
+};
+
+const char *trace_format_name(trace_format f)
+{
+	switch (f) {
+	case TRACE_FMT_SNAPPY: return "snappy";
+	case TRACE_FMT_BROTLI: return "brotli";
+	case TRACE_FMT_GZIP: return "gzip";
+	case TRACE_FMT_RAW: return "none";
+	case TRACE_FMT_TEXT: return "text";
+	default: return "auto";
+	}
+}
+
+bool trace_format_is_binary(trace_format f)
+{
+	return f == TRACE_FMT_SNAPPY || f == TRACE_FMT_BROTLI || f == TRACE_FMT_GZIP ||
+	       f == TRACE_FMT_RAW;
+}
+
+/* ------------------------------------------------------------------ */
+/* Primitives. */
+
+static inline int w_bytes(trace_writer *w, const void *p, size_t n)
+{
+	return trace_sink_write(&w->k, p, n, w->err);
+}
+
+static inline int w_byte(trace_writer *w, uint8_t c)
+{
+	trace_sink *k = &w->k;
+	if (TRACE_LIKELY(k->len < k->cap)) {
+		k->buf[k->len++] = c;
+		return 0;
+	}
+	return trace_sink_write_slow(k, &c, 1, w->err);
+}
+
+static inline int w_uint(trace_writer *w, uint64_t v)
+{
+	uint8_t tmp[10];
+	size_t n = 0;
+	while (v >= 0x80) {
+		tmp[n++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	tmp[n++] = (uint8_t)v;
+	return w_bytes(w, tmp, n);
+}
+
+static int w_string(trace_writer *w, const char *s, size_t n)
+{
+	if (w_uint(w, n) < 0)
+		return -1;
+	return w_bytes(w, s, n);
+}
+
+static int w_cstring(trace_writer *w, const char *s)
+{
+	return w_string(w, s ? s : "", s ? strlen(s) : 0);
+}
+
+#define TRY(x)                   \
+	do {                     \
+		if ((x) < 0)     \
+			return -1; \
+	} while (0)
+
+/* An id for sig: (id, false) when already written, (id, true) when new. */
+static bool sig_id(tmap *m, uint64_t *count, const void *sig, uint64_t *id)
+{
+	if (tmap_get(m, sig, id))
+		return false;
+	*id = (*count)++;
+	tmap_put(m, sig, *id);
+	return true;
+}
+
+static int w_sint(trace_writer *w, int64_t v)
+{
+	if (v < 0) {
+		TRY(w_byte(w, V_SINT));
+		return w_uint(w, (uint64_t)0 - (uint64_t)v);
+	}
+	TRY(w_byte(w, V_UINT));
+	return w_uint(w, (uint64_t)v);
+}
+
+static int w_value(trace_writer *w, const trace_value *v)
+{
+	uint64_t id;
+	switch ((trace_value_kind)v->kind) {
+	case TRACE_MISSING:
+	case TRACE_NULL:
+		return w_byte(w, V_NULL);
+	case TRACE_BOOL:
+		return w_byte(w, v->b ? V_TRUE : V_FALSE);
+	case TRACE_SINT:
+		return w_sint(w, v->i);
+	case TRACE_UINT:
+		TRY(w_byte(w, V_UINT));
+		return w_uint(w, v->u);
+	case TRACE_FLOAT:
+		TRY(w_byte(w, V_FLOAT));
+		return w_bytes(w, &v->f, 4);
+	case TRACE_DOUBLE:
+		TRY(w_byte(w, V_DOUBLE));
+		return w_bytes(w, &v->d, 8);
+	case TRACE_STRING:
+		TRY(w_byte(w, V_STRING));
+		return w_string(w, v->str, v->len);
+	case TRACE_BLOB:
+		TRY(w_byte(w, V_BLOB));
+		return w_string(w, (const char *)v->blob, v->len);
+	case TRACE_WSTRING:
+		TRY(w_byte(w, V_WSTRING));
+		TRY(w_uint(w, v->len));
+		for (uint32_t i = 0; i < v->len; i++)
+			TRY(w_uint(w, v->wstr[i]));
+		return 0;
+	case TRACE_ENUM: {
+		const trace_enum_sig *sig = v->en.sig;
+		TRY(w_byte(w, V_ENUM));
+		bool fresh = sig_id(&w->enums, &w->nenums, sig, &id);
+		TRY(w_uint(w, id));
+		if (fresh) {
+			TRY(w_uint(w, sig->nvalues));
+			for (uint32_t i = 0; i < sig->nvalues; i++) {
+				TRY(w_cstring(w, sig->values[i].name));
+				TRY(w_sint(w, sig->values[i].value));
+			}
+		}
+		return w_sint(w, v->en.value);
+	}
+	case TRACE_BITMASK: {
+		const trace_bitmask_sig *sig = v->bm.sig;
+		TRY(w_byte(w, V_BITMASK));
+		bool fresh = sig_id(&w->bitmasks, &w->nbitmasks, sig, &id);
+		TRY(w_uint(w, id));
+		if (fresh) {
+			TRY(w_uint(w, sig->nflags));
+			for (uint32_t i = 0; i < sig->nflags; i++) {
+				TRY(w_cstring(w, sig->flags[i].name));
+				TRY(w_uint(w, sig->flags[i].value));
+			}
+		}
+		return w_uint(w, v->bm.value);
+	}
+	case TRACE_ARRAY:
+		TRY(w_byte(w, V_ARRAY));
+		TRY(w_uint(w, v->len));
+		for (uint32_t i = 0; i < v->len; i++)
+			TRY(w_value(w, &v->items[i]));
+		return 0;
+	case TRACE_STRUCT: {
+		const trace_struct_sig *sig = v->st.sig;
+		TRY(w_byte(w, V_STRUCT));
+		bool fresh = sig_id(&w->structs, &w->nstructs, sig, &id);
+		TRY(w_uint(w, id));
+		if (fresh) {
+			TRY(w_cstring(w, sig->name));
+			TRY(w_uint(w, sig->nmembers));
+			for (uint32_t i = 0; i < sig->nmembers; i++)
+				TRY(w_cstring(w, sig->member_names[i]));
+		}
+		for (uint32_t i = 0; i < sig->nmembers; i++)
+			TRY(w_value(w, &v->st.members[i]));
+		return 0;
+	}
+	case TRACE_POINTER:
+		TRY(w_byte(w, V_OPAQUE));
+		return w_uint(w, v->u);
+	case TRACE_REPR:
+		TRY(w_byte(w, V_REPR));
+		TRY(w_value(w, &v->items[0]));
+		return w_value(w, &v->items[1]);
+	}
+	return w_byte(w, V_NULL);
+}
+
+static int w_frame(trace_writer *w, const trace_frame *f)
+{
+	uint64_t id;
+	bool fresh = sig_id(&w->frames, &w->nframes, f, &id);
+	TRY(w_uint(w, id));
+	if (!fresh)
+		return 0;
+	if (f->module) {
+		TRY(w_byte(w, 1));
+		TRY(w_cstring(w, f->module));
+	}
+	if (f->function) {
+		TRY(w_byte(w, 2));
+		TRY(w_cstring(w, f->function));
+	}
+	if (f->filename) {
+		TRY(w_byte(w, 3));
+		TRY(w_cstring(w, f->filename));
+	}
+	if (f->line >= 0) {
+		TRY(w_byte(w, 4));
+		TRY(w_uint(w, (uint64_t)f->line));
+	}
+	if (f->offset >= 0) {
+		TRY(w_byte(w, 5));
+		TRY(w_uint(w, (uint64_t)f->offset));
+	}
+	return w_byte(w, 0);
+}
+
+/* The enter event: as apitrace writes it, flags and backtrace first. */
+static int w_enter(trace_writer *w, const trace_call *c)
+{
+	uint64_t id;
+	const trace_func_sig *sig = c->sig;
+	TRY(w_byte(w, EV_ENTER));
+	TRY(w_uint(w, c->thread));
+	bool fresh = sig_id(&w->funcs, &w->nfuncs, sig, &id);
+	TRY(w_uint(w, id));
+	if (fresh) {
+		TRY(w_cstring(w, sig->name));
+		TRY(w_uint(w, sig->nargs));
+		for (uint32_t i = 0; i < sig->nargs; i++)
+			TRY(w_cstring(w, sig->arg_names[i]));
+	}
+	if (c->flags & TRACE_CALL_FAKE) {
+		TRY(w_byte(w, D_FLAGS));
+		TRY(w_uint(w, 1));
+	}
+	if (c->nframes) {
+		TRY(w_byte(w, D_BACKTRACE));
+		TRY(w_uint(w, c->nframes));
+		for (uint32_t i = 0; i < c->nframes; i++)
+			TRY(w_frame(w, c->backtrace[i]));
+	}
+	for (uint32_t i = 0; i < sig->nargs; i++) {
+		if (c->args[i].kind == TRACE_MISSING)
+			continue;
+		TRY(w_byte(w, D_ARG));
+		TRY(w_uint(w, i));
+		TRY(w_value(w, &c->args[i]));
+	}
+	return w_byte(w, D_END);
+}
+
+static int w_leave(trace_writer *w, const trace_call *c, uint64_t no)
+{
+	/* a call that never returned has no leave: the reader flags it again */
+	if (c->flags & TRACE_CALL_INCOMPLETE)
+		return 0;
+	TRY(w_byte(w, EV_LEAVE));
+	TRY(w_uint(w, no));
+	if (c->ret) {
+		TRY(w_byte(w, D_RET));
+		TRY(w_value(w, c->ret));
+	}
+	return w_byte(w, D_END);
+}
+
+/* ------------------------------------------------------------------ */
+/* Deep copies, for held records. */
+
+static void copy_value(trace_arena *a, trace_value *dst, const trace_value *src)
+{
+	*dst = *src;
+	switch ((trace_value_kind)src->kind) {
+	case TRACE_STRING:
+		dst->str = trace_arena_strndup(a, src->str, src->len);
+		break;
+	case TRACE_BLOB: {
+		uint8_t *p = trace_arena_alloc(a, src->len ? src->len : 1);
+		memcpy(p, src->blob, src->len);
+		dst->blob = p;
+		break;
+	}
+	case TRACE_WSTRING: {
+		uint32_t *p = trace_arena_alloc(a, sizeof(*p) * (src->len + 1));
+		memcpy(p, src->wstr, sizeof(*p) * src->len);
+		dst->wstr = p;
+		break;
+	}
+	case TRACE_ARRAY:
+	case TRACE_REPR: {
+		uint32_t n = src->kind == TRACE_REPR ? 2 : src->len;
+		dst->items = trace_arena_alloc(a, sizeof(trace_value) * n);
+		for (uint32_t i = 0; i < n; i++)
+			copy_value(a, &dst->items[i], &src->items[i]);
+		break;
+	}
+	case TRACE_STRUCT: {
+		uint32_t n = src->st.sig->nmembers;
+		dst->st.members = trace_arena_alloc(a, sizeof(trace_value) * n);
+		for (uint32_t i = 0; i < n; i++)
+			copy_value(a, &dst->st.members[i], &src->st.members[i]);
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+void trace_call_copy(trace_call *dst, const trace_call *src)
+{
+	trace_call_reset(dst);
+	trace_arena a = dst->arena;
+	*dst = *src;
+	dst->arena = a;
+	dst->args = trace_call_values(dst, src->sig->nargs);
+	for (uint32_t i = 0; i < src->sig->nargs; i++)
+		copy_value(&dst->arena, &dst->args[i], &src->args[i]);
+	if (src->ret) {
+		dst->ret = trace_call_values(dst, 1);
+		copy_value(&dst->arena, dst->ret, src->ret);
+	}
+	if (src->nframes) {
+		dst->backtrace = trace_arena_alloc(&dst->arena,
+						   sizeof(*dst->backtrace) * src->nframes);
+		memcpy(dst->backtrace, src->backtrace, sizeof(*dst->backtrace) * src->nframes);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Ordering. */
+
+static held *find_held(trace_writer *w, uint64_t no)
+{
+	for (size_t i = 0; i < w->nqueue; i++)
+		if (!w->queue[i]->entered && w->queue[i]->call.no == no)
+			return w->queue[i];
+	return NULL;
+}
+
+/* Writes every enter and leave that can go out now. */
+static int pump(trace_writer *w, bool drain)
+{
+	for (;;) {
+		held *h;
+		while ((h = find_held(w, w->next_no))) {
+			TRY(w_enter(w, &h->call));
+			h->entered = true;
+			h->out_no = w->out_no++;
+			w->next_no++;
+		}
+		while (w->nqueue && w->queue[0]->entered) {
+			h = w->queue[0];
+			TRY(w_leave(w, &h->call, h->out_no));
+			trace_call_free(&h->call);
+			free(h);
+			memmove(w->queue, w->queue + 1, --w->nqueue * sizeof(*w->queue));
+		}
+		if (!w->nqueue || (!drain && w->nqueue < REORDER_WINDOW))
+			return 0;
+		/* a gap that will not fill: go on from the smallest number held */
+		uint64_t min = UINT64_MAX;
+		for (size_t i = 0; i < w->nqueue; i++)
+			if (!w->queue[i]->entered && w->queue[i]->call.no < min)
+				min = w->queue[i]->call.no;
+		w->next_no = min;
+	}
+}
+
+static int write_binary_call(trace_writer *w, const trace_call *c)
+{
+	if (!w->started) {
+		w->started = true;
+		w->next_no = c->no;
+	}
+	if (!w->nqueue && c->no == w->next_no) {
+		TRY(w_enter(w, c));
+		TRY(w_leave(w, c, w->out_no));
+		w->out_no++;
+		w->next_no++;
+		return 0;
+	}
+	if (c->no < w->next_no) {
+		/* behind a gap we gave up on: it goes out where it is */
+		held *h = trace_xmalloc(sizeof(*h));
+		trace_call_init(&h->call);
+		trace_call_copy(&h->call, c);
+		h->entered = true;
+		h->out_no = w->out_no++;
+		TRY(w_enter(w, c));
+		if (w->nqueue == w->cqueue) {
+			w->cqueue = w->cqueue ? w->cqueue * 2 : 64;
+			w->queue = trace_xrealloc(w->queue, w->cqueue * sizeof(*w->queue));
+		}
+		w->queue[w->nqueue++] = h;
+		return pump(w, false);
+	}
+	held *h = trace_xmalloc(sizeof(*h));
+	trace_call_init(&h->call);
+	trace_call_copy(&h->call, c);
+	h->entered = false;
+	if (w->nqueue == w->cqueue) {
+		w->cqueue = w->cqueue ? w->cqueue * 2 : 64;
+		w->queue = trace_xrealloc(w->queue, w->cqueue * sizeof(*w->queue));
+	}
+	w->queue[w->nqueue++] = h;
+	return pump(w, false);
+}
+
+/* ------------------------------------------------------------------ */
+
+trace_writer *trace_writer_open_file(FILE *f, const char *name,
+				     const trace_writer_options *opt, trace_error *err)
+{
+	trace_writer *w = calloc(1, sizeof(*w));
+	if (!w)
+		abort();
+	w->fmt = opt && opt->format ? opt->format : TRACE_FMT_SNAPPY;
+	if (trace_sink_open(&w->k, name, f, w->fmt, opt ? opt->quality : -1, err) < 0) {
+		free(w);
+		return NULL;
+	}
+	return w;
+}
+
+trace_writer *trace_writer_open(const char *path, const trace_writer_options *opt,
+				trace_error *err)
+{
+	return trace_writer_open_file(NULL, path, opt, err);
+}
+
+int trace_writer_header(trace_writer *w, const trace_header *h, trace_error *err)
+{
+	w->err = err;
+	if (w->fmt == TRACE_FMT_TEXT) {
+		w->line.len = 0;
+		trace_text_header(&w->line, h);
+		tbuf_addc(&w->line, '\n');
+		return w_bytes(w, w->line.data, w->line.len);
+	}
+	TRY(w_uint(w, TRACE_FORMAT_VERSION));
+	TRY(w_uint(w, h->semantic_version));
+	for (uint32_t i = 0; i < h->nprops; i++) {
+		if (!h->props[i].name[0])
+			continue; /* an empty name would end the list */
+		TRY(w_cstring(w, h->props[i].name));
+		TRY(w_cstring(w, h->props[i].value));
+	}
+	return w_uint(w, 0);
+}
+
+int trace_writer_call(trace_writer *w, const trace_call *c, trace_error *err)
+{
+	w->err = err;
+	if (w->fmt == TRACE_FMT_TEXT) {
+		w->line.len = 0;
+		trace_text_call(&w->line, c);
+		tbuf_addc(&w->line, '\n');
+		return w_bytes(w, w->line.data, w->line.len);
+	}
+	return write_binary_call(w, c);
+}
+
+static void release(trace_writer *w)
+{
+	for (size_t i = 0; i < w->nqueue; i++) {
+		trace_call_free(&w->queue[i]->call);
+		free(w->queue[i]);
+	}
+	free(w->queue);
+	tmap_free(&w->funcs);
+	tmap_free(&w->structs);
+	tmap_free(&w->enums);
+	tmap_free(&w->bitmasks);
+	tmap_free(&w->frames);
+	tbuf_free(&w->line);
+	free(w);
+}
+
+int trace_writer_close(trace_writer *w, trace_error *err)
+{
+	w->err = err;
+	int r = 0;
+	if (w->fmt != TRACE_FMT_TEXT)
+		r = pump(w, true);
+	if (r == 0)
+		r = trace_sink_close(&w->k, err);
+	else
+		trace_sink_abort(&w->k);
+	release(w);
+	return r;
+}
+
+void trace_writer_abort(trace_writer *w)
+{
+	trace_sink_abort(&w->k);
+	release(w);
+}
