@@ -23,7 +23,7 @@ int main(int argc, char **argv)
 
 	trace_cli_init("trace-decode", usage);
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:hV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o': out = optarg; break;
 		case 'Q': trace_cli_self.quiet = true; break;

@@ -28,7 +28,7 @@ int main(int argc, char **argv)
 
 	trace_cli_init("trace-encode", usage);
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":z:q:o:hV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":z:q:o:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'z':
 			opt.format = trace_cli_format(optarg);

@@ -114,10 +114,13 @@ static inline int rd_uint(trace_binreader *b, uint64_t *out, const char *what,
 			*out = v;
 			return 0;
 		}
-		if (!(p[1] & 0x80)) {
-			s->p = p + 2;
-			*out = v | (uint64_t)p[1] << 7;
-			return 0;
+		for (unsigned i = 1; i < 9; i++) {
+			v |= (uint64_t)(p[i] & 0x7f) << (7 * i);
+			if (!(p[i] & 0x80)) {
+				s->p = p + i + 1;
+				*out = v;
+				return 0;
+			}
 		}
 	}
 	return rd_uint_slow(b, out, what, err);
@@ -675,6 +678,10 @@ int trace_binreader_header(trace_binreader *b, trace_header *h, trace_arena *a,
 	if (v < 6)
 		return 0;
 	TRY(rd_uint(b, &v, "the header", err));
+	if (v > h->version)
+		return fail(b, err, trace_source_offset(b->s),
+			    "semantic version %llu is above the format version %u",
+			    (unsigned long long)v, h->version);
 	h->semantic_version = (uint32_t)v;
 	size_t cap = 0;
 	for (;;) {

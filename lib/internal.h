@@ -56,6 +56,7 @@ typedef struct tmap {
 	const void **keys;
 	uint64_t *vals;
 	size_t cap, n;
+	size_t dead;   /* entries a user has zeroed (see the writer) */
 } tmap;
 
 bool tmap_get(const tmap *m, const void *key, uint64_t *val);

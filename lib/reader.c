@@ -34,7 +34,11 @@ static trace_reader *open_source(trace_reader *r, trace_error *err)
 				trace_format_name(r->src.container));
 		goto fail;
 	}
-	if (*r->src.p == '{' || *r->src.p == '#') {
+	const uint8_t *p = r->src.p;
+	if (r->src.end - p >= 3 && p[0] == 0xef && p[1] == 0xbb && p[2] == 0xbf)
+		r->src.p += 3; /* a byte order mark an editor left */
+	if (*p == '{' || *p == '#' || *p == ' ' || *p == '\t' || *p == '\r' || *p == '\n' ||
+	    *p == 0xef) {
 		r->format = TRACE_FMT_TEXT;
 		r->text = trace_textreader_new(&r->src, r->sigs);
 		if (trace_textreader_header(r->text, &r->header, &r->header_arena, err) < 0)

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <snappy-c.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define PLAIN_BLOCK (256u << 10)
@@ -47,6 +48,10 @@ int trace_sink_open(trace_sink *k, const char *path, FILE *f, trace_format conta
 			free(k->tmp);
 			return -1;
 		}
+		/* mkstemp makes 0600; a trace is an ordinary file: 0666 less umask */
+		mode_t mask = umask(0);
+		umask(mask);
+		fchmod(fd, 0666 & ~mask);
 		k->own_file = true;
 		k->name = k->path;
 	} else {
@@ -196,13 +201,21 @@ int trace_sink_close(trace_sink *k, trace_error *err)
 	return r;
 }
 
+/*
+ * A file is removed.  A pipe keeps what was written: the buffer holds
+ * whole records only, and the records before a bad one are worth having
+ * (the calls before a crash); the exit status says the stream is short.
+ */
 void trace_sink_abort(trace_sink *k)
 {
 	if (k->own_file) {
 		if (k->file)
 			fclose(k->file);
 		unlink(k->tmp);
-	} else if (k->file) {
+	} else if (k->file && !k->failed) {
+		trace_error ignored;
+		if (trace_sink_flush_block(k, &ignored) == 0 && k->container == TRACE_FMT_BROTLI)
+			brotli_run(k, BROTLI_OPERATION_FINISH, &ignored);
 		fflush(k->file);
 	}
 	release(k);

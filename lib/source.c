@@ -289,7 +289,10 @@ int trace_source_open(trace_source *s, trace_error *err)
 		s->container = TRACE_FMT_RAW;
 		s->fill = fill_plain;
 		consume = true;
-	} else if (magic[0] == '{' || magic[0] == '#') {
+	} else if (magic[0] == '{' || magic[0] == '#' || magic[0] == ' ' || magic[0] == '\t' ||
+		   magic[0] == '\r' || magic[0] == '\n' || (n == 2 && magic[0] == 0xef &&
+							  magic[1] == 0xbb)) {
+		/* text, perhaps after blank lines or a UTF-8 byte order mark */
 		s->container = TRACE_FMT_TEXT;
 		s->fill = fill_plain;
 	} else {

@@ -32,6 +32,7 @@ struct trace_textreader {
 	trace_error *err;
 	tbuf names;            /* scratch: names of a signature being built */
 	tbuf flags;            /* scratch: enum and bitmask entries */
+	tbuf text;             /* scratch: a decoded !latin1 string */
 };
 
 #define TRY(x)                   \
@@ -158,6 +159,14 @@ static bool parse_int(const char *s, size_t n, int64_t *out)
 	return true;
 }
 
+/* An unsigned decimal or 0x-hex: bitmask values use all 64 bits. */
+static bool parse_uint(const char *s, size_t n, uint64_t *out)
+{
+	if (n > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		return parse_u64(s + 2, n - 2, 16, out);
+	return parse_u64(s, n, 10, out);
+}
+
 static bool is_float_syntax(const char *s, size_t n)
 {
 	size_t i = 0;
@@ -166,7 +175,7 @@ static bool is_float_syntax(const char *s, size_t n)
 		i++;
 	if (n - i == 4 && !memcmp(s + i, ".inf", 4))
 		return true;
-	if (n == 4 && !memcmp(s, ".nan", 4))
+	if (n - i == 4 && !memcmp(s + i, ".nan", 4))
 		return true;
 	for (; i < n; i++) {
 		char c = s[i];
@@ -198,7 +207,7 @@ static double parse_real(const char *s, size_t n)
 	if (!strncmp(p, ".inf", 4))
 		return neg ? -INFINITY : INFINITY;
 	if (!strncmp(p, ".nan", 4))
-		return NAN;
+		return neg ? -NAN : NAN;
 	(void)n;
 	return strtod(s, NULL);
 }
@@ -214,7 +223,7 @@ static float parse_real_f(const char *s)
 	if (!strncmp(p, ".inf", 4))
 		return neg ? -INFINITY : INFINITY;
 	if (!strncmp(p, ".nan", 4))
-		return NAN;
+		return neg ? -NAN : NAN;
 	return strtof(s, NULL);
 }
 
@@ -325,13 +334,13 @@ static int bitmask_scalar(trace_textreader *x, trace_value *v)
 		const char *bar = memchr(p, '|', (size_t)(s + n - p));
 		const char *end = bar ? bar : s + n;
 		const char *eq = memchr(p, '=', (size_t)(end - p));
-		int64_t val;
-		if (!parse_int(eq ? eq + 1 : p, (size_t)(end - (eq ? eq + 1 : p)), &val))
+		uint64_t val;
+		if (!parse_uint(eq ? eq + 1 : p, (size_t)(end - (eq ? eq + 1 : p)), &val))
 			return fail(x, "bad bitmask '%s' (NAME=0xVALUE|...)", s);
 		if (eq)
-			add_flag(x, p, (size_t)(eq - p), (uint64_t)val);
+			add_flag(x, p, (size_t)(eq - p), val);
 		else
-			rest |= (uint64_t)val;
+			rest |= val;
 		if (!bar)
 			break;
 		p = bar + 1;
@@ -427,6 +436,54 @@ static int int_item(trace_textreader *x, int64_t *out, const char *what)
 	return 0;
 }
 
+static int uint_item(trace_textreader *x, uint64_t *out, const char *what)
+{
+	size_t n;
+	if (x->ev.type != YAML_SCALAR_EVENT || !plain(x) ||
+	    !parse_uint(scalar(x, &n), x->ev.data.scalar.length, out))
+		return fail(x, "expected an unsigned integer in %s", what);
+	return 0;
+}
+
+/*
+ * The bytes of a string scalar, wherever one stands (names, properties,
+ * frames): a !latin1 tag maps each character U+0000..U+00FF to one byte.
+ * The result lives until the next call.
+ */
+static int text_scalar(trace_textreader *x, const char **out, size_t *len)
+{
+	const char *tag = tag_of(x);
+	const char *s = (const char *)x->ev.data.scalar.value;
+	size_t n = x->ev.data.scalar.length;
+	if (!tag) {
+		*out = s;
+		*len = n;
+		return 0;
+	}
+	if (strcmp(tag, "!latin1"))
+		return fail(x, "unknown tag %s on a string", tag);
+	x->text.len = 0;
+	const uint8_t *u = (const uint8_t *)s;
+	for (size_t i = 0; i < n;) {
+		uint32_t cp = u[i];
+		size_t l = 1;
+		if (cp >= 0x80) {
+			if ((cp & 0xe0) != 0xc0 || i + 1 >= n)
+				return fail(x, "!latin1 string holds a character above U+00FF");
+			cp = (cp & 0x1f) << 6 | (u[i + 1] & 0x3f);
+			l = 2;
+		}
+		if (cp > 0xff)
+			return fail(x, "!latin1 string holds a character above U+00FF");
+		tbuf_addc(&x->text, (char)cp);
+		i += l;
+	}
+	tbuf_addc(&x->text, 0);
+	*out = x->text.data;
+	*len = x->text.len - 1;
+	return 0;
+}
+
 /* !enum ["name", value] */
 static int enum_seq(trace_textreader *x, trace_value *v)
 {
@@ -434,7 +491,8 @@ static int enum_seq(trace_textreader *x, trace_value *v)
 	TRY(next(x));
 	if (x->ev.type != YAML_SCALAR_EVENT)
 		return fail(x, "expected the name in !enum [NAME, VALUE]");
-	const char *name = scalar(x, &n);
+	const char *name;
+	TRY(text_scalar(x, &name, &n));
 	const char *iname = trace_sigtab_string(x->t, name, n);
 	TRY(next(x));
 	TRY(int_item(x, &v->en.value, "!enum [NAME, VALUE]"));
@@ -442,7 +500,7 @@ static int enum_seq(trace_textreader *x, trace_value *v)
 	if (x->ev.type != YAML_SEQUENCE_END_EVENT)
 		return fail(x, "expected the end of !enum [NAME, VALUE]");
 	v->kind = TRACE_ENUM;
-	v->en.sig = enum_sig(x, iname, strlen(iname), v->en.value);
+	v->en.sig = enum_sig(x, iname, n, v->en.value);
 	return 0;
 }
 
@@ -455,10 +513,10 @@ static int bitmask_seq(trace_textreader *x, trace_value *v)
 		TRY(next(x));
 		if (x->ev.type == YAML_SEQUENCE_END_EVENT)
 			break;
-		int64_t val;
+		uint64_t val;
 		if (x->ev.type == YAML_SCALAR_EVENT) {
-			TRY(int_item(x, &val, "!bitmask"));
-			rest |= (uint64_t)val;
+			TRY(uint_item(x, &val, "!bitmask"));
+			rest |= val;
 			continue;
 		}
 		if (x->ev.type != YAML_SEQUENCE_START_EVENT)
@@ -467,34 +525,18 @@ static int bitmask_seq(trace_textreader *x, trace_value *v)
 		TRY(next(x));
 		if (x->ev.type != YAML_SCALAR_EVENT)
 			return fail(x, "expected a flag name in !bitmask");
-		const char *s = scalar(x, &n);
+		const char *s;
+		TRY(text_scalar(x, &s, &n));
 		const char *name = trace_sigtab_string(x->t, s, n);
 		TRY(next(x));
-		TRY(int_item(x, &val, "!bitmask"));
+		TRY(uint_item(x, &val, "!bitmask"));
 		TRY(next(x));
 		if (x->ev.type != YAML_SEQUENCE_END_EVENT)
 			return fail(x, "expected the end of [NAME, VALUE] in !bitmask");
-		add_flag(x, name, strlen(name), (uint64_t)val);
+		add_flag(x, name, n, val);
 	}
 	finish_bitmask(x, v, rest);
 	return 0;
-}
-
-static char *percent_decode(trace_arena *a, const char *s)
-{
-	size_t n = strlen(s);
-	char *out = trace_arena_alloc(a, n + 1), *o = out;
-	for (size_t i = 0; i < n; i++) {
-		uint64_t c;
-		if (s[i] == '%' && i + 2 < n + 1 && parse_u64(s + i + 1, 2, 16, &c)) {
-			*o++ = (char)c;
-			i += 2;
-		} else {
-			*o++ = s[i];
-		}
-	}
-	*o = 0;
-	return out;
 }
 
 /* Keys of a mapping and a value for each: struct members, arguments. */
@@ -511,14 +553,8 @@ static int members(trace_textreader *x, trace_value **vals, uint32_t *count, int
 		if (x->ev.type != YAML_SCALAR_EVENT)
 			return fail(x, "expected a name");
 		size_t len;
-		const char *k = scalar(x, &len);
-		const char *tag = tag_of(x);
-		if (tag && !strcmp(tag, "!latin1")) {
-			trace_value tmp;
-			TRY(tagged_scalar(x, tag, &tmp));
-			k = tmp.str;
-			len = tmp.len;
-		}
+		const char *k;
+		TRY(text_scalar(x, &k, &len));
 		const char *name = trace_sigtab_string(x->t, k, len);
 		tbuf_add(&x->names, &name, sizeof(name));
 		if (n == cap) {
@@ -586,9 +622,28 @@ static int value(trace_textreader *x, trace_value *v, int depth)
 		}
 		return fail(x, "unknown tag %s on a sequence", tag);
 	case YAML_MAPPING_START_EVENT: {
-		if (!tag || strncmp(tag, "!struct:", 8))
+		const char *name;
+		/* libyaml has already decoded the tag's %XX escapes */
+		if (tag && !strncmp(tag, "!struct:", 8)) {
+			name = trace_arena_strndup(&x->call->arena, tag + 8, strlen(tag + 8));
+		} else if (tag && !strncmp(tag, "!latin1struct:", 14)) {
+			const uint8_t *u = (const uint8_t *)tag + 14;
+			char *o = trace_arena_alloc(&x->call->arena, strlen(tag + 14) + 1);
+			name = o;
+			while (*u) {
+				if (*u < 0x80) {
+					*o++ = (char)*u++;
+				} else if ((*u & 0xe0) == 0xc0 && u[1] && *u <= 0xc3) {
+					*o++ = (char)((*u & 0x1f) << 6 | (u[1] & 0x3f));
+					u += 2;
+				} else {
+					return fail(x, "!latin1struct: name holds a character above U+00FF");
+				}
+			}
+			*o = 0;
+		} else {
 			return fail(x, "a mapping value needs a !struct:NAME tag");
-		const char *name = percent_decode(&x->call->arena, tag + 8);
+		}
 		size_t names_at = x->names.len;
 		trace_value *m;
 		uint32_t n;
@@ -749,10 +804,15 @@ int trace_textreader_header(trace_textreader *x, trace_header *h, trace_arena *a
 				TRY(key(x, &pk));
 				if (!pk)
 					break;
-				char *name = trace_arena_strndup(a, pk, x->ev.data.scalar.length);
+				const char *ps;
+				size_t pl;
+				(void)pk;
+				TRY(text_scalar(x, &ps, &pl));
+				char *name = trace_arena_strndup(a, ps, pl);
 				TRY(next(x));
 				if (x->ev.type != YAML_SCALAR_EVENT || plain(x))
 					return fail(x, "property %s must be a quoted string", name);
+				TRY(text_scalar(x, &ps, &pl));
 				if (h->nprops == cap) {
 					cap = cap ? cap * 2 : 16;
 					trace_property *n = trace_arena_alloc(a, sizeof(*n) * cap);
@@ -761,9 +821,7 @@ int trace_textreader_header(trace_textreader *x, trace_header *h, trace_arena *a
 					h->props = n;
 				}
 				h->props[h->nprops].name = name;
-				h->props[h->nprops].value = trace_arena_strndup(
-					a, (const char *)x->ev.data.scalar.value,
-					x->ev.data.scalar.length);
+				h->props[h->nprops].value = trace_arena_strndup(a, ps, pl);
 				h->nprops++;
 			}
 		} else {
@@ -813,9 +871,9 @@ int trace_textreader_next(trace_textreader *x, trace_call **out, trace_error *er
 			TRY(next(x));
 			if (x->ev.type != YAML_SCALAR_EVENT)
 				return fail(x, "fn must be a function name");
-			fn = trace_sigtab_string(x->t, (const char *)x->ev.data.scalar.value,
-						 x->ev.data.scalar.length);
-			fnlen = x->ev.data.scalar.length;
+			const char *s;
+			TRY(text_scalar(x, &s, &fnlen));
+			fn = trace_sigtab_string(x->t, s, fnlen);
 		} else if (!strcmp(k, "args")) {
 			TRY(next(x));
 			if (x->ev.type != YAML_MAPPING_START_EVENT)
@@ -873,8 +931,10 @@ int trace_textreader_next(trace_textreader *x, trace_call **out, trace_error *er
 						fail(x, "a frame's %s is a scalar", kbuf);
 						goto bt_fail;
 					}
-					const char *sv = (const char *)x->ev.data.scalar.value;
-					size_t sl = x->ev.data.scalar.length;
+					const char *sv;
+					size_t sl;
+					if (text_scalar(x, &sv, &sl) < 0)
+						goto bt_fail;
 					int64_t iv;
 					if (!strcmp(kbuf, "module"))
 						f.module = trace_sigtab_string(x->t, sv, sl);
@@ -945,5 +1005,6 @@ void trace_textreader_free(trace_textreader *x)
 	free(x->call);
 	tbuf_free(&x->names);
 	tbuf_free(&x->flags);
+	tbuf_free(&x->text);
 	free(x);
 }

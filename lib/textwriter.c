@@ -68,22 +68,126 @@ static size_t finish_float(char *out, size_t n)
 
 static size_t special_float(char *out, double d)
 {
-	if (isnan(d))
-		return (size_t)sprintf(out, ".nan");
+	if (isnan(d)) /* the sign shows in apitrace dump; the payload does not */
+		return (size_t)sprintf(out, signbit(d) ? "-.nan" : ".nan");
 	if (isinf(d))
 		return (size_t)sprintf(out, d < 0 ? "-.inf" : ".inf");
 	return 0;
 }
 
+/* 10^-60 .. 10^60, correctly rounded by the compiler. */
+static const double pow10_tab[121] = {
+	1e-60, 1e-59, 1e-58, 1e-57, 1e-56, 1e-55, 1e-54, 1e-53, 1e-52, 1e-51,
+	1e-50, 1e-49, 1e-48, 1e-47, 1e-46, 1e-45, 1e-44, 1e-43, 1e-42, 1e-41,
+	1e-40, 1e-39, 1e-38, 1e-37, 1e-36, 1e-35, 1e-34, 1e-33, 1e-32, 1e-31,
+	1e-30, 1e-29, 1e-28, 1e-27, 1e-26, 1e-25, 1e-24, 1e-23, 1e-22, 1e-21,
+	1e-20, 1e-19, 1e-18, 1e-17, 1e-16, 1e-15, 1e-14, 1e-13, 1e-12, 1e-11,
+	1e-10, 1e-9, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1,
+	1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9,
+	1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19,
+	1e20, 1e21, 1e22, 1e23, 1e24, 1e25, 1e26, 1e27, 1e28, 1e29,
+	1e30, 1e31, 1e32, 1e33, 1e34, 1e35, 1e36, 1e37, 1e38, 1e39,
+	1e40, 1e41, 1e42, 1e43, 1e44, 1e45, 1e46, 1e47, 1e48, 1e49,
+	1e50, 1e51, 1e52, 1e53, 1e54, 1e55, 1e56, 1e57, 1e58, 1e59,
+	1e60,
+};
+#define POW10(e) pow10_tab[(e) + 60]
+
+/* digits of n (ndig of them) times 10^e10 of the first digit, as %g would */
+static size_t put_sci(char *out, bool neg, uint64_t n, int ndig, int e10)
+{
+	char dig[24];
+	for (int i = ndig - 1; i >= 0; i--) {
+		dig[i] = (char)('0' + n % 10);
+		n /= 10;
+	}
+	while (ndig > 1 && dig[ndig - 1] == '0')
+		ndig--;
+	char *o = out;
+	if (neg)
+		*o++ = '-';
+	if (e10 < -4 || e10 >= 17) {
+		*o++ = dig[0];
+		*o++ = '.';
+		if (ndig > 1) {
+			memcpy(o, dig + 1, (size_t)ndig - 1);
+			o += ndig - 1;
+		} else {
+			*o++ = '0';
+		}
+		o += sprintf(o, "e%c%02d", e10 < 0 ? '-' : '+', e10 < 0 ? -e10 : e10);
+	} else if (e10 < 0) {
+		*o++ = '0';
+		*o++ = '.';
+		for (int i = -1; i > e10; i--)
+			*o++ = '0';
+		memcpy(o, dig, (size_t)ndig);
+		o += ndig;
+	} else {
+		for (int i = 0; i <= e10 || i < ndig; i++) {
+			if (i == e10 + 1)
+				*o++ = '.';
+			*o++ = i < ndig ? dig[i] : '0';
+		}
+		if (ndig <= e10 + 1) {
+			*o++ = '.';
+			*o++ = '0';
+		}
+	}
+	*o = 0;
+	return (size_t)(o - out);
+}
+
+/*
+ * The shortest decimal that reads back as f.  Every float, its neighbours
+ * and the midpoints between them are exact in double, so a candidate of
+ * p digits is tested against the rounding interval in double arithmetic;
+ * only a candidate within rounding error of the interval's edge is
+ * settled by strtof itself.
+ */
 size_t trace_fmt_float(char *out, float f)
 {
 	size_t n = special_float(out, f);
 	if (n)
 		return n;
-	for (int prec = 6; prec < 9; prec++) {
-		n = (size_t)sprintf(out, "%.*g", prec, (double)f);
-		if (strtof(out, NULL) == f)
-			return finish_float(out, n);
+	if (f == 0)
+		return (size_t)sprintf(out, signbit(f) ? "-0.0" : "0.0");
+	bool neg = f < 0;
+	float af = neg ? -f : f;
+	double d = af;
+	double prev = nextafterf(af, 0.0f), next = nextafterf(af, INFINITY);
+	if (isinf(next)) /* FLT_MAX: past its upper midpoint strtof gives inf */
+		next = d + (d - prev);
+	double lo = (d + prev) / 2;
+	double hi = (d + next) / 2;
+	uint32_t bits;
+	memcpy(&bits, &af, 4);
+	bool even = !(bits & 1); /* ties round to even: the edges are inside */
+	int e10 = (int)floor(log10(d));
+	if (d >= POW10(e10 + 1))
+		e10++;
+	else if (d < POW10(e10))
+		e10--;
+	for (int p = 1; p <= 9; p++) {
+		int k = p - 1 - e10; /* d * 10^k has p digits before the point */
+		double scaled = d * POW10(k);
+		uint64_t m = (uint64_t)llround(scaled);
+		int ee = e10, pp = p;
+		if (m >= (uint64_t)POW10(p)) { /* rounded up to 10^p */
+			m /= 10;
+			ee++;
+		}
+		int x = ee - pp + 1;
+		double v = x < 0 ? (double)m / POW10(-x) : (double)m * POW10(x);
+		double margin = v * 4e-16;
+		bool in = even ? (v >= lo && v <= hi) : (v > lo && v < hi);
+		bool near = fabs(v - lo) <= margin || fabs(v - hi) <= margin;
+		if (!in && !near)
+			continue;
+		n = put_sci(out, neg, m, pp, ee);
+		if (near && strtof(out, NULL) != f)
+			continue;
+		return n;
 	}
 	n = (size_t)sprintf(out, "%.9g", (double)f);
 	return finish_float(out, n);
@@ -244,16 +348,38 @@ static void put_name(tbuf *b, const char *s)
 		put_quoted(b, s ? s : "", s ? strlen(s) : 0);
 }
 
-/* A struct tag: !struct:NAME, percent-encoding what a tag may not hold. */
+static void put_tag_byte(tbuf *b, uint8_t c)
+{
+	if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+	    c == '_' || c == '.' || c == '-')
+		tbuf_addc(b, (char)c);
+	else
+		tbuf_addf(b, "%%%02X", c);
+}
+
+/*
+ * A struct tag: !struct:NAME, percent-encoding what a tag may not hold.
+ * libyaml insists the decoded escapes be UTF-8, so a name that is not
+ * goes as !latin1struct:, each byte as the character U+0000..U+00FF.
+ */
 static void put_struct_tag(tbuf *b, const char *name)
 {
-	tbuf_add(b, "!struct:", 8);
-	for (const uint8_t *s = (const uint8_t *)name; *s; s++) {
-		if ((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') ||
-		    (*s >= '0' && *s <= '9') || *s == '_' || *s == '.' || *s == '-')
-			tbuf_addc(b, (char)*s);
-		else
-			tbuf_addf(b, "%%%02X", *s);
+	const uint8_t *s = (const uint8_t *)name;
+	size_t n = strlen(name);
+	if (utf8_valid(s, n)) {
+		tbuf_add(b, "!struct:", 8);
+		for (size_t i = 0; i < n; i++)
+			put_tag_byte(b, s[i]);
+	} else {
+		tbuf_add(b, "!latin1struct:", 14);
+		for (size_t i = 0; i < n; i++) {
+			if (s[i] < 0x80) {
+				put_tag_byte(b, s[i]);
+			} else {
+				put_tag_byte(b, (uint8_t)(0xc0 | s[i] >> 6));
+				put_tag_byte(b, (uint8_t)(0x80 | (s[i] & 0x3f)));
+			}
+		}
 	}
 	tbuf_addc(b, ' ');
 }

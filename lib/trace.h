@@ -281,6 +281,11 @@ trace_writer *trace_writer_open_file(FILE *f, const char *name,
 				     trace_error *err);
 int trace_writer_header(trace_writer *w, const trace_header *h, trace_error *err);
 int trace_writer_call(trace_writer *w, const trace_call *c, trace_error *err);
+/*
+ * Says that call number NO will not come (the program dropped it), so the
+ * binary writer need not wait for it before numbering the calls after.
+ */
+void trace_writer_skip(trace_writer *w, uint64_t no);
 /* Flushes and, for a file, renames into place.  0 or -1. */
 int trace_writer_close(trace_writer *w, trace_error *err);
 /* Drops the output: removes the temporary file.  Always succeeds. */

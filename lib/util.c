@@ -128,6 +128,10 @@ struct trace_arena_chunk {
 	max_align_t data[];
 };
 
+/* Chunks start small (a held copy of a record costs about its size) and
+ * double up to ARENA_CHUNK; one-off allocations above half of that get a
+ * chunk of their own. */
+#define ARENA_FIRST (1u << 10)
 #define ARENA_CHUNK (64u << 10)
 
 void trace_arena_init(trace_arena *a)
@@ -139,17 +143,29 @@ void *trace_arena_alloc(trace_arena *a, size_t n)
 {
 	n = (n + 7) & ~(size_t)7;
 	if (!a->head || a->head->size - a->used < n) {
-		size_t size = n > ARENA_CHUNK / 2 ? n : ARENA_CHUNK;
-		trace_arena_chunk *c = trace_xmalloc(sizeof(*c) + size);
-		c->size = size;
-		if (a->head && size != ARENA_CHUNK) {
-			/* a big one-off: keep filling the current chunk after it */
-			c->next = a->head->next;
-			a->head->next = c;
-			a->total += size;
+		if (n > ARENA_CHUNK / 2) {
+			/* a big one-off: its own chunk, kept behind the current one */
+			trace_arena_chunk *c = trace_xmalloc(sizeof(*c) + n);
+			c->size = n;
+			if (a->head) {
+				c->next = a->head->next;
+				a->head->next = c;
+			} else {
+				c->next = NULL;
+				a->head = c;
+				a->used = n;
+			}
+			a->total += n;
 			memset(c->data, 0, n);
 			return c->data;
 		}
+		size_t size = a->head ? a->head->size * 2 : ARENA_FIRST;
+		if (size > ARENA_CHUNK)
+			size = ARENA_CHUNK;
+		while (size < n)
+			size *= 2;
+		trace_arena_chunk *c = trace_xmalloc(sizeof(*c) + size);
+		c->size = size;
 		c->next = a->head;
 		a->head = c;
 		a->used = 0;
@@ -169,12 +185,19 @@ char *trace_arena_strndup(trace_arena *a, const char *s, size_t n)
 	return p;
 }
 
+/* Keeps the newest ordinary chunk (the largest), frees the rest: memory
+ * follows the current record, not the largest one ever seen. */
 void trace_arena_reset(trace_arena *a)
 {
-	trace_arena_chunk *keep = NULL, *c = a->head;
+	trace_arena_chunk *c = a->head;
+	if (c && !c->next && c->size <= ARENA_CHUNK) {
+		a->used = 0; /* the usual case: one chunk, kept */
+		return;
+	}
+	trace_arena_chunk *keep = NULL;
 	while (c) {
 		trace_arena_chunk *next = c->next;
-		if (!keep && c->size == ARENA_CHUNK) {
+		if (!keep && c->size <= ARENA_CHUNK) {
 			keep = c;
 			keep->next = NULL;
 		} else {
@@ -246,7 +269,7 @@ void trace_error_print(const trace_error *err, const char *prog, FILE *out)
 	if (err->offset >= 0) {
 		tbuf_addf(&b, "%sbyte %lld", sep, (long long)err->offset);
 		if (err->file_offset >= 0)
-			tbuf_addf(&b, " (compressed chunk at file byte %lld)",
+			tbuf_addf(&b, " (compressed input from file byte %lld)",
 				  (long long)err->file_offset);
 	}
 	tbuf_addf(&b, ": %s\n", err->msg[0] ? err->msg : "error");

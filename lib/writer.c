@@ -7,15 +7,17 @@
  * enter events, so to keep every number, enters must go out in number
  * order while leaves keep the records' order.  Records that arrive ahead
  * of a smaller number (calls that overlapped on other threads) are held,
- * copied, until the smaller ones come; a stream with gaps (an edited or
- * filtered one) releases them after REORDER_WINDOW records, and the
- * binary then numbers those calls densely, as apitrace's own trim does.
+ * copied, until the smaller ones come.  Programs that drop records say so
+ * with trace_writer_skip(), so their gaps cost nothing; a stream with
+ * gaps nobody announced (a hand-edited text) releases its held records
+ * after REORDER_WINDOW of them, and the binary then numbers those calls
+ * densely, as apitrace's own trim does.
  */
 #include "internal.h"
 
 #include <stdlib.h>
 
-#define REORDER_WINDOW 1024
+#define REORDER_WINDOW 16384
 
 enum { EV_ENTER = 0, EV_LEAVE = 1 };
 enum { D_END = 0, D_ARG, D_RET, D_THREAD, D_BACKTRACE, D_FLAGS };
@@ -37,11 +39,12 @@ struct trace_writer {
 	/* binary */
 	tmap funcs, structs, enums, bitmasks, frames;
 	uint64_t nfuncs, nstructs, nenums, nbitmasks, nframes;
-	bool started;        /* next_no is known */
 	uint64_t next_no;    /* the next input call number to enter */
 	uint64_t out_no;     /* the next output call number */
 	held **queue;        /* held records, in arrival order */
-	size_t nqueue, cqueue;
+	size_t nqueue, cqueue, qhead; /* live entries are queue[qhead..nqueue) */
+	tmap waiting;        /* call number + 1 -> held record not yet entered */
+	tmap skipped;        /* call number + 1 -> 1 while announced as dropped */
 	/* text */
 	tbuf line;
 };
@@ -368,37 +371,99 @@ void trace_call_copy(trace_call *dst, const trace_call *src)
 /* ------------------------------------------------------------------ */
 /* Ordering. */
 
-static held *find_held(trace_writer *w, uint64_t no)
+#define NOKEY(no) ((const void *)(uintptr_t)((no) + 1))
+
+static held *take_waiting(trace_writer *w, uint64_t no)
 {
-	for (size_t i = 0; i < w->nqueue; i++)
-		if (!w->queue[i]->entered && w->queue[i]->call.no == no)
-			return w->queue[i];
-	return NULL;
+	uint64_t v;
+	if (!tmap_get(&w->waiting, NOKEY(no), &v) || !v)
+		return NULL;
+	tmap_put(&w->waiting, NOKEY(no), 0);
+	w->waiting.dead++;
+	return (held *)(uintptr_t)v;
+}
+
+static bool take_skipped(trace_writer *w, uint64_t no)
+{
+	uint64_t v;
+	if (!tmap_get(&w->skipped, NOKEY(no), &v) || !v)
+		return false;
+	tmap_put(&w->skipped, NOKEY(no), 0);
+	w->skipped.dead++;
+	return true;
+}
+
+static size_t queued(const trace_writer *w)
+{
+	return w->nqueue - w->qhead;
+}
+
+static void enqueue(trace_writer *w, held *h)
+{
+	if (w->qhead && w->qhead == w->nqueue)
+		w->qhead = w->nqueue = 0;
+	if (w->nqueue == w->cqueue) {
+		if (w->qhead > w->cqueue / 2) {
+			memmove(w->queue, w->queue + w->qhead, queued(w) * sizeof(*w->queue));
+			w->nqueue -= w->qhead;
+			w->qhead = 0;
+		} else {
+			w->cqueue = w->cqueue ? w->cqueue * 2 : 64;
+			w->queue = trace_xrealloc(w->queue, w->cqueue * sizeof(*w->queue));
+		}
+	}
+	w->queue[w->nqueue++] = h;
+}
+
+/* Entries are zeroed, never removed: rebuild a map with its live ones. */
+static void compact(tmap *m)
+{
+	if (m->dead < 4096 || m->dead * 2 < m->n)
+		return;
+	tmap live = {0};
+	for (size_t i = 0; i < m->cap; i++)
+		if (m->keys[i] && m->vals[i])
+			tmap_put(&live, m->keys[i], m->vals[i]);
+	tmap_free(m);
+	*m = live;
+}
+
+static void settle(trace_writer *w)
+{
+	compact(&w->waiting);
+	compact(&w->skipped);
 }
 
 /* Writes every enter and leave that can go out now. */
 static int pump(trace_writer *w, bool drain)
 {
 	for (;;) {
-		held *h;
-		while ((h = find_held(w, w->next_no))) {
-			TRY(w_enter(w, &h->call));
-			h->entered = true;
-			h->out_no = w->out_no++;
-			w->next_no++;
+		for (;;) {
+			held *h = take_waiting(w, w->next_no);
+			if (h) {
+				TRY(w_enter(w, &h->call));
+				h->entered = true;
+				h->out_no = w->out_no++;
+				w->next_no++;
+			} else if (take_skipped(w, w->next_no)) {
+				w->next_no++;
+			} else {
+				break;
+			}
 		}
-		while (w->nqueue && w->queue[0]->entered) {
-			h = w->queue[0];
+		while (queued(w) && w->queue[w->qhead]->entered) {
+			held *h = w->queue[w->qhead++];
 			TRY(w_leave(w, &h->call, h->out_no));
 			trace_call_free(&h->call);
 			free(h);
-			memmove(w->queue, w->queue + 1, --w->nqueue * sizeof(*w->queue));
 		}
-		if (!w->nqueue || (!drain && w->nqueue < REORDER_WINDOW))
+		if (!queued(w) || (!drain && queued(w) < REORDER_WINDOW)) {
+			settle(w);
 			return 0;
-		/* a gap that will not fill: go on from the smallest number held */
+		}
+		/* a gap nobody announced: go on from the smallest number held */
 		uint64_t min = UINT64_MAX;
-		for (size_t i = 0; i < w->nqueue; i++)
+		for (size_t i = w->qhead; i < w->nqueue; i++)
 			if (!w->queue[i]->entered && w->queue[i]->call.no < min)
 				min = w->queue[i]->call.no;
 		w->next_no = min;
@@ -407,42 +472,40 @@ static int pump(trace_writer *w, bool drain)
 
 static int write_binary_call(trace_writer *w, const trace_call *c)
 {
-	if (!w->started) {
-		w->started = true;
-		w->next_no = c->no;
-	}
-	if (!w->nqueue && c->no == w->next_no) {
+	if (!queued(w) && c->no == w->next_no) {
 		TRY(w_enter(w, c));
 		TRY(w_leave(w, c, w->out_no));
 		w->out_no++;
 		w->next_no++;
 		return 0;
 	}
-	if (c->no < w->next_no) {
-		/* behind a gap we gave up on: it goes out where it is */
-		held *h = trace_xmalloc(sizeof(*h));
-		trace_call_init(&h->call);
-		trace_call_copy(&h->call, c);
-		h->entered = true;
-		h->out_no = w->out_no++;
-		TRY(w_enter(w, c));
-		if (w->nqueue == w->cqueue) {
-			w->cqueue = w->cqueue ? w->cqueue * 2 : 64;
-			w->queue = trace_xrealloc(w->queue, w->cqueue * sizeof(*w->queue));
-		}
-		w->queue[w->nqueue++] = h;
-		return pump(w, false);
-	}
 	held *h = trace_xmalloc(sizeof(*h));
 	trace_call_init(&h->call);
 	trace_call_copy(&h->call, c);
 	h->entered = false;
-	if (w->nqueue == w->cqueue) {
-		w->cqueue = w->cqueue ? w->cqueue * 2 : 64;
-		w->queue = trace_xrealloc(w->queue, w->cqueue * sizeof(*w->queue));
+	uint64_t v;
+	if (c->no < w->next_no || (tmap_get(&w->waiting, NOKEY(c->no), &v) && v)) {
+		/* behind a gap given up on, or a number seen twice: it goes
+		 * out where it stands */
+		TRY(w_enter(w, c));
+		h->entered = true;
+		h->out_no = w->out_no++;
+	} else {
+		tmap_put(&w->waiting, NOKEY(c->no), (uint64_t)(uintptr_t)h);
 	}
-	w->queue[w->nqueue++] = h;
+	enqueue(w, h);
 	return pump(w, false);
+}
+
+void trace_writer_skip(trace_writer *w, uint64_t no)
+{
+	if (w->fmt == TRACE_FMT_TEXT || no < w->next_no)
+		return;
+	if (!queued(w) && no == w->next_no) {
+		w->next_no++;
+		return;
+	}
+	tmap_put(&w->skipped, NOKEY(no), 1);
 }
 
 /* ------------------------------------------------------------------ */
@@ -501,7 +564,7 @@ int trace_writer_call(trace_writer *w, const trace_call *c, trace_error *err)
 
 static void release(trace_writer *w)
 {
-	for (size_t i = 0; i < w->nqueue; i++) {
+	for (size_t i = w->qhead; i < w->nqueue; i++) {
 		trace_call_free(&w->queue[i]->call);
 		free(w->queue[i]);
 	}
@@ -511,6 +574,8 @@ static void release(trace_writer *w)
 	tmap_free(&w->enums);
 	tmap_free(&w->bitmasks);
 	tmap_free(&w->frames);
+	tmap_free(&w->waiting);
+	tmap_free(&w->skipped);
 	tbuf_free(&w->line);
 	free(w);
 }
