@@ -56,8 +56,8 @@ int main(int argc, char **argv)
 		trace_writer_abort(w);
 		trace_cli_fail(&err);
 	}
-	trace_reader_close(r);
 	if (trace_writer_close(w, &err) < 0)
 		trace_cli_fail(&err);
+	trace_reader_close(r);
 	return 0;
 }

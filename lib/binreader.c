@@ -372,7 +372,7 @@ static int rd_value(trace_binreader *b, trace_arena *a, trace_value *v, int dept
 	case V_SINT:
 		TRY(rd_uint(b, &u, "an integer", err));
 		v->kind = TRACE_SINT;
-		v->i = -(int64_t)u;
+		v->i = (int64_t)(0 - u); /* 2^63 is INT64_MIN, not an overflow */
 		return 0;
 	case V_UINT:
 		TRY(rd_uint(b, &u, "an integer", err));
@@ -648,11 +648,19 @@ int trace_binreader_next(trace_binreader *b, trace_call **call, trace_error *err
 			return 1;
 		}
 		uint8_t ev = *s->p++;
+		/* A container error (a truncated or corrupt chunk) met inside
+		 * an event carries no call: name the one being read. */
 		if (ev == EV_ENTER) {
-			TRY(rd_enter(b, at, err));
+			if (rd_enter(b, at, err) < 0) {
+				err->call = b->err_call;
+				return -1;
+			}
 		} else if (ev == EV_LEAVE) {
 			trace_call *c = NULL;
-			TRY(rd_leave(b, at, &c, err));
+			if (rd_leave(b, at, &c, err) < 0) {
+				err->call = b->err_call;
+				return -1;
+			}
 			*call = b->current = c;
 			return 1;
 		} else {

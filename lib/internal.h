@@ -133,8 +133,10 @@ typedef struct trace_sink {
 	uint64_t written;        /* uncompressed bytes accepted */
 } trace_sink;
 
-int trace_sink_open(trace_sink *k, const char *path, FILE *f, trace_format container,
-		    int quality, trace_error *err);
+/* To PATH (a file, renamed into place on close) or, with PATH NULL or
+ * "-", to F (stdout if NULL), called NAME in messages. */
+int trace_sink_open(trace_sink *k, const char *path, FILE *f, const char *name,
+		    trace_format container, int quality, trace_error *err);
 int trace_sink_flush_block(trace_sink *k, trace_error *err);
 int trace_sink_close(trace_sink *k, trace_error *err);
 void trace_sink_abort(trace_sink *k);

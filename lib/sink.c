@@ -28,8 +28,8 @@ static int put(trace_sink *k, const void *p, size_t n, trace_error *err)
 	return 0;
 }
 
-int trace_sink_open(trace_sink *k, const char *path, FILE *f, trace_format container,
-		    int quality, trace_error *err)
+int trace_sink_open(trace_sink *k, const char *path, FILE *f, const char *name,
+		    trace_format container, int quality, trace_error *err)
 {
 	memset(k, 0, sizeof(*k));
 	k->container = container;
@@ -56,7 +56,7 @@ int trace_sink_open(trace_sink *k, const char *path, FILE *f, trace_format conta
 		k->name = k->path;
 	} else {
 		k->file = f ? f : stdout;
-		k->name = path && strcmp(path, "-") ? path : "-";
+		k->name = f && name ? name : "-";
 	}
 	k->cap = container == TRACE_FMT_SNAPPY ? TRACE_SNAPPY_CHUNK : PLAIN_BLOCK;
 	k->buf = trace_xmalloc(k->cap);

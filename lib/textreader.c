@@ -838,6 +838,7 @@ int trace_textreader_next(trace_textreader *x, trace_call **out, trace_error *er
 	x->err = err;
 	const char *line;
 	size_t len;
+	x->call_no = (int64_t)x->next_no; /* read_line's errors are this record's */
 	int r = read_line(x, &line, &len);
 	if (r <= 0)
 		return r;
@@ -884,6 +885,8 @@ int trace_textreader_next(trace_textreader *x, trace_call **out, trace_error *er
 			TRY(next(x));
 			c->ret = trace_call_values(c, 1);
 			TRY(value(x, c->ret, 0));
+			if (c->ret->kind == TRACE_MISSING)
+				c->ret = NULL; /* a missing return value is none */
 		} else if (!strcmp(k, "flags")) {
 			TRY(next(x));
 			if (x->ev.type != YAML_SEQUENCE_START_EVENT)

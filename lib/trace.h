@@ -286,7 +286,10 @@ int trace_writer_call(trace_writer *w, const trace_call *c, trace_error *err);
  * binary writer need not wait for it before numbering the calls after.
  */
 void trace_writer_skip(trace_writer *w, uint64_t no);
-/* Flushes and, for a file, renames into place.  0 or -1. */
+/*
+ * Flushes and, for a file, renames into place.  0 or -1.  Held records
+ * still point at their reader's signatures: close the writer first.
+ */
 int trace_writer_close(trace_writer *w, trace_error *err);
 /* Drops the output: removes the temporary file.  Always succeeds. */
 void trace_writer_abort(trace_writer *w);

@@ -510,24 +510,30 @@ void trace_writer_skip(trace_writer *w, uint64_t no)
 
 /* ------------------------------------------------------------------ */
 
-trace_writer *trace_writer_open_file(FILE *f, const char *name,
-				     const trace_writer_options *opt, trace_error *err)
+static trace_writer *open_sink(const char *path, FILE *f, const char *name,
+			       const trace_writer_options *opt, trace_error *err)
 {
 	trace_writer *w = calloc(1, sizeof(*w));
 	if (!w)
 		abort();
 	w->fmt = opt && opt->format ? opt->format : TRACE_FMT_SNAPPY;
-	if (trace_sink_open(&w->k, name, f, w->fmt, opt ? opt->quality : -1, err) < 0) {
+	if (trace_sink_open(&w->k, path, f, name, w->fmt, opt ? opt->quality : -1, err) < 0) {
 		free(w);
 		return NULL;
 	}
 	return w;
 }
 
+trace_writer *trace_writer_open_file(FILE *f, const char *name,
+				     const trace_writer_options *opt, trace_error *err)
+{
+	return open_sink(NULL, f, name, opt, err);
+}
+
 trace_writer *trace_writer_open(const char *path, const trace_writer_options *opt,
 				trace_error *err)
 {
-	return trace_writer_open_file(NULL, path, opt, err);
+	return open_sink(path, NULL, NULL, opt, err);
 }
 
 int trace_writer_header(trace_writer *w, const trace_header *h, trace_error *err)

@@ -1,0 +1,458 @@
+/*
+ * Unit tests of libtrace: values of every kind through the text and the
+ * binary encodings, float formatting at the edges, the writer's call
+ * ordering, old format versions, and where errors point.
+ */
+#include "internal.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+
+static int passed, failed;
+
+static void check(bool ok, const char *fmt, ...)
+{
+	if (ok) {
+		passed++;
+		return;
+	}
+	failed++;
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "FAIL: ");
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "\n");
+	va_end(ap);
+}
+
+/* ------------------------------------------------------------------ */
+/* Streams in memory. */
+
+typedef struct mem {
+	char *data;
+	size_t len;
+	FILE *f;
+} mem;
+
+static void mem_open(mem *m)
+{
+	m->data = NULL;
+	m->len = 0;
+	m->f = open_memstream(&m->data, &m->len);
+}
+
+static void mem_close(mem *m)
+{
+	fclose(m->f);
+	m->f = NULL;
+}
+
+static trace_writer *writer_to(mem *m, trace_format fmt)
+{
+	trace_error err;
+	trace_error_clear(&err);
+	mem_open(m);
+	trace_writer_options opt = {.format = fmt, .quality = 5};
+	trace_writer *w = trace_writer_open_file(m->f, "mem", &opt, &err);
+	if (!w)
+		abort();
+	return w;
+}
+
+static void finish(trace_writer *w, mem *m)
+{
+	trace_error err;
+	if (trace_writer_close(w, &err) < 0)
+		abort();
+	mem_close(m);
+}
+
+/* The whole stream as text, or NULL with err filled. */
+static char *to_text(const void *data, size_t size, trace_error *err)
+{
+	trace_reader *r = trace_reader_open_memory(data, size, "input", err);
+	if (!r)
+		return NULL;
+	mem m;
+	trace_writer *w = writer_to(&m, TRACE_FMT_TEXT);
+	int k = trace_writer_header(w, trace_reader_header(r), err);
+	trace_call *c;
+	while (k == 0 && (k = trace_reader_next(r, &c, err)) > 0)
+		k = trace_writer_call(w, c, err) < 0 ? -1 : 0;
+	finish(w, &m);
+	trace_reader_close(r);
+	if (k < 0) {
+		free(m.data);
+		return NULL;
+	}
+	return m.data;
+}
+
+/* Text re-encoded in FMT, then back to text. */
+static char *through(const char *text, trace_format fmt)
+{
+	trace_error err;
+	trace_reader *r = trace_reader_open_memory(text, strlen(text), "text", &err);
+	if (!r) {
+		trace_error_print(&err, "through", stderr);
+		return NULL;
+	}
+	mem m;
+	trace_writer *w = writer_to(&m, fmt);
+	trace_writer_header(w, trace_reader_header(r), &err);
+	trace_call *c;
+	int k;
+	while ((k = trace_reader_next(r, &c, &err)) > 0)
+		trace_writer_call(w, c, &err);
+	if (k < 0)
+		trace_error_print(&err, "through", stderr);
+	finish(w, &m);
+	trace_reader_close(r);
+	char *out = to_text(m.data, m.len, &err);
+	if (!out)
+		trace_error_print(&err, "through", stderr);
+	free(m.data);
+	return out;
+}
+
+/* ------------------------------------------------------------------ */
+
+static void test_floats(void)
+{
+	const float fs[] = {0.0f, -0.0f, 1.0f, -1.0f, 0.1f, 0.5f, 3.65f, 1e10f, 1e-5f,
+			    123456789.0f, 16777216.0f, 16777217.0f, FLT_MAX, -FLT_MAX,
+			    FLT_MIN, 1.4e-45f, FLT_EPSILON, 3.4028233e38f, 0.3f, 2.5e-8f};
+	char buf[64];
+	for (size_t i = 0; i < sizeof(fs) / sizeof(fs[0]); i++) {
+		trace_fmt_float(buf, fs[i]);
+		float back = strtof(buf, NULL);
+		check(memcmp(&back, &fs[i], 4) == 0, "float %a prints as %s, which reads back "
+			"as %a", (double)fs[i], buf, (double)back);
+		check(strpbrk(buf, ".") != NULL, "float %s has a decimal point", buf);
+	}
+	trace_fmt_float(buf, 0.1f);
+	check(!strcmp(buf, "0.1"), "0.1f prints shortest as 0.1, not %s", buf);
+	trace_fmt_float(buf, 1e10f);
+	check(!strcmp(buf, "10000000000.0"), "1e10f prints as 10000000000.0, not %s", buf);
+	trace_fmt_float(buf, 1.4e-45f);
+	check(!strcmp(buf, "1.0e-45"), "the smallest subnormal prints as 1.0e-45, not %s", buf);
+	trace_fmt_float(buf, FLT_MAX);
+	check(!strcmp(buf, "3.4028235e+38"), "FLT_MAX prints as 3.4028235e+38, not %s", buf);
+	trace_fmt_float(buf, NAN);
+	check(!strcmp(buf, ".nan"), "NaN prints as .nan, not %s", buf);
+	trace_fmt_float(buf, -NAN);
+	check(!strcmp(buf, "-.nan"), "a negative NaN prints as -.nan, not %s", buf);
+	trace_fmt_float(buf, -INFINITY);
+	check(!strcmp(buf, "-.inf"), "-inf prints as -.inf, not %s", buf);
+
+	const double ds[] = {0.1, 1.0 / 3, DBL_MAX, DBL_MIN, 4.9406564584124654e-324, -2.5,
+			     1e300, 123456789012345678.0};
+	for (size_t i = 0; i < sizeof(ds) / sizeof(ds[0]); i++) {
+		trace_fmt_double(buf, ds[i]);
+		double back = strtod(buf, NULL);
+		check(back == ds[i], "double %a prints as %s, which reads back as %a", ds[i], buf,
+		      back);
+	}
+}
+
+/* Every value kind, with the awkward cases, written by hand as text. */
+static const char *const value_lines[] = {
+	"{call: 0, thread: 0, fn: ints, args: {a: 0, b: 18446744073709551615, c: -1, "
+	"d: -9223372036854775808, e: 0x0, f: 0xffffffffffffffff, g: null, h: true, i: false}, "
+	"ret: 7}",
+	"{call: 1, thread: 3, fn: floats, args: {a: 0.1, b: -0.0, c: .inf, d: -.inf, "
+	"e: .nan, f: -.nan, g: 3.4028235e+38, h: 1.0e-45, i: !double 0.1, "
+	"j: !double 4.9406564584124654e-324, k: !double -.nan}}",
+	"{call: 2, thread: 0, fn: strings, args: {a: \"\", b: \"plain\", "
+	"c: \"quote\\\" back\\\\ tab\\t nl\\n cr\\r nul\\0 bel\\x07 del\\x7f\", "
+	"d: \"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\", e: \"\\x85 \\u2028 \\u2029 \\ufeff "
+	"\\x80\\x9f\", f: !latin1 \"\\xff\\xfe raw\\x80\"}}",
+	"{call: 3, thread: 0, fn: wide, args: {a: !wstring \"w\xc3\xa9\\t\", "
+	"b: !wstring [55296, 1114112, 65], c: !wstring \"\"}}",
+	"{call: 4, thread: 0, fn: blobs, args: {a: !!binary \"\", b: !!binary \"AA==\", "
+	"c: !!binary \"AAEC\", d: !!binary \"AAECAw==\"}}",
+	"{call: 5, thread: 0, fn: enums, args: {a: !enum GL_TRIANGLES=4, b: !enum -5, "
+	"c: !enum NEG=-1, d: !enum [\"odd name=|\", 7], e: !enum [!latin1 \"\\xe9\", 1]}}",
+	"{call: 6, thread: 0, fn: bitmasks, args: {a: !bitmask A=0x1|B=0x4|0x10, b: !bitmask 0x0, "
+	"c: !bitmask NONE=0x0, d: !bitmask TOP=0x8000000000000000, "
+	"e: !bitmask [[\"a b\", 0x1], 0x2], f: !bitmask 0x8000000000000001}}",
+	"{call: 7, thread: 0, fn: nested, args: {a: [], b: [1, [2, [3]], \"x\"], "
+	"c: !struct:XVisualInfo {visual: 0x1, depth: 24}, d: !struct:odd%20name%2C {\"a b\": 1, "
+	"\"\": 2}, e: !latin1struct:%C3%A9 {x: 1}, f: !repr [\"GL_ONE\", 1], "
+	"g: [!struct:S {s: !struct:T {t: [0.5]}}]}}",
+	"{call: 8, thread: 0, fn: missing, args: {a: !missing ~, b: 1}, ret: !missing ~}",
+	"{call: 9, thread: 4294967295, fn: \"odd fn\", args: {\"x y\": 1, !latin1 \"\\xe9\": 2}, "
+	"flags: [fake]}",
+	"{call: 10, thread: 0, fn: bt, backtrace: [{module: \"libGL.so\", function: \"glFoo\", "
+	"file: \"a.c\", line: 12, offset: 0x1f}, {function: \"main\"}, {}]}",
+	"{call: 11, thread: 0, fn: dying, args: {a: 1}, flags: [incomplete]}",
+};
+
+static char *joined_values(void)
+{
+	tbuf b = {0};
+	tbuf_adds(&b, "{tracekit: 1, semantic_version: 2, properties: {a.b: \"x\", "
+		      "!latin1 \"k\\xe9\": !latin1 \"v\\xff\", z: \"\\n\"}}\n");
+	for (size_t i = 0; i < sizeof(value_lines) / sizeof(value_lines[0]); i++) {
+		tbuf_adds(&b, value_lines[i]);
+		tbuf_addc(&b, '\n');
+	}
+	tbuf_addc(&b, 0);
+	return b.data;
+}
+
+static void test_values_round_trip(void)
+{
+	char *text = joined_values();
+	trace_error err;
+	char *canon = to_text(text, strlen(text), &err);
+	check(canon != NULL, "the value lines read");
+	if (!canon) {
+		trace_error_print(&err, "values", stderr);
+		free(text);
+		return;
+	}
+	/* the hand-written lines are not all canonical; their re-print is */
+	const trace_format fmts[] = {TRACE_FMT_TEXT, TRACE_FMT_RAW, TRACE_FMT_SNAPPY,
+				     TRACE_FMT_BROTLI};
+	for (size_t i = 0; i < 4; i++) {
+		char *again = through(canon, fmts[i]);
+		check(again && !strcmp(again, canon),
+		      "text -> %s -> text is byte-identical:\n%s\n---\n%s",
+		      trace_format_name(fmts[i]), canon, again ? again : "(null)");
+		free(again);
+	}
+	check(strstr(canon, "c: !bitmask NONE=0x0") != NULL, "a zero bitmask shows its zero flag");
+	check(strstr(canon, "d: !bitmask TOP=0x8000000000000000") != NULL, "bit 63 survives");
+	check(strstr(canon, "f: -.nan") != NULL, "a negative NaN keeps its sign");
+	check(strstr(canon, "e: !latin1struct:%C3%A9 {x: 1}") != NULL,
+	      "a struct name that is not UTF-8 prints as !latin1struct:");
+	check(strstr(canon, "fn: \"odd fn\"") != NULL, "a function name with a blank is quoted");
+	check(strstr(canon, "flags: [incomplete]") != NULL, "the incomplete flag survives");
+	free(canon);
+	free(text);
+}
+
+/* Binary records written in leave order with overlap keep their numbers. */
+static void test_writer_ordering(void)
+{
+	const char *text =
+		"{tracekit: 1, semantic_version: 6, properties: {}}\n"
+		"{call: 1, thread: 1, fn: B}\n"
+		"{call: 0, thread: 0, fn: A}\n"
+		"{call: 3, thread: 1, fn: D}\n"
+		"{call: 2, thread: 0, fn: C}\n"
+		"{call: 4, thread: 0, fn: E}\n";
+	char *out = through(text, TRACE_FMT_SNAPPY);
+	check(out && !strcmp(out, text), "overlapping calls keep their numbers and order:\n%s",
+	      out ? out : "(null)");
+	free(out);
+
+	/* a gap nobody announced is closed: calls are numbered densely */
+	const char *gap = "{tracekit: 1, semantic_version: 6, properties: {}}\n"
+			  "{call: 0, thread: 0, fn: A}\n"
+			  "{call: 5, thread: 0, fn: B}\n"
+			  "{call: 6, thread: 0, fn: C}\n";
+	out = through(gap, TRACE_FMT_RAW);
+	check(out && strstr(out, "{call: 1, thread: 0, fn: B}\n{call: 2, thread: 0, fn: C}"),
+	      "a gap in the numbers is closed in the binary:\n%s", out ? out : "(null)");
+	free(out);
+
+	/* announced skips: nothing is held */
+	trace_sigtab *t = trace_sigtab_new();
+	mem m;
+	trace_writer *w = writer_to(&m, TRACE_FMT_RAW);
+	trace_error err;
+	trace_header h = {6, 6, 0, NULL};
+	trace_writer_header(w, &h, &err);
+	trace_call c;
+	trace_call_init(&c);
+	c.sig = trace_sigtab_func(t, "f", 0, NULL);
+	c.args = trace_call_values(&c, 0);
+	trace_writer_skip(w, 0);
+	c.no = 2;
+	trace_writer_skip(w, 1);
+	trace_writer_call(w, &c, &err);
+	c.no = 3;
+	trace_writer_call(w, &c, &err);
+	finish(w, &m);
+	out = to_text(m.data, m.len, &err);
+	check(out && strstr(out, "{call: 0, thread: 0, fn: f}\n{call: 1, thread: 0, fn: f}\n"),
+	      "skipped numbers are closed up:\n%s", out ? out : "(null)");
+	free(out);
+	free(m.data);
+	trace_call_free(&c);
+	trace_sigtab_free(t);
+}
+
+/* ------------------------------------------------------------------ */
+/* Old versions, built byte by byte. */
+
+static void put_uint(tbuf *b, uint64_t v)
+{
+	while (v >= 0x80) {
+		tbuf_addc(b, (char)(v | 0x80));
+		v >>= 7;
+	}
+	tbuf_addc(b, (char)v);
+}
+
+static void put_str(tbuf *b, const char *s)
+{
+	put_uint(b, strlen(s));
+	tbuf_adds(b, s);
+}
+
+/* "tr" + VERSION + one call f(e) with an enum argument and a return. */
+static tbuf old_stream(unsigned version)
+{
+	tbuf b = {0};
+	tbuf_add(&b, "tr", 2);
+	put_uint(&b, version);
+	if (version >= 6) {
+		put_uint(&b, version);
+		put_uint(&b, 0);
+	}
+	tbuf_addc(&b, 0); /* enter */
+	if (version >= 4)
+		put_uint(&b, 7); /* thread */
+	put_uint(&b, 0);         /* sig id */
+	put_str(&b, "f");
+	put_uint(&b, 1);
+	put_str(&b, "e");
+	tbuf_addc(&b, 1); /* arg */
+	put_uint(&b, 0);
+	tbuf_addc(&b, 9); /* enum */
+	if (version >= 3) {
+		put_uint(&b, 0);
+		put_uint(&b, 1);
+		put_str(&b, "GL_ONE");
+		tbuf_addc(&b, 4);
+		put_uint(&b, 1);
+		tbuf_addc(&b, 4);
+		put_uint(&b, 1);
+	} else {
+		put_str(&b, "GL_ONE");
+		tbuf_addc(&b, 4);
+		put_uint(&b, 1);
+	}
+	tbuf_addc(&b, 0); /* end of enter */
+	tbuf_addc(&b, 1); /* leave */
+	put_uint(&b, 0);
+	tbuf_addc(&b, 2); /* return */
+	tbuf_addc(&b, 3);
+	put_uint(&b, 5);
+	tbuf_addc(&b, 0);
+	return b;
+}
+
+static void test_old_versions(void)
+{
+	for (unsigned v = 0; v <= 6; v++) {
+		tbuf b = old_stream(v);
+		trace_error err;
+		char *text = to_text(b.data, b.len, &err);
+		char want[160];
+		snprintf(want, sizeof(want),
+			 "{call: 0, thread: %u, fn: f, args: {e: !enum GL_ONE=1}, ret: -5}\n",
+			 v >= 4 ? 7 : 0);
+		check(text && strstr(text, want), "version %u reads: %s", v, text ? text : err.msg);
+		free(text);
+		tbuf_free(&b);
+	}
+	tbuf b = {0};
+	tbuf_add(&b, "tr", 2);
+	put_uint(&b, 7);
+	trace_error err;
+	char *text = to_text(b.data, b.len, &err);
+	check(!text && strstr(err.msg, "unsupported trace format version 7"),
+	      "version 7 is refused: %s", err.msg);
+	free(text);
+	tbuf_free(&b);
+}
+
+static void test_error_locations(void)
+{
+	tbuf b = old_stream(6);
+	trace_error err;
+	/* cut inside the enum signature of call 0 */
+	char *text = to_text(b.data, b.len - 12, &err);
+	check(!text, "a stream cut inside a call is an error");
+	check(err.call == 0 && err.offset > 0 && strstr(err.msg, "truncated"),
+	      "the error names call 0 and a byte offset: call %lld byte %lld %s",
+	      (long long)err.call, (long long)err.offset, err.msg);
+	free(text);
+
+	/* an unknown value type */
+	b.data[b.len - 3] = 0x42;
+	text = to_text(b.data, b.len, &err);
+	check(!text && strstr(err.msg, "unknown value type 0x42") && err.call == 0,
+	      "an unknown value type is named with its call: %s", err.msg);
+	free(text);
+	tbuf_free(&b);
+
+	const char *bad = "{tracekit: 1, semantic_version: 6, properties: {}}\n"
+			  "{call: 0, thread: 0, fn: f}\n"
+			  "\n"
+			  "{call: 1, thread: 0, fn: g, args: {a: bareword}}\n";
+	text = to_text(bad, strlen(bad), &err);
+	check(!text && err.line == 4 && err.call == 1 && err.column > 30,
+	      "a bad text value names line 4, call 1 and its column: line %lld column %lld "
+	      "call %lld",
+	      (long long)err.line, (long long)err.column, (long long)err.call);
+	free(text);
+
+	const char *nohdr = "{call: 0, thread: 0, fn: f}\n";
+	text = to_text(nohdr, strlen(nohdr), &err);
+	check(!text && err.line == 1, "text without a header line is refused: %s", err.msg);
+	free(text);
+
+	/* nesting beyond the limit is refused, not a stack overflow */
+	tbuf deep = {0};
+	tbuf_adds(&deep, "{tracekit: 1, semantic_version: 6, properties: {}}\n"
+			 "{call: 0, thread: 0, fn: f, args: {a: ");
+	for (int i = 0; i < 100; i++)
+		tbuf_addc(&deep, '[');
+	for (int i = 0; i < 100; i++)
+		tbuf_addc(&deep, ']');
+	tbuf_adds(&deep, "}}\n");
+	tbuf_addc(&deep, 0);
+	text = to_text(deep.data, strlen(deep.data), &err);
+	check(!text && strstr(err.msg, "nested deeper"), "deep nesting is refused: %s", err.msg);
+	free(text);
+	tbuf_free(&deep);
+}
+
+static void test_base64(void)
+{
+	const char *in[] = {"", "f", "fo", "foo", "foob", "fooba", "foobar"};
+	const char *out[] = {"", "Zg==", "Zm8=", "Zm9v", "Zm9vYg==", "Zm9vYmE=", "Zm9vYmFy"};
+	for (int i = 0; i < 7; i++) {
+		tbuf b = {0};
+		trace_base64_encode(&b, (const uint8_t *)in[i], strlen(in[i]));
+		check(b.len == strlen(out[i]) && (!b.len || !memcmp(b.data, out[i], b.len)),
+		      "base64 of '%s'", in[i]);
+		uint8_t back[16];
+		long n = trace_base64_decode(back, out[i], strlen(out[i]));
+		check(n == (long)strlen(in[i]) && !memcmp(back, in[i], (size_t)n),
+		      "base64 decodes '%s'", out[i]);
+		tbuf_free(&b);
+	}
+	uint8_t junk[16];
+	check(trace_base64_decode(junk, "Zm9v!", 5) < 0, "base64 refuses a bad character");
+	check(trace_base64_decode(junk, "Zg=a", 4) < 0, "base64 refuses data after padding");
+}
+
+int main(void)
+{
+	test_floats();
+	test_values_round_trip();
+	test_writer_ordering();
+	test_old_versions();
+	test_error_locations();
+	test_base64();
+	printf("test_libtrace: %d passed, %d failed\n", passed, failed);
+	return failed != 0;
+}
