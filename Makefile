@@ -91,13 +91,16 @@ deps-check:
 deps-demo:
 	@tools/deps.sh demo
 
+deps-bench:
+	@tools/deps.sh bench
+
 check: deps-check
 	$(MAKE) all $(UNITS) $(ASAN_PROGS) $(ASAN_UNITS) $(FUZZ_TARGETS)
 	tests/run-units.sh $(UNITS) $(ASAN_UNITS)
 	tests/fuzz/run.sh 10 $(FUZZ_TARGETS)
 	bats --formatter tap tests/*.bats
 
-bench: deps-check all
+bench: deps-bench all
 	tests/bench.sh
 
 demo: deps-demo all
@@ -113,5 +116,5 @@ install: all
 clean:
 	rm -rf bin build
 
-.PHONY: all check bench demo install clean fuzz fuzz-build deps-build deps-check deps-demo
+.PHONY: all check bench demo install clean fuzz fuzz-build deps-build deps-check deps-demo deps-bench
 .SECONDARY:

@@ -8,7 +8,7 @@ set -eu
 build="gcc make pkg-config python3 libsnappy-dev libbrotli-dev libyaml-dev zlib1g-dev"
 check="$build bats apitrace xvfb xauth mesa-utils clang libclang-rt-14-dev time"
 demo="$build apitrace"
-bench="$check hyperfine"
+bench="$check bc"
 
 case "${1:-build}" in
 build) want=$build ;;

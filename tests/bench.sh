@@ -1,0 +1,79 @@
+#!/bin/bash
+# make bench: tracekit's figures beside the peer tools', on the same input
+# in the same run, as ratios of medians (the machines are shared and
+# noisy: absolute times mean little, ratios taken together do).
+#
+#   BENCH_RUNS=5 BENCH_SECONDS=6 tests/bench.sh
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+bin="$top/bin"
+runs=${BENCH_RUNS:-5}
+seconds=${BENCH_SECONDS:-6}
+work=$(mktemp -d)
+trap 'kill $xvfb 2>/dev/null || true; rm -rf "$work"' EXIT
+
+# median wall time of $runs runs of a command, in seconds
+median() {
+	local t=()
+	for _ in $(seq "$runs"); do
+		local s e
+		s=$(date +%s.%N)
+		"$@" >/dev/null 2>&1
+		e=$(date +%s.%N)
+		t+=("$(echo "$e - $s" | bc -l)")
+	done
+	printf '%s\n' "${t[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'
+}
+
+ratio() { echo "scale=2; $1 / $2" | bc -l; }
+rate() { echo "scale=0; $1 / $2" | bc -l; }
+
+export XDG_RUNTIME_DIR="$work/xdg"
+mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
+Xvfb :87 -screen 0 1024x768x24 -nolisten tcp >/dev/null 2>&1 &
+xvfb=$!
+export DISPLAY=:87
+sleep 1
+
+echo "tracekit bench: $(nproc) cores, medians of $runs runs"
+echo
+echo "recording glxgears with apitrace for ${seconds}s ..."
+timeout -s INT "$seconds" apitrace trace -o "$work/gears.trace" glxgears >/dev/null 2>&1 || true
+trace="$work/gears.trace"
+calls=$(("$("$bin/trace-decode" "$trace" | wc -l)" - 1))
+echo "trace: $calls calls, $(stat -c %s "$trace") bytes (Snappy)"
+echo
+
+t_dump=$(median apitrace dump "$trace")
+t_decode=$(median "$bin/trace-decode" "$trace")
+t_pass=$(median "$bin/trace-encode" "$trace")
+"$bin/trace-encode" -z none -o "$work/gears.raw" "$trace"
+t_pass_raw=$(median "$bin/trace-encode" -z none "$work/gears.raw")
+t_pass_snappy_in=$(median "$bin/trace-encode" -z none "$trace")
+
+printf '%-46s %12s %12s %8s %s\n' "figure" "tracekit" "peer" "ratio" "goal"
+printf '%-46s %10s/s %10s/s %7sx %s\n' "trace-decode vs apitrace dump (calls)" \
+	"$(rate "$calls" "$t_decode")" "$(rate "$calls" "$t_dump")" "$(ratio "$t_dump" "$t_decode")" ">= 2x"
+printf '%-46s %10s/s %10s/s %7sx %s\n' "trace-encode binary->binary vs apitrace dump" \
+	"$(rate "$calls" "$t_pass")" "$(rate "$calls" "$t_dump")" "$(ratio "$t_dump" "$t_pass")" ">= 5x"
+printf '%-46s %10s/s %10s/s %7sx %s\n' "raw container vs Snappy, reading (calls)" \
+	"$(rate "$calls" "$t_pass_raw")" "$(rate "$calls" "$t_pass_snappy_in")" \
+	"$(ratio "$t_pass_snappy_in" "$t_pass_raw")" "> 1x to be worth it"
+
+# Brotli at apitrace repack's default quality (11) and window (24)
+apitrace repack --brotli=11 "$trace" "$work/peer.brotli" >/dev/null 2>&1
+"$bin/trace-encode" -z brotli -q 11 -o "$work/ours.brotli" "$trace"
+ours=$(stat -c %s "$work/ours.brotli")
+peer=$(stat -c %s "$work/peer.brotli")
+printf '%-46s %11sB %11sB %7sx %s\n' "trace-encode -z brotli vs apitrace repack -b" \
+	"$ours" "$peer" "$(ratio "$ours" "$peer")" "within 2% (0.98-1.02)"
+# quality 11 takes tens of seconds: one run each
+t_rep=$(runs=1 median apitrace repack --brotli=11 "$trace" "$work/peer2.brotli")
+t_enc=$(runs=1 median "$bin/trace-encode" -z brotli -q 11 -o "$work/ours2.brotli" "$trace")
+printf '%-46s %11ss %11ss %7sx %s\n' "  time to compress (quality 11)" "$t_enc" "$t_rep" \
+	"$(ratio "$t_rep" "$t_enc")" "(for information)"
+
+if [ -x "$top/tests/bench-vma.sh" ] && [ -x "$bin/vma-import" ]; then
+	echo
+	"$top/tests/bench-vma.sh"
+fi
