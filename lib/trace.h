@@ -282,6 +282,16 @@ trace_writer *trace_writer_open_file(FILE *f, const char *name,
 int trace_writer_header(trace_writer *w, const trace_header *h, trace_error *err);
 int trace_writer_call(trace_writer *w, const trace_call *c, trace_error *err);
 /*
+ * Event-level writing, for a capture that must record a call before it
+ * runs (so a call that crashes the driver is in the trace): enter numbers
+ * the call (sets c->no, from 0 in enter order) and writes its arguments;
+ * leave writes the arguments the call filled in (every argument of C that
+ * is not TRACE_MISSING) and its return value.  Binary output only, and
+ * not mixed with trace_writer_call() on one writer; the caller serializes.
+ */
+int trace_writer_enter(trace_writer *w, trace_call *c, trace_error *err);
+int trace_writer_leave(trace_writer *w, const trace_call *c, trace_error *err);
+/*
  * Says that call number NO will not come (the program dropped it), so the
  * binary writer need not wait for it before numbering the calls after.
  */

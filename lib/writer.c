@@ -497,6 +497,44 @@ static int write_binary_call(trace_writer *w, const trace_call *c)
 	return pump(w, false);
 }
 
+static int event_level(trace_writer *w, trace_error *err)
+{
+	w->err = err;
+	if (w->fmt != TRACE_FMT_TEXT)
+		return 0;
+	trace_error_clear(err);
+	snprintf(err->file, sizeof(err->file), "%s", w->k.name);
+	trace_error_set(err, "enter and leave events are written in the binary format only");
+	return -1;
+}
+
+int trace_writer_enter(trace_writer *w, trace_call *c, trace_error *err)
+{
+	TRY(event_level(w, err));
+	c->no = w->out_no++;
+	w->next_no = w->out_no;
+	return w_enter(w, c);
+}
+
+int trace_writer_leave(trace_writer *w, const trace_call *c, trace_error *err)
+{
+	TRY(event_level(w, err));
+	TRY(w_byte(w, EV_LEAVE));
+	TRY(w_uint(w, c->no));
+	for (uint32_t i = 0; i < c->sig->nargs; i++) {
+		if (c->args[i].kind == TRACE_MISSING)
+			continue;
+		TRY(w_byte(w, D_ARG));
+		TRY(w_uint(w, i));
+		TRY(w_value(w, &c->args[i]));
+	}
+	if (c->ret) {
+		TRY(w_byte(w, D_RET));
+		TRY(w_value(w, c->ret));
+	}
+	return w_byte(w, D_END);
+}
+
 void trace_writer_skip(trace_writer *w, uint64_t no)
 {
 	if (w->fmt == TRACE_FMT_TEXT || no < w->next_no)

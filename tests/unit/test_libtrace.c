@@ -287,6 +287,51 @@ static void test_writer_ordering(void)
 	trace_sigtab_free(t);
 }
 
+/* A capture writes enter before the call runs and leave after it. */
+static void test_event_writing(void)
+{
+	trace_sigtab *t = trace_sigtab_new();
+	const char *args[] = {"pBuffer"};
+	mem m;
+	trace_writer *w = writer_to(&m, TRACE_FMT_SNAPPY);
+	trace_error err;
+	trace_header h = {6, 6, 0, NULL};
+	trace_writer_header(w, &h, &err);
+	trace_call a, b;
+	trace_call_init(&a);
+	trace_call_init(&b);
+	a.sig = trace_sigtab_func(t, "vkCreateBuffer", 1, args);
+	a.args = trace_call_values(&a, 1);
+	a.args[0].kind = TRACE_NULL; /* the output, unknown on enter */
+	b.sig = trace_sigtab_func(t, "vkQueueSubmit", 0, NULL);
+	b.args = trace_call_values(&b, 0);
+	b.thread = 1;
+	check(trace_writer_enter(w, &a, &err) == 0 && a.no == 0, "enter numbers the first call 0");
+	check(trace_writer_enter(w, &b, &err) == 0 && b.no == 1, "enter numbers the next call 1");
+	b.ret = trace_call_values(&b, 1);
+	b.ret->kind = TRACE_UINT;
+	b.ret->u = 0;
+	trace_writer_leave(w, &b, &err);
+	a.args[0].kind = TRACE_POINTER;
+	a.args[0].u = 0xbeef;
+	trace_writer_leave(w, &a, &err);
+	finish(w, &m);
+	char *out = to_text(m.data, m.len, &err);
+	check(out && strstr(out, "{call: 1, thread: 1, fn: vkQueueSubmit, ret: 0}\n"
+				 "{call: 0, thread: 0, fn: vkCreateBuffer, args: {pBuffer: 0xbeef}}\n"),
+	      "leave order and output arguments survive:\n%s", out ? out : "(null)");
+	free(out);
+	free(m.data);
+	mem m2;
+	w = writer_to(&m2, TRACE_FMT_TEXT);
+	check(trace_writer_enter(w, &a, &err) < 0, "enter events are refused on a text writer");
+	finish(w, &m2);
+	free(m2.data);
+	trace_call_free(&a);
+	trace_call_free(&b);
+	trace_sigtab_free(t);
+}
+
 /* ------------------------------------------------------------------ */
 /* Old versions, built byte by byte. */
 
@@ -450,6 +495,7 @@ int main(void)
 	test_floats();
 	test_values_round_trip();
 	test_writer_ordering();
+	test_event_writing();
 	test_old_versions();
 	test_error_locations();
 	test_base64();
