@@ -65,6 +65,16 @@ UNITS := $(patsubst tests/unit/%.c,build/unit/%,$(UNIT_SRC))
 ASAN_UNITS := $(patsubst tests/unit/%.c,build/asan/unit/%,$(UNIT_SRC))
 
 # ------------------------------------------------------------------
+# --- Vulkan schema and capture layer (issue 3) ---
+# (rules for the generated schema in build/gen and the layer in build/layer)
+# --- end Vulkan schema and capture layer ---
+
+# ------------------------------------------------------------------
+# --- Example Vulkan programs (examples/*.c, shaders in examples/shaders) ---
+# (rules for build/examples)
+# --- end example Vulkan programs ---
+
+# ------------------------------------------------------------------
 # Fuzzing (clang's libFuzzer), one target per parser.
 
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
