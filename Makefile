@@ -71,7 +71,27 @@ ASAN_UNITS := $(patsubst tests/unit/%.c,build/asan/unit/%,$(UNIT_SRC))
 
 # ------------------------------------------------------------------
 # --- Example Vulkan programs (examples/*.c, shaders in examples/shaders) ---
-# (rules for build/examples)
+# Headless Vulkan programs the capture and replay tests run.  GLSL in
+# examples/shaders/NAME.STAGE becomes the C array NAME_STAGE in
+# build/examples/shaders/NAME_STAGE.h (glslangValidator, glslang-tools).
+# EXAMPLES is what `make check` needs built before the bats suites.
+EXAMPLES := build/examples/vkexample
+EXAMPLE_LIBS := -lvulkan -lz -lm
+VKEXAMPLE_SHADERS := build/examples/shaders/vkexample_vert.h \
+	build/examples/shaders/vkexample_frag.h build/examples/shaders/vkexample_comp.h
+
+examples: $(EXAMPLES)
+
+build/examples/shaders/vkexample_%.h: examples/shaders/vkexample.% | build/examples/shaders
+	glslangValidator -V --vn vkexample_$* -o $@ $<
+
+build/examples/vkexample: examples/vkexample.c $(VKEXAMPLE_SHADERS) | build/examples
+	$(CC) $(WARN) $(CHECK_WARN) $(CFLAGS) -Ibuild/examples/shaders -o $@ $< $(EXAMPLE_LIBS)
+
+build/examples build/examples/shaders:
+	mkdir -p $@
+
+.PHONY: examples
 # --- end example Vulkan programs ---
 
 # ------------------------------------------------------------------
@@ -105,7 +125,7 @@ deps-bench:
 	@tools/deps.sh bench
 
 check: deps-check
-	$(MAKE) all $(UNITS) $(ASAN_PROGS) $(ASAN_UNITS) $(FUZZ_TARGETS)
+	$(MAKE) all $(UNITS) $(ASAN_PROGS) $(ASAN_UNITS) $(FUZZ_TARGETS) $(EXAMPLES)
 	tests/run-units.sh $(UNITS) $(ASAN_UNITS)
 	tests/fuzz/run.sh 10 $(FUZZ_TARGETS)
 	bats --formatter tap tests/*.bats

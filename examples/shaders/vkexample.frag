@@ -1,0 +1,22 @@
+#version 450
+// tracekit example: the static texture (uploaded once through a staging
+// buffer) modulated by the image the compute pass writes every frame.
+
+layout(set = 0, binding = 0) uniform Frame {
+	mat4 mvp;
+	vec4 tint;
+} ubo;
+layout(set = 0, binding = 1) uniform sampler2D tex;
+layout(set = 0, binding = 2) uniform sampler2D anim;
+
+layout(location = 0) in vec2 in_uv;
+layout(location = 1) in float in_shade;
+
+layout(location = 0) out vec4 out_color;
+
+void main()
+{
+	vec3 t = texture(tex, in_uv).rgb;
+	vec3 a = texture(anim, in_uv).rgb;
+	out_color = vec4(t * (0.35 + 0.65 * a) * ubo.tint.rgb * in_shade, 1.0);
+}

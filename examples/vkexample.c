@@ -1,0 +1,1513 @@
+/*
+ * vkexample: a small headless Vulkan program for tracekit's capture and
+ * replay tests.  No window system: no surface, no swapchain.
+ *
+ * Every frame it
+ *   - writes a rotation matrix (from the frame number, no clock) into a
+ *     uniform buffer that stays mapped for the whole run,
+ *   - runs a compute shader that writes an animated pattern into a storage
+ *     image,
+ *   - draws a cube textured with a pattern uploaded once through a staging
+ *     buffer and modulated by the compute image, into an offscreen colour
+ *     image with a depth buffer,
+ *   - and, when asked, copies the colour image to a host buffer and writes
+ *     it as DIR/frame-N.png.
+ *
+ * For a few calls it prints, one per line, the exact values it passed
+ * ("vkCreateBuffer size=16384 usage=0x1"), so a test can find them in a
+ * trace.  Frames are deterministic: the same frame number gives the same
+ * pixels on every run.
+ *
+ *   vkexample [--frames N] [--png-dir DIR] [--dump-frames A,B,...]
+ *             [--gpu N] [--validate] [--still]
+ *
+ * Exit 0 on success, 1 on a Vulkan error (the call and the VkResult name
+ * are printed) or, with --validate, if the validation layer reported an
+ * error.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include <vulkan/vulkan.h>
+#include <zlib.h>
+
+#include "vkexample_vert.h"
+#include "vkexample_frag.h"
+#include "vkexample_comp.h"
+
+#define WIDTH 256
+#define HEIGHT 256
+#define COLOR_FORMAT VK_FORMAT_R8G8B8A8_UNORM
+#define TEX_SIZE 64
+#define ANIM_SIZE 128
+#define FRAMES_IN_FLIGHT 2
+/* slot stride in the uniform buffer: 256 is the largest
+ * minUniformBufferOffsetAlignment the spec allows, so it fits any device */
+#define UBO_STRIDE 256
+
+static const char *prog = "vkexample";
+
+/* ------------------------------------------------------------------ */
+/* errors */
+
+static const char *result_name(VkResult r)
+{
+	switch (r) {
+#define R(x) case x: return #x;
+	R(VK_SUCCESS)
+	R(VK_NOT_READY)
+	R(VK_TIMEOUT)
+	R(VK_EVENT_SET)
+	R(VK_EVENT_RESET)
+	R(VK_INCOMPLETE)
+	R(VK_ERROR_OUT_OF_HOST_MEMORY)
+	R(VK_ERROR_OUT_OF_DEVICE_MEMORY)
+	R(VK_ERROR_INITIALIZATION_FAILED)
+	R(VK_ERROR_DEVICE_LOST)
+	R(VK_ERROR_MEMORY_MAP_FAILED)
+	R(VK_ERROR_LAYER_NOT_PRESENT)
+	R(VK_ERROR_EXTENSION_NOT_PRESENT)
+	R(VK_ERROR_FEATURE_NOT_PRESENT)
+	R(VK_ERROR_INCOMPATIBLE_DRIVER)
+	R(VK_ERROR_TOO_MANY_OBJECTS)
+	R(VK_ERROR_FORMAT_NOT_SUPPORTED)
+	R(VK_ERROR_FRAGMENTED_POOL)
+	R(VK_ERROR_UNKNOWN)
+	R(VK_ERROR_OUT_OF_POOL_MEMORY)
+	R(VK_ERROR_INVALID_EXTERNAL_HANDLE)
+	R(VK_ERROR_FRAGMENTATION)
+	R(VK_ERROR_INVALID_OPAQUE_CAPTURE_ADDRESS)
+	R(VK_PIPELINE_COMPILE_REQUIRED)
+	R(VK_ERROR_VALIDATION_FAILED_EXT)
+	R(VK_ERROR_INVALID_SHADER_NV)
+	R(VK_ERROR_NOT_PERMITTED_KHR)
+#undef R
+	default: return "unknown VkResult";
+	}
+}
+
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+/* VK(vkCreateBuffer(...)): on failure prints "vkCreateBuffer failed:
+ * VK_ERROR_... (code)" and exits 1. */
+static void vk_check(VkResult r, const char *expr, int line)
+{
+	if (r == VK_SUCCESS)
+		return;
+	fflush(stdout);
+	fprintf(stderr, "%s: %.*s failed: %s (%d) at line %d\n", prog,
+		(int)strcspn(expr, "("), expr, result_name(r), (int)r, line);
+	exit(1);
+}
+#define VK(call) vk_check((call), #call, __LINE__)
+
+/* the "exact values passed" log, one call per line on stdout */
+static void logv(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	fflush(stdout);
+}
+
+/* ------------------------------------------------------------------ */
+/* options */
+
+struct options {
+	unsigned frames;
+	unsigned gpu;
+	int validate;
+	int still;		/* rotation fixed at frame 0's; compute still moves */
+	const char *png_dir;
+	unsigned *dump;		/* frame numbers to dump; NULL: every frame */
+	size_t ndump;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: %s [--frames N] [--png-dir DIR] [--dump-frames A,B,...]\n"
+		"          [--gpu N] [--validate] [--still]\n"
+		"  --frames N          frames to render (default 10)\n"
+		"  --png-dir DIR       write DIR/frame-N.png (every frame unless --dump-frames)\n"
+		"  --dump-frames LIST  only these frames (comma-separated, from 0)\n"
+		"  --gpu N             use physical device N (default 0)\n"
+		"  --validate          enable VK_LAYER_KHRONOS_validation\n"
+		"  --still             keep the cube's rotation at frame 0's (the uniform\n"
+		"                      buffer is still written every frame); only the\n"
+		"                      compute pattern moves\n",
+		prog);
+}
+
+static unsigned parse_uint(const char *opt, const char *s)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	if (!s || !*s || *s == '-')
+		die("%s needs a non-negative number", opt);
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v > 0x7fffffffUL)
+		die("%s: bad number '%s'", opt, s);
+	return (unsigned)v;
+}
+
+static void parse_options(int argc, char **argv, struct options *o)
+{
+	int i;
+
+	memset(o, 0, sizeof(*o));
+	o->frames = 10;
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!strcmp(a, "--frames")) {
+			o->frames = parse_uint(a, val);
+			i++;
+		} else if (!strcmp(a, "--gpu")) {
+			o->gpu = parse_uint(a, val);
+			i++;
+		} else if (!strcmp(a, "--png-dir")) {
+			if (!val || !*val)
+				die("--png-dir needs a directory");
+			o->png_dir = val;
+			i++;
+		} else if (!strcmp(a, "--dump-frames")) {
+			char *copy, *tok, *save = NULL;
+
+			if (!val || !*val)
+				die("--dump-frames needs a list of frame numbers");
+			copy = strdup(val);
+			if (!copy)
+				die("out of memory");
+			for (tok = strtok_r(copy, ",", &save); tok;
+			     tok = strtok_r(NULL, ",", &save)) {
+				unsigned *n = realloc(o->dump, (o->ndump + 1) * sizeof(*n));
+				if (!n)
+					die("out of memory");
+				o->dump = n;
+				o->dump[o->ndump++] = parse_uint(a, tok);
+			}
+			free(copy);
+			if (!o->ndump)
+				die("--dump-frames needs a list of frame numbers");
+			i++;
+		} else if (!strcmp(a, "--validate")) {
+			o->validate = 1;
+		} else if (!strcmp(a, "--still")) {
+			o->still = 1;
+		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			usage(stdout);
+			exit(0);
+		} else {
+			usage(stderr);
+			die("unknown option '%s'", a);
+		}
+	}
+	if (o->dump && !o->png_dir)
+		die("--dump-frames needs --png-dir");
+	if (o->frames == 0)
+		die("--frames must be at least 1");
+}
+
+static int want_dump(const struct options *o, unsigned frame)
+{
+	size_t i;
+
+	if (!o->png_dir)
+		return 0;
+	if (!o->dump)
+		return 1;
+	for (i = 0; i < o->ndump; i++)
+		if (o->dump[i] == frame)
+			return 1;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* PNG, written with zlib's compress2 and crc32 only */
+
+static void be32(unsigned char *p, uint32_t v)
+{
+	p[0] = (unsigned char)(v >> 24);
+	p[1] = (unsigned char)(v >> 16);
+	p[2] = (unsigned char)(v >> 8);
+	p[3] = (unsigned char)v;
+}
+
+static int png_chunk(FILE *f, const char *type, const unsigned char *data, uint32_t len)
+{
+	unsigned char hdr[8], crc[4];
+	uLong c;
+
+	be32(hdr, len);
+	memcpy(hdr + 4, type, 4);
+	c = crc32(0L, Z_NULL, 0);
+	c = crc32(c, hdr + 4, 4);
+	if (len)
+		c = crc32(c, data, len);
+	be32(crc, (uint32_t)c);
+	return fwrite(hdr, 1, 8, f) == 8 && (!len || fwrite(data, 1, len, f) == len) &&
+	       fwrite(crc, 1, 4, f) == 4;
+}
+
+/* rgba: tightly packed 8-bit RGBA rows */
+static void write_png(const char *path, const unsigned char *rgba, uint32_t w, uint32_t h)
+{
+	static const unsigned char sig[8] = { 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n' };
+	size_t row = (size_t)w * 4, rawlen = (row + 1) * h;
+	unsigned char *raw = malloc(rawlen), ihdr[13];
+	uLongf zlen = compressBound((uLong)rawlen);
+	unsigned char *z = malloc(zlen);
+	FILE *f;
+	uint32_t y;
+	int ok;
+
+	if (!raw || !z)
+		die("out of memory");
+	for (y = 0; y < h; y++) {
+		raw[y * (row + 1)] = 0;	/* filter: none */
+		memcpy(raw + y * (row + 1) + 1, rgba + y * row, row);
+	}
+	if (compress2(z, &zlen, raw, (uLong)rawlen, 6) != Z_OK)
+		die("%s: zlib compress failed", path);
+	be32(ihdr, w);
+	be32(ihdr + 4, h);
+	ihdr[8] = 8;		/* bit depth */
+	ihdr[9] = 6;		/* colour type: RGBA */
+	ihdr[10] = ihdr[11] = ihdr[12] = 0;
+	f = fopen(path, "wb");
+	if (!f)
+		die("%s: %s", path, strerror(errno));
+	ok = fwrite(sig, 1, 8, f) == 8 && png_chunk(f, "IHDR", ihdr, 13) &&
+	     png_chunk(f, "IDAT", z, (uint32_t)zlen) && png_chunk(f, "IEND", NULL, 0);
+	if (fclose(f) != 0)
+		ok = 0;
+	if (!ok)
+		die("%s: write failed: %s", path, strerror(errno));
+	free(raw);
+	free(z);
+}
+
+/* ------------------------------------------------------------------ */
+/* matrices, column-major as GLSL wants them */
+
+typedef struct {
+	float m[16];
+} mat4;
+
+static mat4 mat_identity(void)
+{
+	mat4 r = { { 0 } };
+	r.m[0] = r.m[5] = r.m[10] = r.m[15] = 1.0f;
+	return r;
+}
+
+static mat4 mat_mul(mat4 a, mat4 b)
+{
+	mat4 r;
+	int c, row, k;
+
+	for (c = 0; c < 4; c++)
+		for (row = 0; row < 4; row++) {
+			float s = 0.0f;
+			for (k = 0; k < 4; k++)
+				s += a.m[k * 4 + row] * b.m[c * 4 + k];
+			r.m[c * 4 + row] = s;
+		}
+	return r;
+}
+
+static mat4 mat_rot_x(float a)
+{
+	mat4 r = mat_identity();
+	float c = cosf(a), s = sinf(a);
+	r.m[5] = c;
+	r.m[6] = s;
+	r.m[9] = -s;
+	r.m[10] = c;
+	return r;
+}
+
+static mat4 mat_rot_y(float a)
+{
+	mat4 r = mat_identity();
+	float c = cosf(a), s = sinf(a);
+	r.m[0] = c;
+	r.m[2] = -s;
+	r.m[8] = s;
+	r.m[10] = c;
+	return r;
+}
+
+static mat4 mat_translate(float x, float y, float z)
+{
+	mat4 r = mat_identity();
+	r.m[12] = x;
+	r.m[13] = y;
+	r.m[14] = z;
+	return r;
+}
+
+/* right-handed view space, Vulkan clip space: y down, depth 0..1 */
+static mat4 mat_perspective(float fovy, float aspect, float zn, float zf)
+{
+	mat4 r = { { 0 } };
+	float f = 1.0f / tanf(fovy / 2.0f);
+	r.m[0] = f / aspect;
+	r.m[5] = -f;
+	r.m[10] = zf / (zn - zf);
+	r.m[11] = -1.0f;
+	r.m[14] = zn * zf / (zn - zf);
+	return r;
+}
+
+/* the uniform block of the shaders (std140) */
+struct frame_ubo {
+	float mvp[16];
+	float tint[4];
+};
+
+static void frame_ubo_fill(struct frame_ubo *u, unsigned frame, int still)
+{
+	float t = (float)frame, a = still ? 0.0f : t;
+	mat4 model = mat_mul(mat_rot_y(0.35f * a + 0.6f), mat_rot_x(0.23f * a + 0.45f));
+	mat4 view = mat_translate(0.0f, 0.0f, -4.2f);
+	mat4 proj = mat_perspective(1.0471976f, (float)WIDTH / HEIGHT, 0.1f, 20.0f);
+	mat4 mvp = mat_mul(proj, mat_mul(view, model));
+
+	memcpy(u->mvp, mvp.m, sizeof(u->mvp));
+	u->tint[0] = 1.0f;
+	u->tint[1] = 1.0f;
+	u->tint[2] = 1.0f;
+	u->tint[3] = t;
+}
+
+/* ------------------------------------------------------------------ */
+/* geometry: a cube, 4 vertices per face */
+
+struct vertex {
+	float pos[3];
+	float uv[2];
+	float normal[3];
+};
+
+#define CUBE_VERTICES 24
+#define CUBE_INDICES 36
+
+static void cube(struct vertex *v, uint16_t *idx)
+{
+	/* per face: normal, then the axes along u and v */
+	static const float faces[6][3][3] = {
+		{ { 1, 0, 0 }, { 0, 0, -1 }, { 0, -1, 0 } },
+		{ { -1, 0, 0 }, { 0, 0, 1 }, { 0, -1, 0 } },
+		{ { 0, 1, 0 }, { 1, 0, 0 }, { 0, 0, 1 } },
+		{ { 0, -1, 0 }, { 1, 0, 0 }, { 0, 0, -1 } },
+		{ { 0, 0, 1 }, { 1, 0, 0 }, { 0, -1, 0 } },
+		{ { 0, 0, -1 }, { -1, 0, 0 }, { 0, -1, 0 } },
+	};
+	static const float corner[4][2] = { { 0, 0 }, { 1, 0 }, { 1, 1 }, { 0, 1 } };
+	int f, c, k;
+
+	for (f = 0; f < 6; f++) {
+		for (c = 0; c < 4; c++) {
+			struct vertex *o = &v[f * 4 + c];
+			float su = corner[c][0] * 2.0f - 1.0f, sv = corner[c][1] * 2.0f - 1.0f;
+			for (k = 0; k < 3; k++) {
+				o->pos[k] = faces[f][0][k] + su * faces[f][1][k] + sv * faces[f][2][k];
+				o->normal[k] = faces[f][0][k];
+			}
+			o->uv[0] = corner[c][0];
+			o->uv[1] = corner[c][1];
+		}
+		idx[f * 6 + 0] = (uint16_t)(f * 4 + 0);
+		idx[f * 6 + 1] = (uint16_t)(f * 4 + 1);
+		idx[f * 6 + 2] = (uint16_t)(f * 4 + 2);
+		idx[f * 6 + 3] = (uint16_t)(f * 4 + 2);
+		idx[f * 6 + 4] = (uint16_t)(f * 4 + 3);
+		idx[f * 6 + 5] = (uint16_t)(f * 4 + 0);
+	}
+}
+
+/* the static texture: a coloured checkerboard with a light frame */
+static void texture_pattern(unsigned char *p)
+{
+	int x, y;
+
+	for (y = 0; y < TEX_SIZE; y++)
+		for (x = 0; x < TEX_SIZE; x++) {
+			unsigned char *o = p + (y * TEX_SIZE + x) * 4;
+			int border = x < 3 || y < 3 || x >= TEX_SIZE - 3 || y >= TEX_SIZE - 3;
+			int on = ((x / 8) ^ (y / 8)) & 1;
+			if (border) {
+				o[0] = 250; o[1] = 240; o[2] = 200;
+			} else if (on) {
+				o[0] = (unsigned char)(60 + x * 3);
+				o[1] = (unsigned char)(40 + y * 3);
+				o[2] = 220;
+			} else {
+				o[0] = 235; o[1] = 235; o[2] = 235;
+			}
+			o[3] = 255;
+		}
+}
+
+/* ------------------------------------------------------------------ */
+/* the Vulkan objects */
+
+struct buffer {
+	VkBuffer buf;
+	VkDeviceMemory mem;
+	VkDeviceSize size;
+	int coherent;
+};
+
+struct image {
+	VkImage img;
+	VkDeviceMemory mem;
+	VkImageView view;
+};
+
+static struct {
+	VkInstance instance;
+	VkDebugUtilsMessengerEXT messenger;
+	VkPhysicalDevice gpu;
+	VkPhysicalDeviceMemoryProperties memprops;
+	VkDevice dev;
+	uint32_t qfamily;
+	VkQueue queue;
+	VkCommandPool pool;
+	VkFormat depth_format;
+
+	struct image color, depth, tex, anim;
+	VkSampler tex_sampler, anim_sampler;
+	struct buffer geometry, ubo, readback;
+	void *ubo_ptr;
+
+	VkDescriptorSetLayout gfx_dsl, comp_dsl;
+	VkDescriptorPool dpool;
+	VkDescriptorSet gfx_set[FRAMES_IN_FLIGHT], comp_set;
+	VkPipelineLayout gfx_layout, comp_layout;
+	VkRenderPass render_pass;
+	VkFramebuffer framebuffer;
+	VkShaderModule vert, frag, comp;
+	VkPipeline gfx_pipe, comp_pipe;
+
+	VkCommandBuffer cmd[FRAMES_IN_FLIGHT];
+	VkFence fence[FRAMES_IN_FLIGHT];
+
+	unsigned validation_errors;
+} g;
+
+static VKAPI_ATTR VkBool32 VKAPI_CALL debug_cb(VkDebugUtilsMessageSeverityFlagBitsEXT sev,
+					      VkDebugUtilsMessageTypeFlagsEXT type,
+					      const VkDebugUtilsMessengerCallbackDataEXT *data,
+					      void *user)
+{
+	(void)type;
+	(void)user;
+	if (sev & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT) {
+		g.validation_errors++;
+		fprintf(stderr, "%s: validation error: %s\n", prog, data->pMessage);
+	} else if (sev & VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT) {
+		fprintf(stderr, "%s: validation warning: %s\n", prog, data->pMessage);
+	}
+	return VK_FALSE;
+}
+
+static uint32_t find_memory(uint32_t bits, VkMemoryPropertyFlags want, VkMemoryPropertyFlags prefer)
+{
+	uint32_t i;
+	int pass;
+
+	for (pass = 0; pass < 2; pass++) {
+		VkMemoryPropertyFlags need = pass == 0 ? want | prefer : want;
+		for (i = 0; i < g.memprops.memoryTypeCount; i++)
+			if ((bits & (1u << i)) &&
+			    (g.memprops.memoryTypes[i].propertyFlags & need) == need)
+				return i;
+	}
+	die("no memory type with properties 0x%x for type bits 0x%x", want, bits);
+	return 0;
+}
+
+static VkDeviceMemory allocate(VkMemoryRequirements req, VkMemoryPropertyFlags want,
+			       VkMemoryPropertyFlags prefer, int *coherent)
+{
+	VkMemoryAllocateInfo ai = {
+		.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+		.allocationSize = req.size,
+		.memoryTypeIndex = find_memory(req.memoryTypeBits, want, prefer),
+	};
+	VkDeviceMemory mem;
+
+	logv("vkAllocateMemory allocationSize=%llu memoryTypeIndex=%u",
+	     (unsigned long long)ai.allocationSize, ai.memoryTypeIndex);
+	VK(vkAllocateMemory(g.dev, &ai, NULL, &mem));
+	if (coherent)
+		*coherent = !!(g.memprops.memoryTypes[ai.memoryTypeIndex].propertyFlags &
+			       VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
+	return mem;
+}
+
+static struct buffer create_buffer(VkDeviceSize size, VkBufferUsageFlags usage,
+				   VkMemoryPropertyFlags want, VkMemoryPropertyFlags prefer)
+{
+	VkBufferCreateInfo bi = {
+		.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+		.size = size,
+		.usage = usage,
+		.sharingMode = VK_SHARING_MODE_EXCLUSIVE,
+	};
+	VkMemoryRequirements req;
+	struct buffer b = { .size = size };
+
+	logv("vkCreateBuffer size=%llu usage=0x%x", (unsigned long long)bi.size, bi.usage);
+	VK(vkCreateBuffer(g.dev, &bi, NULL, &b.buf));
+	vkGetBufferMemoryRequirements(g.dev, b.buf, &req);
+	b.mem = allocate(req, want, prefer, &b.coherent);
+	VK(vkBindBufferMemory(g.dev, b.buf, b.mem, 0));
+	return b;
+}
+
+static void destroy_buffer(struct buffer *b)
+{
+	vkDestroyBuffer(g.dev, b->buf, NULL);
+	vkFreeMemory(g.dev, b->mem, NULL);
+	memset(b, 0, sizeof(*b));
+}
+
+static struct image create_image(VkFormat format, uint32_t w, uint32_t h,
+				 VkImageUsageFlags usage, VkImageAspectFlags aspect)
+{
+	VkImageCreateInfo ii = {
+		.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO,
+		.imageType = VK_IMAGE_TYPE_2D,
+		.format = format,
+		.extent = { w, h, 1 },
+		.mipLevels = 1,
+		.arrayLayers = 1,
+		.samples = VK_SAMPLE_COUNT_1_BIT,
+		.tiling = VK_IMAGE_TILING_OPTIMAL,
+		.usage = usage,
+		.sharingMode = VK_SHARING_MODE_EXCLUSIVE,
+		.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED,
+	};
+	VkImageViewCreateInfo vi = {
+		.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO,
+		.viewType = VK_IMAGE_VIEW_TYPE_2D,
+		.format = format,
+		.subresourceRange = { aspect, 0, 1, 0, 1 },
+	};
+	VkMemoryRequirements req;
+	struct image im;
+
+	logv("vkCreateImage imageType=%d format=%d extent=%ux%ux%u mipLevels=%u arrayLayers=%u "
+	     "samples=%d tiling=%d usage=0x%x",
+	     ii.imageType, ii.format, ii.extent.width, ii.extent.height, ii.extent.depth,
+	     ii.mipLevels, ii.arrayLayers, ii.samples, ii.tiling, ii.usage);
+	VK(vkCreateImage(g.dev, &ii, NULL, &im.img));
+	vkGetImageMemoryRequirements(g.dev, im.img, &req);
+	im.mem = allocate(req, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0, NULL);
+	VK(vkBindImageMemory(g.dev, im.img, im.mem, 0));
+	vi.image = im.img;
+	VK(vkCreateImageView(g.dev, &vi, NULL, &im.view));
+	return im;
+}
+
+static void destroy_image(struct image *im)
+{
+	vkDestroyImageView(g.dev, im->view, NULL);
+	vkDestroyImage(g.dev, im->img, NULL);
+	vkFreeMemory(g.dev, im->mem, NULL);
+	memset(im, 0, sizeof(*im));
+}
+
+static VkSampler create_sampler(VkFilter filter, VkSamplerAddressMode mode)
+{
+	VkSamplerCreateInfo si = {
+		.sType = VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO,
+		.magFilter = filter,
+		.minFilter = filter,
+		.mipmapMode = VK_SAMPLER_MIPMAP_MODE_NEAREST,
+		.addressModeU = mode,
+		.addressModeV = mode,
+		.addressModeW = mode,
+		.maxLod = 0.0f,
+		.borderColor = VK_BORDER_COLOR_FLOAT_OPAQUE_BLACK,
+	};
+	VkSampler s;
+
+	logv("vkCreateSampler magFilter=%d minFilter=%d mipmapMode=%d addressModeU=%d "
+	     "addressModeV=%d addressModeW=%d",
+	     si.magFilter, si.minFilter, si.mipmapMode, si.addressModeU, si.addressModeV,
+	     si.addressModeW);
+	VK(vkCreateSampler(g.dev, &si, NULL, &s));
+	return s;
+}
+
+static VkShaderModule create_shader(const uint32_t *code, size_t size)
+{
+	VkShaderModuleCreateInfo ci = {
+		.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
+		.codeSize = size,
+		.pCode = code,
+	};
+	VkShaderModule m;
+
+	logv("vkCreateShaderModule codeSize=%zu", ci.codeSize);
+	VK(vkCreateShaderModule(g.dev, &ci, NULL, &m));
+	return m;
+}
+
+static void image_barrier(VkCommandBuffer cb, VkImage img, VkImageLayout from, VkImageLayout to,
+			  VkPipelineStageFlags src_stage, VkAccessFlags src_access,
+			  VkPipelineStageFlags dst_stage, VkAccessFlags dst_access)
+{
+	VkImageMemoryBarrier b = {
+		.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
+		.srcAccessMask = src_access,
+		.dstAccessMask = dst_access,
+		.oldLayout = from,
+		.newLayout = to,
+		.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+		.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+		.image = img,
+		.subresourceRange = { VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1 },
+	};
+	vkCmdPipelineBarrier(cb, src_stage, dst_stage, 0, 0, NULL, 0, NULL, 1, &b);
+}
+
+/* ------------------------------------------------------------------ */
+/* setup */
+
+static int has_layer(const char *name)
+{
+	uint32_t n = 0, i;
+	VkLayerProperties *props;
+	int found = 0;
+
+	VK(vkEnumerateInstanceLayerProperties(&n, NULL));
+	props = calloc(n ? n : 1, sizeof(*props));
+	if (!props)
+		die("out of memory");
+	VK(vkEnumerateInstanceLayerProperties(&n, props));
+	for (i = 0; i < n; i++)
+		if (!strcmp(props[i].layerName, name))
+			found = 1;
+	free(props);
+	return found;
+}
+
+static void create_instance(const struct options *o)
+{
+	static const char *validation = "VK_LAYER_KHRONOS_validation";
+	const char *exts[1];
+	uint32_t next = 0;
+	VkApplicationInfo app = {
+		.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
+		.pApplicationName = "vkexample",
+		.applicationVersion = 1,
+		.pEngineName = "tracekit",
+		.engineVersion = 1,
+		.apiVersion = VK_API_VERSION_1_1,
+	};
+	VkDebugUtilsMessengerCreateInfoEXT mi = {
+		.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
+		.messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT |
+				   VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
+		.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT |
+			       VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
+			       VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT,
+		.pfnUserCallback = debug_cb,
+	};
+	VkInstanceCreateInfo ci = {
+		.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
+		.pApplicationInfo = &app,
+	};
+
+	if (o->validate) {
+		if (!has_layer(validation))
+			die("--validate: %s is not installed (Debian: vulkan-validationlayers)",
+			    validation);
+		exts[next++] = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
+		ci.enabledLayerCount = 1;
+		ci.ppEnabledLayerNames = &validation;
+		ci.pNext = &mi;
+	}
+	ci.enabledExtensionCount = next;
+	ci.ppEnabledExtensionNames = next ? exts : NULL;
+	logv("vkCreateInstance apiVersion=%u enabledLayerCount=%u enabledExtensionCount=%u",
+	     app.apiVersion, ci.enabledLayerCount, ci.enabledExtensionCount);
+	VK(vkCreateInstance(&ci, NULL, &g.instance));
+	if (o->validate) {
+		PFN_vkCreateDebugUtilsMessengerEXT create =
+			(PFN_vkCreateDebugUtilsMessengerEXT)vkGetInstanceProcAddr(
+				g.instance, "vkCreateDebugUtilsMessengerEXT");
+		if (!create)
+			die("vkCreateDebugUtilsMessengerEXT not found");
+		VK(create(g.instance, &mi, NULL, &g.messenger));
+	}
+}
+
+static void create_device(const struct options *o)
+{
+	uint32_t n = 0, i;
+	VkPhysicalDevice *gpus;
+	VkPhysicalDeviceProperties props;
+	VkQueueFamilyProperties *qf;
+	float prio = 1.0f;
+	VkDeviceQueueCreateInfo qi = {
+		.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+		.queueCount = 1,
+		.pQueuePriorities = &prio,
+	};
+	VkDeviceCreateInfo di = {
+		.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
+		.queueCreateInfoCount = 1,
+		.pQueueCreateInfos = &qi,
+	};
+	static const VkFormat depth_formats[] = {
+		VK_FORMAT_D32_SFLOAT, VK_FORMAT_X8_D24_UNORM_PACK32, VK_FORMAT_D16_UNORM,
+	};
+	VkFormatProperties fp;
+
+	VK(vkEnumeratePhysicalDevices(g.instance, &n, NULL));
+	if (n == 0)
+		die("no Vulkan device (is mesa-vulkan-drivers installed?)");
+	if (o->gpu >= n)
+		die("--gpu %u: there are only %u Vulkan devices", o->gpu, n);
+	gpus = calloc(n, sizeof(*gpus));
+	if (!gpus)
+		die("out of memory");
+	VK(vkEnumeratePhysicalDevices(g.instance, &n, gpus));
+	g.gpu = gpus[o->gpu];
+	free(gpus);
+	vkGetPhysicalDeviceProperties(g.gpu, &props);
+	vkGetPhysicalDeviceMemoryProperties(g.gpu, &g.memprops);
+	printf("device %u: %s\n", o->gpu, props.deviceName);
+
+	vkGetPhysicalDeviceQueueFamilyProperties(g.gpu, &n, NULL);
+	qf = calloc(n ? n : 1, sizeof(*qf));
+	if (!qf)
+		die("out of memory");
+	vkGetPhysicalDeviceQueueFamilyProperties(g.gpu, &n, qf);
+	for (i = 0; i < n; i++)
+		if ((qf[i].queueFlags & (VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT)) ==
+		    (VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT))
+			break;
+	free(qf);
+	if (i == n)
+		die("%s has no queue family with graphics and compute", props.deviceName);
+	g.qfamily = qi.queueFamilyIndex = i;
+
+	g.depth_format = VK_FORMAT_UNDEFINED;
+	for (i = 0; i < sizeof(depth_formats) / sizeof(depth_formats[0]); i++) {
+		vkGetPhysicalDeviceFormatProperties(g.gpu, depth_formats[i], &fp);
+		if (fp.optimalTilingFeatures & VK_FORMAT_FEATURE_DEPTH_STENCIL_ATTACHMENT_BIT) {
+			g.depth_format = depth_formats[i];
+			break;
+		}
+	}
+	if (g.depth_format == VK_FORMAT_UNDEFINED)
+		die("%s: no depth format", props.deviceName);
+	vkGetPhysicalDeviceFormatProperties(g.gpu, COLOR_FORMAT, &fp);
+	if (!(fp.optimalTilingFeatures & VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT))
+		die("%s: R8G8B8A8_UNORM cannot be a storage image", props.deviceName);
+
+	logv("vkCreateDevice queueFamilyIndex=%u queueCount=%u enabledExtensionCount=%u",
+	     qi.queueFamilyIndex, qi.queueCount, di.enabledExtensionCount);
+	VK(vkCreateDevice(g.gpu, &di, NULL, &g.dev));
+	vkGetDeviceQueue(g.dev, g.qfamily, 0, &g.queue);
+}
+
+static void create_resources(void)
+{
+	VkCommandPoolCreateInfo pi = {
+		.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+		.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
+		.queueFamilyIndex = g.qfamily,
+	};
+	struct vertex verts[CUBE_VERTICES];
+	uint16_t idx[CUBE_INDICES];
+	void *p;
+
+	VK(vkCreateCommandPool(g.dev, &pi, NULL, &g.pool));
+
+	g.color = create_image(COLOR_FORMAT, WIDTH, HEIGHT,
+			       VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
+			       VK_IMAGE_ASPECT_COLOR_BIT);
+	g.depth = create_image(g.depth_format, WIDTH, HEIGHT,
+			       VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT,
+			       VK_IMAGE_ASPECT_DEPTH_BIT);
+	g.tex = create_image(COLOR_FORMAT, TEX_SIZE, TEX_SIZE,
+			     VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT,
+			     VK_IMAGE_ASPECT_COLOR_BIT);
+	g.anim = create_image(COLOR_FORMAT, ANIM_SIZE, ANIM_SIZE,
+			      VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_SAMPLED_BIT,
+			      VK_IMAGE_ASPECT_COLOR_BIT);
+	g.tex_sampler = create_sampler(VK_FILTER_LINEAR, VK_SAMPLER_ADDRESS_MODE_REPEAT);
+	g.anim_sampler = create_sampler(VK_FILTER_NEAREST, VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE);
+
+	/* vertices and indices in one host-visible buffer, written once through
+	 * a map that is then undone */
+	cube(verts, idx);
+	g.geometry = create_buffer(sizeof(verts) + sizeof(idx),
+				   VK_BUFFER_USAGE_VERTEX_BUFFER_BIT | VK_BUFFER_USAGE_INDEX_BUFFER_BIT,
+				   VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT,
+				   VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
+	logv("vkMapMemory offset=0 size=%llu", (unsigned long long)g.geometry.size);
+	VK(vkMapMemory(g.dev, g.geometry.mem, 0, g.geometry.size, 0, &p));
+	memcpy(p, verts, sizeof(verts));
+	memcpy((char *)p + sizeof(verts), idx, sizeof(idx));
+	if (!g.geometry.coherent) {
+		VkMappedMemoryRange r = {
+			.sType = VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE,
+			.memory = g.geometry.mem,
+			.size = VK_WHOLE_SIZE,
+		};
+		VK(vkFlushMappedMemoryRanges(g.dev, 1, &r));
+	}
+	vkUnmapMemory(g.dev, g.geometry.mem);
+
+	/* the uniform buffer: one slot per frame in flight, mapped for good */
+	g.ubo = create_buffer((VkDeviceSize)UBO_STRIDE * FRAMES_IN_FLIGHT,
+			      VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT,
+			      VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT,
+			      VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
+	logv("vkMapMemory offset=0 size=%llu", (unsigned long long)g.ubo.size);
+	VK(vkMapMemory(g.dev, g.ubo.mem, 0, g.ubo.size, 0, &g.ubo_ptr));
+
+	g.readback = create_buffer((VkDeviceSize)WIDTH * HEIGHT * 4,
+				   VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+				   VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT,
+				   VK_MEMORY_PROPERTY_HOST_CACHED_BIT);
+}
+
+/* texture through a staging buffer; storage image into GENERAL */
+static void upload(void)
+{
+	struct buffer staging;
+	VkCommandBuffer cb;
+	VkCommandBufferAllocateInfo ai = {
+		.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+		.commandPool = g.pool,
+		.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+		.commandBufferCount = 1,
+	};
+	VkCommandBufferBeginInfo bi = {
+		.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+		.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT,
+	};
+	VkBufferImageCopy region = {
+		.imageSubresource = { VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1 },
+		.imageExtent = { TEX_SIZE, TEX_SIZE, 1 },
+	};
+	VkSubmitInfo si = {
+		.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+		.commandBufferCount = 1,
+	};
+	void *p;
+
+	staging = create_buffer(TEX_SIZE * TEX_SIZE * 4, VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+				VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT,
+				VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
+	logv("vkMapMemory offset=0 size=%llu", (unsigned long long)staging.size);
+	VK(vkMapMemory(g.dev, staging.mem, 0, staging.size, 0, &p));
+	texture_pattern(p);
+	if (!staging.coherent) {
+		VkMappedMemoryRange r = {
+			.sType = VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE,
+			.memory = staging.mem,
+			.size = VK_WHOLE_SIZE,
+		};
+		VK(vkFlushMappedMemoryRanges(g.dev, 1, &r));
+	}
+	vkUnmapMemory(g.dev, staging.mem);
+
+	VK(vkAllocateCommandBuffers(g.dev, &ai, &cb));
+	VK(vkBeginCommandBuffer(cb, &bi));
+	image_barrier(cb, g.tex.img, VK_IMAGE_LAYOUT_UNDEFINED,
+		      VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, 0,
+		      VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
+	logv("vkCmdCopyBufferToImage bufferOffset=%llu imageExtent=%ux%ux%u",
+	     (unsigned long long)region.bufferOffset, region.imageExtent.width,
+	     region.imageExtent.height, region.imageExtent.depth);
+	vkCmdCopyBufferToImage(cb, staging.buf, g.tex.img, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+			       1, &region);
+	image_barrier(cb, g.tex.img, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+		      VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, VK_PIPELINE_STAGE_TRANSFER_BIT,
+		      VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT,
+		      VK_ACCESS_SHADER_READ_BIT);
+	image_barrier(cb, g.anim.img, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_GENERAL,
+		      VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, 0, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+		      VK_ACCESS_SHADER_WRITE_BIT);
+	VK(vkEndCommandBuffer(cb));
+	si.pCommandBuffers = &cb;
+	VK(vkQueueSubmit(g.queue, 1, &si, VK_NULL_HANDLE));
+	VK(vkQueueWaitIdle(g.queue));
+	vkFreeCommandBuffers(g.dev, g.pool, 1, &cb);
+	destroy_buffer(&staging);
+}
+
+static void create_descriptors(void)
+{
+	VkDescriptorSetLayoutBinding gfx_b[3] = {
+		{ 0, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1,
+		  VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, NULL },
+		{ 1, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1, VK_SHADER_STAGE_FRAGMENT_BIT, NULL },
+		{ 2, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1, VK_SHADER_STAGE_FRAGMENT_BIT, NULL },
+	};
+	VkDescriptorSetLayoutBinding comp_b = {
+		0, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, 1, VK_SHADER_STAGE_COMPUTE_BIT, NULL,
+	};
+	VkDescriptorSetLayoutCreateInfo li = {
+		.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
+	};
+	VkDescriptorPoolSize sizes[3] = {
+		{ VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, FRAMES_IN_FLIGHT },
+		{ VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 2 * FRAMES_IN_FLIGHT },
+		{ VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, 1 },
+	};
+	VkDescriptorPoolCreateInfo pi = {
+		.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
+		.maxSets = FRAMES_IN_FLIGHT + 1,
+		.poolSizeCount = 3,
+		.pPoolSizes = sizes,
+	};
+	VkDescriptorSetLayout layouts[FRAMES_IN_FLIGHT];
+	VkDescriptorSetAllocateInfo ai = {
+		.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
+	};
+	VkPushConstantRange push = { VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(uint32_t) };
+	VkPipelineLayoutCreateInfo pli = {
+		.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
+		.setLayoutCount = 1,
+	};
+	VkDescriptorImageInfo tex_info = {
+		g.tex_sampler, g.tex.view, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+	};
+	VkDescriptorImageInfo anim_info = { g.anim_sampler, g.anim.view, VK_IMAGE_LAYOUT_GENERAL };
+	VkDescriptorImageInfo storage_info = { VK_NULL_HANDLE, g.anim.view, VK_IMAGE_LAYOUT_GENERAL };
+	VkWriteDescriptorSet w[3 * FRAMES_IN_FLIGHT + 1];
+	VkDescriptorBufferInfo ubo_info[FRAMES_IN_FLIGHT];
+	uint32_t i, nw = 0;
+
+	li.bindingCount = 3;
+	li.pBindings = gfx_b;
+	VK(vkCreateDescriptorSetLayout(g.dev, &li, NULL, &g.gfx_dsl));
+	li.bindingCount = 1;
+	li.pBindings = &comp_b;
+	VK(vkCreateDescriptorSetLayout(g.dev, &li, NULL, &g.comp_dsl));
+
+	logv("vkCreateDescriptorPool maxSets=%u poolSizeCount=%u", pi.maxSets, pi.poolSizeCount);
+	VK(vkCreateDescriptorPool(g.dev, &pi, NULL, &g.dpool));
+	for (i = 0; i < FRAMES_IN_FLIGHT; i++)
+		layouts[i] = g.gfx_dsl;
+	ai.descriptorPool = g.dpool;
+	ai.descriptorSetCount = FRAMES_IN_FLIGHT;
+	ai.pSetLayouts = layouts;
+	VK(vkAllocateDescriptorSets(g.dev, &ai, g.gfx_set));
+	ai.descriptorSetCount = 1;
+	ai.pSetLayouts = &g.comp_dsl;
+	VK(vkAllocateDescriptorSets(g.dev, &ai, &g.comp_set));
+
+	memset(w, 0, sizeof(w));
+	for (i = 0; i < FRAMES_IN_FLIGHT; i++) {
+		ubo_info[i].buffer = g.ubo.buf;
+		ubo_info[i].offset = (VkDeviceSize)i * UBO_STRIDE;
+		ubo_info[i].range = sizeof(struct frame_ubo);
+		w[nw].sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
+		w[nw].dstSet = g.gfx_set[i];
+		w[nw].dstBinding = 0;
+		w[nw].descriptorCount = 1;
+		w[nw].descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
+		w[nw].pBufferInfo = &ubo_info[i];
+		nw++;
+		w[nw].sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
+		w[nw].dstSet = g.gfx_set[i];
+		w[nw].dstBinding = 1;
+		w[nw].descriptorCount = 1;
+		w[nw].descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
+		w[nw].pImageInfo = &tex_info;
+		nw++;
+		w[nw].sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
+		w[nw].dstSet = g.gfx_set[i];
+		w[nw].dstBinding = 2;
+		w[nw].descriptorCount = 1;
+		w[nw].descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
+		w[nw].pImageInfo = &anim_info;
+		nw++;
+	}
+	w[nw].sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
+	w[nw].dstSet = g.comp_set;
+	w[nw].dstBinding = 0;
+	w[nw].descriptorCount = 1;
+	w[nw].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_IMAGE;
+	w[nw].pImageInfo = &storage_info;
+	nw++;
+	vkUpdateDescriptorSets(g.dev, nw, w, 0, NULL);
+
+	pli.pSetLayouts = &g.gfx_dsl;
+	VK(vkCreatePipelineLayout(g.dev, &pli, NULL, &g.gfx_layout));
+	pli.pSetLayouts = &g.comp_dsl;
+	pli.pushConstantRangeCount = 1;
+	pli.pPushConstantRanges = &push;
+	VK(vkCreatePipelineLayout(g.dev, &pli, NULL, &g.comp_layout));
+}
+
+static void create_render_pass(void)
+{
+	VkAttachmentDescription att[2] = {
+		{
+			.format = COLOR_FORMAT,
+			.samples = VK_SAMPLE_COUNT_1_BIT,
+			.loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR,
+			.storeOp = VK_ATTACHMENT_STORE_OP_STORE,
+			.stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE,
+			.stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE,
+			.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED,
+			.finalLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+		},
+		{
+			.format = g.depth_format,
+			.samples = VK_SAMPLE_COUNT_1_BIT,
+			.loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR,
+			.storeOp = VK_ATTACHMENT_STORE_OP_DONT_CARE,
+			.stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE,
+			.stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE,
+			.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED,
+			.finalLayout = VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL,
+		},
+	};
+	VkAttachmentReference cref = { 0, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL };
+	VkAttachmentReference dref = { 1, VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL };
+	VkSubpassDescription sub = {
+		.pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS,
+		.colorAttachmentCount = 1,
+		.pColorAttachments = &cref,
+		.pDepthStencilAttachment = &dref,
+	};
+	VkSubpassDependency deps[2] = {
+		/* the previous frame's attachment writes and copy read finish
+		 * before this frame clears */
+		{
+			.srcSubpass = VK_SUBPASS_EXTERNAL,
+			.dstSubpass = 0,
+			.srcStageMask = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT |
+					VK_PIPELINE_STAGE_LATE_FRAGMENT_TESTS_BIT |
+					VK_PIPELINE_STAGE_TRANSFER_BIT,
+			.dstStageMask = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT |
+					VK_PIPELINE_STAGE_EARLY_FRAGMENT_TESTS_BIT |
+					VK_PIPELINE_STAGE_LATE_FRAGMENT_TESTS_BIT,
+			.srcAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT |
+					 VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT,
+			.dstAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT |
+					 VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_READ_BIT |
+					 VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT,
+		},
+		/* the colour writes finish before the copy to the host buffer */
+		{
+			.srcSubpass = 0,
+			.dstSubpass = VK_SUBPASS_EXTERNAL,
+			.srcStageMask = VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
+			.dstStageMask = VK_PIPELINE_STAGE_TRANSFER_BIT,
+			.srcAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT,
+			.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT,
+		},
+	};
+	VkRenderPassCreateInfo ri = {
+		.sType = VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO,
+		.attachmentCount = 2,
+		.pAttachments = att,
+		.subpassCount = 1,
+		.pSubpasses = &sub,
+		.dependencyCount = 2,
+		.pDependencies = deps,
+	};
+	VkImageView views[2] = { g.color.view, g.depth.view };
+	VkFramebufferCreateInfo fi = {
+		.sType = VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO,
+		.attachmentCount = 2,
+		.pAttachments = views,
+		.width = WIDTH,
+		.height = HEIGHT,
+		.layers = 1,
+	};
+
+	VK(vkCreateRenderPass(g.dev, &ri, NULL, &g.render_pass));
+	fi.renderPass = g.render_pass;
+	VK(vkCreateFramebuffer(g.dev, &fi, NULL, &g.framebuffer));
+}
+
+static void create_pipelines(void)
+{
+	VkPipelineShaderStageCreateInfo stages[2] = {
+		{
+			.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+			.stage = VK_SHADER_STAGE_VERTEX_BIT,
+			.pName = "main",
+		},
+		{
+			.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+			.stage = VK_SHADER_STAGE_FRAGMENT_BIT,
+			.pName = "main",
+		},
+	};
+	VkVertexInputBindingDescription vb = { 0, sizeof(struct vertex), VK_VERTEX_INPUT_RATE_VERTEX };
+	VkVertexInputAttributeDescription va[3] = {
+		{ 0, 0, VK_FORMAT_R32G32B32_SFLOAT, offsetof(struct vertex, pos) },
+		{ 1, 0, VK_FORMAT_R32G32_SFLOAT, offsetof(struct vertex, uv) },
+		{ 2, 0, VK_FORMAT_R32G32B32_SFLOAT, offsetof(struct vertex, normal) },
+	};
+	VkPipelineVertexInputStateCreateInfo vi = {
+		.sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO,
+		.vertexBindingDescriptionCount = 1,
+		.pVertexBindingDescriptions = &vb,
+		.vertexAttributeDescriptionCount = 3,
+		.pVertexAttributeDescriptions = va,
+	};
+	VkPipelineInputAssemblyStateCreateInfo ia = {
+		.sType = VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO,
+		.topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST,
+	};
+	VkPipelineViewportStateCreateInfo vps = {
+		.sType = VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO,
+		.viewportCount = 1,
+		.scissorCount = 1,
+	};
+	VkPipelineRasterizationStateCreateInfo rs = {
+		.sType = VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO,
+		.polygonMode = VK_POLYGON_MODE_FILL,
+		.cullMode = VK_CULL_MODE_NONE,
+		.frontFace = VK_FRONT_FACE_COUNTER_CLOCKWISE,
+		.lineWidth = 1.0f,
+	};
+	VkPipelineMultisampleStateCreateInfo ms = {
+		.sType = VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO,
+		.rasterizationSamples = VK_SAMPLE_COUNT_1_BIT,
+	};
+	VkPipelineDepthStencilStateCreateInfo ds = {
+		.sType = VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO,
+		.depthTestEnable = VK_TRUE,
+		.depthWriteEnable = VK_TRUE,
+		.depthCompareOp = VK_COMPARE_OP_LESS,
+	};
+	VkPipelineColorBlendAttachmentState cba = {
+		.colorWriteMask = VK_COLOR_COMPONENT_R_BIT | VK_COLOR_COMPONENT_G_BIT |
+				  VK_COLOR_COMPONENT_B_BIT | VK_COLOR_COMPONENT_A_BIT,
+	};
+	VkPipelineColorBlendStateCreateInfo cb = {
+		.sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO,
+		.attachmentCount = 1,
+		.pAttachments = &cba,
+	};
+	VkDynamicState dyn[2] = { VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_SCISSOR };
+	VkPipelineDynamicStateCreateInfo dy = {
+		.sType = VK_STRUCTURE_TYPE_PIPELINE_DYNAMIC_STATE_CREATE_INFO,
+		.dynamicStateCount = 2,
+		.pDynamicStates = dyn,
+	};
+	VkGraphicsPipelineCreateInfo gi = {
+		.sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO,
+		.stageCount = 2,
+		.pStages = stages,
+		.pVertexInputState = &vi,
+		.pInputAssemblyState = &ia,
+		.pViewportState = &vps,
+		.pRasterizationState = &rs,
+		.pMultisampleState = &ms,
+		.pDepthStencilState = &ds,
+		.pColorBlendState = &cb,
+		.pDynamicState = &dy,
+		.layout = g.gfx_layout,
+		.renderPass = g.render_pass,
+		.subpass = 0,
+	};
+	VkComputePipelineCreateInfo ci = {
+		.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+		.stage = {
+			.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+			.stage = VK_SHADER_STAGE_COMPUTE_BIT,
+			.pName = "main",
+		},
+		.layout = g.comp_layout,
+	};
+
+	g.vert = create_shader(vkexample_vert, sizeof(vkexample_vert));
+	g.frag = create_shader(vkexample_frag, sizeof(vkexample_frag));
+	g.comp = create_shader(vkexample_comp, sizeof(vkexample_comp));
+	stages[0].module = g.vert;
+	stages[1].module = g.frag;
+	ci.stage.module = g.comp;
+	VK(vkCreateGraphicsPipelines(g.dev, VK_NULL_HANDLE, 1, &gi, NULL, &g.gfx_pipe));
+	VK(vkCreateComputePipelines(g.dev, VK_NULL_HANDLE, 1, &ci, NULL, &g.comp_pipe));
+}
+
+static void create_frames(void)
+{
+	VkCommandBufferAllocateInfo ai = {
+		.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+		.commandPool = g.pool,
+		.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+		.commandBufferCount = FRAMES_IN_FLIGHT,
+	};
+	VkFenceCreateInfo fi = {
+		.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO,
+		.flags = VK_FENCE_CREATE_SIGNALED_BIT,
+	};
+	int i;
+
+	VK(vkAllocateCommandBuffers(g.dev, &ai, g.cmd));
+	for (i = 0; i < FRAMES_IN_FLIGHT; i++)
+		VK(vkCreateFence(g.dev, &fi, NULL, &g.fence[i]));
+}
+
+/* ------------------------------------------------------------------ */
+/* frames */
+
+static void record_frame(VkCommandBuffer cb, unsigned slot, unsigned frame, int dump)
+{
+	VkCommandBufferBeginInfo bi = {
+		.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+		.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT,
+	};
+	VkClearValue clear[2] = {
+		{ .color = { { 0.10f, 0.12f, 0.16f, 1.0f } } },
+		{ .depthStencil = { 1.0f, 0 } },
+	};
+	VkRenderPassBeginInfo rp = {
+		.sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO,
+		.renderPass = g.render_pass,
+		.framebuffer = g.framebuffer,
+		.renderArea = { { 0, 0 }, { WIDTH, HEIGHT } },
+		.clearValueCount = 2,
+		.pClearValues = clear,
+	};
+	VkViewport vp = { 0.0f, 0.0f, (float)WIDTH, (float)HEIGHT, 0.0f, 1.0f };
+	VkRect2D sc = { { 0, 0 }, { WIDTH, HEIGHT } };
+	VkDeviceSize vb_offset = 0;
+	VkDeviceSize ib_offset = sizeof(struct vertex) * CUBE_VERTICES;
+	uint32_t groups = (ANIM_SIZE + 7) / 8;
+	uint32_t push = frame;
+	int first = frame == 0;
+
+	VK(vkBeginCommandBuffer(cb, &bi));
+
+	/* compute: the previous frame's sampling of the image is done before
+	 * this frame writes it */
+	image_barrier(cb, g.anim.img, VK_IMAGE_LAYOUT_GENERAL, VK_IMAGE_LAYOUT_GENERAL,
+		      VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT, 0,
+		      VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT);
+	vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, g.comp_pipe);
+	vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, g.comp_layout, 0, 1,
+				&g.comp_set, 0, NULL);
+	vkCmdPushConstants(cb, g.comp_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
+	if (first)
+		logv("vkCmdDispatch groupCountX=%u groupCountY=%u groupCountZ=%u", groups, groups, 1u);
+	vkCmdDispatch(cb, groups, groups, 1);
+	/* ... and its writes are visible to the fragment shader */
+	image_barrier(cb, g.anim.img, VK_IMAGE_LAYOUT_GENERAL, VK_IMAGE_LAYOUT_GENERAL,
+		      VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+		      VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT);
+
+	/* draw */
+	vkCmdBeginRenderPass(cb, &rp, VK_SUBPASS_CONTENTS_INLINE);
+	vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, g.gfx_pipe);
+	vkCmdSetViewport(cb, 0, 1, &vp);
+	vkCmdSetScissor(cb, 0, 1, &sc);
+	vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, g.gfx_layout, 0, 1,
+				&g.gfx_set[slot], 0, NULL);
+	vkCmdBindVertexBuffers(cb, 0, 1, &g.geometry.buf, &vb_offset);
+	vkCmdBindIndexBuffer(cb, g.geometry.buf, ib_offset, VK_INDEX_TYPE_UINT16);
+	if (first) {
+		logv("vkCmdBindIndexBuffer offset=%llu indexType=%d",
+		     (unsigned long long)ib_offset, VK_INDEX_TYPE_UINT16);
+		logv("vkCmdDrawIndexed indexCount=%u instanceCount=%u firstIndex=%u "
+		     "vertexOffset=%d firstInstance=%u",
+		     (unsigned)CUBE_INDICES, 1u, 0u, 0, 0u);
+	}
+	vkCmdDrawIndexed(cb, CUBE_INDICES, 1, 0, 0, 0);
+	vkCmdEndRenderPass(cb);
+
+	/* the colour image (now TRANSFER_SRC_OPTIMAL) to the host buffer */
+	if (dump) {
+		VkBufferImageCopy region = {
+			.imageSubresource = { VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1 },
+			.imageExtent = { WIDTH, HEIGHT, 1 },
+		};
+		VkBufferMemoryBarrier hb = {
+			.sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER,
+			.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
+			.dstAccessMask = VK_ACCESS_HOST_READ_BIT,
+			.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+			.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+			.buffer = g.readback.buf,
+			.size = VK_WHOLE_SIZE,
+		};
+		vkCmdCopyImageToBuffer(cb, g.color.img, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+				       g.readback.buf, 1, &region);
+		vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT,
+				     0, 0, NULL, 1, &hb, 0, NULL);
+	}
+	VK(vkEndCommandBuffer(cb));
+}
+
+static void save_frame(const struct options *o, unsigned frame)
+{
+	char path[4096];
+	void *p;
+
+	if (!g.readback.coherent) {
+		VkMappedMemoryRange r = {
+			.sType = VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE,
+			.memory = g.readback.mem,
+			.size = VK_WHOLE_SIZE,
+		};
+		VK(vkMapMemory(g.dev, g.readback.mem, 0, VK_WHOLE_SIZE, 0, &p));
+		VK(vkInvalidateMappedMemoryRanges(g.dev, 1, &r));
+	} else {
+		VK(vkMapMemory(g.dev, g.readback.mem, 0, VK_WHOLE_SIZE, 0, &p));
+	}
+	if ((size_t)snprintf(path, sizeof(path), "%s/frame-%u.png", o->png_dir, frame) >=
+	    sizeof(path))
+		die("--png-dir: path too long");
+	write_png(path, p, WIDTH, HEIGHT);
+	vkUnmapMemory(g.dev, g.readback.mem);
+	printf("wrote %s\n", path);
+}
+
+static void run_frames(const struct options *o)
+{
+	unsigned frame;
+
+	for (frame = 0; frame < o->frames; frame++) {
+		unsigned slot = frame % FRAMES_IN_FLIGHT;
+		int dump = want_dump(o, frame);
+		struct frame_ubo u;
+		VkSubmitInfo si = {
+			.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+			.commandBufferCount = 1,
+			.pCommandBuffers = &g.cmd[slot],
+		};
+
+		/* this slot's previous frame is done with its uniforms and
+		 * command buffer */
+		VK(vkWaitForFences(g.dev, 1, &g.fence[slot], VK_TRUE, UINT64_MAX));
+		VK(vkResetFences(g.dev, 1, &g.fence[slot]));
+
+		frame_ubo_fill(&u, frame, o->still);
+		memcpy((char *)g.ubo_ptr + (size_t)slot * UBO_STRIDE, &u, sizeof(u));
+		if (!g.ubo.coherent) {
+			VkMappedMemoryRange r = {
+				.sType = VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE,
+				.memory = g.ubo.mem,
+				.size = VK_WHOLE_SIZE,
+			};
+			VK(vkFlushMappedMemoryRanges(g.dev, 1, &r));
+		}
+
+		record_frame(g.cmd[slot], slot, frame, dump);
+		VK(vkQueueSubmit(g.queue, 1, &si, g.fence[slot]));
+		if (dump) {
+			VK(vkWaitForFences(g.dev, 1, &g.fence[slot], VK_TRUE, UINT64_MAX));
+			save_frame(o, frame);
+		}
+	}
+	VK(vkWaitForFences(g.dev, FRAMES_IN_FLIGHT, g.fence, VK_TRUE, UINT64_MAX));
+	printf("frames %u\n", o->frames);
+}
+
+static void destroy_all(void)
+{
+	int i;
+
+	VK(vkDeviceWaitIdle(g.dev));
+	for (i = 0; i < FRAMES_IN_FLIGHT; i++)
+		vkDestroyFence(g.dev, g.fence[i], NULL);
+	vkFreeCommandBuffers(g.dev, g.pool, FRAMES_IN_FLIGHT, g.cmd);
+	vkDestroyPipeline(g.dev, g.gfx_pipe, NULL);
+	vkDestroyPipeline(g.dev, g.comp_pipe, NULL);
+	vkDestroyShaderModule(g.dev, g.vert, NULL);
+	vkDestroyShaderModule(g.dev, g.frag, NULL);
+	vkDestroyShaderModule(g.dev, g.comp, NULL);
+	vkDestroyFramebuffer(g.dev, g.framebuffer, NULL);
+	vkDestroyRenderPass(g.dev, g.render_pass, NULL);
+	vkDestroyPipelineLayout(g.dev, g.gfx_layout, NULL);
+	vkDestroyPipelineLayout(g.dev, g.comp_layout, NULL);
+	vkDestroyDescriptorPool(g.dev, g.dpool, NULL);
+	vkDestroyDescriptorSetLayout(g.dev, g.gfx_dsl, NULL);
+	vkDestroyDescriptorSetLayout(g.dev, g.comp_dsl, NULL);
+	vkUnmapMemory(g.dev, g.ubo.mem);
+	destroy_buffer(&g.ubo);
+	destroy_buffer(&g.geometry);
+	destroy_buffer(&g.readback);
+	vkDestroySampler(g.dev, g.tex_sampler, NULL);
+	vkDestroySampler(g.dev, g.anim_sampler, NULL);
+	destroy_image(&g.anim);
+	destroy_image(&g.tex);
+	destroy_image(&g.depth);
+	destroy_image(&g.color);
+	vkDestroyCommandPool(g.dev, g.pool, NULL);
+	vkDestroyDevice(g.dev, NULL);
+	if (g.messenger) {
+		PFN_vkDestroyDebugUtilsMessengerEXT destroy =
+			(PFN_vkDestroyDebugUtilsMessengerEXT)vkGetInstanceProcAddr(
+				g.instance, "vkDestroyDebugUtilsMessengerEXT");
+		if (destroy)
+			destroy(g.instance, g.messenger, NULL);
+	}
+	vkDestroyInstance(g.instance, NULL);
+}
+
+int main(int argc, char **argv)
+{
+	struct options o;
+
+	parse_options(argc, argv, &o);
+	if (o.png_dir && mkdir(o.png_dir, 0777) != 0 && errno != EEXIST)
+		die("--png-dir %s: %s", o.png_dir, strerror(errno));
+
+	create_instance(&o);
+	create_device(&o);
+	create_resources();
+	upload();
+	create_descriptors();
+	create_render_pass();
+	create_pipelines();
+	create_frames();
+	run_frames(&o);
+	destroy_all();
+	free(o.dump);
+
+	fflush(stdout);
+	if (g.validation_errors) {
+		fprintf(stderr, "%s: %u validation errors\n", prog, g.validation_errors);
+		return 1;
+	}
+	return 0;
+}

@@ -1,0 +1,170 @@
+#!/usr/bin/env bats
+# examples/vkexample: the headless Vulkan program the capture and replay
+# tests run.  No window system: it renders offscreen on the first Vulkan
+# device (llvmpipe here), writes frames as PNG, and logs the values it
+# passed to a few calls.  Built by `make examples` (build/examples/vkexample).
+
+load helpers
+
+EX="$TOP/build/examples/vkexample"
+
+setup_file() {
+	[ -x "$TOP/build/examples/vkexample" ] ||
+		{ echo "build/examples/vkexample is not built (make examples)" >&3; return 1; }
+}
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+	# headless: no display of any kind, a private runtime directory
+	unset DISPLAY WAYLAND_DISPLAY
+	export XDG_RUNTIME_DIR="$BATS_TEST_TMPDIR/xdg"
+	mkdir -p "$XDG_RUNTIME_DIR"
+	chmod 700 "$XDG_RUNTIME_DIR"
+}
+
+# png_stats FILE: "WIDTH HEIGHT BACKGROUND_PERCENT DISTINCT_COLOURS", where
+# the background is the colour of the top-left pixel (also checked to be
+# the colour of the other three corners).  Decodes vkexample's own PNGs
+# (8-bit RGBA, filter 0) with zlib only.
+png_stats() {
+	python3 - "$1" <<'EOF'
+import struct, sys, zlib
+data = open(sys.argv[1], "rb").read()
+assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+pos, idat, w = 8, b"", None
+while pos < len(data):
+    n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+    body = data[pos + 8:pos + 8 + n]
+    assert zlib.crc32(kind + body) == struct.unpack(">I", data[pos + 8 + n:pos + 12 + n])[0], "bad CRC"
+    if kind == b"IHDR":
+        w, h, depth, ctype = struct.unpack(">IIBB", body[:10])
+        assert (depth, ctype) == (8, 6), "not 8-bit RGBA"
+    elif kind == b"IDAT":
+        idat += body
+    pos += 12 + n
+raw = zlib.decompress(idat)
+row = w * 4
+px = []
+for y in range(h):
+    line = raw[y * (row + 1):(y + 1) * (row + 1)]
+    assert line[0] == 0, "filter %d" % line[0]
+    px.extend(bytes(line[1 + x * 4:5 + x * 4]) for x in range(w))
+bg = px[0]
+assert px[w - 1] == bg and px[-1] == bg and px[-w] == bg, "corners differ"
+assert bg[:3] != b"\0\0\0", "background is black"
+print(w, h, 100 * sum(p == bg for p in px) // len(px), len(set(px)))
+EOF
+}
+
+@test "runs headless on llvmpipe: 10 frames by default, exit 0" {
+	run "$EX"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"device 0: llvmpipe"* ]]
+	[[ "${lines[-1]}" == "frames 10" ]]
+}
+
+@test "--validate: the Khronos validation layer, synchronization checks on, reports no error" {
+	[ -e /usr/share/vulkan/explicit_layer.d/VkLayer_khronos_validation.json ] ||
+		skip "vulkan-validationlayers not installed"
+	VK_LAYER_ENABLES=VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT \
+		run bash -c '"$1" --validate --frames 4 --png-dir png --dump-frames 1,3 2>err' _ "$EX"
+	cat err
+	[ "$status" -eq 0 ]
+	# the layer was really there: the instance was created with it
+	[[ "$output" == *"vkCreateInstance apiVersion=4198400 enabledLayerCount=1 enabledExtensionCount=1"* ]]
+	[ "$(grep -ci 'validation error' err)" -eq 0 ]
+}
+
+@test "two runs write byte-identical PNGs for the same frame, whichever frames are dumped" {
+	"$EX" --frames 6 --png-dir a >/dev/null
+	"$EX" --frames 6 --png-dir b >/dev/null
+	"$EX" --frames 6 --png-dir c --dump-frames 5,2 >/dev/null
+	local f
+	for f in 0 1 2 3 4 5; do
+		cmp a/frame-$f.png b/frame-$f.png
+	done
+	cmp a/frame-2.png c/frame-2.png
+	cmp a/frame-5.png c/frame-5.png
+	[ "$(ls c)" = "$(printf 'frame-2.png\nframe-5.png')" ]
+}
+
+@test "each frame differs: the uniform buffer's rotation and the compute pattern both show" {
+	"$EX" --frames 6 --png-dir spin >/dev/null
+	"$EX" --frames 6 --png-dir still --still >/dev/null
+	# six different pictures
+	[ "$(md5sum spin/*.png | cut -d' ' -f1 | sort -u | wc -l)" -eq 6 ]
+	# rotation fixed: the frames still differ, by the compute pass alone
+	[ "$(md5sum still/*.png | cut -d' ' -f1 | sort -u | wc -l)" -eq 6 ]
+	# same compute frame, other matrix in the uniform buffer: differs
+	cmp spin/frame-0.png still/frame-0.png
+	if cmp -s spin/frame-3.png still/frame-3.png; then false; fi
+}
+
+@test "a frame is a textured shape on the clear colour, not blank" {
+	"$EX" --frames 3 --png-dir png >/dev/null
+	run png_stats png/frame-2.png
+	[ "$status" -eq 0 ]
+	echo "$output"
+	read -r w h bg colours <<<"$output"
+	[ "$w" -eq 256 ] && [ "$h" -eq 256 ]
+	# the cube covers a good part of the picture, and not all of it
+	[ "$bg" -ge 20 ] && [ "$bg" -le 85 ]
+	# textured, not flat: many colours
+	[ "$colours" -ge 200 ]
+}
+
+@test "logs the values it passed, one call per line" {
+	run "$EX" --frames 2
+	[ "$status" -eq 0 ]
+	local want
+	while IFS= read -r want; do
+		printf '%s\n' "$output" | grep -qFx -- "$want" || { echo "missing: $want"; return 1; }
+	done <<'EOF'
+vkCreateInstance apiVersion=4198400 enabledLayerCount=0 enabledExtensionCount=0
+vkCreateDevice queueFamilyIndex=0 queueCount=1 enabledExtensionCount=0
+vkCreateImage imageType=1 format=37 extent=256x256x1 mipLevels=1 arrayLayers=1 samples=1 tiling=0 usage=0x11
+vkCreateImage imageType=1 format=37 extent=64x64x1 mipLevels=1 arrayLayers=1 samples=1 tiling=0 usage=0x6
+vkCreateImage imageType=1 format=37 extent=128x128x1 mipLevels=1 arrayLayers=1 samples=1 tiling=0 usage=0xc
+vkCreateSampler magFilter=1 minFilter=1 mipmapMode=0 addressModeU=0 addressModeV=0 addressModeW=0
+vkCreateSampler magFilter=0 minFilter=0 mipmapMode=0 addressModeU=2 addressModeV=2 addressModeW=2
+vkCreateBuffer size=840 usage=0xc0
+vkCreateBuffer size=512 usage=0x10
+vkCreateBuffer size=262144 usage=0x2
+vkCreateBuffer size=16384 usage=0x1
+vkMapMemory offset=0 size=512
+vkCmdCopyBufferToImage bufferOffset=0 imageExtent=64x64x1
+vkCreateDescriptorPool maxSets=3 poolSizeCount=3
+vkCmdDispatch groupCountX=16 groupCountY=16 groupCountZ=1
+vkCmdBindIndexBuffer offset=768 indexType=0
+vkCmdDrawIndexed indexCount=36 instanceCount=1 firstIndex=0 vertexOffset=0 firstInstance=0
+EOF
+	# every vk* line has the grep-able form: name, then key=value pairs
+	printf '%s\n' "$output" | grep '^vk' >calls
+	[ "$(wc -l <calls)" -ge 20 ]
+	[ "$(grep -cvE '^vk[A-Za-z0-9]+( [A-Za-z0-9]+=[^ =]+)+$' calls)" -eq 0 ]
+	# and the log is the same on every run
+	run "$EX" --frames 2
+	[ "$(printf '%s\n' "$output" | grep '^vk')" = "$(cat calls)" ]
+}
+
+@test "a Vulkan error names the call and the VkResult, exit 1" {
+	VK_ICD_FILENAMES=/nonexistent/icd.json VK_DRIVER_FILES=/nonexistent/icd.json \
+		run "$EX"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"vkCreateInstance failed: VK_ERROR_INCOMPATIBLE_DRIVER"* ]]
+}
+
+@test "bad options: a clear message, exit 1" {
+	run "$EX" --gpu 99
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"--gpu 99: there are only"* ]]
+	run "$EX" --frames many
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"--frames: bad number 'many'"* ]]
+	run "$EX" --dump-frames 1
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"--dump-frames needs --png-dir"* ]]
+	run "$EX" --bogus
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"unknown option '--bogus'"* ]]
+}
