@@ -270,6 +270,7 @@ int trace_source_open(trace_source *s, trace_error *err)
 	if (n == 0) {
 		trace_error_clear(err);
 		snprintf(err->file, sizeof(err->file), "%s", s->name);
+		err->offset = 0;
 		trace_error_set(err, "empty input: not a trace");
 		return -1;
 	}

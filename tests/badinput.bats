@@ -1,0 +1,685 @@
+#!/usr/bin/env bats
+# Bad input never crashes, hangs or lies: the sanitizer builds of
+# trace-decode and trace-encode, given the bundled glxgears fixture cut at
+# many offsets or with random bytes flipped, in every container, exit 0 or
+# 1; a failure prints one line naming the file, the byte offset and the
+# call it lies in, and leaves no output file; a success writes a stream
+# that reads back.  Then the hand-made cases: empty, garbage, malformed
+# text, a container with no trace in it, a future format version, usage.
+#
+# Mutants are seeded, so a failure repeats; each loop runs $JOBS workers.
+
+load helpers
+
+JOBS=${BADINPUT_JOBS:-$(nproc 2>/dev/null || echo 2)}
+# A smaller quarantine than the default 256 MB: the text parser churns
+# through memory, and a fresh page for every allocation made each text run
+# three times slower.  Use-after-free within the last 16 MB is still caught.
+export ASAN_OPTIONS="$ASAN_OPTIONS:quarantine_size_mb=16"
+
+setup_file() {
+	W="$BATS_FILE_TMPDIR"
+	export W
+	local fx="$DATA/glxgears.trace"
+	# The containers of one stream: apitrace's Snappy (the fixture itself),
+	# gzip (apitrace repack -z), ours: Brotli, raw, text.
+	cp "$fx" "$W/snappy.trace"
+	apitrace repack -z "$fx" "$W/gzip.trace" 2>/dev/null
+	"$BIN/trace-encode" -z brotli -q 9 -o "$W/brotli.trace" "$fx"
+	"$BIN/trace-encode" -z none -o "$W/raw.trace" "$fx"
+	"$BIN/trace-decode" -o "$W/full.txt" "$fx"
+	# The text form runs 5-10 times slower than the binary under ASan, so
+	# its mutants are of the first 2000 calls (the first frames: every
+	# function and value kind the fixture has), and the last, incomplete
+	# call, renumbered to follow them.
+	{
+		head -n 2001 "$W/full.txt"
+		tail -n 1 "$W/full.txt" | sed 's/^{call: [0-9]*,/{call: 2000,/'
+	} >"$W/text.trace"
+	# Snappy chunks of 1 MiB split calls: six copies of the fixture's calls
+	# make a stream of two chunks.
+	perl -ne 'if ($. == 1) { print; next }
+		if (/flags: \[[a-z, ]*incomplete/) { push @inc, $_ } else { push @body, $_ }
+		END { my $n = 0;
+			for my $l ((@body) x 6, @inc) {
+				(my $c = $l) =~ s/^\{call: \d+,/"{call: " . $n++ . ","/e; print $c } }' \
+		"$W/full.txt" >"$W/long.txt"
+	"$BIN/trace-encode" -o "$W/chunks.trace" "$W/long.txt"
+	# Oracles for cuts of a compressed file: the same uncompressed stream
+	# in the raw container, apitrace's bytes for apitrace's files.
+	{ printf tr; gzip -dc "$W/gzip.trace"; } >"$W/apitrace.raw"
+	"$BIN/trace-encode" -z none -o "$W/chunks.raw" "$W/long.txt"
+	rm -f "$W/long.txt"
+	# where the header ends in our raw stream (after "tr")
+	head -n 1 "$W/full.txt" | "$BIN/trace-encode" -z none -o "$W/header.raw"
+	echo $(($(stat -c %s "$W/header.raw") - 2)) >"$W/header.len"
+}
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+	[ -x "$ASAN_BIN/trace-decode" ] && [ -x "$ASAN_BIN/trace-encode" ] || {
+		echo "# build the sanitizer programs first:"
+		echo "#   make build/asan/bin/trace-decode build/asan/bin/trace-encode"
+		return 1
+	}
+}
+
+# ------------------------------------------------------------------
+# The checks every run must pass.
+
+# check PROG FILE: runs the ASan PROG on FILE with -o FILE.out.  Sets RC,
+# MSG (stderr), BYTE and CALL (from a failure's message; CALL empty when
+# the message names none).  Sets WHY and returns 1 when the
+# exit status is not 0 or 1; when a failure's stderr is not exactly one
+# line "PROG: FILE: ..." with "byte N", or the failure left FILE.out or a
+# temporary file; when a success's output does not read back.
+check() {
+	local prog=$1 f=$2 all
+	[ -e "$f.out" ] && rm -f "$f.out"
+	RC=0
+	timeout 20 "$ASAN_BIN/$prog" -o "$f.out" "$f" >/dev/null 2>"$f.err" || RC=$?
+	all=
+	IFS= read -r -d '' -n 4000 all <"$f.err" || true
+	MSG=${all%$'\n'}
+	BYTE= CALL=
+	case $RC in
+	0)
+		if [ -n "$all" ]; then
+			WHY="exit 0, but wrote to stderr: $MSG"
+			return 1
+		fi
+		if ! "$BIN/trace-decode" "$f.out" >/dev/null 2>"$f.err2"; then
+			WHY="exit 0, but its output does not read back: $(cat "$f.err2")"
+			return 1
+		fi
+		rm -f "$f.out"
+		return 0
+		;;
+	1) ;;
+	124)
+		WHY="timed out after 20 s"
+		return 1
+		;;
+	*)
+		WHY="exit $RC: ${all:0:600}"
+		WHY=${WHY//$'\n'/|}
+		return 1
+		;;
+	esac
+	if [[ $all != *$'\n' || $MSG == *$'\n'* ]]; then
+		WHY="stderr is not one line: ${all:0:600}"
+		WHY=${WHY//$'\n'/|}
+		return 1
+	fi
+	if [[ $MSG != "$prog: $f: "* ]]; then
+		WHY="message does not start with '$prog: FILE: ': $MSG"
+		return 1
+	fi
+	if [[ $MSG =~ (: |, )byte\ ([0-9]+)[\ :] ]]; then
+		BYTE=${BASH_REMATCH[2]}
+	else
+		WHY="message names no 'byte N': $MSG"
+		return 1
+	fi
+	if [[ ${MSG#"$prog: $f: "} =~ ^call\ ([0-9]+), ]]; then
+		CALL=${BASH_REMATCH[1]}
+	fi
+	if [ -e "$f.out" ]; then
+		WHY="a failed run left its output file"
+		return 1
+	fi
+	if compgen -G "$f.out.tmp.*" >/dev/null; then
+		WHY="a failed run left a temporary file: $(compgen -G "$f.out.tmp.*")"
+		return 1
+	fi
+	return 0
+}
+
+# checked PROG FILE: check, showing why it failed.
+checked() {
+	check "$@" || {
+		echo "# $WHY"
+		return 1
+	}
+}
+
+# A binary-format failure that cannot name a call (it is about the header,
+# a record boundary or the container); any other message must name one.
+callless_ok() {
+	[[ $MSG =~ (inside\ the\ header|semantic\ version|the\ header\'s\ properties|a\ call\ number|unknown\ event|unsupported\ trace\ format|Snappy|Brotli|gzip|empty) ]]
+}
+
+# raw_call_at RAW BYTE TMP: the call that RAW (a raw-container stream) cut
+# after BYTE stream bytes fails in, or "-" when it does not fail or fails
+# outside any call: what a compressed file whose decompressed bytes stop
+# there must say as well.
+raw_call_at() {
+	local raw=$1 n=$2 tmp=$3 m
+	head -c "$((n + 2))" "$raw" >"$tmp"
+	if m=$("$BIN/trace-decode" "$tmp" 2>&1 >/dev/null); then
+		echo "-"
+	elif [[ ${m#*: "$tmp": } =~ ^call\ ([0-9]+), ]]; then
+		echo "${BASH_REMATCH[1]}"
+	else
+		echo "-"
+	fi
+}
+
+# ------------------------------------------------------------------
+# Mutation loops.
+
+# cut_one PROG CONTAINER FILE OFF LINE LINESTART: FILE is the input's
+# first OFF bytes, and a text cut lies in line LINE, which starts at byte
+# LINESTART.  On top of check(): where the message must name a call, and
+# which one.
+cut_one() {
+	local prog=$1 kind=$2 f=$3 off=$4 line=$5 start=$6 want
+	check "$prog" "$f" || return 1
+	[ "$RC" = 1 ] || return 0
+	case $kind in
+	raw)
+		# "tr" then the stream: a cut past the header and not at an event
+		# boundary lies inside a call, one in the header does not
+		if [ "$off" -gt $((HLEN + 2)) ] && [ -z "$CALL" ] && ! [[ $MSG =~ a\ call\ number ]]; then
+			WHY="cut inside the calls, but the message names no call: $MSG"
+			return 1
+		fi
+		if [ "$off" -le $((HLEN + 2)) ] && [ -n "$CALL" ]; then
+			WHY="cut inside the header, but the message names call $CALL: $MSG"
+			return 1
+		fi
+		if [ "$off" -ge 2 ] && [ "$BYTE" -gt $((off - 2)) ]; then
+			WHY="byte $BYTE is past the end of the $((off - 2)) stream bytes: $MSG"
+			return 1
+		fi
+		;;
+	text)
+		[ "$off" = 0 ] && return 0
+		if ! [[ $MSG =~ line\ ([0-9]+)\ column\ ([0-9]+), ]]; then
+			WHY="a text failure names no 'line L column C': $MSG"
+			return 1
+		fi
+		if [ "${BASH_REMATCH[1]}" != "$line" ]; then
+			WHY="the cut is in line $line, the message says line ${BASH_REMATCH[1]}: $MSG"
+			return 1
+		fi
+		if [ "$BYTE" -lt "$start" ] || [ "$BYTE" -gt "$off" ]; then
+			WHY="byte $BYTE is outside the cut line (bytes $start to $off): $MSG"
+			return 1
+		fi
+		if [ "$line" = 1 ] && [ -n "$CALL" ]; then
+			WHY="the header line names call $CALL: $MSG"
+			return 1
+		fi
+		# line L is call L-2; a cut inside its number leaves a prefix
+		if [ "$line" -gt 1 ] && { [ -z "$CALL" ] || [[ $((line - 2)) != "$CALL"* ]]; }; then
+			WHY="line $line holds call $((line - 2)), the message says call '${CALL}': $MSG"
+			return 1
+		fi
+		;;
+	*)
+		# compressed: the decompressed bytes stop at BYTE, and the
+		# message names the call that the same stream cut there in the
+		# raw container names (none when that one is not inside a call)
+		[[ $MSG =~ empty\ input ]] && return 0
+		want=$(raw_call_at "$ORACLE" "$BYTE" "$f.raw")
+		if [ "$want" != "${CALL:--}" ]; then
+			WHY="decompressed bytes stop at byte $BYTE, inside call '$want'; the message names call '${CALL:--}': $MSG"
+			return 1
+		fi
+		if [[ $MSG =~ file\ byte\ ([0-9]+) ]] && [ "${BASH_REMATCH[1]}" -gt "$off" ]; then
+			WHY="the compressed input at file byte ${BASH_REMATCH[1]} is past the cut: $MSG"
+			return 1
+		fi
+		;;
+	esac
+	return 0
+}
+
+# flip_one PROG CONTAINER FILE SPEC: FILE is the input with bytes XORed as
+# SPEC says (OFF:VALUE,...).  On top of check(): the message names a call
+# unless it is one that can lie outside any.
+flip_one() {
+	local prog=$1 kind=$2 f=$3 spec=$4
+	check "$prog" "$f" || return 1
+	[ "$RC" = 1 ] || return 0
+	# a flipped magic makes another container or encoding: only the
+	# checks above apply
+	[[ ,$spec, =~ ,[01]: ]] && return 0
+	if [ "$kind" = text ]; then
+		if ! [[ $MSG =~ line\ ([0-9]+)\ column\ [0-9]+, ]]; then
+			WHY="a text failure names no 'line L column C': $MSG"
+			return 1
+		fi
+		if [ "${BASH_REMATCH[1]}" -gt 1 ] && [ -z "$CALL" ] && ! [[ $MSG =~ header ]]; then
+			WHY="an error in a record line names no call: $MSG"
+			return 1
+		fi
+		if [ "${BASH_REMATCH[1]}" = 1 ] && [ -n "$CALL" ]; then
+			WHY="an error in the header line names call $CALL: $MSG"
+			return 1
+		fi
+	else
+		if [ -z "$CALL" ] && ! callless_ok; then
+			WHY="an error inside a call names no call: $MSG"
+			return 1
+		fi
+		if [ -n "$CALL" ] && [[ $MSG =~ (unknown\ event|unsupported\ trace\ format|inside\ the\ header|semantic\ version) ]]; then
+			WHY="an error outside any call names call $CALL: $MSG"
+			return 1
+		fi
+	fi
+	return 0
+}
+
+# mutants cut|flip SRC N SEED DIR: writes the mutants of SRC as DIR/m0,
+# DIR/m1, ... and prints one line per mutant: "I OFF LINE LINESTART" for
+# cuts (about N+20 offsets: 0 to 16, around the header's end, the last
+# bytes, then one random offset in each N-th of the file; LINE is the line
+# a text cut falls in), "I SPEC" for flips (N mutants of 1 to 3 bytes
+# XORed, the first tenth inside the first 64 bytes).  Seeded: the same
+# mutants every run.
+mutants() {
+	perl -e '
+		my ($mode, $file, $n, $seed, $dir, $h) = @ARGV;
+		local $/; open(my $fh, "<:raw", $file) or die; my $d = <$fh>; close $fh;
+		my $size = length $d; srand($seed);
+		sub out { open(my $o, ">:raw", "$dir/m$_[0]") or die; print $o $_[1]; close $o }
+		if ($mode eq "cut") {
+			my %o;
+			$o{$_} = 1 for grep { $_ >= 0 && $_ < $size }
+				(0 .. 16, $h + 1, $h + 2, $h + 3, $size - 1, $size - 2, $size - 5);
+			$o{int(($_ + rand()) * $size / $n)} = 1 for 0 .. $n - 1;
+			my $i = 0;
+			for my $off (sort { $a <=> $b } keys %o) {
+				my $pre = substr($d, 0, $off);
+				my $line = 1 + ($pre =~ tr/\n//);
+				my $start = rindex($pre, "\n") + 1;
+				out($i, $pre);
+				print "$i $off $line $start\n"; $i++;
+			}
+		} else {
+			for my $i (0 .. $n - 1) {
+				my $span = $i < $n / 10 ? ($size < 64 ? $size : 64) : $size;
+				my @p = map { int(rand($span)) . ":" . (1 + int(rand(255))) } 1 .. 1 + int(rand(3));
+				my $m = $d;
+				for (@p) { my ($o, $v) = split /:/; substr($m, $o, 1) = chr(ord(substr($m, $o, 1)) ^ $v) }
+				out($i, $m);
+				print "$i ", join(",", @p), "\n";
+			}
+		}' "$@" "$HLEN"
+}
+
+# mutate cut|flip PROG CONTAINER N SEED: the loop, over JOBS workers; fails
+# listing every mutant that broke a rule (with its offsets: they repeat).
+mutate() {
+	local mode=$1 prog=$2 kind=$3 n=$4 seed=$5 src="$W/$3.trace" j
+	[ -s "$src" ]
+	HLEN=$(cat "$W/header.len")
+	ORACLE=$W/apitrace.raw
+	[ "$kind" = brotli ] && ORACLE=$W/raw.trace
+	[ "$kind" = chunks ] && ORACLE=$W/chunks.raw
+	mkdir m
+	mutants "$mode" "$src" "$n" "$seed" m >cases
+	[ "$(wc -l <cases)" -ge "$n" ]
+	for ((j = 0; j < JOBS; j++)); do
+		while read -r i a b c; do
+			((i % JOBS == j)) || continue
+			if [ "$mode" = cut ]; then
+				cut_one "$prog" "$kind" "m/m$i" "$a" "$b" "$c" ||
+					echo "cut at byte $a: $WHY"
+			else
+				flip_one "$prog" "$kind" "m/m$i" "$a" ||
+					echo "bytes flipped (offset:xor) $a: $WHY"
+			fi
+			rm -f "m/m$i" "m/m$i".*
+		done <cases >"fail$j" &
+	done
+	wait
+	cat fail* >failures
+	if [ -s failures ]; then
+		echo "# $(wc -l <failures) of $(wc -l <cases) $mode mutants of $kind broke a rule:"
+		head -n 25 failures | sed 's/^/# /'
+		return 1
+	fi
+}
+
+# ------------------------------------------------------------------
+
+@test "trace-decode on a Snappy trace cut at 150 offsets exits 0 or 1, naming file, call and byte" {
+	mutate cut trace-decode snappy 130 11
+}
+
+@test "trace-encode on a Snappy trace cut at 150 offsets exits 0 or 1, naming file, call and byte" {
+	mutate cut trace-encode snappy 130 12
+}
+
+@test "trace-decode on a Snappy trace with flipped bytes exits 0 or 1 with one located message" {
+	mutate flip trace-decode snappy 150 13
+}
+
+@test "trace-encode on a Snappy trace with flipped bytes exits 0 or 1 with one located message" {
+	mutate flip trace-encode snappy 150 14
+}
+
+@test "trace-decode on a two-chunk Snappy trace cut at 60+ offsets names the call a chunk cut lands in" {
+	mutate cut trace-decode chunks 60 15
+}
+
+@test "trace-encode on a two-chunk Snappy trace with flipped bytes exits 0 or 1 with one located message" {
+	mutate flip trace-encode chunks 60 16
+}
+
+@test "trace-decode on a Brotli trace cut at 150 offsets exits 0 or 1, naming file, call and byte" {
+	mutate cut trace-decode brotli 130 21
+}
+
+@test "trace-encode on a Brotli trace cut at 150 offsets exits 0 or 1, naming file, call and byte" {
+	mutate cut trace-encode brotli 130 22
+}
+
+@test "trace-decode on a Brotli trace with flipped bytes exits 0 or 1 with one located message" {
+	mutate flip trace-decode brotli 150 23
+}
+
+@test "trace-encode on a Brotli trace with flipped bytes exits 0 or 1 with one located message" {
+	mutate flip trace-encode brotli 150 24
+}
+
+@test "trace-decode on a gzip trace cut at 150 offsets exits 0 or 1, naming file, call and byte" {
+	mutate cut trace-decode gzip 130 31
+}
+
+@test "trace-encode on a gzip trace cut at 150 offsets exits 0 or 1, naming file, call and byte" {
+	mutate cut trace-encode gzip 130 32
+}
+
+@test "trace-decode on a gzip trace with flipped bytes exits 0 or 1 with one located message" {
+	mutate flip trace-decode gzip 150 33
+}
+
+@test "trace-encode on a gzip trace with flipped bytes exits 0 or 1 with one located message" {
+	mutate flip trace-encode gzip 150 34
+}
+
+@test "trace-decode on a raw (-z none) trace cut at 150 offsets exits 0 or 1, naming file, call and byte" {
+	mutate cut trace-decode raw 130 41
+}
+
+@test "trace-encode on a raw (-z none) trace cut at 150 offsets exits 0 or 1, naming file, call and byte" {
+	mutate cut trace-encode raw 130 42
+}
+
+@test "trace-decode on a raw (-z none) trace with flipped bytes exits 0 or 1 with one located message" {
+	mutate flip trace-decode raw 150 43
+}
+
+@test "trace-encode on a raw (-z none) trace with flipped bytes exits 0 or 1 with one located message" {
+	mutate flip trace-encode raw 150 44
+}
+
+@test "trace-decode on a text trace cut at 150 offsets exits 0 or 1, naming file, line, call and byte" {
+	mutate cut trace-decode text 130 51
+}
+
+@test "trace-encode on a text trace cut at 150 offsets exits 0 or 1, naming file, line, call and byte" {
+	mutate cut trace-encode text 130 52
+}
+
+@test "trace-decode on a text trace with flipped bytes exits 0 or 1 with one located message" {
+	mutate flip trace-decode text 150 53
+}
+
+@test "trace-encode on a text trace with flipped bytes exits 0 or 1 with one located message" {
+	mutate flip trace-encode text 150 54
+}
+
+# ------------------------------------------------------------------
+# Hand-made bad inputs.
+
+@test "a cut inside the second Snappy chunk names the call the cut lands in, as the raw stream does" {
+	# chunk 1 ends at 6 + its length; cut 1000 bytes into chunk 2
+	local len1 off
+	len1=$(od -An -tu4 -j 2 -N 4 "$W/chunks.trace" | tr -d ' ')
+	off=$((2 + 4 + len1 + 4 + 1000))
+	head -c "$off" "$W/chunks.trace" >c.trace
+	checked trace-decode "$PWD/c.trace"
+	[ "$RC" = 1 ]
+	[[ $MSG == *"truncated Snappy chunk"* ]]
+	[ "$BYTE" = 1048576 ]
+	want=$(raw_call_at "$W/chunks.raw" 1048576 c.raw)
+	[ "$want" != - ]
+	echo "# $MSG (raw stream: call $want)"
+	[ "$CALL" = "$want" ]
+}
+
+@test "a cut at each Snappy chunk boundary of a two-chunk trace exits 0 or names the call" {
+	local len1 b off
+	len1=$(od -An -tu4 -j 2 -N 4 "$W/chunks.trace" | tr -d ' ')
+	b=$((2 + 4 + len1))
+	for off in $b $((b + 1)) $((b + 3)) $((b + 4)) $((b + 5)); do
+		head -c "$off" "$W/chunks.trace" >"c$off.trace"
+		checked trace-decode "$PWD/c$off.trace" || { echo "# cut at $off: $WHY"; return 1; }
+		if [ "$off" -gt "$b" ]; then
+			[ "$RC" = 1 ]
+			[[ $MSG == *"Snappy chunk"* ]]
+		fi
+		if [ "$RC" = 1 ]; then
+			want=$(raw_call_at "$W/chunks.raw" "$BYTE" "c$off.raw")
+			[ "${CALL:--}" = "$want" ] || { echo "# cut at $off: want call $want: $MSG"; return 1; }
+		fi
+	done
+}
+
+@test "an empty file is not a trace: exit 1, 'empty' and byte 0, no output file" {
+	: >empty.trace
+	for p in trace-decode trace-encode; do
+		checked "$p" "$PWD/empty.trace"
+		[ "$RC" = 1 ]
+		[[ $MSG == *empty* ]]
+		[ "$BYTE" = 0 ]
+	done
+	# and from standard input, named "-"
+	run "$ASAN_BIN/trace-decode" - </dev/null
+	[ "$status" = 1 ]
+	[[ $output == "trace-decode: -: "*empty* ]]
+}
+
+@test "garbage, with or without a container's magic, is rejected with exit 1 and one located line" {
+	perl -e 'srand(7); print chr(int(rand(256))) for 1 .. 4096' >noise
+	cp noise garbage.trace
+	{ printf at; cat noise; } >garbage-snappy.trace
+	{ printf '\037\213'; cat noise; } >garbage-gzip.trace
+	{ printf tr; cat noise; } >garbage-raw.trace
+	{ printf '{'; cat noise; } >garbage-text.trace
+	printf 'hello, world\n' >hello.trace
+	for f in garbage garbage-snappy garbage-gzip garbage-raw garbage-text hello; do
+		for p in trace-decode trace-encode; do
+			checked "$p" "$PWD/$f.trace" || { echo "# $p $f: $WHY"; return 1; }
+			[ "$RC" = 1 ] || { echo "# $p $f: exit $RC"; return 1; }
+		done
+	done
+}
+
+@test "a text trace with a malformed line fails naming that line, its call and column" {
+	{
+		head -n 3 "$W/text.trace"
+		echo '{call: 2, thread: 0, fn: glFinish, args: {x: [1, 2}}'
+		sed -n '5,$p' "$W/text.trace"
+	} >bad.txt
+	for p in trace-decode trace-encode; do
+		checked "$p" "$PWD/bad.txt"
+		[ "$RC" = 1 ]
+		echo "# $MSG"
+		[[ $MSG == "$p: $PWD/bad.txt: call 2, line 4 column "*", byte "* ]]
+	done
+}
+
+@test "a NUL byte in a text record fails naming that record's line and call" {
+	{
+		head -n 3 "$W/text.trace"
+		printf '{call: 2, thread: 0, fn: glFi\0nish}\n'
+	} >nul.txt
+	checked trace-decode "$PWD/nul.txt"
+	[ "$RC" = 1 ]
+	echo "# $MSG"
+	[[ $MSG == *"NUL byte"* ]]
+	[[ $MSG == "trace-decode: $PWD/nul.txt: call 2, line 4 column 30, byte "* ]]
+	# the first record, right after the header
+	{
+		head -n 1 "$W/text.trace"
+		printf '{call: 0, thread: 0, fn: gl\0Flush}\n'
+	} >nul0.txt
+	checked trace-decode "$PWD/nul0.txt"
+	[ "$RC" = 1 ]
+	echo "# $MSG"
+	[[ $MSG == "trace-decode: $PWD/nul0.txt: call 0, line 2 column 28, byte "* ]]
+}
+
+@test "a text file whose first line is not a tracekit header fails at line 1 naming no call" {
+	sed -n '2,$p' "$W/text.trace" >noheader.txt
+	checked trace-encode "$PWD/noheader.txt"
+	[ "$RC" = 1 ]
+	echo "# $MSG"
+	[[ $MSG == "trace-encode: $PWD/noheader.txt: line 1 column "* ]]
+	[[ $MSG == *header* ]]
+}
+
+@test "a container holding no trace (apitrace's 2-byte file of a program that made no call) is exit 1" {
+	printf at >magic-only.trace
+	printf tr >magic-only.raw
+	for f in magic-only.trace magic-only.raw; do
+		for p in trace-decode trace-encode; do
+			checked "$p" "$PWD/$f"
+			[ "$RC" = 1 ]
+			echo "# $MSG"
+			[[ $MSG == *"not a trace"* ]]
+		done
+	done
+}
+
+@test "a raw or text trace cut inside its header fails naming no call" {
+	local h
+	h=$(cat "$W/header.len")
+	head -c $((h + 2 - 5)) "$W/raw.trace" >hcut.raw
+	head -c 40 "$W/text.trace" >hcut.txt
+	for f in hcut.raw hcut.txt; do
+		checked trace-decode "$PWD/$f"
+		[ "$RC" = 1 ]
+		echo "# $MSG"
+		[ -z "$CALL" ]
+		[[ $MSG == *header* || $MSG == *line\ 1\ * ]]
+	done
+}
+
+@test "a header-only trace (no calls) is a valid empty trace: exit 0, and it reads back" {
+	head -n 1 "$W/text.trace" >hdr.txt
+	"$ASAN_BIN/trace-encode" -o hdr.trace hdr.txt
+	"$ASAN_BIN/trace-encode" -z none -o hdr.raw hdr.txt
+	for f in hdr.trace hdr.raw hdr.txt; do
+		run "$ASAN_BIN/trace-decode" "$f"
+		[ "$status" = 0 ]
+		[ "$output" = "$(cat hdr.txt)" ]
+	done
+	# apitrace agrees that it is a trace
+	apitrace dump hdr.trace
+}
+
+@test "a trace of the unsupported future format version 7 fails with exit 1 naming the version" {
+	# version 7, then what a version 6 header would hold
+	printf 'tr\007\006\000' >v7.raw
+	printf '\007\006\000' | gzip -c >v7.gz
+	printf '{tracekit: 2, semantic_version: 6, properties: {}}\n' >v2.txt
+	for f in v7.raw v7.gz; do
+		for p in trace-decode trace-encode; do
+			checked "$p" "$PWD/$f"
+			[ "$RC" = 1 ]
+			echo "# $MSG"
+			[[ $MSG == *"unsupported trace format version 7"* ]]
+			[ -z "$CALL" ]
+		done
+	done
+	checked trace-decode "$PWD/v2.txt"
+	[ "$RC" = 1 ]
+	echo "# $MSG"
+	[[ $MSG == *"text form version 2"* ]]
+}
+
+@test "a failed run leaves no -o file and keeps an existing one untouched" {
+	head -c 50000 "$W/raw.trace" >cut.raw
+	for p in trace-decode trace-encode; do
+		run "$ASAN_BIN/$p" -o out "$PWD/cut.raw"
+		[ "$status" = 1 ]
+		[ ! -e out ]
+		echo precious >out
+		run "$ASAN_BIN/$p" -o out "$PWD/cut.raw"
+		[ "$status" = 1 ]
+		[ "$(cat out)" = precious ]
+		rm out
+		[ -z "$(compgen -G 'out.tmp.*')" ]
+	done
+}
+
+@test "a missing input file fails with exit 1 naming the file, and no -o file" {
+	for p in trace-decode trace-encode; do
+		run "$ASAN_BIN/$p" -o out nosuch.trace
+		[ "$status" = 1 ]
+		[ "${#lines[@]}" = 1 ]
+		[[ $output == "$p: nosuch.trace: "* ]]
+		[ ! -e out ]
+	done
+}
+
+# ------------------------------------------------------------------
+# Usage.
+
+# usage_error PROG ARGS...: exit 2, a message and the usage line on stderr
+usage_error() {
+	local p=$1
+	shift
+	run "$ASAN_BIN/$p" "$@" "$W/raw.trace"
+	echo "# $p $*: exit $status: $output"
+	[ "$status" = 2 ]
+	[[ $output == "$p: "* ]]
+	[[ $output == *"usage: $p "* ]]
+}
+
+@test "an unknown option is bad usage: exit 2 and the usage line" {
+	usage_error trace-decode --frobnicate
+	usage_error trace-decode -x
+	usage_error trace-encode --frobnicate
+	usage_error trace-encode -x
+}
+
+@test "trace-encode -z lz4 (an unknown compression) is bad usage: exit 2 and the usage line" {
+	usage_error trace-encode -z lz4
+	usage_error trace-encode --compression=gzip
+}
+
+@test "trace-encode -q 12 (a Brotli quality out of 0-11) is bad usage: exit 2 and the usage line" {
+	usage_error trace-encode -z brotli -q 12
+	usage_error trace-encode -z brotli -q -1
+	usage_error trace-encode -z brotli -q fast
+}
+
+@test "two inputs are bad usage: exit 2 and the usage line" {
+	usage_error trace-decode "$W/text.trace"
+	usage_error trace-encode "$W/text.trace"
+}
+
+@test "an option missing its value is bad usage: exit 2 and the usage line" {
+	run "$ASAN_BIN/trace-encode" -o
+	[ "$status" = 2 ]
+	[[ $output == *"usage: trace-encode"* ]]
+	run "$ASAN_BIN/trace-decode" -o
+	[ "$status" = 2 ]
+	[[ $output == *"usage: trace-decode"* ]]
+}
+
+@test "--help exits 0 and prints the usage line on standard output" {
+	for p in trace-decode trace-encode; do
+		"$ASAN_BIN/$p" --help >help.out 2>help.err
+		grep -q "^usage: $p " help.out
+		[ ! -s help.err ]
+	done
+}
