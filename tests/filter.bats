@@ -370,7 +370,7 @@ EOF
 }
 
 @test "bad input exits 1 naming the file, call and byte" {
-	head -c 300000 "$G" >"$W/cut.trace"
+	head -c $(($(stat -c %s "$G") / 2)) "$G" >"$W/cut.trace"
 	run trace-filter --keep glClear -o "$W/out.trace" "$W/cut.trace"
 	[ "$status" -eq 1 ]
 	[[ $output == "trace-filter: $W/cut.trace: "*"byte "* ]]
@@ -379,13 +379,17 @@ EOF
 	[ -z "$(ls "$W" | grep out.trace)" ]
 
 	# cut inside a record: the message names the call being read
-	trace-encode -z none "$G" | head -c 300000 >"$W/cut.raw"
+	# cut at half of each file, whatever length the recording came out
+	trace-encode -z none -o "$W/whole.raw" "$G"
+	head -c $(($(stat -c %s "$W/whole.raw") / 2)) "$W/whole.raw" >"$W/cut.raw"
 	run trace-filter --drop glRotatef -o "$W/out.raw" "$W/cut.raw"
 	[ "$status" -eq 1 ]
 	[[ $output == "trace-filter: $W/cut.raw: call "[0-9]*", byte "[0-9]*": truncated trace"* ]]
 	[ ! -e "$W/out.raw" ]
 
-	head -c 300000 "$T" >"$W/cut.txt"
+	# a few bytes into a line, never at its end
+	n=$(($(wc -l <"$T") / 2))
+	{ head -n "$n" "$T"; sed -n "$((n + 1))p" "$T" | head -c 12; } >"$W/cut.txt"
 	run trace-filter --count "$W/cut.txt"
 	[ "$status" -eq 1 ]
 	[[ $output == "trace-filter: $W/cut.txt: call "[0-9]*", line "[0-9]*" column "* ]]
