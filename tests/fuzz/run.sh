@@ -22,5 +22,5 @@ for t in "$@"; do
 		echo "fuzz $name: finding above (input saved in build/fuzz/)" >&2
 		exit 1
 	}
-	grep -E "^Done|^#[0-9]+.*DONE" "$top/build/fuzz/$name.log" | tail -1 || true
+	grep -aE "^Done|^#[0-9]+.*DONE" "$top/build/fuzz/$name.log" | tail -1 || true
 done

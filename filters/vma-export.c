@@ -1,0 +1,107 @@
+/*
+ * vma-export: a VMA stream (what vma-import wrote, in any encoding, edited
+ * or not) back to VMA's CSV call recording.  See vma-export(1).
+ */
+#include "cli.h"
+#include "vma.h"
+
+#include <getopt.h>
+#include <string.h>
+
+static const char usage[] = "usage: vma-export [-o FILE] [--quiet] [TRACE]";
+
+/* The likely mistake behind an input that does not read: the recording
+ * itself given where its stream belongs. */
+static bool is_recording(const char *path)
+{
+	static const char magic[] = VMA_MAGIC_LINE;
+	char head[sizeof(magic) - 1];
+	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : NULL;
+	if (!f)
+		return false;
+	bool yes = fread(head, 1, sizeof(head), f) == sizeof(head) &&
+		   !memcmp(head, magic, sizeof(head));
+	fclose(f);
+	return yes;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"output", required_argument, NULL, 'o'},
+		{"quiet", no_argument, NULL, 'Q'},
+		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *out = "-";
+	int c;
+
+	trace_cli_init("vma-export", usage);
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":o:hV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o': out = optarg; break;
+		case 'Q': trace_cli_self.quiet = true; break;
+		case 'h':
+			printf("%s\n\nWrites the VMA stream TRACE (default: standard input) as a VMA "
+			       "call recording (CSV).\n\n"
+			       "  -o, --output FILE  write to FILE (default: standard output)\n"
+			       "      --quiet        no progress line\n"
+			       "  -h, --help         this help\n"
+			       "      --version      the version\n",
+			       usage);
+			return 0;
+		case 'V': trace_cli_version();
+		default: trace_cli_bad_option(c, argv);
+		}
+	}
+	if (argc - optind > 1)
+		trace_cli_usage_error("one input at a time");
+
+	const char *in = optind < argc ? argv[optind] : "-";
+	trace_error err;
+	trace_error_clear(&err);
+	trace_reader *r = trace_reader_open(in, &err);
+	if (!r) {
+		if (is_recording(in)) {
+			trace_error_clear(&err);
+			snprintf(err.file, sizeof(err.file), "%s", in);
+			trace_error_set(&err, "this is a VMA recording, not a stream: "
+					"vma-import makes the stream vma-export reads");
+		}
+		trace_cli_fail(&err);
+	}
+	vma_writer *w = vma_writer_open(out, &err);
+	if (!w)
+		trace_cli_fail(&err);
+	if (vma_writer_header(w, trace_reader_header(r), &err) < 0)
+		goto fail;
+	uint64_t n = 0;
+	trace_call *call;
+	int k;
+	while ((k = trace_reader_next(r, &call, &err)) > 0) {
+		if (vma_writer_call(w, call, &err) < 0) {
+			/* a record we cannot write: say where it was read */
+			if (call->offset >= 0)
+				err.offset = call->offset;
+			goto fail;
+		}
+		trace_cli_progress(r, ++n);
+	}
+	if (k < 0)
+		goto fail;
+	trace_cli_progress_done();
+	trace_reader_close(r);
+	if (vma_writer_close(w, &err) < 0)
+		trace_cli_fail(&err);
+	return 0;
+
+fail:
+	/* the writer's messages name the record, not the file it came from */
+	if (!err.file[0])
+		snprintf(err.file, sizeof(err.file), "%s", in);
+	vma_writer_abort(w);
+	trace_reader_close(r);
+	trace_cli_fail(&err);
+}
