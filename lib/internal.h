@@ -119,6 +119,7 @@ void trace_source_locate(const trace_source *s, trace_error *err, uint64_t offse
 
 typedef struct trace_sink {
 	uint8_t *buf;            /* uncompressed bytes waiting */
+	uint8_t *spare;          /* the other block, while the worker has one */
 	size_t len, cap;
 	trace_format container;
 	int quality;
@@ -131,6 +132,7 @@ typedef struct trace_sink {
 	size_t ocap;
 	bool failed;
 	uint64_t written;        /* uncompressed bytes accepted */
+	struct trace_sink_worker *worker; /* compresses Snappy blocks, or NULL */
 } trace_sink;
 
 /* To PATH (a file, renamed into place on close) or, with PATH NULL or
@@ -171,7 +173,10 @@ void trace_textreader_free(trace_textreader *x);
 
 /* Text writing of one record or header into b (no trailing newline). */
 void trace_text_header(tbuf *b, const trace_header *h);
-void trace_text_call(tbuf *b, const trace_call *c);
+typedef struct trace_textcache trace_textcache;
+trace_textcache *trace_textcache_new(void);
+void trace_textcache_free(trace_textcache *c);
+void trace_text_call(tbuf *b, const trace_call *c, trace_textcache *cache);
 
 /* Number formatting shared by the text writer and tests. */
 size_t trace_fmt_float(char *out, float f);   /* shortest round-trip */

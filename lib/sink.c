@@ -11,6 +11,7 @@
 
 #include <brotli/encode.h>
 #include <errno.h>
+#include <pthread.h>
 #include <snappy-c.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -114,6 +115,150 @@ static int brotli_run(trace_sink *k, BrotliEncoderOperation op, trace_error *err
 	}
 }
 
+/*
+ * Snappy chunks are compressed and written by a worker thread while the
+ * caller fills the next block: on two cores, compression then costs the
+ * writer almost nothing.  The worker starts with the second block, so a
+ * small trace never makes a thread.
+ */
+typedef struct trace_sink_worker {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	uint8_t *block;          /* the block handed over, or NULL when idle */
+	size_t len;
+	bool stop;
+	int error;               /* errno of a failed write, or 0 */
+	trace_sink *k;
+} trace_sink_worker;
+
+/* Compresses one block into k->obuf and writes it; errno-style result. */
+static int snappy_chunk(trace_sink *k, const uint8_t *block, size_t len)
+{
+	size_t olen = k->ocap - 4;
+	if (snappy_compress((const char *)block, len, (char *)k->obuf + 4, &olen) != SNAPPY_OK)
+		abort();
+	k->obuf[0] = (uint8_t)olen;
+	k->obuf[1] = (uint8_t)(olen >> 8);
+	k->obuf[2] = (uint8_t)(olen >> 16);
+	k->obuf[3] = (uint8_t)(olen >> 24);
+	if (fwrite(k->obuf, 1, olen + 4, k->file) != olen + 4)
+		return errno ? errno : EIO;
+	return 0;
+}
+
+static void *worker_main(void *arg)
+{
+	trace_sink_worker *wk = arg;
+	pthread_mutex_lock(&wk->lock);
+	for (;;) {
+		while (!wk->block && !wk->stop)
+			pthread_cond_wait(&wk->cond, &wk->lock);
+		if (!wk->block)
+			break;
+		uint8_t *block = wk->block;
+		size_t len = wk->len;
+		pthread_mutex_unlock(&wk->lock);
+		int e = wk->error ? 0 : snappy_chunk(wk->k, block, len);
+		pthread_mutex_lock(&wk->lock);
+		if (e)
+			wk->error = e;
+		wk->block = NULL;
+		pthread_cond_broadcast(&wk->cond);
+	}
+	pthread_mutex_unlock(&wk->lock);
+	return NULL;
+}
+
+/* Waits until the worker holds no block; its write error, if any. */
+static int worker_idle(trace_sink *k, trace_error *err)
+{
+	trace_sink_worker *wk = k->worker;
+	pthread_mutex_lock(&wk->lock);
+	while (wk->block)
+		pthread_cond_wait(&wk->cond, &wk->lock);
+	int e = wk->error;
+	pthread_mutex_unlock(&wk->lock);
+	if (e) {
+		errno = e;
+		trace_error_errno(err, k->name, "write error");
+		k->failed = true;
+		return -1;
+	}
+	return 0;
+}
+
+static void worker_stop(trace_sink *k)
+{
+	trace_sink_worker *wk = k->worker;
+	if (!wk)
+		return;
+	pthread_mutex_lock(&wk->lock);
+	while (wk->block)
+		pthread_cond_wait(&wk->cond, &wk->lock);
+	wk->stop = true;
+	pthread_cond_broadcast(&wk->cond);
+	pthread_mutex_unlock(&wk->lock);
+	pthread_join(wk->thread, NULL);
+	pthread_mutex_destroy(&wk->lock);
+	pthread_cond_destroy(&wk->cond);
+	free(wk);
+	k->worker = NULL;
+}
+
+/*
+ * Hands the full buffer to the worker and goes on in the spare one.  The
+ * sink owns both buffers; the worker borrows one block at a time, and the
+ * spare is only refilled after worker_idle() says the loan is over.
+ */
+static int snappy_handoff(trace_sink *k, trace_error *err)
+{
+	trace_sink_worker *wk = k->worker;
+	if (!wk) {
+		wk = calloc(1, sizeof(*wk));
+		if (!wk)
+			abort();
+		wk->k = k;
+		pthread_mutex_init(&wk->lock, NULL);
+		pthread_cond_init(&wk->cond, NULL);
+		if (pthread_create(&wk->thread, NULL, worker_main, wk) != 0) {
+			pthread_mutex_destroy(&wk->lock);
+			pthread_cond_destroy(&wk->cond);
+			free(wk);
+			int e = snappy_chunk(k, k->buf, k->len); /* no thread: here */
+			if (e) {
+				errno = e;
+				trace_error_errno(err, k->name, "write error");
+				k->failed = true;
+				return -1;
+			}
+			return 0;
+		}
+		k->worker = wk;
+	}
+	if (worker_idle(k, err) < 0)
+		return -1;
+	uint8_t *full = k->buf;
+	k->buf = k->spare ? k->spare : trace_xmalloc(k->cap);
+	k->spare = full;
+	pthread_mutex_lock(&wk->lock);
+	wk->block = full;
+	wk->len = k->len;
+	pthread_cond_broadcast(&wk->cond);
+	pthread_mutex_unlock(&wk->lock);
+	return 0;
+}
+
+/* Waits for the last block and ends the worker; its error, if any. */
+static int worker_finish(trace_sink *k, trace_error *err)
+{
+	if (!k->worker)
+		return 0;
+	int r = worker_idle(k, err);
+	worker_stop(k);
+	return r;
+}
+
 int trace_sink_flush_block(trace_sink *k, trace_error *err)
 {
 	if (k->failed)
@@ -121,17 +266,8 @@ int trace_sink_flush_block(trace_sink *k, trace_error *err)
 	int r = 0;
 	switch (k->container) {
 	case TRACE_FMT_SNAPPY:
-		if (k->len) {
-			size_t olen = k->ocap - 4;
-			if (snappy_compress((char *)k->buf, k->len, (char *)k->obuf + 4,
-					    &olen) != SNAPPY_OK)
-				abort();
-			k->obuf[0] = (uint8_t)olen;
-			k->obuf[1] = (uint8_t)(olen >> 8);
-			k->obuf[2] = (uint8_t)(olen >> 16);
-			k->obuf[3] = (uint8_t)(olen >> 24);
-			r = put(k, k->obuf, olen + 4, err);
-		}
+		if (k->len)
+			r = snappy_handoff(k, err);
 		break;
 	case TRACE_FMT_BROTLI:
 		r = brotli_run(k, BROTLI_OPERATION_PROCESS, err);
@@ -166,6 +302,8 @@ int trace_sink_write_slow(trace_sink *k, const void *p, size_t n, trace_error *e
 
 static void release(trace_sink *k)
 {
+	worker_stop(k);
+	free(k->spare);
 	if (k->container == TRACE_FMT_BROTLI && k->codec)
 		BrotliEncoderDestroyInstance(k->codec);
 	free(k->buf);
@@ -178,6 +316,8 @@ static void release(trace_sink *k)
 int trace_sink_close(trace_sink *k, trace_error *err)
 {
 	int r = trace_sink_flush_block(k, err);
+	if (r == 0)
+		r = worker_finish(k, err);
 	if (r == 0 && k->container == TRACE_FMT_BROTLI)
 		r = brotli_run(k, BROTLI_OPERATION_FINISH, err);
 	if (r == 0 && fflush(k->file) != 0) {
@@ -208,13 +348,15 @@ int trace_sink_close(trace_sink *k, trace_error *err)
  */
 void trace_sink_abort(trace_sink *k)
 {
+	trace_error ignored;
 	if (k->own_file) {
+		worker_stop(k);
 		if (k->file)
 			fclose(k->file);
 		unlink(k->tmp);
 	} else if (k->file && !k->failed) {
-		trace_error ignored;
-		if (trace_sink_flush_block(k, &ignored) == 0 && k->container == TRACE_FMT_BROTLI)
+		if (trace_sink_flush_block(k, &ignored) == 0 && worker_finish(k, &ignored) == 0 &&
+		    k->container == TRACE_FMT_BROTLI)
 			brotli_run(k, BROTLI_OPERATION_FINISH, &ignored);
 		fflush(k->file);
 	}

@@ -386,7 +386,92 @@ static void put_struct_tag(tbuf *b, const char *name)
 
 /* ------------------------------------------------------------------ */
 
-static void put_value(tbuf *b, const trace_value *v);
+/*
+ * What a signature prints as is the same on every line, and deciding
+ * whether each name needs quotes costs more than printing it: a cache
+ * keeps the rendered pieces per signature, for the life of the writer.
+ */
+typedef struct rendered {
+	char *head;      /* ", fn: NAME" or "!struct:NAME {" */
+	size_t headlen;
+	char **keys;     /* per argument or member: separator, name, ": " */
+	size_t *keylens;
+} rendered;
+
+struct trace_textcache {
+	tmap map;        /* signature -> rendered */
+	trace_arena arena;
+	tbuf tmp;
+};
+
+trace_textcache *trace_textcache_new(void)
+{
+	trace_textcache *c = calloc(1, sizeof(*c));
+	if (!c)
+		abort();
+	trace_arena_init(&c->arena);
+	return c;
+}
+
+void trace_textcache_free(trace_textcache *c)
+{
+	if (!c)
+		return;
+	tmap_free(&c->map);
+	trace_arena_free(&c->arena);
+	tbuf_free(&c->tmp);
+	free(c);
+}
+
+static void put_name(tbuf *b, const char *s);
+static void put_struct_tag(tbuf *b, const char *name);
+
+static char *keep(trace_textcache *c, size_t *len)
+{
+	*len = c->tmp.len;
+	return trace_arena_strndup(&c->arena, c->tmp.data ? c->tmp.data : "", c->tmp.len);
+}
+
+static const rendered *render(trace_textcache *c, const void *sig, bool func)
+{
+	uint64_t v;
+	if (tmap_get(&c->map, sig, &v))
+		return (const rendered *)(uintptr_t)v;
+	rendered *r = trace_arena_alloc(&c->arena, sizeof(*r));
+	uint32_t n;
+	const char *const *names;
+	c->tmp.len = 0;
+	if (func) {
+		const trace_func_sig *f = sig;
+		tbuf_add(&c->tmp, ", fn: ", 6);
+		put_name(&c->tmp, f->name);
+		n = f->nargs;
+		names = f->arg_names;
+	} else {
+		const trace_struct_sig *st = sig;
+		put_struct_tag(&c->tmp, st->name);
+		tbuf_addc(&c->tmp, '{');
+		n = st->nmembers;
+		names = st->member_names;
+	}
+	r->head = keep(c, &r->headlen);
+	r->keys = trace_arena_alloc(&c->arena, sizeof(char *) * n);
+	r->keylens = trace_arena_alloc(&c->arena, sizeof(size_t) * n);
+	for (uint32_t i = 0; i < n; i++) {
+		c->tmp.len = 0;
+		if (i)
+			tbuf_add(&c->tmp, ", ", 2);
+		else if (func)
+			tbuf_add(&c->tmp, ", args: {", 9);
+		put_name(&c->tmp, names[i]);
+		tbuf_add(&c->tmp, ": ", 2);
+		r->keys[i] = keep(c, &r->keylens[i]);
+	}
+	tmap_put(&c->map, sig, (uint64_t)(uintptr_t)r);
+	return r;
+}
+
+static void put_value(tbuf *b, const trace_value *v, trace_textcache *c);
 
 static void put_enum(tbuf *b, const trace_value *v)
 {
@@ -513,7 +598,7 @@ static void put_wstring(tbuf *b, const trace_value *v)
 	tbuf_addc(b, '"');
 }
 
-static void put_value(tbuf *b, const trace_value *v)
+static void put_value(tbuf *b, const trace_value *v, trace_textcache *c)
 {
 	char num[40];
 	switch ((trace_value_kind)v->kind) {
@@ -564,30 +649,29 @@ static void put_value(tbuf *b, const trace_value *v)
 		for (uint32_t i = 0; i < v->len; i++) {
 			if (i)
 				tbuf_add(b, ", ", 2);
-			put_value(b, &v->items[i]);
+			put_value(b, &v->items[i], c);
 		}
 		tbuf_addc(b, ']');
 		return;
 	case TRACE_STRUCT:
-		put_struct_tag(b, v->st.sig->name);
-		tbuf_addc(b, '{');
+	{
+		const rendered *r = render(c, v->st.sig, false);
+		tbuf_add(b, r->head, r->headlen);
 		for (uint32_t i = 0; i < v->st.sig->nmembers; i++) {
-			if (i)
-				tbuf_add(b, ", ", 2);
-			put_name(b, v->st.sig->member_names[i]);
-			tbuf_add(b, ": ", 2);
-			put_value(b, &v->st.members[i]);
+			tbuf_add(b, r->keys[i], r->keylens[i]);
+			put_value(b, &v->st.members[i], c);
 		}
 		tbuf_addc(b, '}');
+	}
 		return;
 	case TRACE_POINTER:
 		put_hex(b, v->u);
 		return;
 	case TRACE_REPR:
 		tbuf_add(b, "!repr [", 7);
-		put_value(b, &v->items[0]);
+		put_value(b, &v->items[0], c);
 		tbuf_add(b, ", ", 2);
-		put_value(b, &v->items[1]);
+		put_value(b, &v->items[1], c);
 		tbuf_addc(b, ']');
 		return;
 	}
@@ -634,28 +718,23 @@ static void put_frame(tbuf *b, const trace_frame *f)
 	tbuf_addc(b, '}');
 }
 
-void trace_text_call(tbuf *b, const trace_call *c)
+void trace_text_call(tbuf *b, const trace_call *c, trace_textcache *cache)
 {
 	tbuf_add(b, "{call: ", 7);
 	put_u64(b, c->no);
 	tbuf_add(b, ", thread: ", 10);
 	put_u64(b, c->thread);
-	tbuf_add(b, ", fn: ", 6);
-	put_name(b, c->sig->name);
-	if (c->sig->nargs) {
-		tbuf_add(b, ", args: {", 9);
-		for (uint32_t i = 0; i < c->sig->nargs; i++) {
-			if (i)
-				tbuf_add(b, ", ", 2);
-			put_name(b, c->sig->arg_names[i]);
-			tbuf_add(b, ": ", 2);
-			put_value(b, &c->args[i]);
-		}
-		tbuf_addc(b, '}');
+	const rendered *r = render(cache, c->sig, true);
+	tbuf_add(b, r->head, r->headlen);
+	for (uint32_t i = 0; i < c->sig->nargs; i++) {
+		tbuf_add(b, r->keys[i], r->keylens[i]);
+		put_value(b, &c->args[i], cache);
 	}
+	if (c->sig->nargs)
+		tbuf_addc(b, '}');
 	if (c->ret) {
 		tbuf_add(b, ", ret: ", 7);
-		put_value(b, c->ret);
+		put_value(b, c->ret, cache);
 	}
 	if (c->flags) {
 		tbuf_add(b, ", flags: [", 10);

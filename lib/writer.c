@@ -47,6 +47,7 @@ struct trace_writer {
 	tmap skipped;        /* call number + 1 -> 1 while announced as dropped */
 	/* text */
 	tbuf line;
+	trace_textcache *cache;
 };
 
 const char *trace_format_name(trace_format f)
@@ -599,7 +600,9 @@ int trace_writer_call(trace_writer *w, const trace_call *c, trace_error *err)
 	w->err = err;
 	if (w->fmt == TRACE_FMT_TEXT) {
 		w->line.len = 0;
-		trace_text_call(&w->line, c);
+		if (!w->cache)
+			w->cache = trace_textcache_new();
+		trace_text_call(&w->line, c, w->cache);
 		tbuf_addc(&w->line, '\n');
 		return w_bytes(w, w->line.data, w->line.len);
 	}
@@ -621,6 +624,7 @@ static void release(trace_writer *w)
 	tmap_free(&w->waiting);
 	tmap_free(&w->skipped);
 	tbuf_free(&w->line);
+	trace_textcache_free(w->cache);
 	free(w);
 }
 

@@ -38,7 +38,14 @@ sleep 1
 echo "tracekit bench: $(nproc) cores, medians of $runs runs"
 echo
 echo "recording glxgears with apitrace for ${seconds}s ..."
-timeout -s INT "$seconds" apitrace trace -o "$work/gears.trace" glxgears >/dev/null 2>&1 || true
+# in a session of its own: interrupting apitrace alone leaves glxgears running
+setsid apitrace trace -o "$work/gears.trace" glxgears >/dev/null 2>&1 </dev/null &
+rec=$!
+sleep "$seconds"
+kill -INT -- "-$rec" 2>/dev/null || true
+sleep 2
+kill -KILL -- "-$rec" 2>/dev/null || true
+wait "$rec" 2>/dev/null || true
 trace="$work/gears.trace"
 calls=$(("$("$bin/trace-decode" "$trace" | wc -l)" - 1))
 echo "trace: $calls calls, $(stat -c %s "$trace") bytes (Snappy)"

@@ -11,7 +11,7 @@ setup_file() {
 	local try
 	for try in 1 2 3; do
 		rm -f gears.trace gears.txt
-		timeout -s INT 2 apitrace trace -o gears.trace glxgears >/dev/null 2>&1 || true
+		run_for 2 apitrace trace -o gears.trace glxgears >/dev/null 2>&1
 		trace-decode gears.trace >gears.txt 2>/dev/null &&
 			[ "$(grep -c 'fn: glXSwapBuffers,' gears.txt)" -gt 10 ] && break
 	done

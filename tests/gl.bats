@@ -26,10 +26,10 @@ record() {
 	for try in 1 2; do
 		rm -f "$W/$name.trace"
 		if [ "$secs" = 0 ]; then
-			apitrace trace -o "$W/$name.trace" "$@" >/dev/null 2>>"$W/record.log" || true
+			run_for 60 apitrace trace -o "$W/$name.trace" "$@" >/dev/null 2>>"$W/record.log"
 		else
-			timeout -s INT "$secs" apitrace trace -o "$W/$name.trace" "$@" \
-				>/dev/null 2>>"$W/record.log" || true
+			run_for "$secs" apitrace trace -o "$W/$name.trace" "$@" \
+				>/dev/null 2>>"$W/record.log"
 			secs=$((secs * 2))
 		fi
 		n=$(full_dump "$W/$name.trace" 2>/dev/null | grep -c '^[0-9]' || true)

@@ -38,3 +38,26 @@ stop_xvfb() {
 full_dump() {
 	apitrace dump -v --thread-ids=yes --color=never "$@"
 }
+
+# run_for SECONDS COMMAND...: runs COMMAND in a session of its own and,
+# after SECONDS, interrupts every process in it (a program traced by
+# `apitrace trace` is apitrace's child: signalling apitrace alone leaves
+# it running, holding bats' output open); what is still there 5 s later
+# is killed.  The exit status is not the command's.
+run_for() {
+	local secs=$1 pid i
+	shift
+	setsid "$@" </dev/null &
+	pid=$!
+	for i in $(seq $((secs * 10))); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -INT -- "-$pid" 2>/dev/null || true
+	for i in $(seq 50); do
+		kill -0 -- "-$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -KILL -- "-$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+}

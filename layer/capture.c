@@ -1,0 +1,728 @@
+/*
+ * VK_LAYER_TRACEKIT_capture: a Vulkan layer (loader interface version 2)
+ * that records every call the application makes into a tracekit trace.
+ *
+ * Application threads only copy: each wrapper turns its arguments into a
+ * record (the generated schema's deep copy) and queues it; one writer
+ * thread per process encodes and compresses.  The enter event is queued
+ * before the call goes down, so a call that crashes the driver is in the
+ * trace, and fatal signals flush what is queued before the process dies.
+ *
+ * The only global state: the instance and device tables, keyed by the
+ * loader's dispatch pointer, and the one output.
+ */
+#include "layer.h"
+
+#include <errno.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define TK_EXPORT __attribute__((visibility("default")))
+
+/* Above this many queued bytes, application threads wait for the writer. */
+#define TK_QUEUE_LIMIT (256u << 20)
+
+/* ------------------------------------------------------------------ */
+/* Instances and devices, by the loader's dispatch pointer. */
+
+static pthread_mutex_t tables_lock = PTHREAD_MUTEX_INITIALIZER;
+static tk_instance **instances;
+static size_t ninstances;
+static tk_device **devices;
+static size_t ndevices;
+
+static void *key_of(const void *dispatchable)
+{
+	return dispatchable ? *(void *const *)dispatchable : NULL;
+}
+
+/*
+ * Physical devices share their instance's dispatch pointer; should a
+ * loader ever differ, the only instance is the right one.
+ */
+tk_instance *tk_instance_of(const void *h)
+{
+	void *key = key_of(h);
+	tk_instance *found = NULL;
+	pthread_mutex_lock(&tables_lock);
+	for (size_t i = 0; i < ninstances && !found; i++)
+		if (instances[i]->key == key)
+			found = instances[i];
+	if (!found && ninstances == 1)
+		found = instances[0];
+	pthread_mutex_unlock(&tables_lock);
+	return found;
+}
+
+tk_device *tk_device_of(const void *h)
+{
+	void *key = key_of(h);
+	tk_device *found = NULL;
+	pthread_mutex_lock(&tables_lock);
+	for (size_t i = 0; i < ndevices && !found; i++)
+		if (devices[i]->key == key)
+			found = devices[i];
+	if (!found && ndevices == 1)
+		found = devices[0];
+	pthread_mutex_unlock(&tables_lock);
+	return found;
+}
+
+static void table_add(void ***table, size_t *n, void *item)
+{
+	pthread_mutex_lock(&tables_lock);
+	*table = realloc(*table, sizeof(void *) * (*n + 1));
+	(*table)[(*n)++] = item;
+	pthread_mutex_unlock(&tables_lock);
+}
+
+static void table_del(void ***table, size_t *n, void *item)
+{
+	pthread_mutex_lock(&tables_lock);
+	for (size_t i = 0; i < *n; i++)
+		if ((*table)[i] == item) {
+			(*table)[i] = (*table)[--*n];
+			break;
+		}
+	pthread_mutex_unlock(&tables_lock);
+}
+
+/* ------------------------------------------------------------------ */
+/* The output: a queue of records and the thread that writes them. */
+
+struct tk_rec {
+	tk_rec *next;
+	tk_rec *enter;  /* for a leave: its enter, which numbered the call */
+	bool leave;
+	trace_call call;
+};
+
+#define TK_MAX_PROPS 48
+
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t more, room;
+	tk_rec *head, *tail;
+	size_t queued;           /* bytes in the queue */
+	bool header_ready;       /* device properties known (or giving up on them) */
+	bool stop;
+	bool running;
+	pthread_t thread;
+	trace_writer *w;
+	FILE *f;
+	char *path;
+	trace_property props[TK_MAX_PROPS];
+	uint32_t nprops;
+	sem_t flushed;
+} out = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.more = PTHREAD_COND_INITIALIZER,
+	.room = PTHREAD_COND_INITIALIZER,
+};
+
+static atomic_bool tracing;
+static atomic_uint next_thread;
+static _Thread_local uint32_t thread_plus1;
+static pthread_once_t start_once = PTHREAD_ONCE_INIT;
+
+bool tk_tracing(void)
+{
+	return atomic_load_explicit(&tracing, memory_order_relaxed);
+}
+
+static uint32_t thread_no(void)
+{
+	if (!thread_plus1)
+		thread_plus1 = atomic_fetch_add(&next_thread, 1) + 1;
+	return thread_plus1 - 1;
+}
+
+/* Under out.lock. */
+static void add_prop(const char *name, const char *value)
+{
+	for (uint32_t i = 0; i < out.nprops; i++)
+		if (!strcmp(out.props[i].name, name))
+			return;
+	if (out.nprops < TK_MAX_PROPS) {
+		out.props[out.nprops].name = strdup(name);
+		out.props[out.nprops].value = strdup(value);
+		out.nprops++;
+	}
+}
+
+static void free_rec(tk_rec *r)
+{
+	trace_call_free(&r->call);
+	free(r);
+}
+
+static void push(tk_rec *r)
+{
+	size_t bytes = r->call.arena.total + sizeof(*r);
+	pthread_mutex_lock(&out.lock);
+	if (!out.running) {
+		pthread_mutex_unlock(&out.lock);
+		if (!r->leave)
+			return; /* not tracing: the enter's owner frees it at leave */
+		free_rec(r->enter);
+		free_rec(r);
+		return;
+	}
+	while (out.queued > TK_QUEUE_LIMIT && out.header_ready && out.running)
+		pthread_cond_wait(&out.room, &out.lock);
+	r->next = NULL;
+	if (out.tail)
+		out.tail->next = r;
+	else
+		out.head = r;
+	out.tail = r;
+	out.queued += bytes;
+	pthread_cond_signal(&out.more);
+	pthread_mutex_unlock(&out.lock);
+}
+
+tk_rec *tk_enter(const vk_command_info *cmd, const void *args)
+{
+	if (!tk_tracing())
+		return NULL;
+	tk_rec *r = calloc(1, sizeof(*r));
+	trace_call_init(&r->call);
+	r->call.thread = thread_no();
+	vk_encode_args(cmd, &r->call, args, VK_PHASE_ENTER);
+	push(r);
+	return r;
+}
+
+void tk_leave(tk_rec *enter, const vk_command_info *cmd, const void *args)
+{
+	if (!enter)
+		return;
+	tk_rec *r = calloc(1, sizeof(*r));
+	trace_call_init(&r->call);
+	r->call.thread = enter->call.thread;
+	vk_encode_args(cmd, &r->call, args, VK_PHASE_LEAVE);
+	r->leave = true;
+	r->enter = enter;
+	push(r);
+}
+
+void tk_update(uint64_t object, uint64_t offset, const void *data, size_t size)
+{
+	if (!tk_tracing())
+		return;
+	tk_rec *e = calloc(1, sizeof(*e));
+	trace_call_init(&e->call);
+	e->call.thread = thread_no();
+	e->call.sig = &vk_update_sig;
+	e->call.args = trace_call_values(&e->call, 3);
+	e->call.args[0].kind = TRACE_POINTER;
+	e->call.args[0].u = object;
+	e->call.args[1].kind = TRACE_UINT;
+	e->call.args[1].u = offset;
+	uint8_t *copy = trace_arena_alloc(&e->call.arena, size ? size : 1);
+	memcpy(copy, data, size);
+	e->call.args[2].kind = TRACE_BLOB;
+	e->call.args[2].len = (uint32_t)size;
+	e->call.args[2].blob = copy;
+	push(e);
+	tk_rec *l = calloc(1, sizeof(*l));
+	trace_call_init(&l->call);
+	l->call.thread = e->call.thread;
+	l->call.sig = &vk_update_sig;
+	l->call.args = trace_call_values(&l->call, 3);
+	l->leave = true;
+	l->enter = e;
+	push(l);
+}
+
+/* Stops tracing after an output error: one message, the program goes on. */
+static void give_up(const trace_error *err)
+{
+	atomic_store(&tracing, false);
+	trace_error_print(err, "tracekit", stderr);
+	fprintf(stderr, "tracekit: the trace stops here; %s keeps what was written, "
+		"the application runs on untraced\n", out.path);
+}
+
+static int write_rec(tk_rec *r, trace_error *err)
+{
+	if (!r->leave)
+		return trace_writer_enter(out.w, &r->call, err);
+	r->call.no = r->enter->call.no;
+	int rc = trace_writer_leave(out.w, &r->call, err);
+	free_rec(r->enter);
+	free_rec(r);
+	return rc;
+}
+
+static void *writer_main(void *unused)
+{
+	(void)unused;
+	sigset_t all;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL); /* signals go to the application's threads */
+	trace_error err;
+	trace_error_clear(&err);
+	bool header_written = false, failed = false;
+	pthread_mutex_lock(&out.lock);
+	for (;;) {
+		while (!out.stop && (!out.head || !out.header_ready))
+			pthread_cond_wait(&out.more, &out.lock);
+		tk_rec *list = out.head;
+		out.head = out.tail = NULL;
+		out.queued = 0;
+		pthread_cond_broadcast(&out.room);
+		bool stop = out.stop;
+		trace_header h = { .version = TRACE_FORMAT_VERSION,
+				   .semantic_version = TRACE_FORMAT_VERSION,
+				   .nprops = out.nprops, .props = out.props };
+		pthread_mutex_unlock(&out.lock);
+		if (!header_written && !failed) {
+			header_written = true;
+			if (trace_writer_header(out.w, &h, &err) < 0) {
+				failed = true;
+				give_up(&err);
+			}
+		}
+		while (list) {
+			tk_rec *next = list->next;
+			if (failed) {
+				if (list->leave) {
+					free_rec(list->enter);
+					free_rec(list);
+				}
+			} else if (write_rec(list, &err) < 0) {
+				failed = true;
+				give_up(&err);
+			}
+			list = next;
+		}
+		pthread_mutex_lock(&out.lock);
+		if (stop && !out.head)
+			break;
+	}
+	out.running = false;
+	pthread_cond_broadcast(&out.room);
+	pthread_mutex_unlock(&out.lock);
+	if (!failed && trace_writer_close(out.w, &err) < 0)
+		give_up(&err);
+	else if (failed)
+		trace_writer_abort(out.w);
+	out.w = NULL;
+	fclose(out.f);
+	out.f = NULL;
+	sem_post(&out.flushed);
+	return NULL;
+}
+
+/* Ends the trace: everything queued is written and the file closed. */
+static void finish(void)
+{
+	pthread_mutex_lock(&out.lock);
+	bool running = out.running && !out.stop;
+	out.stop = true;
+	out.header_ready = true;
+	pthread_cond_signal(&out.more);
+	pthread_mutex_unlock(&out.lock);
+	if (running)
+		pthread_join(out.thread, NULL);
+}
+
+/* ------------------------------------------------------------------ */
+/* Fatal signals: flush, then die as the program would have. */
+
+static const int fatal_signals[] = { SIGSEGV, SIGABRT, SIGBUS, SIGILL, SIGFPE };
+static struct sigaction old_actions[5];
+static atomic_bool in_fatal;
+
+static void on_fatal(int sig)
+{
+	if (!atomic_exchange(&in_fatal, true) && out.running) {
+		atomic_store(&tracing, false);
+		/* the crashing thread may hold the lock: try for a while */
+		struct timespec pause = { 0, 1000000 };
+		for (int i = 0; i < 1000; i++) {
+			if (pthread_mutex_trylock(&out.lock) == 0) {
+				out.stop = true;
+				out.header_ready = true;
+				pthread_cond_signal(&out.more);
+				pthread_mutex_unlock(&out.lock);
+				struct timespec until;
+				clock_gettime(CLOCK_REALTIME, &until);
+				until.tv_sec += 5;
+				while (sem_timedwait(&out.flushed, &until) < 0 && errno == EINTR)
+					;
+				break;
+			}
+			nanosleep(&pause, NULL);
+		}
+	}
+	for (size_t i = 0; i < 5; i++)
+		if (fatal_signals[i] == sig)
+			sigaction(sig, &old_actions[i], NULL);
+	raise(sig);
+}
+
+/* ------------------------------------------------------------------ */
+/* Starting: the configuration, the header's process properties. */
+
+static char *read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	size_t cap = 4096, n = 0;
+	char *buf = malloc(cap + 1);
+	size_t got;
+	while ((got = fread(buf + n, 1, cap - n, f)) > 0) {
+		n += got;
+		if (n == cap)
+			buf = realloc(buf, (cap *= 2) + 1);
+	}
+	fclose(f);
+	buf[n] = 0;
+	*len = n;
+	return buf;
+}
+
+static void start(void)
+{
+	const char *name = program_invocation_short_name;
+	const char *env = getenv("TRACEKIT_OUTPUT");
+	char def[512];
+	snprintf(def, sizeof(def), "%s.trace", name && *name ? name : "vulkan");
+	out.path = strdup(env && *env ? env : def);
+
+	trace_writer_options opt = { .format = TRACE_FMT_SNAPPY, .quality = -1 };
+	const char *z = getenv("TRACEKIT_COMPRESSION");
+	if (z && *z) {
+		if (!strcmp(z, "brotli"))
+			opt.format = TRACE_FMT_BROTLI;
+		else if (!strcmp(z, "none"))
+			opt.format = TRACE_FMT_RAW;
+		else if (strcmp(z, "snappy"))
+			fprintf(stderr, "tracekit: TRACEKIT_COMPRESSION=%s: expected snappy, brotli "
+				"or none; using snappy\n", z);
+	}
+	out.f = fopen(out.path, "wb");
+	trace_error err;
+	trace_error_clear(&err);
+	if (!out.f) {
+		fprintf(stderr, "tracekit: cannot write %s: %s; the application runs untraced\n",
+			out.path, strerror(errno));
+		return;
+	}
+	out.w = trace_writer_open_file(out.f, out.path, &opt, &err);
+	if (!out.w) {
+		trace_error_print(&err, "tracekit", stderr);
+		fprintf(stderr, "tracekit: the application runs untraced\n");
+		fclose(out.f);
+		return;
+	}
+
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	exe[n > 0 ? n : 0] = 0;
+	size_t len = 0;
+	char *cmdline = read_file("/proc/self/cmdline", &len);
+	for (size_t i = 0; cmdline && len && i < len - 1; i++)
+		if (!cmdline[i])
+			cmdline[i] = ' ';
+	char pid[32];
+	snprintf(pid, sizeof(pid), "%ld", (long)getpid());
+	pthread_mutex_lock(&out.lock);
+	add_prop("api", "Vulkan");
+	add_prop("process.name", n > 0 ? exe : name);
+	add_prop("process.cmdline", cmdline ? cmdline : "");
+	add_prop("process.pid", pid);
+	add_prop("tracekit.layer.version", TRACE_TOOL_VERSION);
+	add_prop("tracekit.layer", TK_LAYER_NAME);
+	pthread_mutex_unlock(&out.lock);
+	free(cmdline);
+
+	sem_init(&out.flushed, 0, 0);
+	out.running = true;
+	atomic_store(&tracing, true);
+	if (pthread_create(&out.thread, NULL, writer_main, NULL) != 0) {
+		out.running = false;
+		atomic_store(&tracing, false);
+		fprintf(stderr, "tracekit: cannot start the writer thread; the application runs untraced\n");
+		return;
+	}
+	atexit(finish);
+	for (size_t i = 0; i < 5; i++) {
+		struct sigaction sa;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_fatal;
+		sigemptyset(&sa.sa_mask);
+		sa.sa_flags = SA_NODEFER;
+		sigaction(fatal_signals[i], &sa, &old_actions[i]);
+	}
+}
+
+/* The capturing device's properties, from the first device made. */
+static void describe_device(tk_device *dev)
+{
+	VkPhysicalDeviceProperties p;
+	dev->inst->disp.vkGetPhysicalDeviceProperties(dev->physical, &p);
+	const VkPhysicalDeviceMemoryProperties *m = &dev->memprops;
+	char buf[2048];
+	pthread_mutex_lock(&out.lock);
+	if (out.header_ready) {
+		pthread_mutex_unlock(&out.lock);
+		return;
+	}
+	add_prop("device.name", p.deviceName);
+	snprintf(buf, sizeof(buf), "0x%04x", p.vendorID);
+	add_prop("device.vendor", buf);
+	snprintf(buf, sizeof(buf), "0x%04x", p.deviceID);
+	add_prop("device.id", buf);
+	snprintf(buf, sizeof(buf), "%u", p.deviceType);
+	add_prop("device.type", buf);
+	snprintf(buf, sizeof(buf), "%u.%u.%u", VK_API_VERSION_MAJOR(p.apiVersion),
+		 VK_API_VERSION_MINOR(p.apiVersion), VK_API_VERSION_PATCH(p.apiVersion));
+	add_prop("device.api_version", buf);
+	snprintf(buf, sizeof(buf), "0x%08x", p.driverVersion);
+	add_prop("device.driver_version", buf);
+	size_t k = 0;
+	buf[0] = 0;
+	for (uint32_t i = 0; i < m->memoryHeapCount && k < sizeof(buf) - 64; i++)
+		k += snprintf(buf + k, sizeof(buf) - k, "%s%u: size %llu flags 0x%x", i ? "; " : "", i,
+			      (unsigned long long)m->memoryHeaps[i].size, m->memoryHeaps[i].flags);
+	add_prop("memory.heaps", buf);
+	k = 0;
+	buf[0] = 0;
+	for (uint32_t i = 0; i < m->memoryTypeCount && k < sizeof(buf) - 64; i++)
+		k += snprintf(buf + k, sizeof(buf) - k, "%s%u: heap %u flags 0x%x", i ? "; " : "", i,
+			      m->memoryTypes[i].heapIndex, m->memoryTypes[i].propertyFlags);
+	add_prop("memory.types", buf);
+	const VkPhysicalDeviceLimits *l = &p.limits;
+#define LIMIT(field, fmt, cast)                                        \
+	snprintf(buf, sizeof(buf), fmt, (cast)l->field);               \
+	add_prop("limits." #field, buf);
+	LIMIT(maxImageDimension2D, "%u", unsigned)
+	LIMIT(maxMemoryAllocationCount, "%u", unsigned)
+	LIMIT(maxUniformBufferRange, "%u", unsigned)
+	LIMIT(maxStorageBufferRange, "%u", unsigned)
+	LIMIT(bufferImageGranularity, "%llu", unsigned long long)
+	LIMIT(nonCoherentAtomSize, "%llu", unsigned long long)
+	LIMIT(minMemoryMapAlignment, "%llu", unsigned long long)
+	LIMIT(minUniformBufferOffsetAlignment, "%llu", unsigned long long)
+	LIMIT(timestampPeriod, "%g", double)
+#undef LIMIT
+	out.header_ready = true;
+	pthread_cond_signal(&out.more);
+	pthread_mutex_unlock(&out.lock);
+}
+
+/* ------------------------------------------------------------------ */
+/* The generated wrappers and their name table. */
+
+typedef struct tk_entry {
+	const char *name;
+	PFN_vkVoidFunction fn;
+	int device;  /* a device-level command */
+} tk_entry;
+
+#include "layer_gen.c"
+
+static const tk_entry *entry_lookup(const char *name)
+{
+	size_t lo = 0, hi = sizeof(tk_entries) / sizeof(tk_entries[0]);
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(name, tk_entries[mid].name);
+		if (!c)
+			return &tk_entries[mid];
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Instances and devices: the layer chain walk. */
+
+static VKAPI_ATTR VkResult VKAPI_CALL tk_vkCreateInstance(const VkInstanceCreateInfo *pCreateInfo,
+							  const VkAllocationCallbacks *pAllocator,
+							  VkInstance *pInstance)
+{
+	VkLayerInstanceCreateInfo *link = (VkLayerInstanceCreateInfo *)pCreateInfo->pNext;
+	while (link && !(link->sType == VK_STRUCTURE_TYPE_LOADER_INSTANCE_CREATE_INFO &&
+			 link->function == VK_LAYER_LINK_INFO))
+		link = (VkLayerInstanceCreateInfo *)link->pNext;
+	if (!link)
+		return VK_ERROR_INITIALIZATION_FAILED;
+	PFN_vkGetInstanceProcAddr gipa = link->u.pLayerInfo->pfnNextGetInstanceProcAddr;
+	link->u.pLayerInfo = link->u.pLayerInfo->pNext;
+	PFN_vkCreateInstance create = (PFN_vkCreateInstance)gipa(VK_NULL_HANDLE, "vkCreateInstance");
+	if (!create)
+		return VK_ERROR_INITIALIZATION_FAILED;
+	pthread_once(&start_once, start);
+
+	vk_args_vkCreateInstance a = { pCreateInfo, pAllocator, pInstance };
+	tk_rec *rec = tk_enter(&vk_cmd_vkCreateInstance, &a);
+	a.result = create(pCreateInfo, pAllocator, pInstance);
+	if (a.result == VK_SUCCESS) {
+		tk_instance *inst = calloc(1, sizeof(*inst));
+		inst->handle = *pInstance;
+		inst->key = key_of(*pInstance);
+		inst->gipa = gipa;
+		tk_instance_disp_init(&inst->disp, gipa, *pInstance);
+		table_add((void ***)&instances, &ninstances, inst);
+	}
+	tk_leave(rec, &vk_cmd_vkCreateInstance, &a);
+	return a.result;
+}
+
+static VKAPI_ATTR void VKAPI_CALL tk_vkDestroyInstance(VkInstance instance,
+						       const VkAllocationCallbacks *pAllocator)
+{
+	tk_instance *inst = tk_instance_of(instance);
+	if (!inst)
+		return;
+	vk_args_vkDestroyInstance a = { instance, pAllocator };
+	tk_rec *rec = tk_enter(&vk_cmd_vkDestroyInstance, &a);
+	inst->disp.vkDestroyInstance(instance, pAllocator);
+	tk_leave(rec, &vk_cmd_vkDestroyInstance, &a);
+	table_del((void ***)&instances, &ninstances, inst);
+	free(inst);
+}
+
+static VKAPI_ATTR VkResult VKAPI_CALL tk_vkCreateDevice(VkPhysicalDevice physicalDevice,
+							const VkDeviceCreateInfo *pCreateInfo,
+							const VkAllocationCallbacks *pAllocator,
+							VkDevice *pDevice)
+{
+	VkLayerDeviceCreateInfo *link = (VkLayerDeviceCreateInfo *)pCreateInfo->pNext;
+	while (link && !(link->sType == VK_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO &&
+			 link->function == VK_LAYER_LINK_INFO))
+		link = (VkLayerDeviceCreateInfo *)link->pNext;
+	tk_instance *inst = tk_instance_of(physicalDevice);
+	if (!link || !inst)
+		return VK_ERROR_INITIALIZATION_FAILED;
+	PFN_vkGetInstanceProcAddr gipa = link->u.pLayerInfo->pfnNextGetInstanceProcAddr;
+	PFN_vkGetDeviceProcAddr gdpa = link->u.pLayerInfo->pfnNextGetDeviceProcAddr;
+	link->u.pLayerInfo = link->u.pLayerInfo->pNext;
+	PFN_vkCreateDevice create = (PFN_vkCreateDevice)gipa(inst->handle, "vkCreateDevice");
+	if (!create)
+		return VK_ERROR_INITIALIZATION_FAILED;
+
+	vk_args_vkCreateDevice a = { physicalDevice, pCreateInfo, pAllocator, pDevice };
+	tk_rec *rec = tk_enter(&vk_cmd_vkCreateDevice, &a);
+	a.result = create(physicalDevice, pCreateInfo, pAllocator, pDevice);
+	if (a.result == VK_SUCCESS) {
+		tk_device *dev = calloc(1, sizeof(*dev));
+		dev->handle = *pDevice;
+		dev->key = key_of(*pDevice);
+		dev->physical = physicalDevice;
+		dev->inst = inst;
+		dev->gdpa = gdpa;
+		tk_device_disp_init(&dev->disp, gdpa, *pDevice);
+		inst->disp.vkGetPhysicalDeviceMemoryProperties(physicalDevice, &dev->memprops);
+		tk_memory_init(dev);
+		table_add((void ***)&devices, &ndevices, dev);
+		describe_device(dev);
+	}
+	tk_leave(rec, &vk_cmd_vkCreateDevice, &a);
+	return a.result;
+}
+
+static VKAPI_ATTR void VKAPI_CALL tk_vkDestroyDevice(VkDevice device,
+						     const VkAllocationCallbacks *pAllocator)
+{
+	tk_device *dev = tk_device_of(device);
+	if (!dev)
+		return;
+	vk_args_vkDestroyDevice a = { device, pAllocator };
+	tk_rec *rec = tk_enter(&vk_cmd_vkDestroyDevice, &a);
+	dev->disp.vkDestroyDevice(device, pAllocator);
+	tk_leave(rec, &vk_cmd_vkDestroyDevice, &a);
+	table_del((void ***)&devices, &ndevices, dev);
+	tk_memory_fini(dev);
+	free(dev);
+}
+
+/* ------------------------------------------------------------------ */
+/* Name lookups: ours where we record, the next layer's otherwise. */
+
+static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL tk_gipa(VkInstance instance, const char *name);
+static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL tk_gdpa(VkDevice device, const char *name);
+
+static PFN_vkVoidFunction own_entry(const char *name, bool device_only)
+{
+	static const tk_entry own[] = {
+		{ "vkCreateDevice", (PFN_vkVoidFunction)tk_vkCreateDevice, 0 },
+		{ "vkCreateInstance", (PFN_vkVoidFunction)tk_vkCreateInstance, 0 },
+		{ "vkDestroyDevice", (PFN_vkVoidFunction)tk_vkDestroyDevice, 1 },
+		{ "vkDestroyInstance", (PFN_vkVoidFunction)tk_vkDestroyInstance, 0 },
+		{ "vkGetDeviceProcAddr", (PFN_vkVoidFunction)tk_gdpa, 1 },
+		{ "vkGetInstanceProcAddr", (PFN_vkVoidFunction)tk_gipa, 0 },
+	};
+	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
+		if (!strcmp(name, own[i].name) && (!device_only || own[i].device))
+			return own[i].fn;
+	return NULL;
+}
+
+static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL tk_gipa(VkInstance instance, const char *name)
+{
+	PFN_vkVoidFunction fn = own_entry(name, false);
+	if (fn)
+		return fn;
+	tk_instance *inst = instance ? tk_instance_of(instance) : NULL;
+	if (!inst)
+		return NULL;
+	PFN_vkVoidFunction next = inst->gipa(instance, name);
+	if (!next)
+		return NULL;
+	const tk_entry *e = entry_lookup(name);
+	return e ? e->fn : next;
+}
+
+static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL tk_gdpa(VkDevice device, const char *name)
+{
+	PFN_vkVoidFunction fn = own_entry(name, true);
+	if (fn)
+		return fn;
+	tk_device *dev = tk_device_of(device);
+	if (!dev)
+		return NULL;
+	PFN_vkVoidFunction next = dev->gdpa(device, name);
+	if (!next)
+		return NULL;
+	const tk_entry *e = entry_lookup(name);
+	return e && e->device ? e->fn : next;
+}
+
+TK_EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkGetInstanceProcAddr(VkInstance instance,
+									   const char *name)
+{
+	return tk_gipa(instance, name);
+}
+
+TK_EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkGetDeviceProcAddr(VkDevice device,
+									 const char *name)
+{
+	return tk_gdpa(device, name);
+}
+
+TK_EXPORT VKAPI_ATTR VkResult VKAPI_CALL
+vkNegotiateLoaderLayerInterfaceVersion(VkNegotiateLayerInterface *p)
+{
+	if (!p || p->sType != LAYER_NEGOTIATE_INTERFACE_STRUCT || p->loaderLayerInterfaceVersion < 2)
+		return VK_ERROR_INITIALIZATION_FAILED;
+	p->loaderLayerInterfaceVersion = 2;
+	p->pfnGetInstanceProcAddr = tk_gipa;
+	p->pfnGetDeviceProcAddr = tk_gdpa;
+	p->pfnGetPhysicalDeviceProcAddr = NULL;
+	return VK_SUCCESS;
+}

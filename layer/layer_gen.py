@@ -1,0 +1,150 @@
+#!/usr/bin/env python3
+"""Generates the capture layer's dispatch tables and wrappers.
+
+    layer_gen.py [--registry DIR] OUTDIR
+
+writes OUTDIR/layer_gen.h (per level, a dispatch table of every command
+the registry has) and OUTDIR/layer_gen.c, which layer/capture.c includes:
+the tables' initialisers, a wrapper per command that records the call
+(enter before calling down, leave after) and the name table that
+vkGet*ProcAddr answer from.  Commands in HAND are written in
+layer/capture.c; commands in HOOKS call hand-written code in layer/memory.c
+before (pre) or after (post) calling down.
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
+import vkschema_gen as vg  # noqa: E402
+
+# The loader's own and the layer's entry points: written by hand.
+HAND = {
+    'vkCreateInstance', 'vkDestroyInstance', 'vkCreateDevice', 'vkDestroyDevice',
+    'vkGetInstanceProcAddr', 'vkGetDeviceProcAddr',
+    'vkEnumerateInstanceVersion', 'vkEnumerateInstanceLayerProperties',
+    'vkEnumerateInstanceExtensionProperties',
+}
+
+# What the memory tracking needs to see: (pre, post) per command.
+HOOKS = {
+    'vkAllocateMemory': (False, True),
+    'vkFreeMemory': (True, False),
+    'vkMapMemory': (False, True),
+    'vkUnmapMemory': (True, False),
+    'vkCreateBuffer': (False, True),
+    'vkDestroyBuffer': (True, False),
+    'vkCreateImage': (False, True),
+    'vkDestroyImage': (True, False),
+    'vkBindBufferMemory': (False, True),
+    'vkBindImageMemory': (False, True),
+    'vkBindBufferMemory2': (False, True),
+    'vkBindBufferMemory2KHR': (False, True),
+    'vkBindImageMemory2': (False, True),
+    'vkBindImageMemory2KHR': (False, True),
+    'vkQueueSubmit': (True, False),
+    'vkQueueSubmit2': (True, False),
+    'vkQueueSubmit2KHR': (True, False),
+    'vkQueuePresentKHR': (False, True),
+}
+
+# Calls too frequent and too uninteresting to record: none.  (A capture
+# records what the application called; the loader's own calls to the
+# layer, such as vkGetDeviceProcAddr, are not application calls.)
+
+
+def owner_of(c):
+    return 'tk_device_of' if c.level == 'DEVICE' else 'tk_instance_of'
+
+
+def gen(m):
+    out = [vg.HEAD.rstrip().replace('lib/vkschema_gen.py', 'layer/layer_gen.py'), '']
+    inst = [c for c in m.commands.values() if c.level == 'INSTANCE']
+    dev = [c for c in m.commands.values() if c.level == 'DEVICE']
+
+    hdr = [out[0], '#ifndef LAYER_GEN_H', '#define LAYER_GEN_H']
+    for name, cmds in (('tk_instance_disp', inst), ('tk_device_disp', dev)):
+        hdr.append('typedef struct %s {' % name)
+        for c in cmds:
+            vg.guarded(hdr, c.protect, ['\tPFN_%s %s;' % (c.name, c.name)])
+        hdr.append('} %s;' % name)
+        hdr.append('')
+    hdr.append('#endif')
+
+    out.append('static void tk_instance_disp_init(tk_instance_disp *d, PFN_vkGetInstanceProcAddr gipa, VkInstance instance)')
+    out.append('{')
+    for c in inst:
+        vg.guarded(out, c.protect, ['\td->%s = (PFN_%s)gipa(instance, "%s");' % (c.name, c.name, c.name)])
+    out.append('}')
+    out.append('')
+    out.append('static void tk_device_disp_init(tk_device_disp *d, PFN_vkGetDeviceProcAddr gdpa, VkDevice device)')
+    out.append('{')
+    for c in dev:
+        vg.guarded(out, c.protect, ['\td->%s = (PFN_%s)gdpa(device, "%s");' % (c.name, c.name, c.name)])
+    out.append('}')
+    out.append('')
+
+    for c in m.commands.values():
+        if c.name in HAND:
+            continue
+        pre, post = HOOKS.get(c.name, (False, False))
+        lines = []
+        if pre:
+            lines.append('void tk_pre_%s(tk_device *dev, vk_args_%s *a);' % (c.name, c.name))
+        if post:
+            lines.append('void tk_post_%s(tk_device *dev, vk_args_%s *a);' % (c.name, c.name))
+        decl = ', '.join('%s %s' % (vg.c_type(f), f.name) for f in c.params)
+        args = ', '.join(f.name for f in c.params)
+        lines.append('static VKAPI_ATTR %s VKAPI_CALL tk_%s(%s)' % (c.ret, c.name, decl))
+        lines.append('{')
+        obj = c.params[0].name
+        if c.level == 'DEVICE':
+            lines.append('\ttk_device *dev = tk_device_of(%s);' % obj)
+            disp = 'dev->disp'
+        else:
+            lines.append('\ttk_instance *inst = tk_instance_of(%s);' % obj)
+            disp = 'inst->disp'
+        lines.append('\tvk_args_%s a = { %s };' % (c.name, args))
+        if pre:
+            lines.append('\ttk_pre_%s(dev, &a);' % c.name)
+        lines.append('\ttk_rec *rec = tk_enter(&vk_cmd_%s, &a);' % c.name)
+        call = '%s.%s(%s)' % (disp, c.name, args)
+        if c.ret == 'void':
+            lines.append('\t%s;' % call)
+        else:
+            lines.append('\ta.result = %s;' % call)
+        if post:
+            lines.append('\ttk_post_%s(dev, &a);' % c.name)
+        lines.append('\ttk_leave(rec, &vk_cmd_%s, &a);' % c.name)
+        if c.ret != 'void':
+            lines.append('\treturn a.result;')
+        lines.append('}')
+        vg.guarded(out, c.protect, lines)
+    out.append('')
+
+    # the names vkGet*ProcAddr answer, sorted for bsearch
+    out.append('static const tk_entry tk_entries[] = {')
+    for c in sorted(m.commands.values(), key=lambda c: c.name):
+        if c.name in HAND:
+            continue
+        vg.guarded(out, c.protect, ['\t{ "%s", (PFN_vkVoidFunction)tk_%s, %d },'
+                                    % (c.name, c.name, 1 if c.level == 'DEVICE' else 0)])
+    out.append('};')
+    return '\n'.join(hdr) + '\n', '\n'.join(out) + '\n'
+
+
+def main(argv):
+    reg_dir = vg.REGISTRY
+    if len(argv) > 2 and argv[1] == '--registry':
+        reg_dir = argv[2]
+        argv = argv[:1] + argv[3:]
+    if len(argv) != 2:
+        sys.exit('usage: layer_gen.py [--registry DIR] OUTDIR')
+    m = vg.load(reg_dir)
+    os.makedirs(argv[1], exist_ok=True)
+    h, c = gen(m)
+    vg.write(os.path.join(argv[1], 'layer_gen.h'), h)
+    vg.write(os.path.join(argv[1], 'layer_gen.c'), c)
+
+
+if __name__ == '__main__':
+    main(sys.argv)

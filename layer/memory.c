@@ -1,0 +1,441 @@
+/*
+ * Object-based memory tracking (DESIGN.md, "Memory: object-based
+ * tracing"): the trace carries what the application wrote into mapped
+ * memory as tracekit.update records per buffer or image, with
+ * object-relative offsets, so a replay can place objects in memory of its
+ * own choosing.
+ *
+ * A mapping gets a shadow copy, taken when it is mapped.  At each queue
+ * submit (and before an unmap or a free) the ranges of the mapped memory
+ * that are bound to buffers and images are compared with the shadow; the
+ * bytes that changed are written as updates before the submit's record,
+ * and the shadow catches up.
+ *
+ * Trap: the shadow starts as the memory's contents at map time, so bytes
+ * the application writes with the value they already had are not
+ * written; a replay starts from zeroed objects where that matters.
+ */
+#include "layer.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct tk_object {
+	uint64_t handle;
+	bool image;
+	VkDeviceSize size;     /* a buffer's size, an image's memory requirement */
+	tk_mem *mem;           /* bound memory, or NULL */
+	VkDeviceSize offset;   /* in mem */
+};
+
+struct tk_mem {
+	uint64_t handle;
+	VkDeviceSize size;
+	bool host_visible;
+	uint8_t *mapped;       /* the application's pointer, NULL when unmapped */
+	VkDeviceSize map_offset, map_size;
+	uint8_t *shadow;       /* map_size bytes */
+	tk_object **objs;
+	size_t nobjs, capobjs;
+};
+
+/* ------------------------------------------------------------------ */
+/* The map from handles to state. */
+
+static size_t slot(const tk_map *m, uint64_t key)
+{
+	uint64_t h = key * 0x9e3779b97f4a7c15ull;
+	return (size_t)(h >> 20) & (m->cap - 1);
+}
+
+void *tk_map_get(const tk_map *m, uint64_t key)
+{
+	if (!m->cap || !key)
+		return NULL;
+	for (size_t i = slot(m, key);; i = (i + 1) & (m->cap - 1)) {
+		if (m->keys[i] == key)
+			return m->vals[i];
+		if (!m->keys[i])
+			return NULL;
+	}
+}
+
+static void grow(tk_map *m)
+{
+	tk_map bigger = { 0 };
+	bigger.cap = m->cap ? m->cap * 2 : 64;
+	bigger.keys = calloc(bigger.cap, sizeof(uint64_t));
+	bigger.vals = calloc(bigger.cap, sizeof(void *));
+	for (size_t i = 0; i < m->cap; i++)
+		if (m->keys[i] && m->vals[i])
+			tk_map_put(&bigger, m->keys[i], m->vals[i]);
+	free(m->keys);
+	free(m->vals);
+	*m = bigger;
+}
+
+/* Deleted entries keep their key with a NULL value (a tombstone). */
+void tk_map_put(tk_map *m, uint64_t key, void *val)
+{
+	if (!key)
+		return;
+	if ((m->used + 1) * 2 > m->cap)
+		grow(m);
+	for (size_t i = slot(m, key);; i = (i + 1) & (m->cap - 1)) {
+		if (m->keys[i] == key) {
+			m->vals[i] = val;
+			return;
+		}
+		if (!m->keys[i]) {
+			m->keys[i] = key;
+			m->vals[i] = val;
+			m->used++;
+			return;
+		}
+	}
+}
+
+void *tk_map_del(tk_map *m, uint64_t key)
+{
+	if (!m->cap || !key)
+		return NULL;
+	for (size_t i = slot(m, key);; i = (i + 1) & (m->cap - 1)) {
+		if (m->keys[i] == key) {
+			void *v = m->vals[i];
+			m->vals[i] = NULL;
+			return v;
+		}
+		if (!m->keys[i])
+			return NULL;
+	}
+}
+
+void tk_map_free(tk_map *m)
+{
+	free(m->keys);
+	free(m->vals);
+	memset(m, 0, sizeof(*m));
+}
+
+/* ------------------------------------------------------------------ */
+
+void tk_memory_init(tk_device *dev)
+{
+	pthread_mutex_init(&dev->lock, NULL);
+}
+
+static void mem_free(tk_mem *mem)
+{
+	for (size_t i = 0; i < mem->nobjs; i++)
+		mem->objs[i]->mem = NULL;
+	free(mem->objs);
+	free(mem->shadow);
+	free(mem);
+}
+
+void tk_memory_fini(tk_device *dev)
+{
+	for (size_t i = 0; i < dev->mems.cap; i++)
+		if (dev->mems.vals[i])
+			mem_free(dev->mems.vals[i]);
+	for (size_t i = 0; i < dev->objects.cap; i++)
+		free(dev->objects.vals[i]);
+	tk_map_free(&dev->mems);
+	tk_map_free(&dev->objects);
+	pthread_mutex_destroy(&dev->lock);
+}
+
+static void unbind(tk_object *o)
+{
+	tk_mem *mem = o->mem;
+	if (!mem)
+		return;
+	for (size_t i = 0; i < mem->nobjs; i++)
+		if (mem->objs[i] == o) {
+			mem->objs[i] = mem->objs[--mem->nobjs];
+			break;
+		}
+	o->mem = NULL;
+}
+
+static void bind(tk_device *dev, uint64_t object, uint64_t memory, VkDeviceSize offset)
+{
+	tk_object *o = tk_map_get(&dev->objects, object);
+	tk_mem *mem = tk_map_get(&dev->mems, memory);
+	if (!o || !mem)
+		return;
+	unbind(o);
+	if (o->image) {
+		VkMemoryRequirements req;
+		dev->disp.vkGetImageMemoryRequirements(dev->handle, (VkImage)object, &req);
+		o->size = req.size;
+	}
+	o->mem = mem;
+	o->offset = offset;
+	if (mem->nobjs == mem->capobjs) {
+		mem->capobjs = mem->capobjs ? mem->capobjs * 2 : 4;
+		mem->objs = realloc(mem->objs, sizeof(*mem->objs) * mem->capobjs);
+	}
+	mem->objs[mem->nobjs++] = o;
+}
+
+/*
+ * Writes the bytes of [lo, hi) (memory offsets, inside the mapping) that
+ * differ from the shadow, as updates of object O, in runs: equal stretches
+ * shorter than GAP do not split a run (a record costs more than they do).
+ */
+#define GAP 64
+
+static void diff_range(const tk_mem *mem, const tk_object *o, VkDeviceSize lo, VkDeviceSize hi)
+{
+	const uint8_t *live = mem->mapped + (lo - mem->map_offset);
+	const uint8_t *old = mem->shadow + (lo - mem->map_offset);
+	size_t n = hi - lo, i = 0;
+	while (i < n) {
+		/* skip equal blocks fast */
+		while (i + GAP <= n && !memcmp(live + i, old + i, GAP))
+			i += GAP;
+		while (i < n && live[i] == old[i])
+			i++;
+		if (i >= n)
+			break;
+		size_t start = i, last = i;
+		while (i < n) {
+			if (live[i] != old[i]) {
+				last = i;
+				i++;
+			} else if (i - last > GAP) {
+				break;
+			} else {
+				i++;
+			}
+		}
+		tk_update(o->handle, lo - o->offset + start, live + start, last + 1 - start);
+	}
+}
+
+/* Under dev->lock. */
+static void scan(tk_mem *mem)
+{
+	if (!mem->mapped || !mem->shadow)
+		return;
+	VkDeviceSize mlo = mem->map_offset, mhi = mem->map_offset + mem->map_size;
+	for (size_t i = 0; i < mem->nobjs; i++) {
+		const tk_object *o = mem->objs[i];
+		VkDeviceSize lo = o->offset > mlo ? o->offset : mlo;
+		VkDeviceSize hi = o->offset + o->size < mhi ? o->offset + o->size : mhi;
+		if (lo < hi)
+			diff_range(mem, o, lo, hi);
+	}
+	/* objects may alias: the shadow catches up once all were compared */
+	for (size_t i = 0; i < mem->nobjs; i++) {
+		const tk_object *o = mem->objs[i];
+		VkDeviceSize lo = o->offset > mlo ? o->offset : mlo;
+		VkDeviceSize hi = o->offset + o->size < mhi ? o->offset + o->size : mhi;
+		if (lo < hi)
+			memcpy(mem->shadow + (lo - mlo), mem->mapped + (lo - mlo), hi - lo);
+	}
+}
+
+static void scan_all(tk_device *dev)
+{
+	if (!tk_tracing())
+		return;
+	pthread_mutex_lock(&dev->lock);
+	for (size_t i = 0; i < dev->mems.cap; i++) {
+		tk_mem *mem = dev->mems.vals[i];
+		if (mem && mem->mapped)
+			scan(mem);
+	}
+	pthread_mutex_unlock(&dev->lock);
+}
+
+/* ------------------------------------------------------------------ */
+/* The hooks the generated wrappers call. */
+
+void tk_post_vkAllocateMemory(tk_device *dev, vk_args_vkAllocateMemory *a)
+{
+	if (a->result != VK_SUCCESS)
+		return;
+	tk_mem *mem = calloc(1, sizeof(*mem));
+	mem->handle = (uint64_t)*a->pMemory;
+	mem->size = a->pAllocateInfo->allocationSize;
+	uint32_t t = a->pAllocateInfo->memoryTypeIndex;
+	mem->host_visible = t < dev->memprops.memoryTypeCount &&
+		(dev->memprops.memoryTypes[t].propertyFlags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT);
+	pthread_mutex_lock(&dev->lock);
+	tk_map_put(&dev->mems, mem->handle, mem);
+	pthread_mutex_unlock(&dev->lock);
+}
+
+void tk_pre_vkFreeMemory(tk_device *dev, vk_args_vkFreeMemory *a)
+{
+	pthread_mutex_lock(&dev->lock);
+	tk_mem *mem = tk_map_del(&dev->mems, (uint64_t)a->memory);
+	if (mem) {
+		if (tk_tracing())
+			scan(mem);
+		mem_free(mem);
+	}
+	pthread_mutex_unlock(&dev->lock);
+}
+
+void tk_post_vkMapMemory(tk_device *dev, vk_args_vkMapMemory *a)
+{
+	if (a->result != VK_SUCCESS || !a->ppData || !*a->ppData)
+		return;
+	pthread_mutex_lock(&dev->lock);
+	tk_mem *mem = tk_map_get(&dev->mems, (uint64_t)a->memory);
+	if (mem) {
+		mem->mapped = *a->ppData;
+		mem->map_offset = a->offset;
+		mem->map_size = a->size == VK_WHOLE_SIZE ? mem->size - a->offset : a->size;
+		free(mem->shadow);
+		mem->shadow = malloc(mem->map_size ? mem->map_size : 1);
+		if (mem->shadow)
+			memcpy(mem->shadow, mem->mapped, mem->map_size);
+	}
+	pthread_mutex_unlock(&dev->lock);
+}
+
+void tk_pre_vkUnmapMemory(tk_device *dev, vk_args_vkUnmapMemory *a)
+{
+	pthread_mutex_lock(&dev->lock);
+	tk_mem *mem = tk_map_get(&dev->mems, (uint64_t)a->memory);
+	if (mem) {
+		if (tk_tracing())
+			scan(mem);
+		mem->mapped = NULL;
+		free(mem->shadow);
+		mem->shadow = NULL;
+	}
+	pthread_mutex_unlock(&dev->lock);
+}
+
+static void add_object(tk_device *dev, uint64_t handle, bool image, VkDeviceSize size)
+{
+	tk_object *o = calloc(1, sizeof(*o));
+	o->handle = handle;
+	o->image = image;
+	o->size = size;
+	pthread_mutex_lock(&dev->lock);
+	tk_map_put(&dev->objects, handle, o);
+	pthread_mutex_unlock(&dev->lock);
+}
+
+static void del_object(tk_device *dev, uint64_t handle)
+{
+	pthread_mutex_lock(&dev->lock);
+	tk_object *o = tk_map_del(&dev->objects, handle);
+	if (o) {
+		unbind(o);
+		free(o);
+	}
+	pthread_mutex_unlock(&dev->lock);
+}
+
+void tk_post_vkCreateBuffer(tk_device *dev, vk_args_vkCreateBuffer *a)
+{
+	if (a->result == VK_SUCCESS)
+		add_object(dev, (uint64_t)*a->pBuffer, false, a->pCreateInfo->size);
+}
+
+void tk_pre_vkDestroyBuffer(tk_device *dev, vk_args_vkDestroyBuffer *a)
+{
+	del_object(dev, (uint64_t)a->buffer);
+}
+
+void tk_post_vkCreateImage(tk_device *dev, vk_args_vkCreateImage *a)
+{
+	if (a->result == VK_SUCCESS)
+		add_object(dev, (uint64_t)*a->pImage, true, 0);
+}
+
+void tk_pre_vkDestroyImage(tk_device *dev, vk_args_vkDestroyImage *a)
+{
+	del_object(dev, (uint64_t)a->image);
+}
+
+void tk_post_vkBindBufferMemory(tk_device *dev, vk_args_vkBindBufferMemory *a)
+{
+	if (a->result != VK_SUCCESS)
+		return;
+	pthread_mutex_lock(&dev->lock);
+	bind(dev, (uint64_t)a->buffer, (uint64_t)a->memory, a->memoryOffset);
+	pthread_mutex_unlock(&dev->lock);
+}
+
+void tk_post_vkBindImageMemory(tk_device *dev, vk_args_vkBindImageMemory *a)
+{
+	if (a->result != VK_SUCCESS)
+		return;
+	pthread_mutex_lock(&dev->lock);
+	bind(dev, (uint64_t)a->image, (uint64_t)a->memory, a->memoryOffset);
+	pthread_mutex_unlock(&dev->lock);
+}
+
+static void bind_buffers(tk_device *dev, VkResult r, uint32_t n, const VkBindBufferMemoryInfo *b)
+{
+	if (r != VK_SUCCESS)
+		return;
+	pthread_mutex_lock(&dev->lock);
+	for (uint32_t i = 0; i < n; i++)
+		bind(dev, (uint64_t)b[i].buffer, (uint64_t)b[i].memory, b[i].memoryOffset);
+	pthread_mutex_unlock(&dev->lock);
+}
+
+static void bind_images(tk_device *dev, VkResult r, uint32_t n, const VkBindImageMemoryInfo *b)
+{
+	if (r != VK_SUCCESS)
+		return;
+	pthread_mutex_lock(&dev->lock);
+	for (uint32_t i = 0; i < n; i++)
+		bind(dev, (uint64_t)b[i].image, (uint64_t)b[i].memory, b[i].memoryOffset);
+	pthread_mutex_unlock(&dev->lock);
+}
+
+void tk_post_vkBindBufferMemory2(tk_device *dev, vk_args_vkBindBufferMemory2 *a)
+{
+	bind_buffers(dev, a->result, a->bindInfoCount, a->pBindInfos);
+}
+
+void tk_post_vkBindBufferMemory2KHR(tk_device *dev, vk_args_vkBindBufferMemory2KHR *a)
+{
+	bind_buffers(dev, a->result, a->bindInfoCount, a->pBindInfos);
+}
+
+void tk_post_vkBindImageMemory2(tk_device *dev, vk_args_vkBindImageMemory2 *a)
+{
+	bind_images(dev, a->result, a->bindInfoCount, a->pBindInfos);
+}
+
+void tk_post_vkBindImageMemory2KHR(tk_device *dev, vk_args_vkBindImageMemory2KHR *a)
+{
+	bind_images(dev, a->result, a->bindInfoCount, a->pBindInfos);
+}
+
+void tk_pre_vkQueueSubmit(tk_device *dev, vk_args_vkQueueSubmit *a)
+{
+	(void)a;
+	scan_all(dev);
+}
+
+void tk_pre_vkQueueSubmit2(tk_device *dev, vk_args_vkQueueSubmit2 *a)
+{
+	(void)a;
+	scan_all(dev);
+}
+
+void tk_pre_vkQueueSubmit2KHR(tk_device *dev, vk_args_vkQueueSubmit2KHR *a)
+{
+	(void)a;
+	scan_all(dev);
+}
+
+/* Frames end here (lib/frames.c counts them from the records); the hook
+ * is where TRACEKIT_SCREENSHOT will read the presented image. */
+void tk_post_vkQueuePresentKHR(tk_device *dev, vk_args_vkQueuePresentKHR *a)
+{
+	(void)dev;
+	(void)a;
+}

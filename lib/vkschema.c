@@ -1,0 +1,634 @@
+/*
+ * The walker over the generated Vulkan schema: live C values into trace
+ * values (a deep copy into the call's arena) and trace values back into C
+ * (allocated in an arena).  The tables say everything about the types;
+ * this file knows only the shapes a registry member can take (a value, a
+ * fixed array, a pointer to one or to len elements, a pointer to
+ * pointers, a pNext chain).
+ */
+#include "vkschema.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------ */
+/* Lookups: the generated tables are sorted by name (strcmp order). */
+
+#define LOOKUP(fn, type, table, count, namefield)                             \
+	const type *fn(const char *name)                                      \
+	{                                                                     \
+		uint32_t lo = 0, hi = count;                                  \
+		while (lo < hi) {                                             \
+			uint32_t mid = lo + (hi - lo) / 2;                    \
+			int c = strcmp(name, table[mid]->namefield);          \
+			if (!c)                                               \
+				return table[mid];                            \
+			if (c < 0)                                            \
+				hi = mid;                                     \
+			else                                                  \
+				lo = mid + 1;                                 \
+		}                                                             \
+		return NULL;                                                  \
+	}
+
+LOOKUP(vk_command_lookup, vk_command_info, vk_commands, vk_ncommands, sig.name)
+LOOKUP(vk_struct_lookup, vk_struct_info, vk_structs, vk_nstructs, sig.name)
+LOOKUP(vk_enum_lookup, vk_enum_info, vk_enums, vk_nenums, name)
+LOOKUP(vk_bitmask_lookup, vk_bitmask_info, vk_bitmasks, vk_nbitmasks, name)
+LOOKUP(vk_handle_lookup, vk_handle_info, vk_handles, vk_nhandles, name)
+
+const vk_struct_info *vk_struct_by_stype(int32_t stype)
+{
+	uint32_t lo = 0, hi = vk_nstructs_by_stype;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		int32_t s = vk_structs_by_stype[mid]->stype;
+		if (s == stype)
+			return vk_structs_by_stype[mid];
+		if (stype < s)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return NULL;
+}
+
+static const char *const update_names[] = { "object", "offset", "data" };
+const trace_func_sig vk_update_sig = { VK_UPDATE_CALL, 3, (const char **)update_names };
+
+/* ------------------------------------------------------------------ */
+/* Shared helpers. */
+
+/* The head of every extensible struct (VkBaseInStructure). */
+typedef struct base_in {
+	int32_t sType;
+	const struct base_in *pNext;
+} base_in;
+
+/* The loader's link structs in the create infos: its own, not the app's. */
+enum { STYPE_LOADER_INSTANCE = 47, STYPE_LOADER_DEVICE = 48 };
+
+static const char *const base_names[] = { "sType", "pNext" };
+static const trace_struct_sig base_sig = { "VkBaseInStructure", 2, (const char **)base_names };
+static const trace_enum_sig no_values = { 0, NULL };
+static const trace_bitmask_sig no_flags = { 0, NULL };
+
+static uint64_t read_uint(const void *p, uint32_t size)
+{
+	switch (size) {
+	case 1: return *(const uint8_t *)p;
+	case 2: { uint16_t v; memcpy(&v, p, 2); return v; }
+	case 4: { uint32_t v; memcpy(&v, p, 4); return v; }
+	default: { uint64_t v; memcpy(&v, p, 8); return v; }
+	}
+}
+
+static int64_t read_sint(const void *p, uint32_t size)
+{
+	switch (size) {
+	case 1: return *(const int8_t *)p;
+	case 2: { int16_t v; memcpy(&v, p, 2); return v; }
+	case 4: { int32_t v; memcpy(&v, p, 4); return v; }
+	default: { int64_t v; memcpy(&v, p, 8); return v; }
+	}
+}
+
+static void write_uint(void *p, uint32_t size, uint64_t v)
+{
+	switch (size) {
+	case 1: *(uint8_t *)p = (uint8_t)v; break;
+	case 2: { uint16_t x = (uint16_t)v; memcpy(p, &x, 2); break; }
+	case 4: { uint32_t x = (uint32_t)v; memcpy(p, &x, 4); break; }
+	default: memcpy(p, &v, 8); break;
+	}
+}
+
+static const void *read_ptr(const uint8_t *p)
+{
+	const void *q;
+	memcpy(&q, p, sizeof(q));
+	return q;
+}
+
+static void write_ptr(uint8_t *p, const void *q)
+{
+	memcpy(p, &q, sizeof(q));
+}
+
+/* The length of array F, from its sibling in FIELDS of the struct at BASE. */
+static uint64_t field_len(const vk_field *fields, const vk_field *f, const uint8_t *base)
+{
+	if (f->len_op == VK_LEN_CONST)
+		return f->len_arg;
+	if (f->len < 0)
+		return 1;
+	const vk_field *s = &fields[f->len];
+	const uint8_t *sp = base + s->offset;
+	uint64_t n;
+	if (f->len_op == VK_LEN_FIELD) {
+		const uint8_t *q = read_ptr(sp);
+		return q ? read_uint(q + f->len_arg, 4) : 0;
+	}
+	if (s->ptr) {
+		const void *q = read_ptr(sp);
+		n = q ? read_uint(q, s->size) : 0;
+	} else {
+		n = read_uint(sp, s->size);
+	}
+	if (f->len_op == VK_LEN_DIV4)
+		return n / 4;
+	if (f->len_op == VK_LEN_SAMPLES)
+		return (n + 31) / 32;
+	return n;
+}
+
+/* ------------------------------------------------------------------ */
+/* Encoding: C into trace values. */
+
+static void enc_pnext(trace_arena *a, trace_value *v, const void *p);
+static void enc_struct(const vk_struct_info *s, trace_arena *a, trace_value *out, const void *p,
+		       bool chained);
+
+static void enc_blob(trace_arena *a, trace_value *v, const void *p, uint64_t n)
+{
+	uint8_t *b = trace_arena_alloc(a, n ? n : 1);
+	memcpy(b, p, n);
+	v->kind = TRACE_BLOB;
+	v->len = (uint32_t)n;
+	v->blob = b;
+}
+
+static void enc_string(trace_arena *a, trace_value *v, const char *s, size_t n)
+{
+	v->kind = TRACE_STRING;
+	v->len = (uint32_t)n;
+	v->str = trace_arena_strndup(a, s, n);
+}
+
+static trace_value *enc_array(trace_arena *a, trace_value *v, uint64_t n)
+{
+	v->kind = TRACE_ARRAY;
+	v->len = (uint32_t)n;
+	v->items = trace_arena_alloc(a, sizeof(trace_value) * (n ? n : 1));
+	return v->items;
+}
+
+/* One element of F's base type at P. */
+static void enc_elem(trace_arena *a, trace_value *v, const vk_field *f, const uint8_t *p)
+{
+	switch ((vk_base)f->base) {
+	case VK_B_BOOL32: {
+		uint32_t b = (uint32_t)read_uint(p, 4);
+		if (b <= 1) {
+			v->kind = TRACE_BOOL;
+			v->b = b;
+		} else {
+			v->kind = TRACE_UINT;
+			v->u = b;
+		}
+		return;
+	}
+	case VK_B_UINT:
+	case VK_B_EXTERN:
+	case VK_B_CHAR:
+		v->kind = TRACE_UINT;
+		v->u = read_uint(p, f->size);
+		return;
+	case VK_B_SINT:
+		v->kind = TRACE_SINT;
+		v->i = read_sint(p, f->size);
+		return;
+	case VK_B_FLOAT:
+		v->kind = TRACE_FLOAT;
+		memcpy(&v->f, p, 4);
+		return;
+	case VK_B_DOUBLE:
+		v->kind = TRACE_DOUBLE;
+		memcpy(&v->d, p, 8);
+		return;
+	case VK_B_ENUM:
+		v->kind = TRACE_ENUM;
+		v->en.sig = f->ref ? &((const vk_enum_info *)f->ref)->sig : &no_values;
+		v->en.value = read_sint(p, f->size);
+		return;
+	case VK_B_BITMASK:
+		v->kind = TRACE_BITMASK;
+		v->bm.sig = f->ref ? &((const vk_bitmask_info *)f->ref)->sig : &no_flags;
+		v->bm.value = read_uint(p, f->size);
+		return;
+	case VK_B_HANDLE:
+	case VK_B_PTRVAL:
+		v->kind = TRACE_POINTER;
+		v->u = read_uint(p, 8);
+		return;
+	case VK_B_STRUCT:
+		enc_struct(f->ref, a, v, p, false);
+		return;
+	case VK_B_UNION:
+	case VK_B_OPAQUE:
+	case VK_B_VOID:
+		enc_blob(a, v, p, f->size);
+		return;
+	}
+}
+
+/* What pointer P (to F's base type) points at: N elements, or one. */
+static void enc_pointee(trace_arena *a, trace_value *v, const vk_field *f, const uint8_t *p,
+			bool has_len, uint64_t n)
+{
+	if (f->base == VK_B_CHAR) {
+		enc_string(a, v, (const char *)p, has_len ? strnlen((const char *)p, n) : strlen((const char *)p));
+		return;
+	}
+	if (f->base == VK_B_VOID) {
+		if (has_len) {
+			enc_blob(a, v, p, n);
+		} else {
+			v->kind = TRACE_POINTER;
+			v->u = (uintptr_t)p;
+		}
+		return;
+	}
+	if (!has_len)
+		n = 1;
+	if (f->base == VK_B_OPAQUE) {
+		enc_blob(a, v, p, n * f->size);
+		return;
+	}
+	trace_value *items = enc_array(a, v, n);
+	for (uint64_t i = 0; i < n; i++)
+		enc_elem(a, &items[i], f, p + i * f->size);
+}
+
+static void enc_field(trace_arena *a, trace_value *v, const vk_field *fields,
+		      const vk_field *f, const uint8_t *base)
+{
+	const uint8_t *fp = base + f->offset;
+	if (f->flags & VK_F_PNEXT) {
+		enc_pnext(a, v, read_ptr(fp));
+		return;
+	}
+	if (f->ptr == 0) {
+		if (!f->count) {
+			enc_elem(a, v, f, fp);
+		} else if (f->base == VK_B_CHAR) {
+			enc_string(a, v, (const char *)fp, strnlen((const char *)fp, f->count));
+		} else if (f->base == VK_B_UINT && f->size == 1) {
+			enc_blob(a, v, fp, f->count);
+		} else {
+			trace_value *items = enc_array(a, v, f->count);
+			for (uint32_t i = 0; i < f->count; i++)
+				enc_elem(a, &items[i], f, fp + (size_t)i * f->size);
+		}
+		return;
+	}
+	const uint8_t *p = read_ptr(fp);
+	if (!p) {
+		v->kind = TRACE_NULL;
+		return;
+	}
+	bool has_len = f->len_op != VK_LEN_NONE;
+	uint64_t n = has_len ? field_len(fields, f, base) : 1;
+	if (f->ptr == 1) {
+		enc_pointee(a, v, f, p, has_len, n);
+		return;
+	}
+	/* T**: an array of n pointers, each to one T (or a string) */
+	trace_value *items = enc_array(a, v, n);
+	for (uint64_t i = 0; i < n; i++) {
+		const uint8_t *q = read_ptr(p + i * sizeof(void *));
+		if (!q && f->base != VK_B_VOID)
+			items[i].kind = TRACE_NULL;
+		else
+			enc_pointee(a, &items[i], f, q, false, 1);
+	}
+}
+
+/* The loader's link structs are its own, not the application's. */
+static const base_in *skip_loader(const base_in *b)
+{
+	while (b && (b->sType == STYPE_LOADER_INSTANCE || b->sType == STYPE_LOADER_DEVICE))
+		b = b->pNext;
+	return b;
+}
+
+/*
+ * A pNext chain, flattened: one ARRAY of the chained structs in chain
+ * order, each with its own pNext written null.  Nesting each link inside
+ * the one before would go deeper than readers allow (zink chains some 40
+ * feature structs into vkCreateDevice).
+ */
+static void enc_pnext(trace_arena *a, trace_value *v, const void *p)
+{
+	uint64_t n = 0;
+	for (const base_in *b = skip_loader(p); b; b = skip_loader(b->pNext))
+		n++;
+	if (!n) {
+		v->kind = TRACE_NULL;
+		return;
+	}
+	trace_value *items = enc_array(a, v, n);
+	const vk_enum_info *stypes = vk_enum_lookup("VkStructureType");
+	uint64_t i = 0;
+	for (const base_in *b = skip_loader(p); b; b = skip_loader(b->pNext), i++) {
+		const vk_struct_info *s = vk_struct_by_stype(b->sType);
+		if (s) {
+			enc_struct(s, a, &items[i], b, true);
+			continue;
+		}
+		trace_value *m = trace_arena_alloc(a, 2 * sizeof(trace_value));
+		m[0].kind = TRACE_ENUM;
+		m[0].en.sig = stypes ? &stypes->sig : &no_values;
+		m[0].en.value = b->sType;
+		m[1].kind = TRACE_NULL;
+		items[i].kind = TRACE_STRUCT;
+		items[i].st.sig = &base_sig;
+		items[i].st.members = m;
+	}
+}
+
+/* CHAINED: a struct inside a flattened chain, its pNext written null. */
+static void enc_struct(const vk_struct_info *s, trace_arena *a, trace_value *out, const void *p,
+		       bool chained)
+{
+	if (s->blob) {
+		enc_blob(a, out, p, s->size);
+		return;
+	}
+	trace_value *m = trace_arena_alloc(a, sizeof(trace_value) * (s->nfields ? s->nfields : 1));
+	for (uint32_t i = 0; i < s->nfields; i++) {
+		if (chained && (s->fields[i].flags & VK_F_PNEXT))
+			m[i].kind = TRACE_NULL;
+		else
+			enc_field(a, &m[i], s->fields, &s->fields[i], p);
+	}
+	out->kind = TRACE_STRUCT;
+	out->st.sig = &s->sig;
+	out->st.members = m;
+}
+
+void vk_encode_struct(const vk_struct_info *s, trace_arena *a, trace_value *out, const void *p)
+{
+	enc_struct(s, a, out, p, false);
+}
+
+void vk_encode_args(const vk_command_info *cmd, trace_call *c, const void *args, vk_phase phase)
+{
+	c->sig = &cmd->sig;
+	if (!c->args)
+		c->args = trace_call_values(c, cmd->nparams);
+	for (uint32_t i = 0; i < cmd->nparams; i++) {
+		const vk_field *f = &cmd->params[i];
+		bool out = f->flags & VK_F_OUT;
+		if (out == (phase == VK_PHASE_LEAVE))
+			enc_field(&c->arena, &c->args[i], cmd->params, f, args);
+		else
+			c->args[i].kind = TRACE_MISSING;
+	}
+	if (phase == VK_PHASE_LEAVE && cmd->ret) {
+		c->ret = trace_arena_alloc(&c->arena, sizeof(trace_value));
+		enc_elem(&c->arena, c->ret, cmd->ret, (const uint8_t *)args + cmd->ret->offset);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Decoding: trace values into C. */
+
+typedef struct dec {
+	trace_arena *a;
+	trace_error *err;
+	const char *where;   /* the command or struct being decoded */
+} dec;
+
+static int bad(dec *d, const vk_field *f, const trace_value *v, const char *want)
+{
+	trace_error_set(d->err, "%s.%s: expected %s, found %s", d->where, f->name, want,
+			trace_value_kind_name(v->kind));
+	return -1;
+}
+
+/* Any integer-like value as 64 bits. */
+static bool as_u64(const trace_value *v, uint64_t *u)
+{
+	switch ((trace_value_kind)v->kind) {
+	case TRACE_NULL: *u = 0; return true;
+	case TRACE_BOOL: *u = v->b; return true;
+	case TRACE_SINT: *u = (uint64_t)v->i; return true;
+	case TRACE_UINT: case TRACE_POINTER: *u = v->u; return true;
+	case TRACE_ENUM: *u = (uint64_t)v->en.value; return true;
+	case TRACE_BITMASK: *u = v->bm.value; return true;
+	default: return false;
+	}
+}
+
+static int dec_pnext(dec *d, const vk_field *f, const trace_value *v, void **out);
+
+static int dec_elem(dec *d, const vk_field *f, const trace_value *v, uint8_t *p)
+{
+	uint64_t u;
+	switch ((vk_base)f->base) {
+	case VK_B_FLOAT:
+		if (v->kind == TRACE_FLOAT)
+			memcpy(p, &v->f, 4);
+		else if (v->kind == TRACE_DOUBLE) {
+			float x = (float)v->d;
+			memcpy(p, &x, 4);
+		} else if (as_u64(v, &u)) {
+			float x = v->kind == TRACE_SINT ? (float)v->i : (float)u;
+			memcpy(p, &x, 4);
+		} else
+			return bad(d, f, v, "a float");
+		return 0;
+	case VK_B_DOUBLE:
+		if (v->kind == TRACE_DOUBLE)
+			memcpy(p, &v->d, 8);
+		else if (v->kind == TRACE_FLOAT) {
+			double x = v->f;
+			memcpy(p, &x, 8);
+		} else if (as_u64(v, &u)) {
+			double x = v->kind == TRACE_SINT ? (double)v->i : (double)u;
+			memcpy(p, &x, 8);
+		} else
+			return bad(d, f, v, "a double");
+		return 0;
+	case VK_B_STRUCT: {
+		const vk_struct_info *s = f->ref;
+		dec sub = { d->a, d->err, s->sig.name };
+		return vk_decode_struct(s, sub.a, v, p, sub.err);
+	}
+	case VK_B_UNION:
+	case VK_B_OPAQUE:
+	case VK_B_VOID:
+		if (v->kind != TRACE_BLOB)
+			return bad(d, f, v, "a blob");
+		memcpy(p, v->blob, v->len < f->size ? v->len : f->size);
+		return 0;
+	default:
+		if (!as_u64(v, &u))
+			return bad(d, f, v, "an integer");
+		write_uint(p, f->base == VK_B_HANDLE || f->base == VK_B_PTRVAL ? 8 : f->size, u);
+		return 0;
+	}
+}
+
+static int dec_pointee(dec *d, const vk_field *f, const trace_value *v, void **out)
+{
+	*out = NULL;
+	switch ((trace_value_kind)v->kind) {
+	case TRACE_NULL:
+	case TRACE_MISSING:
+		return 0;
+	case TRACE_POINTER:
+		*out = (void *)(uintptr_t)v->u;
+		return 0;
+	case TRACE_STRING:
+		if (f->base != VK_B_CHAR)
+			return bad(d, f, v, "no string");
+		*out = trace_arena_strndup(d->a, v->str, v->len);
+		return 0;
+	case TRACE_BLOB: {
+		size_t n = v->len;
+		if (f->base == VK_B_OPAQUE && n < f->size)
+			n = f->size;
+		uint8_t *b = trace_arena_alloc(d->a, n ? n : 1);
+		memcpy(b, v->blob, v->len);
+		*out = b;
+		return 0;
+	}
+	case TRACE_ARRAY: {
+		uint8_t *b = trace_arena_alloc(d->a, (size_t)f->size * (v->len ? v->len : 1));
+		for (uint32_t i = 0; i < v->len; i++)
+			if (dec_elem(d, f, &v->items[i], b + (size_t)i * f->size) < 0)
+				return -1;
+		*out = b;
+		return 0;
+	}
+	default:
+		return bad(d, f, v, "an array, a blob or a string");
+	}
+}
+
+static int dec_field(dec *d, const vk_field *f, const trace_value *v, uint8_t *base)
+{
+	uint8_t *fp = base + f->offset;
+	if (v->kind == TRACE_MISSING)
+		return 0;
+	if (f->flags & VK_F_PNEXT) {
+		void *p;
+		if (dec_pnext(d, f, v, &p) < 0)
+			return -1;
+		write_ptr(fp, p);
+		return 0;
+	}
+	if (f->ptr == 0) {
+		if (!f->count)
+			return dec_elem(d, f, v, fp);
+		if (f->base == VK_B_CHAR) {
+			if (v->kind != TRACE_STRING)
+				return bad(d, f, v, "a string");
+			memcpy(fp, v->str, v->len < f->count ? v->len : f->count - 1);
+			return 0;
+		}
+		if (v->kind == TRACE_BLOB) {
+			memcpy(fp, v->blob, v->len < f->count * f->size ? v->len : f->count * f->size);
+			return 0;
+		}
+		if (v->kind != TRACE_ARRAY)
+			return bad(d, f, v, "an array");
+		for (uint32_t i = 0; i < v->len && i < f->count; i++)
+			if (dec_elem(d, f, &v->items[i], fp + (size_t)i * f->size) < 0)
+				return -1;
+		return 0;
+	}
+	void *p = NULL;
+	if (f->ptr == 1 || v->kind != TRACE_ARRAY) {
+		if (dec_pointee(d, f, v, &p) < 0)
+			return -1;
+	} else {
+		void **pp = trace_arena_alloc(d->a, sizeof(void *) * (v->len ? v->len : 1));
+		for (uint32_t i = 0; i < v->len; i++)
+			if (dec_pointee(d, f, &v->items[i], &pp[i]) < 0)
+				return -1;
+		p = pp;
+	}
+	write_ptr(fp, p);
+	return 0;
+}
+
+/* A flattened chain back into linked structs (a nested one reads too). */
+static int dec_pnext(dec *d, const vk_field *f, const trace_value *v, void **out)
+{
+	*out = NULL;
+	if (v->kind == TRACE_NULL || v->kind == TRACE_MISSING)
+		return 0;
+	if (v->kind != TRACE_ARRAY)
+		return bad(d, f, v, "a chain of structs");
+	base_in *last = NULL;
+	for (uint32_t i = 0; i < v->len; i++) {
+		const trace_value *st = &v->items[i];
+		uint64_t stype;
+		if (st->kind != TRACE_STRUCT || st->st.sig->nmembers < 2)
+			return bad(d, f, st, "a chained struct");
+		if (!as_u64(&st->st.members[0], &stype))
+			return bad(d, f, &st->st.members[0], "an sType");
+		const vk_struct_info *s = vk_struct_by_stype((int32_t)stype);
+		base_in *b;
+		if (s) {
+			b = trace_arena_alloc(d->a, s->size);
+			if (vk_decode_struct(s, d->a, st, b, d->err) < 0)
+				return -1;
+		} else {
+			b = trace_arena_alloc(d->a, sizeof(*b));
+			b->sType = (int32_t)stype;
+			void *next;
+			if (dec_pnext(d, f, &st->st.members[1], &next) < 0)
+				return -1;
+			b->pNext = next;
+		}
+		if (last)
+			last->pNext = b;
+		else
+			*out = b;
+		for (last = b; last->pNext; last = (base_in *)last->pNext)
+			;
+	}
+	return 0;
+}
+
+int vk_decode_struct(const vk_struct_info *s, trace_arena *a, const trace_value *v, void *out,
+		     trace_error *err)
+{
+	dec d = { a, err, s->sig.name };
+	if (s->blob) {
+		if (v->kind != TRACE_BLOB) {
+			trace_error_set(err, "%s: expected a blob, found %s", s->sig.name,
+					trace_value_kind_name(v->kind));
+			return -1;
+		}
+		memcpy(out, v->blob, v->len < s->size ? v->len : s->size);
+		return 0;
+	}
+	if (v->kind != TRACE_STRUCT) {
+		trace_error_set(err, "%s: expected a struct, found %s", s->sig.name,
+				trace_value_kind_name(v->kind));
+		return -1;
+	}
+	uint32_t n = v->st.sig->nmembers < s->nfields ? v->st.sig->nmembers : s->nfields;
+	for (uint32_t i = 0; i < n; i++)
+		if (dec_field(&d, &s->fields[i], &v->st.members[i], out) < 0)
+			return -1;
+	return 0;
+}
+
+int vk_decode_args(const vk_command_info *cmd, const trace_call *c, trace_arena *a, void *args,
+		   trace_error *err)
+{
+	dec d = { a, err, cmd->sig.name };
+	uint32_t n = c->sig->nargs < cmd->nparams ? c->sig->nargs : cmd->nparams;
+	for (uint32_t i = 0; i < n; i++)
+		if (dec_field(&d, &cmd->params[i], &c->args[i], args) < 0)
+			return -1;
+	if (cmd->ret && c->ret)
+		return dec_elem(&d, cmd->ret, c->ret, (uint8_t *)args + cmd->ret->offset);
+	return 0;
+}

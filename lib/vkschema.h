@@ -1,0 +1,201 @@
+/*
+ * The Vulkan schema: what the registry (vk.xml) says about every command,
+ * struct, enum, bitmask and handle, as tables that lib/vkschema_gen.py
+ * writes into build/gen/vkschema_gen.c, and the one walker over them that
+ * turns live C arguments into a trace_call and a record back into C.
+ *
+ * Per command, build/gen/vkschema_cmds.h (which needs <vulkan/vulkan.h>)
+ * adds the argument struct vk_args_NAME (the parameters in order, then
+ * `result`), the descriptor vk_cmd_NAME and the typed helpers
+ * vk_encode_NAME() and vk_decode_NAME().  Everything here is plain C and
+ * needs no Vulkan header.
+ *
+ * How values are written (the apitrace conventions, so `apitrace dump`
+ * shows them):
+ *   handles                  POINTER (the handle's value)
+ *   NULL pointers            NULL
+ *   pointer to one T         ARRAY of one T ("&{...}" in dump)
+ *   pointer with a len       ARRAY of len T; void* with a len: BLOB
+ *   char* / char[N]          STRING; uint8_t[N] BLOB; other T[N] ARRAY
+ *   enums, FlagBits          ENUM with every value of the type
+ *   Flags                    BITMASK with every bit of the type
+ *   VkBool32                 BOOL (UINT when neither 0 nor 1)
+ *   pNext                    the chain flattened: an ARRAY of the chained
+ *                            STRUCTs in chain order, each chosen by its
+ *                            sType and written with pNext null (one item
+ *                            for the usual single link; nesting each link
+ *                            in the one before would pass the readers'
+ *                            depth limit on zink's 40-struct chains); an
+ *                            sType the registry lacks: VkBaseInStructure
+ *                            {sType, pNext}; the loader's own link structs
+ *                            (sType 47, 48) are left out
+ *   unions, structs with bitfields, video Std types
+ *                            BLOB of their bytes: which member a union
+ *                            holds is not always knowable from the record
+ *   void* without a len, function pointers, platform pointers
+ *                            POINTER (the address)
+ */
+#ifndef VKSCHEMA_H
+#define VKSCHEMA_H
+
+#include "trace.h"
+
+typedef enum vk_base {
+	VK_B_VOID,     /* void: as a pointee, bytes */
+	VK_B_BOOL32,
+	VK_B_UINT,     /* unsigned, 1 to 8 bytes */
+	VK_B_SINT,
+	VK_B_FLOAT,
+	VK_B_DOUBLE,
+	VK_B_CHAR,
+	VK_B_ENUM,
+	VK_B_BITMASK,
+	VK_B_HANDLE,
+	VK_B_STRUCT,
+	VK_B_UNION,    /* and bitfield structs: their bytes */
+	VK_B_OPAQUE,   /* a type vk.xml does not describe (video Std): its bytes */
+	VK_B_EXTERN,   /* platform scalar (xcb_window_t): an unsigned value */
+	VK_B_PTRVAL,   /* function pointers, void* typedefs: the address */
+} vk_base;
+
+enum {
+	VK_F_CONST = 1u << 0,
+	VK_F_OPTIONAL = 1u << 1,
+	VK_F_OUT = 1u << 2,      /* a parameter the command writes */
+	VK_F_NULLTERM = 1u << 3, /* char*: a string; char**: strings */
+	VK_F_SINGLE = 1u << 4,   /* T**: each item points at one T */
+	VK_F_PNEXT = 1u << 5,
+	VK_F_STYPE = 1u << 6,
+};
+
+/* How an array's length comes from a sibling member (or parameter). */
+typedef enum vk_len_op {
+	VK_LEN_NONE,
+	VK_LEN_MEMBER,   /* the sibling's value (through it when a pointer) */
+	VK_LEN_DIV4,     /* codeSize / 4 */
+	VK_LEN_SAMPLES,  /* (rasterizationSamples + 31) / 32 */
+	VK_LEN_CONST,    /* arg */
+	VK_LEN_FIELD,    /* pAllocateInfo->descriptorSetCount: uint32 at arg */
+} vk_len_op;
+
+typedef struct vk_enum_info {
+	const char *name;
+	trace_enum_sig sig;      /* every value of the type, aliases left out */
+} vk_enum_info;
+
+typedef struct vk_bitmask_info {
+	const char *name;
+	uint32_t size;           /* 4 (VkFlags) or 8 (VkFlags64) */
+	trace_bitmask_sig sig;   /* every bit of the type */
+} vk_bitmask_info;
+
+typedef struct vk_handle_info {
+	const char *name;
+	int dispatchable;
+	const char *parent;      /* registry's parent list, or NULL */
+	int32_t objtype;         /* VkObjectType */
+} vk_handle_info;
+
+typedef struct vk_field {
+	const char *name;
+	const char *type;        /* the C type name, as the registry has it */
+	uint32_t offset;         /* in the struct, or in vk_args_NAME */
+	uint32_t size;           /* sizeof one element of the base type */
+	uint8_t base;            /* vk_base */
+	uint8_t ptr;             /* pointer levels: 0, 1, 2 */
+	uint16_t flags;          /* VK_F_* */
+	uint32_t count;          /* fixed array elements (T x[N]), 0 if none */
+	int16_t len;             /* index of the sibling with the length */
+	uint8_t len_op;          /* vk_len_op */
+	uint32_t len_arg;
+	const void *ref;         /* vk_struct_info, vk_enum_info, vk_bitmask_info, vk_handle_info */
+} vk_field;
+
+typedef struct vk_struct_info {
+	trace_struct_sig sig;    /* name and member names */
+	uint32_t size;
+	int32_t stype;           /* VkStructureType, -1 if none */
+	uint8_t blob;            /* a union or a bitfield struct: its bytes */
+	uint32_t nfields;
+	const vk_field *fields;
+} vk_struct_info;
+
+typedef enum vk_level { VK_LEVEL_GLOBAL, VK_LEVEL_INSTANCE, VK_LEVEL_DEVICE } vk_level;
+
+/* What a command does to the objects of its handle type `object`. */
+typedef enum vk_action {
+	VK_ACTION_USE,      /* reads or changes objects it is given */
+	VK_ACTION_CREATE,   /* vkCreate*: object is its output handle */
+	VK_ACTION_ALLOCATE, /* vkAllocate* */
+	VK_ACTION_DESTROY,  /* vkDestroy*: object is the handle it ends */
+	VK_ACTION_FREE,     /* vkFree* */
+	VK_ACTION_GET,      /* vkGet* returning handles (queues, displays) */
+	VK_ACTION_RECORD,   /* vkCmd*: records into the command buffer */
+} vk_action;
+
+typedef struct vk_command_info {
+	trace_func_sig sig;      /* name and parameter names */
+	uint32_t args_size;      /* sizeof(vk_args_NAME) */
+	uint32_t nparams;
+	const vk_field *params;  /* offsets in vk_args_NAME */
+	const vk_field *ret;     /* `result`, or NULL for void */
+	uint8_t level;           /* vk_level */
+	uint8_t action;          /* vk_action */
+	const vk_handle_info *object;
+	const char *alias_of;    /* the command this one is an alias of */
+} vk_command_info;
+
+typedef enum vk_phase {
+	VK_PHASE_ENTER, /* before the call: the inputs */
+	VK_PHASE_LEAVE, /* after: what the command wrote, and its result */
+} vk_phase;
+
+/* The generated tables (build/gen/vkschema_gen.c), each sorted by name. */
+extern const vk_struct_info *const vk_structs[];
+extern const uint32_t vk_nstructs;
+extern const vk_struct_info *const vk_structs_by_stype[]; /* by sType */
+extern const uint32_t vk_nstructs_by_stype;
+extern const vk_command_info *const vk_commands[];
+extern const uint32_t vk_ncommands;
+extern const vk_enum_info *const vk_enums[];
+extern const uint32_t vk_nenums;
+extern const vk_bitmask_info *const vk_bitmasks[];
+extern const uint32_t vk_nbitmasks;
+extern const vk_handle_info *const vk_handles[];
+extern const uint32_t vk_nhandles;
+
+/* Lookups by name (or sType); NULL when the registry has none. */
+const vk_command_info *vk_command_lookup(const char *name);
+const vk_struct_info *vk_struct_lookup(const char *name);
+const vk_struct_info *vk_struct_by_stype(int32_t stype);
+const vk_enum_info *vk_enum_lookup(const char *name);
+const vk_bitmask_info *vk_bitmask_lookup(const char *name);
+const vk_handle_info *vk_handle_lookup(const char *name);
+
+/*
+ * Sets c's signature (on first use) and fills the arguments of PHASE from
+ * ARGS, a vk_args_NAME: at VK_PHASE_ENTER the inputs, the outputs left
+ * TRACE_MISSING; at VK_PHASE_LEAVE only the outputs and the result.  A
+ * deep copy into c's arena: nothing in c points at ARGS afterwards.
+ */
+void vk_encode_args(const vk_command_info *cmd, trace_call *c, const void *args,
+		    vk_phase phase);
+/* One struct at P as a STRUCT value (its pNext chain included). */
+void vk_encode_struct(const vk_struct_info *s, trace_arena *a, trace_value *out,
+		      const void *p);
+
+/*
+ * The reverse: a record into ARGS (a zeroed vk_args_NAME), everything it
+ * points at allocated in A.  Arguments the record lacks stay zero.  -1
+ * with err when a value has a kind the schema does not allow there.
+ */
+int vk_decode_args(const vk_command_info *cmd, const trace_call *c, trace_arena *a,
+		   void *args, trace_error *err);
+int vk_decode_struct(const vk_struct_info *s, trace_arena *a, const trace_value *v,
+		     void *out, trace_error *err);
+
+/* The signature of the object update pseudo-call (man/trace-format.5). */
+#define VK_UPDATE_CALL "tracekit.update"
+extern const trace_func_sig vk_update_sig;
+
+#endif

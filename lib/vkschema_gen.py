@@ -1,0 +1,637 @@
+#!/usr/bin/env python3
+"""Generates the Vulkan schema of libtrace from the registry (vk.xml).
+
+    vkschema_gen.py [--registry DIR] OUTDIR
+
+writes OUTDIR/vkschema_gen.c (the tables lib/vkschema.h declares) and
+OUTDIR/vkschema_cmds.h (per command: the argument struct, the descriptor
+and typed encode/decode helpers).  layer/layer_gen.py imports load().
+
+The registry is the source of truth: nothing here names a Vulkan command
+or struct except the few the registry cannot describe (see SPECIAL_*).
+"""
+import os
+import re
+import sys
+
+REGISTRY = '/usr/share/vulkan/registry'
+
+# Platforms whose headers a Linux build has, guarded by their protect macro
+# and enabled in the generated file only where the header is there.  Every
+# other platform (win32, android, metal, macos, ios, fuchsia, ggp, vi,
+# directfb, screen) is left out: its types need headers Debian lacks.
+PLATFORMS = {
+    'xlib': 'X11/Xlib.h',
+    'xlib_xrandr': 'X11/extensions/Xrandr.h',
+    'xcb': 'xcb/xcb.h',
+    'wayland': 'wayland-client.h',
+    'provisional': None,  # vulkan_beta.h ships with the headers
+}
+
+SCALARS = {
+    'uint8_t': 'UINT', 'uint16_t': 'UINT', 'uint32_t': 'UINT', 'uint64_t': 'UINT',
+    'int8_t': 'SINT', 'int16_t': 'SINT', 'int32_t': 'SINT', 'int64_t': 'SINT',
+    'int': 'SINT', 'size_t': 'UINT', 'float': 'FLOAT', 'double': 'DOUBLE',
+    'char': 'CHAR', 'void': 'VOID',
+}
+
+
+class Field:
+    pass
+
+
+class Model:
+    pass
+
+
+def member_decl(elem):
+    """(type, name, ptr depth, const, fixed-array C count or None)."""
+    typ = elem.find('type').text
+    name = elem.find('name').text
+    head, tail, seen = elem.text or '', '', False
+    for ch in elem:
+        if ch.tag == 'name':
+            seen = True
+            tail += ch.tail or ''
+        elif ch.tag == 'comment':
+            tail += ch.tail or ''
+        elif seen:
+            tail += (ch.text or '') + (ch.tail or '')
+        else:
+            head += (ch.text or '') + (ch.tail or '')
+    ptr = head.count('*')
+    const = head.strip().startswith('const')
+    dims = re.findall(r'\[([^\]]+)\]', tail.split(':')[0])
+    count = '*'.join('(%s)' % d.strip() for d in dims) if dims else None
+    bits = ':' in tail
+    return typ, name, ptr, const, count, bits
+
+
+def enum_value(e, extnumber=None):
+    """The integer value of an <enum>, or None for an alias."""
+    if e.get('alias'):
+        return None
+    if e.get('value') is not None:
+        v = e.get('value').rstrip('ULF')
+        return int(v, 0) if not v.startswith('(') else None
+    if e.get('bitpos') is not None:
+        return 1 << int(e.get('bitpos'))
+    if e.get('offset') is not None:
+        n = int(e.get('extnumber') or extnumber)
+        v = 1000000000 + (n - 1) * 1000 + int(e.get('offset'))
+        return -v if e.get('dir') == '-' else v
+    return None
+
+
+def load(registry=REGISTRY):
+    sys.path.insert(0, registry)
+    import reg
+    r = reg.Registry()
+    r.loadFile(os.path.join(registry, 'vk.xml'))
+    root = r.reg
+    protect_of = {p.get('name'): p.get('protect')
+                  for p in root.findall('platforms/platform')}
+
+    # What the headers define: the features and the supported extensions,
+    # each item with the protect macro of its requirers (None: unguarded).
+    guard = {}     # item name -> protect or None
+    enum_ext = {}  # enum group -> [(name, value)]
+    left_out = []
+    ext_of_cmd = {}
+
+    def require(blocks, protect, extnumber, extname):
+        for req in blocks:
+            for t in req.findall('type') + req.findall('command'):
+                n = t.get('name')
+                if t.tag == 'command' and extname:
+                    ext_of_cmd.setdefault(n, extname)
+                if protect is None:
+                    guard[n] = None
+                elif n not in guard:
+                    guard[n] = protect
+            for e in req.findall('enum'):
+                g = e.get('extends')
+                if g is None:
+                    continue
+                v = enum_value(e, extnumber)
+                if v is not None:
+                    enum_ext.setdefault(g, []).append((e.get('name'), v))
+
+    for f in root.findall('feature'):
+        if 'vulkan' in f.get('api', 'vulkan').split(','):
+            require(f.findall('require'), None, None, None)
+    exts = []
+    for x in root.findall('extensions/extension'):
+        if 'vulkan' not in x.get('supported', '').split(','):
+            continue
+        plat = x.get('platform')
+        if plat and plat not in PLATFORMS:
+            left_out.append(x.get('name'))
+            continue
+        exts.append(x.get('name'))
+        require(x.findall('require'), protect_of[plat] if plat else None,
+                x.get('number'), x.get('name'))
+
+    types = {n: ti.elem for n, ti in r.typedict.items()}
+    m = Model()
+    m.left_out = left_out
+    m.extensions = exts
+    m.platforms = {protect_of[p]: h for p, h in PLATFORMS.items()}
+
+    # pull in what required structs and commands reference
+    def closure(n, prot):
+        e = types.get(n)
+        if e is None or e.get('alias'):
+            if e is not None and e.get('alias'):
+                closure(e.get('alias'), prot)
+            return
+        if n in guard and (guard[n] is None or guard[n] == prot):
+            pass
+        if n not in guard:
+            guard[n] = prot
+        for mem in e.findall('member'):
+            t = mem.find('type').text
+            if t not in guard:
+                closure(t, guard[n])
+        req = e.get('requires') or e.get('bitvalues')
+        if e.get('category') == 'bitmask' and req and req not in guard:
+            guard[req] = guard[n]
+    for n in list(guard):
+        closure(n, guard[n])
+    for n, ci in r.cmddict.items():
+        if n in guard and not ci.elem.get('alias'):
+            for p in ci.elem.findall('param'):
+                t = p.find('type').text
+                if t not in guard:
+                    closure(t, guard[n])
+
+    # enums and bitmasks
+    m.enums = {}
+    for grp in root.findall('enums'):
+        gname = grp.get('name')
+        if gname not in guard or grp.get('type') not in ('enum', 'bitmask'):
+            continue
+        vals = []
+        for e in grp.findall('enum'):
+            v = enum_value(e)
+            if v is not None:
+                vals.append((e.get('name'), v))
+        seen = {n for n, _ in vals}
+        for n, v in enum_ext.get(gname, []):
+            if n not in seen:
+                seen.add(n)
+                vals.append((n, v))
+        m.enums[gname] = (grp.get('type'), int(grp.get('bitwidth', '32')), vals)
+    # enums the registry declares with no values group (reserved)
+    m.bitmasks = {}
+    for n, e in types.items():
+        if e.get('category') == 'bitmask' and not e.get('alias') and n in guard:
+            bits = e.get('requires') or e.get('bitvalues')
+            width = 64 if 'VkFlags64' in ''.join(e.itertext()) else 32
+            m.bitmasks[n] = (bits if bits in m.enums else None, width)
+        if e.get('category') == 'enum' and n in guard and n not in m.enums and not e.get('alias'):
+            m.enums[n] = ('enum', 32, [])
+
+    # handles
+    m.handles = {}
+    for n, e in types.items():
+        if e.get('category') == 'handle' and not e.get('alias') and n in guard:
+            disp = 'VK_DEFINE_HANDLE' == (e.find('type').text if e.find('type') is not None else '')
+            m.handles[n] = (disp, e.get('parent'), e.get('objtypeenum'))
+
+    def kind_of(t, ptr):
+        e = types.get(t)
+        while e is not None and e.get('alias'):
+            t = e.get('alias')
+            e = types.get(t)
+        if t in SCALARS:
+            return SCALARS[t], t
+        if t == 'VkBool32':
+            return 'BOOL32', t
+        if e is None:
+            return 'OPAQUE', t
+        cat = e.get('category')
+        if cat == 'struct':
+            return 'STRUCT', t
+        if cat == 'union':
+            return 'UNION', t
+        if cat == 'enum':
+            return 'ENUM', t
+        if cat == 'bitmask':
+            return 'BITMASK', t
+        if cat == 'handle':
+            return 'HANDLE', t
+        if cat == 'funcpointer':
+            return 'PTRVAL', t
+        if cat == 'basetype':
+            under = e.find('type')
+            if under is None:
+                return ('PTRVAL' if ptr else 'OPAQUE'), t
+            if '*' in ''.join(e.itertext()):
+                return 'PTRVAL', t
+            return SCALARS.get(under.text, 'OPAQUE'), t
+        req = e.get('requires') or ''
+        if req.startswith('vk_video'):
+            return 'OPAQUE', t  # Std* types of video.xml: their bytes
+        return 'EXTERN', t      # platform types: Display*, xcb_window_t
+
+    def parse_len(f, siblings, owner):
+        ln = f.elem.get('altlen') or f.elem.get('len')
+        f.len_op, f.len_ref, f.len_arg = 'NONE', -1, '0'
+        f.nullterm = f.single = False
+        if not ln:
+            return
+        parts = [p.strip() for p in ln.split(',')]
+        if parts[-1] == 'null-terminated':
+            f.nullterm = True
+            parts = parts[:-1]
+        elif len(parts) > 1 and parts[-1] == '1':
+            f.single = True
+            parts = parts[:-1]
+        if not parts:
+            return
+        x = parts[0]
+        names = [s.name for s in siblings]
+        mm = re.fullmatch(r'(\w+)', x)
+        if mm and x in names:
+            f.len_op, f.len_ref = 'MEMBER', names.index(x)
+            return
+        mm = re.fullmatch(r'(\w+) / 4', x)
+        if mm:
+            f.len_op, f.len_ref = 'DIV4', names.index(mm.group(1))
+            return
+        mm = re.fullmatch(r'\((\w+) \+ 31\) / 32', x)
+        if mm:
+            f.len_op, f.len_ref = 'SAMPLES', names.index(mm.group(1))
+            return
+        mm = re.fullmatch(r'2\*VK_UUID_SIZE', x)
+        if mm:
+            f.len_op, f.len_arg = 'CONST', '2*VK_UUID_SIZE'
+            return
+        mm = re.fullmatch(r'(\w+)->(\w+)', x)
+        if mm:
+            s = siblings[names.index(mm.group(1))]
+            f.len_op, f.len_ref = 'FIELD', names.index(mm.group(1))
+            f.len_arg = 'offsetof(%s, %s)' % (s.type, mm.group(2))
+            return
+        raise SystemExit('vkschema_gen.py: %s.%s: unknown len "%s"' % (owner, f.name, ln))
+
+    def fields(elems, owner, is_param):
+        out = []
+        for el in elems:
+            f = Field()
+            f.elem = el
+            f.type, f.name, f.ptr, f.const, f.count, f.bits = member_decl(el)
+            f.kind, f.base = kind_of(f.type, f.ptr)
+            f.optional = (el.get('optional') or '').startswith('true')
+            f.out = (is_param and f.ptr > 0 and not f.const and f.kind not in ('EXTERN',))
+            out.append(f)
+        for f in out:
+            parse_len(f, out, owner)
+            if is_param and f.count:
+                # an array parameter (const float blendConstants[4]) is a pointer
+                f.ptr, f.len_op, f.len_arg, f.count = 1, 'CONST', f.count, None
+        return out
+
+    # structs and unions, in dependency-free name order
+    m.structs = {}
+    for n, e in sorted(types.items()):
+        if e.get('category') not in ('struct', 'union') or e.get('alias') or n not in guard:
+            continue
+        s = Model()
+        s.name = n
+        s.union = e.get('category') == 'union'
+        s.fields = fields(e.findall('member'), n, False)
+        s.bits = any(f.bits for f in s.fields)
+        s.stype = None
+        for f in s.fields:
+            if f.name == 'sType' and f.elem.get('values'):
+                s.stype = f.elem.get('values').split(',')[0]
+        s.extends = (e.get('structextends') or '').split(',') if e.get('structextends') else []
+        s.protect = guard[n]
+        m.structs[n] = s
+
+    # commands, aliases included (they share the parameters of their target)
+    m.commands = {}
+    for n, ci in sorted(r.cmddict.items()):
+        if n not in guard:
+            continue
+        el = ci.elem
+        target = el.get('alias')
+        if target:
+            el = r.cmddict[target].elem
+        proto = el.find('proto')
+        c = Model()
+        c.name = n
+        c.alias = target
+        c.protect = guard[n]
+        c.ret = proto.find('type').text
+        c.params = fields(el.findall('param'), n, True)
+        c.ext = ext_of_cmd.get(n)
+        c.level = level_of(c, m.handles)
+        c.action, c.object = action_of(c, m.handles)
+        m.commands[n] = c
+    m.guard = guard
+    m.types = types
+    return m
+
+
+GLOBAL = ('vkCreateInstance', 'vkEnumerateInstanceVersion',
+          'vkEnumerateInstanceLayerProperties', 'vkEnumerateInstanceExtensionProperties',
+          'vkGetInstanceProcAddr')
+
+
+def level_of(c, handles):
+    if c.name in GLOBAL:
+        return 'GLOBAL'
+    first = c.params[0].type if c.params else None
+    if first in ('VkDevice', 'VkQueue', 'VkCommandBuffer') and c.name != 'vkGetDeviceProcAddr':
+        return 'DEVICE'
+    if c.name == 'vkGetDeviceProcAddr':
+        return 'DEVICE'
+    return 'INSTANCE'
+
+
+def action_of(c, handles):
+    """What the command does to objects, from its name and parameter types."""
+    outs = [p for p in c.params if p.kind == 'HANDLE' and p.out]
+    ins = [p for p in c.params if p.kind == 'HANDLE' and p.ptr == 0]
+    n = c.name
+    if n.startswith('vkCmd'):
+        return 'RECORD', None
+    for prefix, action in (('vkCreate', 'CREATE'), ('vkAllocate', 'ALLOCATE')):
+        if n.startswith(prefix) and outs:
+            return action, outs[-1].type
+    if n.startswith('vkDestroy') or n.startswith('vkFree'):
+        action = 'DESTROY' if n.startswith('vkDestroy') else 'FREE'
+        arrays = [p for p in c.params if p.kind == 'HANDLE' and p.ptr == 1]
+        obj = arrays[-1].type if arrays else (ins[-1].type if ins else None)
+        return action, obj
+    if n.startswith('vkGet') and outs:
+        return 'GET', outs[-1].type
+    return 'USE', None
+
+
+# ---------------------------------------------------------------------
+# C output
+
+HEAD = '/* Generated by lib/vkschema_gen.py from the Vulkan registry: do not edit. */\n'
+
+
+def guarded(out, protect, lines):
+    if protect:
+        out.append('#ifdef %s' % protect)
+    out.extend(lines)
+    if protect:
+        out.append('#endif')
+
+
+def prelude(m):
+    out = ['#define VK_ENABLE_BETA_EXTENSIONS']
+    for prot, hdr in sorted(m.platforms.items()):
+        if hdr:
+            out += ['#if __has_include(<%s>)' % hdr, '#define %s' % prot, '#endif']
+    out += ['#include <vulkan/vulkan.h>', '#include <stddef.h>', '#include "vkschema.h"', '']
+    return out
+
+
+def c_type(f):
+    """The C declaration type of a parameter, for argument structs."""
+    t = ('const ' if f.const else '') + f.type
+    if f.ptr == 2:
+        t += '*' if not f.const else '* const'
+        t += '*'
+    elif f.ptr == 1:
+        t += '*'
+    if f.type in ('wl_display', 'wl_surface'):
+        t = 'struct ' + t
+    return t
+
+
+def field_init(f, owner, m):
+    kind = f.kind
+    if kind == 'STRUCT' and m.structs.get(f.base) and m.structs[f.base].bits:
+        kind = 'UNION'  # bitfields: written as the struct's bytes
+    if f.ptr > 0 and kind in ('EXTERN',):
+        kind, size = 'PTRVAL', 'sizeof(void *)'
+    elif kind in ('VOID', 'EXTERN') and f.ptr == 0:
+        size = 'sizeof(%s)' % f.type if kind == 'EXTERN' else '1'
+    elif kind == 'VOID':
+        size = '1'
+    else:
+        size = 'sizeof(%s)' % (('struct ' + f.base) if f.base in ('wl_display', 'wl_surface') else f.base)
+    ref = 'NULL'
+    if kind in ('STRUCT',):
+        ref = '&vk_struct_%s' % f.base
+    elif kind == 'ENUM' and f.base in m.enums:
+        ref = '&vk_enum_%s' % f.base
+    elif kind == 'BITMASK' and f.base in m.bitmasks:
+        ref = '&vk_bitmask_%s' % f.base
+    elif kind == 'HANDLE':
+        ref = '&vk_handle_%s' % f.base
+    flags = []
+    if f.const:
+        flags.append('VK_F_CONST')
+    if f.optional:
+        flags.append('VK_F_OPTIONAL')
+    if f.out:
+        flags.append('VK_F_OUT')
+    if f.nullterm:
+        flags.append('VK_F_NULLTERM')
+    if f.single:
+        flags.append('VK_F_SINGLE')
+    if f.name == 'pNext' and f.ptr == 1:
+        flags.append('VK_F_PNEXT')
+    if f.name == 'sType' and kind == 'ENUM':
+        flags.append('VK_F_STYPE')
+    return ('{ "%s", "%s", offsetof(%s, %s), %s, VK_B_%s, %d, %s, %s, %d, VK_LEN_%s, %s, %s }'
+            % (f.name, f.type, owner, f.name, size, kind, f.ptr, ' | '.join(flags) or '0',
+               f.count or '0', f.len_ref, f.len_op, f.len_arg, ref))
+
+
+def gen_c(m):
+    out = [HEAD.rstrip(), '/*', ' * Extensions left out (platform headers a Linux build lacks):']
+    for i in range(0, len(m.left_out), 4):
+        out.append(' *   ' + ' '.join(m.left_out[i:i + 4]))
+    out.append(' */')
+    out += prelude(m)
+    out.append('#include "vkschema_cmds.h"')
+    out.append('')
+
+    # enums
+    for n, (typ, width, vals) in sorted(m.enums.items()):
+        prot = m.guard.get(n)
+        lines = ['static const trace_enum_entry vk_enum_values_%s[] = {' % n]
+        lines += ['\t{ "%s", %d },' % (vn, v) for vn, v in vals] or ['\t{ NULL, 0 },']
+        lines.append('};')
+        lines.append('const vk_enum_info vk_enum_%s = { "%s", { %d, (trace_enum_entry *)vk_enum_values_%s } };'
+                         % (n, n, len(vals), n))
+        if typ == 'bitmask':
+            lines.append('static const trace_bitmask_flag vk_flag_values_%s[] = {' % n)
+            lines += ['\t{ "%s", 0x%xull },' % (vn, v & ((1 << 64) - 1)) for vn, v in vals] or ['\t{ NULL, 0 },']
+            lines.append('};')
+        out += lines
+    for n, (bits, width) in sorted(m.bitmasks.items()):
+        if bits:
+            out.append('const vk_bitmask_info vk_bitmask_%s = { "%s", %d, { %d, (trace_bitmask_flag *)vk_flag_values_%s } };'
+                       % (n, n, width // 8, len(m.enums[bits][2]), bits))
+        else:
+            out.append('const vk_bitmask_info vk_bitmask_%s = { "%s", %d, { 0, NULL } };' % (n, n, width // 8))
+    out.append('')
+
+    # handles
+    for n, (disp, parent, objtype) in sorted(m.handles.items()):
+        prot = m.guard.get(n)
+        guarded(out, prot, ['const vk_handle_info vk_handle_%s = { "%s", %d, %s, %s };'
+                            % (n, n, int(disp), '"%s"' % parent if parent else 'NULL',
+                               objtype if objtype else '0')])
+    out.append('')
+
+    # structs: declarations first, then fields
+    for n, s in m.structs.items():
+        guarded(out, s.protect, ['extern const vk_struct_info vk_struct_%s;' % n])
+    for n, s in m.structs.items():
+        lines = ['static const vk_field vk_fields_%s[] = {' % n]
+        if s.bits:  # written as bytes: offsetof cannot name a bitfield
+            lines.append('\t{ NULL },')
+        else:
+            lines += ['\t%s,' % field_init(f, n, m) for f in s.fields]
+        lines.append('};')
+        lines.append('static const char *const vk_names_%s[] = { %s };'
+                     % (n, ', '.join('"%s"' % f.name for f in s.fields)))
+        lines.append('const vk_struct_info vk_struct_%s = { { "%s", %d, (const char **)vk_names_%s }, sizeof(%s), %s, %d, %d, vk_fields_%s };'
+                     % (n, n, len(s.fields), n, n, s.stype or '-1', int(s.union or s.bits),
+                        0 if s.bits else len(s.fields), n))
+        guarded(out, s.protect, lines)
+    out.append('')
+    out.append('const vk_struct_info *const vk_structs[] = {')
+    for n, s in m.structs.items():
+        guarded(out, s.protect, ['\t&vk_struct_%s,' % n])
+    out.append('};')
+    out.append('const uint32_t vk_nstructs = sizeof(vk_structs) / sizeof(vk_structs[0]);')
+    stypes = dict(m.enums['VkStructureType'][2])
+    out.append('/* the structs that have an sType, by its value (pNext chains) */')
+    out.append('const vk_struct_info *const vk_structs_by_stype[] = {')
+    for n, s in sorted(((n, s) for n, s in m.structs.items() if s.stype),
+                       key=lambda x: stypes[x[1].stype]):
+        guarded(out, s.protect, ['\t&vk_struct_%s, /* %d */' % (n, stypes[s.stype])])
+    out.append('};')
+    out.append('const uint32_t vk_nstructs_by_stype = sizeof(vk_structs_by_stype) / sizeof(vk_structs_by_stype[0]);')
+    out.append('')
+
+    # commands
+    for n, c in m.commands.items():
+        owner = 'vk_args_%s' % n
+        lines = ['static const vk_field vk_params_%s[] = {' % n]
+        lines += ['\t%s,' % field_init(f, owner, m) for f in c.params]
+        if c.ret != 'void':
+            r = Field()
+            r.elem = None
+            r.type, r.name, r.ptr, r.const, r.count = c.ret, 'result', 0, False, None
+            r.kind, r.base = kind_of_simple(m, c.ret)
+            r.optional = r.out = r.nullterm = r.single = False
+            r.len_ref, r.len_op, r.len_arg = -1, 'NONE', '0'
+            lines.append('\t%s,' % field_init(r, owner, m))
+        lines.append('};')
+        names = [f.name for f in c.params]
+        lines.append('static const char *const vk_pnames_%s[] = { %s };'
+                     % (n, ', '.join('"%s"' % x for x in names) or 'NULL'))
+        lines.append('const vk_command_info vk_cmd_%s = { { "%s", %d, (const char **)vk_pnames_%s }, sizeof(%s), %d, vk_params_%s, %s, VK_LEVEL_%s, VK_ACTION_%s, %s, %s };'
+                     % (n, n, len(names), n, owner, len(names), n,
+                        '&vk_params_%s[%d]' % (n, len(names)) if c.ret != 'void' else 'NULL',
+                        c.level, c.action,
+                        '&vk_handle_%s' % c.object if c.object else 'NULL',
+                        '"%s"' % c.alias if c.alias else 'NULL'))
+        guarded(out, c.protect, lines)
+    out.append('')
+    out.append('const vk_command_info *const vk_commands[] = {')
+    for n, c in m.commands.items():
+        guarded(out, c.protect, ['\t&vk_cmd_%s,' % n])
+    out.append('};')
+    out.append('const uint32_t vk_ncommands = sizeof(vk_commands) / sizeof(vk_commands[0]);')
+    out.append('')
+    out.append('const vk_enum_info *const vk_enums[] = {')
+    for n in sorted(m.enums):
+        out.append('\t&vk_enum_%s,' % n)
+    out.append('};')
+    out.append('const uint32_t vk_nenums = sizeof(vk_enums) / sizeof(vk_enums[0]);')
+    out.append('const vk_bitmask_info *const vk_bitmasks[] = {')
+    out += ['\t&vk_bitmask_%s,' % n for n in sorted(m.bitmasks)]
+    out.append('};')
+    out.append('const uint32_t vk_nbitmasks = sizeof(vk_bitmasks) / sizeof(vk_bitmasks[0]);')
+    out.append('const vk_handle_info *const vk_handles[] = {')
+    for n in sorted(m.handles):
+        guarded(out, m.guard.get(n), ['\t&vk_handle_%s,' % n])
+    out.append('};')
+    out.append('const uint32_t vk_nhandles = sizeof(vk_handles) / sizeof(vk_handles[0]);')
+    return '\n'.join(out) + '\n'
+
+
+def kind_of_simple(m, t):
+    if t in SCALARS:
+        return SCALARS[t], t
+    if t == 'VkBool32':
+        return 'BOOL32', t
+    if t in m.enums:
+        return 'ENUM', t
+    if t == 'PFN_vkVoidFunction':
+        return 'PTRVAL', t
+    if t in ('VkDeviceAddress', 'VkDeviceSize'):
+        return 'UINT', t
+    raise SystemExit('vkschema_gen.py: unknown return type ' + t)
+
+
+def gen_h(m):
+    out = [HEAD.rstrip(), '#ifndef VKSCHEMA_CMDS_H', '#define VKSCHEMA_CMDS_H']
+    out += prelude(m)
+    for n, c in m.commands.items():
+        lines = ['typedef struct vk_args_%s {' % n]
+        lines += ['\t%s %s;' % (c_type(f), f.name) for f in c.params]
+        if c.ret != 'void':
+            lines.append('\t%s result;' % c.ret)
+        if not c.params and c.ret == 'void':
+            lines.append('\tint unused;')
+        lines.append('} vk_args_%s;' % n)
+        lines.append('extern const vk_command_info vk_cmd_%s;' % n)
+        decl = ', '.join('%s %s' % (c_type(f), f.name) for f in c.params)
+        call = ', '.join(f.name for f in c.params)
+        res = ', result' if c.ret != 'void' else ''
+        resdecl = (', %s result' % c.ret) if c.ret != 'void' else ''
+        lines.append('/* %s: the live arguments into c, inputs at VK_PHASE_ENTER, outputs and result at VK_PHASE_LEAVE */' % n)
+        lines.append('static inline void vk_encode_%s(trace_call *c, vk_phase phase%s%s)'
+                     % (n, ', ' + decl if decl else '', resdecl))
+        lines.append('{')
+        lines.append('\tvk_args_%s a = { %s };' % (n, call + res if call or res else '0'))
+        lines.append('\tvk_encode_args(&vk_cmd_%s, c, &a, phase);' % n)
+        lines.append('}')
+        lines.append('static inline int vk_decode_%s(const trace_call *c, trace_arena *arena, vk_args_%s *a, trace_error *err)' % (n, n))
+        lines.append('{')
+        lines.append('\treturn vk_decode_args(&vk_cmd_%s, c, arena, a, err);' % n)
+        lines.append('}')
+        guarded(out, c.protect, lines)
+    out.append('#endif')
+    return '\n'.join(out) + '\n'
+
+
+def write(path, text):
+    tmp = path + '.tmp'
+    with open(tmp, 'w') as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def main(argv):
+    reg_dir = REGISTRY
+    if len(argv) > 2 and argv[1] == '--registry':
+        reg_dir = argv[2]
+        argv = argv[:1] + argv[3:]
+    if len(argv) != 2:
+        sys.exit('usage: vkschema_gen.py [--registry DIR] OUTDIR')
+    m = load(reg_dir)
+    os.makedirs(argv[1], exist_ok=True)
+    write(os.path.join(argv[1], 'vkschema_cmds.h'), gen_h(m))
+    write(os.path.join(argv[1], 'vkschema_gen.c'), gen_c(m))
+
+
+if __name__ == '__main__':
+    main(sys.argv)

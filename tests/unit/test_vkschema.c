@@ -1,0 +1,498 @@
+/*
+ * The generated Vulkan schema: every struct of the registry, filled with
+ * varied values (arrays sized by their count members, strings, pNext
+ * chains, NULLs where a pointer may be NULL), goes C -> record -> text ->
+ * binary -> C and must come back member for member, byte for byte.
+ */
+#include "vkschema.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int passed, failed;
+
+static void check(bool ok, const char *fmt, ...)
+{
+	if (ok) {
+		passed++;
+		return;
+	}
+	failed++;
+	if (failed > 40)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "FAIL: ");
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "\n");
+	va_end(ap);
+}
+
+/* ------------------------------------------------------------------ */
+/* Filling structs with varied values, the tables as the guide. */
+
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+
+static uint64_t rnd(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+static void put_uint(void *p, uint32_t size, uint64_t v)
+{
+	switch (size) {
+	case 1: *(uint8_t *)p = (uint8_t)v; break;
+	case 2: { uint16_t x = (uint16_t)v; memcpy(p, &x, 2); break; }
+	case 4: { uint32_t x = (uint32_t)v; memcpy(p, &x, 4); break; }
+	default: memcpy(p, &v, 8); break;
+	}
+}
+
+static uint64_t get_uint(const void *p, uint32_t size)
+{
+	uint64_t v = 0;
+	memcpy(&v, p, size > 8 ? 8 : size);
+	return size >= 8 ? v : v & ((1ull << (size * 8)) - 1);
+}
+
+static void fill_struct(const vk_struct_info *s, trace_arena *a, uint8_t *p, int depth);
+
+static void fill_string(char *s, size_t cap)
+{
+	size_t n = rnd() % (cap > 12 ? 12 : cap);
+	for (size_t i = 0; i < n; i++)
+		s[i] = "abcdefghijklmnopqrstuvwxyz0123456789_"[rnd() % 37];
+	s[n] = 0;
+}
+
+static void fill_elem(const vk_field *f, trace_arena *a, uint8_t *p, int depth)
+{
+	switch ((vk_base)f->base) {
+	case VK_B_BOOL32:
+		put_uint(p, 4, rnd() & 1);
+		return;
+	case VK_B_UINT:
+	case VK_B_SINT:
+	case VK_B_EXTERN:
+	case VK_B_CHAR:
+		put_uint(p, f->size, rnd());
+		return;
+	case VK_B_FLOAT: {
+		float x = (float)((int)(rnd() % 4001) - 2000) / 8.0f;
+		memcpy(p, &x, 4);
+		return;
+	}
+	case VK_B_DOUBLE: {
+		double x = (double)((int64_t)(rnd() % 400001) - 200000) / 64.0;
+		memcpy(p, &x, 8);
+		return;
+	}
+	case VK_B_ENUM: {
+		const vk_enum_info *e = f->ref;
+		int64_t v = e && e->sig.nvalues ? e->sig.values[rnd() % e->sig.nvalues].value : 0;
+		put_uint(p, f->size, (uint64_t)v);
+		return;
+	}
+	case VK_B_BITMASK: {
+		const vk_bitmask_info *b = f->ref;
+		uint64_t v = 0;
+		for (uint32_t i = 0; b && i < b->sig.nflags; i++)
+			if (rnd() % 3 == 0)
+				v |= b->sig.flags[i].value;
+		put_uint(p, f->size, v);
+		return;
+	}
+	case VK_B_HANDLE:
+	case VK_B_PTRVAL:
+		put_uint(p, 8, rnd() | 1);
+		return;
+	case VK_B_STRUCT:
+		fill_struct(f->ref, a, p, depth + 1);
+		return;
+	case VK_B_UNION:
+	case VK_B_OPAQUE:
+	case VK_B_VOID:
+		for (uint32_t i = 0; i < f->size; i++)
+			p[i] = (uint8_t)rnd();
+		return;
+	}
+}
+
+/* Chains 0 to 2 structs (one of them sometimes of an sType nobody knows). */
+static void *fill_chain(trace_arena *a, int depth)
+{
+	if (depth > 2 || rnd() % 3 == 0)
+		return NULL;
+	if (rnd() % 8 == 0) {
+		struct { int32_t sType; void *pNext; } *b = trace_arena_alloc(a, sizeof(*b));
+		b->sType = 0x7ffffff0;
+		b->pNext = fill_chain(a, depth + 1);
+		return b;
+	}
+	const vk_struct_info *s = vk_structs_by_stype[rnd() % vk_nstructs_by_stype];
+	uint8_t *p = trace_arena_alloc(a, s->size);
+	fill_struct(s, a, p, depth + 1);
+	return p;
+}
+
+static uint64_t small_count(void)
+{
+	return rnd() % 4;
+}
+
+static void fill_struct(const vk_struct_info *s, trace_arena *a, uint8_t *p, int depth)
+{
+	if (s->blob) {
+		for (uint32_t i = 0; i < s->size; i++)
+			p[i] = (uint8_t)rnd();
+		return;
+	}
+	bool *is_count = calloc(s->nfields + 1, 1);
+	for (uint32_t i = 0; i < s->nfields; i++)
+		if (s->fields[i].len >= 0 && s->fields[i].len_op != VK_LEN_FIELD)
+			is_count[s->fields[i].len] = true;
+	/* values first, then counts, then what the counts size */
+	for (uint32_t i = 0; i < s->nfields; i++) {
+		const vk_field *f = &s->fields[i];
+		uint8_t *fp = p + f->offset;
+		if (f->ptr || is_count[i])
+			continue;
+		if (f->flags & VK_F_STYPE) {
+			put_uint(fp, 4, (uint64_t)s->stype);
+		} else if (f->count && f->base == VK_B_CHAR) {
+			fill_string((char *)fp, f->count);
+		} else if (f->count) {
+			for (uint32_t k = 0; k < f->count; k++)
+				fill_elem(f, a, fp + (size_t)k * f->size, depth);
+		} else {
+			fill_elem(f, a, fp, depth);
+		}
+	}
+	for (uint32_t i = 0; i < s->nfields; i++) {
+		const vk_field *f = &s->fields[i];
+		if (f->len < 0 || f->len_op == VK_LEN_FIELD)
+			continue;
+		const vk_field *c = &s->fields[f->len];
+		uint8_t *cp = p + c->offset;
+		if (!is_count[f->len])
+			continue;
+		is_count[f->len] = false; /* set once: arrays may share a count */
+		if (f->len_op == VK_LEN_SAMPLES)
+			fill_elem(c, a, cp, depth);
+		else
+			put_uint(cp, c->size, f->len_op == VK_LEN_DIV4 ? 4 * small_count() : small_count());
+	}
+	for (uint32_t i = 0; i < s->nfields; i++) {
+		const vk_field *f = &s->fields[i];
+		uint8_t *fp = p + f->offset;
+		if (!f->ptr)
+			continue;
+		void *q = NULL;
+		if (f->flags & VK_F_PNEXT) {
+			q = fill_chain(a, depth);
+		} else if ((f->flags & VK_F_OPTIONAL) && rnd() % 5 == 0) {
+			q = NULL;
+		} else if (f->base == VK_B_VOID && f->len_op == VK_LEN_NONE && f->ptr == 1) {
+			q = (void *)(uintptr_t)(rnd() & ~7ull);
+		} else if (depth > 4) {
+			q = NULL;
+		} else {
+			uint64_t n = 1;
+			if (f->len_op == VK_LEN_CONST) {
+				n = f->len_arg;
+			} else if (f->len >= 0) {
+				uint64_t c = get_uint(p + s->fields[f->len].offset, s->fields[f->len].size);
+				n = f->len_op == VK_LEN_DIV4 ? c / 4 : f->len_op == VK_LEN_SAMPLES ? (c + 31) / 32 : c;
+			}
+			if (f->ptr == 2) {
+				void **pp = trace_arena_alloc(a, sizeof(void *) * (n ? n : 1));
+				for (uint64_t k = 0; k < n; k++) {
+					if (f->base == VK_B_CHAR) {
+						pp[k] = trace_arena_alloc(a, 16);
+						fill_string(pp[k], 16);
+					} else {
+						pp[k] = trace_arena_alloc(a, f->size);
+						fill_elem(f, a, pp[k], depth);
+					}
+				}
+				q = pp;
+			} else if (f->base == VK_B_CHAR && f->len_op == VK_LEN_NONE) {
+				q = trace_arena_alloc(a, 16);
+				fill_string(q, 16);
+			} else if (f->base == VK_B_CHAR) {
+				q = trace_arena_alloc(a, n + 1);
+				fill_string(q, n + 1);
+			} else {
+				uint8_t *arr = trace_arena_alloc(a, (size_t)f->size * (n ? n : 1));
+				for (uint64_t k = 0; k < n; k++)
+					fill_elem(f, a, arr + k * f->size, depth);
+				q = arr;
+			}
+		}
+		memcpy(fp, &q, sizeof(q));
+	}
+	free(is_count);
+}
+
+/* ------------------------------------------------------------------ */
+/* Comparing, member by member. */
+
+static bool same_struct(const vk_struct_info *s, const uint8_t *x, const uint8_t *y, const char *path);
+
+static bool same_elem(const vk_field *f, const uint8_t *x, const uint8_t *y, const char *path)
+{
+	if (f->base == VK_B_STRUCT)
+		return same_struct(f->ref, x, y, path);
+	uint32_t size = f->base == VK_B_HANDLE || f->base == VK_B_PTRVAL ? 8 : f->size;
+	if (memcmp(x, y, size)) {
+		fprintf(stderr, "  %s: %s differs\n", path, f->name);
+		return false;
+	}
+	return true;
+}
+
+static bool same_chain(const void *x, const void *y, const char *path)
+{
+	struct base { int32_t sType; const void *pNext; };
+	const struct base *a = x, *b = y;
+	if (!a || !b) {
+		if (a != b)
+			fprintf(stderr, "  %s: pNext %p vs %p\n", path, x, y);
+		return a == b;
+	}
+	if (a->sType != b->sType) {
+		fprintf(stderr, "  %s: pNext sType %d vs %d\n", path, a->sType, b->sType);
+		return false;
+	}
+	const vk_struct_info *s = vk_struct_by_stype(a->sType);
+	if (s)
+		return same_struct(s, x, y, s->sig.name);
+	return same_chain(a->pNext, b->pNext, path);
+}
+
+static bool same_struct(const vk_struct_info *s, const uint8_t *x, const uint8_t *y, const char *path)
+{
+	if (s->blob)
+		return !memcmp(x, y, s->size);
+	for (uint32_t i = 0; i < s->nfields; i++) {
+		const vk_field *f = &s->fields[i];
+		const uint8_t *fx = x + f->offset, *fy = y + f->offset;
+		char sub[512];
+		snprintf(sub, sizeof(sub), "%s.%s", path, f->name);
+		if (f->flags & VK_F_PNEXT) {
+			const void *a, *b;
+			memcpy(&a, fx, sizeof(a));
+			memcpy(&b, fy, sizeof(b));
+			if (!same_chain(a, b, sub))
+				return false;
+			continue;
+		}
+		if (!f->ptr) {
+			uint32_t n = f->count ? f->count : 1;
+			for (uint32_t k = 0; k < n; k++)
+				if (!same_elem(f, fx + (size_t)k * f->size, fy + (size_t)k * f->size, sub))
+					return false;
+			continue;
+		}
+		const uint8_t *a, *b;
+		memcpy(&a, fx, sizeof(a));
+		memcpy(&b, fy, sizeof(b));
+		if (!a || !b) {
+			if (a != b) {
+				fprintf(stderr, "  %s: NULL on one side\n", sub);
+				return false;
+			}
+			continue;
+		}
+		if (f->base == VK_B_VOID && f->len_op == VK_LEN_NONE && f->ptr == 1) {
+			if (a != b) {
+				fprintf(stderr, "  %s: pointer value differs\n", sub);
+				return false;
+			}
+			continue;
+		}
+		uint64_t n = 1;
+		if (f->len_op == VK_LEN_CONST) {
+			n = f->len_arg;
+		} else if (f->len >= 0) {
+			uint64_t c = get_uint(x + s->fields[f->len].offset, s->fields[f->len].size);
+			n = f->len_op == VK_LEN_DIV4 ? c / 4 : f->len_op == VK_LEN_SAMPLES ? (c + 31) / 32 : c;
+		}
+		if (f->base == VK_B_CHAR && f->ptr == 1) {
+			if (strcmp((const char *)a, (const char *)b)) {
+				fprintf(stderr, "  %s: string differs\n", sub);
+				return false;
+			}
+			continue;
+		}
+		for (uint64_t k = 0; k < n; k++) {
+			const uint8_t *ea = a + k * f->size, *eb = b + k * f->size;
+			if (f->ptr == 2) {
+				memcpy(&ea, a + k * sizeof(void *), sizeof(ea));
+				memcpy(&eb, b + k * sizeof(void *), sizeof(eb));
+				if (f->base == VK_B_CHAR) {
+					if (strcmp((const char *)ea, (const char *)eb))
+						return false;
+					continue;
+				}
+			}
+			if (f->base == VK_B_VOID ? memcmp(ea, eb, 1) : !same_elem(f, ea, eb, sub))
+				return false;
+		}
+	}
+	return true;
+}
+
+/* ------------------------------------------------------------------ */
+
+static const char *const test_arg[] = { "value" };
+static const trace_func_sig test_sig = { "vkschema.test", 1, (const char **)test_arg };
+
+typedef struct mem {
+	char *data;
+	size_t len;
+	FILE *f;
+} mem;
+
+/* Writes every call of CALLS in FMT, then reads them back. */
+static char *through(trace_call *calls, uint32_t n, trace_format fmt, size_t *len)
+{
+	mem m = { NULL, 0, NULL };
+	m.f = open_memstream(&m.data, &m.len);
+	trace_error err;
+	trace_error_clear(&err);
+	trace_writer_options opt = { .format = fmt, .quality = -1 };
+	trace_writer *w = trace_writer_open_file(m.f, "mem", &opt, &err);
+	trace_header h = { .version = 6 };
+	if (!w || trace_writer_header(w, &h, &err) < 0)
+		abort();
+	for (uint32_t i = 0; i < n; i++)
+		if (trace_writer_call(w, &calls[i], &err) < 0) {
+			trace_error_print(&err, "test_vkschema", stderr);
+			abort();
+		}
+	if (trace_writer_close(w, &err) < 0)
+		abort();
+	fclose(m.f);
+	*len = m.len;
+	return m.data;
+}
+
+static void test_every_struct_round_trips(void)
+{
+	uint32_t n = vk_nstructs;
+	trace_call *calls = calloc(n, sizeof(*calls));
+	uint8_t **orig = calloc(n, sizeof(*orig));
+	trace_arena fill;
+	trace_arena_init(&fill);
+	for (uint32_t i = 0; i < n; i++) {
+		const vk_struct_info *s = vk_structs[i];
+		orig[i] = trace_arena_alloc(&fill, s->size);
+		fill_struct(s, &fill, orig[i], 0);
+		trace_call_init(&calls[i]);
+		calls[i].no = i;
+		calls[i].sig = &test_sig;
+		calls[i].args = trace_call_values(&calls[i], 1);
+		vk_encode_struct(s, &calls[i].arena, &calls[i].args[0], orig[i]);
+	}
+	/* C -> text -> binary */
+	size_t tlen;
+	char *text = through(calls, n, TRACE_FMT_TEXT, &tlen);
+	trace_error err;
+	trace_error_clear(&err);
+	trace_reader *r = trace_reader_open_memory(text, tlen, "text", &err);
+	check(r != NULL, "the text of every struct reads");
+	trace_call *again = calloc(n, sizeof(*again));
+	uint32_t got = 0;
+	trace_call *c;
+	while (r && got < n && trace_reader_next(r, &c, &err) == 1) {
+		trace_call_init(&again[got]);
+		trace_call_copy(&again[got], c);
+		got++;
+	}
+	check(got == n, "every struct comes back from text (%u of %u)", got, n);
+	size_t blen;
+	char *bin = through(again, got, TRACE_FMT_RAW, &blen);
+	trace_reader *rb = trace_reader_open_memory(bin, blen, "binary", &err);
+	check(rb != NULL, "the binary of every struct reads");
+	uint32_t same = 0;
+	trace_arena out;
+	trace_arena_init(&out);
+	for (uint32_t i = 0; rb && i < got; i++) {
+		if (trace_reader_next(rb, &c, &err) != 1) {
+			check(false, "binary record %u", i);
+			break;
+		}
+		const vk_struct_info *s = vk_structs[i];
+		uint8_t *back = trace_arena_alloc(&out, s->size);
+		int rc = vk_decode_struct(s, &out, &c->args[0], back, &err);
+		if (rc < 0)
+			trace_error_print(&err, "test_vkschema", stderr);
+		bool ok = rc == 0 && same_struct(s, orig[i], back, s->sig.name);
+		check(ok, "%s: C -> text -> binary -> C gives back the same values", s->sig.name);
+		same += ok;
+		trace_arena_reset(&out);
+	}
+	printf("test_vkschema: %u of %u structs round trip (text %zu bytes, binary %zu bytes)\n",
+	       same, n, tlen, blen);
+	trace_arena_free(&out);
+	if (r)
+		trace_reader_close(r);
+	if (rb)
+		trace_reader_close(rb);
+	for (uint32_t i = 0; i < n; i++)
+		trace_call_free(&calls[i]);
+	for (uint32_t i = 0; i < got; i++)
+		trace_call_free(&again[i]);
+	free(calls);
+	free(again);
+	free(orig);
+	free(text);
+	free(bin);
+	trace_arena_free(&fill);
+}
+
+static void test_tables_know_the_registry(void)
+{
+	check(vk_nstructs > 800, "more than 800 structs (%u)", vk_nstructs);
+	const vk_command_info *c = vk_command_lookup("vkCreateBuffer");
+	check(c && c->nparams == 4 && c->action == VK_ACTION_CREATE && c->object &&
+	      !strcmp(c->object->name, "VkBuffer"), "vkCreateBuffer creates a VkBuffer");
+	c = vk_command_lookup("vkCmdDraw");
+	check(c && c->action == VK_ACTION_RECORD && c->level == VK_LEVEL_DEVICE,
+	      "vkCmdDraw records into a command buffer");
+	c = vk_command_lookup("vkFreeCommandBuffers");
+	check(c && c->action == VK_ACTION_FREE && c->object &&
+	      !strcmp(c->object->name, "VkCommandBuffer"), "vkFreeCommandBuffers frees command buffers");
+	c = vk_command_lookup("vkCmdPushDescriptorSetKHR");
+	check(c != NULL, "extension commands are there");
+	c = vk_command_lookup("vkBindBufferMemory2KHR");
+	check(c && c->alias_of && !strcmp(c->alias_of, "vkBindBufferMemory2"), "aliases say what they alias");
+	const vk_struct_info *s = vk_struct_lookup("VkPipelineMultisampleStateCreateInfo");
+	check(s && s->fields[6].len_op == VK_LEN_SAMPLES, "pSampleMask is sized by rasterizationSamples");
+	s = vk_struct_lookup("VkInstanceCreateInfo");
+	check(s && s->fields[5].flags & VK_F_NULLTERM && s->fields[5].ptr == 2,
+	      "ppEnabledLayerNames is an array of strings");
+	check(vk_struct_by_stype(1) == s, "sType 1 is VkInstanceCreateInfo");
+	const vk_handle_info *h = vk_handle_lookup("VkCommandBuffer");
+	check(h && h->dispatchable && h->parent && !strcmp(h->parent, "VkCommandPool"),
+	      "command buffers are dispatchable, of a command pool");
+	h = vk_handle_lookup("VkBuffer");
+	check(h && !h->dispatchable, "buffers are not dispatchable");
+	const vk_bitmask_info *b = vk_bitmask_lookup("VkBufferUsageFlags");
+	check(b && b->sig.nflags >= 9, "buffer usage bits have names");
+	const vk_enum_info *e = vk_enum_lookup("VkFormat");
+	check(e && e->sig.nvalues > 180, "VkFormat has every format (%u)", e ? e->sig.nvalues : 0);
+}
+
+int main(void)
+{
+	test_tables_know_the_registry();
+	test_every_struct_round_trips();
+	printf("test_vkschema: %d passed, %d failed\n", passed, failed);
+	return failed != 0;
+}
