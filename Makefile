@@ -93,7 +93,6 @@ build/asan/gen/vkschema_gen.o: $(VK_GEN) $(LIB_HDR) | build/asan/gen
 
 build/libtrace.a: build/gen/vkschema_gen.o
 build/asan/libtrace.a: build/asan/gen/vkschema_gen.o
-build/fuzz/%: FUZZ_LIB_SRC = $(filter-out lib/cli.c lib/vkschema.c,$(LIB_SRC))
 
 build/asan/gen:
 	mkdir -p $@
@@ -181,9 +180,10 @@ FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_LIB_SRC := $(filter-out lib/cli.c,$(LIB_SRC))
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,build/fuzz/%,$(FUZZ_SRC))
 
-build/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB_SRC) $(LIB_HDR) | build/fuzz
-	clang $(WARN) -O1 -g -fsanitize=fuzzer,address,undefined $(INC) -o $@ $< \
-		$(FUZZ_LIB_SRC) $(LIBS)
+# the text form reads Vulkan values by the schema: the targets fuzz it too
+build/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB_SRC) $(LIB_HDR) $(VK_GEN) | build/fuzz
+	clang $(WARN) -O1 -g -fsanitize=fuzzer,address,undefined $(INC) -Ibuild/gen -o $@ $< \
+		$(FUZZ_LIB_SRC) build/gen/vkschema_gen.c $(LIBS)
 
 fuzz-build: deps-check $(FUZZ_TARGETS)
 

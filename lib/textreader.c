@@ -7,6 +7,7 @@
  * function keeps one signature however many lines name it.
  */
 #include "internal.h"
+#include "vkschema.h"
 
 #include <errno.h>
 #include <math.h>
@@ -33,6 +34,7 @@ struct trace_textreader {
 	tbuf names;            /* scratch: names of a signature being built */
 	tbuf flags;            /* scratch: enum and bitmask entries */
 	tbuf text;             /* scratch: a decoded !latin1 string */
+	const vk_field *stype; /* the schema's sType member, for pNext items */
 };
 
 #define TRY(x)                   \
@@ -391,6 +393,15 @@ static int tagged_scalar(trace_textreader *x, const char *tag, trace_value *v)
 		return enum_scalar(x, v);
 	} else if (!strcmp(tag, "!bitmask")) {
 		return bitmask_scalar(x, v);
+	} else if (!strcmp(tag, "!uint") || !strcmp(tag, "!pointer")) {
+		/* where a bare number would read as the schema's bitmask */
+		v->kind = tag[1] == 'u' ? TRACE_UINT : TRACE_POINTER;
+		if (!parse_uint(s, n, &v->u))
+			return fail(x, "bad %s '%s'", tag, s);
+	} else if (!strcmp(tag, "!sint")) {
+		v->kind = TRACE_SINT;
+		if (!parse_int(s, n, &v->i))
+			return fail(x, "bad !sint '%s'", s);
 	} else if (!strcmp(tag, "!missing")) {
 		v->kind = TRACE_MISSING;
 	} else {
@@ -402,10 +413,12 @@ static int tagged_scalar(trace_textreader *x, const char *tag, trace_value *v)
 /* ------------------------------------------------------------------ */
 /* Collections. */
 
-static int value(trace_textreader *x, trace_value *v, int depth);
+static int value(trace_textreader *x, trace_value *v, int depth, const vk_field *f, int level);
 
-/* Values up to the end of a sequence, into a growing array. */
-static int items(trace_textreader *x, trace_value **out, uint32_t *len, int depth)
+/* Values up to the end of a sequence, into a growing array; each in the
+ * schema's type F at array level LEVEL (F NULL: no schema type). */
+static int items_typed(trace_textreader *x, trace_value **out, uint32_t *len, int depth,
+		       const vk_field *f, int level)
 {
 	trace_arena *a = &x->call->arena;
 	uint32_t cap = 8, n = 0;
@@ -420,11 +433,16 @@ static int items(trace_textreader *x, trace_value **out, uint32_t *len, int dept
 			it = bigger;
 			cap *= 2;
 		}
-		TRY(value(x, &it[n++], depth + 1));
+		TRY(value(x, &it[n++], depth + 1, f, level));
 	}
 	*out = it;
 	*len = n;
 	return 0;
+}
+
+static int items(trace_textreader *x, trace_value **out, uint32_t *len, int depth)
+{
+	return items_typed(x, out, len, depth, NULL, 0);
 }
 
 static int int_item(trace_textreader *x, int64_t *out, const char *what)
@@ -539,8 +557,15 @@ static int bitmask_seq(trace_textreader *x, trace_value *v)
 	return 0;
 }
 
-/* Keys of a mapping and a value for each: struct members, arguments. */
-static int members(trace_textreader *x, trace_value **vals, uint32_t *count, int depth)
+/*
+ * Keys of a mapping and a value for each: struct members, arguments.  A
+ * key that is FIELDS[i]'s name at place i gives its value the schema's
+ * type (as the writer decides).  A pNext item (PNEXT) is typed by its
+ * first member, sType: *INFO is the struct it names.
+ */
+static int members(trace_textreader *x, trace_value **vals, uint32_t *count, int depth,
+		   const vk_field *fields, uint32_t nfields, bool pnext,
+		   const vk_struct_info **info)
 {
 	trace_arena *a = &x->call->arena;
 	uint32_t cap = 8, n = 0;
@@ -563,8 +588,25 @@ static int members(trace_textreader *x, trace_value **vals, uint32_t *count, int
 			it = bigger;
 			cap *= 2;
 		}
+		const vk_field *f = NULL;
+		if (pnext && n == 0 && !strcmp(name, "sType"))
+			f = x->stype;
+		else if (fields && n < nfields && !strcmp(name, fields[n].name))
+			f = &fields[n];
 		TRY(next(x));
-		TRY(value(x, &it[n++], depth + 1));
+		TRY(value(x, &it[n], depth + 1, f, 0));
+		if (pnext && n == 0) {
+			const vk_struct_info *s = NULL;
+			if (f && it[0].kind == TRACE_ENUM)
+				s = vk_struct_by_stype((int32_t)it[0].en.value);
+			if (!s || s->blob)
+				return fail(x, "a pNext item without a !struct: tag starts with "
+					    "the sType of a struct the schema knows");
+			*info = s;
+			fields = s->fields;
+			nfields = s->nfields;
+		}
+		n++;
 	}
 	(void)names_at;
 	*vals = it;
@@ -572,16 +614,122 @@ static int members(trace_textreader *x, trace_value **vals, uint32_t *count, int
 	return 0;
 }
 
-static int value(trace_textreader *x, trace_value *v, int depth)
+/* A struct the schema knows, written as a plain mapping. */
+static int typed_struct(trace_textreader *x, trace_value *v, int depth,
+			const vk_struct_info *info, bool pnext)
+{
+	size_t names_at = x->names.len;
+	trace_value *m;
+	uint32_t n;
+	const vk_struct_info *chosen = info;
+	TRY(members(x, &m, &n, depth, info ? info->fields : NULL, info ? info->nfields : 0, pnext,
+		    &chosen));
+	if (!chosen)
+		return fail(x, "a pNext item without a !struct: tag starts with the sType of a "
+			    "struct the schema knows");
+	const char **names = (const char **)(x->names.data + names_at);
+	bool same = n == chosen->sig.nmembers;
+	for (uint32_t i = 0; same && i < n; i++)
+		same = !strcmp(names[i], chosen->sig.member_names[i]);
+	v->kind = TRACE_STRUCT;
+	/* the schema's own signature, so the binary is what a capture writes */
+	v->st.sig = same ? &chosen->sig
+			 : trace_sigtab_struct(x->t, chosen->sig.name, n, names);
+	v->st.members = m;
+	x->names.len = names_at;
+	return 0;
+}
+
+static bool is_word(const char *s, size_t n)
+{
+	if (!n || !((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || *s == '_'))
+		return false;
+	for (size_t i = 1; i < n; i++)
+		if (!((s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= 'a' && s[i] <= 'z') ||
+		      (s[i] >= '0' && s[i] <= '9') || s[i] == '_'))
+			return false;
+	return !(n == 4 && !memcmp(s, "null", 4)) && !(n == 4 && !memcmp(s, "true", 4)) &&
+	       !(n == 5 && !memcmp(s, "false", 5));
+}
+
+/*
+ * A plain scalar where the schema says an enum or a bitmask: a value's
+ * name, or flags and numbers joined by '|'.  0 when it is one, 1 when it
+ * is not (it is read as any plain scalar), -1 on error.
+ */
+static int typed_scalar(trace_textreader *x, trace_value *v, const vk_field *f)
+{
+	size_t n;
+	const char *s = scalar(x, &n);
+	if (f->base == VK_B_ENUM) {
+		if (!is_word(s, n))
+			return 1;
+		const vk_enum_info *e = f->ref;
+		for (uint32_t i = 0; i < e->sig.nvalues; i++) {
+			if (!strcmp(e->sig.values[i].name, s)) {
+				v->kind = TRACE_ENUM;
+				v->en.sig = &e->sig;
+				v->en.value = e->sig.values[i].value;
+				return 0;
+			}
+		}
+		return fail(x, "'%s' is not a value of %s", s, e->name);
+	}
+	if (f->base != VK_B_BITMASK)
+		return 1;
+	const vk_bitmask_info *bm = f->ref;
+	uint64_t value = 0;
+	for (const char *p = s; p <= s + n;) {
+		const char *bar = memchr(p, '|', (size_t)(s + n - p));
+		size_t len = (size_t)((bar ? bar : s + n) - p);
+		uint64_t u;
+		if (parse_uint(p, len, &u)) {
+			value |= u;
+		} else if (is_word(p, len)) {
+			uint32_t i;
+			for (i = 0; i < bm->sig.nflags; i++)
+				if (strlen(bm->sig.flags[i].name) == len &&
+				    !memcmp(bm->sig.flags[i].name, p, len))
+					break;
+			if (i == bm->sig.nflags)
+				return fail(x, "'%.*s' is not a flag of %s", (int)len, p, bm->name);
+			value |= bm->sig.flags[i].value;
+		} else {
+			return p == s && !bar ? 1 : fail(x, "bad flags '%s' for %s", s, bm->name);
+		}
+		if (!bar)
+			break;
+		p = bar + 1;
+	}
+	v->kind = TRACE_BITMASK;
+	v->bm.sig = &bm->sig;
+	v->bm.value = value;
+	return 0;
+}
+
+static int field_levels(const vk_field *f)
+{
+	return f->ptr + (f->count ? 1 : 0);
+}
+
+static int value(trace_textreader *x, trace_value *v, int depth, const vk_field *f, int level)
 {
 	memset(v, 0, sizeof(*v));
 	if (depth > TRACE_MAX_DEPTH)
 		return fail(x, "values nested deeper than %d levels", TRACE_MAX_DEPTH);
 	const char *tag = tag_of(x);
+	bool pnext = f && (f->flags & VK_F_PNEXT);
+	/* the schema's type applies here: its base, not an array level */
+	bool at_base = f && !pnext && level == field_levels(f);
 	switch (x->ev.type) {
 	case YAML_SCALAR_EVENT:
 		if (tag)
 			return tagged_scalar(x, tag, v);
+		if (plain(x) && at_base) {
+			int k = typed_scalar(x, v, f);
+			if (k <= 0)
+				return k;
+		}
 		if (plain(x))
 			return plain_value(x, v);
 		v->kind = TRACE_STRING;
@@ -592,6 +740,10 @@ static int value(trace_textreader *x, trace_value *v, int depth)
 	case YAML_SEQUENCE_START_EVENT:
 		if (!tag) {
 			v->kind = TRACE_ARRAY;
+			if (pnext && level == 0)
+				return items_typed(x, &v->items, &v->len, depth, f, 1);
+			if (f && !pnext && level < field_levels(f))
+				return items_typed(x, &v->items, &v->len, depth, f, level + 1);
 			return items(x, &v->items, &v->len, depth);
 		}
 		if (!strcmp(tag, "!repr")) {
@@ -641,13 +793,18 @@ static int value(trace_textreader *x, trace_value *v, int depth)
 				}
 			}
 			*o = 0;
+		} else if (!tag && pnext && level == 1) {
+			return typed_struct(x, v, depth, NULL, true);
+		} else if (!tag && at_base && f->base == VK_B_STRUCT &&
+			   !((const vk_struct_info *)f->ref)->blob) {
+			return typed_struct(x, v, depth, f->ref, false);
 		} else {
 			return fail(x, "a mapping value needs a !struct:NAME tag");
 		}
 		size_t names_at = x->names.len;
 		trace_value *m;
 		uint32_t n;
-		TRY(members(x, &m, &n, depth));
+		TRY(members(x, &m, &n, depth, NULL, 0, false, NULL));
 		const char **names = (const char **)(x->names.data + names_at);
 		v->kind = TRACE_STRUCT;
 		v->st.sig = trace_sigtab_struct(x->t, name, n, names);
@@ -880,11 +1037,14 @@ int trace_textreader_next(trace_textreader *x, trace_call **out, trace_error *er
 			if (x->ev.type != YAML_MAPPING_START_EVENT)
 				return fail(x, "args must be a mapping of name: value");
 			x->names.len = 0;
-			TRY(members(x, &args, &nargs, 0));
+			const vk_command_info *cmd = trace_vk_command(fn);
+			TRY(members(x, &args, &nargs, 0, cmd ? cmd->params : NULL,
+				    cmd ? cmd->nparams : 0, false, NULL));
 		} else if (!strcmp(k, "ret")) {
 			TRY(next(x));
 			c->ret = trace_call_values(c, 1);
-			TRY(value(x, c->ret, 0));
+			const vk_command_info *cmd = trace_vk_command(fn);
+			TRY(value(x, c->ret, 0, cmd ? cmd->ret : NULL, 0));
 			if (c->ret->kind == TRACE_MISSING)
 				c->ret = NULL; /* a missing return value is none */
 		} else if (!strcmp(k, "flags")) {
@@ -993,6 +1153,8 @@ trace_textreader *trace_textreader_new(trace_source *s, trace_sigtab *t)
 	x->call_no = -1;
 	x->call = trace_xmalloc(sizeof(*x->call));
 	trace_call_init(x->call);
+	const vk_struct_info *base = vk_struct_lookup("VkBaseInStructure");
+	x->stype = base && base->nfields ? &base->fields[0] : NULL;
 	return x;
 }
 

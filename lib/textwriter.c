@@ -8,6 +8,7 @@
  * man/trace-format.5; trace_textreader reads exactly them.
  */
 #include "internal.h"
+#include "vkschema.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -396,10 +397,16 @@ typedef struct rendered {
 	size_t headlen;
 	char **keys;     /* per argument or member: separator, name, ": " */
 	size_t *keylens;
+	/* a Vulkan command's: the schema's type of each argument whose name
+	 * is the command's parameter at that place (the text reader makes the
+	 * same choice), and of the return value */
+	const vk_field **fields;
+	const vk_field *ret;
 } rendered;
 
 struct trace_textcache {
 	tmap map;        /* signature -> rendered */
+	tmap canon;      /* value signature -> the schema type it equals, or 1 */
 	trace_arena arena;
 	tbuf tmp;
 };
@@ -418,6 +425,7 @@ void trace_textcache_free(trace_textcache *c)
 	if (!c)
 		return;
 	tmap_free(&c->map);
+	tmap_free(&c->canon);
 	trace_arena_free(&c->arena);
 	tbuf_free(&c->tmp);
 	free(c);
@@ -455,6 +463,14 @@ static const rendered *render(trace_textcache *c, const void *sig, bool func)
 		names = st->member_names;
 	}
 	r->head = keep(c, &r->headlen);
+	r->fields = trace_arena_alloc(&c->arena, sizeof(*r->fields) * n);
+	if (func) {
+		const vk_command_info *cmd = trace_vk_command(((const trace_func_sig *)sig)->name);
+		for (uint32_t i = 0; cmd && i < n; i++)
+			if (i < cmd->nparams && !strcmp(names[i], cmd->params[i].name))
+				r->fields[i] = &cmd->params[i];
+		r->ret = cmd ? cmd->ret : NULL;
+	}
 	r->keys = trace_arena_alloc(&c->arena, sizeof(char *) * n);
 	r->keylens = trace_arena_alloc(&c->arena, sizeof(size_t) * n);
 	for (uint32_t i = 0; i < n; i++) {
@@ -678,6 +694,231 @@ static void put_value(tbuf *b, const trace_value *v, trace_textcache *c)
 	tbuf_add(b, "!missing ~", 10);
 }
 
+/* ------------------------------------------------------------------ */
+/*
+ * Vulkan calls print without tags where the schema already says the type:
+ * `format: VK_FORMAT_R8G8B8A8_UNORM`, `usage: A_BIT|B_BIT`, `flags: 0`,
+ * structs as plain mappings.  Only a value that is exactly what the schema
+ * makes of that type (the same enum or bitmask table, the same struct
+ * signature) loses its tag, so reading the line back with the schema gives
+ * the same value; anything else (a trace from another registry version,
+ * an edited value) keeps the tagged form, which reads back everywhere.
+ */
+
+const vk_command_info *trace_vk_command(const char *name)
+{
+	if (!name || name[0] != 'v' || name[1] != 'k')
+		return NULL;
+	return vk_command_lookup(name);
+}
+
+static bool same_enum(const trace_enum_sig *a, const trace_enum_sig *b)
+{
+	if (a == b)
+		return true;
+	if (a->nvalues != b->nvalues)
+		return false;
+	for (uint32_t i = 0; i < a->nvalues; i++)
+		if (a->values[i].value != b->values[i].value ||
+		    strcmp(a->values[i].name, b->values[i].name))
+			return false;
+	return true;
+}
+
+static bool same_bitmask(const trace_bitmask_sig *a, const trace_bitmask_sig *b)
+{
+	if (a == b)
+		return true;
+	if (a->nflags != b->nflags)
+		return false;
+	for (uint32_t i = 0; i < a->nflags; i++)
+		if (a->flags[i].value != b->flags[i].value || strcmp(a->flags[i].name, b->flags[i].name))
+			return false;
+	return true;
+}
+
+static bool same_struct(const trace_struct_sig *a, const trace_struct_sig *b)
+{
+	if (a == b)
+		return true;
+	if (a->nmembers != b->nmembers || strcmp(a->name, b->name))
+		return false;
+	for (uint32_t i = 0; i < a->nmembers; i++)
+		if (strcmp(a->member_names[i], b->member_names[i]))
+			return false;
+	return true;
+}
+
+/* Whether SIG (a value's) is the schema's TYPE, remembered per SIG. */
+static bool canonical(trace_textcache *c, const void *sig, const void *type, int kind)
+{
+	uint64_t v;
+	if (tmap_get(&c->canon, sig, &v) && v != 1 && (const void *)(uintptr_t)v == type)
+		return true;
+	if (tmap_get(&c->canon, sig, &v) && v == 1)
+		return false;
+	bool same = kind == TRACE_ENUM ? same_enum(sig, &((const vk_enum_info *)type)->sig)
+		    : kind == TRACE_BITMASK
+			    ? same_bitmask(sig, &((const vk_bitmask_info *)type)->sig)
+			    : same_struct(sig, &((const vk_struct_info *)type)->sig);
+	if (same)
+		tmap_put(&c->canon, sig, (uint64_t)(uintptr_t)type);
+	else if (!tmap_get(&c->canon, sig, &v))
+		tmap_put(&c->canon, sig, 1);
+	return same;
+}
+
+/* Array levels before the field's base type: pointers and T x[N]. */
+static int field_levels(const vk_field *f)
+{
+	return f->ptr + (f->count ? 1 : 0);
+}
+
+static void put_typed(tbuf *b, const trace_value *v, const vk_field *f, int level,
+		      trace_textcache *c);
+
+/* A struct the schema knows, as a plain mapping. */
+static void put_struct_plain(tbuf *b, const trace_value *v, const vk_struct_info *info,
+			     trace_textcache *c)
+{
+	tbuf_addc(b, '{');
+	for (uint32_t i = 0; i < v->st.sig->nmembers; i++) {
+		if (i)
+			tbuf_add(b, ", ", 2);
+		put_name(b, v->st.sig->member_names[i]);
+		tbuf_add(b, ": ", 2);
+		put_typed(b, &v->st.members[i], i < info->nfields ? &info->fields[i] : NULL, 0, c);
+	}
+	tbuf_addc(b, '}');
+}
+
+/* The struct a pNext item is, by its first member (sType), or NULL. */
+static const vk_struct_info *pnext_struct(const trace_value *v, trace_textcache *c)
+{
+	if (v->kind != TRACE_STRUCT || !v->st.sig->nmembers ||
+	    strcmp(v->st.sig->member_names[0], "sType") || v->st.members[0].kind != TRACE_ENUM)
+		return NULL;
+	const vk_struct_info *info = vk_struct_by_stype((int32_t)v->st.members[0].en.value);
+	if (!info || info->blob || !canonical(c, v->st.sig, info, TRACE_STRUCT))
+		return NULL;
+	const vk_field *st = &info->fields[0];
+	if (st->base != VK_B_ENUM || !canonical(c, v->st.members[0].en.sig, st->ref, TRACE_ENUM))
+		return NULL;
+	return info;
+}
+
+/* The flags dump would print, names only, then leftover bits: A|B|0x10. */
+static void put_bitmask_plain(tbuf *b, const trace_value *v)
+{
+	const trace_bitmask_sig *sig = v->bm.sig;
+	uint64_t rest = v->bm.value;
+	bool any = false;
+	for (uint32_t i = 0; i < sig->nflags; i++) {
+		const trace_bitmask_flag *f = &sig->flags[i];
+		if ((f->value && (rest & f->value) == f->value) || (!f->value && !rest)) {
+			if (any)
+				tbuf_addc(b, '|');
+			tbuf_adds(b, f->name);
+			any = true;
+			rest &= ~f->value;
+		}
+		if (!rest)
+			break;
+	}
+	if (rest || !any) {
+		if (any)
+			tbuf_addc(b, '|');
+		if (!rest)
+			tbuf_addc(b, '0');
+		else
+			put_hex(b, rest);
+	}
+}
+
+static bool bitmask_names_plain(const trace_bitmask_sig *sig)
+{
+	for (uint32_t i = 0; i < sig->nflags; i++)
+		if (!is_ident(sig->flags[i].name, false))
+			return false;
+	return true;
+}
+
+static void put_typed(tbuf *b, const trace_value *v, const vk_field *f, int level,
+		      trace_textcache *c)
+{
+	if (!f)
+		return put_value(b, v, c);
+	if (f->flags & VK_F_PNEXT) {
+		if (level == 0 && v->kind == TRACE_ARRAY) {
+			tbuf_addc(b, '[');
+			for (uint32_t i = 0; i < v->len; i++) {
+				if (i)
+					tbuf_add(b, ", ", 2);
+				const vk_struct_info *info = pnext_struct(&v->items[i], c);
+				if (info)
+					put_struct_plain(b, &v->items[i], info, c);
+				else
+					put_value(b, &v->items[i], c);
+			}
+			tbuf_addc(b, ']');
+			return;
+		}
+		return put_value(b, v, c);
+	}
+	int want = field_levels(f);
+	if (level < want && v->kind == TRACE_ARRAY) {
+		tbuf_addc(b, '[');
+		for (uint32_t i = 0; i < v->len; i++) {
+			if (i)
+				tbuf_add(b, ", ", 2);
+			put_typed(b, &v->items[i], f, level + 1, c);
+		}
+		tbuf_addc(b, ']');
+		return;
+	}
+	if (level != want)
+		return put_value(b, v, c);
+	switch ((vk_base)f->base) {
+	case VK_B_ENUM:
+		if (v->kind == TRACE_ENUM && canonical(c, v->en.sig, f->ref, TRACE_ENUM)) {
+			const char *name = trace_enum_name(v->en.sig, v->en.value);
+			if (name && is_ident(name, false) && strcmp(name, "null") &&
+			    strcmp(name, "true") && strcmp(name, "false")) {
+				tbuf_adds(b, name);
+				return;
+			}
+		}
+		break;
+	case VK_B_BITMASK:
+		if (v->kind == TRACE_BITMASK && canonical(c, v->bm.sig, f->ref, TRACE_BITMASK) &&
+		    bitmask_names_plain(v->bm.sig)) {
+			put_bitmask_plain(b, v);
+			return;
+		}
+		/* a bare number here reads as a bitmask: other numbers say so */
+		if (v->kind == TRACE_UINT) {
+			tbuf_add(b, "!uint ", 6);
+		} else if (v->kind == TRACE_SINT) {
+			tbuf_add(b, "!sint ", 6);
+		} else if (v->kind == TRACE_POINTER) {
+			tbuf_add(b, "!pointer ", 9);
+		}
+		break;
+	case VK_B_STRUCT: {
+		const vk_struct_info *info = f->ref;
+		if (v->kind == TRACE_STRUCT && !info->blob &&
+		    canonical(c, v->st.sig, info, TRACE_STRUCT)) {
+			put_struct_plain(b, v, info, c);
+			return;
+		}
+		break;
+	}
+	default:
+		break;
+	}
+	put_value(b, v, c);
+}
+
 void trace_text_header(tbuf *b, const trace_header *h)
 {
 	tbuf_add(b, "{tracekit: 1, semantic_version: ", 32);
@@ -728,13 +969,13 @@ void trace_text_call(tbuf *b, const trace_call *c, trace_textcache *cache)
 	tbuf_add(b, r->head, r->headlen);
 	for (uint32_t i = 0; i < c->sig->nargs; i++) {
 		tbuf_add(b, r->keys[i], r->keylens[i]);
-		put_value(b, &c->args[i], cache);
+		put_typed(b, &c->args[i], r->fields[i], 0, cache);
 	}
 	if (c->sig->nargs)
 		tbuf_addc(b, '}');
 	if (c->ret) {
 		tbuf_add(b, ", ret: ", 7);
-		put_value(b, c->ret, cache);
+		put_typed(b, c->ret, r->ret, 0, cache);
 	}
 	if (c->flags) {
 		tbuf_add(b, ", flags: [", 10);

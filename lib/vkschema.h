@@ -194,6 +194,9 @@ int vk_decode_args(const vk_command_info *cmd, const trace_call *c, trace_arena 
 int vk_decode_struct(const vk_struct_info *s, trace_arena *a, const trace_value *v,
 		     void *out, trace_error *err);
 
+/* The command named NAME, for a record's function name ("vk..."), or NULL. */
+const vk_command_info *trace_vk_command(const char *name);
+
 /* The signature of the object update pseudo-call (man/trace-format.5). */
 #define VK_UPDATE_CALL "tracekit.update"
 extern const trace_func_sig vk_update_sig;
