@@ -57,3 +57,22 @@ awk -v calls="$calls" -v size="$size" -v runs="$runs" -v awk_t="$t_awk" \
 	printf "  %-36s %7.3f s  %5.2fx awk\n", "vma-import -f text", txt, awk_t / txt
 	printf "  %-36s %7.3f s  %5.2fx awk\n", "vma-export (from Snappy)", ex, awk_t / ex
 }'
+
+# replay: the same recording on llvmpipe (or the first device), calls per
+# second as trace-replay measures them (reading and replaying, no device
+# start-up); the median of $runs runs
+if [ -x "$bin/trace-replay" ]; then
+	[ -n "${XDG_RUNTIME_DIR:-}" ] || { export XDG_RUNTIME_DIR="$dir/xdg"; mkdir -m 700 "$dir/xdg"; }
+	i=0
+	: >"$dir/rates"
+	while [ "$i" -lt "$runs" ]; do
+		"$bin/trace-replay" -q --stats=json "$dir/rec.trace" |
+			sed -n 's/^  "calls_per_second": \([0-9]*\),$/\1/p' >>"$dir/rates"
+		i=$((i + 1))
+	done
+	device=$("$bin/trace-replay" -q --stats "$dir/rec.trace" | sed -n 's/^Device: //p')
+	sort -g "$dir/rates" | awk -v calls="$calls" -v dev="$device" '{ r[NR] = $1 } END {
+		printf "  %-36s %7.0f calls/s (%d calls, %s)\n", "replay: calls per second on llvmpipe",
+			r[int((NR + 1) / 2)], calls, dev
+	}'
+fi

@@ -1,9 +1,9 @@
 #!/bin/sh
 # Writes a VMA call recording (format 1,8) of N calls to standard output:
 # three threads, a frame every 1000 calls, a time step every 7 calls,
-# buffers and images made, named (user data with commas), mapped, flushed
-# and destroyed.  For tests and benchmarks that need a big recording
-# without shipping one.
+# buffers and images made, buffers named (user data with commas), mapped,
+# flushed and unmapped, both destroyed.  For tests and benchmarks that
+# need a big recording without shipping one.
 #   tests/gen-vma-recording.sh N
 set -eu
 n=${1:?usage: tests/gen-vma-recording.sh N}
@@ -21,14 +21,16 @@ awk -v n="$n" 'BEGIN {
 		head = sprintf("%d,%.3f,%d,", 4100 + i % 3, int(i / 7) / 1000, int(i / 1000))
 		k = i % 8
 		# allocation handles: 000001D8 then 8 hex digits, 64 bytes apart
+		# the buffer (made at k 0, CPU_TO_GPU) is named, mapped, flushed,
+		# unmapped and destroyed; the image (k 2, GPU_ONLY) only destroyed
 		if (k == 0 || k == 2)
 			p = sprintf("000001D8%08X", (i * 64) % 4294967296)
-		else if (k == 1 || k == 3 || k == 6)
+		else if (k != 7)
 			p = sprintf("000001D8%08X", ((i - k) * 64) % 4294967296)
 		else
 			p = sprintf("000001D8%08X", ((i - k + 2) * 64) % 4294967296)
 		if (k == 0)
-			print head "vmaCreateBuffer,0," (256 + i % 4096) * 16 ",130,0,32,1,0,0,0,0000000000000000," p ",buffer " i ", frame " int(i / 1000)
+			print head "vmaCreateBuffer,0," (256 + i % 4096) * 16 ",130,0,32,3,0,0,0,0000000000000000," p ",buffer " i ", frame " int(i / 1000)
 		else if (k == 1)
 			print head "vmaSetAllocationUserData," p ",renamed, " i
 		else if (k == 2)
