@@ -27,6 +27,12 @@
 
 /* Above this many queued bytes, application threads wait for the writer. */
 #define TK_QUEUE_LIMIT (256u << 20)
+/* The writer is woken when this many bytes or records are queued, else
+ * it looks every TK_WAKE_MS: a wake-up for every record costs the
+ * application more than the copying (two context switches a call). */
+#define TK_WAKE_BYTES (256u << 10)
+#define TK_WAKE_RECORDS 2048
+#define TK_WAKE_MS 10
 
 /* ------------------------------------------------------------------ */
 /* Instances and devices, by the loader's dispatch pointer. */
@@ -110,6 +116,7 @@ static struct {
 	pthread_cond_t more, room;
 	tk_rec *head, *tail;
 	size_t queued;           /* bytes in the queue */
+	size_t nqueued;          /* records in the queue */
 	bool header_ready;       /* device properties known (or giving up on them) */
 	bool stop;
 	bool running;
@@ -183,7 +190,10 @@ static void push(tk_rec *r)
 		out.head = r;
 	out.tail = r;
 	out.queued += bytes;
-	pthread_cond_signal(&out.more);
+	/* the writer sleeps until the first record, then until a batch */
+	if (++out.nqueued == 1 || out.nqueued == TK_WAKE_RECORDS ||
+	    (out.queued >= TK_WAKE_BYTES && out.queued - bytes < TK_WAKE_BYTES))
+		pthread_cond_signal(&out.more);
 	pthread_mutex_unlock(&out.lock);
 }
 
@@ -272,11 +282,31 @@ static void *writer_main(void *unused)
 	bool header_written = false, failed = false;
 	pthread_mutex_lock(&out.lock);
 	for (;;) {
-		while (!out.stop && (!out.head || !out.header_ready))
-			pthread_cond_wait(&out.more, &out.lock);
+		/* records come in batches: after the first, wait for a
+		 * batch's worth or for TK_WAKE_MS */
+		bool waited = false;
+		while (!out.stop) {
+			if (!out.head || !out.header_ready) {
+				pthread_cond_wait(&out.more, &out.lock);
+				waited = false;
+				continue;
+			}
+			if (waited || out.queued >= TK_WAKE_BYTES || out.nqueued >= TK_WAKE_RECORDS)
+				break;
+			struct timespec until;
+			clock_gettime(CLOCK_REALTIME, &until);
+			until.tv_nsec += TK_WAKE_MS * 1000000L;
+			if (until.tv_nsec >= 1000000000L) {
+				until.tv_sec++;
+				until.tv_nsec -= 1000000000L;
+			}
+			if (pthread_cond_timedwait(&out.more, &out.lock, &until) == ETIMEDOUT)
+				waited = true;
+		}
 		tk_rec *list = out.head;
 		out.head = out.tail = NULL;
 		out.queued = 0;
+		out.nqueued = 0;
 		pthread_cond_broadcast(&out.room);
 		bool stop = out.stop;
 		trace_header h = { .version = TRACE_FORMAT_VERSION,

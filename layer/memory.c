@@ -9,7 +9,10 @@
  * submit (and before an unmap or a free) the ranges of the mapped memory
  * that are bound to buffers and images are compared with the shadow; the
  * bytes that changed are written as updates before the submit's record,
- * and the shadow catches up.
+ * and the shadow catches up.  Bytes that aliasing objects share are
+ * written once, for the first object by offset; images of optimal tiling
+ * are not compared (their layout is the implementation's: what changes
+ * there is what the device drew).
  *
  * Trap: the shadow starts as the memory's contents at map time, so bytes
  * the application writes with the value they already had are not
@@ -23,6 +26,7 @@
 struct tk_object {
 	uint64_t handle;
 	bool image;
+	bool opaque;           /* an image of optimal tiling: not scanned */
 	VkDeviceSize size;     /* a buffer's size, an image's memory requirement */
 	tk_mem *mem;           /* bound memory, or NULL */
 	VkDeviceSize offset;   /* in mem */
@@ -35,8 +39,9 @@ struct tk_mem {
 	uint8_t *mapped;       /* the application's pointer, NULL when unmapped */
 	VkDeviceSize map_offset, map_size;
 	uint8_t *shadow;       /* map_size bytes */
-	tk_object **objs;
+	tk_object **objs;      /* the objects bound to it, by offset when sorted */
 	size_t nobjs, capobjs;
+	bool sorted;
 };
 
 /* ------------------------------------------------------------------ */
@@ -153,6 +158,7 @@ static void unbind(tk_object *o)
 	for (size_t i = 0; i < mem->nobjs; i++)
 		if (mem->objs[i] == o) {
 			mem->objs[i] = mem->objs[--mem->nobjs];
+			mem->sorted = false;
 			break;
 		}
 	o->mem = NULL;
@@ -177,6 +183,7 @@ static void bind(tk_device *dev, uint64_t object, uint64_t memory, VkDeviceSize 
 		mem->objs = realloc(mem->objs, sizeof(*mem->objs) * mem->capobjs);
 	}
 	mem->objs[mem->nobjs++] = o;
+	mem->sorted = false;
 }
 
 /*
@@ -185,14 +192,17 @@ static void bind(tk_device *dev, uint64_t object, uint64_t memory, VkDeviceSize 
  * shorter than GAP do not split a run (a record costs more than they do).
  */
 #define GAP 64
+#define SKIP 4096
 
-static void diff_range(const tk_mem *mem, const tk_object *o, VkDeviceSize lo, VkDeviceSize hi)
+static void diff_range(tk_mem *mem, const tk_object *o, VkDeviceSize lo, VkDeviceSize hi)
 {
 	const uint8_t *live = mem->mapped + (lo - mem->map_offset);
-	const uint8_t *old = mem->shadow + (lo - mem->map_offset);
+	uint8_t *old = mem->shadow + (lo - mem->map_offset);
 	size_t n = hi - lo, i = 0;
 	while (i < n) {
-		/* skip equal blocks fast */
+		/* skip equal blocks fast: most of the memory did not change */
+		while (i + SKIP <= n && !memcmp(live + i, old + i, SKIP))
+			i += SKIP;
 		while (i + GAP <= n && !memcmp(live + i, old + i, GAP))
 			i += GAP;
 		while (i < n && live[i] == old[i])
@@ -211,29 +221,61 @@ static void diff_range(const tk_mem *mem, const tk_object *o, VkDeviceSize lo, V
 			}
 		}
 		tk_update(o->handle, lo - o->offset + start, live + start, last + 1 - start);
+		memcpy(old + start, live + start, last + 1 - start);
 	}
 }
 
-/* Under dev->lock. */
+/* By offset; of objects at one offset, the largest first, so that it
+ * takes the shared bytes; then by handle, so that the choice is stable. */
+static int by_offset(const void *x, const void *y)
+{
+	const tk_object *a = *(tk_object *const *)x, *b = *(tk_object *const *)y;
+	if (a->offset != b->offset)
+		return a->offset < b->offset ? -1 : 1;
+	if (a->size != b->size)
+		return a->size > b->size ? -1 : 1;
+	return a->handle < b->handle ? -1 : a->handle > b->handle;
+}
+
+/* The part of object O inside the mapping, in memory offsets; false if none. */
+static bool clip(const tk_mem *mem, const tk_object *o, VkDeviceSize *lo, VkDeviceSize *hi)
+{
+	VkDeviceSize mlo = mem->map_offset, mhi = mem->map_offset + mem->map_size;
+	if (o->opaque)
+		return false;
+	*lo = o->offset > mlo ? o->offset : mlo;
+	*hi = o->offset + o->size < mhi ? o->offset + o->size : mhi;
+	return *lo < *hi;
+}
+
+/*
+ * Under dev->lock.  The objects are compared by offset, each byte once:
+ * where objects alias (their ranges overlap), a changed byte is written
+ * for the first object that covers it, and aliasing objects share their
+ * bytes on replay as they did here (zink binds two VkBuffers over every
+ * range it hands out: writing both would double the trace).  Bytes no
+ * object covers are not compared: they are when an object is bound over
+ * them.  The shadow catches up run by run.
+ */
 static void scan(tk_mem *mem)
 {
 	if (!mem->mapped || !mem->shadow)
 		return;
-	VkDeviceSize mlo = mem->map_offset, mhi = mem->map_offset + mem->map_size;
-	for (size_t i = 0; i < mem->nobjs; i++) {
-		const tk_object *o = mem->objs[i];
-		VkDeviceSize lo = o->offset > mlo ? o->offset : mlo;
-		VkDeviceSize hi = o->offset + o->size < mhi ? o->offset + o->size : mhi;
-		if (lo < hi)
-			diff_range(mem, o, lo, hi);
+	if (!mem->sorted) {
+		qsort(mem->objs, mem->nobjs, sizeof(*mem->objs), by_offset);
+		mem->sorted = true;
 	}
-	/* objects may alias: the shadow catches up once all were compared */
+	VkDeviceSize done = 0;
 	for (size_t i = 0; i < mem->nobjs; i++) {
-		const tk_object *o = mem->objs[i];
-		VkDeviceSize lo = o->offset > mlo ? o->offset : mlo;
-		VkDeviceSize hi = o->offset + o->size < mhi ? o->offset + o->size : mhi;
-		if (lo < hi)
-			memcpy(mem->shadow + (lo - mlo), mem->mapped + (lo - mlo), hi - lo);
+		VkDeviceSize lo, hi;
+		if (!clip(mem, mem->objs[i], &lo, &hi))
+			continue;
+		if (lo < done)
+			lo = done;
+		if (lo < hi) {
+			diff_range(mem, mem->objs[i], lo, hi);
+			done = hi;
+		}
 	}
 }
 
@@ -312,11 +354,12 @@ void tk_pre_vkUnmapMemory(tk_device *dev, vk_args_vkUnmapMemory *a)
 	pthread_mutex_unlock(&dev->lock);
 }
 
-static void add_object(tk_device *dev, uint64_t handle, bool image, VkDeviceSize size)
+static void add_object(tk_device *dev, uint64_t handle, bool image, bool opaque, VkDeviceSize size)
 {
 	tk_object *o = calloc(1, sizeof(*o));
 	o->handle = handle;
 	o->image = image;
+	o->opaque = opaque;
 	o->size = size;
 	pthread_mutex_lock(&dev->lock);
 	tk_map_put(&dev->objects, handle, o);
@@ -337,7 +380,7 @@ static void del_object(tk_device *dev, uint64_t handle)
 void tk_post_vkCreateBuffer(tk_device *dev, vk_args_vkCreateBuffer *a)
 {
 	if (a->result == VK_SUCCESS)
-		add_object(dev, (uint64_t)*a->pBuffer, false, a->pCreateInfo->size);
+		add_object(dev, (uint64_t)*a->pBuffer, false, false, a->pCreateInfo->size);
 }
 
 void tk_pre_vkDestroyBuffer(tk_device *dev, vk_args_vkDestroyBuffer *a)
@@ -347,8 +390,13 @@ void tk_pre_vkDestroyBuffer(tk_device *dev, vk_args_vkDestroyBuffer *a)
 
 void tk_post_vkCreateImage(tk_device *dev, vk_args_vkCreateImage *a)
 {
+	/* Optimal tiling lays texels out as the implementation likes: what a
+	 * host writes there means nothing to another device, and what changes
+	 * there is what the device drew or copied, which the trace has as
+	 * commands.  Such images are not compared. */
 	if (a->result == VK_SUCCESS)
-		add_object(dev, (uint64_t)*a->pImage, true, 0);
+		add_object(dev, (uint64_t)*a->pImage, true,
+			   a->pCreateInfo->tiling == VK_IMAGE_TILING_OPTIMAL, 0);
 }
 
 void tk_pre_vkDestroyImage(tk_device *dev, vk_args_vkDestroyImage *a)

@@ -468,7 +468,10 @@ def gen_c(m):
                          % (n, n, len(vals), n))
         if typ == 'bitmask':
             lines.append('static const trace_bitmask_flag vk_flag_values_%s[] = {' % n)
-            lines += ['\t{ "%s", 0x%xull },' % (vn, v & ((1 << 64) - 1)) for vn, v in vals] or ['\t{ NULL, 0 },']
+            # a zero flag (..._NONE) first: apitrace's dump matches a zero
+            # value only against the first flag, and warns otherwise
+            flags = sorted(vals, key=lambda nv: nv[1] != 0)
+            lines += ['\t{ "%s", 0x%xull },' % (vn, v & ((1 << 64) - 1)) for vn, v in flags] or ['\t{ NULL, 0 },']
             lines.append('};')
         out += lines
     for n, (bits, width) in sorted(m.bitmasks.items()):

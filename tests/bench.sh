@@ -84,3 +84,8 @@ if [ -x "$top/tests/bench-vma.sh" ] && [ -x "$bin/vma-import" ]; then
 	echo
 	"$top/tests/bench-vma.sh"
 fi
+
+if [ -x "$top/tests/bench-layer.sh" ] && [ -f "$top/build/layer/VK_LAYER_TRACEKIT_capture.json" ]; then
+	echo
+	"$top/tests/bench-layer.sh"
+fi

@@ -28,9 +28,18 @@ setup_file() {
 	VK_INSTANCE_LAYERS=VK_LAYER_LUNARG_gfxreconstruct GFXRECON_CAPTURE_FILE="$W/cube.gfxr" \
 		GFXRECON_CAPTURE_FILE_TIMESTAMP=false timeout 120 vkcube --c 60 >/dev/null 2>&1 || true
 	export LIBGL_ALWAYS_SOFTWARE=1 MESA_LOADER_DRIVER_OVERRIDE=zink
-	VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$W/glmark.trace" \
-		timeout 120 glmark2 $GLMARK_ARGS >"$W/glmark.out" 2>&1
-	echo $? >"$W/glmark.rc"
+	# Known flake, under investigation: about 1 run in 20 under our layer,
+	# glmark2 dies of an X error (BadDrawable, X_PutImage) after its score,
+	# in zink's teardown.  That case alone is run again, once, and said.
+	local try
+	for try in 1 2; do
+		VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$W/glmark.trace" \
+			timeout 120 glmark2 $GLMARK_ARGS >"$W/glmark.out" 2>&1
+		echo $? >"$W/glmark.rc"
+		[ "$(cat "$W/glmark.rc")" = 0 ] && break
+		grep -q 'glmark2 Score' "$W/glmark.out" && grep -q 'BadDrawable' "$W/glmark.out" || break
+		echo "glmark2 run $try: X error after the score (BadDrawable); run again" >>"$W/glmark.retries"
+	done
 	VK_INSTANCE_LAYERS=VK_LAYER_LUNARG_gfxreconstruct GFXRECON_CAPTURE_FILE="$W/glmark.gfxr" \
 		GFXRECON_CAPTURE_FILE_TIMESTAMP=false timeout 120 glmark2 $GLMARK_ARGS \
 		>"$W/glmark-gfxr.out" 2>&1 || true
@@ -158,6 +167,7 @@ count_calls() {
 }
 
 @test "glmark2 through zink under the layer exits 0 and draws the same frames" {
+	cat "$W/glmark.retries" 2>/dev/null || true
 	[ "$(cat "$W/glmark.rc")" = 0 ]
 	grep -q 'glmark2 Score' "$W/glmark.out"
 	# the same scenes ran, each its 20 frames
@@ -188,6 +198,61 @@ count_calls() {
 	# and the whole zink trace goes text -> binary -> text unchanged
 	trace-decode "$W/glmark.trace" >"$W/glmark.txt"
 	trace-encode "$W/glmark.txt" | trace-decode | cmp - "$W/glmark.txt"
+}
+
+@test "zink's aliasing buffers and drawn images add no bytes to the updates" {
+	# zink binds two VkBuffers over every range it hands out: the bytes they
+	# share are written once (for the first by offset); images of optimal
+	# tiling are never compared (what changes there, the device drew)
+	cat >"$W/alias.awk" <<'AWK'
+	# Reads trace-decode text; fails (exit 1) when an update names an image of
+	# optimal tiling or covers bytes of a VkDeviceMemory that an update since
+	# the last submit, map, unmap or free already covered; prints the number of
+	# aliasing binds seen (two objects bound at one memory offset).
+	function b64len(s,   n, p) {
+		n = length(s) / 4 * 3
+		if (s ~ /==$/) n -= 2; else if (s ~ /=$/) n -= 1
+		return n
+	}
+	/fn: vkCreateImage,/ && /ret: / && /TILING_OPTIMAL/ {
+		if (match($0, /pImage: \[0x[0-9a-f]+\]/)) optimal[substr($0, RSTART + 9, RLENGTH - 10)] = 1
+	}
+	/fn: vkBind(Buffer|Image)Memory/ && /ret: / {
+		s = $0
+		while (match(s, /(buffer|image): 0x[0-9a-f]+, memory: 0x[0-9a-f]+, memoryOffset: [0-9]+/)) {
+			b = substr(s, RSTART, RLENGTH); s = substr(s, RSTART + RLENGTH)
+			split(b, f, /[:,] */)
+			obj = f[2]; m = f[4]; off = f[6] + 0
+			mem[obj] = m; at[obj] = off
+			if ((m, off) in bound && bound[m, off] != obj) aliases++
+			bound[m, off] = obj
+		}
+	}
+	/fn: tracekit.update,/ {
+		match($0, /object: 0x[0-9a-f]+/); obj = substr($0, RSTART + 8, RLENGTH - 8)
+		match($0, /offset: [0-9]+/); off = substr($0, RSTART + 8, RLENGTH - 8) + 0
+		match($0, /"[A-Za-z0-9+\/=]*"/); n = b64len(substr($0, RSTART + 1, RLENGTH - 2))
+		if (obj in optimal) { print "update of an optimal-tiling image: " $0; bad = 1 }
+		m = mem[obj]; lo = at[obj] + off; hi = lo + n
+		for (i = 0; i < k; i++)
+			if (um[i] == m && ulo[i] < hi && lo < uhi[i]) { print "bytes written twice: " substr($0, 1, 120); bad = 1 }
+		um[k] = m; ulo[k] = lo; uhi[k] = hi; k++
+	}
+	/fn: (vkQueueSubmit|vkQueueSubmit2|vkQueueSubmit2KHR|vkMapMemory|vkUnmapMemory|vkFreeMemory),/ { k = 0 }
+	END { print aliases + 0; exit bad }
+AWK
+	trace-decode "$W/glmark.trace" >"$W/glmark-upd.txt"
+	run awk -f "$W/alias.awk" "$W/glmark-upd.txt"
+	echo "$output" | head -5
+	[ "$status" -eq 0 ]
+	# not vacuous: the run had aliasing binds, and updates
+	[ "${lines[${#lines[@]} - 1]}" -gt 0 ]
+	[ "$(grep -c 'fn: tracekit.update,' "$W/glmark-upd.txt")" -gt 0 ]
+	# every update still names a buffer or an image the trace created
+	grep -o 'p\(Buffer\|Image\): \[0x[0-9a-f]*\]' "$W/glmark-upd.txt" | grep -o '0x[0-9a-f]*' | sort -u >"$W/gl-objects"
+	grep 'fn: tracekit.update,' "$W/glmark-upd.txt" | grep -o 'object: 0x[0-9a-f]*' |
+		grep -o '0x[0-9a-f]*' | sort -u >"$W/gl-updated"
+	[ -z "$(comm -23 "$W/gl-updated" "$W/gl-objects")" ]
 }
 
 @test "an unwritable TRACEKIT_OUTPUT leaves vkcube running untraced with one message" {
