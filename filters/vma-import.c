@@ -7,37 +7,11 @@
 
 #include <getopt.h>
 #include <string.h>
-#include <time.h>
 
 static const char usage[] =
 	"usage: vma-import [-f binary|text] [-z snappy|brotli|none] [-o FILE] [--quiet] "
 	"[RECORDING]";
 
-/* The progress line of trace_cli_progress(), for a reader of CSV. */
-static bool progress_shown;
-
-static void progress(const vma_reader *r, uint64_t records)
-{
-	static double last;
-	if (trace_cli_self.quiet || (records & 0xfff))
-		return;
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	double t = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-	if (t - last < 0.25)
-		return;
-	last = t;
-	progress_shown = true;
-	fprintf(stderr, "\r%s: %llu records, %.1f MB read", trace_cli_self.prog,
-		(unsigned long long)records, (double)vma_reader_position(r) / 1e6);
-}
-
-static void progress_done(void)
-{
-	if (progress_shown)
-		fprintf(stderr, "\r\033[K");
-	progress_shown = false;
-}
 
 int main(int argc, char **argv)
 {
@@ -114,18 +88,19 @@ int main(int argc, char **argv)
 	while ((k = vma_reader_next(r, &call, &err)) > 0) {
 		if (trace_writer_call(w, call, &err) < 0)
 			goto fail;
-		progress(r, ++n);
+		if (!(++n & 0xfff))
+			trace_cli_progress_count(n, "records", vma_reader_position(r));
 	}
 	if (k < 0)
 		goto fail;
-	progress_done();
+	trace_cli_progress_done();
 	vma_reader_close(r);
 	if (trace_writer_close(w, &err) < 0)
 		trace_cli_fail(&err);
 	return 0;
 
 fail:
-	progress_done();
+	trace_cli_progress_done();
 	trace_writer_abort(w);
 	vma_reader_close(r);
 	trace_cli_fail(&err);

@@ -64,17 +64,23 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-void trace_cli_progress(trace_reader *r, uint64_t calls)
+void trace_cli_progress_count(uint64_t n, const char *what, uint64_t bytes)
 {
-	if (trace_cli_self.quiet || (calls & 0xfff))
+	if (trace_cli_self.quiet || (n & 0xfff))
 		return;
 	double t = now();
 	if (t - progress_last < 0.25)
 		return;
 	progress_last = t;
 	progress_shown = true;
-	fprintf(stderr, "\r%s: %llu calls, %.1f MB read", trace_cli_self.prog,
-		(unsigned long long)calls, (double)trace_reader_position(r) / 1e6);
+	fprintf(stderr, "\r%s: %llu %s, %.1f MB read", trace_cli_self.prog,
+		(unsigned long long)n, what, (double)bytes / 1e6);
+}
+
+void trace_cli_progress(trace_reader *r, uint64_t calls)
+{
+	if (!(calls & 0xfff))
+		trace_cli_progress_count(calls, "calls", trace_reader_position(r));
 }
 
 void trace_cli_progress_done(void)

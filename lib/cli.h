@@ -27,6 +27,8 @@ noreturn void trace_cli_fail(const trace_error *err);
 
 /* Progress on stderr while stderr is a terminal, at most 4 times a second. */
 void trace_cli_progress(trace_reader *r, uint64_t calls);
+/* The same for any input: N WHAT so far, BYTES of input read. */
+void trace_cli_progress_count(uint64_t n, const char *what, uint64_t bytes);
 void trace_cli_progress_done(void);
 
 /* Parses "snappy", "brotli", "none", "text"; TRACE_FMT_AUTO if unknown. */

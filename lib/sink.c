@@ -170,6 +170,17 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
+/* 0 for no error, else -1 with err filled from errno value E. */
+static int write_failed(trace_sink *k, int e, trace_error *err)
+{
+	if (!e)
+		return 0;
+	errno = e;
+	trace_error_errno(err, k->name, "write error");
+	k->failed = true;
+	return -1;
+}
+
 /* Waits until the worker holds no block; its write error, if any. */
 static int worker_idle(trace_sink *k, trace_error *err)
 {
@@ -179,13 +190,7 @@ static int worker_idle(trace_sink *k, trace_error *err)
 		pthread_cond_wait(&wk->cond, &wk->lock);
 	int e = wk->error;
 	pthread_mutex_unlock(&wk->lock);
-	if (e) {
-		errno = e;
-		trace_error_errno(err, k->name, "write error");
-		k->failed = true;
-		return -1;
-	}
-	return 0;
+	return write_failed(k, e, err);
 }
 
 static void worker_stop(trace_sink *k)
@@ -225,14 +230,8 @@ static int snappy_handoff(trace_sink *k, trace_error *err)
 			pthread_mutex_destroy(&wk->lock);
 			pthread_cond_destroy(&wk->cond);
 			free(wk);
-			int e = snappy_chunk(k, k->buf, k->len); /* no thread: here */
-			if (e) {
-				errno = e;
-				trace_error_errno(err, k->name, "write error");
-				k->failed = true;
-				return -1;
-			}
-			return 0;
+			/* no thread: compress here */
+			return write_failed(k, snappy_chunk(k, k->buf, k->len), err);
 		}
 		k->worker = wk;
 	}
