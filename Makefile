@@ -19,9 +19,10 @@ CHECK_WARN := -Werror
 LIBS := -lsnappy -lbrotlienc -lbrotlidec -lyaml -lz -lm -pthread
 INC := -Ilib
 
-# lib/vkdevice.c drives a Vulkan device (libvulkan): not in libtrace, linked
-# only into the programs that replay (see bin/trace-replay below)
-LIB_SRC := $(filter-out lib/vkdevice.c,$(wildcard lib/*.c))
+# lib/vkdevice.c and lib/vkreplay.c drive a Vulkan device (libvulkan): not
+# in libtrace, linked only into the programs that replay (see
+# bin/trace-replay below)
+LIB_SRC := $(filter-out lib/vkdevice.c lib/vkreplay.c,$(wildcard lib/*.c))
 LIB_HDR := $(wildcard lib/*.h)
 PROG_SRC := $(wildcard filters/*.c)
 PROGS := $(patsubst filters/%.c,bin/%,$(PROG_SRC))
@@ -41,11 +42,21 @@ build/libtrace.a: $(patsubst lib/%.c,build/lib/%.o,$(LIB_SRC))
 	rm -f $@
 	ar rcs $@ $^
 
+# PROG_OBJ: objects of one program that call into libtrace (before it)
 bin/%: filters/%.c build/libtrace.a $(LIB_HDR) | bin
-	$(CC) $(WARN) $(CHECK_WARN) $(CFLAGS) $(INC) -o $@ $< build/libtrace.a $(LIBS)
+	$(CC) $(WARN) $(CHECK_WARN) $(CFLAGS) $(INC) -o $@ $< $(PROG_OBJ) build/libtrace.a $(LIBS)
 
-bin/trace-replay: build/lib/vkdevice.o
-bin/trace-replay: LIBS += build/lib/vkdevice.o -lvulkan
+REPLAY_OBJ := build/lib/vkreplay.o build/gen/vkcall_gen.o build/lib/vkdevice.o
+bin/trace-replay: $(REPLAY_OBJ)
+bin/trace-replay: PROG_OBJ := $(REPLAY_OBJ)
+bin/trace-replay: LIBS += -lvulkan
+
+# the Vulkan replayer reads the generated argument structs and thunks
+build/lib/vkreplay.o: lib/vkreplay.c $(LIB_HDR) build/gen/vkschema_cmds.h | build/lib
+	$(CC) $(WARN) $(CHECK_WARN) $(CFLAGS) $(INC) -Ibuild/gen -c -o $@ $<
+
+build/gen/vkcall_gen.o: build/gen/vkcall_gen.c build/gen/vkschema_cmds.h $(LIB_HDR)
+	$(CC) $(WARN) $(CHECK_WARN) $(CFLAGS) $(INC) -Ibuild/gen -c -o $@ $<
 
 build/asan/lib/%.o: lib/%.c $(LIB_HDR) | build/asan/lib
 	$(CC) $(WARN) $(CHECK_WARN) $(ASAN_FLAGS) $(INC) -c -o $@ $<
@@ -55,10 +66,18 @@ build/asan/libtrace.a: $(patsubst lib/%.c,build/asan/lib/%.o,$(LIB_SRC))
 	ar rcs $@ $^
 
 build/asan/bin/%: filters/%.c build/asan/libtrace.a $(LIB_HDR) | build/asan/bin
-	$(CC) $(WARN) $(CHECK_WARN) $(ASAN_FLAGS) $(INC) -o $@ $< build/asan/libtrace.a $(LIBS)
+	$(CC) $(WARN) $(CHECK_WARN) $(ASAN_FLAGS) $(INC) -o $@ $< $(PROG_OBJ) build/asan/libtrace.a $(LIBS)
 
-build/asan/bin/trace-replay: build/asan/lib/vkdevice.o
-build/asan/bin/trace-replay: LIBS += build/asan/lib/vkdevice.o -lvulkan
+ASAN_REPLAY_OBJ := build/asan/lib/vkreplay.o build/asan/gen/vkcall_gen.o build/asan/lib/vkdevice.o
+build/asan/bin/trace-replay: $(ASAN_REPLAY_OBJ)
+build/asan/bin/trace-replay: PROG_OBJ := $(ASAN_REPLAY_OBJ)
+build/asan/bin/trace-replay: LIBS += -lvulkan
+
+build/asan/lib/vkreplay.o: lib/vkreplay.c $(LIB_HDR) build/gen/vkschema_cmds.h | build/asan/lib
+	$(CC) $(WARN) $(CHECK_WARN) $(ASAN_FLAGS) $(INC) -Ibuild/gen -c -o $@ $<
+
+build/asan/gen/vkcall_gen.o: build/gen/vkcall_gen.c build/gen/vkschema_cmds.h $(LIB_HDR) | build/asan/gen
+	$(CC) $(WARN) $(CHECK_WARN) $(ASAN_FLAGS) $(INC) -Ibuild/gen -c -o $@ $<
 
 build/unit/%: tests/unit/%.c build/libtrace.a $(LIB_HDR) | build/unit
 	$(CC) $(WARN) $(CHECK_WARN) $(CFLAGS) $(INC) -o $@ $< build/libtrace.a $(LIBS)
@@ -80,7 +99,7 @@ ASAN_UNITS := $(patsubst tests/unit/%.c,build/asan/unit/%,$(UNIT_SRC))
 # compile lib/*.c themselves and fuzz no Vulkan code: they leave the schema
 # walker out.
 VK_REGISTRY ?= /usr/share/vulkan/registry
-VK_GEN := build/gen/vkschema_gen.c build/gen/vkschema_cmds.h
+VK_GEN := build/gen/vkschema_gen.c build/gen/vkschema_cmds.h build/gen/vkcall_gen.c
 
 $(VK_GEN) &: lib/vkschema_gen.py $(VK_REGISTRY)/vk.xml
 	python3 lib/vkschema_gen.py --registry $(VK_REGISTRY) build/gen
@@ -164,8 +183,8 @@ examples: $(EXAMPLES)
 build/examples/shaders/vkexample_%.h: examples/shaders/vkexample.% | build/examples/shaders
 	glslangValidator -V --vn vkexample_$* -o $@ $<
 
-build/examples/vkexample: examples/vkexample.c $(VKEXAMPLE_SHADERS) | build/examples
-	$(CC) $(WARN) $(CHECK_WARN) $(CFLAGS) -Ibuild/examples/shaders -o $@ $< $(EXAMPLE_LIBS)
+build/examples/vkexample: examples/vkexample.c lib/png.c lib/png.h $(VKEXAMPLE_SHADERS) | build/examples
+	$(CC) $(WARN) $(CHECK_WARN) $(CFLAGS) -Ibuild/examples/shaders -Ilib -o $@ $< lib/png.c $(EXAMPLE_LIBS)
 
 build/examples build/examples/shaders:
 	mkdir -p $@
@@ -180,10 +199,22 @@ FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_LIB_SRC := $(filter-out lib/cli.c,$(LIB_SRC))
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,build/fuzz/%,$(FUZZ_SRC))
 
-# the text form reads Vulkan values by the schema: the targets fuzz it too
-build/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB_SRC) $(LIB_HDR) $(VK_GEN) | build/fuzz
-	clang $(WARN) -O1 -g -fsanitize=fuzzer,address,undefined $(INC) -Ibuild/gen -o $@ $< \
-		$(FUZZ_LIB_SRC) build/gen/vkschema_gen.c $(LIBS)
+# libtrace once with the fuzzing instrumentation, then each target links it;
+# the text form reads Vulkan values by the schema, so the schema is fuzzed too
+FUZZ_CFLAGS := -O1 -g -fsanitize=fuzzer-no-link,address,undefined
+FUZZ_OBJ := $(patsubst lib/%.c,build/fuzz/lib/%.o,$(FUZZ_LIB_SRC)) build/fuzz/gen/vkschema_gen.o
+
+build/fuzz/lib/%.o: lib/%.c $(LIB_HDR) | build/fuzz/lib
+	clang $(WARN) $(FUZZ_CFLAGS) $(INC) -c -o $@ $<
+
+build/fuzz/gen/vkschema_gen.o: $(VK_GEN) $(LIB_HDR) | build/fuzz/gen
+	clang $(WARN) $(FUZZ_CFLAGS) $(INC) -Ibuild/gen -c -o $@ build/gen/vkschema_gen.c
+
+build/fuzz/%: tests/fuzz/%.c $(FUZZ_OBJ) $(LIB_HDR) | build/fuzz
+	clang $(WARN) -O1 -g -fsanitize=fuzzer,address,undefined $(INC) -o $@ $< $(FUZZ_OBJ) $(LIBS)
+
+build/fuzz/lib build/fuzz/gen:
+	mkdir -p $@
 
 fuzz-build: deps-check $(FUZZ_TARGETS)
 
