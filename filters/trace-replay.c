@@ -1,18 +1,21 @@
 /*
  * trace-replay: replay a stream on a real Vulkan device, headless.
  *
- * Today that is a Vulkan Memory Allocator recording (a stream vma-import
- * made): its buffers, images, pools and allocations are made for real,
- * in memory from the replayer's own allocator (lib/vkdevice.c), with the
- * memory types of the recording device translated to the replay device's;
- * at the end it prints what VmaReplay printed.  API traces (Vulkan, GL)
- * are refused: they come with the Vulkan replayer.  See trace-replay(1).
+ * Two kinds of stream replay.  A Vulkan trace (header property api:
+ * "Vulkan", the capture layer's) goes to the Vulkan replayer,
+ * lib/vkreplay.c.  A Vulkan Memory Allocator recording (a stream vma-import
+ * made) replays here: its buffers, images, pools and allocations are made
+ * for real, in memory from the replayer's own allocator (lib/vkdevice.c),
+ * with the memory types of the recording device translated to the replay
+ * device's; at the end it prints what VmaReplay printed.  Other API traces
+ * (GL) are refused.  See trace-replay(1).
  *
  * Calls replay in record order on one thread, whatever thread made them:
  * VMA serialized them into the recording in that order.
  */
 #include "cli.h"
 #include "vkdevice.h"
+#include "vkreplay.h"
 #include "vma.h"
 
 #include <errno.h>
@@ -20,11 +23,13 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 static const char usage[] =
-	"usage: trace-replay [--gpu N] [--validate] [--stats[=json]] [--block-size SIZE] "
-	"[-q] [TRACE]";
+	"usage: trace-replay [--gpu N] [--validate] [--stats[=json]] [--frames A-B] "
+	"[--screenshot N[,M...] (-o FILE.png | --screenshot-dir DIR)] [--remove-unsupported] "
+	"[--loop N] [--block-size SIZE] [-q] [TRACE]";
 
 /* VMA's enums and flags (vk_mem_alloc.h, 2.x; the AUTO usages are 3.x). */
 enum {
@@ -1443,11 +1448,17 @@ static uint64_t parse_size(const char *s)
 static void help(void)
 {
 	printf("%s\n\n"
-	       "Replays TRACE (default: standard input) on a Vulkan device, headless.  Today\n"
-	       "that is a VMA recording made a stream by vma-import; API traces are refused.\n\n"
+	       "Replays TRACE (default: standard input) on a Vulkan device, headless: a Vulkan\n"
+	       "trace of the capture layer, or a VMA recording made a stream by vma-import.\n\n"
 	       "      --gpu N           the device to use (default 0, in Vulkan's order)\n"
 	       "      --validate        enable VK_LAYER_KHRONOS_validation; errors make exit 1\n"
 	       "      --stats[=json]    print statistics (text, or one JSON object)\n"
+	       "      --frames A-B      stop after frame B (frames from 0; A-: to the end)\n"
+	       "      --screenshot N[,M...]  save the image presented at frame N as PNG\n"
+	       "  -o FILE.png           where the one screenshot goes\n"
+	       "      --screenshot-dir DIR   DIR/frame-N.png for each screenshot\n"
+	       "      --remove-unsupported   go on without extensions/features the device lacks\n"
+	       "      --loop N          replay the frame range N times (not supported yet)\n"
 	       "      --block-size SIZE device memory block size for large heaps (256M)\n"
 	       "  -q, --quiet           no progress line, no warnings\n"
 	       "  -h, --help            this help\n"
@@ -1457,9 +1468,16 @@ static void help(void)
 
 int main(int argc, char **argv)
 {
-	enum { OPT_GPU = 256, OPT_VALIDATE, OPT_STATS, OPT_BLOCK, OPT_VERSION };
+	enum { OPT_GPU = 256, OPT_VALIDATE, OPT_STATS, OPT_BLOCK, OPT_VERSION, OPT_FRAMES,
+	       OPT_SHOT, OPT_SHOT_DIR, OPT_REMOVE, OPT_LOOP };
 	static const struct option longopts[] = {
 		{"gpu", required_argument, NULL, OPT_GPU},
+		{"frames", required_argument, NULL, OPT_FRAMES},
+		{"screenshot", required_argument, NULL, OPT_SHOT},
+		{"screenshot-dir", required_argument, NULL, OPT_SHOT_DIR},
+		{"output", required_argument, NULL, 'o'},
+		{"remove-unsupported", no_argument, NULL, OPT_REMOVE},
+		{"loop", required_argument, NULL, OPT_LOOP},
 		{"validate", no_argument, NULL, OPT_VALIDATE},
 		{"stats", optional_argument, NULL, OPT_STATS},
 		{"block-size", required_argument, NULL, OPT_BLOCK},
@@ -1472,11 +1490,66 @@ int main(int argc, char **argv)
 	vkd_options opt = {.prog = "trace-replay"};
 	int stats = 0; /* 1 text, 2 json */
 	int c;
+	static vkr_options vo = {.first_frame = 0, .last_frame = -1};
+	static uint64_t shots[256];
+	bool vk_only = false;
 
 	trace_cli_init("trace-replay", usage);
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":qho:", longopts, NULL)) != -1) {
 		switch (c) {
+		case OPT_FRAMES: {
+			char *end;
+			errno = 0;
+			unsigned long long a = strtoull(optarg, &end, 10), b = 0;
+			bool bad = errno || end == optarg || *optarg == '-';
+			if (!bad && *end == '-') {
+				const char *q = end + 1;
+				if (*q) {
+					b = strtoull(q, &end, 10);
+					bad = errno || end == q || *end || b < a || *q == '-';
+					vo.last_frame = (int64_t)b;
+				}
+			} else if (!bad) {
+				bad = *end != 0;
+				vo.last_frame = (int64_t)a;
+			}
+			if (bad || a > INT64_MAX || b > INT64_MAX)
+				trace_cli_usage_error("--frames wants A-B, A- or N (frames from 0), not '%s'",
+						      optarg);
+			vo.first_frame = (int64_t)a;
+			vk_only = true;
+			break;
+		}
+		case OPT_SHOT: {
+			const char *q = optarg;
+			while (*q) {
+				char *end;
+				errno = 0;
+				unsigned long long v = strtoull(q, &end, 10);
+				if (errno || end == q || *q == '-' || (*end && *end != ',') ||
+				    vo.nscreenshots == sizeof(shots) / sizeof(shots[0]))
+					trace_cli_usage_error("--screenshot wants frame numbers N[,M...], not '%s'",
+							      optarg);
+				shots[vo.nscreenshots++] = v;
+				q = *end ? end + 1 : end;
+			}
+			vk_only = true;
+			break;
+		}
+		case 'o': vo.screenshot_out = optarg; vk_only = true; break;
+		case OPT_SHOT_DIR: vo.screenshot_dir = optarg; vk_only = true; break;
+		case OPT_REMOVE: vo.remove_unsupported = true; vk_only = true; break;
+		case OPT_LOOP: {
+			char *end;
+			errno = 0;
+			unsigned long v = strtoul(optarg, &end, 10);
+			if (errno || end == optarg || *end || *optarg == '-' || !v || v > UINT32_MAX)
+				trace_cli_usage_error("--loop wants a count, not '%s'", optarg);
+			vo.loop = (uint32_t)v;
+			vk_only = true;
+			break;
+		}
 		case OPT_GPU: {
 			char *end;
 			errno = 0;
@@ -1506,6 +1579,25 @@ int main(int argc, char **argv)
 		trace_cli_usage_error("one input at a time");
 	r.input = optind < argc ? argv[optind] : "-";
 	opt.quiet_validation = r.quiet;
+	if (vo.nscreenshots) {
+		/* ascending, once each */
+		for (size_t i = 1; i < vo.nscreenshots; i++)
+			for (size_t j = i; j > 0 && shots[j - 1] > shots[j]; j--) {
+				uint64_t t = shots[j];
+				shots[j] = shots[j - 1];
+				shots[j - 1] = t;
+			}
+		if (vo.screenshot_out && vo.nscreenshots > 1)
+			trace_cli_usage_error("-o takes one screenshot; use --screenshot-dir for %zu",
+					      vo.nscreenshots);
+		if (!vo.screenshot_out && !vo.screenshot_dir)
+			trace_cli_usage_error("--screenshot needs -o FILE.png or --screenshot-dir DIR");
+		vo.screenshots = shots;
+	} else if (vo.screenshot_out || vo.screenshot_dir) {
+		trace_cli_usage_error("-o and --screenshot-dir go with --screenshot N");
+	}
+	if (vo.screenshot_dir && mkdir(vo.screenshot_dir, 0777) != 0 && errno != EEXIST)
+		trace_cli_usage_error("--screenshot-dir %s: %s", vo.screenshot_dir, strerror(errno));
 
 	trace_error_clear(&r.err);
 	trace_reader *in = trace_reader_open(r.input, &r.err);
@@ -1513,13 +1605,26 @@ int main(int argc, char **argv)
 		trace_cli_fail(&r.err);
 	const trace_header *h = trace_reader_header(in);
 	const char *version = trace_header_get(h, VMA_PROP_VERSION);
+	const char *api = trace_header_get(h, "api");
+	if (!version && api && !strcmp(api, "Vulkan")) {
+		vo.dev = opt;
+		vo.input = r.input;
+		vo.quiet = r.quiet;
+		vo.stats = stats;
+		int status = vkr_run(in, &vo);
+		trace_reader_close(in);
+		return status;
+	}
+	if (vk_only) {
+		trace_reader_close(in);
+		trace_cli_usage_error("--frames, --screenshot, -o, --screenshot-dir, --loop and "
+				      "--remove-unsupported are for Vulkan traces");
+	}
 	if (!version) {
-		const char *api = trace_header_get(h, "api");
 		trace_error_clear(&r.err);
 		snprintf(r.err.file, sizeof(r.err.file), "%s", r.input);
-		trace_error_set(&r.err, "this is %s%s trace, not a VMA recording; replaying API "
-				"calls comes with the Vulkan replayer (tracekit issue 4): only VMA "
-				"recordings (see vma-import) replay today",
+		trace_error_set(&r.err, "this is %s%s trace: only Vulkan traces (api: Vulkan, "
+				"the capture layer's) and VMA recordings (see vma-import) replay",
 				api ? "a " : "an API", api ? api : "");
 		trace_reader_close(in);
 		trace_cli_fail(&r.err);

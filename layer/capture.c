@@ -138,6 +138,11 @@ static atomic_uint next_thread;
 static _Thread_local uint32_t thread_plus1;
 static pthread_once_t start_once = PTHREAD_ONCE_INIT;
 
+const char *tk_output_path(void)
+{
+	return out.path;
+}
+
 bool tk_tracing(void)
 {
 	return atomic_load_explicit(&tracing, memory_order_relaxed);
@@ -659,6 +664,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL tk_vkCreateDevice(VkPhysicalDevice physica
 		tk_device_disp_init(&dev->disp, gdpa, *pDevice);
 		inst->disp.vkGetPhysicalDeviceMemoryProperties(physicalDevice, &dev->memprops);
 		tk_memory_init(dev);
+		tk_screenshot_init(dev, pCreateInfo);
 		table_add((void ***)&devices, &ndevices, dev);
 		describe_device(dev);
 	}
@@ -674,6 +680,7 @@ static VKAPI_ATTR void VKAPI_CALL tk_vkDestroyDevice(VkDevice device,
 		return;
 	vk_args_vkDestroyDevice a = { device, pAllocator };
 	tk_rec *rec = tk_enter(&vk_cmd_vkDestroyDevice, &a);
+	tk_screenshot_fini(dev);
 	dev->disp.vkDestroyDevice(device, pAllocator);
 	tk_leave(rec, &vk_cmd_vkDestroyDevice, &a);
 	table_del((void ***)&devices, &ndevices, dev);

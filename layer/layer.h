@@ -4,7 +4,9 @@
  * capture.c: the loader interface, instances and devices, the name
  * lookups, the trace writer thread; memory.c: object-based memory
  * tracking (shadow copies of mapped memory, update pseudo-calls at queue
- * submits).  The wrappers are generated (build/gen/layer_gen.c).
+ * submits); refs.c: what submitted command buffers may read, so that a
+submit compares only that memory; screenshot.c: TRACEKIT_SCREENSHOT (presented images saved as
+ * PNG with lib/png.c).  The wrappers are generated (build/gen/layer_gen.c).
  */
 #ifndef LAYER_H
 #define LAYER_H
@@ -19,6 +21,7 @@
 #define TK_LAYER_NAME "VK_LAYER_TRACEKIT_capture"
 
 typedef struct tk_mem tk_mem;
+typedef struct tk_swapchain tk_swapchain;
 typedef struct tk_object tk_object;
 
 /* A small open-addressing map from a 64-bit handle to a pointer. */
@@ -52,6 +55,24 @@ typedef struct tk_device {
 	pthread_mutex_t lock;
 	tk_map mems;     /* VkDeviceMemory -> tk_mem */
 	tk_map objects;  /* VkBuffer / VkImage -> tk_object */
+	/* what command buffers reference (refs.c), under lock too */
+	tk_map cbufs;     /* VkCommandBuffer -> tk_cbuf */
+	tk_map views;     /* VkBufferView / VkImageView -> its buffer / image */
+	tk_map fbs;       /* VkFramebuffer -> tk_fb */
+	tk_map dsets;     /* VkDescriptorSet -> tk_dset */
+	tk_map templates; /* VkDescriptorUpdateTemplate -> tk_template */
+	bool full_scan;   /* every submit compares all mapped memory: a device
+			   * address was handed out, or TRACEKIT_SCAN=all */
+	uint64_t epoch;   /* of the last submit's scan */
+	tk_mem **marked;  /* the memory that scan compares */
+	size_t nmarked, capmarked;
+	/* screenshots (screenshot.c), under shot_lock */
+	PFN_vkSetDeviceLoaderData set_loader_data;
+	pthread_mutex_t shot_lock;
+	tk_map queues;       /* VkQueue -> queue family + 1 */
+	tk_map swapchains;   /* VkSwapchainKHR -> tk_swapchain */
+	VkCommandPool *pools; /* per queue family, created on first use */
+	uint32_t npools;
 } tk_device;
 
 tk_instance *tk_instance_of(const void *dispatchable);
@@ -69,8 +90,29 @@ void tk_update(uint64_t object, uint64_t offset, const void *data, size_t size);
 /* Whether calls are being recorded (false after an output error). */
 bool tk_tracing(void);
 
+/* The trace's path (TRACEKIT_OUTPUT or its default). */
+const char *tk_output_path(void);
+
 /* memory.c */
 void tk_memory_init(tk_device *dev);
 void tk_memory_fini(tk_device *dev);
+
+/* refs.c: what a submit of command buffers may read.  Records the
+ * objects command CMD (a vkCmd*) references; HOW caches what the schema
+ * says of the command. */
+void tk_cmd_refs(tk_device *dev, const vk_command_info *cmd, const void *args,
+		 _Atomic uint8_t *how);
+void tk_note_address(tk_device *dev);
+void tk_refs_fini(tk_device *dev);
+/* Under dev->lock: calls MARK for every buffer and image (by handle) that
+ * command buffer CB and the secondaries it executes reference, directly
+ * or through views, framebuffers and descriptor sets; false when that
+ * cannot be known (the caller scans everything). */
+bool tk_refs_collect(tk_device *dev, VkCommandBuffer cb,
+		     void (*mark)(tk_device *dev, uint64_t handle));
+
+/* screenshot.c */
+void tk_screenshot_init(tk_device *dev, const VkDeviceCreateInfo *info);
+void tk_screenshot_fini(tk_device *dev); /* before the device goes */
 
 #endif

@@ -8,8 +8,12 @@ the registry has) and OUTDIR/layer_gen.c, which layer/capture.c includes:
 the tables' initialisers, a wrapper per command that records the call
 (enter before calling down, leave after) and the name table that
 vkGet*ProcAddr answer from.  Commands in HAND are written in
-layer/capture.c; commands in HOOKS call hand-written code in layer/memory.c
-before (pre) or after (post) calling down.
+layer/capture.c; commands in HOOKS call hand-written code in layer/memory.c,
+layer/refs.c or layer/screenshot.c before (pre) or after (post) calling
+down; commands in DOWN call down through hand-written code in
+layer/screenshot.c.  Every vkCmd* wrapper
+tells layer/refs.c what the command references (tk_cmd_refs), and every
+command that hands out a device address says so (tk_note_address).
 """
 import os
 import sys
@@ -44,12 +48,49 @@ HOOKS = {
     'vkQueueSubmit': (True, False),
     'vkQueueSubmit2': (True, False),
     'vkQueueSubmit2KHR': (True, False),
-    'vkQueuePresentKHR': (False, True),
+    # what command buffers reference (layer/refs.c)
+    'vkAllocateCommandBuffers': (False, True),
+    'vkFreeCommandBuffers': (True, False),
+    'vkBeginCommandBuffer': (True, False),
+    'vkDestroyCommandPool': (True, False),
+    'vkCreateBufferView': (False, True),
+    'vkDestroyBufferView': (True, False),
+    'vkCreateImageView': (False, True),
+    'vkDestroyImageView': (True, False),
+    'vkCreateFramebuffer': (False, True),
+    'vkDestroyFramebuffer': (True, False),
+    'vkAllocateDescriptorSets': (False, True),
+    'vkFreeDescriptorSets': (True, False),
+    'vkResetDescriptorPool': (True, False),
+    'vkDestroyDescriptorPool': (True, False),
+    'vkUpdateDescriptorSets': (False, True),
+    'vkUpdateDescriptorSetWithTemplate': (False, True),
+    'vkUpdateDescriptorSetWithTemplateKHR': (False, True),
+    'vkCreateDescriptorUpdateTemplate': (False, True),
+    'vkCreateDescriptorUpdateTemplateKHR': (False, True),
+    'vkDestroyDescriptorUpdateTemplate': (True, False),
+    'vkDestroyDescriptorUpdateTemplateKHR': (True, False),
+    # screenshots (layer/screenshot.c)
+    'vkGetDeviceQueue': (False, True),
+    'vkGetDeviceQueue2': (False, True),
+    'vkDestroySwapchainKHR': (True, False),
 }
+
+# Commands whose call down is hand-written (layer/screenshot.c):
+# tk_down_NAME(dev, &a) calls the next layer, possibly with arguments of
+# its own, while the trace records the application's.
+DOWN = {'vkCreateSwapchainKHR', 'vkQueuePresentKHR'}
 
 # Calls too frequent and too uninteresting to record: none.  (A capture
 # records what the application called; the loader's own calls to the
 # layer, such as vkGetDeviceProcAddr, are not application calls.)
+
+
+def address_getter(c):
+    """A command that hands out a device address (of a buffer, memory, an
+    acceleration structure, an image view): after it, shaders may read
+    memory no command buffer names, and every submit scans everything."""
+    return c.name.startswith('vkGet') and 'Address' in c.name and c.level == 'DEVICE'
 
 
 def owner_of(c):
@@ -92,6 +133,8 @@ def gen(m):
             lines.append('void tk_pre_%s(tk_device *dev, vk_args_%s *a);' % (c.name, c.name))
         if post:
             lines.append('void tk_post_%s(tk_device *dev, vk_args_%s *a);' % (c.name, c.name))
+        if c.name in DOWN:
+            lines.append('%s tk_down_%s(tk_device *dev, vk_args_%s *a);' % (c.ret, c.name, c.name))
         decl = ', '.join('%s %s' % (vg.c_type(f), f.name) for f in c.params)
         args = ', '.join(f.name for f in c.params)
         lines.append('static VKAPI_ATTR %s VKAPI_CALL tk_%s(%s)' % (c.ret, c.name, decl))
@@ -106,14 +149,23 @@ def gen(m):
         lines.append('\tvk_args_%s a = { %s };' % (c.name, args))
         if pre:
             lines.append('\ttk_pre_%s(dev, &a);' % c.name)
+        if address_getter(c):
+            lines.append('\ttk_note_address(dev);')
         lines.append('\ttk_rec *rec = tk_enter(&vk_cmd_%s, &a);' % c.name)
         call = '%s.%s(%s)' % (disp, c.name, args)
+        if c.name in DOWN:
+            call = 'tk_down_%s(dev, &a)' % c.name
         if c.ret == 'void':
             lines.append('\t%s;' % call)
         else:
             lines.append('\ta.result = %s;' % call)
         if post:
             lines.append('\ttk_post_%s(dev, &a);' % c.name)
+        if c.name.startswith('vkCmd'):
+            # the buffers, images, views, descriptor sets... it references:
+            # what a submit of the command buffer may read (layer/refs.c)
+            lines.append('\tstatic _Atomic uint8_t how;')
+            lines.append('\ttk_cmd_refs(dev, &vk_cmd_%s, &a, &how);' % c.name)
         lines.append('\ttk_leave(rec, &vk_cmd_%s, &a);' % c.name)
         if c.ret != 'void':
             lines.append('\treturn a.result;')

@@ -6,10 +6,13 @@
  * own choosing.
  *
  * A mapping gets a shadow copy, taken when it is mapped.  At each queue
- * submit (and before an unmap or a free) the ranges of the mapped memory
- * that are bound to buffers and images are compared with the shadow; the
- * bytes that changed are written as updates before the submit's record,
- * and the shadow catches up.  Bytes that aliasing objects share are
+ * submit the ranges of the mapped memory that are bound to the buffers
+ * and images the submitted command buffers may read (refs.c; all of them
+ * where that cannot be known), and before an unmap or a free all of the
+ * memory's, are compared with the shadow; the bytes that changed are
+ * written as updates before the submit's record, and the shadow catches
+ * up.  Bytes not compared stay different from the shadow, so they are
+ * written at the first submit that may read them.  Bytes that aliasing objects share are
  * written once, for the first object by offset; images of optimal tiling
  * are not compared (their layout is the implementation's: what changes
  * there is what the device drew).
@@ -20,6 +23,7 @@
  */
 #include "layer.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,6 +34,7 @@ struct tk_object {
 	VkDeviceSize size;     /* a buffer's size, an image's memory requirement */
 	tk_mem *mem;           /* bound memory, or NULL */
 	VkDeviceSize offset;   /* in mem */
+	uint64_t mark;         /* the submit (epoch) that may read it */
 };
 
 struct tk_mem {
@@ -42,6 +47,7 @@ struct tk_mem {
 	tk_object **objs;      /* the objects bound to it, by offset when sorted */
 	size_t nobjs, capobjs;
 	bool sorted;
+	uint64_t mark;         /* the submit (epoch) that compares some of it */
 };
 
 /* ------------------------------------------------------------------ */
@@ -127,6 +133,12 @@ void tk_map_free(tk_map *m)
 void tk_memory_init(tk_device *dev)
 {
 	pthread_mutex_init(&dev->lock, NULL);
+	const char *scan = getenv("TRACEKIT_SCAN");
+	if (scan && !strcmp(scan, "all"))
+		dev->full_scan = true;
+	else if (scan && *scan && strcmp(scan, "referenced"))
+		fprintf(stderr, "tracekit: TRACEKIT_SCAN=%s: expected referenced or all; "
+			"using referenced\n", scan);
 }
 
 static void mem_free(tk_mem *mem)
@@ -147,6 +159,8 @@ void tk_memory_fini(tk_device *dev)
 		free(dev->objects.vals[i]);
 	tk_map_free(&dev->mems);
 	tk_map_free(&dev->objects);
+	tk_refs_fini(dev);
+	free(dev->marked);
 	pthread_mutex_destroy(&dev->lock);
 }
 
@@ -257,7 +271,7 @@ static bool clip(const tk_mem *mem, const tk_object *o, VkDeviceSize *lo, VkDevi
  * object covers are not compared: they are when an object is bound over
  * them.  The shadow catches up run by run.
  */
-static void scan(tk_mem *mem)
+static void scan_some(tk_mem *mem, bool marked_only, uint64_t epoch)
 {
 	if (!mem->mapped || !mem->shadow)
 		return;
@@ -268,6 +282,8 @@ static void scan(tk_mem *mem)
 	VkDeviceSize done = 0;
 	for (size_t i = 0; i < mem->nobjs; i++) {
 		VkDeviceSize lo, hi;
+		if (marked_only && mem->objs[i]->mark != epoch)
+			continue;
 		if (!clip(mem, mem->objs[i], &lo, &hi))
 			continue;
 		if (lo < done)
@@ -279,15 +295,63 @@ static void scan(tk_mem *mem)
 	}
 }
 
+static void scan(tk_mem *mem)
+{
+	scan_some(mem, false, 0);
+}
+
+/* Under dev->lock. */
 static void scan_all(tk_device *dev)
 {
-	if (!tk_tracing())
-		return;
-	pthread_mutex_lock(&dev->lock);
 	for (size_t i = 0; i < dev->mems.cap; i++) {
 		tk_mem *mem = dev->mems.vals[i];
 		if (mem && mem->mapped)
 			scan(mem);
+	}
+}
+
+/* A buffer or image a submit may read (refs.c finds them): its memory,
+ * if mapped, is compared, that object's part of it. */
+static void mark(tk_device *dev, uint64_t handle)
+{
+	tk_object *o = tk_map_get(&dev->objects, handle);
+	if (!o || !o->mem || o->opaque || !o->mem->mapped || o->mark == dev->epoch)
+		return;
+	o->mark = dev->epoch;
+	tk_mem *mem = o->mem;
+	if (mem->mark == dev->epoch)
+		return;
+	mem->mark = dev->epoch;
+	if (dev->nmarked == dev->capmarked) {
+		dev->capmarked = dev->capmarked ? dev->capmarked * 2 : 64;
+		dev->marked = realloc(dev->marked, sizeof(*dev->marked) * dev->capmarked);
+	}
+	dev->marked[dev->nmarked++] = mem;
+}
+
+/*
+ * Before a submit of N command buffers (CB(ctx, i) the i-th): compares
+ * the memory of the buffers and images they may read, or all mapped
+ * memory where that cannot be known (refs.c).  Bytes left uncompared stay
+ * different from the shadow: the first submit that may read them (or the
+ * unmap, or the free) writes them.
+ */
+static void scan_submit(tk_device *dev, size_t n, VkCommandBuffer (*cb)(const void *ctx, size_t i),
+			const void *ctx)
+{
+	if (!tk_tracing())
+		return;
+	pthread_mutex_lock(&dev->lock);
+	dev->epoch++;
+	dev->nmarked = 0;
+	bool known = !dev->full_scan;
+	for (size_t i = 0; known && i < n; i++)
+		known = tk_refs_collect(dev, cb(ctx, i), mark);
+	if (known) {
+		for (size_t i = 0; i < dev->nmarked; i++)
+			scan_some(dev->marked[i], true, dev->epoch);
+	} else {
+		scan_all(dev);
 	}
 	pthread_mutex_unlock(&dev->lock);
 }
@@ -462,28 +526,49 @@ void tk_post_vkBindImageMemory2KHR(tk_device *dev, vk_args_vkBindImageMemory2KHR
 	bind_images(dev, a->result, a->bindInfoCount, a->pBindInfos);
 }
 
+/* The command buffers of a submit, in order, behind one index. */
+typedef struct submits {
+	uint32_t n;
+	const VkSubmitInfo *v1;
+	const VkSubmitInfo2 *v2;
+} submits;
+
+static size_t count_cbs(const submits *s)
+{
+	size_t n = 0;
+	for (uint32_t i = 0; i < s->n; i++)
+		n += s->v1 ? s->v1[i].commandBufferCount : s->v2[i].commandBufferInfoCount;
+	return n;
+}
+
+static VkCommandBuffer nth_cb(const void *ctx, size_t k)
+{
+	const submits *s = ctx;
+	for (uint32_t i = 0; i < s->n; i++) {
+		size_t n = s->v1 ? s->v1[i].commandBufferCount : s->v2[i].commandBufferInfoCount;
+		if (k < n)
+			return s->v1 ? s->v1[i].pCommandBuffers[k]
+				     : s->v2[i].pCommandBufferInfos[k].commandBuffer;
+		k -= n;
+	}
+	return VK_NULL_HANDLE;
+}
+
 void tk_pre_vkQueueSubmit(tk_device *dev, vk_args_vkQueueSubmit *a)
 {
-	(void)a;
-	scan_all(dev);
+	submits s = { a->pSubmits ? a->submitCount : 0, a->pSubmits, NULL };
+	scan_submit(dev, count_cbs(&s), nth_cb, &s);
 }
 
 void tk_pre_vkQueueSubmit2(tk_device *dev, vk_args_vkQueueSubmit2 *a)
 {
-	(void)a;
-	scan_all(dev);
+	submits s = { a->pSubmits ? a->submitCount : 0, NULL, a->pSubmits };
+	scan_submit(dev, count_cbs(&s), nth_cb, &s);
 }
 
 void tk_pre_vkQueueSubmit2KHR(tk_device *dev, vk_args_vkQueueSubmit2KHR *a)
 {
-	(void)a;
-	scan_all(dev);
+	submits s = { a->pSubmits ? a->submitCount : 0, NULL, a->pSubmits };
+	scan_submit(dev, count_cbs(&s), nth_cb, &s);
 }
 
-/* Frames end here (lib/frames.c counts them from the records); the hook
- * is where TRACEKIT_SCREENSHOT will read the presented image. */
-void tk_post_vkQueuePresentKHR(tk_device *dev, vk_args_vkQueuePresentKHR *a)
-{
-	(void)dev;
-	(void)a;
-}

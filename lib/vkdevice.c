@@ -206,10 +206,15 @@ static const char *device_type_name(VkPhysicalDeviceType t)
 	}
 }
 
-static int open_instance(vkd_device *d, const vkd_options *opt, trace_error *err)
+static int open_instance(vkd_device *d, const vkd_options *opt, const vkd_instance_request *req,
+			 trace_error *err)
 {
-	const char *layers[1], *exts[1];
+	const char *layers[1];
 	uint32_t nlayers = 0, nexts = 0;
+	const char **exts = xcalloc((req ? req->nextensions : 0) + 1, sizeof(*exts));
+	for (uint32_t i = 0; req && i < req->nextensions; i++)
+		if (!opt->validate || strcmp(req->extensions[i], VK_EXT_DEBUG_UTILS_EXTENSION_NAME))
+			exts[nexts++] = req->extensions[i];
 	VkDebugUtilsMessengerCreateInfoEXT mci = {
 		.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
 		.messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT |
@@ -221,9 +226,11 @@ static int open_instance(vkd_device *d, const vkd_options *opt, trace_error *err
 		.pUserData = d,
 	};
 	if (opt->validate) {
-		if (!has_layer("VK_LAYER_KHRONOS_validation"))
+		if (!has_layer("VK_LAYER_KHRONOS_validation")) {
+			free(exts);
 			return fail(err, -1, "--validate needs VK_LAYER_KHRONOS_validation, which "
 				    "is not installed (Debian: vulkan-validationlayers)");
+		}
 		layers[nlayers++] = "VK_LAYER_KHRONOS_validation";
 		exts[nexts++] = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
 	}
@@ -237,9 +244,19 @@ static int open_instance(vkd_device *d, const vkd_options *opt, trace_error *err
 		.pEngineName = "tracekit",
 		.apiVersion = version >= VK_API_VERSION_1_1 ? VK_API_VERSION_1_1 : VK_API_VERSION_1_0,
 	};
+	if (req && req->app) {
+		/* the traced program's, its version capped at the loader's */
+		app = *req->app;
+		app.pNext = NULL;
+		if (app.apiVersion < VK_API_VERSION_1_1 && version >= VK_API_VERSION_1_1)
+			app.apiVersion = VK_API_VERSION_1_1;
+		if (app.apiVersion > version)
+			app.apiVersion = version;
+	}
 	VkInstanceCreateInfo ici = {
 		.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
 		.pNext = opt->validate ? &mci : NULL,
+		.flags = req ? req->flags : 0,
 		.pApplicationInfo = &app,
 		.enabledLayerCount = nlayers,
 		.ppEnabledLayerNames = layers,
@@ -249,6 +266,7 @@ static int open_instance(vkd_device *d, const vkd_options *opt, trace_error *err
 	/* what the device may use: the lesser of this and its own version */
 	d->api_version = app.apiVersion;
 	VkResult r = vkCreateInstance(&ici, NULL, &d->instance);
+	free(exts);
 	if (r != VK_SUCCESS)
 		return fail(err, -1, "vkCreateInstance failed: %s (%d); is a Vulkan driver "
 			    "installed (Debian: mesa-vulkan-drivers)?", result_name(r), r);
@@ -344,42 +362,80 @@ static int open_device(vkd_device *d, trace_error *err)
 	return 0;
 }
 
+static void set_block_sizes(vkd_device *d);
+
 int vkd_open(vkd_device *d, const vkd_options *opt, trace_error *err)
 {
 	memset(d, 0, sizeof(*d));
 	d->prog = opt->prog;
 	d->quiet_validation = opt->quiet_validation;
 	int k;
-	if ((k = open_instance(d, opt, err)) < 0 || (k = pick_device(d, opt->gpu, err)) < 0 ||
+	if ((k = open_instance(d, opt, NULL, err)) < 0 || (k = pick_device(d, opt->gpu, err)) < 0 ||
 	    (k = open_device(d, err)) < 0) {
 		vkd_close(d);
 		return k;
 	}
-	VkDeviceSize large = opt->large_heap_block_size ? opt->large_heap_block_size
-							: VKD_LARGE_HEAP_BLOCK_SIZE;
-	VkDeviceSize small = opt->small_heap_max_size ? opt->small_heap_max_size
-						      : VKD_SMALL_HEAP_MAX_SIZE;
+	d->large_block = opt->large_heap_block_size;
+	d->small_heap = opt->small_heap_max_size;
+	set_block_sizes(d);
+	return 0;
+}
+
+int vkd_open_instance(vkd_device *d, const vkd_options *opt, const vkd_instance_request *req,
+		      trace_error *err)
+{
+	memset(d, 0, sizeof(*d));
+	d->prog = opt->prog;
+	d->quiet_validation = opt->quiet_validation;
+	d->large_block = opt->large_heap_block_size;
+	d->small_heap = opt->small_heap_max_size;
+	int k;
+	if ((k = open_instance(d, opt, req, err)) < 0 || (k = pick_device(d, opt->gpu, err)) < 0) {
+		vkd_close(d);
+		return k;
+	}
+	return 0;
+}
+
+void vkd_attach_device(vkd_device *d, VkDevice device, uint32_t queue_family, VkQueue queue)
+{
+	d->device = device;
+	d->queue_family = queue_family;
+	d->queue = queue;
+	set_block_sizes(d);
+}
+
+void vkd_close_device(vkd_device *d)
+{
+	if (!d->device)
+		return;
+	for (uint32_t t = 0; t < VK_MAX_MEMORY_TYPES; t++)
+		if (d->default_pools[t])
+			vkd_pool_destroy(d, d->default_pools[t]);
+	while (d->pools)
+		vkd_pool_destroy(d, d->pools);
+	vkDestroyDevice(d->device, NULL);
+	d->device = VK_NULL_HANDLE;
+	d->queue = VK_NULL_HANDLE;
+}
+
+static void set_block_sizes(vkd_device *d)
+{
+	VkDeviceSize large = d->large_block ? d->large_block : VKD_LARGE_HEAP_BLOCK_SIZE;
+	VkDeviceSize small = d->small_heap ? d->small_heap : VKD_SMALL_HEAP_MAX_SIZE;
 	for (uint32_t h = 0; h < d->memory.memoryHeapCount; h++) {
 		VkDeviceSize hs = d->memory.memoryHeaps[h].size;
 		d->block_size[h] = hs <= small ? align_up(hs / 8, 32) : large;
 		if (!d->block_size[h])
 			d->block_size[h] = 32;
 	}
-	return 0;
 }
 
 static void pool_free_blocks(vkd_device *d, vkd_pool *p);
 
 void vkd_close(vkd_device *d)
 {
-	if (d->device) {
-		for (uint32_t t = 0; t < VK_MAX_MEMORY_TYPES; t++)
-			if (d->default_pools[t])
-				vkd_pool_destroy(d, d->default_pools[t]);
-		while (d->pools)
-			vkd_pool_destroy(d, d->pools);
-		vkDestroyDevice(d->device, NULL);
-	}
+	vkd_close_device(d);
 	if (d->messenger) {
 		PFN_vkDestroyDebugUtilsMessengerEXT destroy = (PFN_vkDestroyDebugUtilsMessengerEXT)
 			vkGetInstanceProcAddr(d->instance, "vkDestroyDebugUtilsMessengerEXT");

@@ -71,6 +71,7 @@ typedef struct vkd_device {
 	uint64_t validation_warnings;
 	const char *prog;
 	bool quiet_validation;
+	VkDeviceSize large_block, small_heap;  /* vkd_options' */
 	/* allocator */
 	VkDeviceSize block_size[VK_MAX_MEMORY_HEAPS]; /* default block size per heap */
 	vkd_pool *default_pools[VK_MAX_MEMORY_TYPES]; /* made on first use */
@@ -86,6 +87,25 @@ typedef struct vkd_device {
 int vkd_open(vkd_device *d, const vkd_options *opt, trace_error *err);
 /* Frees every pool and block left, then the device and the instance. */
 void vkd_close(vkd_device *d);
+
+/*
+ * For the Vulkan replayer, which makes the device the trace made: the
+ * instance only (with the traced program's application info, instance
+ * create flags and extensions, plus what --validate adds) and the chosen
+ * physical device.  Same returns as vkd_open().
+ */
+typedef struct vkd_instance_request {
+	const VkApplicationInfo *app;     /* NULL: tracekit's */
+	VkInstanceCreateFlags flags;
+	const char *const *extensions;
+	uint32_t nextensions;
+} vkd_instance_request;
+int vkd_open_instance(vkd_device *d, const vkd_options *opt, const vkd_instance_request *req,
+		      trace_error *err);
+/* The device made by the caller on d->physical: the allocator may use it. */
+void vkd_attach_device(vkd_device *d, VkDevice device, uint32_t queue_family, VkQueue queue);
+/* Frees every pool and block left, then the device (the instance stays). */
+void vkd_close_device(vkd_device *d);
 
 /* "DEVICE_LOCAL|HOST_VISIBLE" (or "0"); out needs 160 bytes. */
 const char *vkd_memory_flags_name(char *out, size_t cap, VkMemoryPropertyFlags f);

@@ -632,3 +632,113 @@ int vk_decode_args(const vk_command_info *cmd, const trace_call *c, trace_arena 
 		return dec_elem(&d, cmd->ret, c->ret, (uint8_t *)args + cmd->ret->offset);
 	return 0;
 }
+
+/* ------------------------------------------------------------------ */
+/* Walking the handles of decoded arguments (trace-replay's remapping). */
+
+typedef struct walk {
+	vk_handle_fn fn;
+	void *ctx;
+} walk;
+
+static void walk_struct(walk *w, const vk_struct_info *s, uint8_t *p);
+
+static void walk_pnext(walk *w, const base_in *b)
+{
+	for (; b; b = b->pNext) {
+		const vk_struct_info *s = vk_struct_by_stype(b->sType);
+		if (s && s->handles)
+			walk_struct(w, s, (uint8_t *)b);
+	}
+}
+
+/* N elements of F's base type at P (handles or structs). */
+static void walk_elems(walk *w, const vk_field *f, uint8_t *p, uint64_t n, bool top)
+{
+	if (f->base == VK_B_HANDLE) {
+		for (uint64_t i = 0; i < n; i++)
+			w->fn(w->ctx, f->ref, (uint64_t *)(p + i * 8), top, f);
+		return;
+	}
+	const vk_struct_info *s = f->ref;
+	for (uint64_t i = 0; i < n; i++)
+		walk_struct(w, s, p + i * f->size);
+}
+
+static bool walk_wanted(const vk_field *f)
+{
+	if (f->flags & VK_F_PNEXT)
+		return true;
+	if (f->base == VK_B_HANDLE)
+		return true;
+	return f->base == VK_B_STRUCT && f->ref && ((const vk_struct_info *)f->ref)->handles;
+}
+
+static void walk_field(walk *w, const vk_field *fields, const vk_field *f, uint8_t *base, bool top)
+{
+	uint8_t *fp = base + f->offset;
+	if (f->flags & VK_F_PNEXT) {
+		walk_pnext(w, read_ptr(fp));
+		return;
+	}
+	if (f->ptr == 0) {
+		walk_elems(w, f, fp, f->count ? f->count : 1, top && !f->count);
+		return;
+	}
+	uint8_t *p = (uint8_t *)read_ptr(fp);
+	if (!p)
+		return;
+	uint64_t n = f->len_op != VK_LEN_NONE ? field_len(fields, f, base) : 1;
+	if (f->ptr == 1) {
+		walk_elems(w, f, p, n, false);
+		return;
+	}
+	for (uint64_t i = 0; i < n; i++) {
+		uint8_t *q = (uint8_t *)read_ptr(p + i * sizeof(void *));
+		if (q)
+			walk_elems(w, f, q, 1, false);
+	}
+}
+
+static void walk_struct(walk *w, const vk_struct_info *s, uint8_t *p)
+{
+	if (s->blob)
+		return;
+	for (uint32_t i = 0; i < s->nfields; i++)
+		if (walk_wanted(&s->fields[i]))
+			walk_field(w, s->fields, &s->fields[i], p, false);
+}
+
+void vk_walk_handles(const vk_command_info *cmd, void *args, bool outputs, vk_handle_fn fn,
+		     void *ctx)
+{
+	walk w = { fn, ctx };
+	for (uint32_t i = 0; i < cmd->nparams; i++) {
+		const vk_field *f = &cmd->params[i];
+		if (((f->flags & VK_F_OUT) != 0) != outputs || !walk_wanted(f))
+			continue;
+		walk_field(&w, cmd->params, f, args, true);
+	}
+}
+
+void vk_walk_struct_handles(const vk_struct_info *s, void *p, vk_handle_fn fn, void *ctx)
+{
+	walk w = { fn, ctx };
+	walk_struct(&w, s, p);
+}
+
+int32_t vk_command_index(const vk_command_info *cmd)
+{
+	uint32_t lo = 0, hi = vk_ncommands;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(cmd->sig.name, vk_commands[mid]->sig.name);
+		if (!c)
+			return (int32_t)mid;
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return -1;
+}

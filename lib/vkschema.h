@@ -118,6 +118,7 @@ typedef struct vk_struct_info {
 	uint8_t blob;            /* a union or a bitfield struct: its bytes */
 	uint32_t nfields;
 	const vk_field *fields;
+	uint8_t handles;         /* a member holds a handle (pNext not followed) */
 } vk_struct_info;
 
 typedef enum vk_level { VK_LEVEL_GLOBAL, VK_LEVEL_INSTANCE, VK_LEVEL_DEVICE } vk_level;
@@ -193,6 +194,23 @@ int vk_decode_args(const vk_command_info *cmd, const trace_call *c, trace_arena 
 		   void *args, trace_error *err);
 int vk_decode_struct(const vk_struct_info *s, trace_arena *a, const trace_value *v,
 		     void *out, trace_error *err);
+
+/*
+ * Every handle that ARGS (a vk_args_NAME, as vk_decode_args() made it)
+ * holds, in parameter order: in the parameters themselves, in the structs
+ * and arrays they point at, and in pNext chains.  OUTPUTS: the parameters
+ * the command writes (VK_F_OUT), else the others.  FN gets the handle's
+ * type and its value, which it may change in place; TOP says the value is
+ * a parameter itself, not inside a struct or array (f is its field).
+ */
+typedef void (*vk_handle_fn)(void *ctx, const vk_handle_info *h, uint64_t *value, bool top,
+			     const vk_field *f);
+void vk_walk_handles(const vk_command_info *cmd, void *args, bool outputs, vk_handle_fn fn,
+		     void *ctx);
+/* The same over one struct (its pNext chain included). */
+void vk_walk_struct_handles(const vk_struct_info *s, void *p, vk_handle_fn fn, void *ctx);
+/* The index of cmd in vk_commands[], or -1. */
+int32_t vk_command_index(const vk_command_info *cmd);
 
 /* The command named NAME, for a record's function name ("vk..."), or NULL. */
 const vk_command_info *trace_vk_command(const char *name);

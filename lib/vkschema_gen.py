@@ -3,9 +3,10 @@
 
     vkschema_gen.py [--registry DIR] OUTDIR
 
-writes OUTDIR/vkschema_gen.c (the tables lib/vkschema.h declares) and
+writes OUTDIR/vkschema_gen.c (the tables lib/vkschema.h declares),
 OUTDIR/vkschema_cmds.h (per command: the argument struct, the descriptor
-and typed encode/decode helpers).  layer/layer_gen.py imports load().
+and typed encode/decode helpers) and OUTDIR/vkcall_gen.c (per command, a
+thunk that makes the call from its argument struct: trace-replay's).  layer/layer_gen.py imports load().
 
 The registry is the source of truth: nothing here names a Vulkan command
 or struct except the few the registry cannot describe (see SPECIAL_*).
@@ -502,9 +503,9 @@ def gen_c(m):
         lines.append('};')
         lines.append('static const char *const vk_names_%s[] = { %s };'
                      % (n, ', '.join('"%s"' % f.name for f in s.fields)))
-        lines.append('const vk_struct_info vk_struct_%s = { { "%s", %d, (const char **)vk_names_%s }, sizeof(%s), %s, %d, %d, vk_fields_%s };'
+        lines.append('const vk_struct_info vk_struct_%s = { { "%s", %d, (const char **)vk_names_%s }, sizeof(%s), %s, %d, %d, vk_fields_%s, %d };'
                      % (n, n, len(s.fields), n, n, s.stype or '-1', int(s.union or s.bits),
-                        0 if s.bits else len(s.fields), n))
+                        0 if s.bits else len(s.fields), n, int(has_handles(m, n))))
         guarded(out, s.protect, lines)
     out.append('')
     out.append('const vk_struct_info *const vk_structs[] = {')
@@ -567,6 +568,58 @@ def gen_c(m):
         guarded(out, m.guard.get(n), ['\t&vk_handle_%s,' % n])
     out.append('};')
     out.append('const uint32_t vk_nhandles = sizeof(vk_handles) / sizeof(vk_handles[0]);')
+    return '\n'.join(out) + '\n'
+
+
+def has_handles(m, name, seen=None):
+    """Whether struct NAME holds a handle in a member, or in a struct a
+    member holds or points at (pNext chains are not followed: replay walks
+    them link by link)."""
+    seen = seen if seen is not None else set()
+    if name in seen:
+        return False
+    seen.add(name)
+    s = m.structs.get(name)
+    if s is None or s.union or s.bits:
+        return False
+    for f in s.fields:
+        if f.name == 'pNext':
+            continue
+        if f.kind == 'HANDLE':
+            return True
+        if f.kind == 'STRUCT' and has_handles(m, f.base, seen):
+            return True
+    return False
+
+
+def gen_call(m):
+    """OUTDIR/vkcall_gen.c: per command, a thunk that calls the command
+    through a function pointer with the members of its vk_args_NAME (the
+    result stored back), and vk_calls[], parallel to vk_commands[]."""
+    out = [HEAD.rstrip()]
+    out += prelude(m)
+    out += ['#include "vkschema_cmds.h"', '',
+            'typedef void (*vk_call_fn)(PFN_vkVoidFunction fn, void *args);', '']
+    for n, c in m.commands.items():
+        lines = ['static void vk_call_%s(PFN_vkVoidFunction fn, void *p)' % n, '{']
+        call = ', '.join('a->%s' % f.name for f in c.params)
+        if c.params or c.ret != 'void':
+            lines.append('\tvk_args_%s *a = p;' % n)
+        else:
+            lines.append('\t(void)p;')
+        res = 'a->result = ' if c.ret != 'void' else ''
+        lines.append('\t%s((PFN_%s)fn)(%s);' % (res, n, call))
+        lines.append('}')
+        guarded(out, c.protect, lines)
+    out.append('')
+    out.append('/* parallel to vk_commands[]: the same commands, in the same order */')
+    out.append('extern const vk_call_fn vk_calls[];')
+    out.append('const vk_call_fn vk_calls[] = {')
+    for n, c in m.commands.items():
+        guarded(out, c.protect, ['\tvk_call_%s,' % n])
+    out.append('};')
+    out.append('extern const uint32_t vk_ncalls;')
+    out.append('const uint32_t vk_ncalls = sizeof(vk_calls) / sizeof(vk_calls[0]);')
     return '\n'.join(out) + '\n'
 
 
@@ -634,6 +687,7 @@ def main(argv):
     os.makedirs(argv[1], exist_ok=True)
     write(os.path.join(argv[1], 'vkschema_cmds.h'), gen_h(m))
     write(os.path.join(argv[1], 'vkschema_gen.c'), gen_c(m))
+    write(os.path.join(argv[1], 'vkcall_gen.c'), gen_call(m))
 
 
 if __name__ == '__main__':

@@ -21,9 +21,10 @@ setup_file() {
 	export W="$BATS_FILE_TMPDIR"
 	export VK_LAYER_PATH="$TOP/build/layer:/usr/share/vulkan/explicit_layer.d"
 	# the programs, once under each layer: the tests read the results
+	rc=0
 	VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$W/cube.trace" \
-		timeout 120 vkcube --c 60 >"$W/cube.out" 2>"$W/cube.err"
-	echo $? >"$W/cube.rc"
+		timeout 120 vkcube --c 60 >"$W/cube.out" 2>"$W/cube.err" || rc=$?
+	echo $rc >"$W/cube.rc"
 	timeout 120 vkcube --c 60 >"$W/cube-plain.out" 2>"$W/cube-plain.err" || true
 	VK_INSTANCE_LAYERS=VK_LAYER_LUNARG_gfxreconstruct GFXRECON_CAPTURE_FILE="$W/cube.gfxr" \
 		GFXRECON_CAPTURE_FILE_TIMESTAMP=false timeout 120 vkcube --c 60 >/dev/null 2>&1 || true
@@ -33,9 +34,10 @@ setup_file() {
 	# in zink's teardown.  That case alone is run again, once, and said.
 	local try
 	for try in 1 2; do
+		rc=0
 		VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$W/glmark.trace" \
-			timeout 120 glmark2 $GLMARK_ARGS >"$W/glmark.out" 2>&1
-		echo $? >"$W/glmark.rc"
+			timeout 120 glmark2 $GLMARK_ARGS >"$W/glmark.out" 2>&1 || rc=$?
+		echo $rc >"$W/glmark.rc"
 		[ "$(cat "$W/glmark.rc")" = 0 ] && break
 		grep -q 'glmark2 Score' "$W/glmark.out" && grep -q 'BadDrawable' "$W/glmark.out" || break
 		echo "glmark2 run $try: X error after the score (BadDrawable); run again" >>"$W/glmark.retries"
@@ -143,6 +145,77 @@ count_calls() {
 	     END { exit pending }' "$W/cube.txt"
 }
 
+@test "a submit compares what its command buffers reference, and sees what comparing everything sees" {
+	# By default a submit compares only the memory of the buffers and images
+	# its command buffers reference (vkcube: the uniform buffer of the frame,
+	# through its descriptor set); bytes written elsewhere wait for the first
+	# submit that reads them.  vkcube draws each frame alike, so against a
+	# run that compares every mapped byte at every submit (TRACEKIT_SCAN=all):
+	# at each submit, every object an update just named holds, rebuilt from
+	# the updates so far, what it holds in that run at that submit; at the
+	# end every object holds the same; and the updates are fewer or as many
+	VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$W/cube-all.trace" \
+		TRACEKIT_SCAN=all timeout 120 vkcube --c 60 >/dev/null 2>"$W/cube-all.err"
+	diff "$W/cube-plain.err" "$W/cube-all.err"
+	trace-decode "$W/cube.trace" >"$W/cube-ref.txt"
+	trace-decode "$W/cube-all.trace" >"$W/cube-all.txt"
+	cat >"$W/rebuild.py" <<'PY'
+import base64, re, sys
+
+def rebuild(path):
+    """Per submit: the objects updated since the one before, and what each
+    holds then; objects are numbered in the order the trace makes them."""
+    order, content, named, at = {}, {}, set(), []
+    for line in open(path):
+        m = re.search(r'fn: vkCreate(?:Buffer|Image),.*p(?:Buffer|Image): \[(0x[0-9a-f]+)\]', line)
+        if m:
+            order[m.group(1)] = len(order)
+            continue
+        if 'fn: tracekit.update,' in line:
+            obj = order[re.search(r'object: (0x[0-9a-f]+)', line).group(1)]
+            off = int(re.search(r'offset: (\d+)', line).group(1))
+            data = base64.b64decode(re.search(r'"([A-Za-z0-9+/=]*)"', line).group(1))
+            b = content.setdefault(obj, bytearray())
+            if len(b) < off + len(data):
+                b.extend(bytes(off + len(data) - len(b)))
+            b[off:off + len(data)] = data
+            named.add(obj)
+        elif re.search(r'fn: vkQueueSubmit2?(KHR)?,', line):
+            at.append({o: bytes(content[o]) for o in named})
+            named = set()
+    return at, content
+
+ref_at, ref_end = rebuild(sys.argv[1])
+all_at, all_end = rebuild(sys.argv[2])
+assert len(ref_at) == len(all_at), 'submits: %d against %d' % (len(ref_at), len(all_at))
+state = {}
+checked = 0
+for k, (ref, full) in enumerate(zip(ref_at, all_at)):
+    state.update(full)
+    for o, data in ref.items():
+        assert state[o][:len(data)] == data, 'submit %d, object %d differs' % (k, o)
+        checked += 1
+# objects no submit reads (vkcube's uniform buffers of swapchain images
+# never acquired) are in no update: the rest end alike
+assert set(ref_end) <= set(all_end), 'objects updated that comparing everything did not'
+for o in ref_end:
+    assert ref_end[o] == all_end[o][:len(ref_end[o])], 'object %d differs at the end' % o
+print(checked)
+PY
+	run python3 "$W/rebuild.py" "$W/cube-ref.txt" "$W/cube-all.txt"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	# not vacuous: an object checked at every frame's submit
+	[ "$output" -ge 60 ]
+	[ "$(grep -c 'fn: tracekit.update,' "$W/cube-ref.txt")" -le "$(grep -c 'fn: tracekit.update,' "$W/cube-all.txt")" ]
+	# a value TRACEKIT_SCAN does not know: one message, the default
+	run env VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$W/scan-bad.trace" \
+		TRACEKIT_SCAN=some timeout 120 vkcube --c 3
+	[ "$status" -eq 0 ]
+	[ "$(echo "$output" | grep -c '^tracekit:')" -eq 1 ]
+	echo "$output" | grep -q 'TRACEKIT_SCAN=some: expected referenced or all'
+}
+
 @test "apitrace dump reads the capture" {
 	run apitrace dump "$W/cube.trace"
 	[ "$status" -eq 0 ]
@@ -164,6 +237,72 @@ count_calls() {
 	# best practices says something about vkcube: the comparison is not empty
 	[ "$(messages "$W/val-plain.out" | wc -l)" -gt 0 ]
 	diff <(messages "$W/val-plain.out") <(messages "$W/val.out")
+}
+
+@test "TRACEKIT_SCREENSHOT=0,30,59 saves those frames of vkcube as PNGs of the window's size" {
+	VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$W/shot.trace" \
+		TRACEKIT_SCREENSHOT=0,30,59 timeout 120 vkcube --c 60 >"$W/shot.out" 2>"$W/shot.err"
+	ls "$W"/shot.frame-*.png
+	[ "$(ls "$W"/shot.frame-*.png | wc -l)" -eq 3 ]
+	for n in 0 30 59; do
+		[ "$(identify -format '%w %h' "$W/shot.frame-$n.png")" = "500 500" ]
+		# not blank: the cube's shades and the logo, not one clear colour
+		[ "$(identify -format '%k' "$W/shot.frame-$n.png")" -gt 100 ]
+	done
+	# the cube turns: frame 0 is not frame 30
+	ae=$(compare -metric AE "$W/shot.frame-0.png" "$W/shot.frame-30.png" null: 2>&1 || true)
+	echo "frame 0 against 30: $ae pixels differ"
+	[ "$ae" -gt 1000 ]
+	# the layer's own copies are not in the trace, and the swapchain is
+	# recorded with the usage vkcube asked for (TRANSFER_SRC added below)
+	[ "$(count_calls "$W/shot.trace" vkQueuePresentKHR)" -eq 60 ]
+	[ "$(count_calls "$W/shot.trace" vkQueueSubmit)" -eq "$(count_calls "$W/cube.trace" vkQueueSubmit)" ]
+	[ "$(count_calls "$W/shot.trace" vkCmdCopyImageToBuffer)" -eq 0 ]
+	diff <(trace-decode "$W/cube.trace" | grep 'fn: vkCreateSwapchainKHR,' | grep -o 'imageUsage: [A-Z_|]*') \
+		<(trace-decode "$W/shot.trace" | grep 'fn: vkCreateSwapchainKHR,' | grep -o 'imageUsage: [A-Z_|]*')
+	# vkcube draws each frame alike from run to run: a second run's frame 30
+	# (into TRACEKIT_SCREENSHOT_DIR, with a range) is the same picture
+	mkdir -p "$W/shots2"
+	VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$W/shot2.trace" \
+		TRACEKIT_SCREENSHOT_DIR="$W/shots2" TRACEKIT_SCREENSHOT=29-31 timeout 120 vkcube --c 60 >/dev/null 2>&1
+	[ "$(ls "$W"/shots2 | tr '\n' ' ')" = "shot2.frame-29.png shot2.frame-30.png shot2.frame-31.png " ]
+	[ "$(compare -metric AE "$W/shot.frame-30.png" "$W/shots2/shot2.frame-30.png" null: 2>&1)" = 0 ]
+	# vkcube's output is as without the layer: not a word on stderr
+	diff "$W/cube-plain.out" "$W/shot.out"
+	diff "$W/cube-plain.err" "$W/shot.err"
+}
+
+@test "screenshots on, the validation layer stacked with ours reports nothing it does not without ours" {
+	messages() {
+		grep -o 'Message Id Name: [A-Za-z0-9_-]*' "$1" | grep -v 'Name: Loader$' | sort
+	}
+	export VK_LAYER_ENABLES=VK_VALIDATION_FEATURE_ENABLE_BEST_PRACTICES_EXT
+	rc_plain=0 rc=0
+	timeout 120 vkcube --validate --c 20 >"$W/sval-plain.out" 2>&1 || rc_plain=$?
+	VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$W/sval.trace" \
+		TRACEKIT_SCREENSHOT=0,5-7,19 timeout 120 vkcube --validate --c 20 >"$W/sval.out" 2>&1 || rc=$?
+	[ "$rc" = "$rc_plain" ]
+	[ "$(ls "$W"/sval.frame-*.png | wc -l)" -eq 5 ]
+	[ "$(messages "$W/sval-plain.out" | wc -l)" -gt 0 ]
+	diff <(messages "$W/sval-plain.out") <(messages "$W/sval.out")
+	# and synchronization validation finds no hazard in the copies
+	export VK_LAYER_ENABLES=VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT
+	rc_plain=0 rc=0
+	timeout 120 vkcube --validate --c 20 >"$W/ssync-plain.out" 2>&1 || rc_plain=$?
+	VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$W/ssync.trace" \
+		TRACEKIT_SCREENSHOT=0-19 timeout 120 vkcube --validate --c 20 >"$W/ssync.out" 2>&1 || rc=$?
+	[ "$rc" = "$rc_plain" ]
+	[ "$(ls "$W"/ssync.frame-*.png | wc -l)" -eq 20 ]
+	diff <(messages "$W/ssync-plain.out") <(messages "$W/ssync.out")
+}
+
+@test "a TRACEKIT_SCREENSHOT that is not a frame list gets one message, and no screenshots" {
+	run env VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$W/badshot.trace" \
+		TRACEKIT_SCREENSHOT=1,x timeout 120 vkcube --c 3
+	[ "$status" -eq 0 ]
+	[ "$(echo "$output" | grep -c '^tracekit:')" -eq 1 ]
+	echo "$output" | grep -q 'TRACEKIT_SCREENSHOT=1,x: expected frame numbers'
+	! ls "$W"/badshot.frame-* 2>/dev/null
 }
 
 @test "glmark2 through zink under the layer exits 0 and draws the same frames" {

@@ -276,10 +276,10 @@ replayed_counts() {
 	[ "$(json s.json 's["made_lost"]')" = 1 ]
 }
 
-@test "a GL trace is refused: only VMA recordings replay today" {
+@test "a GL trace is refused: only Vulkan traces and VMA recordings replay" {
 	replay_error "$DATA/glxgears.trace"
 	[ "$status" -eq 1 ]
-	grep -q 'glxgears.trace: this is .*trace, not a VMA recording; replaying API calls comes with the Vulkan replayer' <<<"$output"
+	grep -q 'glxgears.trace: this is .*trace: only Vulkan traces (api: Vulkan, the capture layer.s) and VMA recordings (see vma-import) replay' <<<"$output"
 	[ "$(wc -l <<<"$output")" = 1 ]
 }
 

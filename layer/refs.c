@@ -1,0 +1,888 @@
+/*
+ * What a submit may read: per command buffer, the buffers and images its
+ * commands reference, so that a queue submit compares only their mapped
+ * memory with the shadow (memory.c) instead of every mapped range.
+ *
+ * While a command buffer records, each vkCmd* wrapper hands its arguments
+ * here; the schema's tables (lib/vkschema.h) say where the handles are,
+ * in the parameters, the structs and arrays they point at and the pNext
+ * chains, so no command is listed by hand but the few that pass handles
+ * as untyped bytes (push descriptors by template).  Kept per command
+ * buffer: buffers and images; buffer and image views (their buffer or
+ * image at submit); framebuffers (their attachments); descriptor sets
+ * (their contents at submit, from vkUpdateDescriptorSets and update
+ * templates: a set used by a command buffer cannot change without the
+ * command buffer being recorded again, unless it was made to be updated
+ * after binding, and then the submit is what sees its contents); and the
+ * secondary command buffers it executes.
+ *
+ * What cannot be known makes the submit scan everything, as before:
+ * commands that pass untyped data the layer does not read, a pNext struct
+ * the registry lacks, descriptors it does not follow (acceleration
+ * structures, unknown types), copies between descriptor sets, and, for
+ * the rest of the device's life, any device address handed out (shaders
+ * may then read memory that no command names).  Over-counting is harmless:
+ * bytes not compared at one submit stay different from the shadow and are
+ * written at the first submit that may read them (or at the unmap or free).
+ */
+#include "layer.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct tk_cbuf {
+	uint64_t pool;
+	bool unknown;          /* references that cannot be known */
+	uint64_t epoch;        /* collected in this scan already */
+	tk_map objs;           /* buffers and images: a set (value 1) */
+	tk_map views;          /* buffer and image views */
+	tk_map fbs;            /* framebuffers */
+	tk_map sets;           /* descriptor sets */
+	tk_map cbs;            /* secondary command buffers executed */
+} tk_cbuf;
+
+typedef struct tk_dset {
+	uint64_t pool;
+	bool unknown;
+	/* (binding, element, kind) -> the handle written there: a write
+	 * that rolls over into the next binding is kept under its own
+	 * binding, which only ever keeps more than is there */
+	tk_map slots;
+} tk_dset;
+
+typedef struct tk_fb {
+	uint32_t n;
+	uint64_t *views;
+} tk_fb;
+
+typedef struct tk_template {
+	uint32_t n;
+	VkDescriptorUpdateTemplateEntry *e;
+} tk_template;
+
+enum { K_NONE, K_OBJ, K_VIEW, K_FB, K_SET, K_CB };
+
+/* How a vkCmd* is handled, cached per command (the wrapper's HOW). */
+enum { HOW_UNSEEN, HOW_NOTHING, HOW_WALK, HOW_UNKNOWN, HOW_PUSH_TEMPLATE };
+
+#define ONE ((void *)(uintptr_t)1)
+
+/* ------------------------------------------------------------------ */
+/* The schema: which handle types and structs matter. */
+
+static const vk_handle_info *h_buffer, *h_image, *h_bview, *h_iview, *h_fb, *h_set, *h_cb;
+static const vk_struct_info *s_write;
+static pthread_once_t types_once = PTHREAD_ONCE_INIT;
+static tk_map struct_memo; /* vk_struct_info -> its F_* flags + 1, made once */
+static bool memo_done;
+
+static int struct_flags(const vk_struct_info *s, int depth);
+
+static void types_init(void)
+{
+	h_buffer = vk_handle_lookup("VkBuffer");
+	h_image = vk_handle_lookup("VkImage");
+	h_bview = vk_handle_lookup("VkBufferView");
+	h_iview = vk_handle_lookup("VkImageView");
+	h_fb = vk_handle_lookup("VkFramebuffer");
+	h_set = vk_handle_lookup("VkDescriptorSet");
+	h_cb = vk_handle_lookup("VkCommandBuffer");
+	s_write = vk_struct_lookup("VkWriteDescriptorSet");
+	for (uint32_t i = 0; i < vk_nstructs; i++)
+		struct_flags(vk_structs[i], 0);
+	memo_done = true;
+}
+
+static int kind_of(const vk_handle_info *h)
+{
+	if (!h)
+		return K_NONE;
+	if (h == h_buffer || h == h_image)
+		return K_OBJ;
+	if (h == h_bview || h == h_iview)
+		return K_VIEW;
+	if (h == h_fb)
+		return K_FB;
+	if (h == h_set)
+		return K_SET;
+	if (h == h_cb)
+		return K_CB;
+	return K_NONE;
+}
+
+enum { F_REF = 1, F_VOID = 2 };
+
+static int field_flags(const vk_field *f, int depth)
+{
+	if (f->flags & VK_F_PNEXT)
+		return F_REF;
+	switch (f->base) {
+	case VK_B_HANDLE:
+		return kind_of(f->ref) != K_NONE ? F_REF : 0;
+	case VK_B_STRUCT:
+		if (f->ref == s_write)
+			return F_REF;
+		return f->ref ? struct_flags(f->ref, depth + 1) : 0;
+	case VK_B_VOID:
+		return f->ptr ? F_VOID : 0;
+	default:
+		return 0;
+	}
+}
+
+/* What a struct can hold: F_REF (a handle that matters, or a pNext
+ * chain, which may), F_VOID (untyped bytes).  Worked out for every struct
+ * once, in types_init(); read without a lock after. */
+static int struct_flags(const vk_struct_info *s, int depth)
+{
+	uintptr_t memo = (uintptr_t)tk_map_get(&struct_memo, (uint64_t)(uintptr_t)s);
+	if (memo)
+		return (int)memo - 1;
+	if (s->blob)
+		return 0;
+	if (depth > 8)
+		return F_REF | F_VOID;
+	int r = 0;
+	for (uint32_t i = 0; i < s->nfields; i++)
+		r |= field_flags(&s->fields[i], depth);
+	if (!memo_done) /* a depth cut short gives more flags, never fewer */
+		tk_map_put(&struct_memo, (uint64_t)(uintptr_t)s, (void *)(uintptr_t)(r + 1));
+	return r;
+}
+
+static int how_of(const vk_command_info *cmd)
+{
+	int r = 0;
+	for (uint32_t i = 1; i < cmd->nparams; i++) /* 0: the command buffer */
+		r |= field_flags(&cmd->params[i], 0);
+	if (r & F_VOID) {
+		const char *n = cmd->sig.name;
+		if (!strcmp(n, "vkCmdPushDescriptorSetWithTemplateKHR"))
+			return HOW_PUSH_TEMPLATE;
+		/* data the device reads inline, or only a marker's value */
+		if (strcmp(n, "vkCmdPushConstants") && strcmp(n, "vkCmdUpdateBuffer") &&
+		    strcmp(n, "vkCmdSetCheckpointNV"))
+			return HOW_UNKNOWN;
+	}
+	return r & F_REF ? HOW_WALK : HOW_NOTHING;
+}
+
+/* ------------------------------------------------------------------ */
+/* Walking a command's arguments. */
+
+static void set_add(tk_map *m, uint64_t h)
+{
+	if (h && !tk_map_get(m, h))
+		tk_map_put(m, h, ONE);
+}
+
+static void cb_add(tk_cbuf *cb, int kind, uint64_t h)
+{
+	switch (kind) {
+	case K_OBJ: set_add(&cb->objs, h); break;
+	case K_VIEW: set_add(&cb->views, h); break;
+	case K_FB: set_add(&cb->fbs, h); break;
+	case K_SET: set_add(&cb->sets, h); break;
+	case K_CB: set_add(&cb->cbs, h); break;
+	default: break;
+	}
+}
+
+static uint64_t read_u(const void *p, uint32_t size)
+{
+	uint64_t v = 0;
+	switch (size) {
+	case 1: v = *(const uint8_t *)p; break;
+	case 2: { uint16_t x; memcpy(&x, p, 2); v = x; break; }
+	case 4: { uint32_t x; memcpy(&x, p, 4); v = x; break; }
+	default: memcpy(&v, p, 8); break;
+	}
+	return v;
+}
+
+static const void *read_p(const uint8_t *p)
+{
+	const void *q;
+	memcpy(&q, p, sizeof(q));
+	return q;
+}
+
+/* The length of array F from its sibling (as lib/vkschema.c reads it). */
+static uint64_t field_len(const vk_field *fields, const vk_field *f, const uint8_t *base)
+{
+	if (f->len_op == VK_LEN_NONE)
+		return 1;
+	if (f->len_op == VK_LEN_CONST)
+		return f->len_arg;
+	if (f->len < 0)
+		return 1;
+	const vk_field *s = &fields[f->len];
+	const uint8_t *sp = base + s->offset;
+	if (f->len_op == VK_LEN_FIELD) {
+		const uint8_t *q = read_p(sp);
+		return q ? read_u(q + f->len_arg, 4) : 0;
+	}
+	uint64_t n;
+	if (s->ptr) {
+		const void *q = read_p(sp);
+		n = q ? read_u(q, s->size) : 0;
+	} else {
+		n = read_u(sp, s->size);
+	}
+	if (f->len_op == VK_LEN_DIV4)
+		return n / 4;
+	if (f->len_op == VK_LEN_SAMPLES)
+		return (n + 31) / 32;
+	return n;
+}
+
+/* Where a descriptor of TYPE keeps its handle; its kind. */
+typedef enum { D_NONE, D_IMAGE, D_BUFFER, D_TEXEL, D_UNKNOWN } dkind;
+
+static dkind dkind_of(VkDescriptorType t)
+{
+	switch (t) {
+	case VK_DESCRIPTOR_TYPE_SAMPLER:
+	case VK_DESCRIPTOR_TYPE_INLINE_UNIFORM_BLOCK:
+		return D_NONE;
+	case VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER:
+	case VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE:
+	case VK_DESCRIPTOR_TYPE_STORAGE_IMAGE:
+	case VK_DESCRIPTOR_TYPE_INPUT_ATTACHMENT:
+	case VK_DESCRIPTOR_TYPE_SAMPLE_WEIGHT_IMAGE_QCOM:
+	case VK_DESCRIPTOR_TYPE_BLOCK_MATCH_IMAGE_QCOM:
+		return D_IMAGE;
+	case VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER:
+	case VK_DESCRIPTOR_TYPE_STORAGE_BUFFER:
+	case VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC:
+	case VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC:
+		return D_BUFFER;
+	case VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER:
+	case VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER:
+		return D_TEXEL;
+	default: /* acceleration structures, mutable, what comes later */
+		return D_UNKNOWN;
+	}
+}
+
+/* The handle descriptor I of a write (or template entry) of kind K holds,
+ * and its K_* kind; false for a kind the layer does not follow. */
+static uint64_t descriptor_at(dkind k, const uint8_t *p, int *kind)
+{
+	switch (k) {
+	case D_IMAGE:
+		*kind = K_VIEW;
+		return (uint64_t)((const VkDescriptorImageInfo *)p)->imageView;
+	case D_BUFFER:
+		*kind = K_OBJ;
+		return (uint64_t)((const VkDescriptorBufferInfo *)p)->buffer;
+	case D_TEXEL:
+		*kind = K_VIEW;
+		return (uint64_t)*(const VkBufferView *)p;
+	default:
+		*kind = K_NONE;
+		return 0;
+	}
+}
+
+static size_t dstride(dkind k)
+{
+	return k == D_IMAGE ? sizeof(VkDescriptorImageInfo)
+	       : k == D_BUFFER ? sizeof(VkDescriptorBufferInfo) : sizeof(VkBufferView);
+}
+
+/* The array of a VkWriteDescriptorSet that its type says is there. */
+static const uint8_t *write_array(const VkWriteDescriptorSet *w, dkind k)
+{
+	return k == D_IMAGE ? (const uint8_t *)w->pImageInfo
+	       : k == D_BUFFER ? (const uint8_t *)w->pBufferInfo
+	       : k == D_TEXEL ? (const uint8_t *)w->pTexelBufferView : NULL;
+}
+
+typedef struct walker {
+	tk_cbuf *cb;
+} walker;
+
+static void walk_struct(walker *w, const vk_struct_info *s, const uint8_t *p, int depth);
+
+static void walk_write(walker *w, const VkWriteDescriptorSet *wr)
+{
+	/* a push descriptor: what it names, the command buffer reads */
+	dkind k = dkind_of(wr->descriptorType);
+	if (k == D_NONE)
+		return;
+	const uint8_t *a = write_array(wr, k);
+	if (k == D_UNKNOWN || !a) {
+		if (k == D_UNKNOWN || wr->descriptorCount > 0)
+			w->cb->unknown = true;
+		return;
+	}
+	for (uint32_t i = 0; i < wr->descriptorCount; i++) {
+		int kind;
+		uint64_t h = descriptor_at(k, a + i * dstride(k), &kind);
+		cb_add(w->cb, kind, h);
+	}
+}
+
+static void walk_pnext(walker *w, const VkBaseInStructure *b, int depth)
+{
+	for (; b; b = b->pNext) {
+		const vk_struct_info *s = vk_struct_by_stype(b->sType);
+		if (!s) {
+			w->cb->unknown = true;
+			return;
+		}
+		if (struct_flags(s, 0) & F_VOID)
+			w->cb->unknown = true;
+		walk_struct(w, s, (const uint8_t *)b, depth + 1);
+	}
+}
+
+static void walk_elems(walker *w, const vk_field *f, const uint8_t *p, uint64_t n, int depth)
+{
+	if (f->base == VK_B_HANDLE) {
+		int kind = kind_of(f->ref);
+		for (uint64_t i = 0; kind != K_NONE && i < n; i++)
+			cb_add(w->cb, kind, read_u(p + i * 8, 8));
+		return;
+	}
+	for (uint64_t i = 0; i < n; i++) {
+		if (f->ref == s_write)
+			walk_write(w, (const VkWriteDescriptorSet *)(p + i * f->size));
+		else
+			walk_struct(w, f->ref, p + i * f->size, depth + 1);
+	}
+}
+
+static void walk_field(walker *w, const vk_field *fields, const vk_field *f, const uint8_t *base,
+		       int depth)
+{
+	if (depth > 16)
+		return;
+	const uint8_t *fp = base + f->offset;
+	if (f->flags & VK_F_PNEXT) {
+		walk_pnext(w, read_p(fp), depth);
+		return;
+	}
+	if (f->base != VK_B_HANDLE && f->base != VK_B_STRUCT)
+		return;
+	if (f->base == VK_B_STRUCT && (!f->ref || !(field_flags(f, 0) & F_REF)))
+		return;
+	if (f->ptr == 0) {
+		walk_elems(w, f, fp, f->count ? f->count : 1, depth);
+		return;
+	}
+	const uint8_t *p = read_p(fp);
+	if (!p)
+		return;
+	uint64_t n = field_len(fields, f, base);
+	if (f->ptr == 1) {
+		walk_elems(w, f, p, n, depth);
+		return;
+	}
+	for (uint64_t i = 0; i < n; i++) {
+		const uint8_t *q = read_p(p + i * sizeof(void *));
+		if (q)
+			walk_elems(w, f, q, 1, depth);
+	}
+}
+
+static void walk_struct(walker *w, const vk_struct_info *s, const uint8_t *p, int depth)
+{
+	if (s->blob)
+		return;
+	for (uint32_t i = 0; i < s->nfields; i++)
+		walk_field(w, s->fields, &s->fields[i], p, depth);
+}
+
+/* The descriptors a template writes from DATA, to ADD(ctx, kind, handle);
+ * false for one the layer does not follow. */
+static bool template_walk(const tk_template *t, const void *data,
+			  void (*add)(void *ctx, uint32_t binding, uint32_t element, int kind,
+				      uint64_t h),
+			  void *ctx)
+{
+	bool ok = true;
+	for (uint32_t i = 0; i < t->n && data; i++) {
+		const VkDescriptorUpdateTemplateEntry *e = &t->e[i];
+		dkind k = dkind_of(e->descriptorType);
+		if (k == D_NONE)
+			continue;
+		if (k == D_UNKNOWN) {
+			ok = false;
+			continue;
+		}
+		for (uint32_t j = 0; j < e->descriptorCount; j++) {
+			int kind;
+			uint64_t h = descriptor_at(k, (const uint8_t *)data + e->offset + j * e->stride, &kind);
+			add(ctx, e->dstBinding, e->dstArrayElement + j, kind, h);
+		}
+	}
+	return ok;
+}
+
+static void add_to_cb(void *ctx, uint32_t binding, uint32_t element, int kind, uint64_t h)
+{
+	(void)binding;
+	(void)element;
+	cb_add(ctx, kind, h);
+}
+
+void tk_cmd_refs(tk_device *dev, const vk_command_info *cmd, const void *args,
+		 _Atomic uint8_t *how_cache)
+{
+	int how = *how_cache;
+	if (how == HOW_UNSEEN) {
+		pthread_once(&types_once, types_init);
+		how = how_of(cmd);
+		*how_cache = (uint8_t)how;
+	}
+	if (how == HOW_NOTHING || !tk_tracing())
+		return;
+	VkCommandBuffer handle = *(const VkCommandBuffer *)args;
+	pthread_mutex_lock(&dev->lock);
+	tk_cbuf *cb = tk_map_get(&dev->cbufs, (uint64_t)handle);
+	if (!cb) {
+		/* allocated before the layer knew of it: made now */
+		cb = calloc(1, sizeof(*cb));
+		tk_map_put(&dev->cbufs, (uint64_t)handle, cb);
+	}
+	walker w = { cb };
+	if (how == HOW_UNKNOWN) {
+		cb->unknown = true;
+	} else if (how == HOW_PUSH_TEMPLATE) {
+		const vk_args_vkCmdPushDescriptorSetWithTemplateKHR *a = args;
+		tk_template *t = tk_map_get(&dev->templates, (uint64_t)a->descriptorUpdateTemplate);
+		if (!t || !template_walk(t, a->pData, add_to_cb, cb))
+			cb->unknown = true;
+	} else {
+		for (uint32_t i = 1; i < cmd->nparams; i++)
+			walk_field(&w, cmd->params, &cmd->params[i], args, 0);
+	}
+	pthread_mutex_unlock(&dev->lock);
+}
+
+void tk_note_address(tk_device *dev)
+{
+	if (!dev->full_scan) {
+		pthread_mutex_lock(&dev->lock);
+		dev->full_scan = true;
+		pthread_mutex_unlock(&dev->lock);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Command buffers. */
+
+static void cbuf_clear(tk_cbuf *cb)
+{
+	tk_map_free(&cb->objs);
+	tk_map_free(&cb->views);
+	tk_map_free(&cb->fbs);
+	tk_map_free(&cb->sets);
+	tk_map_free(&cb->cbs);
+	cb->unknown = false;
+}
+
+static void cbuf_free(tk_cbuf *cb)
+{
+	if (cb) {
+		cbuf_clear(cb);
+		free(cb);
+	}
+}
+
+void tk_post_vkAllocateCommandBuffers(tk_device *dev, vk_args_vkAllocateCommandBuffers *a)
+{
+	if (a->result != VK_SUCCESS)
+		return;
+	pthread_mutex_lock(&dev->lock);
+	for (uint32_t i = 0; i < a->pAllocateInfo->commandBufferCount; i++) {
+		tk_cbuf *cb = calloc(1, sizeof(*cb));
+		cb->pool = (uint64_t)a->pAllocateInfo->commandPool;
+		cbuf_free(tk_map_del(&dev->cbufs, (uint64_t)a->pCommandBuffers[i]));
+		tk_map_put(&dev->cbufs, (uint64_t)a->pCommandBuffers[i], cb);
+	}
+	pthread_mutex_unlock(&dev->lock);
+}
+
+void tk_pre_vkFreeCommandBuffers(tk_device *dev, vk_args_vkFreeCommandBuffers *a)
+{
+	pthread_mutex_lock(&dev->lock);
+	for (uint32_t i = 0; a->pCommandBuffers && i < a->commandBufferCount; i++)
+		cbuf_free(tk_map_del(&dev->cbufs, (uint64_t)a->pCommandBuffers[i]));
+	pthread_mutex_unlock(&dev->lock);
+}
+
+void tk_pre_vkBeginCommandBuffer(tk_device *dev, vk_args_vkBeginCommandBuffer *a)
+{
+	pthread_mutex_lock(&dev->lock);
+	tk_cbuf *cb = tk_map_get(&dev->cbufs, (uint64_t)a->commandBuffer);
+	if (cb)
+		cbuf_clear(cb);
+	pthread_mutex_unlock(&dev->lock);
+}
+
+void tk_pre_vkDestroyCommandPool(tk_device *dev, vk_args_vkDestroyCommandPool *a)
+{
+	if (!a->commandPool)
+		return;
+	pthread_mutex_lock(&dev->lock);
+	for (size_t i = 0; i < dev->cbufs.cap; i++) {
+		tk_cbuf *cb = dev->cbufs.vals[i];
+		if (cb && cb->pool == (uint64_t)a->commandPool) {
+			cbuf_free(cb);
+			dev->cbufs.vals[i] = NULL;
+		}
+	}
+	pthread_mutex_unlock(&dev->lock);
+}
+
+/* ------------------------------------------------------------------ */
+/* Views and framebuffers. */
+
+static void view_put(tk_device *dev, VkResult r, uint64_t view, uint64_t of)
+{
+	if (r != VK_SUCCESS)
+		return;
+	pthread_mutex_lock(&dev->lock);
+	tk_map_put(&dev->views, view, (void *)(uintptr_t)of);
+	pthread_mutex_unlock(&dev->lock);
+}
+
+static void view_del(tk_device *dev, uint64_t view)
+{
+	pthread_mutex_lock(&dev->lock);
+	tk_map_del(&dev->views, view);
+	pthread_mutex_unlock(&dev->lock);
+}
+
+void tk_post_vkCreateBufferView(tk_device *dev, vk_args_vkCreateBufferView *a)
+{
+	view_put(dev, a->result, (uint64_t)*a->pView, (uint64_t)a->pCreateInfo->buffer);
+}
+
+void tk_pre_vkDestroyBufferView(tk_device *dev, vk_args_vkDestroyBufferView *a)
+{
+	view_del(dev, (uint64_t)a->bufferView);
+}
+
+void tk_post_vkCreateImageView(tk_device *dev, vk_args_vkCreateImageView *a)
+{
+	view_put(dev, a->result, (uint64_t)*a->pView, (uint64_t)a->pCreateInfo->image);
+}
+
+void tk_pre_vkDestroyImageView(tk_device *dev, vk_args_vkDestroyImageView *a)
+{
+	view_del(dev, (uint64_t)a->imageView);
+}
+
+static void fb_free(tk_fb *fb)
+{
+	if (fb) {
+		free(fb->views);
+		free(fb);
+	}
+}
+
+void tk_post_vkCreateFramebuffer(tk_device *dev, vk_args_vkCreateFramebuffer *a)
+{
+	if (a->result != VK_SUCCESS)
+		return;
+	const VkFramebufferCreateInfo *ci = a->pCreateInfo;
+	tk_fb *fb = calloc(1, sizeof(*fb));
+	/* imageless framebuffers get their views at vkCmdBeginRenderPass */
+	if (!(ci->flags & VK_FRAMEBUFFER_CREATE_IMAGELESS_BIT) && ci->pAttachments) {
+		fb->n = ci->attachmentCount;
+		fb->views = calloc(fb->n + 1, sizeof(uint64_t));
+		for (uint32_t i = 0; i < fb->n; i++)
+			fb->views[i] = (uint64_t)ci->pAttachments[i];
+	}
+	pthread_mutex_lock(&dev->lock);
+	fb_free(tk_map_del(&dev->fbs, (uint64_t)*a->pFramebuffer));
+	tk_map_put(&dev->fbs, (uint64_t)*a->pFramebuffer, fb);
+	pthread_mutex_unlock(&dev->lock);
+}
+
+void tk_pre_vkDestroyFramebuffer(tk_device *dev, vk_args_vkDestroyFramebuffer *a)
+{
+	pthread_mutex_lock(&dev->lock);
+	fb_free(tk_map_del(&dev->fbs, (uint64_t)a->framebuffer));
+	pthread_mutex_unlock(&dev->lock);
+}
+
+/* ------------------------------------------------------------------ */
+/* Descriptor sets and update templates. */
+
+static uint64_t slot_key(uint32_t binding, uint32_t element, int kind)
+{
+	return ((uint64_t)binding << 34 | (uint64_t)(element & 0x3fffffffu) << 4 | (uint64_t)kind) + 1;
+}
+
+static void dset_free(tk_dset *s)
+{
+	if (s) {
+		tk_map_free(&s->slots);
+		free(s);
+	}
+}
+
+static void slot_put(void *ctx, uint32_t binding, uint32_t element, int kind, uint64_t h)
+{
+	tk_dset *s = ctx;
+	if (kind == K_NONE)
+		return;
+	uint64_t key = slot_key(binding, element, kind);
+	if (h)
+		tk_map_put(&s->slots, key, (void *)(uintptr_t)h);
+	else
+		tk_map_del(&s->slots, key);
+}
+
+void tk_post_vkAllocateDescriptorSets(tk_device *dev, vk_args_vkAllocateDescriptorSets *a)
+{
+	if (a->result != VK_SUCCESS)
+		return;
+	pthread_mutex_lock(&dev->lock);
+	for (uint32_t i = 0; i < a->pAllocateInfo->descriptorSetCount; i++) {
+		tk_dset *s = calloc(1, sizeof(*s));
+		s->pool = (uint64_t)a->pAllocateInfo->descriptorPool;
+		dset_free(tk_map_del(&dev->dsets, (uint64_t)a->pDescriptorSets[i]));
+		tk_map_put(&dev->dsets, (uint64_t)a->pDescriptorSets[i], s);
+	}
+	pthread_mutex_unlock(&dev->lock);
+}
+
+void tk_pre_vkFreeDescriptorSets(tk_device *dev, vk_args_vkFreeDescriptorSets *a)
+{
+	pthread_mutex_lock(&dev->lock);
+	for (uint32_t i = 0; a->pDescriptorSets && i < a->descriptorSetCount; i++)
+		dset_free(tk_map_del(&dev->dsets, (uint64_t)a->pDescriptorSets[i]));
+	pthread_mutex_unlock(&dev->lock);
+}
+
+static void pool_sets_free(tk_device *dev, uint64_t pool)
+{
+	pthread_mutex_lock(&dev->lock);
+	for (size_t i = 0; i < dev->dsets.cap; i++) {
+		tk_dset *s = dev->dsets.vals[i];
+		if (s && s->pool == pool) {
+			dset_free(s);
+			dev->dsets.vals[i] = NULL;
+		}
+	}
+	pthread_mutex_unlock(&dev->lock);
+}
+
+void tk_pre_vkResetDescriptorPool(tk_device *dev, vk_args_vkResetDescriptorPool *a)
+{
+	pool_sets_free(dev, (uint64_t)a->descriptorPool);
+}
+
+void tk_pre_vkDestroyDescriptorPool(tk_device *dev, vk_args_vkDestroyDescriptorPool *a)
+{
+	if (a->descriptorPool)
+		pool_sets_free(dev, (uint64_t)a->descriptorPool);
+}
+
+/* A set the layer does not know (made before it looked): from now on,
+ * followed as unknown. */
+static tk_dset *dset_of(tk_device *dev, uint64_t handle)
+{
+	tk_dset *s = tk_map_get(&dev->dsets, handle);
+	if (!s && handle) {
+		s = calloc(1, sizeof(*s));
+		s->unknown = true;
+		tk_map_put(&dev->dsets, handle, s);
+	}
+	return s;
+}
+
+void tk_post_vkUpdateDescriptorSets(tk_device *dev, vk_args_vkUpdateDescriptorSets *a)
+{
+	pthread_mutex_lock(&dev->lock);
+	for (uint32_t i = 0; a->pDescriptorWrites && i < a->descriptorWriteCount; i++) {
+		const VkWriteDescriptorSet *w = &a->pDescriptorWrites[i];
+		tk_dset *s = dset_of(dev, (uint64_t)w->dstSet);
+		if (!s)
+			continue;
+		dkind k = dkind_of(w->descriptorType);
+		const uint8_t *arr = write_array(w, k);
+		if (k == D_NONE)
+			continue;
+		if (k == D_UNKNOWN || !arr) {
+			if (k == D_UNKNOWN || w->descriptorCount > 0)
+				s->unknown = true;
+			continue;
+		}
+		for (uint32_t j = 0; j < w->descriptorCount; j++) {
+			int kind;
+			uint64_t h = descriptor_at(k, arr + j * dstride(k), &kind);
+			slot_put(s, w->dstBinding, w->dstArrayElement + j, kind, h);
+		}
+	}
+	/* a copy moves descriptors whose slots were kept by where they were
+	 * written: the set copied into is followed as unknown */
+	for (uint32_t i = 0; a->pDescriptorCopies && i < a->descriptorCopyCount; i++) {
+		tk_dset *s = dset_of(dev, (uint64_t)a->pDescriptorCopies[i].dstSet);
+		if (s)
+			s->unknown = true;
+	}
+	pthread_mutex_unlock(&dev->lock);
+}
+
+static void update_with_template(tk_device *dev, VkDescriptorSet set,
+				 VkDescriptorUpdateTemplate tmpl, const void *data)
+{
+	pthread_mutex_lock(&dev->lock);
+	tk_dset *s = dset_of(dev, (uint64_t)set);
+	tk_template *t = tk_map_get(&dev->templates, (uint64_t)tmpl);
+	if (s && (!t || !template_walk(t, data, slot_put, s)))
+		s->unknown = true;
+	pthread_mutex_unlock(&dev->lock);
+}
+
+void tk_post_vkUpdateDescriptorSetWithTemplate(tk_device *dev,
+					       vk_args_vkUpdateDescriptorSetWithTemplate *a)
+{
+	update_with_template(dev, a->descriptorSet, a->descriptorUpdateTemplate, a->pData);
+}
+
+void tk_post_vkUpdateDescriptorSetWithTemplateKHR(tk_device *dev,
+						  vk_args_vkUpdateDescriptorSetWithTemplateKHR *a)
+{
+	update_with_template(dev, a->descriptorSet, a->descriptorUpdateTemplate, a->pData);
+}
+
+static void template_free(tk_template *t)
+{
+	if (t) {
+		free(t->e);
+		free(t);
+	}
+}
+
+static void template_make(tk_device *dev, VkResult r, const VkDescriptorUpdateTemplateCreateInfo *ci,
+			  VkDescriptorUpdateTemplate handle)
+{
+	if (r != VK_SUCCESS)
+		return;
+	tk_template *t = calloc(1, sizeof(*t));
+	t->n = ci->descriptorUpdateEntryCount;
+	t->e = calloc(t->n + 1, sizeof(*t->e));
+	if (t->n)
+		memcpy(t->e, ci->pDescriptorUpdateEntries, sizeof(*t->e) * t->n);
+	pthread_mutex_lock(&dev->lock);
+	template_free(tk_map_del(&dev->templates, (uint64_t)handle));
+	tk_map_put(&dev->templates, (uint64_t)handle, t);
+	pthread_mutex_unlock(&dev->lock);
+}
+
+void tk_post_vkCreateDescriptorUpdateTemplate(tk_device *dev,
+					      vk_args_vkCreateDescriptorUpdateTemplate *a)
+{
+	template_make(dev, a->result, a->pCreateInfo, *a->pDescriptorUpdateTemplate);
+}
+
+void tk_post_vkCreateDescriptorUpdateTemplateKHR(tk_device *dev,
+						 vk_args_vkCreateDescriptorUpdateTemplateKHR *a)
+{
+	template_make(dev, a->result, a->pCreateInfo, *a->pDescriptorUpdateTemplate);
+}
+
+static void template_del(tk_device *dev, VkDescriptorUpdateTemplate handle)
+{
+	pthread_mutex_lock(&dev->lock);
+	template_free(tk_map_del(&dev->templates, (uint64_t)handle));
+	pthread_mutex_unlock(&dev->lock);
+}
+
+void tk_pre_vkDestroyDescriptorUpdateTemplate(tk_device *dev,
+					      vk_args_vkDestroyDescriptorUpdateTemplate *a)
+{
+	template_del(dev, a->descriptorUpdateTemplate);
+}
+
+void tk_pre_vkDestroyDescriptorUpdateTemplateKHR(tk_device *dev,
+						 vk_args_vkDestroyDescriptorUpdateTemplateKHR *a)
+{
+	template_del(dev, a->descriptorUpdateTemplate);
+}
+
+/* ------------------------------------------------------------------ */
+/* At a submit. */
+
+static void mark_view(tk_device *dev, uint64_t view, void (*mark)(tk_device *, uint64_t))
+{
+	uint64_t of = (uint64_t)(uintptr_t)tk_map_get(&dev->views, view);
+	if (of)
+		mark(dev, of);
+}
+
+static bool collect(tk_device *dev, tk_cbuf *cb, void (*mark)(tk_device *, uint64_t), int depth)
+{
+	if (cb->unknown || depth > 4)
+		return false;
+	if (cb->epoch == dev->epoch)
+		return true;
+	cb->epoch = dev->epoch;
+	for (size_t i = 0; i < cb->objs.cap; i++)
+		if (cb->objs.vals[i])
+			mark(dev, cb->objs.keys[i]);
+	for (size_t i = 0; i < cb->views.cap; i++)
+		if (cb->views.vals[i])
+			mark_view(dev, cb->views.keys[i], mark);
+	for (size_t i = 0; i < cb->fbs.cap; i++) {
+		tk_fb *fb = cb->fbs.vals[i] ? tk_map_get(&dev->fbs, cb->fbs.keys[i]) : NULL;
+		for (uint32_t j = 0; fb && j < fb->n; j++)
+			mark_view(dev, fb->views[j], mark);
+	}
+	for (size_t i = 0; i < cb->sets.cap; i++) {
+		if (!cb->sets.vals[i])
+			continue;
+		tk_dset *s = tk_map_get(&dev->dsets, cb->sets.keys[i]);
+		if (!s || s->unknown)
+			return false;
+		for (size_t j = 0; j < s->slots.cap; j++) {
+			if (!s->slots.vals[j])
+				continue;
+			uint64_t h = (uint64_t)(uintptr_t)s->slots.vals[j];
+			if (((s->slots.keys[j] - 1) & 0xf) == K_OBJ)
+				mark(dev, h);
+			else
+				mark_view(dev, h, mark);
+		}
+	}
+	for (size_t i = 0; i < cb->cbs.cap; i++) {
+		if (!cb->cbs.vals[i])
+			continue;
+		tk_cbuf *sec = tk_map_get(&dev->cbufs, cb->cbs.keys[i]);
+		if (!sec || !collect(dev, sec, mark, depth + 1))
+			return false;
+	}
+	return true;
+}
+
+bool tk_refs_collect(tk_device *dev, VkCommandBuffer handle,
+		     void (*mark)(tk_device *dev, uint64_t handle))
+{
+	tk_cbuf *cb = tk_map_get(&dev->cbufs, (uint64_t)handle);
+	return cb && collect(dev, cb, mark, 0);
+}
+
+void tk_refs_fini(tk_device *dev)
+{
+	for (size_t i = 0; i < dev->cbufs.cap; i++)
+		cbuf_free(dev->cbufs.vals[i]);
+	for (size_t i = 0; i < dev->fbs.cap; i++)
+		fb_free(dev->fbs.vals[i]);
+	for (size_t i = 0; i < dev->dsets.cap; i++)
+		dset_free(dev->dsets.vals[i]);
+	for (size_t i = 0; i < dev->templates.cap; i++)
+		template_free(dev->templates.vals[i]);
+	tk_map_free(&dev->cbufs);
+	tk_map_free(&dev->views);
+	tk_map_free(&dev->fbs);
+	tk_map_free(&dev->dsets);
+	tk_map_free(&dev->templates);
+}

@@ -1,0 +1,1996 @@
+/*
+ * The Vulkan replayer; see vkreplay.h and trace-replay(1).
+ *
+ * One record at a time, in record order, on one thread: decode the
+ * arguments into the vk_args_NAME struct of the command (an arena per
+ * record), map every handle in them from its capture value to the live
+ * one, call the command through its generated thunk, and map the handles
+ * it made.  What differs from a plain call is below, each in one place:
+ * instance and device creation, memory (object-based), surfaces and
+ * swapchains, waits, and queries of capture-time values.
+ */
+/* first: it includes <vulkan/vulkan.h> with the platforms it describes */
+#include "vkschema_cmds.h"
+
+#include "vkreplay.h"
+
+#include "cli.h"
+#include "frames.h"
+#include "png.h"
+#include "vkschema.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef void (*vk_call_fn)(PFN_vkVoidFunction fn, void *args);
+extern const vk_call_fn vk_calls[];
+extern const uint32_t vk_ncalls;
+
+#define WARNINGS_SHOWN 20
+
+/* ------------------------------------------------------------------ */
+/* A hash of (key, kind) -> value, open addressing, no tombstones. */
+
+typedef struct hent {
+	uint64_t key;
+	uintptr_t kind;  /* handle info pointer, or a small tag; 0: empty */
+	uint64_t val;
+} hent;
+
+typedef struct hmap {
+	hent *e;
+	size_t cap, n;
+} hmap;
+
+static void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size);
+	if (!p) {
+		fputs("trace-replay: out of memory\n", stderr);
+		exit(1);
+	}
+	return p;
+}
+
+static inline size_t hhome(const hmap *m, uint64_t key, uintptr_t kind)
+{
+	uint64_t h = (key ^ ((uint64_t)kind * 0xff51afd7ed558ccdull)) * 0x9e3779b97f4a7c15ull;
+	return (size_t)(h >> 32) & (m->cap - 1);
+}
+
+static hent *hfind(const hmap *m, uint64_t key, uintptr_t kind)
+{
+	if (!m->n)
+		return NULL;
+	for (size_t i = hhome(m, key, kind); m->e[i].kind; i = (i + 1) & (m->cap - 1))
+		if (m->e[i].key == key && m->e[i].kind == kind)
+			return &m->e[i];
+	return NULL;
+}
+
+static void hput(hmap *m, uint64_t key, uintptr_t kind, uint64_t val)
+{
+	if (2 * (m->n + 1) > m->cap) {
+		hmap old = *m;
+		m->cap = old.cap ? old.cap * 2 : 256;
+		m->e = xcalloc(m->cap, sizeof(*m->e));
+		m->n = 0;
+		for (size_t i = 0; i < old.cap; i++)
+			if (old.e[i].kind)
+				hput(m, old.e[i].key, old.e[i].kind, old.e[i].val);
+		free(old.e);
+	}
+	size_t i = hhome(m, key, kind);
+	while (m->e[i].kind && !(m->e[i].key == key && m->e[i].kind == kind))
+		i = (i + 1) & (m->cap - 1);
+	if (!m->e[i].kind)
+		m->n++;
+	m->e[i] = (hent){key, kind, val};
+}
+
+static bool hdel(hmap *m, uint64_t key, uintptr_t kind, uint64_t *val)
+{
+	if (!m->n)
+		return false;
+	size_t i = hhome(m, key, kind);
+	while (m->e[i].kind && !(m->e[i].key == key && m->e[i].kind == kind))
+		i = (i + 1) & (m->cap - 1);
+	if (!m->e[i].kind)
+		return false;
+	if (val)
+		*val = m->e[i].val;
+	size_t j = i;
+	for (;;) {
+		m->e[i].kind = 0;
+		for (;;) {
+			j = (j + 1) & (m->cap - 1);
+			if (!m->e[j].kind)
+				goto done;
+			size_t h = hhome(m, m->e[j].key, m->e[j].kind);
+			if (i <= j ? (h <= i || h > j) : (h <= i && h > j))
+				break;
+		}
+		m->e[i] = m->e[j];
+		i = j;
+	}
+done:
+	m->n--;
+	return true;
+}
+
+static void hfree(hmap *m)
+{
+	free(m->e);
+	memset(m, 0, sizeof(*m));
+}
+
+/* ------------------------------------------------------------------ */
+/* State. */
+
+/* What a command needs beyond the generic path. */
+enum special {
+	SP_NONE = 0, SP_SKIP, SP_UNSUPPORTED,
+	SP_CREATE_INSTANCE, SP_DESTROY_INSTANCE, SP_ENUM_PHYSICAL, SP_ENUM_GROUPS,
+	SP_CREATE_DEVICE, SP_DESTROY_DEVICE,
+	SP_ALLOC_MEMORY, SP_FREE_MEMORY,
+	SP_CREATE_BUFFER, SP_CREATE_IMAGE, SP_DESTROY_BUFFER, SP_DESTROY_IMAGE,
+	SP_BIND_BUFFER, SP_BIND_IMAGE, SP_BIND_BUFFER2, SP_BIND_IMAGE2,
+	SP_BUFFER_REQS, SP_IMAGE_REQS, SP_BUFFER_REQS2, SP_IMAGE_REQS2,
+	SP_MEMORY_PROPS, SP_MEMORY_PROPS2,
+	SP_WAIT_FENCES, SP_WAIT_SEMAPHORES, SP_FENCE_STATUS, SP_SEMAPHORE_VALUE,
+	SP_QUERY_RESULTS,
+	SP_CREATE_SURFACE, SP_DESTROY_SURFACE,
+	SP_CREATE_SWAPCHAIN, SP_DESTROY_SWAPCHAIN, SP_SWAPCHAIN_IMAGES,
+	SP_ACQUIRE, SP_ACQUIRE2, SP_PRESENT,
+	SP_FAKE_CREATE, SP_FAKE_DESTROY,
+};
+
+typedef struct cmd_entry {
+	const vk_command_info *cmd;
+	int32_t index;
+	uint8_t special;
+	bool out_handles;    /* an output parameter may hold handles */
+	int16_t allocator;   /* the pAllocator parameter, or -1 */
+} cmd_entry;
+
+typedef struct memobj memobj;
+typedef struct group {
+	vkd_allocation alloc;
+	uint32_t refs;
+	uint8_t *mapped;     /* host-visible: mapped for its life */
+	bool coherent;
+	VkDeviceSize cap_base; /* capture offset in its memory of the first object */
+} group;
+
+typedef struct obj {
+	uint64_t cap, live;
+	bool image, linear;
+	VkDeviceSize create_size;   /* buffers */
+	VkDeviceSize cap_req;       /* size from the capture's requirements, 0 if unknown */
+	group *group;
+	VkDeviceSize rel;           /* its offset in the group's allocation */
+	memobj *mem;                /* capture memory it is bound to */
+	VkDeviceSize mem_off, cap_extent;
+	struct obj *next_in_mem;
+} obj;
+
+struct memobj {
+	uint64_t cap;
+	VkDeviceSize size;
+	uint32_t cap_type;
+	obj *objs;
+};
+
+typedef struct swapchain {
+	uint64_t cap;
+	VkFormat format;
+	VkExtent2D extent;
+	uint32_t layers;
+	VkImageUsageFlags usage;
+	VkSharingMode sharing;
+	VkCompositeAlphaFlagBitsKHR alpha;
+	uint32_t n;
+	VkImage *img;
+	uint64_t *cap_img;
+	vkd_allocation *mem;
+	VkSemaphore *presented;  /* signalled by the present that showed it */
+	bool *pending;
+} swapchain;
+
+enum tag { TAG_SIG = 1, TAG_OBJ, TAG_MEM, TAG_SWAPCHAIN };
+
+typedef struct vkr {
+	const vkr_options *opt;
+	vkd_device dev;
+	bool have_instance;
+	hmap handles;      /* (capture, type) -> live */
+	hmap objects;      /* (capture, TAG_OBJ) -> obj* */
+	hmap sigs;         /* (sig pointer, TAG_SIG) -> cmd_entry* */
+	hmap mems;         /* (capture, TAG_MEM) -> memobj* */
+	hmap swapchains;   /* (capture, TAG_SWAPCHAIN) -> swapchain* */
+	PFN_vkVoidFunction *fns;
+	uint8_t *fn_done;
+	trace_arena arena;
+	const vk_handle_info *h_buffer, *h_image, *h_memory, *h_physical, *h_surface,
+		*h_swapchain, *h_semaphore, *h_fence, *h_queue, *h_device, *h_instance;
+	const vk_struct_info *s_allocator;
+	VkPhysicalDeviceMemoryProperties cap_mem;  /* the capture device's */
+	bool have_cap_mem;
+	/* our own submits (acquire, present, screenshots) */
+	VkCommandPool pool;
+	VkCommandBuffer cb;
+	VkFence fence;
+	uint64_t fake_next;
+	/* the record in progress */
+	const trace_call *call;
+	uint64_t warnings, errors, unknown_handles;
+	bool skip_call;
+	const vk_handle_info *missing_type;
+	uint64_t missing_value;
+	/* frames */
+	trace_frames frames;
+	int64_t frame;
+	size_t next_shot;
+	uint64_t calls, frames_done;
+	double t_start, t_first_frame, t_last_frame, frame_cpu_max, frame_cpu_min;
+	double *frame_times;
+	size_t nframe_times, cap_frame_times;
+	bool stop;
+	trace_error err;
+} vkr;
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void warn(vkr *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void warn(vkr *r, const char *fmt, ...)
+{
+	if (++r->warnings > WARNINGS_SHOWN || r->opt->quiet)
+		return;
+	trace_cli_progress_done();
+	va_list ap;
+	fprintf(stderr, "%s: %s: call %llu: warning: ", trace_cli_self.prog, r->opt->input,
+		r->call ? (unsigned long long)r->call->no : 0ull);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* A failure that stops the replay: exit 1 with the call number. */
+static noreturn void fatal(vkr *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static noreturn void fatal(vkr *r, const char *fmt, ...)
+{
+	trace_cli_progress_done();
+	va_list ap;
+	fprintf(stderr, "%s: %s: ", trace_cli_self.prog, r->opt->input);
+	if (r->call)
+		fprintf(stderr, "call %llu (%s): ", (unsigned long long)r->call->no,
+			r->call->sig->name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+static const char *result_name(VkResult res)
+{
+	const vk_enum_info *e = vk_enum_lookup("VkResult");
+	const char *n = e ? trace_enum_name(&e->sig, res) : NULL;
+	return n ? n : "VkResult";
+}
+
+/* ------------------------------------------------------------------ */
+/* Handles. */
+
+static void map_put(vkr *r, const vk_handle_info *h, uint64_t cap, uint64_t live)
+{
+	if (cap)
+		hput(&r->handles, cap, (uintptr_t)h, live);
+}
+
+static bool map_get(vkr *r, const vk_handle_info *h, uint64_t cap, uint64_t *live)
+{
+	if (!cap) {
+		*live = 0;
+		return true;
+	}
+	hent *e = hfind(&r->handles, cap, (uintptr_t)h);
+	if (!e)
+		return false;
+	*live = e->val;
+	return true;
+}
+
+static void map_del(vkr *r, const vk_handle_info *h, uint64_t cap)
+{
+	if (cap)
+		hdel(&r->handles, cap, (uintptr_t)h, NULL);
+}
+
+static uint64_t need(vkr *r, const vk_handle_info *h, uint64_t cap)
+{
+	uint64_t live;
+	if (!map_get(r, h, cap, &live))
+		fatal(r, "%s 0x%llx was never made (or failed to replay)", h->name,
+		      (unsigned long long)cap);
+	return live;
+}
+
+/* vk_walk_handles over the inputs: capture values into live ones. */
+static void remap_in(void *ctx, const vk_handle_info *h, uint64_t *value, bool top,
+		     const vk_field *f)
+{
+	vkr *r = ctx;
+	uint64_t live;
+	if (map_get(r, h, *value, &live)) {
+		*value = live;
+		return;
+	}
+	if (top && !(f->flags & VK_F_OPTIONAL)) {
+		r->skip_call = true;
+		r->missing_type = h;
+		r->missing_value = *value;
+	} else {
+		r->unknown_handles++;
+		if (r->unknown_handles <= 3)
+			warn(r, "%s.%s: %s 0x%llx unknown (left out: null)", r->call->sig->name,
+			     f->name, h->name, (unsigned long long)*value);
+	}
+	*value = 0;
+}
+
+typedef struct collect {
+	uint64_t *vals;
+	const vk_handle_info **types;
+	size_t n, cap;
+	bool live;   /* second pass: pair with the first */
+	vkr *r;
+	size_t at;
+} collect;
+
+static void collect_out(void *ctx, const vk_handle_info *h, uint64_t *value, bool top,
+			const vk_field *f)
+{
+	(void)top;
+	(void)f;
+	collect *c = ctx;
+	if (c->live) {
+		if (c->at < c->n && c->types[c->at] == h)
+			map_put(c->r, h, c->vals[c->at], *value);
+		c->at++;
+		return;
+	}
+	if (c->n == c->cap) {
+		c->cap = c->cap ? c->cap * 2 : 16;
+		c->vals = realloc(c->vals, c->cap * sizeof(*c->vals));
+		c->types = realloc(c->types, c->cap * sizeof(*c->types));
+		if (!c->vals || !c->types) {
+			fputs("trace-replay: out of memory\n", stderr);
+			exit(1);
+		}
+	}
+	c->vals[c->n] = *value;
+	c->types[c->n++] = h;
+}
+
+typedef struct destroyed {
+	const vk_handle_info *h;
+	uint64_t vals[8];
+	size_t n;
+	uint64_t *more;
+	size_t nmore, capmore;
+} destroyed;
+
+/* ------------------------------------------------------------------ */
+/* Dispatch. */
+
+static PFN_vkVoidFunction lookup_fn(vkr *r, const cmd_entry *e)
+{
+	int32_t i = e->index;
+	if (r->fn_done[i])
+		return r->fns[i];
+	const vk_command_info *cmd = e->cmd;
+	PFN_vkVoidFunction fn = NULL;
+	for (int k = 0; k < 2 && !fn; k++) {
+		const char *name = k ? cmd->alias_of : cmd->sig.name;
+		if (!name)
+			continue;
+		if (cmd->level == VK_LEVEL_DEVICE && r->dev.device)
+			fn = vkGetDeviceProcAddr(r->dev.device, name);
+		if (!fn)
+			fn = vkGetInstanceProcAddr(cmd->level == VK_LEVEL_GLOBAL ? NULL
+						   : r->dev.instance, name);
+	}
+	r->fns[i] = fn;
+	r->fn_done[i] = 1;
+	return fn;
+}
+
+static void reset_fns(vkr *r)
+{
+	memset(r->fn_done, 0, vk_ncommands);
+}
+
+static enum special special_of(const char *n, const vk_command_info *cmd)
+{
+	static const struct { const char *name; uint8_t sp; } table[] = {
+		{"vkCreateInstance", SP_CREATE_INSTANCE},
+		{"vkDestroyInstance", SP_DESTROY_INSTANCE},
+		{"vkEnumeratePhysicalDevices", SP_ENUM_PHYSICAL},
+		{"vkEnumeratePhysicalDeviceGroups", SP_ENUM_GROUPS},
+		{"vkEnumeratePhysicalDeviceGroupsKHR", SP_ENUM_GROUPS},
+		{"vkCreateDevice", SP_CREATE_DEVICE},
+		{"vkDestroyDevice", SP_DESTROY_DEVICE},
+		{"vkAllocateMemory", SP_ALLOC_MEMORY},
+		{"vkFreeMemory", SP_FREE_MEMORY},
+		{"vkMapMemory", SP_SKIP},
+		{"vkMapMemory2KHR", SP_SKIP},
+		{"vkUnmapMemory", SP_SKIP},
+		{"vkUnmapMemory2KHR", SP_SKIP},
+		{"vkFlushMappedMemoryRanges", SP_SKIP},
+		{"vkInvalidateMappedMemoryRanges", SP_SKIP},
+		{"vkGetDeviceMemoryCommitment", SP_SKIP},
+		{"vkCreateBuffer", SP_CREATE_BUFFER},
+		{"vkCreateImage", SP_CREATE_IMAGE},
+		{"vkDestroyBuffer", SP_DESTROY_BUFFER},
+		{"vkDestroyImage", SP_DESTROY_IMAGE},
+		{"vkBindBufferMemory", SP_BIND_BUFFER},
+		{"vkBindImageMemory", SP_BIND_IMAGE},
+		{"vkBindBufferMemory2", SP_BIND_BUFFER2},
+		{"vkBindBufferMemory2KHR", SP_BIND_BUFFER2},
+		{"vkBindImageMemory2", SP_BIND_IMAGE2},
+		{"vkBindImageMemory2KHR", SP_BIND_IMAGE2},
+		{"vkGetBufferMemoryRequirements", SP_BUFFER_REQS},
+		{"vkGetImageMemoryRequirements", SP_IMAGE_REQS},
+		{"vkGetBufferMemoryRequirements2", SP_BUFFER_REQS2},
+		{"vkGetBufferMemoryRequirements2KHR", SP_BUFFER_REQS2},
+		{"vkGetImageMemoryRequirements2", SP_IMAGE_REQS2},
+		{"vkGetImageMemoryRequirements2KHR", SP_IMAGE_REQS2},
+		{"vkGetPhysicalDeviceMemoryProperties", SP_MEMORY_PROPS},
+		{"vkGetPhysicalDeviceMemoryProperties2", SP_MEMORY_PROPS2},
+		{"vkGetPhysicalDeviceMemoryProperties2KHR", SP_MEMORY_PROPS2},
+		{"vkWaitForFences", SP_WAIT_FENCES},
+		{"vkWaitSemaphores", SP_WAIT_SEMAPHORES},
+		{"vkWaitSemaphoresKHR", SP_WAIT_SEMAPHORES},
+		{"vkGetFenceStatus", SP_FENCE_STATUS},
+		{"vkGetSemaphoreCounterValue", SP_SEMAPHORE_VALUE},
+		{"vkGetSemaphoreCounterValueKHR", SP_SEMAPHORE_VALUE},
+		{"vkGetQueryPoolResults", SP_QUERY_RESULTS},
+		{"vkDestroySurfaceKHR", SP_DESTROY_SURFACE},
+		{"vkCreateSwapchainKHR", SP_CREATE_SWAPCHAIN},
+		{"vkDestroySwapchainKHR", SP_DESTROY_SWAPCHAIN},
+		{"vkGetSwapchainImagesKHR", SP_SWAPCHAIN_IMAGES},
+		{"vkAcquireNextImageKHR", SP_ACQUIRE},
+		{"vkAcquireNextImage2KHR", SP_ACQUIRE2},
+		{"vkQueuePresentKHR", SP_PRESENT},
+		{"vkGetSwapchainStatusKHR", SP_SKIP},
+		{"vkSetHdrMetadataEXT", SP_SKIP},
+		{"vkReleaseSwapchainImagesEXT", SP_SKIP},
+		{"vkCreateDebugUtilsMessengerEXT", SP_FAKE_CREATE},
+		{"vkDestroyDebugUtilsMessengerEXT", SP_FAKE_DESTROY},
+		{"vkCreateDebugReportCallbackEXT", SP_FAKE_CREATE},
+		{"vkDestroyDebugReportCallbackEXT", SP_FAKE_DESTROY},
+		{"vkSubmitDebugUtilsMessageEXT", SP_SKIP},
+		{"vkDebugReportMessageEXT", SP_SKIP},
+		{"vkGetInstanceProcAddr", SP_SKIP},
+		{"vkGetDeviceProcAddr", SP_SKIP},
+		{"vkEnumerateInstanceVersion", SP_SKIP},
+		{"vkEnumerateInstanceExtensionProperties", SP_SKIP},
+		{"vkEnumerateInstanceLayerProperties", SP_SKIP},
+		{"vkEnumerateDeviceLayerProperties", SP_SKIP},
+		{"vkUpdateDescriptorSetWithTemplate", SP_UNSUPPORTED},
+		{"vkUpdateDescriptorSetWithTemplateKHR", SP_UNSUPPORTED},
+		{"vkCmdPushDescriptorSetWithTemplateKHR", SP_UNSUPPORTED},
+	};
+	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)
+		if (!strcmp(n, table[i].name))
+			return table[i].sp;
+	/* surfaces: made up; what the window system said is in the trace */
+	if (!strncmp(n, "vkCreate", 8) && strstr(n, "SurfaceKHR") && cmd->action == VK_ACTION_CREATE)
+		return SP_CREATE_SURFACE;
+	if (strstr(n, "Surface") || strstr(n, "PresentationSupport") ||
+	    strstr(n, "PresentRectangles"))
+		return SP_SKIP;
+	return SP_NONE;
+}
+
+static bool field_wanted(const vk_field *f)
+{
+	return (f->flags & VK_F_PNEXT) || f->base == VK_B_HANDLE ||
+	       (f->base == VK_B_STRUCT && f->ref && ((const vk_struct_info *)f->ref)->handles);
+}
+
+static cmd_entry *entry_of(vkr *r, const trace_call *c)
+{
+	hent *h = hfind(&r->sigs, (uint64_t)(uintptr_t)c->sig, TAG_SIG);
+	if (h)
+		return (cmd_entry *)(uintptr_t)h->val;
+	const vk_command_info *cmd = vk_command_lookup(c->sig->name);
+	if (!cmd)
+		return NULL;
+	cmd_entry *e = xcalloc(1, sizeof(*e));
+	e->cmd = cmd;
+	e->index = vk_command_index(cmd);
+	if (e->index < 0 || (uint32_t)e->index >= vk_ncalls)
+		return NULL;
+	e->special = (uint8_t)special_of(cmd->sig.name, cmd);
+	e->allocator = -1;
+	for (uint32_t i = 0; i < cmd->nparams; i++) {
+		const vk_field *f = &cmd->params[i];
+		if ((f->flags & VK_F_OUT) && field_wanted(f))
+			e->out_handles = true;
+		if (f->base == VK_B_STRUCT && f->ref == r->s_allocator)
+			e->allocator = (int16_t)i;
+	}
+	hput(&r->sigs, (uint64_t)(uintptr_t)c->sig, TAG_SIG, (uint64_t)(uintptr_t)e);
+	return e;
+}
+
+static bool is_failure(VkResult res)
+{
+	return res < 0;
+}
+
+/* Compares the result with the capture's; a change of success is reported. */
+static void check_result(vkr *r, const cmd_entry *e, bool have_cap, VkResult cap, VkResult now)
+{
+	(void)e;
+	if (!have_cap || is_failure(cap) == is_failure(now))
+		return;
+	if (is_failure(now)) {
+		r->errors++;
+		trace_cli_progress_done();
+		fprintf(stderr, "%s: %s: call %llu: %s failed: %s (%d); it returned %s at capture\n",
+			trace_cli_self.prog, r->opt->input, (unsigned long long)r->call->no,
+			r->call->sig->name, result_name(now), now, result_name(cap));
+	} else {
+		warn(r, "%s succeeded (%s) where it failed at capture (%s)", r->call->sig->name,
+		     result_name(now), result_name(cap));
+	}
+}
+
+/* The generic path: remap, call, map what it made, forget what it ended. */
+static VkResult call_generic(vkr *r, const cmd_entry *e, void *args)
+{
+	const vk_command_info *cmd = e->cmd;
+	VkResult cap = VK_SUCCESS, now = VK_SUCCESS;
+	bool has_ret = cmd->ret && r->call->ret && cmd->ret->base == VK_B_ENUM &&
+		       !strcmp(cmd->ret->type, "VkResult");
+	if (has_ret)
+		memcpy(&cap, (uint8_t *)args + cmd->ret->offset, sizeof(cap));
+	/* what a destroy or free ends: its capture values */
+	destroyed d = {0};
+	if (cmd->action == VK_ACTION_DESTROY || cmd->action == VK_ACTION_FREE) {
+		for (uint32_t i = 0; i < cmd->nparams; i++) {
+			const vk_field *f = &cmd->params[i];
+			if (f->base != VK_B_HANDLE || f->ref != cmd->object || (f->flags & VK_F_OUT))
+				continue;
+			uint8_t *fp = (uint8_t *)args + f->offset;
+			if (f->ptr == 0) {
+				memcpy(&d.vals[0], fp, 8);
+				d.n = 1;
+			} else {
+				const uint64_t *arr;
+				memcpy(&arr, fp, sizeof(arr));
+				/* the count is the parameter before it */
+				uint32_t count = 0;
+				if (i > 0 && cmd->params[i - 1].base == VK_B_UINT && !cmd->params[i - 1].ptr)
+					memcpy(&count, (uint8_t *)args + cmd->params[i - 1].offset, 4);
+				if (arr && count) {
+					d.more = xcalloc(count, 8);
+					memcpy(d.more, arr, (size_t)count * 8);
+					d.nmore = count;
+				}
+			}
+		}
+		d.h = cmd->object;
+	}
+	r->skip_call = false;
+	vk_walk_handles(cmd, args, false, remap_in, r);
+	if (r->skip_call) {
+		warn(r, "%s: %s 0x%llx unknown: call not replayed", cmd->sig.name,
+		     r->missing_type->name, (unsigned long long)r->missing_value);
+		free(d.more);
+		return VK_SUCCESS;
+	}
+	if (e->allocator >= 0)
+		memset((uint8_t *)args + cmd->params[e->allocator].offset, 0, sizeof(void *));
+	collect col = {.r = r};
+	if (e->out_handles)
+		vk_walk_handles(cmd, args, true, collect_out, &col);
+	PFN_vkVoidFunction fn = lookup_fn(r, e);
+	if (!fn)
+		fatal(r, "%s is not available on %s (an extension the replay did not enable?)",
+		      cmd->sig.name, r->dev.props.deviceName[0] ? r->dev.props.deviceName : "this device");
+	vk_calls[e->index](fn, args);
+	r->calls++;
+	if (has_ret) {
+		memcpy(&now, (uint8_t *)args + cmd->ret->offset, sizeof(now));
+		check_result(r, e, true, cap, now);
+	}
+	if (e->out_handles && !is_failure(now)) {
+		col.live = true;
+		vk_walk_handles(cmd, args, true, collect_out, &col);
+	}
+	free(col.vals);
+	free(col.types);
+	if (d.h) {
+		for (size_t i = 0; i < d.n; i++)
+			map_del(r, d.h, d.vals[i]);
+		for (size_t i = 0; i < d.nmore; i++)
+			map_del(r, d.h, d.more[i]);
+	}
+	free(d.more);
+	return now;
+}
+
+/* ------------------------------------------------------------------ */
+/* Instance and device. */
+
+static bool platform_surface(const char *ext)
+{
+	size_t n = strlen(ext);
+	return (n > 8 && !strcmp(ext + n - 8, "_surface") && strcmp(ext, "VK_KHR_surface")) ||
+	       !strcmp(ext, "VK_KHR_xlib_surface") || !strcmp(ext, "VK_EXT_acquire_xlib_display");
+}
+
+/* Presentation extensions: kept where the device has them, else dropped
+ * quietly (the replay presents nothing). */
+static bool presentation_ext(const char *ext)
+{
+	return platform_surface(ext) || strstr(ext, "surface") || strstr(ext, "swapchain") ||
+	       strstr(ext, "present") || strstr(ext, "display") || strstr(ext, "VK_KHR_display");
+}
+
+static bool in_props(const VkExtensionProperties *p, uint32_t n, const char *name)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (!strcmp(p[i].extensionName, name))
+			return true;
+	return false;
+}
+
+static void create_instance(vkr *r, vk_args_vkCreateInstance *a)
+{
+	if (r->have_instance)
+		fatal(r, "a second instance: not supported yet");
+	const VkInstanceCreateInfo *ci = a->pCreateInfo;
+	uint32_t n = 0;
+	vkEnumerateInstanceExtensionProperties(NULL, &n, NULL);
+	VkExtensionProperties *have = xcalloc(n, sizeof(*have));
+	vkEnumerateInstanceExtensionProperties(NULL, &n, have);
+	const char **exts = xcalloc(ci ? ci->enabledExtensionCount + 1 : 1, sizeof(*exts));
+	uint32_t nexts = 0;
+	char missing[1024] = "";
+	bool portability = false;
+	for (uint32_t i = 0; ci && i < ci->enabledExtensionCount; i++) {
+		const char *x = ci->ppEnabledExtensionNames[i];
+		if (!x || platform_surface(x))
+			continue;
+		if (!in_props(have, n, x)) {
+			if (presentation_ext(x))
+				continue;
+			size_t k = strlen(missing);
+			snprintf(missing + k, sizeof(missing) - k, "%s%s", k ? ", " : "", x);
+			continue;
+		}
+		if (!strcmp(x, "VK_KHR_portability_enumeration"))
+			portability = true;
+		exts[nexts++] = x;
+	}
+	free(have);
+	if (missing[0]) {
+		if (!r->opt->remove_unsupported)
+			fatal(r, "the instance lacks extensions the trace used: %s "
+			      "(--remove-unsupported goes on without them)", missing);
+		warn(r, "instance extensions left out (--remove-unsupported): %s", missing);
+	}
+	vkd_instance_request req = {
+		.app = ci ? ci->pApplicationInfo : NULL,
+		.flags = ci ? ci->flags : 0,
+		.extensions = exts,
+		.nextensions = nexts,
+	};
+	if (!portability)
+		req.flags &= ~(VkInstanceCreateFlags)VK_INSTANCE_CREATE_ENUMERATE_PORTABILITY_BIT_KHR;
+	int k = vkd_open_instance(&r->dev, &r->opt->dev, &req, &r->err);
+	free(exts);
+	if (k == -2)
+		trace_cli_usage_error("%s", r->err.msg);
+	if (k < 0)
+		fatal(r, "%s", r->err.msg);
+	r->have_instance = true;
+	reset_fns(r);
+	map_put(r, r->h_instance, a->pInstance ? (uint64_t)(uintptr_t)*a->pInstance : 0,
+		(uint64_t)(uintptr_t)r->dev.instance);
+	r->calls++;
+}
+
+/* Compares the VkBool32 members of WANT with HAVE (one struct, nested
+ * structs followed); lists what the device lacks, cleared if asked. */
+static void compare_features(vkr *r, const vk_struct_info *s, uint8_t *want, const uint8_t *have,
+			     char *missing, size_t cap)
+{
+	for (uint32_t i = 0; i < s->nfields; i++) {
+		const vk_field *f = &s->fields[i];
+		if (f->ptr || f->count || (f->flags & (VK_F_PNEXT | VK_F_STYPE)))
+			continue;
+		if (f->base == VK_B_STRUCT) {
+			compare_features(r, f->ref, want + f->offset, have + f->offset, missing, cap);
+			continue;
+		}
+		if (f->base != VK_B_BOOL32)
+			continue;
+		uint32_t w, h;
+		memcpy(&w, want + f->offset, 4);
+		memcpy(&h, have + f->offset, 4);
+		if (w && !h) {
+			size_t k = strlen(missing);
+			snprintf(missing + k, cap - k, "%s%s.%s", k ? ", " : "", s->sig.name, f->name);
+			if (r->opt->remove_unsupported)
+				memset(want + f->offset, 0, 4);
+		}
+	}
+}
+
+typedef struct base_out {
+	VkStructureType sType;
+	struct base_out *pNext;
+} base_out;
+
+static void check_features(vkr *r, VkDeviceCreateInfo *ci, char *missing, size_t cap)
+{
+	if (ci->pEnabledFeatures) {
+		VkPhysicalDeviceFeatures have;
+		vkGetPhysicalDeviceFeatures(r->dev.physical, &have);
+		compare_features(r, vk_struct_lookup("VkPhysicalDeviceFeatures"),
+				 (uint8_t *)ci->pEnabledFeatures, (const uint8_t *)&have, missing, cap);
+	}
+	PFN_vkGetPhysicalDeviceFeatures2 get2 = (PFN_vkGetPhysicalDeviceFeatures2)
+		vkGetInstanceProcAddr(r->dev.instance, "vkGetPhysicalDeviceFeatures2");
+	if (!get2)
+		get2 = (PFN_vkGetPhysicalDeviceFeatures2)
+			vkGetInstanceProcAddr(r->dev.instance, "vkGetPhysicalDeviceFeatures2KHR");
+	/* the chain: drop links that carry function pointers of the capture */
+	base_out **pp = (base_out **)&ci->pNext;
+	while (*pp) {
+		base_out *b = *pp;
+		const vk_struct_info *s = vk_struct_by_stype(b->sType);
+		bool drop = false;
+		for (uint32_t i = 0; s && !s->blob && i < s->nfields; i++)
+			if (s->fields[i].base == VK_B_PTRVAL && !strncmp(s->fields[i].type, "PFN_", 4))
+				drop = true;
+		if (drop) {
+			*pp = b->pNext;
+			continue;
+		}
+		if (s && get2 && strstr(s->sig.name, "Features") &&
+		    !strncmp(s->sig.name, "VkPhysicalDevice", 16)) {
+			uint8_t *q = xcalloc(1, s->size);
+			((base_out *)q)->sType = b->sType;
+			VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+			if (b->sType == VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2) {
+				get2(r->dev.physical, (VkPhysicalDeviceFeatures2 *)q);
+			} else {
+				f2.pNext = q;
+				get2(r->dev.physical, &f2);
+			}
+			compare_features(r, s, (uint8_t *)b, q, missing, cap);
+			free(q);
+		}
+		pp = &b->pNext;
+	}
+}
+
+static void create_device(vkr *r, vk_args_vkCreateDevice *a)
+{
+	if (!r->have_instance)
+		fatal(r, "vkCreateDevice before vkCreateInstance");
+	if (r->dev.device)
+		fatal(r, "a second device: not supported yet");
+	VkDeviceCreateInfo *ci = (VkDeviceCreateInfo *)a->pCreateInfo;
+	if (!ci)
+		fatal(r, "vkCreateDevice without pCreateInfo");
+	uint32_t n = 0;
+	vkEnumerateDeviceExtensionProperties(r->dev.physical, NULL, &n, NULL);
+	VkExtensionProperties *have = xcalloc(n, sizeof(*have));
+	vkEnumerateDeviceExtensionProperties(r->dev.physical, NULL, &n, have);
+	const char **exts = trace_arena_alloc(&r->arena, sizeof(char *) * (ci->enabledExtensionCount + 2));
+	uint32_t nexts = 0;
+	char missing[2048] = "";
+	for (uint32_t i = 0; i < ci->enabledExtensionCount; i++) {
+		const char *x = ci->ppEnabledExtensionNames[i];
+		if (!x)
+			continue;
+		if (!in_props(have, n, x)) {
+			if (presentation_ext(x))
+				continue;
+			size_t k = strlen(missing);
+			snprintf(missing + k, sizeof(missing) - k, "%s%s", k ? ", " : "", x);
+			continue;
+		}
+		exts[nexts++] = x;
+	}
+	if (in_props(have, n, "VK_KHR_portability_subset")) {
+		bool there = false;
+		for (uint32_t i = 0; i < nexts; i++)
+			there |= !strcmp(exts[i], "VK_KHR_portability_subset");
+		if (!there)
+			exts[nexts++] = "VK_KHR_portability_subset";
+	}
+	free(have);
+	if (missing[0]) {
+		if (!r->opt->remove_unsupported)
+			fatal(r, "%s lacks extensions the trace used: %s (--remove-unsupported goes "
+			      "on without them)", r->dev.props.deviceName, missing);
+		warn(r, "device extensions left out (--remove-unsupported): %s", missing);
+	}
+	ci->enabledExtensionCount = nexts;
+	ci->ppEnabledExtensionNames = exts;
+	ci->enabledLayerCount = 0;
+	ci->ppEnabledLayerNames = NULL;
+	missing[0] = 0;
+	check_features(r, ci, missing, sizeof(missing));
+	if (missing[0]) {
+		if (!r->opt->remove_unsupported)
+			fatal(r, "%s lacks features the trace enabled: %s (--remove-unsupported goes "
+			      "on without them)", r->dev.props.deviceName, missing);
+		warn(r, "features left out (--remove-unsupported): %s", missing);
+	}
+	/* queue families: as captured where the device has them */
+	uint32_t nq = 0;
+	vkGetPhysicalDeviceQueueFamilyProperties(r->dev.physical, &nq, NULL);
+	VkQueueFamilyProperties *qf = xcalloc(nq, sizeof(*qf));
+	vkGetPhysicalDeviceQueueFamilyProperties(r->dev.physical, &nq, qf);
+	uint32_t family = UINT32_MAX;
+	for (uint32_t i = 0; i < ci->queueCreateInfoCount; i++) {
+		VkDeviceQueueCreateInfo *q = (VkDeviceQueueCreateInfo *)&ci->pQueueCreateInfos[i];
+		if (q->queueFamilyIndex >= nq)
+			fatal(r, "queue family %u: %s has %u", q->queueFamilyIndex,
+			      r->dev.props.deviceName, nq);
+		if (q->queueCount > qf[q->queueFamilyIndex].queueCount) {
+			warn(r, "queue family %u: %u queues asked, %u there", q->queueFamilyIndex,
+			     q->queueCount, qf[q->queueFamilyIndex].queueCount);
+			q->queueCount = qf[q->queueFamilyIndex].queueCount;
+		}
+		if (family == UINT32_MAX || ((qf[q->queueFamilyIndex].queueFlags & VK_QUEUE_GRAPHICS_BIT) &&
+					     !(qf[family].queueFlags & VK_QUEUE_GRAPHICS_BIT)))
+			family = q->queueFamilyIndex;
+	}
+	free(qf);
+	if (family == UINT32_MAX)
+		fatal(r, "vkCreateDevice with no queue");
+	VkDevice dev;
+	VkResult res = vkCreateDevice(r->dev.physical, ci, NULL, &dev);
+	r->calls++;
+	if (res != VK_SUCCESS)
+		fatal(r, "vkCreateDevice on %s failed: %s (%d)", r->dev.props.deviceName,
+		      result_name(res), res);
+	VkQueue queue;
+	vkGetDeviceQueue(dev, family, 0, &queue);
+	vkd_attach_device(&r->dev, dev, family, queue);
+	reset_fns(r);
+	map_put(r, r->h_device, a->pDevice ? (uint64_t)(uintptr_t)*a->pDevice : 0,
+		(uint64_t)(uintptr_t)dev);
+	VkCommandPoolCreateInfo pci = {
+		.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+		.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
+		.queueFamilyIndex = family,
+	};
+	VkCommandBufferAllocateInfo cai = {
+		.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+		.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+		.commandBufferCount = 1,
+	};
+	VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+	if (vkCreateCommandPool(dev, &pci, NULL, &r->pool) != VK_SUCCESS ||
+	    (cai.commandPool = r->pool, vkAllocateCommandBuffers(dev, &cai, &r->cb)) != VK_SUCCESS ||
+	    vkCreateFence(dev, &fci, NULL, &r->fence) != VK_SUCCESS)
+		fatal(r, "cannot make the replay's own command buffer");
+}
+
+static void release_obj(vkr *r, obj *o);
+static void destroy_swapchain(vkr *r, swapchain *s);
+
+/* The vkDestroyX(device, handle, pAllocator) of handle type H, or NULL. */
+static const vk_command_info *destroyer(vkr *r, const vk_handle_info *h)
+{
+	for (uint32_t i = 0; i < vk_ncommands; i++) {
+		const vk_command_info *c = vk_commands[i];
+		if (c->action == VK_ACTION_DESTROY && c->object == h && c->nparams == 3 &&
+		    !c->alias_of && !strcmp(c->params[0].type, "VkDevice") &&
+		    c->params[1].base == VK_B_HANDLE && !c->params[1].ptr &&
+		    c->params[2].ref == r->s_allocator)
+			return c;
+	}
+	return NULL;
+}
+
+/*
+ * Frees what the replay made for the device, and what the trace left
+ * alive (a stream cut by --frames or trace-trim): before vkDestroyDevice.
+ * Command buffers and descriptor sets go with their pools.
+ */
+static void device_teardown(vkr *r)
+{
+	if (!r->dev.device)
+		return;
+	vkDeviceWaitIdle(r->dev.device);
+	for (size_t i = 0; i < r->swapchains.cap; i++)
+		if (r->swapchains.e && r->swapchains.e[i].kind) {
+			destroy_swapchain(r, (swapchain *)(uintptr_t)r->swapchains.e[i].val);
+			r->swapchains.e[i].kind = 0;
+		}
+	hfree(&r->swapchains);
+	typedef void (VKAPI_PTR *destroy_fn)(VkDevice, uint64_t, const VkAllocationCallbacks *);
+	const vk_handle_info *last = NULL;
+	destroy_fn fn = NULL;
+	for (size_t i = 0; i < r->handles.cap; i++) {
+		hent *e = &r->handles.e[i];
+		if (!e->kind || !e->val)
+			continue;
+		const vk_handle_info *h = (const vk_handle_info *)e->kind;
+		if (h->dispatchable || h == r->h_swapchain || h == r->h_surface)
+			continue;
+		if (h != last) {
+			const vk_command_info *c = destroyer(r, h);
+			fn = c ? (destroy_fn)vkGetDeviceProcAddr(r->dev.device, c->sig.name) : NULL;
+			last = h;
+		}
+		if (fn) {
+			fn(r->dev.device, e->val, NULL);
+			e->val = 0;
+		}
+	}
+	for (size_t i = 0; i < r->objects.cap; i++)
+		if (r->objects.e && r->objects.e[i].kind) {
+			obj *o = (obj *)(uintptr_t)r->objects.e[i].val;
+			release_obj(r, o);
+			free(o);
+			r->objects.e[i].kind = 0;
+		}
+	hfree(&r->objects);
+	for (size_t i = 0; i < r->mems.cap; i++)
+		if (r->mems.e && r->mems.e[i].kind)
+			free((memobj *)(uintptr_t)r->mems.e[i].val);
+	hfree(&r->mems);
+	if (r->fence)
+		vkDestroyFence(r->dev.device, r->fence, NULL);
+	if (r->pool)
+		vkDestroyCommandPool(r->dev.device, r->pool, NULL);
+	r->fence = VK_NULL_HANDLE;
+	r->pool = VK_NULL_HANDLE;
+	r->cb = VK_NULL_HANDLE;
+}
+
+/* ------------------------------------------------------------------ */
+/* Memory: object-based. */
+
+static void parse_header_memory(vkr *r, const trace_header *h)
+{
+	const char *types = trace_header_get(h, "memory.types");
+	if (!types)
+		return;
+	memset(&r->cap_mem, 0, sizeof(r->cap_mem));
+	const char *p = types;
+	while (*p) {
+		unsigned idx, heap, flags;
+		int used = 0;
+		if (sscanf(p, "%u: heap %u flags %x%n", &idx, &heap, &flags, &used) != 3 || !used)
+			break;
+		if (idx < VK_MAX_MEMORY_TYPES) {
+			r->cap_mem.memoryTypes[idx].heapIndex = heap;
+			r->cap_mem.memoryTypes[idx].propertyFlags = flags;
+			if (idx + 1 > r->cap_mem.memoryTypeCount)
+				r->cap_mem.memoryTypeCount = idx + 1;
+		}
+		p += used;
+		while (*p == ';' || *p == ' ')
+			p++;
+	}
+	r->have_cap_mem = r->cap_mem.memoryTypeCount > 0;
+}
+
+static obj *obj_get(vkr *r, uint64_t cap)
+{
+	hent *e = hfind(&r->objects, cap, TAG_OBJ);
+	return e ? (obj *)(uintptr_t)e->val : NULL;
+}
+
+static memobj *mem_get(vkr *r, uint64_t cap)
+{
+	hent *e = hfind(&r->mems, cap, TAG_MEM);
+	return e ? (memobj *)(uintptr_t)e->val : NULL;
+}
+
+static void new_obj(vkr *r, uint64_t cap, uint64_t live, bool image, bool linear, VkDeviceSize size)
+{
+	obj *o = xcalloc(1, sizeof(*o));
+	o->cap = cap;
+	o->live = live;
+	o->image = image;
+	o->linear = linear;
+	o->create_size = size;
+	obj *old = obj_get(r, cap);
+	if (old) {
+		release_obj(r, old);
+		free(old);
+	}
+	hput(&r->objects, cap, TAG_OBJ, (uint64_t)(uintptr_t)o);
+}
+
+static void unlink_obj(obj *o)
+{
+	if (!o->mem)
+		return;
+	obj **pp = &o->mem->objs;
+	while (*pp && *pp != o)
+		pp = &(*pp)->next_in_mem;
+	if (*pp)
+		*pp = o->next_in_mem;
+	o->mem = NULL;
+}
+
+static void release_obj(vkr *r, obj *o)
+{
+	unlink_obj(o);
+	group *g = o->group;
+	o->group = NULL;
+	if (g && !--g->refs) {
+		vkd_free(&r->dev, &g->alloc);
+		free(g);
+	}
+}
+
+static void alloc_memory(vkr *r, vk_args_vkAllocateMemory *a)
+{
+	if (!a->pMemory || !*a->pMemory || !a->pAllocateInfo)
+		return;  /* failed at capture */
+	memobj *m = xcalloc(1, sizeof(*m));
+	m->cap = (uint64_t)(uintptr_t)*a->pMemory;
+	m->size = a->pAllocateInfo->allocationSize;
+	m->cap_type = a->pAllocateInfo->memoryTypeIndex;
+	memobj *old = mem_get(r, m->cap);
+	if (old) {
+		while (old->objs)
+			unlink_obj(old->objs);
+		free(old);
+	}
+	hput(&r->mems, m->cap, TAG_MEM, (uint64_t)(uintptr_t)m);
+}
+
+static void free_memory(vkr *r, uint64_t cap)
+{
+	uint64_t v;
+	if (!cap || !hdel(&r->mems, cap, TAG_MEM, &v))
+		return;
+	memobj *m = (memobj *)(uintptr_t)v;
+	while (m->objs)
+		unlink_obj(m->objs);
+	free(m);
+}
+
+static VkMemoryPropertyFlags cap_flags(vkr *r, const memobj *m)
+{
+	if (r->have_cap_mem && m->cap_type < r->cap_mem.memoryTypeCount)
+		return r->cap_mem.memoryTypes[m->cap_type].propertyFlags;
+	return VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
+}
+
+/* Places o (bound at capture to cap_mem at offset): in the allocation of
+ * an object it aliased at capture where it fits there, else in its own. */
+static void bind_obj(vkr *r, uint64_t cap_obj, uint64_t cap_mem, VkDeviceSize offset,
+		     bool image, VkResult cap_res)
+{
+	obj *o = obj_get(r, cap_obj);
+	memobj *m = mem_get(r, cap_mem);
+	if (!o) {
+		warn(r, "%s 0x%llx unknown: not bound", image ? "VkImage" : "VkBuffer",
+		     (unsigned long long)cap_obj);
+		return;
+	}
+	if (!m) {
+		warn(r, "VkDeviceMemory 0x%llx unknown: %s not bound", (unsigned long long)cap_mem,
+		     image ? "image" : "buffer");
+		return;
+	}
+	if (is_failure(cap_res))
+		return;
+	if (o->group) {
+		warn(r, "%s bound twice", image ? "image" : "buffer");
+		return;
+	}
+	VkMemoryRequirements req;
+	if (image)
+		vkGetImageMemoryRequirements(r->dev.device, (VkImage)(uintptr_t)o->live, &req);
+	else
+		vkGetBufferMemoryRequirements(r->dev.device, (VkBuffer)(uintptr_t)o->live, &req);
+	VkDeviceSize size = req.size;
+	if (image && o->cap_req > size)
+		size = o->cap_req;  /* images: at least as large as at capture */
+	o->cap_extent = o->cap_req ? o->cap_req : image ? size : o->create_size;
+	o->mem_off = offset;
+	/* aliasing at capture: an overlapping object of the same memory */
+	group *g = NULL;
+	VkDeviceSize rel = 0;
+	for (obj *p = m->objs; p; p = p->next_in_mem) {
+		if (!p->group || offset >= p->mem_off + p->cap_extent ||
+		    p->mem_off >= offset + o->cap_extent)
+			continue;
+		group *pg = p->group;
+		if (offset >= pg->cap_base) {
+			VkDeviceSize rr = offset - pg->cap_base;
+			if ((pg->alloc.offset + rr) % (req.alignment ? req.alignment : 1) == 0 &&
+			    rr + size <= pg->alloc.size && (req.memoryTypeBits & (1u << pg->alloc.type))) {
+				g = pg;
+				rel = rr;
+				break;
+			}
+		}
+		warn(r, "%s 0x%llx aliases %s 0x%llx at capture, but does not fit its "
+		     "allocation on this device: placed apart", image ? "VkImage" : "VkBuffer",
+		     (unsigned long long)cap_obj, p->image ? "VkImage" : "VkBuffer",
+		     (unsigned long long)p->cap);
+		break;
+	}
+	if (!g) {
+		VkMemoryPropertyFlags cf = cap_flags(r, m);
+		bool host = (cf & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) && (!image || o->linear);
+		VkMemoryPropertyFlags required = host ? VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT : 0;
+		VkMemoryPropertyFlags preferred = (cf & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT) |
+			(host ? VK_MEMORY_PROPERTY_HOST_COHERENT_BIT : 0);
+		uint32_t type;
+		if (vkd_find_memory_type(&r->dev, req.memoryTypeBits, required, preferred, 0, 0,
+					 &type) < 0)
+			fatal(r, "no memory type of %s fits a %s (bits 0x%x%s)",
+			      r->dev.props.deviceName, image ? "image" : "buffer", req.memoryTypeBits,
+			      host ? ", host-visible" : "");
+		g = xcalloc(1, sizeof(*g));
+		vkd_request rq = {
+			.size = size,
+			.alignment = req.alignment,
+			.kind = !image || o->linear ? VKD_KIND_LINEAR : VKD_KIND_OPTIMAL,
+		};
+		VkResult res = vkd_alloc(&r->dev, NULL, type, &rq, &g->alloc);
+		if (res != VK_SUCCESS)
+			fatal(r, "cannot allocate %llu bytes of memory type %u: %s",
+			      (unsigned long long)size, type, result_name(res));
+		g->cap_base = offset;
+		VkMemoryPropertyFlags tf = r->dev.memory.memoryTypes[type].propertyFlags;
+		if (tf & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) {
+			g->mapped = vkd_map(&r->dev, &g->alloc, &res);
+			g->coherent = (tf & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT) != 0;
+			/* bytes equal to what the capture mapped are not in the
+			 * trace: fresh memory reads as zeros there */
+			if (g->mapped)
+				memset(g->mapped, 0, g->alloc.size);
+		}
+	}
+	VkResult res = image
+		? vkBindImageMemory(r->dev.device, (VkImage)(uintptr_t)o->live, g->alloc.memory,
+				    g->alloc.offset + rel)
+		: vkBindBufferMemory(r->dev.device, (VkBuffer)(uintptr_t)o->live, g->alloc.memory,
+				     g->alloc.offset + rel);
+	r->calls++;
+	if (res != VK_SUCCESS) {
+		check_result(r, NULL, true, cap_res, res);
+		if (!g->refs) {
+			vkd_free(&r->dev, &g->alloc);
+			free(g);
+		}
+		return;
+	}
+	g->refs++;
+	o->group = g;
+	o->rel = rel;
+	o->mem = m;
+	o->next_in_mem = m->objs;
+	m->objs = o;
+}
+
+static VkResult cap_result(const trace_call *c)
+{
+	if (!c->ret)
+		return VK_SUCCESS;
+	if (c->ret->kind == TRACE_ENUM)
+		return (VkResult)c->ret->en.value;
+	if (c->ret->kind == TRACE_SINT)
+		return (VkResult)c->ret->i;
+	if (c->ret->kind == TRACE_UINT)
+		return (VkResult)(int32_t)c->ret->u;
+	return VK_SUCCESS;
+}
+
+static void update(vkr *r, const trace_call *c)
+{
+	if (c->sig->nargs < 3 || c->args[0].kind != TRACE_POINTER ||
+	    (c->args[1].kind != TRACE_UINT && c->args[1].kind != TRACE_SINT) ||
+	    c->args[2].kind != TRACE_BLOB)
+		fatal(r, "malformed tracekit.update: wants object (pointer), offset, data (blob)");
+	uint64_t cap = c->args[0].u, off = c->args[1].u;
+	obj *o = obj_get(r, cap);
+	if (!o) {
+		warn(r, "tracekit.update of 0x%llx, no buffer or image: left out",
+		     (unsigned long long)cap);
+		return;
+	}
+	if (!o->group) {
+		warn(r, "tracekit.update of an object with no memory: left out");
+		return;
+	}
+	group *g = o->group;
+	uint64_t len = c->args[2].len;
+	if (!g->mapped) {
+		warn(r, "tracekit.update of an object in memory the host cannot see: left out");
+		return;
+	}
+	if (o->rel + off > g->alloc.size || len > g->alloc.size - o->rel - off) {
+		warn(r, "tracekit.update past the end of its object (%llu + %llu bytes): cut",
+		     (unsigned long long)off, (unsigned long long)len);
+		if (o->rel + off >= g->alloc.size)
+			return;
+		len = g->alloc.size - o->rel - off;
+	}
+	memcpy(g->mapped + o->rel + off, c->args[2].blob, len);
+	if (!g->coherent)
+		vkd_flush(&r->dev, &g->alloc, o->rel + off, len);
+}
+
+/* ------------------------------------------------------------------ */
+/* Swapchains: offscreen images. */
+
+static swapchain *swapchain_get(vkr *r, uint64_t cap)
+{
+	hent *e = hfind(&r->swapchains, cap, TAG_SWAPCHAIN);
+	return e ? (swapchain *)(uintptr_t)e->val : NULL;
+}
+
+static void create_swapchain(vkr *r, vk_args_vkCreateSwapchainKHR *a)
+{
+	const VkSwapchainCreateInfoKHR *ci = a->pCreateInfo;
+	if (!ci || !a->pSwapchain || !*a->pSwapchain)
+		return;
+	swapchain *s = xcalloc(1, sizeof(*s));
+	s->cap = (uint64_t)(uintptr_t)*a->pSwapchain;
+	s->format = ci->imageFormat;
+	s->extent = ci->imageExtent;
+	s->layers = ci->imageArrayLayers ? ci->imageArrayLayers : 1;
+	s->usage = ci->imageUsage | VK_IMAGE_USAGE_TRANSFER_SRC_BIT;
+	s->sharing = VK_SHARING_MODE_EXCLUSIVE;
+	s->alpha = ci->compositeAlpha;
+	hput(&r->swapchains, s->cap, TAG_SWAPCHAIN, (uint64_t)(uintptr_t)s);
+	map_put(r, r->h_swapchain, s->cap, s->cap);
+	r->calls++;
+}
+
+static void destroy_swapchain(vkr *r, swapchain *s)
+{
+	for (uint32_t i = 0; i < s->n; i++) {
+		vkDestroyImage(r->dev.device, s->img[i], NULL);
+		vkd_free(&r->dev, &s->mem[i]);
+		vkDestroySemaphore(r->dev.device, s->presented[i], NULL);
+		map_del(r, r->h_image, s->cap_img[i]);
+	}
+	map_del(r, r->h_swapchain, s->cap);
+	free(s->img);
+	free(s->cap_img);
+	free(s->mem);
+	free(s->presented);
+	free(s->pending);
+	free(s);
+}
+
+static void swapchain_images(vkr *r, vk_args_vkGetSwapchainImagesKHR *a)
+{
+	swapchain *s = swapchain_get(r, (uint64_t)(uintptr_t)a->swapchain);
+	if (!s)
+		fatal(r, "VkSwapchainKHR 0x%llx unknown", (unsigned long long)(uintptr_t)a->swapchain);
+	if (!a->pSwapchainImages || !a->pSwapchainImageCount)
+		return;
+	uint32_t n = *a->pSwapchainImageCount;
+	if (!s->n) {
+		s->n = n;
+		s->img = xcalloc(n, sizeof(*s->img));
+		s->cap_img = xcalloc(n, sizeof(*s->cap_img));
+		s->mem = xcalloc(n, sizeof(*s->mem));
+		s->presented = xcalloc(n, sizeof(*s->presented));
+		s->pending = xcalloc(n, sizeof(*s->pending));
+		for (uint32_t i = 0; i < n; i++) {
+			VkImageCreateInfo ici = {
+				.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO,
+				.imageType = VK_IMAGE_TYPE_2D,
+				.format = s->format,
+				.extent = {s->extent.width, s->extent.height, 1},
+				.mipLevels = 1,
+				.arrayLayers = s->layers,
+				.samples = VK_SAMPLE_COUNT_1_BIT,
+				.tiling = VK_IMAGE_TILING_OPTIMAL,
+				.usage = s->usage,
+				.sharingMode = s->sharing,
+				.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED,
+			};
+			VkResult res = vkCreateImage(r->dev.device, &ici, NULL, &s->img[i]);
+			if (res != VK_SUCCESS)
+				fatal(r, "cannot make an offscreen image of %ux%u for the swapchain: %s",
+				      s->extent.width, s->extent.height, result_name(res));
+			VkMemoryRequirements req;
+			vkGetImageMemoryRequirements(r->dev.device, s->img[i], &req);
+			uint32_t type;
+			if (vkd_find_memory_type(&r->dev, req.memoryTypeBits, 0,
+						 VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0, 0, &type) < 0)
+				fatal(r, "no memory type for the swapchain's images");
+			vkd_request rq = {.size = req.size, .alignment = req.alignment,
+					  .kind = VKD_KIND_OPTIMAL, .dedicated = true,
+					  .dedicated_image = s->img[i]};
+			if ((res = vkd_alloc(&r->dev, NULL, type, &rq, &s->mem[i])) != VK_SUCCESS ||
+			    (res = vkBindImageMemory(r->dev.device, s->img[i], s->mem[i].memory,
+						     s->mem[i].offset)) != VK_SUCCESS)
+				fatal(r, "cannot place the swapchain's images: %s", result_name(res));
+			VkSemaphoreCreateInfo sci = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
+			if (vkCreateSemaphore(r->dev.device, &sci, NULL, &s->presented[i]) != VK_SUCCESS)
+				fatal(r, "cannot make a semaphore");
+		}
+	}
+	for (uint32_t i = 0; i < n && i < s->n; i++) {
+		s->cap_img[i] = (uint64_t)(uintptr_t)a->pSwapchainImages[i];
+		map_put(r, r->h_image, s->cap_img[i], (uint64_t)(uintptr_t)s->img[i]);
+	}
+	if (n != s->n)
+		warn(r, "vkGetSwapchainImagesKHR: %u images, the swapchain has %u", n, s->n);
+}
+
+/* Signals what an acquire of image INDEX signals, after the present that
+ * showed it last is done with it. */
+static void acquire(vkr *r, uint64_t cap_swapchain, uint32_t index, uint64_t cap_sem,
+		    uint64_t cap_fence, VkResult cap_res)
+{
+	if (is_failure(cap_res) || cap_res == VK_TIMEOUT || cap_res == VK_NOT_READY)
+		return;
+	swapchain *s = swapchain_get(r, cap_swapchain);
+	if (!s)
+		fatal(r, "VkSwapchainKHR 0x%llx unknown", (unsigned long long)cap_swapchain);
+	if (index >= s->n)
+		fatal(r, "image index %u of a swapchain of %u images", index, s->n);
+	uint64_t sem = 0, fence = 0;
+	if (!map_get(r, r->h_semaphore, cap_sem, &sem) || !map_get(r, r->h_fence, cap_fence, &fence))
+		fatal(r, "the acquire's semaphore or fence is unknown");
+	VkPipelineStageFlags stage = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+	VkSemaphore ssem = (VkSemaphore)(uintptr_t)sem;
+	VkSubmitInfo si = {
+		.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+		.waitSemaphoreCount = s->pending[index] ? 1 : 0,
+		.pWaitSemaphores = &s->presented[index],
+		.pWaitDstStageMask = &stage,
+		.signalSemaphoreCount = sem ? 1 : 0,
+		.pSignalSemaphores = &ssem,
+	};
+	s->pending[index] = false;
+	VkResult res = vkQueueSubmit(r->dev.queue, 1, &si, (VkFence)(uintptr_t)fence);
+	r->calls++;
+	if (res != VK_SUCCESS)
+		fatal(r, "the acquire's submit failed: %s", result_name(res));
+}
+
+static void screenshot(vkr *r, swapchain *s, uint32_t index, int64_t frame);
+
+static void present(vkr *r, vk_args_vkQueuePresentKHR *a)
+{
+	const VkPresentInfoKHR *pi = a->pPresentInfo;
+	if (!pi)
+		fatal(r, "vkQueuePresentKHR without pPresentInfo");
+	uint64_t queue = need(r, r->h_queue, (uint64_t)(uintptr_t)a->queue);
+	VkSemaphore *waits = trace_arena_alloc(&r->arena, sizeof(VkSemaphore) * (pi->waitSemaphoreCount + 1));
+	VkPipelineStageFlags *stages = trace_arena_alloc(&r->arena, sizeof(*stages) * (pi->waitSemaphoreCount + 1));
+	for (uint32_t i = 0; i < pi->waitSemaphoreCount; i++) {
+		waits[i] = (VkSemaphore)(uintptr_t)need(r, r->h_semaphore,
+							(uint64_t)(uintptr_t)pi->pWaitSemaphores[i]);
+		stages[i] = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+	}
+	VkSemaphore *signals = trace_arena_alloc(&r->arena, sizeof(VkSemaphore) * (pi->swapchainCount + 1));
+	uint32_t nsignals = 0;
+	for (uint32_t i = 0; i < pi->swapchainCount; i++) {
+		swapchain *s = swapchain_get(r, (uint64_t)(uintptr_t)pi->pSwapchains[i]);
+		uint32_t idx = pi->pImageIndices ? pi->pImageIndices[i] : 0;
+		if (!s || idx >= s->n)
+			fatal(r, "present of an unknown swapchain or image");
+		if (!s->pending[idx]) {
+			signals[nsignals++] = s->presented[idx];
+			s->pending[idx] = true;
+		}
+	}
+	VkSubmitInfo si = {
+		.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+		.waitSemaphoreCount = pi->waitSemaphoreCount,
+		.pWaitSemaphores = waits,
+		.pWaitDstStageMask = stages,
+		.signalSemaphoreCount = nsignals,
+		.pSignalSemaphores = signals,
+	};
+	VkResult res = vkQueueSubmit((VkQueue)(uintptr_t)queue, 1, &si, VK_NULL_HANDLE);
+	r->calls++;
+	if (res != VK_SUCCESS)
+		fatal(r, "the present's submit failed: %s", result_name(res));
+	if (pi->pResults)
+		for (uint32_t i = 0; i < pi->swapchainCount; i++)
+			pi->pResults[i] = VK_SUCCESS;
+	/* the screenshot of this frame: the first swapchain's image */
+	const vkr_options *o = r->opt;
+	if (r->next_shot < o->nscreenshots && o->screenshots[r->next_shot] == (uint64_t)r->frame &&
+	    pi->swapchainCount) {
+		swapchain *s = swapchain_get(r, (uint64_t)(uintptr_t)pi->pSwapchains[0]);
+		screenshot(r, s, pi->pImageIndices ? pi->pImageIndices[0] : 0, r->frame);
+	}
+}
+
+static void screenshot(vkr *r, swapchain *s, uint32_t index, int64_t frame)
+{
+	const vkr_options *o = r->opt;
+	while (r->next_shot < o->nscreenshots && o->screenshots[r->next_shot] <= (uint64_t)frame)
+		r->next_shot++;
+	bool bgra;
+	switch (s->format) {
+	case VK_FORMAT_B8G8R8A8_UNORM: case VK_FORMAT_B8G8R8A8_SRGB: bgra = true; break;
+	case VK_FORMAT_R8G8B8A8_UNORM: case VK_FORMAT_R8G8B8A8_SRGB: bgra = false; break;
+	default:
+		warn(r, "frame %lld: screenshot of format %d not supported yet", (long long)frame,
+		     s->format);
+		return;
+	}
+	uint32_t w = s->extent.width, h = s->extent.height;
+	VkDeviceSize size = (VkDeviceSize)w * h * 4;
+	VkBufferCreateInfo bci = {
+		.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+		.size = size,
+		.usage = VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+	};
+	VkBuffer buf;
+	VkDevice dev = r->dev.device;
+	if (vkCreateBuffer(dev, &bci, NULL, &buf) != VK_SUCCESS)
+		fatal(r, "screenshot: cannot make a buffer");
+	VkMemoryRequirements req;
+	vkGetBufferMemoryRequirements(dev, buf, &req);
+	uint32_t type;
+	if (vkd_find_memory_type(&r->dev, req.memoryTypeBits, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT,
+				 VK_MEMORY_PROPERTY_HOST_CACHED_BIT, 0, 0, &type) < 0)
+		fatal(r, "screenshot: no host-visible memory");
+	vkd_request rq = {.size = req.size, .alignment = req.alignment, .kind = VKD_KIND_LINEAR,
+			  .dedicated = true, .dedicated_buffer = buf};
+	vkd_allocation mem;
+	VkResult res;
+	if ((res = vkd_alloc(&r->dev, NULL, type, &rq, &mem)) != VK_SUCCESS ||
+	    (res = vkBindBufferMemory(dev, buf, mem.memory, mem.offset)) != VK_SUCCESS)
+		fatal(r, "screenshot: %s", result_name(res));
+	vkDeviceWaitIdle(dev);
+	VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+				       .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
+	vkResetCommandBuffer(r->cb, 0);
+	vkBeginCommandBuffer(r->cb, &bi);
+	VkImageMemoryBarrier b = {
+		.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
+		.srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT,
+		.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT,
+		.oldLayout = VK_IMAGE_LAYOUT_PRESENT_SRC_KHR,
+		.newLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+		.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+		.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+		.image = s->img[index],
+		.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1},
+	};
+	vkCmdPipelineBarrier(r->cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+			     VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0, NULL, 0, NULL, 1, &b);
+	VkBufferImageCopy region = {
+		.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1},
+		.imageExtent = {w, h, 1},
+	};
+	vkCmdCopyImageToBuffer(r->cb, s->img[index], VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, buf, 1,
+			       &region);
+	b.srcAccessMask = VK_ACCESS_TRANSFER_READ_BIT;
+	b.dstAccessMask = 0;
+	b.oldLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
+	b.newLayout = VK_IMAGE_LAYOUT_PRESENT_SRC_KHR;
+	vkCmdPipelineBarrier(r->cb, VK_PIPELINE_STAGE_TRANSFER_BIT,
+			     VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0, 0, NULL, 0, NULL, 1, &b);
+	vkEndCommandBuffer(r->cb);
+	VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1,
+			   .pCommandBuffers = &r->cb};
+	vkResetFences(dev, 1, &r->fence);
+	if ((res = vkQueueSubmit(r->dev.queue, 1, &si, r->fence)) != VK_SUCCESS ||
+	    (res = vkWaitForFences(dev, 1, &r->fence, VK_TRUE, UINT64_MAX)) != VK_SUCCESS)
+		fatal(r, "screenshot: %s", result_name(res));
+	uint8_t *p = vkd_map(&r->dev, &mem, &res);
+	if (!p)
+		fatal(r, "screenshot: cannot map: %s", result_name(res));
+	vkd_invalidate(&r->dev, &mem, 0, VK_WHOLE_SIZE);
+	uint8_t *rgba = xcalloc(size, 1);
+	bool opaque = s->alpha == VK_COMPOSITE_ALPHA_OPAQUE_BIT_KHR;
+	for (VkDeviceSize i = 0; i < size; i += 4) {
+		rgba[i + 0] = p[i + (bgra ? 2 : 0)];
+		rgba[i + 1] = p[i + 1];
+		rgba[i + 2] = p[i + (bgra ? 0 : 2)];
+		rgba[i + 3] = opaque ? 255 : p[i + 3];
+	}
+	vkd_unmap(&r->dev, &mem);
+	vkd_free(&r->dev, &mem);
+	vkDestroyBuffer(dev, buf, NULL);
+	char path[4096];
+	if (o->screenshot_out)
+		snprintf(path, sizeof(path), "%s", o->screenshot_out);
+	else
+		snprintf(path, sizeof(path), "%s/frame-%lld.png", o->screenshot_dir ? o->screenshot_dir : ".",
+			 (long long)frame);
+	if (png_write_rgba(path, rgba, w, h) != 0)
+		fatal(r, "%s: %s", path, strerror(errno));
+	free(rgba);
+	if (!o->quiet && o->stats)
+		fprintf(stderr, "%s: frame %lld: %s\n", trace_cli_self.prog, (long long)frame, path);
+}
+
+/* ------------------------------------------------------------------ */
+/* One record. */
+
+static PFN_vkVoidFunction device_fn(vkr *r, const char *a, const char *b)
+{
+	PFN_vkVoidFunction f = vkGetDeviceProcAddr(r->dev.device, a);
+	return f ? f : vkGetDeviceProcAddr(r->dev.device, b);
+}
+
+static void replay_call(vkr *r, const trace_call *c)
+{
+	const char *name = c->sig->name;
+	if (!strncmp(name, "tracekit.", 9)) {
+		if (!strcmp(name, VK_UPDATE_CALL))
+			update(r, c);
+		return;
+	}
+	cmd_entry *e = entry_of(r, c);
+	if (!e)
+		fatal(r, "unknown function");
+	const vk_command_info *cmd = e->cmd;
+	if (e->special == SP_SKIP)
+		return;
+	void *args = trace_arena_alloc(&r->arena, cmd->args_size);
+	trace_error_clear(&r->err);
+	if (vk_decode_args(cmd, c, &r->arena, args, &r->err) < 0)
+		fatal(r, "malformed record: %s", r->err.msg);
+	if (e->special != SP_CREATE_INSTANCE && !r->have_instance)
+		fatal(r, "a call before vkCreateInstance");
+	bool dev_needed = cmd->level == VK_LEVEL_DEVICE;
+	if (dev_needed && !r->dev.device && e->special != SP_DESTROY_DEVICE)
+		fatal(r, "a device call before vkCreateDevice");
+	VkResult capres = cap_result(c);
+	switch ((enum special)e->special) {
+	case SP_NONE:
+		call_generic(r, e, args);
+		return;
+	case SP_SKIP:
+		return;
+	case SP_UNSUPPORTED:
+		warn(r, "%s: not supported yet (left out)", name);
+		return;
+	case SP_CREATE_INSTANCE:
+		create_instance(r, args);
+		return;
+	case SP_DESTROY_INSTANCE:
+		device_teardown(r);
+		vkd_close(&r->dev);
+		r->have_instance = false;
+		hfree(&r->handles);
+		return;
+	case SP_ENUM_PHYSICAL: {
+		vk_args_vkEnumeratePhysicalDevices *a = args;
+		if (a->pPhysicalDevices && a->pPhysicalDeviceCount)
+			for (uint32_t i = 0; i < *a->pPhysicalDeviceCount; i++)
+				map_put(r, r->h_physical, (uint64_t)(uintptr_t)a->pPhysicalDevices[i],
+					(uint64_t)(uintptr_t)r->dev.physical);
+		return;
+	}
+	case SP_ENUM_GROUPS: {
+		vk_args_vkEnumeratePhysicalDeviceGroups *a = args;
+		if (a->pPhysicalDeviceGroupProperties && a->pPhysicalDeviceGroupCount)
+			for (uint32_t i = 0; i < *a->pPhysicalDeviceGroupCount; i++) {
+				VkPhysicalDeviceGroupProperties *g = &a->pPhysicalDeviceGroupProperties[i];
+				for (uint32_t j = 0; j < g->physicalDeviceCount && j < VK_MAX_DEVICE_GROUP_SIZE; j++)
+					map_put(r, r->h_physical, (uint64_t)(uintptr_t)g->physicalDevices[j],
+						(uint64_t)(uintptr_t)r->dev.physical);
+			}
+		return;
+	}
+	case SP_CREATE_DEVICE:
+		if (is_failure(capres))
+			return;
+		create_device(r, args);
+		return;
+	case SP_DESTROY_DEVICE:
+		device_teardown(r);
+		vkd_close_device(&r->dev);
+		reset_fns(r);
+		return;
+	case SP_ALLOC_MEMORY:
+		alloc_memory(r, args);
+		return;
+	case SP_FREE_MEMORY:
+		free_memory(r, (uint64_t)(uintptr_t)((vk_args_vkFreeMemory *)args)->memory);
+		return;
+	case SP_CREATE_BUFFER: {
+		vk_args_vkCreateBuffer *a = args;
+		uint64_t cap = a->pBuffer ? (uint64_t)(uintptr_t)*a->pBuffer : 0;
+		VkDeviceSize size = a->pCreateInfo ? a->pCreateInfo->size : 0;
+		if (call_generic(r, e, args) == VK_SUCCESS && cap && a->pBuffer)
+			new_obj(r, cap, (uint64_t)(uintptr_t)*a->pBuffer, false, true, size);
+		return;
+	}
+	case SP_CREATE_IMAGE: {
+		vk_args_vkCreateImage *a = args;
+		uint64_t cap = a->pImage ? (uint64_t)(uintptr_t)*a->pImage : 0;
+		bool linear = a->pCreateInfo && a->pCreateInfo->tiling == VK_IMAGE_TILING_LINEAR;
+		if (call_generic(r, e, args) == VK_SUCCESS && cap && a->pImage)
+			new_obj(r, cap, (uint64_t)(uintptr_t)*a->pImage, true, linear, 0);
+		return;
+	}
+	case SP_DESTROY_BUFFER:
+	case SP_DESTROY_IMAGE: {
+		uint64_t cap;
+		memcpy(&cap, (uint8_t *)args + cmd->params[1].offset, 8);
+		call_generic(r, e, args);
+		uint64_t v;
+		if (cap && hdel(&r->objects, cap, TAG_OBJ, &v)) {
+			release_obj(r, (obj *)(uintptr_t)v);
+			free((obj *)(uintptr_t)v);
+		}
+		return;
+	}
+	case SP_BIND_BUFFER: {
+		vk_args_vkBindBufferMemory *a = args;
+		bind_obj(r, (uint64_t)(uintptr_t)a->buffer, (uint64_t)(uintptr_t)a->memory,
+			 a->memoryOffset, false, capres);
+		return;
+	}
+	case SP_BIND_IMAGE: {
+		vk_args_vkBindImageMemory *a = args;
+		bind_obj(r, (uint64_t)(uintptr_t)a->image, (uint64_t)(uintptr_t)a->memory,
+			 a->memoryOffset, true, capres);
+		return;
+	}
+	case SP_BIND_BUFFER2: {
+		vk_args_vkBindBufferMemory2 *a = args;
+		for (uint32_t i = 0; a->pBindInfos && i < a->bindInfoCount; i++)
+			bind_obj(r, (uint64_t)(uintptr_t)a->pBindInfos[i].buffer,
+				 (uint64_t)(uintptr_t)a->pBindInfos[i].memory,
+				 a->pBindInfos[i].memoryOffset, false, capres);
+		return;
+	}
+	case SP_BIND_IMAGE2: {
+		vk_args_vkBindImageMemory2 *a = args;
+		for (uint32_t i = 0; a->pBindInfos && i < a->bindInfoCount; i++)
+			bind_obj(r, (uint64_t)(uintptr_t)a->pBindInfos[i].image,
+				 (uint64_t)(uintptr_t)a->pBindInfos[i].memory,
+				 a->pBindInfos[i].memoryOffset, true, capres);
+		return;
+	}
+	case SP_BUFFER_REQS: {
+		vk_args_vkGetBufferMemoryRequirements *a = args;
+		obj *o = obj_get(r, (uint64_t)(uintptr_t)a->buffer);
+		if (o && a->pMemoryRequirements)
+			o->cap_req = a->pMemoryRequirements->size;
+		return;
+	}
+	case SP_IMAGE_REQS: {
+		vk_args_vkGetImageMemoryRequirements *a = args;
+		obj *o = obj_get(r, (uint64_t)(uintptr_t)a->image);
+		if (o && a->pMemoryRequirements)
+			o->cap_req = a->pMemoryRequirements->size;
+		return;
+	}
+	case SP_BUFFER_REQS2: {
+		vk_args_vkGetBufferMemoryRequirements2 *a = args;
+		obj *o = a->pInfo ? obj_get(r, (uint64_t)(uintptr_t)a->pInfo->buffer) : NULL;
+		if (o && a->pMemoryRequirements)
+			o->cap_req = a->pMemoryRequirements->memoryRequirements.size;
+		return;
+	}
+	case SP_IMAGE_REQS2: {
+		vk_args_vkGetImageMemoryRequirements2 *a = args;
+		obj *o = a->pInfo ? obj_get(r, (uint64_t)(uintptr_t)a->pInfo->image) : NULL;
+		if (o && a->pMemoryRequirements)
+			o->cap_req = a->pMemoryRequirements->memoryRequirements.size;
+		return;
+	}
+	case SP_MEMORY_PROPS: {
+		vk_args_vkGetPhysicalDeviceMemoryProperties *a = args;
+		if (a->pMemoryProperties) {
+			r->cap_mem = *a->pMemoryProperties;
+			r->have_cap_mem = true;
+		}
+		return;
+	}
+	case SP_MEMORY_PROPS2: {
+		vk_args_vkGetPhysicalDeviceMemoryProperties2 *a = args;
+		if (a->pMemoryProperties) {
+			r->cap_mem = a->pMemoryProperties->memoryProperties;
+			r->have_cap_mem = true;
+		}
+		return;
+	}
+	case SP_WAIT_FENCES: {
+		/* a wait that succeeded at capture succeeds here: no timeout */
+		if (capres == VK_TIMEOUT)
+			return;
+		((vk_args_vkWaitForFences *)args)->timeout = UINT64_MAX;
+		call_generic(r, e, args);
+		return;
+	}
+	case SP_WAIT_SEMAPHORES:
+		if (capres == VK_TIMEOUT)
+			return;
+		((vk_args_vkWaitSemaphores *)args)->timeout = UINT64_MAX;
+		call_generic(r, e, args);
+		return;
+	case SP_FENCE_STATUS: {
+		if (capres != VK_SUCCESS)
+			return;  /* not ready at capture: nothing to wait for */
+		vk_args_vkGetFenceStatus *a = args;
+		VkFence f = (VkFence)(uintptr_t)need(r, r->h_fence, (uint64_t)(uintptr_t)a->fence);
+		VkResult res = vkWaitForFences(r->dev.device, 1, &f, VK_TRUE, UINT64_MAX);
+		r->calls++;
+		check_result(r, e, true, capres, res);
+		return;
+	}
+	case SP_SEMAPHORE_VALUE: {
+		vk_args_vkGetSemaphoreCounterValue *a = args;
+		if (capres != VK_SUCCESS || !a->pValue)
+			return;
+		VkSemaphore s = (VkSemaphore)(uintptr_t)need(r, r->h_semaphore,
+							      (uint64_t)(uintptr_t)a->semaphore);
+		PFN_vkWaitSemaphores wait = (PFN_vkWaitSemaphores)device_fn(r, "vkWaitSemaphores",
+									     "vkWaitSemaphoresKHR");
+		if (!wait)
+			return;
+		VkSemaphoreWaitInfo wi = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO,
+					  .semaphoreCount = 1, .pSemaphores = &s, .pValues = a->pValue};
+		VkResult res = wait(r->dev.device, &wi, UINT64_MAX);
+		r->calls++;
+		check_result(r, e, true, capres, res);
+		return;
+	}
+	case SP_QUERY_RESULTS: {
+		vk_args_vkGetQueryPoolResults *a = args;
+		if (capres == VK_SUCCESS)
+			a->flags |= VK_QUERY_RESULT_WAIT_BIT;  /* they were there at capture */
+		else if (capres == VK_NOT_READY)
+			return;
+		call_generic(r, e, args);
+		return;
+	}
+	case SP_CREATE_SURFACE:
+	case SP_FAKE_CREATE: {
+		/* the last output handle: a made-up value that nothing calls */
+		for (uint32_t i = cmd->nparams; i-- > 0;) {
+			const vk_field *f = &cmd->params[i];
+			if (f->base == VK_B_HANDLE && (f->flags & VK_F_OUT)) {
+				uint64_t *p;
+				memcpy(&p, (uint8_t *)args + f->offset, sizeof(p));
+				if (p && *p)
+					map_put(r, f->ref, *p, *p);
+				break;
+			}
+		}
+		return;
+	}
+	case SP_DESTROY_SURFACE:
+	case SP_FAKE_DESTROY:
+		return;
+	case SP_CREATE_SWAPCHAIN:
+		if (!is_failure(capres))
+			create_swapchain(r, args);
+		return;
+	case SP_DESTROY_SWAPCHAIN: {
+		uint64_t cap = (uint64_t)(uintptr_t)((vk_args_vkDestroySwapchainKHR *)args)->swapchain;
+		uint64_t v;
+		if (cap && hdel(&r->swapchains, cap, TAG_SWAPCHAIN, &v)) {
+			vkDeviceWaitIdle(r->dev.device);
+			destroy_swapchain(r, (swapchain *)(uintptr_t)v);
+		}
+		return;
+	}
+	case SP_SWAPCHAIN_IMAGES:
+		if (!is_failure(capres))
+			swapchain_images(r, args);
+		return;
+	case SP_ACQUIRE: {
+		vk_args_vkAcquireNextImageKHR *a = args;
+		acquire(r, (uint64_t)(uintptr_t)a->swapchain, a->pImageIndex ? *a->pImageIndex : 0,
+			(uint64_t)(uintptr_t)a->semaphore, (uint64_t)(uintptr_t)a->fence, capres);
+		return;
+	}
+	case SP_ACQUIRE2: {
+		vk_args_vkAcquireNextImage2KHR *a = args;
+		if (!a->pAcquireInfo)
+			fatal(r, "vkAcquireNextImage2KHR without pAcquireInfo");
+		acquire(r, (uint64_t)(uintptr_t)a->pAcquireInfo->swapchain,
+			a->pImageIndex ? *a->pImageIndex : 0,
+			(uint64_t)(uintptr_t)a->pAcquireInfo->semaphore,
+			(uint64_t)(uintptr_t)a->pAcquireInfo->fence, capres);
+		return;
+	}
+	case SP_PRESENT:
+		present(r, args);
+		return;
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* The run. */
+
+static void frame_ended(vkr *r, int64_t frame)
+{
+	double t = now_s();
+	if (frame >= r->opt->first_frame) {
+		if (!r->frames_done)
+			r->t_first_frame = r->t_last_frame;
+		double dt = t - r->t_last_frame;
+		if (r->nframe_times == r->cap_frame_times) {
+			r->cap_frame_times = r->cap_frame_times ? r->cap_frame_times * 2 : 256;
+			r->frame_times = realloc(r->frame_times, r->cap_frame_times * sizeof(double));
+			if (!r->frame_times)
+				fatal(r, "out of memory");
+		}
+		r->frame_times[r->nframe_times++] = dt;
+		r->frames_done++;
+	}
+	r->t_last_frame = t;
+	if (r->opt->last_frame >= 0 && frame >= r->opt->last_frame)
+		r->stop = true;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void print_stats(vkr *r, double total)
+{
+	double span = r->frames_done ? r->t_last_frame - r->t_first_frame : 0;
+	double fps = span > 0 ? (double)r->frames_done / span : 0;
+	double med = 0, p99 = 0, mx = 0;
+	if (r->nframe_times) {
+		double *s = xcalloc(r->nframe_times, sizeof(double));
+		memcpy(s, r->frame_times, r->nframe_times * sizeof(double));
+		qsort(s, r->nframe_times, sizeof(double), cmp_double);
+		med = s[r->nframe_times / 2];
+		p99 = s[(r->nframe_times * 99) / 100 < r->nframe_times ? (r->nframe_times * 99) / 100
+								       : r->nframe_times - 1];
+		mx = s[r->nframe_times - 1];
+		free(s);
+	}
+	FILE *o = stdout;
+	if (r->opt->stats == 2) {
+		fprintf(o, "{\"device\": \"%s\", \"frames\": %llu, \"seconds\": %.6f, "
+			"\"fps\": %.3f, \"frame_ms\": {\"median\": %.3f, \"p99\": %.3f, \"max\": %.3f}, "
+			"\"calls\": %llu, \"calls_per_second\": %.0f, \"warnings\": %llu, "
+			"\"heaps\": [",
+			r->dev.props.deviceName, (unsigned long long)r->frames_done, total, fps,
+			med * 1e3, p99 * 1e3, mx * 1e3, (unsigned long long)r->calls,
+			total > 0 ? (double)r->calls / total : 0, (unsigned long long)r->warnings);
+		for (uint32_t h = 0; h < r->dev.memory.memoryHeapCount; h++)
+			fprintf(o, "%s{\"heap\": %u, \"peak_bytes\": %llu}", h ? ", " : "", h,
+				(unsigned long long)r->dev.heap_stats[h].memory_peak);
+		fprintf(o, "]}\n");
+		return;
+	}
+	fprintf(o, "device:            %s\n", r->dev.props.deviceName);
+	fprintf(o, "frames:            %llu\n", (unsigned long long)r->frames_done);
+	fprintf(o, "replay time:       %.3f s\n", total);
+	fprintf(o, "frames per second: %.1f\n", fps);
+	fprintf(o, "frame CPU time:    median %.3f ms, p99 %.3f ms, max %.3f ms\n", med * 1e3,
+		p99 * 1e3, mx * 1e3);
+	fprintf(o, "calls:             %llu (%.0f per second)\n", (unsigned long long)r->calls,
+		total > 0 ? (double)r->calls / total : 0);
+	for (uint32_t h = 0; h < r->dev.memory.memoryHeapCount; h++)
+		fprintf(o, "heap %u peak:       %.1f MiB\n", h,
+			(double)r->dev.heap_stats[h].memory_peak / (1024.0 * 1024.0));
+}
+
+int vkr_run(trace_reader *in, const vkr_options *opt)
+{
+	static vkr rs;
+	vkr *r = &rs;
+	r->opt = opt;
+	r->fns = xcalloc(vk_ncommands, sizeof(*r->fns));
+	r->fn_done = xcalloc(vk_ncommands, 1);
+	trace_arena_init(&r->arena);
+	r->h_buffer = vk_handle_lookup("VkBuffer");
+	r->h_image = vk_handle_lookup("VkImage");
+	r->h_memory = vk_handle_lookup("VkDeviceMemory");
+	r->h_physical = vk_handle_lookup("VkPhysicalDevice");
+	r->h_surface = vk_handle_lookup("VkSurfaceKHR");
+	r->h_swapchain = vk_handle_lookup("VkSwapchainKHR");
+	r->h_semaphore = vk_handle_lookup("VkSemaphore");
+	r->h_fence = vk_handle_lookup("VkFence");
+	r->h_queue = vk_handle_lookup("VkQueue");
+	r->h_device = vk_handle_lookup("VkDevice");
+	r->h_instance = vk_handle_lookup("VkInstance");
+	r->s_allocator = vk_struct_lookup("VkAllocationCallbacks");
+	if (vk_ncalls != vk_ncommands) {
+		fprintf(stderr, "trace-replay: the generated thunks do not match the schema\n");
+		return 1;
+	}
+	parse_header_memory(r, trace_reader_header(in));
+	if (opt->loop > 1)
+		trace_cli_usage_error("--loop %u: not supported yet (replaying a frame range again "
+				      "needs the state at its start restored)", opt->loop);
+	trace_frames_init(&r->frames);
+	r->t_start = r->t_last_frame = now_s();
+	trace_call *c;
+	int k = 0;
+	uint64_t records = 0;
+	while (!r->stop && (k = trace_reader_next(in, &c, &r->err)) > 0) {
+		r->call = c;
+		int64_t f = trace_frames_next(&r->frames, c, &r->err);
+		if (f < 0)
+			fatal(r, "%s", r->err.msg);
+		r->frame = f;
+		replay_call(r, c);
+		trace_arena_reset(&r->arena);
+		if (r->frames.ended)
+			frame_ended(r, f);
+		trace_cli_progress(in, ++records);
+	}
+	trace_cli_progress_done();
+	r->call = NULL;
+	if (!r->stop && k < 0) {
+		trace_error_print(&r->err, trace_cli_self.prog, stderr);
+		exit(1);
+	}
+	if (r->dev.device)
+		vkDeviceWaitIdle(r->dev.device);
+	double total = now_s() - r->t_start;
+	if (r->frames_done)
+		r->t_last_frame = now_s();
+	if (r->next_shot < opt->nscreenshots)
+		warn(r, "frame %llu: never presented, no screenshot",
+		     (unsigned long long)opt->screenshots[r->next_shot]);
+	if (opt->stats)
+		print_stats(r, total);
+	fflush(stdout);
+	/* a stream that ends early (trace-trim, --frames) leaves the device */
+	if (r->have_instance) {
+		device_teardown(r);
+		vkd_close(&r->dev);
+	}
+	if (r->warnings > WARNINGS_SHOWN && !opt->quiet)
+		fprintf(stderr, "%s: %s: %llu more warnings not shown\n", trace_cli_self.prog,
+			opt->input, (unsigned long long)(r->warnings - WARNINGS_SHOWN));
+	hfree(&r->handles);
+	for (size_t i = 0; i < r->sigs.cap; i++)
+		if (r->sigs.e[i].kind)
+			free((cmd_entry *)(uintptr_t)r->sigs.e[i].val);
+	hfree(&r->sigs);
+	free(r->fns);
+	free(r->fn_done);
+	free(r->frame_times);
+	trace_arena_free(&r->arena);
+	int status = 0;
+	if (r->dev.validation_errors) {
+		fprintf(stderr, "%s: %s: %llu validation error%s\n", trace_cli_self.prog, opt->input,
+			(unsigned long long)r->dev.validation_errors,
+			r->dev.validation_errors == 1 ? "" : "s");
+		status = 1;
+	}
+	if (r->errors) {
+		fprintf(stderr, "%s: %s: %llu call%s failed that succeeded at capture\n",
+			trace_cli_self.prog, opt->input, (unsigned long long)r->errors,
+			r->errors == 1 ? "" : "s");
+		status = 1;
+	}
+	return status;
+}

@@ -1,0 +1,38 @@
+/*
+ * vkreplay: trace-replay's Vulkan path.  Executes the calls of a Vulkan
+ * trace (header property api: "Vulkan") on a real device, headless:
+ * arguments decoded by the schema (vk_decode_args), every handle mapped
+ * from its capture value to the live one (vk_walk_handles), the call made
+ * through a generated thunk (build/gen/vkcall_gen.c); hand-written code
+ * only where replay differs from the call: instance and device creation,
+ * memory (object-based, lib/vkdevice.c's allocator), surfaces and
+ * swapchains (offscreen images), waits, and capture-time queries.
+ *
+ * Like vkdevice.c it needs libvulkan, so it is not in libtrace: only
+ * trace-replay links it.  See trace-replay(1).
+ */
+#ifndef TRACE_VKREPLAY_H
+#define TRACE_VKREPLAY_H
+
+#include "trace.h"
+#include "vkdevice.h"
+
+typedef struct vkr_options {
+	vkd_options dev;              /* --gpu, --validate, -q */
+	const char *input;            /* for messages */
+	bool quiet;
+	bool remove_unsupported;      /* drop extensions/features the device lacks */
+	int64_t first_frame;          /* --frames A-B: A (0) */
+	int64_t last_frame;           /* B, or -1 for the whole trace */
+	uint32_t loop;                /* --loop N (0 or 1: once) */
+	const uint64_t *screenshots;  /* frames to save, ascending */
+	size_t nscreenshots;
+	const char *screenshot_out;   /* -o FILE.png (one frame) */
+	const char *screenshot_dir;   /* --screenshot-dir DIR: DIR/frame-N.png */
+	int stats;                    /* 0, 1 text, 2 json */
+} vkr_options;
+
+/* Replays the rest of IN; the exit status (0, 1; usage errors exit 2). */
+int vkr_run(trace_reader *in, const vkr_options *opt);
+
+#endif
