@@ -14,6 +14,7 @@
  * VMA serialized them into the recording in that order.
  */
 #include "cli.h"
+#include "tmap.h"
 #include "vkdevice.h"
 #include "vkreplay.h"
 #include "vma.h"
@@ -92,13 +93,8 @@ static const char *const fn_names[FN_COUNT] = {
 };
 
 /* ------------------------------------------------------------------ */
-/* Pointer -> object, for the handles a recording names. */
-
-typedef struct ptrmap {
-	uint64_t *keys; /* 0: empty (VMA never returns a null handle) */
-	void **vals;
-	size_t cap, n;
-} ptrmap;
+/* Pointer -> object, for the handles a recording names (VMA never
+ * returns a null handle, which a tmap cannot hold). */
 
 static void *xcalloc(size_t n, size_t size)
 {
@@ -110,82 +106,21 @@ static void *xcalloc(size_t n, size_t size)
 	return p;
 }
 
-static inline size_t ptrmap_home(const ptrmap *m, uint64_t key)
+static void *handle_get(const tmap *m, uint64_t key)
 {
-	return (size_t)((key * 0x9e3779b97f4a7c15ull) >> 32) & (m->cap - 1);
+	uint64_t v;
+	return key && tmap_get(m, (const void *)(uintptr_t)key, &v) ? (void *)(uintptr_t)v : NULL;
 }
 
-static void *ptrmap_get(const ptrmap *m, uint64_t key)
+static void *handle_take(tmap *m, uint64_t key)
 {
-	if (!m->n || !key)
-		return NULL;
-	for (size_t i = ptrmap_home(m, key); m->keys[i]; i = (i + 1) & (m->cap - 1))
-		if (m->keys[i] == key)
-			return m->vals[i];
-	return NULL;
+	uint64_t v;
+	return key && tmap_take(m, (const void *)(uintptr_t)key, &v) ? (void *)(uintptr_t)v : NULL;
 }
 
-static void ptrmap_put(ptrmap *m, uint64_t key, void *val)
+static void handle_put(tmap *m, uint64_t key, void *val)
 {
-	if (2 * (m->n + 1) > m->cap) {
-		ptrmap old = *m;
-		m->cap = old.cap ? old.cap * 2 : 64;
-		m->keys = xcalloc(m->cap, sizeof(*m->keys));
-		m->vals = xcalloc(m->cap, sizeof(*m->vals));
-		m->n = 0;
-		for (size_t i = 0; i < old.cap; i++)
-			if (old.keys[i])
-				ptrmap_put(m, old.keys[i], old.vals[i]);
-		free(old.keys);
-		free(old.vals);
-	}
-	size_t i = ptrmap_home(m, key);
-	while (m->keys[i] && m->keys[i] != key)
-		i = (i + 1) & (m->cap - 1);
-	if (!m->keys[i])
-		m->n++;
-	m->keys[i] = key;
-	m->vals[i] = val;
-}
-
-/* Removes key, shifting back the entries after it (no tombstones: a
- * recording creates and destroys millions of handles). */
-static void *ptrmap_take(ptrmap *m, uint64_t key)
-{
-	if (!m->n || !key)
-		return NULL;
-	size_t i = ptrmap_home(m, key);
-	while (m->keys[i] && m->keys[i] != key)
-		i = (i + 1) & (m->cap - 1);
-	if (!m->keys[i])
-		return NULL;
-	void *val = m->vals[i];
-	size_t j = i;
-	for (;;) {
-		m->keys[i] = 0;
-		for (;;) {
-			j = (j + 1) & (m->cap - 1);
-			if (!m->keys[j])
-				goto done;
-			size_t h = ptrmap_home(m, m->keys[j]);
-			/* may the entry at j move to i? (i lies cyclically in [h, j)) */
-			if (i <= j ? (h <= i || h > j) : (h <= i && h > j))
-				break;
-		}
-		m->keys[i] = m->keys[j];
-		m->vals[i] = m->vals[j];
-		i = j;
-	}
-done:
-	m->n--;
-	return val;
-}
-
-static void ptrmap_free(ptrmap *m)
-{
-	free(m->keys);
-	free(m->vals);
-	memset(m, 0, sizeof(*m));
+	tmap_put(m, (const void *)(uintptr_t)key, (uint64_t)(uintptr_t)val);
 }
 
 /* ------------------------------------------------------------------ */
@@ -226,7 +161,7 @@ typedef struct replay {
 	bool always_dedicated;   /* Macro,VMA_DEBUG_ALWAYS_DEDICATED_MEMORY,1 */
 	VkDeviceSize rec_large_block, rec_small_heap;
 	uint32_t translate[VK_MAX_MEMORY_TYPES];
-	ptrmap allocs, pools, defrags;
+	tmap allocs, pools, defrags;
 	uint32_t frame;
 	/* what the statistics print */
 	uint64_t calls, records;
@@ -563,7 +498,7 @@ static VkResult allocate(replay *r, const trace_call *c, alloc_obj *a, const all
 	if (r->always_dedicated || ai->flags & CREATE_DEDICATED_MEMORY)
 		req->dedicated = true;
 	if (ai->pool) {
-		pool_obj *p = ptrmap_get(&r->pools, ai->pool);
+		pool_obj *p = handle_get(&r->pools, ai->pool);
 		if (!p) {
 			warn(r, W_UNKNOWN, c, "%s in pool 0x%llx, which no call created; allocated "
 			     "outside any pool", c->sig->name, (unsigned long long)ai->pool);
@@ -649,7 +584,7 @@ static alloc_obj *find_alloc(replay *r, const trace_call *c, uint64_t ptr, bool 
 {
 	if (!ptr)
 		return NULL;
-	alloc_obj *a = destroy ? ptrmap_take(&r->allocs, ptr) : ptrmap_get(&r->allocs, ptr);
+	alloc_obj *a = destroy ? handle_take(&r->allocs, ptr) : handle_get(&r->allocs, ptr);
 	if (!a)
 		warn(r, W_UNKNOWN, c, "%s of allocation 0x%llx, which no call created; %s",
 		     c->sig->name, (unsigned long long)ptr, destroy ? "nothing destroyed" : "ignored");
@@ -658,7 +593,7 @@ static alloc_obj *find_alloc(replay *r, const trace_call *c, uint64_t ptr, bool 
 
 static alloc_obj *new_alloc(replay *r, const trace_call *c, uint64_t ptr, uint32_t flags)
 {
-	alloc_obj *old = ptrmap_take(&r->allocs, ptr);
+	alloc_obj *old = handle_take(&r->allocs, ptr);
 	if (old) {
 		warn(r, W_MISUSE, c, "%s returns allocation 0x%llx, which call %llu made and "
 		     "no call destroyed; the old one is freed", c->sig->name,
@@ -670,7 +605,7 @@ static alloc_obj *new_alloc(replay *r, const trace_call *c, uint64_t ptr, uint32
 	a->call = c->no;
 	a->flags = flags;
 	a->last_use = r->frame;
-	ptrmap_put(&r->allocs, ptr, a);
+	handle_put(&r->allocs, ptr, a);
 	return a;
 }
 
@@ -922,7 +857,7 @@ static void create_pool(replay *r, const trace_call *c)
 	uint64_t ptr = arg_ptr(r, c, 6);
 	if (!ptr)
 		return;
-	pool_obj *p = ptrmap_take(&r->pools, ptr);
+	pool_obj *p = handle_take(&r->pools, ptr);
 	if (p) {
 		warn(r, W_MISUSE, c, "vmaCreatePool returns pool 0x%llx, which call %llu made and "
 		     "no call destroyed; the old one is kept", (unsigned long long)ptr,
@@ -933,7 +868,7 @@ static void create_pool(replay *r, const trace_call *c)
 	p->ptr = ptr;
 	p->call = c->no;
 	p->frame_in_use = frame_in_use;
-	ptrmap_put(&r->pools, ptr, p);
+	handle_put(&r->pools, ptr, p);
 	uint32_t type = r->rec_types ? (rec_type < r->rec.memoryTypeCount ? r->translate[rec_type]
 									  : vkd_translate_type(&r->dev, NULL, rec_type))
 				     : vkd_translate_type(&r->dev, NULL, rec_type);
@@ -961,7 +896,7 @@ static void destroy_pool(replay *r, const trace_call *c)
 	uint64_t ptr = arg_ptr(r, c, 0);
 	if (!ptr)
 		return;
-	pool_obj *p = ptrmap_take(&r->pools, ptr);
+	pool_obj *p = handle_take(&r->pools, ptr);
 	if (!p) {
 		warn(r, W_UNKNOWN, c, "vmaDestroyPool of pool 0x%llx, which no call created; "
 		     "nothing destroyed", (unsigned long long)ptr);
@@ -972,9 +907,9 @@ static void destroy_pool(replay *r, const trace_call *c)
 		     "in it; they are freed", (unsigned long long)ptr, (unsigned long long)p->live,
 		     p->live == 1 ? "" : "s");
 		for (size_t i = 0; i < r->allocs.cap; i++) {
-			alloc_obj *a = r->allocs.vals[i];
+			alloc_obj *a = (alloc_obj *)(uintptr_t)r->allocs.vals[i];
 			if (r->allocs.keys[i] && a->pool == p) {
-				ptrmap_take(&r->allocs, a->ptr);
+				handle_take(&r->allocs, a->ptr);
 				release(r, a);
 				i--; /* the shift may have moved another entry here */
 			}
@@ -989,7 +924,7 @@ static void destroy_pool(replay *r, const trace_call *c)
 static void make_lost(replay *r, const trace_call *c)
 {
 	uint64_t ptr = arg_ptr(r, c, 0);
-	pool_obj *p = ptrmap_get(&r->pools, ptr);
+	pool_obj *p = handle_get(&r->pools, ptr);
 	if (!p) {
 		if (ptr)
 			warn(r, W_UNKNOWN, c, "vmaMakePoolAllocationsLost of pool 0x%llx, which no "
@@ -997,7 +932,7 @@ static void make_lost(replay *r, const trace_call *c)
 		return;
 	}
 	for (size_t i = 0; i < r->allocs.cap; i++) {
-		alloc_obj *a = r->allocs.vals[i];
+		alloc_obj *a = (alloc_obj *)(uintptr_t)r->allocs.vals[i];
 		if (!r->allocs.keys[i] || a->pool != p || a->lost || !(a->flags & CREATE_CAN_BECOME_LOST))
 			continue;
 		if ((uint64_t)a->last_use + p->frame_in_use >= r->frame)
@@ -1016,26 +951,26 @@ static void destroy_allocator(replay *r, const trace_call *c)
 	for (size_t i = 0; i < r->allocs.cap; i++) {
 		if (!r->allocs.keys[i])
 			continue;
-		alloc_obj *a = r->allocs.vals[i];
+		alloc_obj *a = (alloc_obj *)(uintptr_t)r->allocs.vals[i];
 		warn(r, W_ALIVE, c, "vmaDestroyAllocator with allocation 0x%llx (made by call "
 		     "%llu) still alive; it is freed", (unsigned long long)a->ptr,
 		     (unsigned long long)a->call);
 		release(r, a);
 		r->allocs.keys[i] = 0;
 	}
-	ptrmap_free(&r->allocs);
+	tmap_free(&r->allocs);
 	for (size_t i = 0; i < r->pools.cap; i++) {
 		if (!r->pools.keys[i])
 			continue;
-		pool_obj *p = r->pools.vals[i];
+		pool_obj *p = (pool_obj *)(uintptr_t)r->pools.vals[i];
 		warn(r, W_ALIVE, c, "vmaDestroyAllocator with pool 0x%llx (made by call %llu) "
 		     "still alive; it is destroyed", (unsigned long long)p->ptr,
 		     (unsigned long long)p->call);
 		vkd_pool_destroy(&r->dev, p->pool);
 		free(p);
 	}
-	ptrmap_free(&r->pools);
-	ptrmap_free(&r->defrags);
+	tmap_free(&r->pools);
+	tmap_free(&r->defrags);
 }
 
 static void flush(replay *r, const trace_call *c, bool invalidate)
@@ -1196,12 +1131,12 @@ static void replay_call(replay *r, const trace_call *c)
 		uint64_t ctx = arg_ptr(r, c, 8);
 		r->defrags_done++;
 		if (ctx)
-			ptrmap_put(&r->defrags, ctx, r);
+			handle_put(&r->defrags, ctx, r);
 		break;
 	}
 	case FN_DEFRAG_END: {
 		uint64_t ctx = arg_ptr(r, c, 0);
-		if (ctx && !ptrmap_take(&r->defrags, ctx))
+		if (ctx && !handle_take(&r->defrags, ctx))
 			warn(r, W_UNKNOWN, c, "vmaDefragmentationEnd of context 0x%llx, which no "
 			     "call began; ignored", (unsigned long long)ctx);
 		break;
@@ -1409,16 +1344,16 @@ static void replay_free(replay *r)
 {
 	for (size_t i = 0; i < r->allocs.cap; i++)
 		if (r->allocs.keys[i])
-			release(r, r->allocs.vals[i]);
+			release(r, (alloc_obj *)(uintptr_t)r->allocs.vals[i]);
 	for (size_t i = 0; i < r->pools.cap; i++)
 		if (r->pools.keys[i]) {
-			pool_obj *p = r->pools.vals[i];
+			pool_obj *p = (pool_obj *)(uintptr_t)r->pools.vals[i];
 			vkd_pool_destroy(&r->dev, p->pool);
 			free(p);
 		}
-	ptrmap_free(&r->allocs);
-	ptrmap_free(&r->pools);
-	ptrmap_free(&r->defrags);
+	tmap_free(&r->allocs);
+	tmap_free(&r->pools);
+	tmap_free(&r->defrags);
 	free(r->threads);
 	r->threads = NULL;
 	vkd_close(&r->dev);
@@ -1668,10 +1603,10 @@ int main(int argc, char **argv)
 	 * freed quietly, as a program's exit would */
 	for (size_t i = 0; i < r.allocs.cap; i++)
 		if (r.allocs.keys[i]) {
-			release(&r, r.allocs.vals[i]);
+			release(&r, (alloc_obj *)(uintptr_t)r.allocs.vals[i]);
 			r.allocs.keys[i] = 0;
 		}
-	ptrmap_free(&r.allocs);
+	tmap_free(&r.allocs);
 	vkDeviceWaitIdle(r.dev.device);
 	r.playback = seconds_now() - t0;
 	trace_reader_close(in);

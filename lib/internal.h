@@ -50,18 +50,8 @@ static inline void tbuf_adds(tbuf *b, const char *s) { tbuf_add(b, s, strlen(s))
 void tbuf_addf(tbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* ------------------------------------------------------------------ */
-/* Pointer -> id map (open addressing), for the writer's signature ids. */
-
-typedef struct tmap {
-	const void **keys;
-	uint64_t *vals;
-	size_t cap, n;
-	size_t dead;   /* entries a user has zeroed (see the writer) */
-} tmap;
-
-bool tmap_get(const tmap *m, const void *key, uint64_t *val);
-void tmap_put(tmap *m, const void *key, uint64_t val);
-void tmap_free(tmap *m);
+/* The pointer map (lib/tmap.h). */
+#include "tmap.h"
 
 /* ------------------------------------------------------------------ */
 /* Input: a window over the decompressed stream. */

@@ -70,10 +70,15 @@ void tbuf_addf(tbuf *b, const char *fmt, ...)
 
 /* ------------------------------------------------------------------ */
 
-static size_t tmap_slot(const tmap *m, const void *key)
+static size_t tmap_home(const tmap *m, const void *key)
 {
 	uint64_t h = (uint64_t)(uintptr_t)key * 0x9E3779B97F4A7C15ull;
-	size_t i = (size_t)(h >> 32) & (m->cap - 1);
+	return (size_t)(h >> 32) & (m->cap - 1);
+}
+
+static size_t tmap_slot(const tmap *m, const void *key)
+{
+	size_t i = tmap_home(m, key);
 	while (m->keys[i] && m->keys[i] != key)
 		i = (i + 1) & (m->cap - 1);
 	return i;
@@ -111,6 +116,35 @@ void tmap_put(tmap *m, const void *key, uint64_t val)
 		m->n++;
 	m->keys[i] = key;
 	m->vals[i] = val;
+}
+
+bool tmap_take(tmap *m, const void *key, uint64_t *val)
+{
+	if (!m->n || !key)
+		return false;
+	size_t i = tmap_slot(m, key);
+	if (!m->keys[i])
+		return false;
+	if (val)
+		*val = m->vals[i];
+	/* backward shift: move up each later entry of the run that may sit
+	 * at i, i.e. whose home slot is not cyclically within (i, j] */
+	for (size_t j = i;;) {
+		m->keys[i] = NULL;
+		for (;;) {
+			j = (j + 1) & (m->cap - 1);
+			if (!m->keys[j]) {
+				m->n--;
+				return true;
+			}
+			size_t h = tmap_home(m, m->keys[j]);
+			if (i <= j ? (h <= i || h > j) : (h <= i && h > j))
+				break;
+		}
+		m->keys[i] = m->keys[j];
+		m->vals[i] = m->vals[j];
+		i = j;
+	}
 }
 
 void tmap_free(tmap *m)

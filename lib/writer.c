@@ -44,7 +44,7 @@ struct trace_writer {
 	held **queue;        /* held records, in arrival order */
 	size_t nqueue, cqueue, qhead; /* live entries are queue[qhead..nqueue) */
 	tmap waiting;        /* call number + 1 -> held record not yet entered */
-	tmap skipped;        /* call number + 1 -> 1 while announced as dropped */
+	tmap skipped;        /* call numbers + 1 announced as dropped, not reached */
 	/* text */
 	tbuf line;
 	trace_textcache *cache;
@@ -377,21 +377,7 @@ void trace_call_copy(trace_call *dst, const trace_call *src)
 static held *take_waiting(trace_writer *w, uint64_t no)
 {
 	uint64_t v;
-	if (!tmap_get(&w->waiting, NOKEY(no), &v) || !v)
-		return NULL;
-	tmap_put(&w->waiting, NOKEY(no), 0);
-	w->waiting.dead++;
-	return (held *)(uintptr_t)v;
-}
-
-static bool take_skipped(trace_writer *w, uint64_t no)
-{
-	uint64_t v;
-	if (!tmap_get(&w->skipped, NOKEY(no), &v) || !v)
-		return false;
-	tmap_put(&w->skipped, NOKEY(no), 0);
-	w->skipped.dead++;
-	return true;
+	return tmap_take(&w->waiting, NOKEY(no), &v) ? (held *)(uintptr_t)v : NULL;
 }
 
 static size_t queued(const trace_writer *w)
@@ -416,25 +402,6 @@ static void enqueue(trace_writer *w, held *h)
 	w->queue[w->nqueue++] = h;
 }
 
-/* Entries are zeroed, never removed: rebuild a map with its live ones. */
-static void compact(tmap *m)
-{
-	if (m->dead < 4096 || m->dead * 2 < m->n)
-		return;
-	tmap live = {0};
-	for (size_t i = 0; i < m->cap; i++)
-		if (m->keys[i] && m->vals[i])
-			tmap_put(&live, m->keys[i], m->vals[i]);
-	tmap_free(m);
-	*m = live;
-}
-
-static void settle(trace_writer *w)
-{
-	compact(&w->waiting);
-	compact(&w->skipped);
-}
-
 /* Writes every enter and leave that can go out now. */
 static int pump(trace_writer *w, bool drain)
 {
@@ -446,7 +413,7 @@ static int pump(trace_writer *w, bool drain)
 				h->entered = true;
 				h->out_no = w->out_no++;
 				w->next_no++;
-			} else if (take_skipped(w, w->next_no)) {
+			} else if (tmap_take(&w->skipped, NOKEY(w->next_no), NULL)) {
 				w->next_no++;
 			} else {
 				break;
@@ -458,10 +425,8 @@ static int pump(trace_writer *w, bool drain)
 			trace_call_free(&h->call);
 			free(h);
 		}
-		if (!queued(w) || (!drain && queued(w) < REORDER_WINDOW)) {
-			settle(w);
+		if (!queued(w) || (!drain && queued(w) < REORDER_WINDOW))
 			return 0;
-		}
 		/* a gap nobody announced: go on from the smallest number held */
 		uint64_t min = UINT64_MAX;
 		for (size_t i = w->qhead; i < w->nqueue; i++)
@@ -485,7 +450,7 @@ static int write_binary_call(trace_writer *w, const trace_call *c)
 	trace_call_copy(&h->call, c);
 	h->entered = false;
 	uint64_t v;
-	if (c->no < w->next_no || (tmap_get(&w->waiting, NOKEY(c->no), &v) && v)) {
+	if (c->no < w->next_no || tmap_get(&w->waiting, NOKEY(c->no), &v)) {
 		/* behind a gap given up on, or a number seen twice: it goes
 		 * out where it stands */
 		TRY(w_enter(w, c));

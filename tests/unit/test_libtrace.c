@@ -470,6 +470,43 @@ static void test_error_locations(void)
 	tbuf_free(&deep);
 }
 
+/* Keys come and go by the million in a replay: deletion must keep every
+ * other key findable and the map no larger than what it holds. */
+static void test_tmap_take(void)
+{
+	enum { N = 20000 };
+	static uint8_t in[N + 1];
+	tmap m = {0};
+	uint32_t x = 1;
+	bool ok = true;
+	for (int round = 0; round < 200000 && ok; round++) {
+		x ^= x << 13;
+		x ^= x >> 17;
+		x ^= x << 5;
+		uint32_t k = 1 + x % N;
+		const void *key = (const void *)(uintptr_t)k;
+		uint64_t v = 0;
+		if (in[k]) {
+			ok = tmap_take(&m, key, &v) && v == k * 3u && !tmap_get(&m, key, &v);
+			in[k] = 0;
+		} else {
+			tmap_put(&m, key, k * 3u);
+			in[k] = 1;
+		}
+	}
+	size_t held = 0;
+	for (uint32_t k = 1; k <= N && ok; k++) {
+		uint64_t v;
+		bool there = tmap_get(&m, (const void *)(uintptr_t)k, &v);
+		ok = there == (bool)in[k] && (!there || v == k * 3u);
+		held += in[k];
+	}
+	check(ok, "tmap keeps every key findable through puts and takes");
+	check(m.n == held, "tmap counts what it holds: %zu against %zu", m.n, held);
+	check(!tmap_take(&m, (const void *)(uintptr_t)(N + 5), NULL), "taking an absent key fails");
+	tmap_free(&m);
+}
+
 static void test_base64(void)
 {
 	const char *in[] = {"", "f", "fo", "foo", "foob", "fooba", "foobar"};
@@ -499,6 +536,7 @@ int main(void)
 	test_old_versions();
 	test_error_locations();
 	test_base64();
+	test_tmap_take();
 	printf("test_libtrace: %d passed, %d failed\n", passed, failed);
 	return failed != 0;
 }
