@@ -753,9 +753,10 @@ static bool same_struct(const trace_struct_sig *a, const trace_struct_sig *b)
 static bool canonical(trace_textcache *c, const void *sig, const void *type, int kind)
 {
 	uint64_t v;
-	if (tmap_get(&c->canon, sig, &v) && v != 1 && (const void *)(uintptr_t)v == type)
+	bool known = tmap_get(&c->canon, sig, &v);
+	if (known && (const void *)(uintptr_t)v == type)
 		return true;
-	if (tmap_get(&c->canon, sig, &v) && v == 1)
+	if (known && v == 1)
 		return false;
 	bool same = kind == TRACE_ENUM ? same_enum(sig, &((const vk_enum_info *)type)->sig)
 		    : kind == TRACE_BITMASK
@@ -763,7 +764,7 @@ static bool canonical(trace_textcache *c, const void *sig, const void *type, int
 			    : same_struct(sig, &((const vk_struct_info *)type)->sig);
 	if (same)
 		tmap_put(&c->canon, sig, (uint64_t)(uintptr_t)type);
-	else if (!tmap_get(&c->canon, sig, &v))
+	else if (!known)
 		tmap_put(&c->canon, sig, 1);
 	return same;
 }
