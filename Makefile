@@ -22,7 +22,7 @@ INC := -Ilib
 # lib/vkdevice.c and lib/vkreplay.c drive a Vulkan device (libvulkan): not
 # in libtrace, linked only into the programs that replay (see
 # bin/trace-replay below)
-LIB_SRC := $(filter-out lib/vkdevice.c lib/vkreplay.c,$(wildcard lib/*.c))
+LIB_SRC := $(filter-out lib/vkdevice.c lib/vkreplay.c lib/vktrim.c,$(wildcard lib/*.c))
 LIB_HDR := $(wildcard lib/*.h)
 PROG_SRC := $(wildcard filters/*.c)
 PROGS := $(patsubst filters/%.c,bin/%,$(PROG_SRC))
@@ -51,6 +51,13 @@ bin/trace-replay: $(REPLAY_OBJ)
 bin/trace-replay: PROG_OBJ := $(REPLAY_OBJ)
 bin/trace-replay: LIBS += -lvulkan
 
+# trace-trim's state (lib/vktrim.c) reads the generated argument structs
+bin/trace-trim: build/lib/vktrim.o
+bin/trace-trim: PROG_OBJ := build/lib/vktrim.o
+
+build/lib/vktrim.o: lib/vktrim.c $(LIB_HDR) build/gen/vkschema_cmds.h | build/lib
+	$(CC) $(WARN) $(CHECK_WARN) $(CFLAGS) $(INC) -Ibuild/gen -c -o $@ $<
+
 # the Vulkan replayer reads the generated argument structs and thunks
 build/lib/vkreplay.o: lib/vkreplay.c $(LIB_HDR) build/gen/vkschema_cmds.h | build/lib
 	$(CC) $(WARN) $(CHECK_WARN) $(CFLAGS) $(INC) -Ibuild/gen -c -o $@ $<
@@ -72,6 +79,12 @@ ASAN_REPLAY_OBJ := build/asan/lib/vkreplay.o build/asan/gen/vkcall_gen.o build/a
 build/asan/bin/trace-replay: $(ASAN_REPLAY_OBJ)
 build/asan/bin/trace-replay: PROG_OBJ := $(ASAN_REPLAY_OBJ)
 build/asan/bin/trace-replay: LIBS += -lvulkan
+
+build/asan/bin/trace-trim: build/asan/lib/vktrim.o
+build/asan/bin/trace-trim: PROG_OBJ := build/asan/lib/vktrim.o
+
+build/asan/lib/vktrim.o: lib/vktrim.c $(LIB_HDR) build/gen/vkschema_cmds.h | build/asan/lib
+	$(CC) $(WARN) $(CHECK_WARN) $(ASAN_FLAGS) $(INC) -Ibuild/gen -c -o $@ $<
 
 build/asan/lib/vkreplay.o: lib/vkreplay.c $(LIB_HDR) build/gen/vkschema_cmds.h | build/asan/lib
 	$(CC) $(WARN) $(CHECK_WARN) $(ASAN_FLAGS) $(INC) -Ibuild/gen -c -o $@ $<

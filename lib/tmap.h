@@ -16,6 +16,7 @@ typedef struct tmap {
 	size_t cap, n;
 } tmap;
 
+/* KEY's value into *val (when val is not NULL); false if absent. */
 bool tmap_get(const tmap *m, const void *key, uint64_t *val);
 void tmap_put(tmap *m, const void *key, uint64_t val);
 /* Removes KEY (its value into *val when val is not NULL); false if absent.

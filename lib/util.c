@@ -91,7 +91,8 @@ bool tmap_get(const tmap *m, const void *key, uint64_t *val)
 	size_t i = tmap_slot(m, key);
 	if (!m->keys[i])
 		return false;
-	*val = m->vals[i];
+	if (val)
+		*val = m->vals[i];
 	return true;
 }
 

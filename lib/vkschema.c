@@ -391,6 +391,18 @@ void vk_encode_args(const vk_command_info *cmd, trace_call *c, const void *args,
 	}
 }
 
+void vk_encode_call(const vk_command_info *cmd, trace_call *c, const void *args)
+{
+	c->sig = &cmd->sig;
+	c->args = trace_call_values(c, cmd->nparams);
+	for (uint32_t i = 0; i < cmd->nparams; i++)
+		enc_field(&c->arena, &c->args[i], cmd->params, &cmd->params[i], args);
+	if (cmd->ret) {
+		c->ret = trace_arena_alloc(&c->arena, sizeof(trace_value));
+		enc_elem(&c->arena, c->ret, cmd->ret, (const uint8_t *)args + cmd->ret->offset);
+	}
+}
+
 /* ------------------------------------------------------------------ */
 /* Decoding: trace values into C. */
 

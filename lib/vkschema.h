@@ -181,6 +181,9 @@ const vk_handle_info *vk_handle_lookup(const char *name);
  */
 void vk_encode_args(const vk_command_info *cmd, trace_call *c, const void *args,
 		    vk_phase phase);
+/* The whole record at once, inputs, outputs and result (a call made
+ * from C, as a trimmer writes it, rather than traced around). */
+void vk_encode_call(const vk_command_info *cmd, trace_call *c, const void *args);
 /* One struct at P as a STRUCT value (its pNext chain included). */
 void vk_encode_struct(const vk_struct_info *s, trace_arena *a, trace_value *out,
 		      const void *p);

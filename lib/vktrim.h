@@ -1,0 +1,59 @@
+/*
+ * vktrim: the live state of a Vulkan capture or a VMA stream, kept while
+ * trace-trim reads it, and the setup prefix that recreates the part of it
+ * a range of calls uses.
+ *
+ * Fed every record before the range (trim_before), the state holds what
+ * is alive and how it came to be: each object's creating record and the
+ * records that changed it since (binds, descriptor updates), command
+ * buffers' current recordings, the submits whose commands last wrote each
+ * buffer and image (with the host-written bytes they read, as they were
+ * then), and the bytes the host last wrote into each buffer and image
+ * (tracekit.update, merged).  What dies is forgotten, so memory follows
+ * the state, not the trace's length.
+ *
+ * Fed the range's records (trim_range), it notes which objects the range
+ * names.  trim_write_setup() then writes what those objects need,
+ * transitively, in the order the trace had it: creation, state, the
+ * submits that wrote their contents (run one at a time, their semaphores
+ * and fences left out), and their contents at the range's start; fences
+ * and timeline semaphores are created in the state they had then.
+ *
+ * Like vkreplay.c it reads the generated argument structs
+ * (build/gen/vkschema_cmds.h), so only trace-trim links it.  See
+ * trace-trim(1).
+ */
+#ifndef TRACE_VKTRIM_H
+#define TRACE_VKTRIM_H
+
+#include "trace.h"
+
+typedef enum trim_api { TRIM_VULKAN, TRIM_VMA } trim_api;
+
+typedef struct trim trim;
+
+/* SIGS: the input's signature table (it outlives the state). */
+trim *trim_new(trim_api api, trace_sigtab *sigs);
+/* A record before the range; -1 with err (call and offset) if malformed. */
+int trim_before(trim *t, const trace_call *c, trace_error *err);
+/* A record of the range. */
+int trim_range(trim *t, const trace_call *c, trace_error *err);
+/*
+ * Writes the setup: every record the range needs from before it, between
+ * tracekit.setup.begin and tracekit.setup.end, numbered from *no on (*no
+ * is left at the next number).  STATS (may be NULL) gets the objects and
+ * records written.
+ */
+typedef struct trim_stats {
+	uint64_t objects, records, submits, updates, update_bytes;
+	uint64_t live_objects, live_records;
+} trim_stats;
+int trim_write_setup(trim *t, trace_writer *w, uint64_t *no, trim_stats *stats,
+		     trace_error *err);
+void trim_free(trim *t);
+
+/* The pseudo-calls that bracket a setup prefix. */
+#define TRIM_SETUP_BEGIN "tracekit.setup.begin"
+#define TRIM_SETUP_END "tracekit.setup.end"
+
+#endif
