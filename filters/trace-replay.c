@@ -1393,7 +1393,7 @@ static void help(void)
 	       "  -o FILE.png           where the one screenshot goes\n"
 	       "      --screenshot-dir DIR   DIR/frame-N.png for each screenshot\n"
 	       "      --remove-unsupported   go on without extensions/features the device lacks\n"
-	       "      --loop N          replay the frame range N times (not supported yet)\n"
+	       "      --loop N          replay the --frames range (default: all) N times\n"
 	       "      --block-size SIZE device memory block size for large heaps (256M)\n"
 	       "  -q, --quiet           no progress line, no warnings\n"
 	       "  -h, --help            this help\n"

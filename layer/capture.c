@@ -202,14 +202,38 @@ static void push(tk_rec *r)
 	pthread_mutex_unlock(&out.lock);
 }
 
-tk_rec *tk_enter(const vk_command_info *cmd, const void *args)
+static tk_rec *enter_rec(const vk_command_info *cmd, const void *args)
 {
-	if (!tk_tracing())
-		return NULL;
 	tk_rec *r = calloc(1, sizeof(*r));
 	trace_call_init(&r->call);
 	r->call.thread = thread_no();
 	vk_encode_args(cmd, &r->call, args, VK_PHASE_ENTER);
+	return r;
+}
+
+tk_rec *tk_enter(const vk_command_info *cmd, const void *args)
+{
+	if (!tk_tracing())
+		return NULL;
+	tk_rec *r = enter_rec(cmd, args);
+	push(r);
+	return r;
+}
+
+tk_rec *tk_enter_blob(const vk_command_info *cmd, const void *args, uint32_t param,
+		      const void *data, uint64_t size)
+{
+	if (!tk_tracing())
+		return NULL;
+	tk_rec *r = enter_rec(cmd, args);
+	trace_value *v = &r->call.args[param];
+	if (data && size <= UINT32_MAX) {
+		uint8_t *copy = trace_arena_alloc(&r->call.arena, size ? size : 1);
+		memcpy(copy, data, size);
+		v->kind = TRACE_BLOB;
+		v->len = (uint32_t)size;
+		v->blob = copy;
+	}
 	push(r);
 	return r;
 }

@@ -83,6 +83,10 @@ typedef struct tk_rec tk_rec;
 
 /* Records the enter event of a call (NULL when not tracing). */
 tk_rec *tk_enter(const vk_command_info *cmd, const void *args);
+/* tk_enter, with parameter PARAM (a void* the registry gives no length)
+ * written as a blob of the SIZE bytes at DATA. */
+tk_rec *tk_enter_blob(const vk_command_info *cmd, const void *args, uint32_t param,
+		      const void *data, uint64_t size);
 /* Records its leave: the outputs and the result. */
 void tk_leave(tk_rec *enter, const vk_command_info *cmd, const void *args);
 /* Writes a tracekit.update pseudo-call. */
@@ -103,6 +107,10 @@ void tk_memory_fini(tk_device *dev);
 void tk_cmd_refs(tk_device *dev, const vk_command_info *cmd, const void *args,
 		 _Atomic uint8_t *how);
 void tk_note_address(tk_device *dev);
+/* The bytes of pData descriptor update template T reads
+ * (vk_template_data_size); false for a template the layer does not know
+ * or whose descriptors it cannot size. */
+bool tk_template_size(tk_device *dev, uint64_t t, uint64_t *size);
 void tk_refs_fini(tk_device *dev);
 /* Under dev->lock: calls MARK for every buffer and image (by handle) that
  * command buffer CB and the secondaries it executes reference, directly

@@ -11,7 +11,8 @@ vkGet*ProcAddr answer from.  Commands in HAND are written in
 layer/capture.c; commands in HOOKS call hand-written code in layer/memory.c,
 layer/refs.c or layer/screenshot.c before (pre) or after (post) calling
 down; commands in DOWN call down through hand-written code in
-layer/screenshot.c.  Every vkCmd* wrapper
+layer/screenshot.c; commands in TEMPLATE_DATA record their pData as the
+bytes their descriptor update template reads.  Every vkCmd* wrapper
 tells layer/refs.c what the command references (tk_cmd_refs), and every
 command that hands out a device address says so (tk_note_address).
 """
@@ -80,6 +81,16 @@ HOOKS = {
 # tk_down_NAME(dev, &a) calls the next layer, possibly with arguments of
 # its own, while the trace records the application's.
 DOWN = {'vkCreateSwapchainKHR', 'vkQueuePresentKHR'}
+
+# Commands whose pData (a void* the registry gives no length) holds the
+# descriptors of an update template: recorded as a blob of the bytes the
+# template reads (tk_template_size, layer/refs.c), not as an address.
+TEMPLATE_DATA = {
+    'vkUpdateDescriptorSetWithTemplate': ('descriptorUpdateTemplate', 'pData'),
+    'vkUpdateDescriptorSetWithTemplateKHR': ('descriptorUpdateTemplate', 'pData'),
+    'vkCmdPushDescriptorSetWithTemplateKHR': ('descriptorUpdateTemplate', 'pData'),
+    'vkCmdPushDescriptorSetWithTemplate': ('descriptorUpdateTemplate', 'pData'),
+}
 
 # Calls too frequent and too uninteresting to record: none.  (A capture
 # records what the application called; the loader's own calls to the
@@ -151,7 +162,15 @@ def gen(m):
             lines.append('\ttk_pre_%s(dev, &a);' % c.name)
         if address_getter(c):
             lines.append('\ttk_note_address(dev);')
-        lines.append('\ttk_rec *rec = tk_enter(&vk_cmd_%s, &a);' % c.name)
+        if c.name in TEMPLATE_DATA:
+            tmpl, data = TEMPLATE_DATA[c.name]
+            idx = [f.name for f in c.params].index(data)
+            lines.append('\tuint64_t data_size;')
+            lines.append('\ttk_rec *rec = tk_template_size(dev, (uint64_t)a.%s, &data_size)' % tmpl)
+            lines.append('\t\t? tk_enter_blob(&vk_cmd_%s, &a, %d, a.%s, data_size)' % (c.name, idx, data))
+            lines.append('\t\t: tk_enter(&vk_cmd_%s, &a);' % c.name)
+        else:
+            lines.append('\ttk_rec *rec = tk_enter(&vk_cmd_%s, &a);' % c.name)
         call = '%s.%s(%s)' % (disp, c.name, args)
         if c.name in DOWN:
             call = 'tk_down_%s(dev, &a)' % c.name

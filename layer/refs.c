@@ -58,6 +58,8 @@ typedef struct tk_fb {
 typedef struct tk_template {
 	uint32_t n;
 	VkDescriptorUpdateTemplateEntry *e;
+	bool sized;            /* the bytes of pData it reads are known: */
+	uint64_t size;         /* the trace records pData as a blob of them */
 } tk_template;
 
 enum { K_NONE, K_OBJ, K_VIEW, K_FB, K_SET, K_CB };
@@ -772,6 +774,7 @@ static void template_make(tk_device *dev, VkResult r, const VkDescriptorUpdateTe
 	t->e = calloc(t->n + 1, sizeof(*t->e));
 	if (t->n)
 		memcpy(t->e, ci->pDescriptorUpdateEntries, sizeof(*t->e) * t->n);
+	t->sized = vk_template_data_size(t->e, t->n, &t->size);
 	pthread_mutex_lock(&dev->lock);
 	template_free(tk_map_del(&dev->templates, (uint64_t)handle));
 	tk_map_put(&dev->templates, (uint64_t)handle, t);
@@ -788,6 +791,17 @@ void tk_post_vkCreateDescriptorUpdateTemplateKHR(tk_device *dev,
 						 vk_args_vkCreateDescriptorUpdateTemplateKHR *a)
 {
 	template_make(dev, a->result, a->pCreateInfo, *a->pDescriptorUpdateTemplate);
+}
+
+bool tk_template_size(tk_device *dev, uint64_t handle, uint64_t *size)
+{
+	pthread_mutex_lock(&dev->lock);
+	tk_template *t = tk_map_get(&dev->templates, handle);
+	bool known = t && t->sized;
+	if (known)
+		*size = t->size;
+	pthread_mutex_unlock(&dev->lock);
+	return known;
 }
 
 static void template_del(tk_device *dev, VkDescriptorUpdateTemplate handle)

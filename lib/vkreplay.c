@@ -146,6 +146,7 @@ enum special {
 	SP_CREATE_SWAPCHAIN, SP_DESTROY_SWAPCHAIN, SP_SWAPCHAIN_IMAGES,
 	SP_ACQUIRE, SP_ACQUIRE2, SP_PRESENT,
 	SP_FAKE_CREATE, SP_FAKE_DESTROY,
+	SP_CREATE_TEMPLATE, SP_DESTROY_TEMPLATE, SP_TEMPLATE_DATA,
 };
 
 typedef struct cmd_entry {
@@ -154,6 +155,7 @@ typedef struct cmd_entry {
 	uint8_t special;
 	bool out_handles;    /* an output parameter may hold handles */
 	int16_t allocator;   /* the pAllocator parameter, or -1 */
+	int16_t tmpl, data;  /* SP_TEMPLATE_DATA: descriptorUpdateTemplate, pData */
 } cmd_entry;
 
 typedef struct memobj memobj;
@@ -162,12 +164,15 @@ typedef struct group {
 	uint32_t refs;
 	uint8_t *mapped;     /* host-visible: mapped for its life */
 	bool coherent;
+	bool address;        /* VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT: a VkDeviceMemory
+			      * of its own, not from vkdevice.c's pools */
 	VkDeviceSize cap_base; /* capture offset in its memory of the first object */
 } group;
 
 typedef struct obj {
 	uint64_t cap, live;
 	bool image, linear;
+	bool address;               /* a buffer made for device addresses */
 	VkDeviceSize create_size;   /* buffers */
 	VkDeviceSize cap_req;       /* size from the capture's requirements, 0 if unknown */
 	group *group;
@@ -200,7 +205,14 @@ typedef struct swapchain {
 	bool *pending;
 } swapchain;
 
-enum tag { TAG_SIG = 1, TAG_OBJ, TAG_MEM, TAG_SWAPCHAIN };
+/* A descriptor update template's entries: where its pData's descriptors
+ * are, so their handles can be mapped (vk_walk_template_handles). */
+typedef struct tmpl {
+	uint32_t n;
+	VkDescriptorUpdateTemplateEntry e[];
+} tmpl;
+
+enum tag { TAG_SIG = 1, TAG_OBJ, TAG_MEM, TAG_SWAPCHAIN, TAG_TEMPLATE };
 
 typedef struct vkr {
 	const vkr_options *opt;
@@ -211,6 +223,7 @@ typedef struct vkr {
 	hmap sigs;         /* (sig pointer, TAG_SIG) -> cmd_entry* */
 	hmap mems;         /* (capture, TAG_MEM) -> memobj* */
 	hmap swapchains;   /* (capture, TAG_SWAPCHAIN) -> swapchain* */
+	hmap templates;    /* (capture, TAG_TEMPLATE) -> tmpl* */
 	PFN_vkVoidFunction *fns;
 	uint8_t *fn_done;
 	trace_arena arena;
@@ -239,6 +252,9 @@ typedef struct vkr {
 	double *frame_times;
 	size_t nframe_times, cap_frame_times;
 	bool stop;
+	/* --loop: the range's records, replayed again */
+	struct kept *kept;
+	size_t nkept, capkept;
 	trace_error err;
 } vkr;
 
@@ -487,9 +503,14 @@ static enum special special_of(const char *n, const vk_command_info *cmd)
 		{"vkEnumerateInstanceExtensionProperties", SP_SKIP},
 		{"vkEnumerateInstanceLayerProperties", SP_SKIP},
 		{"vkEnumerateDeviceLayerProperties", SP_SKIP},
-		{"vkUpdateDescriptorSetWithTemplate", SP_UNSUPPORTED},
-		{"vkUpdateDescriptorSetWithTemplateKHR", SP_UNSUPPORTED},
-		{"vkCmdPushDescriptorSetWithTemplateKHR", SP_UNSUPPORTED},
+		{"vkCreateDescriptorUpdateTemplate", SP_CREATE_TEMPLATE},
+		{"vkCreateDescriptorUpdateTemplateKHR", SP_CREATE_TEMPLATE},
+		{"vkDestroyDescriptorUpdateTemplate", SP_DESTROY_TEMPLATE},
+		{"vkDestroyDescriptorUpdateTemplateKHR", SP_DESTROY_TEMPLATE},
+		{"vkUpdateDescriptorSetWithTemplate", SP_TEMPLATE_DATA},
+		{"vkUpdateDescriptorSetWithTemplateKHR", SP_TEMPLATE_DATA},
+		{"vkCmdPushDescriptorSetWithTemplateKHR", SP_TEMPLATE_DATA},
+		{"vkCmdPushDescriptorSetWithTemplate", SP_TEMPLATE_DATA},
 	};
 	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)
 		if (!strcmp(n, table[i].name))
@@ -520,12 +541,18 @@ static cmd_entry *entry_of(vkr *r, const trace_call *c)
 	cmd_entry *e = xcalloc(1, sizeof(*e));
 	e->cmd = cmd;
 	e->index = vk_command_index(cmd);
-	if (e->index < 0 || (uint32_t)e->index >= vk_ncalls)
+	if (e->index < 0 || (uint32_t)e->index >= vk_ncalls) {
+		free(e);
 		return NULL;
+	}
 	e->special = (uint8_t)special_of(cmd->sig.name, cmd);
-	e->allocator = -1;
+	e->allocator = e->tmpl = e->data = -1;
 	for (uint32_t i = 0; i < cmd->nparams; i++) {
 		const vk_field *f = &cmd->params[i];
+		if (!strcmp(f->name, "descriptorUpdateTemplate"))
+			e->tmpl = (int16_t)i;
+		if (!strcmp(f->name, "pData"))
+			e->data = (int16_t)i;
 		if ((f->flags & VK_F_OUT) && field_wanted(f))
 			e->out_handles = true;
 		if (f->base == VK_B_STRUCT && f->ref == r->s_allocator)
@@ -900,6 +927,7 @@ static void create_device(vkr *r, vk_args_vkCreateDevice *a)
 
 static void release_obj(vkr *r, obj *o);
 static void destroy_swapchain(vkr *r, swapchain *s);
+static void free_templates(vkr *r);
 
 /* The vkDestroyX(device, handle, pAllocator) of handle type H, or NULL. */
 static const vk_command_info *destroyer(vkr *r, const vk_handle_info *h)
@@ -963,6 +991,7 @@ static void device_teardown(vkr *r)
 		if (r->mems.e && r->mems.e[i].kind)
 			free((memobj *)(uintptr_t)r->mems.e[i].val);
 	hfree(&r->mems);
+	free_templates(r);
 	if (r->fence)
 		vkDestroyFence(r->dev.device, r->fence, NULL);
 	if (r->pool)
@@ -1012,7 +1041,7 @@ static memobj *mem_get(vkr *r, uint64_t cap)
 	return e ? (memobj *)(uintptr_t)e->val : NULL;
 }
 
-static void new_obj(vkr *r, uint64_t cap, uint64_t live, bool image, bool linear, VkDeviceSize size)
+static obj *new_obj(vkr *r, uint64_t cap, uint64_t live, bool image, bool linear, VkDeviceSize size)
 {
 	obj *o = xcalloc(1, sizeof(*o));
 	o->cap = cap;
@@ -1026,6 +1055,7 @@ static void new_obj(vkr *r, uint64_t cap, uint64_t live, bool image, bool linear
 		free(old);
 	}
 	hput(&r->objects, cap, TAG_OBJ, (uint64_t)(uintptr_t)o);
+	return o;
 }
 
 static void unlink_obj(obj *o)
@@ -1040,15 +1070,70 @@ static void unlink_obj(obj *o)
 	o->mem = NULL;
 }
 
+static void group_free(vkr *r, group *g)
+{
+	if (g->address)
+		vkFreeMemory(r->dev.device, g->alloc.memory, NULL);
+	else
+		vkd_free(&r->dev, &g->alloc);
+	free(g);
+}
+
+/*
+ * Memory for a buffer made with VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT:
+ * such a buffer must be bound to memory allocated with
+ * VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT (zink makes every buffer so), which
+ * vkdevice.c's pools do not ask for: a VkDeviceMemory of its own.
+ */
+static VkResult alloc_address(vkr *r, uint32_t type, VkDeviceSize size, group *g)
+{
+	VkMemoryAllocateFlagsInfo fi = {
+		.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO,
+		.flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT,
+	};
+	VkMemoryAllocateInfo ai = {
+		.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+		.pNext = &fi,
+		.allocationSize = size,
+		.memoryTypeIndex = type,
+	};
+	VkResult res = vkAllocateMemory(r->dev.device, &ai, NULL, &g->alloc.memory);
+	if (res != VK_SUCCESS)
+		return res;
+	g->address = true;
+	g->alloc.offset = 0;
+	g->alloc.size = size;
+	g->alloc.type = type;
+	return VK_SUCCESS;
+}
+
+static void *group_map(vkr *r, group *g, VkResult *res)
+{
+	if (!g->address)
+		return vkd_map(&r->dev, &g->alloc, res);
+	void *p = NULL;
+	*res = vkMapMemory(r->dev.device, g->alloc.memory, 0, VK_WHOLE_SIZE, 0, &p);
+	return *res == VK_SUCCESS ? p : NULL;
+}
+
+static void group_flush(vkr *r, group *g, VkDeviceSize off, VkDeviceSize len)
+{
+	if (!g->address) {
+		vkd_flush(&r->dev, &g->alloc, off, len);
+		return;
+	}
+	VkMappedMemoryRange mr = {.sType = VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE,
+				  .memory = g->alloc.memory, .size = VK_WHOLE_SIZE};
+	vkFlushMappedMemoryRanges(r->dev.device, 1, &mr);
+}
+
 static void release_obj(vkr *r, obj *o)
 {
 	unlink_obj(o);
 	group *g = o->group;
 	o->group = NULL;
-	if (g && !--g->refs) {
-		vkd_free(&r->dev, &g->alloc);
-		free(g);
-	}
+	if (g && !--g->refs)
+		group_free(r, g);
 }
 
 static void alloc_memory(vkr *r, vk_args_vkAllocateMemory *a)
@@ -1130,7 +1215,8 @@ static void bind_obj(vkr *r, uint64_t cap_obj, uint64_t cap_mem, VkDeviceSize of
 		if (offset >= pg->cap_base) {
 			VkDeviceSize rr = offset - pg->cap_base;
 			if ((pg->alloc.offset + rr) % (req.alignment ? req.alignment : 1) == 0 &&
-			    rr + size <= pg->alloc.size && (req.memoryTypeBits & (1u << pg->alloc.type))) {
+			    rr + size <= pg->alloc.size && (req.memoryTypeBits & (1u << pg->alloc.type)) &&
+			    (pg->address || !o->address)) {
 				g = pg;
 				rel = rr;
 				break;
@@ -1160,14 +1246,15 @@ static void bind_obj(vkr *r, uint64_t cap_obj, uint64_t cap_mem, VkDeviceSize of
 			.alignment = req.alignment,
 			.kind = !image || o->linear ? VKD_KIND_LINEAR : VKD_KIND_OPTIMAL,
 		};
-		VkResult res = vkd_alloc(&r->dev, NULL, type, &rq, &g->alloc);
+		VkResult res = o->address ? alloc_address(r, type, size, g)
+					  : vkd_alloc(&r->dev, NULL, type, &rq, &g->alloc);
 		if (res != VK_SUCCESS)
 			fatal(r, "cannot allocate %llu bytes of memory type %u: %s",
 			      (unsigned long long)size, type, result_name(res));
 		g->cap_base = offset;
 		VkMemoryPropertyFlags tf = r->dev.memory.memoryTypes[type].propertyFlags;
 		if (tf & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) {
-			g->mapped = vkd_map(&r->dev, &g->alloc, &res);
+			g->mapped = group_map(r, g, &res);
 			g->coherent = (tf & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT) != 0;
 			/* bytes equal to what the capture mapped are not in the
 			 * trace: fresh memory reads as zeros there */
@@ -1183,10 +1270,8 @@ static void bind_obj(vkr *r, uint64_t cap_obj, uint64_t cap_mem, VkDeviceSize of
 	r->calls++;
 	if (res != VK_SUCCESS) {
 		check_result(r, NULL, true, cap_res, res);
-		if (!g->refs) {
-			vkd_free(&r->dev, &g->alloc);
-			free(g);
-		}
+		if (!g->refs)
+			group_free(r, g);
 		return;
 	}
 	g->refs++;
@@ -1242,7 +1327,7 @@ static void update(vkr *r, const trace_call *c)
 	}
 	memcpy(g->mapped + o->rel + off, c->args[2].blob, len);
 	if (!g->coherent)
-		vkd_flush(&r->dev, &g->alloc, o->rel + off, len);
+		group_flush(r, g, o->rel + off, len);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1535,6 +1620,90 @@ static void screenshot(vkr *r, swapchain *s, uint32_t index, int64_t frame)
 }
 
 /* ------------------------------------------------------------------ */
+/* Descriptor update templates: pData is the bytes the template reads
+ * (man/trace-format.5), its handles mapped in the record's copy. */
+
+static void create_template(vkr *r, const cmd_entry *e, vk_args_vkCreateDescriptorUpdateTemplate *a)
+{
+	const VkDescriptorUpdateTemplateCreateInfo *ci = a->pCreateInfo;
+	uint64_t cap = a->pDescriptorUpdateTemplate ? (uint64_t)(uintptr_t)*a->pDescriptorUpdateTemplate : 0;
+	uint32_t n = ci && ci->pDescriptorUpdateEntries ? ci->descriptorUpdateEntryCount : 0;
+	tmpl *t = xcalloc(1, sizeof(*t) + (size_t)n * sizeof(t->e[0]));
+	t->n = n;
+	if (n)
+		memcpy(t->e, ci->pDescriptorUpdateEntries, (size_t)n * sizeof(t->e[0]));
+	uint64_t old;
+	if (call_generic(r, e, a) < 0 || !cap) {
+		free(t);
+		return;
+	}
+	if (hdel(&r->templates, cap, TAG_TEMPLATE, &old))
+		free((tmpl *)(uintptr_t)old);
+	hput(&r->templates, cap, TAG_TEMPLATE, (uint64_t)(uintptr_t)t);
+}
+
+static void destroy_template(vkr *r, const cmd_entry *e, vk_args_vkDestroyDescriptorUpdateTemplate *a)
+{
+	uint64_t cap = (uint64_t)(uintptr_t)a->descriptorUpdateTemplate, old;
+	call_generic(r, e, a);
+	if (cap && hdel(&r->templates, cap, TAG_TEMPLATE, &old))
+		free((tmpl *)(uintptr_t)old);
+}
+
+static void free_templates(vkr *r)
+{
+	for (size_t i = 0; i < r->templates.cap; i++)
+		if (r->templates.e[i].kind)
+			free((tmpl *)(uintptr_t)r->templates.e[i].val);
+	hfree(&r->templates);
+}
+
+/* vkUpdateDescriptorSetWithTemplate, vkCmdPushDescriptorSetWithTemplate*:
+ * the handles in pData mapped, then the call. */
+static void template_data(vkr *r, const cmd_entry *e, void *args)
+{
+	const vk_command_info *cmd = e->cmd;
+	const trace_call *c = r->call;
+	if (e->tmpl < 0 || e->data < 0 || (uint32_t)e->data >= c->sig->nargs)
+		fatal(r, "malformed record: no descriptorUpdateTemplate or pData");
+	const trace_value *v = &c->args[e->data];
+	uint64_t cap;
+	memcpy(&cap, (uint8_t *)args + cmd->params[e->tmpl].offset, 8);
+	hent *h = hfind(&r->templates, cap, TAG_TEMPLATE);
+	const tmpl *t = h ? (const tmpl *)(uintptr_t)h->val : NULL;
+	if (!t) {
+		warn(r, "%s: VkDescriptorUpdateTemplate 0x%llx unknown: call not replayed",
+		     cmd->sig.name, (unsigned long long)cap);
+		return;
+	}
+	uint64_t want;
+	if (!vk_template_data_size(t->e, t->n, &want)) {
+		warn(r, "%s: a descriptor type of the template is not supported yet (left out)",
+		     cmd->sig.name);
+		return;
+	}
+	if (v->kind == TRACE_POINTER || (v->kind == TRACE_NULL && want)) {
+		/* a capture by a layer that recorded the address only */
+		warn(r, "%s: pData is %s, not the %llu bytes the template reads (left out)",
+		     cmd->sig.name, v->kind == TRACE_NULL ? "null" : "an address",
+		     (unsigned long long)want);
+		return;
+	}
+	if (v->kind == TRACE_BLOB) {
+		if (v->len < want)
+			fatal(r, "malformed record (byte %lld): pData has %u bytes, the template reads %llu",
+			      (long long)c->offset, v->len, (unsigned long long)want);
+		void *data;
+		memcpy(&data, (uint8_t *)args + cmd->params[e->data].offset, sizeof(data));
+		vk_walk_template_handles(t->e, t->n, data, v->len, remap_in, r);
+	} else if (v->kind != TRACE_NULL) {
+		fatal(r, "malformed record (byte %lld): pData is %s, not a blob", (long long)c->offset,
+		      trace_value_kind_name(v->kind));
+	}
+	call_generic(r, e, args);
+}
+
+/* ------------------------------------------------------------------ */
 /* One record. */
 
 static PFN_vkVoidFunction device_fn(vkr *r, const char *a, const char *b)
@@ -1624,8 +1793,11 @@ static void replay_call(vkr *r, const trace_call *c)
 		vk_args_vkCreateBuffer *a = args;
 		uint64_t cap = a->pBuffer ? (uint64_t)(uintptr_t)*a->pBuffer : 0;
 		VkDeviceSize size = a->pCreateInfo ? a->pCreateInfo->size : 0;
+		bool address = a->pCreateInfo &&
+			(a->pCreateInfo->usage & VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT);
 		if (call_generic(r, e, args) == VK_SUCCESS && cap && a->pBuffer)
-			new_obj(r, cap, (uint64_t)(uintptr_t)*a->pBuffer, false, true, size);
+			new_obj(r, cap, (uint64_t)(uintptr_t)*a->pBuffer, false, true, size)->address =
+				address;
 		return;
 	}
 	case SP_CREATE_IMAGE: {
@@ -1824,7 +1996,251 @@ static void replay_call(vkr *r, const trace_call *c)
 	case SP_PRESENT:
 		present(r, args);
 		return;
+	case SP_CREATE_TEMPLATE:
+		create_template(r, e, args);
+		return;
+	case SP_DESTROY_TEMPLATE:
+		destroy_template(r, e, args);
+		return;
+	case SP_TEMPLATE_DATA:
+		template_data(r, e, args);
+		return;
 	}
+}
+
+/* ------------------------------------------------------------------ */
+/* --loop: the range's records kept, checked, and replayed N times. */
+
+static void frame_ended(vkr *r, int64_t frame);
+
+typedef struct kept {
+	trace_call call;
+	int64_t frame;
+	bool ends_frame;
+} kept;
+
+static void keep(vkr *r, const trace_call *c, int64_t frame, bool ends)
+{
+	if (r->nkept == r->capkept) {
+		r->capkept = r->capkept ? r->capkept * 2 : 1024;
+		r->kept = realloc(r->kept, r->capkept * sizeof(*r->kept));
+		if (!r->kept)
+			fatal(r, "out of memory");
+	}
+	kept *k = &r->kept[r->nkept++];
+	trace_call_init(&k->call);
+	trace_call_copy(&k->call, c);
+	k->frame = frame;
+	k->ends_frame = ends;
+}
+
+/* What the range makes and ends, by (capture value, handle type). */
+typedef struct lifetimes {
+	vkr *r;
+	hmap born;       /* made in the range and alive: value -> its pool + 1 */
+	const vk_handle_info *want;
+	bool dying;
+	uint64_t pool;   /* the pool the objects being made come from */
+	uint64_t ends_older, leaves;
+	const vk_handle_info *first_type;
+	uint64_t first_value;
+	const trace_call *first_call;
+	const vk_handle_info *h_cb, *h_cpool, *h_set, *h_dpool;
+} lifetimes;
+
+static void life_note(void *ctx, const vk_handle_info *h, uint64_t *value, bool top,
+		      const vk_field *f)
+{
+	(void)top;
+	(void)f;
+	lifetimes *l = ctx;
+	if (h != l->want || !*value)
+		return;
+	if (!l->dying) {
+		hput(&l->born, *value, (uintptr_t)h, l->pool + 1);
+		return;
+	}
+	if (hdel(&l->born, *value, (uintptr_t)h, NULL))
+		return;
+	if (!l->ends_older++ && !l->first_type) {
+		l->first_type = h;
+		l->first_value = *value;
+		l->first_call = l->r->call;
+	}
+}
+
+/* The command buffers or descriptor sets of POOL, ended with it. */
+static void life_pool_ends(lifetimes *l, const vk_handle_info *h, uint64_t pool)
+{
+	for (size_t i = 0; i < l->born.cap; i++) {
+		hent *e = &l->born.e[i];
+		if (e->kind == (uintptr_t)h && e->val == pool + 1) {
+			hdel(&l->born, e->key, e->kind, NULL);
+			i--;  /* the slot now holds what moved back into it */
+		}
+	}
+}
+
+/*
+ * A range replays again only where it ends with the objects it began
+ * with: what it makes it must end (else a second pass makes it twice),
+ * and it must not end what was made before it (else a second pass uses
+ * it ended).  A timeline semaphore's value only goes up, so a range
+ * that uses ones made before it (not made afresh with the device in each
+ * pass) does not replay again either.  Exit 1 with what is in the way.
+ */
+static void loop_check(vkr *r)
+{
+	lifetimes l = {.r = r};
+	l.h_cb = vk_handle_lookup("VkCommandBuffer");
+	l.h_cpool = vk_handle_lookup("VkCommandPool");
+	l.h_set = vk_handle_lookup("VkDescriptorSet");
+	l.h_dpool = vk_handle_lookup("VkDescriptorPool");
+	const char *timeline = NULL;
+	bool makes_device = false;
+	for (size_t i = 0; i < r->nkept; i++) {
+		const trace_call *c = &r->kept[i].call;
+		r->call = c;
+		const char *n = c->sig->name;
+		if (!strncmp(n, "tracekit.", 9))
+			continue;
+		cmd_entry *e = entry_of(r, c);
+		if (!e)
+			fatal(r, "unknown function");
+		const vk_command_info *cmd = e->cmd;
+		if (!timeline && (strstr(n, "SignalSemaphore") || strstr(n, "WaitSemaphores") ||
+				  strstr(n, "SemaphoreCounterValue")))
+			timeline = n;
+		uint8_t action = cmd->action;
+		bool pool_reset = !strcmp(n, "vkResetDescriptorPool");
+		if (action != VK_ACTION_CREATE && action != VK_ACTION_ALLOCATE &&
+		    action != VK_ACTION_DESTROY && action != VK_ACTION_FREE && !pool_reset &&
+		    strncmp(n, "vkQueueSubmit", 13))
+			continue;
+		void *args = trace_arena_alloc(&r->arena, cmd->args_size);
+		trace_error_clear(&r->err);
+		if (vk_decode_args(cmd, c, &r->arena, args, &r->err) < 0)
+			fatal(r, "malformed record: %s", r->err.msg);
+		if (!strncmp(n, "vkQueueSubmit", 13)) {
+			if (!timeline && !strcmp(n, "vkQueueSubmit")) {
+				vk_args_vkQueueSubmit *a = args;
+				for (uint32_t j = 0; a->pSubmits && j < a->submitCount; j++)
+					for (const base_out *b = a->pSubmits[j].pNext; b; b = b->pNext)
+						if (b->sType == VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO)
+							timeline = "VkTimelineSemaphoreSubmitInfo";
+			} else if (!timeline) {
+				vk_args_vkQueueSubmit2 *a = args;
+				for (uint32_t j = 0; a->pSubmits && j < a->submitCount; j++) {
+					const VkSubmitInfo2 *si = &a->pSubmits[j];
+					for (uint32_t k = 0; si->pWaitSemaphoreInfos && k < si->waitSemaphoreInfoCount; k++)
+						if (si->pWaitSemaphoreInfos[k].value)
+							timeline = "VkSemaphoreSubmitInfo.value";
+					for (uint32_t k = 0; si->pSignalSemaphoreInfos && k < si->signalSemaphoreInfoCount; k++)
+						if (si->pSignalSemaphoreInfos[k].value)
+							timeline = "VkSemaphoreSubmitInfo.value";
+				}
+			}
+			trace_arena_reset(&r->arena);
+			continue;
+		}
+		if (e->special == SP_CREATE_DEVICE)
+			makes_device = true;
+		if (e->special == SP_DESTROY_DEVICE || e->special == SP_DESTROY_INSTANCE) {
+			/* what the trace leaves alive goes with the device
+			 * (device_teardown) or the instance: the next pass
+			 * starts afresh; surfaces and messengers outlive the
+			 * device */
+			for (size_t j = 0; j < l.born.cap; j++) {
+				hent *b = &l.born.e[j];
+				const vk_handle_info *h = (const vk_handle_info *)b->kind;
+				if (b->kind && (e->special == SP_DESTROY_INSTANCE ||
+						!h->parent || !strstr(h->parent, "VkInstance"))) {
+					hdel(&l.born, b->key, b->kind, NULL);
+					j--;
+				}
+			}
+			trace_arena_reset(&r->arena);
+			continue;
+		}
+		l.want = cmd->object;
+		l.dying = action == VK_ACTION_DESTROY || action == VK_ACTION_FREE;
+		l.pool = 0;
+		if (!strcmp(n, "vkAllocateCommandBuffers"))
+			l.pool = (uint64_t)(uintptr_t)((vk_args_vkAllocateCommandBuffers *)args)->pAllocateInfo->commandPool;
+		if (!strcmp(n, "vkAllocateDescriptorSets"))
+			l.pool = (uint64_t)(uintptr_t)((vk_args_vkAllocateDescriptorSets *)args)->pAllocateInfo->descriptorPool;
+		if (pool_reset) {
+			life_pool_ends(&l, l.h_set, (uint64_t)(uintptr_t)((vk_args_vkResetDescriptorPool *)args)->descriptorPool);
+		} else {
+			if (cmd->object == l.h_cpool && l.dying)
+				life_pool_ends(&l, l.h_cb, (uint64_t)(uintptr_t)((vk_args_vkDestroyCommandPool *)args)->commandPool);
+			if (cmd->object == l.h_dpool && l.dying)
+				life_pool_ends(&l, l.h_set, (uint64_t)(uintptr_t)((vk_args_vkDestroyDescriptorPool *)args)->descriptorPool);
+			if (cmd->object)
+				vk_walk_handles(cmd, args, !l.dying, life_note, &l);
+		}
+		trace_arena_reset(&r->arena);
+	}
+	r->call = NULL;
+	for (size_t i = 0; i < l.born.cap; i++)
+		if (l.born.e && l.born.e[i].kind && !l.leaves++ && !l.first_type) {
+			l.first_type = (const vk_handle_info *)l.born.e[i].kind;
+			l.first_value = l.born.e[i].key;
+		}
+	hfree(&l.born);
+	const vkr_options *o = r->opt;
+	char range[64];
+	if (o->last_frame >= 0)
+		snprintf(range, sizeof(range), "frames %lld-%lld", (long long)o->first_frame,
+			 (long long)o->last_frame);
+	else
+		snprintf(range, sizeof(range), "frames %lld to the end", (long long)o->first_frame);
+	const char *why = NULL, *need = "a range that ends with the objects it began with";
+	char what[256] = "";
+	if (l.ends_older) {
+		why = "end objects made before them";
+		snprintf(what, sizeof(what), "%llu, such as %s 0x%llx at call %llu", (unsigned long long)l.ends_older,
+			 l.first_type->name, (unsigned long long)l.first_value,
+			 (unsigned long long)l.first_call->no);
+	} else if (l.leaves) {
+		why = "make objects they do not end";
+		snprintf(what, sizeof(what), "%llu, such as %s 0x%llx", (unsigned long long)l.leaves,
+			 l.first_type->name, (unsigned long long)l.first_value);
+	} else if (timeline && !makes_device) {
+		why = "use timeline semaphores made before them";
+		need = "a range without them, or the whole trace";
+		snprintf(what, sizeof(what), "%s", timeline);
+	}
+	if (why) {
+		trace_cli_progress_done();
+		fprintf(stderr, "%s: %s: --loop %u: %s %s (%s): a second pass cannot replay them; "
+			"--loop wants %s\n", trace_cli_self.prog, o->input, o->loop, range, why, what,
+			need);
+		exit(1);
+	}
+}
+
+/* One pass over the kept records. */
+static void replay_kept(vkr *r)
+{
+	for (size_t i = 0; i < r->nkept; i++) {
+		kept *k = &r->kept[i];
+		r->call = &k->call;
+		r->frame = k->frame;
+		replay_call(r, &k->call);
+		trace_arena_reset(&r->arena);
+		if (k->ends_frame)
+			frame_ended(r, k->frame);
+	}
+}
+
+static void free_kept(vkr *r)
+{
+	for (size_t i = 0; i < r->nkept; i++)
+		trace_call_free(&r->kept[i].call);
+	free(r->kept);
+	r->kept = NULL;
+	r->nkept = r->capkept = 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1925,31 +2341,45 @@ int vkr_run(trace_reader *in, const vkr_options *opt)
 		return 1;
 	}
 	parse_header_memory(r, trace_reader_header(in));
-	if (opt->loop > 1)
-		trace_cli_usage_error("--loop %u: not supported yet (replaying a frame range again "
-				      "needs the state at its start restored)", opt->loop);
 	trace_frames_init(&r->frames);
 	r->t_start = r->t_last_frame = now_s();
 	trace_call *c;
 	int k = 0;
 	uint64_t records = 0;
+	/* --loop: the records before the range replay as they come, the
+	 * range's are kept, then replayed opt->loop times */
+	bool looping = opt->loop > 1;
 	while (!r->stop && (k = trace_reader_next(in, &c, &r->err)) > 0) {
 		r->call = c;
 		int64_t f = trace_frames_next(&r->frames, c, &r->err);
 		if (f < 0)
 			fatal(r, "%s", r->err.msg);
+		trace_cli_progress(in, ++records);
+		if (looping && f >= opt->first_frame) {
+			keep(r, c, f, r->frames.ended);
+			if (r->frames.ended && opt->last_frame >= 0 && f >= opt->last_frame)
+				break;
+			continue;
+		}
 		r->frame = f;
 		replay_call(r, c);
 		trace_arena_reset(&r->arena);
 		if (r->frames.ended)
 			frame_ended(r, f);
-		trace_cli_progress(in, ++records);
 	}
 	trace_cli_progress_done();
 	r->call = NULL;
 	if (!r->stop && k < 0) {
 		trace_error_print(&r->err, trace_cli_self.prog, stderr);
 		exit(1);
+	}
+	if (looping) {
+		loop_check(r);
+		r->t_last_frame = now_s();
+		for (uint32_t pass = 0; pass < opt->loop; pass++)
+			replay_kept(r);
+		r->call = NULL;
+		free_kept(r);
 	}
 	if (r->dev.device)
 		vkDeviceWaitIdle(r->dev.device);

@@ -8,8 +8,12 @@
  */
 #include "vkschema.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+/* the descriptor types and info structs of update templates (types and
+ * constants only: libtrace does not link libvulkan) */
+#include <vulkan/vulkan_core.h>
 
 /* ------------------------------------------------------------------ */
 /* Lookups: the generated tables are sorted by name (strcmp order). */
@@ -753,4 +757,179 @@ int32_t vk_command_index(const vk_command_info *cmd)
 			lo = mid + 1;
 	}
 	return -1;
+}
+
+/* ------------------------------------------------------------------ */
+/* Descriptor update templates: what pData holds. */
+
+/* What one descriptor of a template entry reads from pData. */
+typedef enum tdesc {
+	TD_SAMPLER,        /* VkDescriptorImageInfo: its sampler */
+	TD_IMAGE_SAMPLER,  /* VkDescriptorImageInfo: sampler and imageView */
+	TD_IMAGE,          /* VkDescriptorImageInfo: its imageView */
+	TD_BUFFER,         /* VkDescriptorBufferInfo */
+	TD_TEXEL,          /* a VkBufferView */
+	TD_INLINE,         /* descriptorCount bytes, no handle */
+	TD_ACCEL_KHR,      /* a VkAccelerationStructureKHR */
+	TD_ACCEL_NV,       /* a VkAccelerationStructureNV */
+	TD_UNKNOWN,
+} tdesc;
+
+static tdesc tdesc_of(int32_t type)
+{
+	switch (type) {
+	case VK_DESCRIPTOR_TYPE_SAMPLER:
+		return TD_SAMPLER;
+	case VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER:
+		return TD_IMAGE_SAMPLER;
+	case VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE:
+	case VK_DESCRIPTOR_TYPE_STORAGE_IMAGE:
+	case VK_DESCRIPTOR_TYPE_INPUT_ATTACHMENT:
+	case VK_DESCRIPTOR_TYPE_SAMPLE_WEIGHT_IMAGE_QCOM:
+	case VK_DESCRIPTOR_TYPE_BLOCK_MATCH_IMAGE_QCOM:
+		return TD_IMAGE;
+	case VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER:
+	case VK_DESCRIPTOR_TYPE_STORAGE_BUFFER:
+	case VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC:
+	case VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC:
+		return TD_BUFFER;
+	case VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER:
+	case VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER:
+		return TD_TEXEL;
+	case VK_DESCRIPTOR_TYPE_INLINE_UNIFORM_BLOCK:
+		return TD_INLINE;
+	case VK_DESCRIPTOR_TYPE_ACCELERATION_STRUCTURE_KHR:
+		return TD_ACCEL_KHR;
+	case VK_DESCRIPTOR_TYPE_ACCELERATION_STRUCTURE_NV:
+		return TD_ACCEL_NV;
+	default: /* mutable descriptors, what later extensions add */
+		return TD_UNKNOWN;
+	}
+}
+
+static uint64_t tdesc_size(tdesc d)
+{
+	switch (d) {
+	case TD_SAMPLER: case TD_IMAGE_SAMPLER: case TD_IMAGE:
+		return sizeof(VkDescriptorImageInfo);
+	case TD_BUFFER:
+		return sizeof(VkDescriptorBufferInfo);
+	default: /* handles */
+		return 8;
+	}
+}
+
+/* Where descriptor J of entry E starts in pData and how many bytes it
+ * reads; false on an overflow (a template no device would accept). */
+static bool tdesc_range(const VkDescriptorUpdateTemplateEntry *e, tdesc d, uint64_t j,
+			uint64_t *at, uint64_t *len)
+{
+	if (d == TD_INLINE) {  /* the count is in bytes; the stride unused */
+		*at = e->offset;
+		*len = e->descriptorCount;
+		return true;
+	}
+	*len = tdesc_size(d);
+	if (j && e->stride > (UINT64_MAX - e->offset - *len) / j)
+		return false;
+	*at = e->offset + j * e->stride;
+	return true;
+}
+
+bool vk_template_data_size(const struct VkDescriptorUpdateTemplateEntry *e, uint32_t n,
+			   uint64_t *size)
+{
+	uint64_t end = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		tdesc d = tdesc_of(e[i].descriptorType);
+		if (d == TD_UNKNOWN)
+			return false;
+		if (!e[i].descriptorCount)
+			continue;
+		uint64_t at, len;
+		uint64_t last = d == TD_INLINE ? 0 : e[i].descriptorCount - 1;
+		if (!tdesc_range(&e[i], d, last, &at, &len) || at > UINT64_MAX - len)
+			return false;
+		if (at + len > end)
+			end = at + len;
+	}
+	*size = end;
+	return true;
+}
+
+/* The registry's member STRUCT.NAME: what the walk hands to vk_handle_fn. */
+static const vk_field *member(const char *st, const char *name)
+{
+	const vk_struct_info *s = vk_struct_lookup(st);
+	for (uint32_t i = 0; s && !s->blob && i < s->nfields; i++)
+		if (!strcmp(s->fields[i].name, name))
+			return &s->fields[i];
+	return NULL;
+}
+
+/* The handle at P (F's member, at its offset in an info struct when
+ * INFO), unaligned as pData may be. */
+static void visit(walk *w, const vk_field *f, uint8_t *p, bool info)
+{
+	if (!f || f->base != VK_B_HANDLE)
+		return;
+	uint8_t *q = info ? p + f->offset : p;
+	uint64_t v;
+	memcpy(&v, q, 8);
+	w->fn(w->ctx, f->ref, &v, false, f);
+	memcpy(q, &v, 8);
+}
+
+bool vk_walk_template_handles(const struct VkDescriptorUpdateTemplateEntry *e, uint32_t n,
+			      void *data, uint64_t size, vk_handle_fn fn, void *ctx)
+{
+	walk w = { fn, ctx };
+	bool ok = true;
+	for (uint32_t i = 0; i < n; i++) {
+		tdesc d = tdesc_of(e[i].descriptorType);
+		const vk_field *a = NULL, *b = NULL;
+		bool info = true;
+		switch (d) {
+		case TD_UNKNOWN:
+			ok = false;
+			continue;
+		case TD_INLINE:
+			continue;
+		case TD_SAMPLER:
+			a = member("VkDescriptorImageInfo", "sampler");
+			break;
+		case TD_IMAGE_SAMPLER:
+			a = member("VkDescriptorImageInfo", "sampler");
+			b = member("VkDescriptorImageInfo", "imageView");
+			break;
+		case TD_IMAGE:
+			a = member("VkDescriptorImageInfo", "imageView");
+			break;
+		case TD_BUFFER:
+			a = member("VkDescriptorBufferInfo", "buffer");
+			break;
+		case TD_TEXEL:
+			a = member("VkWriteDescriptorSet", "pTexelBufferView");
+			info = false;
+			break;
+		case TD_ACCEL_KHR:
+			a = member("VkWriteDescriptorSetAccelerationStructureKHR", "pAccelerationStructures");
+			info = false;
+			break;
+		case TD_ACCEL_NV:
+			a = member("VkWriteDescriptorSetAccelerationStructureNV", "pAccelerationStructures");
+			info = false;
+			break;
+		}
+		for (uint64_t j = 0; j < e[i].descriptorCount; j++) {
+			uint64_t at, len;
+			if (!tdesc_range(&e[i], d, j, &at, &len) || at > size || len > size - at) {
+				ok = false;
+				break;
+			}
+			visit(&w, a, (uint8_t *)data + at, info);
+			visit(&w, b, (uint8_t *)data + at, info);
+		}
+	}
+	return ok;
 }

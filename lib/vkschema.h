@@ -215,6 +215,39 @@ void vk_walk_struct_handles(const vk_struct_info *s, void *p, vk_handle_fn fn, v
 /* The index of cmd in vk_commands[], or -1. */
 int32_t vk_command_index(const vk_command_info *cmd);
 
+/*
+ * Descriptor update templates.  vkUpdateDescriptorSetWithTemplate and
+ * vkCmdPushDescriptorSetWithTemplateKHR pass their descriptors as pData,
+ * a void* the registry gives no length: where it is and what it holds
+ * comes from the template's entries (the N VkDescriptorUpdateTemplateEntry
+ * of its create info).  The capture layer writes pData as a BLOB of the
+ * bytes the template reads (man/trace-format.5).
+ */
+struct VkDescriptorUpdateTemplateEntry;
+
+/*
+ * The bytes of pData the entries read: the largest offset + (count - 1) *
+ * stride + the size of one descriptor's info (VkDescriptorImageInfo,
+ * VkDescriptorBufferInfo, a VkBufferView or an acceleration structure
+ * handle; count bytes for an inline uniform block).  False when an entry
+ * has a descriptor type this does not know (mutable, later extensions).
+ */
+bool vk_template_data_size(const struct VkDescriptorUpdateTemplateEntry *e, uint32_t n,
+			   uint64_t *size);
+
+/*
+ * Every handle in DATA (SIZE bytes of pData) that the entries' descriptors
+ * name, in entry order, to FN as vk_walk_handles gives them (TOP false; F
+ * the registry member that holds such a handle: VkDescriptorImageInfo's
+ * sampler or imageView, VkDescriptorBufferInfo's buffer, ...).  Only what
+ * the descriptor type reads: a sampled image's sampler member is not a
+ * handle.  FN may change the value in place (DATA must be writable then).
+ * False when an entry reads past SIZE (those descriptors are skipped) or
+ * has a type vk_template_data_size() does not know.
+ */
+bool vk_walk_template_handles(const struct VkDescriptorUpdateTemplateEntry *e, uint32_t n,
+			      void *data, uint64_t size, vk_handle_fn fn, void *ctx);
+
 /* The command named NAME, for a record's function name ("vk..."), or NULL. */
 const vk_command_info *trace_vk_command(const char *name);
 
