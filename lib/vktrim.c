@@ -132,7 +132,27 @@ struct obj {
 	int fence;                 /* fences: 0 as created, 1 signaled, 2 unsignaled */
 	uint64_t value;            /* timeline semaphores: the last value signaled */
 	bool signaled;
+	/* images: the layout the last submit left (-1 unknown), the one the
+	 * setup has left so far, and what a barrier on them names */
+	int32_t layout, sim, initial;
+	VkImageAspectFlags aspect;
+	/* render passes: each attachment's initial and final layout */
+	uint32_t natt;
+	int32_t *att_layout;       /* 2 per attachment */
+	/* queues: their family and device */
+	uint32_t family;
+	uint64_t device;
+	int range_use;             /* command buffers: 0, 1 re-recorded first in the range, 2 used */
+	VkDescriptorUpdateTemplateEntry *tmpl;  /* update templates: their entries */
+	uint32_t ntmpl;
 };
+
+/* An image's layout across one recording: what its first command needs
+ * (UNDEFINED: anything) and what the last leaves. */
+typedef struct lay {
+	obj *o;
+	int32_t expect, final;
+} lay;
 
 struct recording {
 	uint32_t refs;
@@ -143,6 +163,8 @@ struct recording {
 	vec writes;                /* obj* (in deps) the commands write */
 	vec discards;              /* obj* whose earlier contents they discard */
 	rec *reset;                /* the reset before its begin */
+	lay *lays;
+	uint32_t nlays, caplays;
 };
 
 typedef struct snap {
@@ -158,6 +180,8 @@ struct submit {
 	vec recordings;            /* recording*, referenced */
 	snap *snaps;               /* host-written contents it saw */
 	uint32_t nsnaps;
+	lay *before;               /* the layouts of the images it names, then */
+	uint32_t nbefore;
 };
 
 typedef struct omap {
@@ -207,6 +231,7 @@ struct trim {
 	trace_error *err;
 	const trace_call *call;
 	uint64_t live_records;
+	uint64_t fake;        /* handles of objects the setup makes itself */
 };
 
 /* ------------------------------------------------------------------ */
@@ -321,7 +346,8 @@ static void content_write(obj *o, uint64_t off, const uint8_t *data, uint64_t le
 		out[k++] = right;
 	/* at most one more than before, or two where it splits one */
 	uint32_t rest = c->n - i;
-	memcpy(out + k, c->e + i, rest * sizeof(*out));
+	if (rest)
+		memcpy(out + k, c->e + i, rest * sizeof(*out));
 	free(c->e);
 	c->cap = c->n + 2;
 	c->e = out;
@@ -425,6 +451,8 @@ static void obj_unref(obj *o)
 	obj_unref(o->owner);
 	obj_unref(o->target);
 	vfree(&o->views);
+	free(o->att_layout);
+	free(o->tmpl);
 	rec_unref(o->destroy);
 	free(o);
 }
@@ -444,6 +472,8 @@ static obj *obj_new(trim *t, uint64_t handle, const vk_handle_info *h)
 	o->h = h;
 	o->refs = 1;
 	o->alive = true;
+	o->layout = -1;
+	o->aspect = VK_IMAGE_ASPECT_COLOR_BIT;
 	omap_put(&t->objs, o);
 	return o;
 }
@@ -492,6 +522,7 @@ static void recording_unref(recording *r)
 	vfree(&r->writes);
 	vfree(&r->discards);
 	rec_unref(r->reset);
+	free(r->lays);
 	free(r);
 }
 
@@ -509,10 +540,29 @@ static void recording_write(recording *r, obj *o, bool discard)
 	if (!o)
 		return;
 	recording_dep(r, o);
-	if (!vhas(&r->writes, o))
-		vpush(&r->writes, o);
-	if (discard && !vhas(&r->discards, o))
+	if (vhas(&r->writes, o))
+		return;
+	vpush(&r->writes, o);
+	if (discard)
 		vpush(&r->discards, o);
+}
+
+static void recording_layout(recording *r, obj *o, int32_t expect, int32_t final)
+{
+	if (!o)
+		return;
+	for (uint32_t i = 0; i < r->nlays; i++)
+		if (r->lays[i].o == o) {
+			r->lays[i].final = final;
+			return;
+		}
+	if (r->nlays == r->caplays) {
+		r->caplays = r->caplays ? 2 * r->caplays : 4;
+		r->lays = realloc(r->lays, r->caplays * sizeof(*r->lays));
+		if (!r->lays)
+			abort();
+	}
+	r->lays[r->nlays++] = (lay){o, expect, final};
 }
 
 static void submit_unref(submit *s)
@@ -529,6 +579,9 @@ static void submit_unref(submit *s)
 		content_unref(s->snaps[i].c);
 	}
 	free(s->snaps);
+	for (uint32_t i = 0; i < s->nbefore; i++)
+		obj_unref(s->before[i].o);
+	free(s->before);
 	free(s);
 }
 
@@ -675,6 +728,35 @@ static obj *lookup(trim *t, const vk_handle_info *h, uint64_t v)
 	return omap_get(&t->objs, v, h);
 }
 
+/* The handles in a template's pData (a blob: man/trace-format.5), after
+ * those of the parameters. */
+static void template_handles(trim *t, const trace_call *c, const vk_command_info *cmd,
+			     const void *args, finds *in)
+{
+	const char *n = cmd->sig.name;
+	uint64_t tmpl;
+	if (named(n, "vkUpdateDescriptorSetWithTemplate"))
+		tmpl = (uint64_t)((const vk_args_vkUpdateDescriptorSetWithTemplate *)args)
+			       ->descriptorUpdateTemplate;
+	else if (named(n, "vkCmdPushDescriptorSetWithTemplate"))
+		tmpl = (uint64_t)((const vk_args_vkCmdPushDescriptorSetWithTemplateKHR *)args)
+			       ->descriptorUpdateTemplate;
+	else
+		return;
+	obj *o = lookup(t, vk_handle_lookup("VkDescriptorUpdateTemplate"), tmpl);
+	if (!o || !o->tmpl)
+		return;
+	for (uint32_t i = 0; i < c->sig->nargs; i++) {
+		const trace_value *v = &c->args[i];
+		if (strcmp(c->sig->arg_names[i], "pData") || v->kind != TRACE_BLOB)
+			continue;
+		/* the walker may write: it gets a copy */
+		void *copy = trace_arena_alloc(&t->scratch, v->len);
+		memcpy(copy, v->blob, v->len);
+		vk_walk_template_handles(o->tmpl, o->ntmpl, copy, v->len, find_fn, in);
+	}
+}
+
 /* ------------------------------------------------------------------ */
 /* Before the range. */
 
@@ -757,13 +839,39 @@ static void update_sets(trim *t, rec *r, const void *args, const finds *in)
 	}
 }
 
+static VkImageAspectFlags aspect_of(VkFormat f)
+{
+	switch (f) {
+	case VK_FORMAT_D16_UNORM:
+	case VK_FORMAT_X8_D24_UNORM_PACK32:
+	case VK_FORMAT_D32_SFLOAT: return VK_IMAGE_ASPECT_DEPTH_BIT;
+	case VK_FORMAT_S8_UINT: return VK_IMAGE_ASPECT_STENCIL_BIT;
+	case VK_FORMAT_D16_UNORM_S8_UINT:
+	case VK_FORMAT_D24_UNORM_S8_UINT:
+	case VK_FORMAT_D32_SFLOAT_S8_UINT:
+		return VK_IMAGE_ASPECT_DEPTH_BIT | VK_IMAGE_ASPECT_STENCIL_BIT;
+	default: return VK_IMAGE_ASPECT_COLOR_BIT;
+	}
+}
+
 /* Creation: the object remembers what later analysis wants of it. */
 static void created(trim *t, obj *o, const char *n, const void *args)
 {
 	if (!strcmp(n, "vkCreateBuffer")) {
 		o->usage = ((const vk_args_vkCreateBuffer *)args)->pCreateInfo->usage;
 	} else if (!strcmp(n, "vkCreateImage")) {
-		o->usage = ((const vk_args_vkCreateImage *)args)->pCreateInfo->usage;
+		const VkImageCreateInfo *ci = ((const vk_args_vkCreateImage *)args)->pCreateInfo;
+		o->usage = ci->usage;
+		o->initial = ci->initialLayout;
+		o->aspect = aspect_of(ci->format);
+	} else if (!strcmp(n, "vkGetDeviceQueue")) {
+		const vk_args_vkGetDeviceQueue *a = args;
+		o->family = a->queueFamilyIndex;
+		o->device = (uint64_t)(uintptr_t)a->device;
+	} else if (!strcmp(n, "vkGetDeviceQueue2")) {
+		const vk_args_vkGetDeviceQueue2 *a = args;
+		o->family = a->pQueueInfo->queueFamilyIndex;
+		o->device = (uint64_t)(uintptr_t)a->device;
 	} else if (!strcmp(n, "vkCreateImageView")) {
 		const vk_args_vkCreateImageView *a = args;
 		o->target = lookup(t, vk_handle_lookup("VkImage"), (uint64_t)a->pCreateInfo->image);
@@ -778,8 +886,14 @@ static void created(trim *t, obj *o, const char *n, const void *args)
 				vpush(&o->views, lookup(t, hv, (uint64_t)ci->pAttachments[i]));
 	} else if (!strcmp(n, "vkCreateRenderPass")) {
 		const VkRenderPassCreateInfo *ci = ((const vk_args_vkCreateRenderPass *)args)->pCreateInfo;
-		for (uint32_t i = 0; i < ci->attachmentCount && i < 32; i++) {
+		o->natt = ci->attachmentCount;
+		o->att_layout = xcalloc(2 * o->natt, sizeof(*o->att_layout));
+		for (uint32_t i = 0; i < ci->attachmentCount; i++) {
 			const VkAttachmentDescription *d = &ci->pAttachments[i];
+			o->att_layout[2 * i] = d->initialLayout;
+			o->att_layout[2 * i + 1] = d->finalLayout;
+			if (i >= 32)
+				continue;
 			if (d->initialLayout == VK_IMAGE_LAYOUT_UNDEFINED ||
 			    (d->loadOp != VK_ATTACHMENT_LOAD_OP_LOAD &&
 			     d->stencilLoadOp != VK_ATTACHMENT_LOAD_OP_LOAD))
@@ -787,13 +901,25 @@ static void created(trim *t, obj *o, const char *n, const void *args)
 		}
 	} else if (named(n, "vkCreateRenderPass2")) {
 		const VkRenderPassCreateInfo2 *ci = ((const vk_args_vkCreateRenderPass2 *)args)->pCreateInfo;
-		for (uint32_t i = 0; i < ci->attachmentCount && i < 32; i++) {
+		o->natt = ci->attachmentCount;
+		o->att_layout = xcalloc(2 * o->natt, sizeof(*o->att_layout));
+		for (uint32_t i = 0; i < ci->attachmentCount; i++) {
 			const VkAttachmentDescription2 *d = &ci->pAttachments[i];
+			o->att_layout[2 * i] = d->initialLayout;
+			o->att_layout[2 * i + 1] = d->finalLayout;
+			if (i >= 32)
+				continue;
 			if (d->initialLayout == VK_IMAGE_LAYOUT_UNDEFINED ||
 			    (d->loadOp != VK_ATTACHMENT_LOAD_OP_LOAD &&
 			     d->stencilLoadOp != VK_ATTACHMENT_LOAD_OP_LOAD))
 				o->discard |= 1u << i;
 		}
+	} else if (named(n, "vkCreateDescriptorUpdateTemplate")) {
+		const VkDescriptorUpdateTemplateCreateInfo *ci =
+			((const vk_args_vkCreateDescriptorUpdateTemplate *)args)->pCreateInfo;
+		o->ntmpl = ci->descriptorUpdateEntryCount;
+		o->tmpl = xcalloc(o->ntmpl, sizeof(*o->tmpl));
+		memcpy(o->tmpl, ci->pDescriptorUpdateEntries, o->ntmpl * sizeof(*o->tmpl));
 	} else if (!strcmp(n, "vkCreateFence")) {
 		const vk_args_vkCreateFence *a = args;
 		o->fence = a->pCreateInfo->flags & VK_FENCE_CREATE_SIGNALED_BIT ? 1 : 2;
@@ -905,8 +1031,11 @@ static void render_pass_writes(trim *t, recording *rc, const VkRenderPassBeginIn
 		}
 	for (uint32_t i = 0; i < views.n; i++) {
 		obj *v = views.v[i];
-		if (v && v->target)
-			recording_write(rc, v->target, rp && i < 32 && (rp->discard >> i & 1));
+		if (!v || !v->target)
+			continue;
+		recording_write(rc, v->target, rp && i < 32 && (rp->discard >> i & 1));
+		if (rp && i < rp->natt)
+			recording_layout(rc, v->target, rp->att_layout[2 * i], rp->att_layout[2 * i + 1]);
 	}
 	vfree(&views);
 }
@@ -924,55 +1053,54 @@ static void rendering_writes(trim *t, recording *rc, const VkRenderingInfo *ri)
 		att[n++] = ri->pStencilAttachment;
 	for (uint32_t i = 0; i < n; i++) {
 		obj *v = lookup(t, hv, (uint64_t)att[i]->imageView);
-		if (v && v->target)
+		if (v && v->target) {
 			recording_write(rc, v->target, att[i]->loadOp != VK_ATTACHMENT_LOAD_OP_LOAD);
+			recording_layout(rc, v->target, att[i]->imageLayout, att[i]->imageLayout);
+		}
 		v = lookup(t, hv, (uint64_t)att[i]->resolveImageView);
-		if (v && v->target)
+		if (v && v->target) {
 			recording_write(rc, v->target, false);
+			recording_layout(rc, v->target, att[i]->resolveImageLayout,
+					 att[i]->resolveImageLayout);
+		}
 	}
+}
+
+/* A barrier changes an image's layout, not its contents, unless it comes
+ * from UNDEFINED: then what was there is gone. */
+static void barrier_image(recording *rc, obj *o, VkImageLayout from, VkImageLayout to)
+{
+	if (!o)
+		return;
+	recording_dep(rc, o);
+	if (from == VK_IMAGE_LAYOUT_UNDEFINED)
+		recording_write(rc, o, true);
+	recording_layout(rc, o, from, to);
 }
 
 static void barrier_writes(trim *t, recording *rc, const VkImageMemoryBarrier *b, uint32_t n)
 {
 	const vk_handle_info *hi = vk_handle_lookup("VkImage");
-	for (uint32_t i = 0; i < n; i++)
-		recording_write(rc, lookup(t, hi, (uint64_t)b[i].image),
-				b[i].oldLayout == VK_IMAGE_LAYOUT_UNDEFINED);
+	for (uint32_t i = 0; i < n; i++) {
+		obj *o = lookup(t, hi, (uint64_t)b[i].image);
+		barrier_image(rc, o, b[i].oldLayout, b[i].newLayout);
+	}
 }
 
 static void barrier2_writes(trim *t, recording *rc, const VkDependencyInfo *d)
 {
 	const vk_handle_info *hi = vk_handle_lookup("VkImage");
-	for (uint32_t i = 0; i < d->imageMemoryBarrierCount; i++)
-		recording_write(rc, lookup(t, hi, (uint64_t)d->pImageMemoryBarriers[i].image),
-				d->pImageMemoryBarriers[i].oldLayout == VK_IMAGE_LAYOUT_UNDEFINED);
+	for (uint32_t i = 0; i < d->imageMemoryBarrierCount; i++) {
+		const VkImageMemoryBarrier2 *b = &d->pImageMemoryBarriers[i];
+		obj *o = lookup(t, hi, (uint64_t)b->image);
+		barrier_image(rc, o, b->oldLayout, b->newLayout);
+	}
 }
 
-/* A command recorded: what it names, what it writes. */
-static void record(trim *t, rec *r, const vk_command_info *cmd, const void *args, const finds *in)
+/* The writes (and layouts) of commands whose structs say more than their
+ * handles: barriers, render passes, push descriptors. */
+static void record_special(trim *t, recording *rc, const char *n, const void *args)
 {
-	obj *cb = command_buffer(t, in);
-	if (!cb)
-		return;
-	recording *rc = cb->cur ? cb->cur : recording_new(cb);
-	vpush(&rc->recs, rec_ref(r));
-	t->live_records++;
-	const char *n = cmd->sig.name;
-	for (uint32_t i = 1; i < in->n; i++) {
-		const found *f = &in->v[i];
-		obj *o = lookup(t, f->h, f->value);
-		if (!o)
-			continue;
-		recording_dep(rc, o);
-		const char *fn = f->f ? f->f->name : "";
-		if (is_type(f->h, "VkBuffer") && !strncmp(fn, "dst", 3))
-			recording_write(rc, o, false);
-		else if (is_type(f->h, "VkImage") && (!strcmp(fn, "dstImage") || !strcmp(fn, "image")))
-			recording_write(rc, o, false);
-		else if (is_type(f->h, "VkDescriptorSet"))
-			for (uint32_t k = 0; k < o->storage.n; k++)
-				recording_write(rc, o->storage.v[k], false);
-	}
 	if (!strcmp(n, "vkCmdPipelineBarrier")) {
 		const vk_args_vkCmdPipelineBarrier *a = args;
 		barrier_writes(t, rc, a->pImageMemoryBarriers, a->imageMemoryBarrierCount);
@@ -995,6 +1123,35 @@ static void record(trim *t, rec *r, const vk_command_info *cmd, const void *args
 	}
 }
 
+/* A command recorded: what it names, what it writes. */
+static void record(trim *t, rec *r, const vk_command_info *cmd, const void *args, const finds *in)
+{
+	obj *cb = command_buffer(t, in);
+	if (!cb)
+		return;
+	recording *rc = cb->cur ? cb->cur : recording_new(cb);
+	vpush(&rc->recs, rec_ref(r));
+	t->live_records++;
+	const char *n = cmd->sig.name;
+	record_special(t, rc, n, args);
+	for (uint32_t i = 1; i < in->n; i++) {
+		const found *f = &in->v[i];
+		obj *o = lookup(t, f->h, f->value);
+		if (!o)
+			continue;
+		recording_dep(rc, o);
+		const char *fn = f->f ? f->f->name : "";
+		if (is_type(f->h, "VkBuffer") && !strncmp(fn, "dst", 3))
+			recording_write(rc, o, false);
+		else if (is_type(f->h, "VkImage") &&
+			 (!strcmp(fn, "dstImage") || (f->top && !strcmp(fn, "image"))))
+			recording_write(rc, o, false);
+		else if (is_type(f->h, "VkDescriptorSet"))
+			for (uint32_t k = 0; k < o->storage.n; k++)
+				recording_write(rc, o->storage.v[k], false);
+	}
+}
+
 /* The contents a submit sees: buffers and images its commands name,
  * directly or through views, descriptor sets and framebuffers. */
 static void reach(trim *t, obj *o, vec *out)
@@ -1002,7 +1159,7 @@ static void reach(trim *t, obj *o, vec *out)
 	if (!o || o->stamp == t->stamp)
 		return;
 	o->stamp = t->stamp;
-	if (o->cont)
+	if (o->cont || o->layout >= 0)
 		vpush(out, o);
 	const char *n = o->h ? o->h->name : "";
 	if (!strcmp(n, "VkDescriptorSet") || !strcmp(n, "VkFramebuffer"))
@@ -1104,7 +1261,8 @@ static void queue_submit(trim *t, rec *r, enum kind k, const void *args, const f
 	for (uint32_t i = 0; i < s->recordings.n && !writes; i++)
 		writes = ((recording *)s->recordings.v[i])->writes.n > 0;
 	if (writes) {
-		/* what the host had written into what it names, as it was */
+		/* what the host had written into what it names, and the
+		 * layouts of its images, as they were */
 		vec seen = {0};
 		t->stamp++;
 		for (uint32_t i = 0; i < s->recordings.n; i++) {
@@ -1113,10 +1271,17 @@ static void queue_submit(trim *t, rec *r, enum kind k, const void *args, const f
 				reach(t, rc->deps.v[j], &seen);
 		}
 		s->snaps = xcalloc(seen.n, sizeof(*s->snaps));
+		s->before = xcalloc(seen.n, sizeof(*s->before));
 		for (uint32_t i = 0; i < seen.n; i++) {
 			obj *o = seen.v[i];
-			o->refs++;
-			s->snaps[s->nsnaps++] = (snap){o, content_ref(o->cont)};
+			if (o->cont) {
+				o->refs++;
+				s->snaps[s->nsnaps++] = (snap){o, content_ref(o->cont)};
+			}
+			if (o->layout >= 0) {
+				o->refs++;
+				s->before[s->nbefore++] = (lay){o, o->layout, o->layout};
+			}
 		}
 		vfree(&seen);
 		for (uint32_t i = 0; i < s->recordings.n; i++) {
@@ -1127,6 +1292,11 @@ static void queue_submit(trim *t, rec *r, enum kind k, const void *args, const f
 					add_writer(o, s, vhas(&rc->discards, o));
 			}
 		}
+	}
+	for (uint32_t i = 0; i < s->recordings.n; i++) {
+		recording *rc = s->recordings.v[i];
+		for (uint32_t j = 0; j < rc->nlays; j++)
+			rc->lays[j].o->layout = rc->lays[j].final;
 	}
 	submit_unref(s);
 }
@@ -1196,6 +1366,7 @@ static int vk_before(trim *t, const trace_call *c, enum kind k, const vk_command
 		return -1;
 	finds in = {0};
 	vk_walk_handles(cmd, args, false, find_fn, &in);
+	template_handles(t, c, cmd, args, &in);
 	rec *r = rec_new(c);
 	switch (k) {
 	case K_CREATE: create(t, r, cmd, args, &in); break;
@@ -1452,8 +1623,15 @@ int trim_range(trim *t, const trace_call *c, trace_error *err)
 	}
 	finds in = {0};
 	vk_walk_handles(cmd, args, false, find_fn, &in);
-	for (uint32_t i = 0; i < in.n; i++)
-		root(t, lookup(t, in.v[i].h, in.v[i].value));
+	template_handles(t, c, cmd, args, &in);
+	for (uint32_t i = 0; i < in.n; i++) {
+		obj *o = lookup(t, in.v[i].h, in.v[i].value);
+		root(t, o);
+		/* a command buffer the range records afresh before it
+		 * submits it does not need its recording from before */
+		if (o && is_type(o->h, "VkCommandBuffer") && !o->range_use)
+			o->range_use = k == K_BEGIN && i == 0 ? 1 : 2;
+	}
 	free(in.v);
 	return 0;
 }
@@ -1501,7 +1679,8 @@ static void close_obj(trim *t, closure *cl, obj *o)
 		close_obj(t, cl, o->deps.v[i]);
 	close_obj(t, cl, o->owner);
 	close_obj(t, cl, o->target);
-	close_recording(t, cl, o->cur);
+	if (o->range_use != 1)
+		close_recording(t, cl, o->cur);
 	for (uint32_t i = 0; i < o->writers.n; i++)
 		close_submit(t, cl, o->writers.v[i]);
 }
@@ -1516,6 +1695,10 @@ typedef struct out {
 	trim_stats *st;
 	trace_error *err;
 	trace_arena arena;
+	obj *queue;            /* of the last submit written */
+	uint32_t thread;
+	VkImageMemoryBarrier *bar;  /* layout changes waiting to be written */
+	uint32_t nbar, capbar;
 } out;
 
 static int put(out *o, trace_call *c)
@@ -1588,6 +1771,89 @@ static int put_contents(out *o, obj *x, const content *to, const content *from)
 		i = k;
 	}
 	return 0;
+}
+
+static int put_encoded(out *o, const vk_command_info *cmd, const void *args)
+{
+	trace_call c;
+	trace_call_init(&c);
+	vk_encode_call(cmd, &c, args);
+	c.thread = o->thread;
+	int rc = put(o, &c);
+	trace_call_free(&c);
+	return rc;
+}
+
+/* Image X goes from the layout the setup left it in to LAYOUT. */
+static void want_layout(out *o, obj *x, int32_t layout)
+{
+	if (layout == VK_IMAGE_LAYOUT_UNDEFINED || layout < 0 || x->sim == layout)
+		return;
+	for (uint32_t i = 0; i < o->nbar; i++)
+		if (o->bar[i].image == (VkImage)(uintptr_t)x->handle)
+			return;
+	if (o->nbar == o->capbar) {
+		o->capbar = o->capbar ? 2 * o->capbar : 8;
+		o->bar = realloc(o->bar, o->capbar * sizeof(*o->bar));
+		if (!o->bar)
+			abort();
+	}
+	o->bar[o->nbar++] = (VkImageMemoryBarrier){
+		.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
+		.srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT,
+		.dstAccessMask = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT,
+		.oldLayout = (VkImageLayout)x->sim,
+		.newLayout = (VkImageLayout)layout,
+		.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+		.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+		.image = (VkImage)(uintptr_t)x->handle,
+		.subresourceRange = {x->aspect, 0, VK_REMAINING_MIP_LEVELS, 0,
+				     VK_REMAINING_ARRAY_LAYERS},
+	};
+	x->sim = layout;
+}
+
+/* The layout changes wanted, as a command buffer of the setup's own on
+ * QUEUE: what the submits the setup leaves out did to layouts. */
+static int put_layouts(out *o, obj *queue)
+{
+	if (!o->nbar || !queue)
+		return 0;
+	trim *t = o->t;
+	VkDevice dev = (VkDevice)(uintptr_t)queue->device;
+	VkQueue q = (VkQueue)(uintptr_t)queue->handle;
+	VkCommandPool pool = (VkCommandPool)(uintptr_t)(0x7ace000000000000ull + 2 * ++t->fake);
+	VkCommandBuffer cb = (VkCommandBuffer)(uintptr_t)(0x7ace000000000001ull + 2 * t->fake);
+	VkCommandPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+				       .queueFamilyIndex = queue->family};
+	VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+					  .commandPool = pool,
+					  .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+					  .commandBufferCount = 1};
+	VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+				       .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
+	VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1,
+			   .pCommandBuffers = &cb};
+	vk_args_vkCreateCommandPool a1 = {dev, &pci, NULL, &pool, VK_SUCCESS};
+	vk_args_vkAllocateCommandBuffers a2 = {dev, &ai, &cb, VK_SUCCESS};
+	vk_args_vkBeginCommandBuffer a3 = {cb, &bi, VK_SUCCESS};
+	vk_args_vkCmdPipelineBarrier a4 = {cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+					   VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 0, NULL, 0, NULL,
+					   o->nbar, o->bar};
+	vk_args_vkEndCommandBuffer a5 = {cb, VK_SUCCESS};
+	vk_args_vkQueueSubmit a6 = {q, 1, &si, VK_NULL_HANDLE, VK_SUCCESS};
+	vk_args_vkQueueWaitIdle a7 = {q, VK_SUCCESS};
+	vk_args_vkDestroyCommandPool a8 = {dev, pool, NULL};
+	o->nbar = 0;
+	int rc = put_encoded(o, &vk_cmd_vkCreateCommandPool, &a1);
+	if (!rc) rc = put_encoded(o, &vk_cmd_vkAllocateCommandBuffers, &a2);
+	if (!rc) rc = put_encoded(o, &vk_cmd_vkBeginCommandBuffer, &a3);
+	if (!rc) rc = put_encoded(o, &vk_cmd_vkCmdPipelineBarrier, &a4);
+	if (!rc) rc = put_encoded(o, &vk_cmd_vkEndCommandBuffer, &a5);
+	if (!rc) rc = put_encoded(o, &vk_cmd_vkQueueSubmit, &a6);
+	if (!rc) rc = put_encoded(o, &vk_cmd_vkQueueWaitIdle, &a7);
+	if (!rc) rc = put_encoded(o, &vk_cmd_vkDestroyCommandPool, &a8);
+	return rc;
 }
 
 /* A setup submit runs alone: no semaphores to wait for or signal (their
@@ -1729,6 +1995,7 @@ int trim_write_setup(trim *t, trace_writer *w, uint64_t *no, trim_stats *stats,
 			collect(t, &recs, x->recs.v[k]);
 		collect(t, &recs, x->destroy);
 		x->emitted = NULL;
+		x->sim = x->initial;
 	}
 	for (uint32_t i = 0; i < cl.recordings.n; i++) {
 		recording *r = cl.recordings.v[i];
@@ -1755,8 +2022,27 @@ int trim_write_setup(trim *t, trace_writer *w, uint64_t *no, trim_stats *stats,
 				rc = put_contents(&o, x, s->snaps[k].c, x->emitted);
 				x->emitted = s->snaps[k].c;
 			}
+			o.thread = r->c.thread;
+			for (uint32_t k = 0; k < s->nbefore; k++)
+				if (s->before[k].o->stamp == in_closure)
+					want_layout(&o, s->before[k].o, s->before[k].expect);
+			for (uint32_t k = 0; k < s->recordings.n; k++) {
+				recording *rcd = s->recordings.v[k];
+				for (uint32_t m = 0; m < rcd->nlays; m++)
+					if (rcd->lays[m].o->stamp == in_closure)
+						want_layout(&o, rcd->lays[m].o, rcd->lays[m].expect);
+			}
+			if (rc == 0)
+				rc = put_layouts(&o, s->queue);
 			if (rc == 0)
 				rc = put_submit(&o, r);
+			for (uint32_t k = 0; k < s->recordings.n; k++) {
+				recording *rcd = s->recordings.v[k];
+				for (uint32_t m = 0; m < rcd->nlays; m++)
+					rcd->lays[m].o->sim = rcd->lays[m].final;
+			}
+			if (s->queue)
+				o.queue = s->queue;
 		} else if (r->fixup) {
 			rc = put_fixup(&o, r);
 		} else {
@@ -1764,12 +2050,18 @@ int trim_write_setup(trim *t, trace_writer *w, uint64_t *no, trim_stats *stats,
 			rc = put(&o, &c);
 		}
 	}
-	/* the contents as the range found them */
+	/* the contents and layouts as the range found them */
 	for (uint32_t i = 0; rc == 0 && i < cl.objs.n; i++) {
 		obj *x = cl.objs.v[i];
 		if (x->alive && x->cont)
 			rc = put_contents(&o, x, x->cont, x->emitted);
+		if (x->alive && !o.queue && is_type(x->h, "VkQueue"))
+			o.queue = x;
+		if (x->alive && x->layout >= 0)
+			want_layout(&o, x, x->layout);
 	}
+	if (rc == 0)
+		rc = put_layouts(&o, o.queue);
 	if (rc == 0 && t->last_time) {
 		trace_call c = t->last_time->c;
 		rc = put(&o, &c);
@@ -1780,6 +2072,7 @@ int trim_write_setup(trim *t, trace_writer *w, uint64_t *no, trim_stats *stats,
 	vfree(&cl.objs);
 	vfree(&cl.recordings);
 	vfree(&cl.submits);
+	free(o.bar);
 	trace_arena_free(&o.arena);
 	return rc;
 }

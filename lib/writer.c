@@ -39,6 +39,10 @@ struct trace_writer {
 	/* binary */
 	tmap funcs, structs, enums, bitmasks, frames;
 	uint64_t nfuncs, nstructs, nenums, nbitmasks, nframes;
+	/* signatures by content: records from two readers, or made by the
+	 * schema, share one id per signature (canon pointer -> id) */
+	trace_sigtab *canon;
+	tmap canon_ids;
 	uint64_t next_no;    /* the next input call number to enter */
 	uint64_t out_no;     /* the next output call number */
 	held **queue;        /* held records, in arrival order */
@@ -116,13 +120,52 @@ static int w_cstring(trace_writer *w, const char *s)
 			return -1; \
 	} while (0)
 
-/* An id for sig: (id, false) when already written, (id, true) when new. */
-static bool sig_id(tmap *m, uint64_t *count, const void *sig, uint64_t *id)
+/* An id for sig: (id, false) when already written, (id, true) when new.
+ * A pointer seen for the first time is looked up by its content (CANON:
+ * the signature interned in the writer's own table), so that signatures
+ * alike from different tables get one id. */
+enum sig_kind { SK_FUNC, SK_STRUCT, SK_ENUM, SK_BITMASK, SK_FRAME };
+
+static const void *canon_of(trace_writer *w, enum sig_kind k, const void *sig)
+{
+	if (!w->canon)
+		w->canon = trace_sigtab_new();
+	switch (k) {
+	case SK_FUNC: {
+		const trace_func_sig *f = sig;
+		return trace_sigtab_func(w->canon, f->name, f->nargs,
+					 (const char *const *)f->arg_names);
+	}
+	case SK_STRUCT: {
+		const trace_struct_sig *st = sig;
+		return trace_sigtab_struct(w->canon, st->name, st->nmembers,
+					   (const char *const *)st->member_names);
+	}
+	case SK_ENUM: {
+		const trace_enum_sig *e = sig;
+		return trace_sigtab_enum(w->canon, e->nvalues, e->values);
+	}
+	case SK_BITMASK: {
+		const trace_bitmask_sig *b = sig;
+		return trace_sigtab_bitmask(w->canon, b->nflags, b->flags);
+	}
+	default: return trace_sigtab_frame(w->canon, sig);
+	}
+}
+
+static bool sig_id(trace_writer *w, tmap *m, uint64_t *count, enum sig_kind k, const void *sig,
+		   uint64_t *id)
 {
 	if (tmap_get(m, sig, id))
 		return false;
+	const void *canon = canon_of(w, k, sig);
+	if (tmap_get(&w->canon_ids, canon, id)) {
+		tmap_put(m, sig, *id);
+		return false;
+	}
 	*id = (*count)++;
 	tmap_put(m, sig, *id);
+	tmap_put(&w->canon_ids, canon, *id);
 	return true;
 }
 
@@ -171,7 +214,7 @@ static int w_value(trace_writer *w, const trace_value *v)
 	case TRACE_ENUM: {
 		const trace_enum_sig *sig = v->en.sig;
 		TRY(w_byte(w, V_ENUM));
-		bool fresh = sig_id(&w->enums, &w->nenums, sig, &id);
+		bool fresh = sig_id(w, &w->enums, &w->nenums, SK_ENUM, sig, &id);
 		TRY(w_uint(w, id));
 		if (fresh) {
 			TRY(w_uint(w, sig->nvalues));
@@ -185,7 +228,7 @@ static int w_value(trace_writer *w, const trace_value *v)
 	case TRACE_BITMASK: {
 		const trace_bitmask_sig *sig = v->bm.sig;
 		TRY(w_byte(w, V_BITMASK));
-		bool fresh = sig_id(&w->bitmasks, &w->nbitmasks, sig, &id);
+		bool fresh = sig_id(w, &w->bitmasks, &w->nbitmasks, SK_BITMASK, sig, &id);
 		TRY(w_uint(w, id));
 		if (fresh) {
 			TRY(w_uint(w, sig->nflags));
@@ -205,7 +248,7 @@ static int w_value(trace_writer *w, const trace_value *v)
 	case TRACE_STRUCT: {
 		const trace_struct_sig *sig = v->st.sig;
 		TRY(w_byte(w, V_STRUCT));
-		bool fresh = sig_id(&w->structs, &w->nstructs, sig, &id);
+		bool fresh = sig_id(w, &w->structs, &w->nstructs, SK_STRUCT, sig, &id);
 		TRY(w_uint(w, id));
 		if (fresh) {
 			TRY(w_cstring(w, sig->name));
@@ -231,7 +274,7 @@ static int w_value(trace_writer *w, const trace_value *v)
 static int w_frame(trace_writer *w, const trace_frame *f)
 {
 	uint64_t id;
-	bool fresh = sig_id(&w->frames, &w->nframes, f, &id);
+	bool fresh = sig_id(w, &w->frames, &w->nframes, SK_FRAME, f, &id);
 	TRY(w_uint(w, id));
 	if (!fresh)
 		return 0;
@@ -265,7 +308,7 @@ static int w_enter(trace_writer *w, const trace_call *c)
 	const trace_func_sig *sig = c->sig;
 	TRY(w_byte(w, EV_ENTER));
 	TRY(w_uint(w, c->thread));
-	bool fresh = sig_id(&w->funcs, &w->nfuncs, sig, &id);
+	bool fresh = sig_id(w, &w->funcs, &w->nfuncs, SK_FUNC, sig, &id);
 	TRY(w_uint(w, id));
 	if (fresh) {
 		TRY(w_cstring(w, sig->name));
@@ -586,6 +629,9 @@ static void release(trace_writer *w)
 	tmap_free(&w->enums);
 	tmap_free(&w->bitmasks);
 	tmap_free(&w->frames);
+	tmap_free(&w->canon_ids);
+	if (w->canon)
+		trace_sigtab_free(w->canon);
 	tmap_free(&w->waiting);
 	tmap_free(&w->skipped);
 	tbuf_free(&w->line);

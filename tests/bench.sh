@@ -89,3 +89,13 @@ if [ -x "$top/tests/bench-layer.sh" ] && [ -f "$top/build/layer/VK_LAYER_TRACEKI
 	echo
 	"$top/tests/bench-layer.sh"
 fi
+
+if [ -x "$top/tests/bench-replay.sh" ] && [ -x "$bin/trace-replay" ]; then
+	echo
+	"$top/tests/bench-replay.sh"
+fi
+
+if [ -x "$top/tests/bench-trim.sh" ] && [ -x "$bin/trace-trim" ]; then
+	echo
+	"$top/tests/bench-trim.sh"
+fi

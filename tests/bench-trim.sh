@@ -1,0 +1,123 @@
+#!/bin/bash
+# Figures for trace-trim, under Xvfb on llvmpipe, beside GFXReconstruct
+# (Debian's gfxreconstruct 0.9.18), which can only trim while capturing
+# (GFXRECON_CAPTURE_FRAMES):
+#
+#   time   trimming one frame out of a long capture (vkcube --c 3000)
+#          against reading it once with trace-decode; medians of $RUNS
+#          runs; goal <= 2x
+#   size   a one-frame trim of vkcube against GFXR's capture-time trim of
+#          the same frame (goal: smaller), ours as written (the capture's
+#          Snappy) and with -f brotli; and of glmark2 through zink, a
+#          frame in each of four scenes
+#
+# Figures, not a test: it fails only when a program does.
+#   tests/bench-trim.sh            (after make)
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+bin="$top/bin"
+runs=${RUNS:-5}
+work=$(mktemp -d)
+xvfb=""
+cleanup() {
+	[ -n "$xvfb" ] && kill "$xvfb" 2>/dev/null || true
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+for p in Xvfb vkcube glmark2 bc; do
+	if ! command -v "$p" >/dev/null; then
+		echo "bench-trim: $p is not installed: no trim figures" >&2
+		exit 0
+	fi
+done
+gfxr=true
+ls /usr/share/vulkan/explicit_layer.d/ 2>/dev/null | grep -qi gfxreconstruct || gfxr=false
+
+export XDG_RUNTIME_DIR="$work/xdg"
+mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
+export VK_LAYER_PATH="$top/build/layer:/usr/share/vulkan/explicit_layer.d"
+unset VK_INSTANCE_LAYERS TRACEKIT_OUTPUT TRACEKIT_COMPRESSION
+for d in 70 71 72 73 74 75 76; do
+	[ -e "/tmp/.X11-unix/X$d" ] && continue
+	Xvfb ":$d" -screen 0 1024x768x24 -nolisten tcp >/dev/null 2>&1 &
+	xvfb=$!
+	export DISPLAY=":$d"
+	break
+done
+sleep 1
+
+median() {
+	local t=()
+	for _ in $(seq "$runs"); do
+		local s e
+		s=$(date +%s.%N)
+		"$@" >/dev/null 2>&1
+		e=$(date +%s.%N)
+		t+=("$(echo "$e - $s" | bc -l)")
+	done
+	printf '%s\n' "${t[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'
+}
+ratio() { echo "scale=2; $1 / $2" | bc -l; }
+size() { stat -c %s "$1"; }
+
+ours() { VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$1" "${@:2}"; }
+theirs() {
+	VK_INSTANCE_LAYERS=VK_LAYER_LUNARG_gfxreconstruct GFXRECON_CAPTURE_FILE="$1" \
+		GFXRECON_CAPTURE_FILE_TIMESTAMP=false GFXRECON_CAPTURE_FRAMES="$2" "${@:3}"
+}
+zink() { LIBGL_ALWAYS_SOFTWARE=1 MESA_LOADER_DRIVER_OVERRIDE=zink "$@"; }
+GL="glmark2 -s 400x300 -b build:nframes=10 -b texture:nframes=10 -b shading:nframes=10
+	-b pulsar:nframes=10"
+
+echo "trace-trim bench: $(nproc) cores, Xvfb, llvmpipe, medians of $runs runs"
+ours "$work/long.trace" timeout 300 vkcube --c 3000 >/dev/null 2>&1
+ours "$work/cube.trace" timeout 120 vkcube --c 300 >/dev/null 2>&1
+echo "vkcube --c 3000 capture: $(size "$work/long.trace") bytes"
+t_dec=$(median "$bin/trace-decode" "$work/long.trace")
+t_trim=$(median "$bin/trace-trim" --frames 2900 -o "$work/t.trace" "$work/long.trace")
+printf '%-52s %9s %9s %7s %s\n' "" "ours" "decode" "ratio" "goal"
+printf '%-52s %8ss %8ss %6sx %s\n' "trim frame 2900 of 3000 vs trace-decode, time" "$t_trim" \
+	"$t_dec" "$(ratio "$t_trim" "$t_dec")" "<= 2x"
+
+echo
+printf '%-52s %9s %9s %7s %s\n' "one-frame trim, size" "ours" "GFXR" "ratio" "goal"
+for f in 150; do
+	"$bin/trace-trim" --frames $f -o "$work/c$f.trace" "$work/cube.trace"
+	"$bin/trace-trim" --frames $f -f brotli -o "$work/c$f.br" "$work/cube.trace"
+	if $gfxr; then
+		# GFXR numbers frames from 1
+		theirs "$work/g$f.gfxr" "$((f + 1))-$((f + 1))" timeout 120 vkcube --c 300 \
+			>/dev/null 2>&1 || true
+		g=$(ls "$work"/g$f*.gfxr 2>/dev/null | head -1)
+	fi
+	if [ -n "${g:-}" ] && [ -s "$g" ]; then
+		gs=$(size "$g")
+		printf '%-52s %9s %9s %6sx %s\n' "vkcube frame $f (Snappy, as captured)" \
+			"$(size "$work/c$f.trace")" "$gs" "$(ratio "$(size "$work/c$f.trace")" "$gs")" "< 1x"
+		printf '%-52s %9s %9s %6sx %s\n' "vkcube frame $f (-f brotli)" \
+			"$(size "$work/c$f.br")" "$gs" "$(ratio "$(size "$work/c$f.br")" "$gs")" "< 1x"
+	else
+		printf '%-52s %9s %9s\n' "vkcube frame $f (Snappy; -f brotli)" \
+			"$(size "$work/c$f.trace"); $(size "$work/c$f.br")" "(no GFXR)"
+	fi
+done
+
+zink ours "$work/gl.trace" timeout 300 $GL >/dev/null 2>&1 || true
+echo "glmark2-zink, 4 scenes x 10 frames: $(size "$work/gl.trace") bytes"
+for f in 5 15 25 35; do
+	"$bin/trace-trim" --frames $f -o "$work/gl$f.trace" "$work/gl.trace"
+	"$bin/trace-trim" --frames $f -f brotli -o "$work/gl$f.br" "$work/gl.trace"
+	g=""
+	if $gfxr; then
+		zink theirs "$work/gg$f.gfxr" "$((f + 1))-$((f + 1))" timeout 300 $GL >/dev/null 2>&1 || true
+		g=$(ls "$work"/gg$f*.gfxr 2>/dev/null | head -1)
+	fi
+	if [ -n "$g" ] && [ -s "$g" ]; then
+		gs=$(size "$g")
+		printf '%-52s %9s %9s %6sx %s\n' "glmark2-zink frame $f (Snappy; brotli $(size "$work/gl$f.br"))" \
+			"$(size "$work/gl$f.trace")" "$gs" "$(ratio "$(size "$work/gl$f.trace")" "$gs")" "< 1x"
+	else
+		printf '%-52s %9s %9s\n' "glmark2-zink frame $f (Snappy)" "$(size "$work/gl$f.trace")" "(no GFXR)"
+	fi
+done

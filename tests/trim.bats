@@ -1,0 +1,205 @@
+#!/usr/bin/env bats
+# trace-trim: a range of frames cut out of a capture replays on its own and
+# draws what the whole trace draws there.  Captures made here with our
+# layer under Xvfb: vkcube (300 frames) and glmark2 through zink (four
+# scenes in one run); each trim is replayed headless under the validation
+# layer and its frame compared, pixel for pixel, with the same frame of the
+# full replay.  VMA streams, trims of trims, encodings, pipes, bad input.
+
+load helpers
+
+setup_file() {
+	export W="$BATS_FILE_TMPDIR" TOP
+	export VK_LAYER_PATH="$TOP/build/layer:/usr/share/vulkan/explicit_layer.d"
+	start_xvfb
+	VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$W/cube.trace" \
+		timeout 120 vkcube --c 300 >/dev/null 2>&1
+	local try rc
+	for try in 1 2; do
+		rc=0
+		LIBGL_ALWAYS_SOFTWARE=1 MESA_LOADER_DRIVER_OVERRIDE=zink \
+			VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$W/gl.trace" \
+			timeout 180 glmark2 -s 400x300 -b build:nframes=10 -b texture:nframes=10 \
+			-b shading:nframes=10 -b pulsar:nframes=10 >"$W/gl.out" 2>&1 || rc=$?
+		# zink's teardown X error after the score (tests/layer.bats): once more
+		[ $rc = 0 ] || ! grep -q BadDrawable "$W/gl.out" && break
+	done
+	stop_xvfb
+	unset DISPLAY
+	# the full replays' frames, the reference for every trim
+	trace-replay --screenshot 0,1,150,299 --screenshot-dir "$W/cube-full" "$W/cube.trace" \
+		>/dev/null 2>&1
+	trace-replay --screenshot 0,5,15,25,35,39 --screenshot-dir "$W/gl-full" "$W/gl.trace" \
+		>/dev/null 2>&1
+}
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+	unset DISPLAY WAYLAND_DISPLAY
+}
+
+ae() {
+	compare -metric AE "$1" "$2" null: 2>&1 || true
+}
+
+# trim_check TRACE FULLDIR F [TRIM OPTIONS]: trims TRACE to frame F,
+# replays the trim validated, and compares frame F with the full replay's.
+trim_check() {
+	local trace=$1 full=$2 f=$3
+	shift 3
+	trace-trim --frames "$f" "$@" -o "t$f.trace" "$trace"
+	run trace-replay --validate --screenshot "$f" --screenshot-dir "s$f" "t$f.trace"
+	echo "frame $f: $output"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	[ -f "$full/frame-$f.png" ]
+	echo "frame $f: $(ae "$full/frame-$f.png" "s$f/frame-$f.png") pixels differ"
+	[ "$(ae "$full/frame-$f.png" "s$f/frame-$f.png")" = 0 ]
+}
+
+@test "vkcube: trimmed to frame 0, 1, 150 or 299, each replays validated and equals the full replay's frame" {
+	for f in 0 1 150 299; do
+		trim_check "$W/cube.trace" "$W/cube-full" $f
+	done
+	# and the comparison can fail: the cube turns between frames
+	[ "$(ae "$W/cube-full/frame-150.png" s299/frame-299.png)" -gt 1000 ]
+}
+
+@test "glmark2 through zink: a frame of each of four scenes, trimmed, replays validated and pixel-equal" {
+	for f in 5 15 25 35 39; do
+		trim_check "$W/gl.trace" "$W/gl-full" $f
+	done
+}
+
+@test "a one-frame trim holds one frame, and is a small fraction of the trace" {
+	trace-trim --frames 25 -o t.trace "$W/gl.trace"
+	[ "$(trace-decode t.trace | grep -c 'fn: vkQueuePresentKHR')" = 1 ]
+	full=$(stat -c %s "$W/gl.trace")
+	cut=$(stat -c %s t.trace)
+	echo "glmark2 frame 25: $cut of $full bytes"
+	[ $((cut * 2)) -lt "$full" ]
+	# vkcube: the setup runs one earlier frame's submit, not 150
+	trace-trim --frames 150 --verbose -o c.trace "$W/cube.trace" 2>err
+	cat err
+	grep -q ' [0-2] submits' err
+	[ "$(trace-decode c.trace | grep -c 'fn: vkQueuePresentKHR')" = 1 ]
+}
+
+@test "the setup is bracketed, the range keeps its frame number and the header its original numbers" {
+	trace-trim --frames 150-151 -o t.trace "$W/cube.trace"
+	trace-decode t.trace >t.txt
+	[ "$(grep -c 'fn: tracekit.setup.begin' t.txt)" = 1 ]
+	[ "$(grep -c 'fn: tracekit.setup.end' t.txt)" = 1 ]
+	grep -q 'fn: tracekit.frame, args: {index: 150}' t.txt
+	head -1 t.txt | grep -q 'tracekit.trim.frames: "150-151"'
+	# the calls the range had in the capture
+	first=$(trace-filter --frames 150 -f text "$W/cube.trace" | sed -n '2s/^{call: \([0-9]*\),.*/\1/p')
+	last=$(trace-filter --frames 151 -f text "$W/cube.trace" | tail -1 | sed 's/^{call: \([0-9]*\),.*/\1/')
+	head -1 t.txt | grep -q "tracekit.trim.calls: \"$first-$last\""
+	# frames keep their numbers for the other tools
+	[ "$(trace-filter --frames 150 --count t.trace | grep -c vkQueuePresentKHR)" = 1 ]
+	[ "$(trace-filter --frames 151 -f text t.trace | grep -c vkQueuePresentKHR)" = 1 ]
+}
+
+@test "trimming a trimmed trace: frames 100-200, then 150, keeps frame 150 and the original numbers" {
+	trace-trim --frames 100-200 -o a.trace "$W/cube.trace"
+	trace-trim --frames 150 -o b.trace a.trace
+	trace-trim --frames 150 -o c.trace "$W/cube.trace"
+	[ "$(trace-decode b.trace | head -1 | grep -o 'tracekit.trim.calls: "[0-9-]*"')" = \
+		"$(trace-decode c.trace | head -1 | grep -o 'tracekit.trim.calls: "[0-9-]*"')" ]
+	run trace-replay --validate --screenshot 150 -o b.png b.trace
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	[ "$(ae "$W/cube-full/frame-150.png" b.png)" = 0 ]
+}
+
+@test "text in, text out; a pipe gives the same trim as the file" {
+	trace-trim --frames 20 -o bin.trace "$W/cube.trace"
+	trace-decode "$W/cube.trace" >cube.txt
+	trace-trim --frames 20 -o t.txt cube.txt
+	[ "$(head -c 1 t.txt)" = "{" ]
+	trace-decode bin.trace | cmp - t.txt
+	trace-trim --frames 20 <"$W/cube.trace" >pipe.trace
+	cmp bin.trace pipe.trace
+	trace-trim --frames 20 -f text "$W/cube.trace" | cmp - t.txt
+}
+
+@test "a VMA stream: the allocations alive when the range begins, and none that died before" {
+	vma-import "$DATA/vma/vma-docs-example-v1.8.csv" >v.trace
+	# the range begins at the second vmaDestroyBuffer (call 15)
+	trace-trim --calls 15-40 v.trace | vma-export >cut.csv
+	body=$(sed -n '/^Config,End/,$p' cut.csv | tail -n +2 | cut -d, -f4- )
+	echo "$body"
+	# alive: image 1620, buffers 19E0, 1A80 and 16C0; gone: image 1A80 and
+	# buffer 1DA0, made and destroyed before
+	[ "$(echo "$body" | head -5)" = "vmaCreateAllocator
+vmaCreateImage,0,1,37,128,128,1,1,1,1,0,6,0,0,0,1,0,0,0,0000000000000000,000001D85B8B1620,
+vmaCreateBuffer,0,768,1,0,4,2,0,0,0,0000000000000000,000001D85B8B19E0,
+vmaCreateBuffer,0,768,130,0,0,1,0,0,0,0000000000000000,000001D85B8B1A80,
+vmaCreateBuffer,0,60,66,0,0,1,0,0,0,0000000000000000,000001D85B8B16C0," ]
+	! echo "$body" | grep -q 1DA0
+	# and it replays
+	trace-trim --calls 15-40 v.trace | trace-replay
+}
+
+@test "a VMA stream's frame: user data, and memory flat on a 10x longer stream" {
+	sh "$TOP/tests/gen-vma-recording.sh" 50000 | vma-import >short.trace
+	sh "$TOP/tests/gen-vma-recording.sh" 500000 | vma-import >long.trace
+	/usr/bin/time -f %M -o short.rss trace-trim --frames 40 -o s.trace short.trace
+	/usr/bin/time -f %M -o long.rss trace-trim --frames 490 -o l.trace long.trace
+	echo "max RSS: $(cat short.rss) KB, 10x longer: $(cat long.rss) KB"
+	[ "$(cat long.rss)" -lt $(($(cat short.rss) * 2)) ]
+	trace-replay l.trace
+	[ "$(trace-decode l.trace | grep -c 'fn: tracekit.frame, args: {index: 490}')" = 1 ]
+}
+
+@test "bad usage exits 2; a frame the trace does not reach, or a GL trace, exits 1 with one message" {
+	run trace-trim "$W/cube.trace"
+	[ "$status" -eq 2 ]
+	run trace-trim --frames 5-2 "$W/cube.trace"
+	[ "$status" -eq 2 ]
+	run trace-trim --frames x "$W/cube.trace"
+	[ "$status" -eq 2 ]
+	run trace-trim --frames 1 --calls 1-2 "$W/cube.trace"
+	[ "$status" -eq 2 ]
+	run trace-trim --frames 400 -o out.trace "$W/cube.trace"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[ "$output" = "trace-trim: $W/cube.trace: no frame 400 in the trace: it ends at frame 300" ]
+	[ ! -e out.trace ]
+	run trace-trim --frames 1 -o out.trace "$DATA/glxgears.trace"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ $output == *"not a Vulkan capture or a VMA stream"* ]]
+	[ ! -e out.trace ]
+}
+
+@test "a truncated or corrupted capture: one message with the file, the call and the offset; no output" {
+	size=$(stat -c %s "$W/cube.trace")
+	head -c $((size / 2)) "$W/cube.trace" >cut.trace
+	run "$ASAN_BIN/trace-trim" --frames 290 -o out.trace cut.trace
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[ "$(echo "$output" | wc -l)" = 1 ]
+	[[ $output == "trace-trim: cut.trace: "* ]]
+	[ ! -e out.trace ]
+	# flipped bytes: exit 0 or 1, never a crash, never an output left half
+	for i in $(seq 20); do
+		cp "$W/cube.trace" bad.trace
+		printf '\377' | dd of=bad.trace bs=1 seek=$((RANDOM * 3 % size)) conv=notrunc 2>/dev/null
+		run "$ASAN_BIN/trace-trim" --frames 150 -o out.trace bad.trace
+		echo "flip $i: $status: $output"
+		[ "$status" -eq 0 ] || [ "$status" -eq 1 ]
+		[ "$status" -eq 0 ] || [ ! -e out.trace ]
+		rm -f out.trace
+	done
+}
+
+@test "the sanitizer build trims vkcube and glmark2 without an error or a leak" {
+	"$ASAN_BIN/trace-trim" --frames 150 -o c.trace "$W/cube.trace"
+	"$ASAN_BIN/trace-trim" --frames 25 -o g.trace "$W/gl.trace"
+	"$ASAN_BIN/trace-trim" --frames 100-200 "$W/cube.trace" | "$ASAN_BIN/trace-trim" --frames 150 >cc.trace
+	trace-decode c.trace >/dev/null
+	trace-decode g.trace >/dev/null
+	trace-decode cc.trace >/dev/null
+}
