@@ -503,6 +503,8 @@ int main(int argc, char **argv)
 
 	trace_frames frames;
 	trace_frames_init(&frames);
+	uint64_t last_frame = trace_callset_empty(&f.frames) ? UINT64_MAX :
+							      trace_callset_last(&f.frames);
 	tally all = {0}, one = {0};
 	int64_t one_frame = -1;
 	uint64_t n = 0;
@@ -515,6 +517,10 @@ int main(int argc, char **argv)
 			fail(&o, &err);
 		}
 		trace_cli_progress(r, ++n);
+		/* frames only grow: past the last one asked for, nothing more
+		 * can be selected, and the rest need not be read */
+		if ((uint64_t)frame > last_frame)
+			break;
 		if (!selected(&f, call, frame, frames.ended)) {
 			/* the binary writer numbers the calls it keeps densely;
 			 * it need not wait for this one */

@@ -141,6 +141,19 @@ EOF
 	[ "$(trace-filter --frames 0-9 --keep glXSwapBuffers -f text "$G" | nrecords)" -eq 10 ]
 }
 
+@test "--frames stops reading after the last frame it asks for" {
+	# frames 0 to 4 of the text form, then a line that is not a record:
+	# read to the end, it would be bad input
+	n=$(grep -n 'fn: glXSwapBuffers,' "$T" | sed -n '5s/:.*//p')
+	{ head -n "$n" "$T"; echo 'not a record'; } >cut.txt
+	run trace-filter --frames 1-3 -o ok.txt cut.txt
+	[ "$status" -eq 0 ]
+	[ "$(grep -c 'fn: glXSwapBuffers,' ok.txt)" = 3 ]
+	run trace-filter --frames 1- -o bad.txt cut.txt
+	[ "$status" -eq 1 ]
+	[ ! -e bad.txt ]
+}
+
 @test "tracekit.frame sets the frame of itself and what follows" {
 	cat >"$W/marked.txt" <<'EOF'
 {tracekit: 1, semantic_version: 6, properties: {}}
