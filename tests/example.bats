@@ -147,6 +147,62 @@ EOF
 	[ "$(printf '%s\n' "$output" | grep '^vk')" = "$(cat calls)" ]
 }
 
+# capture ENV...: runs vkexample --frames 5 under a capture layer, its log to
+# log.txt (the layers' files in the test's directory)
+capture() {
+	env VK_LAYER_PATH="$TOP/build/layer:/usr/share/vulkan/explicit_layer.d" "$@" \
+		"$EX" --frames 5 >log.txt
+}
+
+@test "captured under our layer, every call it logged is in the text form with exactly those values" {
+	capture VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT=ex.trace
+	trace-decode ex.trace >ex.txt
+	# the same log as without the layer, and a log worth checking
+	diff <("$EX" --frames 5 | grep '^vk') <(grep '^vk' log.txt)
+	[ "$(grep -c '^vk' log.txt)" -ge 25 ]
+	# each line is found, in order, in a call of that name (enum and flag
+	# names turned into numbers by vk.xml, not by our schema)
+	run python3 "$TOP/tests/vkcompare.py" log ex.txt log.txt
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"$(grep -c '^vk' log.txt) found with exactly those values"* ]]
+	# the check can fail: a size, a format, a flag and an extent off by one
+	local edit
+	for edit in 's/size=840 /size=841 /' 's/format=126 /format=127 /' \
+		's/usage=0x6$/usage=0x4/' 's/extent=128x128x1 /extent=128x127x1 /'; do
+		sed "$edit" log.txt >bad.txt
+		if cmp -s log.txt bad.txt; then false; fi # the edit took
+		run python3 "$TOP/tests/vkcompare.py" log ex.txt bad.txt
+		[ "$status" -eq 1 ]
+	done
+}
+
+@test "every Vulkan command it calls is in our trace with the argument values GFXReconstruct recorded" {
+	# GFXReconstruct's capture layer, on a run of its own, is the oracle:
+	# the calls, in order, and every value it shows (handles matched object
+	# for object, host pointers left out); the loader's own calls through
+	# the layers (vkEnumerateDeviceExtensionProperties) only we record
+	capture VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT=ex.trace
+	capture VK_INSTANCE_LAYERS=VK_LAYER_LUNARG_gfxreconstruct GFXRECON_CAPTURE_FILE=ex.gfxr \
+		GFXRECON_CAPTURE_FILE_TIMESTAMP=false
+	trace-decode ex.trace >ex.txt
+	gfxrecon-convert --output stdout ex.gfxr >ex.json 2>/dev/null
+	run python3 "$TOP/tests/vkcompare.py" gfxr ex.txt ex.json
+	echo "$output"
+	[ "$status" -eq 0 ]
+	# not vacuous: the example's 60-odd distinct commands, thousands of values
+	[ "$(grep -o '"name":"vk[A-Za-z0-9]*"' ex.json | sort -u | wc -l)" -ge 60 ]
+	read -r calls _ _ _ values _ <<<"${lines[-1]}"
+	[ "$calls" -ge 200 ]
+	[ "$values" -ge 2000 ]
+	# and it can fail: one value changed in our text
+	sed '0,/fn: vkCmdDrawIndexed, /s/indexCount: 36,/indexCount: 35,/' ex.txt >bad.txt
+	if cmp -s ex.txt bad.txt; then false; fi
+	run python3 "$TOP/tests/vkcompare.py" gfxr bad.txt ex.json
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"vkCmdDrawIndexed (call "*").indexCount: '35', GFXReconstruct has 36"* ]]
+}
+
 @test "a Vulkan error names the call and the VkResult, exit 1" {
 	VK_ICD_FILENAMES=/nonexistent/icd.json VK_DRIVER_FILES=/nonexistent/icd.json \
 		run "$EX"
