@@ -216,7 +216,7 @@ ae() {
 	trace-decode "$W/glmark.trace" >glmark.txt
 	[ "$(grep -c 'fn: vkCmdPushDescriptorSetWithTemplateKHR, .*pData: !!binary' glmark.txt)" -gt 10 ]
 	[ "$(grep -c 'fn: vkUpdateDescriptorSetWithTemplate, .*pData: !!binary' glmark.txt)" -gt 0 ]
-	! grep -q 'WithTemplate.*pData: 0x' glmark.txt
+	if grep -q 'WithTemplate.*pData: 0x' glmark.txt; then false; fi
 	replay_error --validate "$W/glmark.trace"
 	echo "$output"
 	[ "$status" -eq 0 ]
