@@ -22,7 +22,7 @@
 #include <sys/stat.h>
 
 static const char usage[] =
-	"usage: trace-trim (--frames A[-B] | --calls A-B) [-f FORMAT] [-o FILE] "
+	"usage: trace-trim (--frames A[-B] | --calls A[-B]) [-f FORMAT] [-o FILE] "
 	"[--verbose] [--quiet] [TRACE]";
 
 enum { OPT_FRAMES = 256, OPT_CALLS, OPT_QUIET, OPT_VERBOSE, OPT_VERSION };
@@ -37,6 +37,7 @@ typedef struct range {
 
 static range parse_range(const char *opt, const char *s)
 {
+	const char *arg = s;
 	char *end;
 	range r;
 	errno = 0;
@@ -61,10 +62,10 @@ static range parse_range(const char *opt, const char *s)
 		goto bad;
 	}
 	if (r.b < r.a)
-		trace_cli_usage_error("%s %s: the range ends before it begins", opt, s);
+		trace_cli_usage_error("%s %s: the range ends before it begins", opt, arg);
 	return r;
 bad:
-	trace_cli_usage_error("%s takes A or A-B (numbers), not '%s'", opt, s);
+	trace_cli_usage_error("%s takes A, A-B or A- (numbers), not '%s'", opt, arg);
 }
 
 /* The range's records when the input cannot be read twice. */
@@ -182,7 +183,7 @@ static void help(void)
 	       "they use and its contents, so that the result replays on its own and frame\n"
 	       "N keeps its number.  For Vulkan captures and VMA streams.\n\n"
 	       "  --frames A[-B]      frames A to B (A-: to the end)\n"
-	       "  --calls A-B         calls A to B\n"
+	       "  --calls A[-B]       calls A to B (A-: to the end)\n"
 	       "  -f, --format F      write snappy, brotli, none or text (default: as read)\n"
 	       "  -o, --output FILE   write to FILE (default: standard output)\n"
 	       "      --verbose       say what the setup holds, on standard error\n"
@@ -219,7 +220,7 @@ int main(int argc, char **argv)
 				trace_cli_usage_error("one range: --frames or --calls, once");
 			have_range = true;
 			j.by_frames = c == OPT_FRAMES;
-			j.want = parse_range(argv[optind - 1], optarg);
+			j.want = parse_range(j.by_frames ? "--frames" : "--calls", optarg);
 			break;
 		case 'f':
 			j.format = trace_cli_format(optarg);
@@ -272,13 +273,14 @@ int main(int argc, char **argv)
 	trace_frames frames;
 	trace_frames_init(&frames);
 	trace_call *call;
-	uint64_t index = 0, last_frame_seen = 0;
+	uint64_t index = 0, last_frame_seen = 0, last_no_seen = 0;
 	int k;
 	while ((k = trace_reader_next(r, &call, &err)) > 0) {
 		int64_t frame = trace_frames_next(&frames, call, &err);
 		if (frame < 0)
 			fail_in(&j, &err);
 		last_frame_seen = (uint64_t)frame;
+		last_no_seen = call->no;
 		trace_cli_progress(r, index + 1);
 		uint64_t key = j.by_frames ? (uint64_t)frame : call->no;
 		if (key > j.want.b)
@@ -322,7 +324,7 @@ int main(int argc, char **argv)
 		trace_error_set(&err, "no %s %" PRIu64 " in the trace: it ends at %s %" PRIu64,
 				j.by_frames ? "frame" : "call", j.want.a,
 				j.by_frames ? "frame" : "call",
-				j.by_frames ? last_frame_seen : (index ? index - 1 : 0));
+				j.by_frames ? last_frame_seen : last_no_seen);
 		fail_in(&j, &err);
 	}
 
@@ -335,12 +337,8 @@ int main(int argc, char **argv)
 		trace_cli_fail(&err);
 	uint64_t no = 0;
 	trim_stats st;
-	int rc;
 	trace_sigtab *sigs = trace_reader_sigtab(r);
-	if (trace_writer_header(w, &oh, &err) < 0)
-		goto fail;
-	rc = trim_write_setup(t, w, &no, &st, &err);
-	if (rc < 0)
+	if (trace_writer_header(w, &oh, &err) < 0 || trim_write_setup(t, w, &no, &st, &err) < 0)
 		goto fail;
 	if (put_marker(w, sigs, &j, &no, &err) < 0)
 		goto fail;

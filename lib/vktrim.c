@@ -718,9 +718,36 @@ static void find_fn(void *ctx, const vk_handle_info *h, uint64_t *value, bool to
 	fs->v[fs->n++] = (found){h, *value, f, top};
 }
 
-static bool is_type(const vk_handle_info *h, const char *name)
+/* The handle types the state looks at, found in the schema once. */
+static struct {
+	const vk_handle_info *buffer;
+	const vk_handle_info *image;
+	const vk_handle_info *image_view;
+	const vk_handle_info *buffer_view;
+	const vk_handle_info *descriptor_set;
+	const vk_handle_info *descriptor_update_template;
+	const vk_handle_info *command_buffer;
+	const vk_handle_info *render_pass;
+	const vk_handle_info *framebuffer;
+	const vk_handle_info *semaphore;
+	const vk_handle_info *fence;
+	const vk_handle_info *queue;
+} H;
+
+static void handles_init(void)
 {
-	return h && !strcmp(h->name, name);
+	H.buffer = vk_handle_lookup("VkBuffer");
+	H.image = vk_handle_lookup("VkImage");
+	H.image_view = vk_handle_lookup("VkImageView");
+	H.buffer_view = vk_handle_lookup("VkBufferView");
+	H.descriptor_set = vk_handle_lookup("VkDescriptorSet");
+	H.descriptor_update_template = vk_handle_lookup("VkDescriptorUpdateTemplate");
+	H.command_buffer = vk_handle_lookup("VkCommandBuffer");
+	H.render_pass = vk_handle_lookup("VkRenderPass");
+	H.framebuffer = vk_handle_lookup("VkFramebuffer");
+	H.semaphore = vk_handle_lookup("VkSemaphore");
+	H.fence = vk_handle_lookup("VkFence");
+	H.queue = vk_handle_lookup("VkQueue");
 }
 
 static obj *lookup(trim *t, const vk_handle_info *h, uint64_t v)
@@ -743,7 +770,7 @@ static void template_handles(trim *t, const trace_call *c, const vk_command_info
 			       ->descriptorUpdateTemplate;
 	else
 		return;
-	obj *o = lookup(t, vk_handle_lookup("VkDescriptorUpdateTemplate"), tmpl);
+	obj *o = lookup(t, H.descriptor_update_template, tmpl);
 	if (!o || !o->tmpl)
 		return;
 	for (uint32_t i = 0; i < c->sig->nargs; i++) {
@@ -793,9 +820,9 @@ static void storage_targets(trim *t, const VkWriteDescriptorSet *w, vec *out)
 {
 	if (!storage_type(w->descriptorType))
 		return;
-	const vk_handle_info *himg = vk_handle_lookup("VkImageView");
-	const vk_handle_info *hbuf = vk_handle_lookup("VkBuffer");
-	const vk_handle_info *hbv = vk_handle_lookup("VkBufferView");
+	const vk_handle_info *himg = H.image_view;
+	const vk_handle_info *hbuf = H.buffer;
+	const vk_handle_info *hbv = H.buffer_view;
 	for (uint32_t i = 0; i < w->descriptorCount; i++) {
 		obj *o = NULL;
 		if (w->descriptorType == VK_DESCRIPTOR_TYPE_STORAGE_IMAGE && w->pImageInfo)
@@ -815,7 +842,7 @@ static void storage_targets(trim *t, const VkWriteDescriptorSet *w, vec *out)
 static void update_sets(trim *t, rec *r, const void *args, const finds *in)
 {
 	const vk_args_vkUpdateDescriptorSets *a = args;
-	const vk_handle_info *hset = vk_handle_lookup("VkDescriptorSet");
+	const vk_handle_info *hset = H.descriptor_set;
 	for (uint32_t i = 0; i < a->descriptorWriteCount; i++) {
 		obj *s = lookup(t, hset, (uint64_t)a->pDescriptorWrites[i].dstSet);
 		if (!s)
@@ -854,6 +881,18 @@ static VkImageAspectFlags aspect_of(VkFormat f)
 	}
 }
 
+/* Render pass O's attachment I: its layouts, and whether its contents go
+ * at the start (a transition from UNDEFINED, or nothing loaded). */
+static void attachment(obj *o, uint32_t i, VkImageLayout initial, VkImageLayout final,
+		       VkAttachmentLoadOp load, VkAttachmentLoadOp stencil_load)
+{
+	o->att_layout[2 * i] = initial;
+	o->att_layout[2 * i + 1] = final;
+	if (i < 32 && (initial == VK_IMAGE_LAYOUT_UNDEFINED ||
+		       (load != VK_ATTACHMENT_LOAD_OP_LOAD && stencil_load != VK_ATTACHMENT_LOAD_OP_LOAD)))
+		o->discard |= 1u << i;
+}
+
 /* Creation: the object remembers what later analysis wants of it. */
 static void created(trim *t, obj *o, const char *n, const void *args)
 {
@@ -874,13 +913,13 @@ static void created(trim *t, obj *o, const char *n, const void *args)
 		o->device = (uint64_t)(uintptr_t)a->device;
 	} else if (!strcmp(n, "vkCreateImageView")) {
 		const vk_args_vkCreateImageView *a = args;
-		o->target = lookup(t, vk_handle_lookup("VkImage"), (uint64_t)a->pCreateInfo->image);
+		o->target = lookup(t, H.image, (uint64_t)a->pCreateInfo->image);
 	} else if (!strcmp(n, "vkCreateBufferView")) {
 		const vk_args_vkCreateBufferView *a = args;
-		o->target = lookup(t, vk_handle_lookup("VkBuffer"), (uint64_t)a->pCreateInfo->buffer);
+		o->target = lookup(t, H.buffer, (uint64_t)a->pCreateInfo->buffer);
 	} else if (!strcmp(n, "vkCreateFramebuffer")) {
 		const VkFramebufferCreateInfo *ci = ((const vk_args_vkCreateFramebuffer *)args)->pCreateInfo;
-		const vk_handle_info *hv = vk_handle_lookup("VkImageView");
+		const vk_handle_info *hv = H.image_view;
 		if (!(ci->flags & VK_FRAMEBUFFER_CREATE_IMAGELESS_BIT))
 			for (uint32_t i = 0; i < ci->attachmentCount && ci->pAttachments; i++)
 				vpush(&o->views, lookup(t, hv, (uint64_t)ci->pAttachments[i]));
@@ -890,14 +929,7 @@ static void created(trim *t, obj *o, const char *n, const void *args)
 		o->att_layout = xcalloc(2 * o->natt, sizeof(*o->att_layout));
 		for (uint32_t i = 0; i < ci->attachmentCount; i++) {
 			const VkAttachmentDescription *d = &ci->pAttachments[i];
-			o->att_layout[2 * i] = d->initialLayout;
-			o->att_layout[2 * i + 1] = d->finalLayout;
-			if (i >= 32)
-				continue;
-			if (d->initialLayout == VK_IMAGE_LAYOUT_UNDEFINED ||
-			    (d->loadOp != VK_ATTACHMENT_LOAD_OP_LOAD &&
-			     d->stencilLoadOp != VK_ATTACHMENT_LOAD_OP_LOAD))
-				o->discard |= 1u << i;
+			attachment(o, i, d->initialLayout, d->finalLayout, d->loadOp, d->stencilLoadOp);
 		}
 	} else if (named(n, "vkCreateRenderPass2")) {
 		const VkRenderPassCreateInfo2 *ci = ((const vk_args_vkCreateRenderPass2 *)args)->pCreateInfo;
@@ -905,14 +937,7 @@ static void created(trim *t, obj *o, const char *n, const void *args)
 		o->att_layout = xcalloc(2 * o->natt, sizeof(*o->att_layout));
 		for (uint32_t i = 0; i < ci->attachmentCount; i++) {
 			const VkAttachmentDescription2 *d = &ci->pAttachments[i];
-			o->att_layout[2 * i] = d->initialLayout;
-			o->att_layout[2 * i + 1] = d->finalLayout;
-			if (i >= 32)
-				continue;
-			if (d->initialLayout == VK_IMAGE_LAYOUT_UNDEFINED ||
-			    (d->loadOp != VK_ATTACHMENT_LOAD_OP_LOAD &&
-			     d->stencilLoadOp != VK_ATTACHMENT_LOAD_OP_LOAD))
-				o->discard |= 1u << i;
+			attachment(o, i, d->initialLayout, d->finalLayout, d->loadOp, d->stencilLoadOp);
 		}
 	} else if (named(n, "vkCreateDescriptorUpdateTemplate")) {
 		const VkDescriptorUpdateTemplateCreateInfo *ci =
@@ -994,7 +1019,7 @@ static void destroy(trim *t, rec *r, const vk_command_info *cmd, const finds *in
 /* The command buffer a vkCmd* (or begin, end, reset) names first. */
 static obj *command_buffer(trim *t, const finds *in)
 {
-	if (in->n && in->v[0].top && is_type(in->v[0].h, "VkCommandBuffer"))
+	if (in->n && in->v[0].top && in->v[0].h == H.command_buffer)
 		return lookup(t, in->v[0].h, in->v[0].value);
 	return NULL;
 }
@@ -1015,11 +1040,11 @@ static recording *recording_new(obj *cb)
 /* The images a render pass instance writes, and which it discards. */
 static void render_pass_writes(trim *t, recording *rc, const VkRenderPassBeginInfo *bi)
 {
-	obj *rp = lookup(t, vk_handle_lookup("VkRenderPass"), (uint64_t)bi->renderPass);
-	obj *fb = lookup(t, vk_handle_lookup("VkFramebuffer"), (uint64_t)bi->framebuffer);
+	obj *rp = lookup(t, H.render_pass, (uint64_t)bi->renderPass);
+	obj *fb = lookup(t, H.framebuffer, (uint64_t)bi->framebuffer);
 	if (!fb)
 		return;
-	const vk_handle_info *hv = vk_handle_lookup("VkImageView");
+	const vk_handle_info *hv = H.image_view;
 	vec views = {0};
 	for (uint32_t i = 0; i < fb->views.n; i++)
 		vpush(&views, fb->views.v[i]);
@@ -1042,7 +1067,7 @@ static void render_pass_writes(trim *t, recording *rc, const VkRenderPassBeginIn
 
 static void rendering_writes(trim *t, recording *rc, const VkRenderingInfo *ri)
 {
-	const vk_handle_info *hv = vk_handle_lookup("VkImageView");
+	const vk_handle_info *hv = H.image_view;
 	const VkRenderingAttachmentInfo *att[34];
 	uint32_t n = 0;
 	for (uint32_t i = 0; i < ri->colorAttachmentCount && n < 32; i++)
@@ -1080,7 +1105,7 @@ static void barrier_image(recording *rc, obj *o, VkImageLayout from, VkImageLayo
 
 static void barrier_writes(trim *t, recording *rc, const VkImageMemoryBarrier *b, uint32_t n)
 {
-	const vk_handle_info *hi = vk_handle_lookup("VkImage");
+	const vk_handle_info *hi = H.image;
 	for (uint32_t i = 0; i < n; i++) {
 		obj *o = lookup(t, hi, (uint64_t)b[i].image);
 		barrier_image(rc, o, b[i].oldLayout, b[i].newLayout);
@@ -1089,7 +1114,7 @@ static void barrier_writes(trim *t, recording *rc, const VkImageMemoryBarrier *b
 
 static void barrier2_writes(trim *t, recording *rc, const VkDependencyInfo *d)
 {
-	const vk_handle_info *hi = vk_handle_lookup("VkImage");
+	const vk_handle_info *hi = H.image;
 	for (uint32_t i = 0; i < d->imageMemoryBarrierCount; i++) {
 		const VkImageMemoryBarrier2 *b = &d->pImageMemoryBarriers[i];
 		obj *o = lookup(t, hi, (uint64_t)b->image);
@@ -1141,12 +1166,12 @@ static void record(trim *t, rec *r, const vk_command_info *cmd, const void *args
 			continue;
 		recording_dep(rc, o);
 		const char *fn = f->f ? f->f->name : "";
-		if (is_type(f->h, "VkBuffer") && !strncmp(fn, "dst", 3))
+		if (f->h == H.buffer && !strncmp(fn, "dst", 3))
 			recording_write(rc, o, false);
-		else if (is_type(f->h, "VkImage") &&
+		else if (f->h == H.image &&
 			 (!strcmp(fn, "dstImage") || (f->top && !strcmp(fn, "image"))))
 			recording_write(rc, o, false);
-		else if (is_type(f->h, "VkDescriptorSet"))
+		else if (f->h == H.descriptor_set)
 			for (uint32_t k = 0; k < o->storage.n; k++)
 				recording_write(rc, o->storage.v[k], false);
 	}
@@ -1161,8 +1186,7 @@ static void reach(trim *t, obj *o, vec *out)
 	o->stamp = t->stamp;
 	if (o->cont || o->layout >= 0)
 		vpush(out, o);
-	const char *n = o->h ? o->h->name : "";
-	if (!strcmp(n, "VkDescriptorSet") || !strcmp(n, "VkFramebuffer"))
+	if (o->h == H.descriptor_set || o->h == H.framebuffer)
 		for (uint32_t i = 0; i < o->deps.n; i++)
 			reach(t, o->deps.v[i], out);
 	if (o->target)
@@ -1198,14 +1222,14 @@ static void add_writer(obj *o, submit *s, bool discard)
 
 static void timeline_signal(trim *t, uint64_t sem, uint64_t value)
 {
-	obj *o = lookup(t, vk_handle_lookup("VkSemaphore"), sem);
+	obj *o = lookup(t, H.semaphore, sem);
 	if (o && o->signaled && value > o->value)
 		o->value = value;
 }
 
 static void fence_signal(trim *t, uint64_t fence)
 {
-	obj *o = lookup(t, vk_handle_lookup("VkFence"), fence);
+	obj *o = lookup(t, H.fence, fence);
 	if (o)
 		o->fence = 1;
 }
@@ -1214,7 +1238,7 @@ static void fence_signal(trim *t, uint64_t fence)
  * that write, a submit that the writers of what they wrote remember. */
 static void queue_submit(trim *t, rec *r, enum kind k, const void *args, const finds *in)
 {
-	const vk_handle_info *hcb = vk_handle_lookup("VkCommandBuffer");
+	const vk_handle_info *hcb = H.command_buffer;
 	submit *s = xcalloc(1, sizeof(*s));
 	s->refs = 1;
 	s->r = rec_ref(r);
@@ -1310,9 +1334,9 @@ static int update(trim *t, const trace_call *c)
 				VK_UPDATE_CALL);
 		return -1;
 	}
-	obj *o = lookup(t, vk_handle_lookup("VkBuffer"), a[0].u);
+	obj *o = lookup(t, H.buffer, a[0].u);
 	if (!o)
-		o = lookup(t, vk_handle_lookup("VkImage"), a[0].u);
+		o = lookup(t, H.image, a[0].u);
 	if (o)
 		content_write(o, a[1].u, a[2].blob, a[2].len);
 	return 0;
@@ -1414,7 +1438,7 @@ static int vk_before(trim *t, const trace_call *c, enum kind k, const vk_command
 	case K_RESET_FENCES: {
 		for (uint32_t i = 0; i < in.n; i++) {
 			obj *o = lookup(t, in.v[i].h, in.v[i].value);
-			if (o && is_type(o->h, "VkFence"))
+			if (o && o->h == H.fence)
 				o->fence = 2;
 		}
 		break;
@@ -1601,8 +1625,8 @@ int trim_range(trim *t, const trace_call *c, trace_error *err)
 	}
 	if (k == K_UPDATE) {
 		if (c->sig->nargs >= 1 && c->args[0].kind == TRACE_POINTER) {
-			root(t, lookup(t, vk_handle_lookup("VkBuffer"), c->args[0].u));
-			root(t, lookup(t, vk_handle_lookup("VkImage"), c->args[0].u));
+			root(t, lookup(t, H.buffer, c->args[0].u));
+			root(t, lookup(t, H.image, c->args[0].u));
 		}
 		return 0;
 	}
@@ -1629,7 +1653,7 @@ int trim_range(trim *t, const trace_call *c, trace_error *err)
 		root(t, o);
 		/* a command buffer the range records afresh before it
 		 * submits it does not need its recording from before */
-		if (o && is_type(o->h, "VkCommandBuffer") && !o->range_use)
+		if (o && o->h == H.command_buffer && !o->range_use)
 			o->range_use = k == K_BEGIN && i == 0 ? 1 : 2;
 	}
 	free(in.v);
@@ -1928,7 +1952,7 @@ static int put_fixup(out *o, rec *r)
 	void *args = trace_arena_alloc(&o->arena, cmd->args_size);
 	if (vk_decode_args(cmd, &r->c, &o->arena, args, o->err) < 0)
 		return -1;
-	if (is_type(x->h, "VkFence")) {
+	if (x->h == H.fence) {
 		VkFenceCreateInfo *ci = (VkFenceCreateInfo *)((vk_args_vkCreateFence *)args)->pCreateInfo;
 		if (x->fence == 1)
 			ci->flags |= VK_FENCE_CREATE_SIGNALED_BIT;
@@ -2055,7 +2079,7 @@ int trim_write_setup(trim *t, trace_writer *w, uint64_t *no, trim_stats *stats,
 		obj *x = cl.objs.v[i];
 		if (x->alive && x->cont)
 			rc = put_contents(&o, x, x->cont, x->emitted);
-		if (x->alive && !o.queue && is_type(x->h, "VkQueue"))
+		if (x->alive && !o.queue && x->h == H.queue)
 			o.queue = x;
 		if (x->alive && x->layout >= 0)
 			want_layout(&o, x, x->layout);
@@ -2082,6 +2106,7 @@ int trim_write_setup(trim *t, trace_writer *w, uint64_t *no, trim_stats *stats,
 trim *trim_new(trim_api api, trace_sigtab *sigs)
 {
 	trim *t = xcalloc(1, sizeof(*t));
+	handles_init();
 	t->api = api;
 	t->sigs = sigs;
 	trace_arena_init(&t->scratch);

@@ -23,15 +23,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 runs=${RUNS:-5}
 limit=${LIMIT:-120}   # seconds for any one program run
 work=$(mktemp -d)
-cur=""                # the process group running now
-xvfb=""
-
-cleanup() {
-	[ -n "$cur" ] && kill -KILL -- "-$cur" 2>/dev/null || true
-	[ -n "$xvfb" ] && kill -- "-$xvfb" 2>/dev/null || true
-	rm -rf "$work"
-}
-trap cleanup EXIT
+. "$top/tests/bench-lib.sh"
+trap bench_cleanup EXIT
 trap 'exit 130' INT TERM
 
 if [ ! -f "$top/build/layer/VK_LAYER_TRACEKIT_capture.json" ]; then
@@ -56,43 +49,8 @@ export VK_LAYER_PATH="$top/build/layer:/usr/share/vulkan/explicit_layer.d"
 unset VK_INSTANCE_LAYERS TRACEKIT_OUTPUT TRACEKIT_COMPRESSION
 
 # an X display of our own
-for d in 80 81 82 83 84 85 86; do
-	[ -e "/tmp/.X11-unix/X$d" ] && continue
-	setsid Xvfb ":$d" -screen 0 1024x768x24 -nolisten tcp >/dev/null 2>&1 </dev/null &
-	xvfb=$!
-	for _ in $(seq 50); do
-		[ -e "/tmp/.X11-unix/X$d" ] && break
-		sleep 0.1
-	done
-	export DISPLAY=":$d"
-	break
-done
-if [ -z "$xvfb" ]; then
-	echo "bench-layer: no free X display (:80-:86)" >&2
-	exit 1
-fi
-
-# run ENV... -- PROGRAM ARGS...: runs it in a session of its own, standard
-# output and error to $work/last.out, killed with its group after $limit s;
-# sets $secs (wall time) and $rc
-run() {
-	local envs=()
-	while [ "$1" != -- ]; do
-		envs+=("$1")
-		shift
-	done
-	shift
-	local s e
-	s=$(date +%s.%N)
-	setsid env "${envs[@]}" timeout -s KILL "$limit" "$@" >"$work/last.out" 2>&1 </dev/null &
-	cur=$!
-	rc=0
-	wait "$cur" || rc=$?
-	kill -KILL -- "-$cur" 2>/dev/null || true
-	cur=""
-	e=$(date +%s.%N)
-	secs=$(echo "$e - $s" | bc -l)
-}
+bench_xvfb bench-layer 80 81 82 83 84 85 86
+export DISPLAY="$display"
 
 # glmark2 through zink now and then dies of an X error (BadDrawable from
 # X_PutImage) after its last frame, as it tears its window down while a
@@ -128,10 +86,8 @@ for s in $scenes; do
 	glmark+=(-b "$s:nframes=40")
 done
 
-ratio() { echo "scale=2; $1 / $2" | bc -l; }
 mb() { echo "scale=2; $1 / 1000000" | bc -l; }
 kb() { echo "scale=1; $1 / 1000" | bc -l; }
-median() { printf '%s\n' "$@" | sort -g | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
 
 echo "capture layer bench: $(nproc) cores, Xvfb, llvmpipe; GFXReconstruct $(dpkg-query -W -f "\${Version}" gfxreconstruct 2>/dev/null || echo "(version unknown)")"
 echo "glmark2-zink run: ${glmark[*]}"

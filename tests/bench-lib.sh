@@ -1,0 +1,60 @@
+# Sourced by the bench scripts that run real programs (bench-layer.sh,
+# bench-replay.sh, bench-trim.sh): an X display of their own, a timed run
+# in a session of its own, medians and ratios.  The script sets $work,
+# $limit (seconds for any one run), $runs and an EXIT trap calling
+# bench_cleanup before it uses them.
+
+cur=""                # the process group running now
+xvfb=""
+
+bench_cleanup() {
+	[ -n "$cur" ] && kill -KILL -- "-$cur" 2>/dev/null || true
+	[ -n "$xvfb" ] && kill -- "-$xvfb" 2>/dev/null || true
+	rm -rf "$work"
+}
+
+# bench_xvfb NAME D...: starts Xvfb on the first free display of D...;
+# sets $display (":D") and $xvfb, or exits 1 naming NAME.
+bench_xvfb() {
+	local name=$1 d
+	shift
+	for d in "$@"; do
+		[ -e "/tmp/.X11-unix/X$d" ] && continue
+		setsid Xvfb ":$d" -screen 0 1024x768x24 -nolisten tcp >/dev/null 2>&1 </dev/null &
+		xvfb=$!
+		for _ in $(seq 50); do
+			[ -e "/tmp/.X11-unix/X$d" ] && break
+			sleep 0.1
+		done
+		display=":$d"
+		return 0
+	done
+	echo "$name: no free X display (:$1-:${*: -1})" >&2
+	exit 1
+}
+
+# run ENV... -- PROGRAM ARGS...: runs it in a session of its own, standard
+# output and error to $work/last.out, killed with its group after $limit s;
+# sets $secs (wall time) and $rc
+run() {
+	local envs=()
+	while [ "$1" != -- ]; do
+		envs+=("$1")
+		shift
+	done
+	shift
+	local s e
+	s=$(date +%s.%N)
+	setsid env "${envs[@]}" timeout -s KILL "$limit" "$@" >"$work/last.out" 2>&1 </dev/null &
+	cur=$!
+	rc=0
+	wait "$cur" || rc=$?
+	kill -KILL -- "-$cur" 2>/dev/null || true
+	cur=""
+	e=$(date +%s.%N)
+	secs=$(echo "$e - $s" | bc -l)
+}
+
+ratio() { echo "scale=2; $1 / $2" | bc -l; }
+# median V...: the median of the values
+median() { printf '%s\n' "$@" | sort -g | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
