@@ -1,5 +1,4 @@
-# Sourced by the bench scripts that run real programs (bench-layer.sh,
-# bench-replay.sh, bench-trim.sh): an X display of their own, a timed run
+# Sourced by every bench script: an X display of their own, a timed run
 # in a session of its own, medians and ratios.  The script sets $work,
 # $limit (seconds for any one run), $runs and an EXIT trap calling
 # bench_cleanup before it uses them.
@@ -58,3 +57,16 @@ run() {
 ratio() { echo "scale=2; $1 / $2" | bc -l; }
 # median V...: the median of the values
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
+
+# time_median PROGRAM ARGS...: the median wall time of $runs runs, its
+# standard output discarded (the disk is not what is measured)
+time_median() {
+	local t=() s e
+	for _ in $(seq "$runs"); do
+		s=$(date +%s.%N)
+		"$@" >/dev/null 2>&1
+		e=$(date +%s.%N)
+		t+=("$(echo "$e - $s" | bc -l)")
+	done
+	median "${t[@]}"
+}

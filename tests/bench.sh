@@ -9,31 +9,18 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 bin="$top/bin"
 runs=${BENCH_RUNS:-5}
 seconds=${BENCH_SECONDS:-6}
+limit=600
 work=$(mktemp -d)
-trap 'kill $xvfb 2>/dev/null || true; rm -rf "$work"' EXIT
+. "$top/tests/bench-lib.sh"
+trap bench_cleanup EXIT
+trap 'exit 130' INT TERM
 
-# median wall time of $runs runs of a command, in seconds
-median() {
-	local t=()
-	for _ in $(seq "$runs"); do
-		local s e
-		s=$(date +%s.%N)
-		"$@" >/dev/null 2>&1
-		e=$(date +%s.%N)
-		t+=("$(echo "$e - $s" | bc -l)")
-	done
-	printf '%s\n' "${t[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'
-}
-
-ratio() { echo "scale=2; $1 / $2" | bc -l; }
 rate() { echo "scale=0; $1 / $2" | bc -l; }
 
 export XDG_RUNTIME_DIR="$work/xdg"
 mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
-Xvfb :87 -screen 0 1024x768x24 -nolisten tcp >/dev/null 2>&1 &
-xvfb=$!
-export DISPLAY=:87
-sleep 1
+bench_xvfb bench 87 88 89 90
+export DISPLAY="$display"
 
 echo "tracekit bench: $(nproc) cores, medians of $runs runs"
 echo
@@ -51,12 +38,12 @@ calls=$(("$("$bin/trace-decode" "$trace" | wc -l)" - 1))
 echo "trace: $calls calls, $(stat -c %s "$trace") bytes (Snappy)"
 echo
 
-t_dump=$(median apitrace dump "$trace")
-t_decode=$(median "$bin/trace-decode" "$trace")
-t_pass=$(median "$bin/trace-encode" "$trace")
+t_dump=$(time_median apitrace dump "$trace")
+t_decode=$(time_median "$bin/trace-decode" "$trace")
+t_pass=$(time_median "$bin/trace-encode" "$trace")
 "$bin/trace-encode" -z none -o "$work/gears.raw" "$trace"
-t_pass_raw=$(median "$bin/trace-encode" -z none "$work/gears.raw")
-t_pass_snappy_in=$(median "$bin/trace-encode" -z none "$trace")
+t_pass_raw=$(time_median "$bin/trace-encode" -z none "$work/gears.raw")
+t_pass_snappy_in=$(time_median "$bin/trace-encode" -z none "$trace")
 
 printf '%-46s %12s %12s %8s %s\n' "figure" "tracekit" "peer" "ratio" "goal"
 printf '%-46s %10s/s %10s/s %7sx %s\n' "trace-decode vs apitrace dump (calls)" \
@@ -75,8 +62,8 @@ peer=$(stat -c %s "$work/peer.brotli")
 printf '%-46s %11sB %11sB %7sx %s\n' "trace-encode -z brotli vs apitrace repack -b" \
 	"$ours" "$peer" "$(ratio "$ours" "$peer")" "within 2% (0.98-1.02)"
 # quality 11 takes tens of seconds: one run each
-t_rep=$(runs=1 median apitrace repack --brotli=11 "$trace" "$work/peer2.brotli")
-t_enc=$(runs=1 median "$bin/trace-encode" -z brotli -q 11 -o "$work/ours2.brotli" "$trace")
+t_rep=$(runs=1 time_median apitrace repack --brotli=11 "$trace" "$work/peer2.brotli")
+t_enc=$(runs=1 time_median "$bin/trace-encode" -z brotli -q 11 -o "$work/ours2.brotli" "$trace")
 printf '%-46s %11ss %11ss %7sx %s\n' "  time to compress (quality 11)" "$t_enc" "$t_rep" \
 	"$(ratio "$t_rep" "$t_enc")" "(for information)"
 
