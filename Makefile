@@ -182,12 +182,13 @@ install-layer: layer
 
 # ------------------------------------------------------------------
 # --- Example Vulkan programs (examples/*.c, shaders in examples/shaders) ---
-# Headless Vulkan programs the capture and replay tests run.  GLSL in
+# Vulkan programs the capture and replay tests run (headless, or, with
+# vkexample --present, in an X window through xcb).  GLSL in
 # examples/shaders/NAME.STAGE becomes the C array NAME_STAGE in
 # build/examples/shaders/NAME_STAGE.h (glslangValidator, glslang-tools).
 # EXAMPLES is what `make check` needs built before the bats suites.
 EXAMPLES := build/examples/vkexample
-EXAMPLE_LIBS := -lvulkan -lz -lm
+EXAMPLE_LIBS := -lvulkan -lxcb -lz -lm
 VKEXAMPLE_SHADERS := build/examples/shaders/vkexample_vert.h \
 	build/examples/shaders/vkexample_frag.h build/examples/shaders/vkexample_comp.h
 

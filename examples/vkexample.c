@@ -1,6 +1,10 @@
 /*
- * vkexample: a small headless Vulkan program for tracekit's capture and
- * replay tests.  No window system: no surface, no swapchain.
+ * vkexample: a small Vulkan program for tracekit's capture and replay
+ * tests.  Headless by default: no window system, no surface, no swapchain,
+ * so its trace has no present and no frames.  With --present it also opens
+ * an X window (xcb) and presents every frame there, so that its trace has
+ * one vkQueuePresentKHR per frame and frame-based tools (trace-replay
+ * --screenshot, trace-trim --frames) work on it.
  *
  * Every frame it
  *   - writes a rotation matrix (from the frame number, no clock) into a
@@ -10,6 +14,9 @@
  *   - draws a cube textured with a pattern uploaded once through a staging
  *     buffer and modulated by the compute image, into an offscreen colour
  *     image with a depth buffer,
+ *   - with --present, acquires a swapchain image, blits the colour image
+ *     into it (a blit, so the window's B8G8R8A8 takes our R8G8B8A8) and
+ *     presents it,
  *   - and, when asked, copies the colour image to a host buffer and writes
  *     it as DIR/frame-N.png.
  *
@@ -19,7 +26,7 @@
  * pixels on every run.
  *
  *   vkexample [--frames N] [--png-dir DIR] [--dump-frames A,B,...]
- *             [--gpu N] [--validate] [--still]
+ *             [--gpu N] [--validate] [--still] [--present]
  *
  * Exit 0 on success, 1 on a Vulkan error (the call and the VkResult name
  * are printed) or, with --validate, if the validation layer reported an
@@ -39,7 +46,9 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include <xcb/xcb.h>
 #include <vulkan/vulkan.h>
+#include <vulkan/vulkan_xcb.h>
 
 #include "png.h"
 
@@ -93,6 +102,10 @@ static const char *result_name(VkResult r)
 	R(VK_ERROR_VALIDATION_FAILED_EXT)
 	R(VK_ERROR_INVALID_SHADER_NV)
 	R(VK_ERROR_NOT_PERMITTED_KHR)
+	R(VK_SUBOPTIMAL_KHR)
+	R(VK_ERROR_OUT_OF_DATE_KHR)
+	R(VK_ERROR_SURFACE_LOST_KHR)
+	R(VK_ERROR_NATIVE_WINDOW_IN_USE_KHR)
 #undef R
 	default: return "unknown VkResult";
 	}
@@ -141,6 +154,7 @@ struct options {
 	unsigned gpu;
 	int validate;
 	int still;		/* rotation fixed at frame 0's; compute still moves */
+	int present;		/* an X window and a swapchain */
 	const char *png_dir;
 	unsigned *dump;		/* frame numbers to dump; NULL: every frame */
 	size_t ndump;
@@ -150,7 +164,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: %s [--frames N] [--png-dir DIR] [--dump-frames A,B,...]\n"
-		"          [--gpu N] [--validate] [--still]\n"
+		"          [--gpu N] [--validate] [--still] [--present]\n"
 		"  --frames N          frames to render (default 10)\n"
 		"  --png-dir DIR       write DIR/frame-N.png (every frame unless --dump-frames)\n"
 		"  --dump-frames LIST  only these frames (comma-separated, from 0)\n"
@@ -158,7 +172,9 @@ static void usage(FILE *f)
 		"  --validate          enable VK_LAYER_KHRONOS_validation\n"
 		"  --still             keep the cube's rotation at frame 0's (the uniform\n"
 		"                      buffer is still written every frame); only the\n"
-		"                      compute pattern moves\n",
+		"                      compute pattern moves\n"
+		"  --present           also show each frame in an X window ($DISPLAY):\n"
+		"                      a swapchain, one vkQueuePresentKHR per frame\n",
 		prog);
 }
 
@@ -221,6 +237,8 @@ static void parse_options(int argc, char **argv, struct options *o)
 			o->validate = 1;
 		} else if (!strcmp(a, "--still")) {
 			o->still = 1;
+		} else if (!strcmp(a, "--present")) {
+			o->present = 1;
 		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			usage(stdout);
 			exit(0);
@@ -464,6 +482,20 @@ static struct {
 	VkCommandBuffer cmd[FRAMES_IN_FLIGHT];
 	VkFence fence[FRAMES_IN_FLIGHT];
 
+	/* --present only: the window, its swapchain, and per frame in flight
+	 * the semaphore the acquire signals; per swapchain image the one the
+	 * present waits on (an image's present is done with it once the image
+	 * is acquired again, a frame slot's is not) */
+	xcb_connection_t *xcb;
+	xcb_window_t window;
+	VkSurfaceKHR surface;
+	VkSwapchainKHR swapchain;
+	VkExtent2D swap_extent;
+	uint32_t nswap;
+	VkImage *swap_img;
+	VkSemaphore acquired[FRAMES_IN_FLIGHT];
+	VkSemaphore *rendered;
+
 	unsigned validation_errors;
 } g;
 
@@ -647,6 +679,162 @@ static void image_barrier(VkCommandBuffer cb, VkImage img, VkImageLayout from, V
 }
 
 /* ------------------------------------------------------------------ */
+/* the window (--present) */
+
+/* A window of the frame's size on $DISPLAY.  Nothing reads its events: the
+ * program draws a fixed number of frames and quits. */
+static void open_window(void)
+{
+	static const char title[] = "vkexample";
+	const char *display = getenv("DISPLAY");
+	xcb_screen_iterator_t it;
+	int screen = 0, i;
+
+	if (!display || !*display)
+		die("--present: DISPLAY is not set (an X server is needed)");
+	g.xcb = xcb_connect(NULL, &screen);
+	if (xcb_connection_has_error(g.xcb))
+		die("--present: cannot open the X display '%s'", display);
+	it = xcb_setup_roots_iterator(xcb_get_setup(g.xcb));
+	for (i = 0; i < screen && it.rem; i++)
+		xcb_screen_next(&it);
+	if (!it.rem)
+		die("--present: the X display has no screen %d", screen);
+	g.window = xcb_generate_id(g.xcb);
+	xcb_create_window(g.xcb, XCB_COPY_FROM_PARENT, g.window, it.data->root, 0, 0, WIDTH,
+			  HEIGHT, 0, XCB_WINDOW_CLASS_INPUT_OUTPUT, it.data->root_visual, 0, NULL);
+	xcb_change_property(g.xcb, XCB_PROP_MODE_REPLACE, g.window, XCB_ATOM_WM_NAME,
+			    XCB_ATOM_STRING, 8, sizeof(title) - 1, title);
+	xcb_map_window(g.xcb, g.window);
+	xcb_flush(g.xcb);
+}
+
+static void create_surface(void)
+{
+	VkXcbSurfaceCreateInfoKHR ci = {
+		.sType = VK_STRUCTURE_TYPE_XCB_SURFACE_CREATE_INFO_KHR,
+		.connection = g.xcb,
+		.window = g.window,
+	};
+
+	VK(vkCreateXcbSurfaceKHR(g.instance, &ci, NULL, &g.surface));
+}
+
+/* headless, any queue family will do: there is nothing to present to */
+static int can_present(uint32_t family)
+{
+	VkBool32 ok = VK_FALSE;
+
+	if (!g.surface)
+		return 1;
+	VK(vkGetPhysicalDeviceSurfaceSupportKHR(g.gpu, family, g.surface, &ok));
+	return ok == VK_TRUE;
+}
+
+static VkExtent2D clamp_extent(VkExtent2D want, const VkSurfaceCapabilitiesKHR *caps)
+{
+	if (want.width < caps->minImageExtent.width)
+		want.width = caps->minImageExtent.width;
+	if (want.width > caps->maxImageExtent.width)
+		want.width = caps->maxImageExtent.width;
+	if (want.height < caps->minImageExtent.height)
+		want.height = caps->minImageExtent.height;
+	if (want.height > caps->maxImageExtent.height)
+		want.height = caps->maxImageExtent.height;
+	return want;
+}
+
+/* A swapchain of the window's size in a UNORM format of our colour image's
+ * bytes, B and R maybe swapped (the blit swaps them back), so that what is
+ * presented is the frame the program renders, pixel for pixel. */
+static void create_swapchain(void)
+{
+	VkSurfaceCapabilitiesKHR caps;
+	VkSurfaceFormatKHR *formats;
+	VkFormatProperties fp;
+	VkSemaphoreCreateInfo si = { .sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO };
+	VkSwapchainCreateInfoKHR ci = {
+		.sType = VK_STRUCTURE_TYPE_SWAPCHAIN_CREATE_INFO_KHR,
+		.surface = g.surface,
+		.imageArrayLayers = 1,
+		.imageUsage = VK_IMAGE_USAGE_TRANSFER_DST_BIT,
+		.imageSharingMode = VK_SHARING_MODE_EXCLUSIVE,
+		.presentMode = VK_PRESENT_MODE_FIFO_KHR,	/* the one every driver has */
+		.clipped = VK_TRUE,
+	};
+	uint32_t n = 0, i;
+
+	VK(vkGetPhysicalDeviceSurfaceCapabilitiesKHR(g.gpu, g.surface, &caps));
+	if (!(caps.supportedUsageFlags & VK_IMAGE_USAGE_TRANSFER_DST_BIT))
+		die("--present: the window's images cannot be transfer destinations");
+	/* 0xFFFFFFFF: the window takes the swapchain's size; give it its own */
+	ci.imageExtent = caps.currentExtent.width == UINT32_MAX ?
+		clamp_extent((VkExtent2D){ WIDTH, HEIGHT }, &caps) : caps.currentExtent;
+	if (!ci.imageExtent.width || !ci.imageExtent.height)
+		die("--present: the window has no area");
+	ci.minImageCount = caps.minImageCount + 1;
+	if (caps.maxImageCount && ci.minImageCount > caps.maxImageCount)
+		ci.minImageCount = caps.maxImageCount;
+	ci.preTransform = caps.currentTransform;
+	/* opaque if it can be, else the lowest mode offered: our alpha is 1 */
+	ci.compositeAlpha = caps.supportedCompositeAlpha & VK_COMPOSITE_ALPHA_OPAQUE_BIT_KHR ?
+		VK_COMPOSITE_ALPHA_OPAQUE_BIT_KHR :
+		(VkCompositeAlphaFlagBitsKHR)(caps.supportedCompositeAlpha &
+					      -caps.supportedCompositeAlpha);
+
+	VK(vkGetPhysicalDeviceSurfaceFormatsKHR(g.gpu, g.surface, &n, NULL));
+	formats = calloc(n ? n : 1, sizeof(*formats));
+	if (!formats)
+		die("out of memory");
+	VK(vkGetPhysicalDeviceSurfaceFormatsKHR(g.gpu, g.surface, &n, formats));
+	for (i = 0; i < n; i++)
+		if (formats[i].format == VK_FORMAT_B8G8R8A8_UNORM ||
+		    formats[i].format == VK_FORMAT_R8G8B8A8_UNORM)
+			break;
+	if (i == n)
+		die("--present: the window offers neither B8G8R8A8_UNORM nor R8G8B8A8_UNORM");
+	ci.imageFormat = formats[i].format;
+	ci.imageColorSpace = formats[i].colorSpace;
+	free(formats);
+	vkGetPhysicalDeviceFormatProperties(g.gpu, ci.imageFormat, &fp);
+	if (!(fp.optimalTilingFeatures & VK_FORMAT_FEATURE_BLIT_DST_BIT))
+		die("--present: the window's format %d cannot be blitted to", ci.imageFormat);
+	vkGetPhysicalDeviceFormatProperties(g.gpu, COLOR_FORMAT, &fp);
+	if (!(fp.optimalTilingFeatures & VK_FORMAT_FEATURE_BLIT_SRC_BIT))
+		die("--present: R8G8B8A8_UNORM cannot be blitted from");
+
+	logv("vkCreateSwapchainKHR minImageCount=%u imageFormat=%d imageExtent=%ux%u "
+	     "imageUsage=0x%x presentMode=%d",
+	     ci.minImageCount, ci.imageFormat, ci.imageExtent.width, ci.imageExtent.height,
+	     ci.imageUsage, ci.presentMode);
+	VK(vkCreateSwapchainKHR(g.dev, &ci, NULL, &g.swapchain));
+	g.swap_extent = ci.imageExtent;
+	VK(vkGetSwapchainImagesKHR(g.dev, g.swapchain, &g.nswap, NULL));
+	g.swap_img = calloc(g.nswap, sizeof(*g.swap_img));
+	g.rendered = calloc(g.nswap, sizeof(*g.rendered));
+	if (!g.swap_img || !g.rendered)
+		die("out of memory");
+	VK(vkGetSwapchainImagesKHR(g.dev, g.swapchain, &g.nswap, g.swap_img));
+	for (i = 0; i < g.nswap; i++)
+		VK(vkCreateSemaphore(g.dev, &si, NULL, &g.rendered[i]));
+	for (i = 0; i < FRAMES_IN_FLIGHT; i++)
+		VK(vkCreateSemaphore(g.dev, &si, NULL, &g.acquired[i]));
+}
+
+static void destroy_swapchain(void)
+{
+	uint32_t i;
+
+	for (i = 0; i < FRAMES_IN_FLIGHT; i++)
+		vkDestroySemaphore(g.dev, g.acquired[i], NULL);
+	for (i = 0; i < g.nswap; i++)
+		vkDestroySemaphore(g.dev, g.rendered[i], NULL);
+	vkDestroySwapchainKHR(g.dev, g.swapchain, NULL);
+	free(g.swap_img);
+	free(g.rendered);
+}
+
+/* ------------------------------------------------------------------ */
 /* setup */
 
 static int has_layer(const char *name)
@@ -670,7 +858,7 @@ static int has_layer(const char *name)
 static void create_instance(const struct options *o)
 {
 	static const char *validation = "VK_LAYER_KHRONOS_validation";
-	const char *exts[1];
+	const char *exts[3];
 	uint32_t next = 0;
 	VkApplicationInfo app = {
 		.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
@@ -703,6 +891,10 @@ static void create_instance(const struct options *o)
 		ci.ppEnabledLayerNames = &validation;
 		ci.pNext = &mi;
 	}
+	if (o->present) {
+		exts[next++] = VK_KHR_SURFACE_EXTENSION_NAME;
+		exts[next++] = VK_KHR_XCB_SURFACE_EXTENSION_NAME;
+	}
 	ci.enabledExtensionCount = next;
 	ci.ppEnabledExtensionNames = next ? exts : NULL;
 	logv("vkCreateInstance apiVersion=%u enabledLayerCount=%u enabledExtensionCount=%u",
@@ -730,6 +922,7 @@ static void create_device(const struct options *o)
 		.queueCount = 1,
 		.pQueuePriorities = &prio,
 	};
+	static const char *swapchain_ext = VK_KHR_SWAPCHAIN_EXTENSION_NAME;
 	VkDeviceCreateInfo di = {
 		.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
 		.queueCreateInfoCount = 1,
@@ -762,11 +955,12 @@ static void create_device(const struct options *o)
 	vkGetPhysicalDeviceQueueFamilyProperties(g.gpu, &n, qf);
 	for (i = 0; i < n; i++)
 		if ((qf[i].queueFlags & (VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT)) ==
-		    (VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT))
+		    (VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT) && can_present(i))
 			break;
 	free(qf);
 	if (i == n)
-		die("%s has no queue family with graphics and compute", props.deviceName);
+		die("%s has no queue family with graphics and compute%s", props.deviceName,
+		    g.surface ? " that can present to the window" : "");
 	g.qfamily = qi.queueFamilyIndex = i;
 
 	g.depth_format = VK_FORMAT_UNDEFINED;
@@ -783,6 +977,10 @@ static void create_device(const struct options *o)
 	if (!(fp.optimalTilingFeatures & VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT))
 		die("%s: R8G8B8A8_UNORM cannot be a storage image", props.deviceName);
 
+	if (g.surface) {
+		di.enabledExtensionCount = 1;
+		di.ppEnabledExtensionNames = &swapchain_ext;
+	}
 	logv("vkCreateDevice queueFamilyIndex=%u queueCount=%u enabledExtensionCount=%u",
 	     qi.queueFamilyIndex, qi.queueCount, di.enabledExtensionCount);
 	VK(vkCreateDevice(g.gpu, &di, NULL, &g.dev));
@@ -1234,7 +1432,36 @@ static void create_frames(void)
 /* ------------------------------------------------------------------ */
 /* frames */
 
-static void record_frame(VkCommandBuffer cb, unsigned slot, unsigned frame, int dump)
+/* The colour image, TRANSFER_SRC_OPTIMAL after the render pass, into
+ * swapchain image TARGET: a blit, so that a B8G8R8A8 swapchain takes our
+ * R8G8B8A8 (a copy would not swap the channels). */
+static void blit_to_swapchain(VkCommandBuffer cb, VkImage target)
+{
+	VkImageBlit region = {
+		.srcSubresource = { VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1 },
+		.srcOffsets = { { 0, 0, 0 }, { WIDTH, HEIGHT, 1 } },
+		.dstSubresource = { VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1 },
+		.dstOffsets = { { 0, 0, 0 },
+				{ (int32_t)g.swap_extent.width, (int32_t)g.swap_extent.height, 1 } },
+	};
+
+	/* the submit waits for the acquire at the transfer stage: the layout
+	 * change starts there too, after the presentation engine let go */
+	image_barrier(cb, target, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+		      VK_PIPELINE_STAGE_TRANSFER_BIT, 0,
+		      VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
+	vkCmdBlitImage(cb, g.color.img, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+		       target, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &region, VK_FILTER_NEAREST);
+	/* the present's semaphore wait makes the write visible to it */
+	image_barrier(cb, target, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+		      VK_IMAGE_LAYOUT_PRESENT_SRC_KHR, VK_PIPELINE_STAGE_TRANSFER_BIT,
+		      VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0);
+}
+
+/* Records frame FRAME in slot SLOT's command buffer; TARGET: the swapchain
+ * image to show it in (--present), else VK_NULL_HANDLE. */
+static void record_frame(VkCommandBuffer cb, unsigned slot, unsigned frame, int dump,
+			 VkImage target)
 {
 	VkCommandBufferBeginInfo bi = {
 		.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
@@ -1263,8 +1490,11 @@ static void record_frame(VkCommandBuffer cb, unsigned slot, unsigned frame, int 
 	VK(vkBeginCommandBuffer(cb, &bi));
 
 	/* compute: the previous frame's sampling of the image is done before
-	 * this frame writes it */
-	image_barrier(cb, g.anim.img, VK_IMAGE_LAYOUT_GENERAL, VK_IMAGE_LAYOUT_GENERAL,
+	 * this frame writes it.  The pass writes every texel, so the old
+	 * contents are discarded (from UNDEFINED): that also tells a trimmer
+	 * that this frame does not need the earlier frames' dispatches, which
+	 * a GENERAL to GENERAL barrier would keep, every one of them. */
+	image_barrier(cb, g.anim.img, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_GENERAL,
 		      VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT, 0,
 		      VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT);
 	vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, g.comp_pipe);
@@ -1297,6 +1527,8 @@ static void record_frame(VkCommandBuffer cb, unsigned slot, unsigned frame, int 
 	}
 	vkCmdDrawIndexed(cb, CUBE_INDICES, 1, 0, 0, 0);
 	vkCmdEndRenderPass(cb);
+	if (target)
+		blit_to_swapchain(cb, target);
 
 	/* the colour image (now TRANSFER_SRC_OPTIMAL) to the host buffer */
 	if (dump) {
@@ -1345,6 +1577,33 @@ static void save_frame(const struct options *o, unsigned frame)
 	printf("wrote %s\n", path);
 }
 
+/* SUBOPTIMAL still shows the frame right: nothing resizes the window, and
+ * the swapchain has its size */
+static uint32_t acquire_image(unsigned slot)
+{
+	uint32_t index = 0;
+	VkResult r = vkAcquireNextImageKHR(g.dev, g.swapchain, UINT64_MAX, g.acquired[slot],
+					   VK_NULL_HANDLE, &index);
+
+	vk_check(r == VK_SUBOPTIMAL_KHR ? VK_SUCCESS : r, "vkAcquireNextImageKHR", __LINE__);
+	return index;
+}
+
+static void present_image(uint32_t index)
+{
+	VkPresentInfoKHR pi = {
+		.sType = VK_STRUCTURE_TYPE_PRESENT_INFO_KHR,
+		.waitSemaphoreCount = 1,
+		.pWaitSemaphores = &g.rendered[index],
+		.swapchainCount = 1,
+		.pSwapchains = &g.swapchain,
+		.pImageIndices = &index,
+	};
+	VkResult r = vkQueuePresentKHR(g.queue, &pi);
+
+	vk_check(r == VK_SUBOPTIMAL_KHR ? VK_SUCCESS : r, "vkQueuePresentKHR", __LINE__);
+}
+
 static void run_frames(const struct options *o)
 {
 	unsigned frame;
@@ -1353,6 +1612,8 @@ static void run_frames(const struct options *o)
 		unsigned slot = frame % FRAMES_IN_FLIGHT;
 		int dump = want_dump(o, frame);
 		struct frame_ubo u;
+		uint32_t index = 0;
+		VkPipelineStageFlags wait_stage = VK_PIPELINE_STAGE_TRANSFER_BIT;
 		VkSubmitInfo si = {
 			.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
 			.commandBufferCount = 1,
@@ -1375,8 +1636,19 @@ static void run_frames(const struct options *o)
 			VK(vkFlushMappedMemoryRanges(g.dev, 1, &r));
 		}
 
-		record_frame(g.cmd[slot], slot, frame, dump);
+		if (g.swapchain) {
+			index = acquire_image(slot);
+			si.waitSemaphoreCount = 1;
+			si.pWaitSemaphores = &g.acquired[slot];
+			si.pWaitDstStageMask = &wait_stage;
+			si.signalSemaphoreCount = 1;
+			si.pSignalSemaphores = &g.rendered[index];
+		}
+		record_frame(g.cmd[slot], slot, frame, dump,
+			     g.swapchain ? g.swap_img[index] : VK_NULL_HANDLE);
 		VK(vkQueueSubmit(g.queue, 1, &si, g.fence[slot]));
+		if (g.swapchain)
+			present_image(index);
 		if (dump) {
 			VK(vkWaitForFences(g.dev, 1, &g.fence[slot], VK_TRUE, UINT64_MAX));
 			save_frame(o, frame);
@@ -1393,6 +1665,8 @@ static void destroy_all(void)
 	VK(vkDeviceWaitIdle(g.dev));
 	for (i = 0; i < FRAMES_IN_FLIGHT; i++)
 		vkDestroyFence(g.dev, g.fence[i], NULL);
+	if (g.swapchain)
+		destroy_swapchain();
 	vkFreeCommandBuffers(g.dev, g.pool, FRAMES_IN_FLIGHT, g.cmd);
 	vkDestroyPipeline(g.dev, g.gfx_pipe, NULL);
 	vkDestroyPipeline(g.dev, g.comp_pipe, NULL);
@@ -1425,7 +1699,13 @@ static void destroy_all(void)
 		if (destroy)
 			destroy(g.instance, g.messenger, NULL);
 	}
+	if (g.surface)
+		vkDestroySurfaceKHR(g.instance, g.surface, NULL);
 	vkDestroyInstance(g.instance, NULL);
+	if (g.xcb) {
+		xcb_destroy_window(g.xcb, g.window);
+		xcb_disconnect(g.xcb);
+	}
 }
 
 int main(int argc, char **argv)
@@ -1436,7 +1716,11 @@ int main(int argc, char **argv)
 	if (o.png_dir && mkdir(o.png_dir, 0777) != 0 && errno != EEXIST)
 		die("--png-dir %s: %s", o.png_dir, strerror(errno));
 
+	if (o.present)
+		open_window();
 	create_instance(&o);
+	if (o.present)
+		create_surface();
 	create_device(&o);
 	create_resources();
 	upload();
@@ -1444,6 +1728,8 @@ int main(int argc, char **argv)
 	create_render_pass();
 	create_pipelines();
 	create_frames();
+	if (o.present)
+		create_swapchain();
 	run_frames(&o);
 	destroy_all();
 	free(o.dump);

@@ -1,16 +1,42 @@
 #!/usr/bin/env bats
-# examples/vkexample: the headless Vulkan program the capture and replay
-# tests run.  No window system: it renders offscreen on the first Vulkan
-# device (llvmpipe here), writes frames as PNG, and logs the values it
-# passed to a few calls.  Built by `make examples` (build/examples/vkexample).
+# examples/vkexample: the Vulkan program the capture and replay tests run.
+# Headless by default: it renders offscreen on the first Vulkan device
+# (llvmpipe here), writes frames as PNG, and logs the values it passed to a
+# few calls.  With --present it also shows each frame in an X window (Xvfb
+# here), so its capture has frames: the full replay and trace-trim's cuts
+# of it are checked against the program's own PNGs.  Built by `make
+# examples` (build/examples/vkexample).
 
 load helpers
 
 EX="$TOP/build/examples/vkexample"
 
+# the --present capture: its frames, and those the program saved as PNG
+NFRAMES=1000
+SHOTS=0,1,20,500,999
+
 setup_file() {
 	[ -x "$TOP/build/examples/vkexample" ] ||
 		{ echo "build/examples/vkexample is not built (make examples)" >&3; return 1; }
+	export W="$BATS_FILE_TMPDIR"
+	start_xvfb
+	# the tests run without a display; those that want one take this
+	export XDISPLAY="$DISPLAY"
+	local rc=0
+	VK_LAYER_PATH="$TOP/build/layer" VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture \
+		TRACEKIT_OUTPUT="$W/present.trace" timeout 120 "$EX" --present \
+		--frames $NFRAMES --png-dir "$W/app" --dump-frames $SHOTS >"$W/capture.log" 2>&1 ||
+		rc=$?
+	echo $rc >"$W/capture.rc"
+	# the full replay, headless and validated: the reference for the trims
+	rc=0
+	env -u DISPLAY trace-replay --validate --screenshot $SHOTS --screenshot-dir "$W/full" \
+		"$W/present.trace" >"$W/full.err" 2>&1 || rc=$?
+	echo $rc >"$W/full.rc"
+}
+
+teardown_file() {
+	stop_xvfb
 }
 
 setup() {
@@ -223,4 +249,103 @@ capture() {
 	run "$EX" --bogus
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"unknown option '--bogus'"* ]]
+	# --present and no X server to present to
+	run "$EX" --present
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"--present: DISPLAY is not set"* ]]
+	DISPLAY=:nowhere run "$EX" --present
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"--present: cannot open the X display ':nowhere'"* ]]
+}
+
+# --- --present: a window, a swapchain, frames to trim ---
+
+ae() {
+	compare -metric AE "$1" "$2" null: 2>&1 || true
+}
+
+@test "--present: a swapchain of the window's size, validation (synchronization too) silent, the pixels of the headless run" {
+	[ -e /usr/share/vulkan/explicit_layer.d/VkLayer_khronos_validation.json ] ||
+		skip "vulkan-validationlayers not installed"
+	DISPLAY=$XDISPLAY VK_LAYER_ENABLES=VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT \
+		run bash -c '"$1" --present --validate --frames 5 --png-dir win --dump-frames 1,4 2>err' _ "$EX"
+	cat err
+	[ "$status" -eq 0 ]
+	# no message at all, warnings included
+	[ ! -s err ]
+	# the validation layer, surface and xcb surface; the swapchain extension
+	[[ "$output" == *"vkCreateInstance apiVersion=4198400 enabledLayerCount=1 enabledExtensionCount=3"* ]]
+	[[ "$output" == *"vkCreateDevice queueFamilyIndex=0 queueCount=1 enabledExtensionCount=1"* ]]
+	# 256x256 like the window; images written by a transfer (the blit)
+	printf '%s\n' "$output" | grep -qE '^vkCreateSwapchainKHR minImageCount=[0-9]+ imageFormat=(37|44) imageExtent=256x256 imageUsage=0x2 presentMode=2$'
+	[[ "${lines[-1]}" == "frames 5" ]]
+	# presenting changes nothing in what is rendered
+	"$EX" --frames 5 --png-dir head --dump-frames 1,4 >/dev/null
+	cmp win/frame-1.png head/frame-1.png
+	cmp win/frame-4.png head/frame-4.png
+}
+
+@test "captured with --present: one vkQueuePresentKHR a frame; the full replay, validated, shows the program's frames pixel for pixel" {
+	cat "$W/capture.log"
+	[ "$(cat "$W/capture.rc")" = 0 ]
+	[ "$(trace-decode "$W/present.trace" | grep -c 'fn: vkQueuePresentKHR')" = $NFRAMES ]
+	cat "$W/full.err"
+	[ "$(cat "$W/full.rc")" = 0 ]
+	[ ! -s "$W/full.err" ]
+	local f
+	for f in ${SHOTS//,/ }; do
+		echo "frame $f: $(ae "$W/app/frame-$f.png" "$W/full/frame-$f.png") pixels differ"
+		[ "$(ae "$W/app/frame-$f.png" "$W/full/frame-$f.png")" = 0 ]
+	done
+	# and the comparison can fail: consecutive frames differ
+	[ "$(ae "$W/app/frame-0.png" "$W/full/frame-1.png")" -gt 1000 ]
+}
+
+# trim_check F [TRIM OPTIONS]: trims the --present capture to frame(s) F,
+# replays the trim validated, and compares its last frame with the full
+# replay's and with the program's own PNG.
+trim_check() {
+	local f=$1 last=${1#*-}
+	shift
+	trace-trim --frames "$f" "$@" -o "t$f.trace" "$W/present.trace"
+	run trace-replay --validate --screenshot "$last" -o "t$f.png" "t$f.trace"
+	echo "frames $f: $output"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	echo "frame $last of the trim $f: $(ae "$W/full/frame-$last.png" "t$f.png") pixels differ"
+	[ "$(ae "$W/full/frame-$last.png" "t$f.png")" = 0 ]
+	[ "$(ae "$W/app/frame-$last.png" "t$f.png")" = 0 ]
+}
+
+@test "--present capture trimmed to frame 0, 1, 500 or 999: each replays validated and equals the full replay's frame" {
+	local f
+	for f in 0 1 500 999; do
+		trim_check $f
+		[ "$(trace-decode "t$f.trace" | grep -c 'fn: vkQueuePresentKHR')" = 1 ]
+	done
+}
+
+@test "--present capture trimmed to frames 10-20: eleven presents, replays validated, frame 20 pixel-equal" {
+	trim_check 10-20
+	[ "$(trace-decode t10-20.trace | grep -c 'fn: vkQueuePresentKHR')" = 11 ]
+}
+
+@test "a one-frame trim of the --present capture is the setup and that frame: a small fraction, whichever the frame" {
+	trace-trim --frames 0 -o first.trace "$W/present.trace"
+	trace-trim --frames 999 --verbose -o last.trace "$W/present.trace" 2>err
+	cat err
+	local full first last
+	full=$(stat -c %s "$W/present.trace")
+	first=$(stat -c %s first.trace)
+	last=$(stat -c %s last.trace)
+	echo "# vkexample --present, $NFRAMES frames: $full bytes; trimmed to frame 0: $first, to frame 999: $last" >&3
+	# the setup runs the texture upload and the few frames that copied to
+	# the readback buffer (--dump-frames), not the 999 frames before
+	grep -qE ' [0-9] submits' err
+	# the setup (shaders, the texture, the device's properties) is most of
+	# a trim: under a sixth of the capture
+	[ $((last * 6)) -lt "$full" ]
+	# and the last frame's trim is no bigger than the first's, give or take
+	# a tenth: the frames before it are not in it
+	[ $((last * 10)) -lt $((first * 11)) ]
 }
