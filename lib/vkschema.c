@@ -933,3 +933,27 @@ bool vk_walk_template_handles(const struct VkDescriptorUpdateTemplateEntry *e, u
 	}
 	return ok;
 }
+
+bool vk_walk_template_data(const struct VkDescriptorUpdateTemplateEntry *e, uint32_t n,
+			   uint64_t size, vk_template_fn fn, void *ctx)
+{
+	bool ok = true;
+	for (uint32_t i = 0; i < n; i++) {
+		tdesc d = tdesc_of(e[i].descriptorType);
+		if (d == TD_UNKNOWN) {
+			ok = false;
+			continue;
+		}
+		/* an inline block's count is its bytes: one descriptor */
+		uint64_t count = d == TD_INLINE ? 1 : e[i].descriptorCount;
+		for (uint64_t j = 0; j < count; j++) {
+			uint64_t at, len;
+			if (!tdesc_range(&e[i], d, j, &at, &len) || at > size || len > size - at) {
+				ok = false;
+				break;
+			}
+			fn(ctx, &e[i], (uint32_t)j, at, len);
+		}
+	}
+	return ok;
+}

@@ -248,6 +248,19 @@ bool vk_template_data_size(const struct VkDescriptorUpdateTemplateEntry *e, uint
 bool vk_walk_template_handles(const struct VkDescriptorUpdateTemplateEntry *e, uint32_t n,
 			      void *data, uint64_t size, vk_handle_fn fn, void *ctx);
 
+/*
+ * Where each descriptor the entries read lies in pData (SIZE bytes): FN
+ * gets the entry, the descriptor's index in it, and the offset and length
+ * of its bytes (a VkDescriptorImageInfo, a VkDescriptorBufferInfo, a
+ * handle; an inline uniform block is one descriptor of count bytes), in
+ * entry order.  False as vk_walk_template_handles: an entry reads past
+ * SIZE (those descriptors are skipped) or has a type it does not know.
+ */
+typedef void (*vk_template_fn)(void *ctx, const struct VkDescriptorUpdateTemplateEntry *e,
+			       uint32_t index, uint64_t at, uint64_t len);
+bool vk_walk_template_data(const struct VkDescriptorUpdateTemplateEntry *e, uint32_t n,
+			   uint64_t size, vk_template_fn fn, void *ctx);
+
 /* The command named NAME, for a record's function name ("vk..."), or NULL. */
 const vk_command_info *trace_vk_command(const char *name);
 

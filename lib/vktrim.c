@@ -12,6 +12,12 @@
  *   content    the bytes the host wrote into a buffer or image: extents
  *              over shared blocks, copied on write, so that a submit's
  *              view of them costs a reference
+ *   spans      byte ranges: of a buffer, those a command, a descriptor
+ *              or the range may read (breads, bdesc), worked out per
+ *              setup into what of its contents is written
+ *   touch      an object's first use in the range's command buffers, in
+ *              submit order: an image cleared before it is read needs no
+ *              earlier writer
  *
  * References run one way: records and recordings name objects, objects
  * name their writers only while alive.  What nothing names is freed.
@@ -89,6 +95,7 @@ typedef struct rec {
 	uint32_t stamp;     /* collected for this setup */
 	submit *sub;        /* a submit's record: written with its care */
 	struct obj *fixup;  /* a fence's or semaphore's creation: its state */
+	struct rec *time;   /* VMA: the tracekit.time it came after */
 } rec;
 
 typedef struct block {
@@ -108,7 +115,42 @@ typedef struct content {
 	extent *e;
 } content;
 
+/* Byte ranges [off, end) of an object, sorted and apart; an end of
+ * UINT64_MAX runs to the object's end. */
+typedef struct span {
+	uint64_t off, end;
+} span;
+
+typedef struct spans {
+	span *v;
+	uint32_t n, cap;
+} spans;
+
 typedef struct obj obj;
+
+/* Bytes of buffer O a command may read. */
+typedef struct bread {
+	obj *o;
+	uint64_t off, end;
+} bread;
+
+typedef struct breads {
+	bread *v;
+	uint32_t n, cap;
+} breads;
+
+/* A descriptor set's buffer descriptor (binding UINT32_MAX: copied in). */
+typedef struct bdesc {
+	uint32_t binding, elem;
+	bread r;
+} bdesc;
+
+/* The range's first use of O, in the order its submits run it. */
+typedef struct touch {
+	obj *o;
+	bool discard;
+} touch;
+
 struct obj {
 	uint64_t handle;
 	const vk_handle_info *h;   /* NULL: a VMA object */
@@ -145,6 +187,25 @@ struct obj {
 	int range_use;             /* command buffers: 0, 1 re-recorded first in the range, 2 used */
 	VkDescriptorUpdateTemplateEntry *tmpl;  /* update templates: their entries */
 	uint32_t ntmpl;
+	/* buffers: read anywhere (device addresses, storage); the bytes the
+	 * setup's submits and the range may read, worked out per setup */
+	bool whole;
+	spans rd;
+	uint64_t voff, vend;       /* buffer views: their bytes of the buffer */
+	int32_t format;            /* images */
+	bdesc *bd;                 /* descriptor sets: buffer descriptors */
+	uint32_t nbd, capbd;
+	/* what the range does: the bytes it writes before its first submit,
+	 * whether its first use discards the contents (1) or may read them
+	 * (2), and for command buffers, the first uses of what their commands
+	 * name in the range (rstate 1: after the recording from before, 2:
+	 * recorded afresh) */
+	spans covered;
+	int range_first;
+	touch *rt;
+	uint32_t nrt, caprt;
+	int rstate;
+	uint32_t istamp;           /* in the closure as a setup submit's input */
 };
 
 /* An image's layout across one recording: what its first command needs
@@ -165,6 +226,8 @@ struct recording {
 	rec *reset;                /* the reset before its begin */
 	lay *lays;
 	uint32_t nlays, caplays;
+	breads reads;              /* buffer bytes its commands may read */
+	uint32_t istamp;
 };
 
 typedef struct snap {
@@ -182,6 +245,7 @@ struct submit {
 	uint32_t nsnaps;
 	lay *before;               /* the layouts of the images it names, then */
 	uint32_t nbefore;
+	breads reads;              /* its descriptor sets' buffer bytes, then */
 };
 
 typedef struct omap {
@@ -232,6 +296,12 @@ struct trim {
 	const trace_call *call;
 	uint64_t live_records;
 	uint64_t fake;        /* handles of objects the setup makes itself */
+	/* the range: buffer bytes it may read, whether it has submitted yet,
+	 * the entries of the update templates it creates */
+	breads range_reads;
+	bool range_submitted;
+	tmap range_tmpl;      /* handle -> obj* of its own (not in objs) */
+	vec range_tmpls;
 };
 
 /* ------------------------------------------------------------------ */
@@ -257,8 +327,95 @@ static void rec_unref(rec *r)
 {
 	if (!r || --r->refs)
 		return;
+	rec_unref(r->time);
 	trace_call_free(&r->c);
 	free(r);
+}
+
+/* ------------------------------------------------------------------ */
+/* Byte ranges. */
+
+/* The end of LEN bytes from OFF, or the object's end past 64 bits. */
+static uint64_t upto(uint64_t off, uint64_t len)
+{
+	return len > UINT64_MAX - off ? UINT64_MAX : off + len;
+}
+
+static void spans_add(spans *s, uint64_t off, uint64_t end)
+{
+	if (off >= end)
+		return;
+	uint32_t i = 0;
+	while (i < s->n && s->v[i].end < off)
+		i++;
+	/* those it overlaps or touches become one */
+	uint32_t j = i;
+	for (; j < s->n && s->v[j].off <= end; j++) {
+		if (s->v[j].off < off)
+			off = s->v[j].off;
+		if (s->v[j].end > end)
+			end = s->v[j].end;
+	}
+	if (j == i) {
+		if (s->n == s->cap) {
+			s->cap = s->cap ? 2 * s->cap : 4;
+			s->v = realloc(s->v, s->cap * sizeof(*s->v));
+			if (!s->v)
+				abort();
+		}
+		memmove(s->v + i + 1, s->v + i, (s->n - i) * sizeof(*s->v));
+		s->n++;
+	} else if (j > i + 1) {
+		memmove(s->v + i + 1, s->v + j, (s->n - j) * sizeof(*s->v));
+		s->n -= j - i - 1;
+	}
+	s->v[i] = (span){off, end};
+}
+
+static void spans_sub(spans *s, uint64_t off, uint64_t end)
+{
+	spans out = {0};
+	for (uint32_t i = 0; i < s->n; i++) {
+		span x = s->v[i];
+		if (x.end <= off || x.off >= end) {
+			spans_add(&out, x.off, x.end);
+			continue;
+		}
+		spans_add(&out, x.off, off);
+		spans_add(&out, end, x.end);
+	}
+	free(s->v);
+	*s = out;
+}
+
+static void spans_free(spans *s)
+{
+	free(s->v);
+	*s = (spans){0};
+}
+
+/* Reads of the same bytes come in runs (a vertex buffer bound per draw):
+ * the last few are enough to find a repeat. */
+static void breads_add(breads *b, obj *o, uint64_t off, uint64_t end)
+{
+	if (!o || off >= end)
+		return;
+	for (uint32_t i = b->n, k = 0; i-- > 0 && k < 16; k++)
+		if (b->v[i].o == o && b->v[i].off <= off && b->v[i].end >= end)
+			return;
+	if (b->n == b->cap) {
+		b->cap = b->cap ? 2 * b->cap : 4;
+		b->v = realloc(b->v, b->cap * sizeof(*b->v));
+		if (!b->v)
+			abort();
+	}
+	b->v[b->n++] = (bread){o, off, end};
+}
+
+static void breads_free(breads *b)
+{
+	free(b->v);
+	*b = (breads){0};
 }
 
 /* ------------------------------------------------------------------ */
@@ -453,6 +610,10 @@ static void obj_unref(obj *o)
 	vfree(&o->views);
 	free(o->att_layout);
 	free(o->tmpl);
+	spans_free(&o->rd);
+	spans_free(&o->covered);
+	free(o->bd);
+	free(o->rt);
 	rec_unref(o->destroy);
 	free(o);
 }
@@ -523,6 +684,7 @@ static void recording_unref(recording *r)
 	vfree(&r->discards);
 	rec_unref(r->reset);
 	free(r->lays);
+	breads_free(&r->reads);
 	free(r);
 }
 
@@ -582,6 +744,7 @@ static void submit_unref(submit *s)
 	for (uint32_t i = 0; i < s->nbefore; i++)
 		obj_unref(s->before[i].o);
 	free(s->before);
+	breads_free(&s->reads);
 	free(s);
 }
 
@@ -592,6 +755,29 @@ static bool named(const char *n, const char *base)
 {
 	size_t k = strlen(base);
 	return !strncmp(n, base, k) && (!n[k] || !strcmp(n + k, "KHR") || !strcmp(n + k, "EXT"));
+}
+
+/* A question whose answer changes nothing and that replay does not use:
+ * what the device supports, how big a layout would be.  The application
+ * acted on the answers before the range; the setup need not ask again.
+ * Memory properties stay (replay maps memory types with them), and so do
+ * queries that return handles (displays). */
+static bool query(const char *n, const vk_command_info *cmd)
+{
+	static const char *const asked[] = {
+		"vkEnumerateDeviceExtensionProperties", "vkEnumerateDeviceLayerProperties",
+		"vkEnumerateInstanceExtensionProperties", "vkEnumerateInstanceLayerProperties",
+		"vkEnumerateInstanceVersion", "vkGetDescriptorSetLayoutSupport",
+		"vkGetDeviceBufferMemoryRequirements", "vkGetDeviceImageMemoryRequirements",
+		"vkGetDeviceImageSparseMemoryRequirements",
+	};
+	if (cmd->action != VK_ACTION_USE)
+		return false;
+	for (size_t i = 0; i < sizeof(asked) / sizeof(*asked); i++)
+		if (named(n, asked[i]))
+			return true;
+	return !strncmp(n, "vkGetPhysicalDevice", 19) &&
+	       strncmp(n, "vkGetPhysicalDeviceMemoryProperties", 35);
 }
 
 static enum kind vk_kind(const char *n, const vk_command_info *cmd)
@@ -609,6 +795,8 @@ static enum kind vk_kind(const char *n, const vk_command_info *cmd)
 	for (size_t i = 0; i < sizeof(drop) / sizeof(*drop); i++)
 		if (named(n, drop[i]))
 			return K_DROP;
+	if (query(n, cmd))
+		return K_DROP;
 	if (named(n, "vkQueueSubmit"))
 		return K_SUBMIT;
 	if (named(n, "vkQueueSubmit2"))
@@ -732,6 +920,7 @@ static struct {
 	const vk_handle_info *semaphore;
 	const vk_handle_info *fence;
 	const vk_handle_info *queue;
+	const vk_handle_info *swapchain;
 } H;
 
 static void handles_init(void)
@@ -748,6 +937,7 @@ static void handles_init(void)
 	H.semaphore = vk_handle_lookup("VkSemaphore");
 	H.fence = vk_handle_lookup("VkFence");
 	H.queue = vk_handle_lookup("VkQueue");
+	H.swapchain = vk_handle_lookup("VkSwapchainKHR");
 }
 
 static obj *lookup(trim *t, const vk_handle_info *h, uint64_t v)
@@ -755,13 +945,13 @@ static obj *lookup(trim *t, const vk_handle_info *h, uint64_t v)
 	return omap_get(&t->objs, v, h);
 }
 
-/* The handles in a template's pData (a blob: man/trace-format.5), after
- * those of the parameters. */
-static void template_handles(trim *t, const trace_call *c, const vk_command_info *cmd,
-			     const void *args, finds *in)
+/* The template a template write uses (one the range made, first) and its
+ * pData, or NULL. */
+static const obj *template_of(trim *t, const trace_call *c, const vk_command_info *cmd,
+			      const void *args, const trace_value **data)
 {
 	const char *n = cmd->sig.name;
-	uint64_t tmpl;
+	uint64_t tmpl, v;
 	if (named(n, "vkUpdateDescriptorSetWithTemplate"))
 		tmpl = (uint64_t)((const vk_args_vkUpdateDescriptorSetWithTemplate *)args)
 			       ->descriptorUpdateTemplate;
@@ -769,19 +959,391 @@ static void template_handles(trim *t, const trace_call *c, const vk_command_info
 		tmpl = (uint64_t)((const vk_args_vkCmdPushDescriptorSetWithTemplateKHR *)args)
 			       ->descriptorUpdateTemplate;
 	else
-		return;
-	obj *o = lookup(t, H.descriptor_update_template, tmpl);
+		return NULL;
+	const obj *o = lookup(t, H.descriptor_update_template, tmpl);
+	if (tmpl && tmap_get(&t->range_tmpl, (void *)(uintptr_t)tmpl, &v))
+		o = (const obj *)(uintptr_t)v;
 	if (!o || !o->tmpl)
+		return NULL;
+	for (uint32_t i = 0; i < c->sig->nargs; i++)
+		if (!strcmp(c->sig->arg_names[i], "pData") && c->args[i].kind == TRACE_BLOB) {
+			*data = &c->args[i];
+			return o;
+		}
+	return NULL;
+}
+
+/* The handles in a template's pData (a blob: man/trace-format.5), after
+ * those of the parameters. */
+static void template_handles(trim *t, const trace_call *c, const vk_command_info *cmd,
+			     const void *args, finds *in)
+{
+	const trace_value *v;
+	const obj *o = template_of(t, c, cmd, args, &v);
+	if (!o)
 		return;
-	for (uint32_t i = 0; i < c->sig->nargs; i++) {
-		const trace_value *v = &c->args[i];
-		if (strcmp(c->sig->arg_names[i], "pData") || v->kind != TRACE_BLOB)
-			continue;
-		/* the walker may write: it gets a copy */
-		void *copy = trace_arena_alloc(&t->scratch, v->len);
-		memcpy(copy, v->blob, v->len);
-		vk_walk_template_handles(o->tmpl, o->ntmpl, copy, v->len, find_fn, in);
+	/* the walker may write: it gets a copy */
+	void *copy = trace_arena_alloc(&t->scratch, v->len);
+	memcpy(copy, v->blob, v->len);
+	vk_walk_template_handles(o->tmpl, o->ntmpl, copy, v->len, find_fn, in);
+}
+
+/* ------------------------------------------------------------------ */
+/* The buffer bytes descriptors and commands may read. */
+
+/* Where descriptors' buffer bytes go: a set's descriptors, or a list of
+ * reads. */
+typedef struct bsink {
+	obj *set;
+	breads *out;
+} bsink;
+
+static void set_bdesc(obj *s, uint32_t binding, uint32_t elem, obj *o, uint64_t off, uint64_t end)
+{
+	bread r = {o, off, end};
+	for (uint32_t i = 0; i < s->nbd; i++) {
+		bdesc *d = &s->bd[i];
+		if (binding != UINT32_MAX && d->binding == binding && d->elem == elem) {
+			d->r = r;
+			return;
+		}
+		if (binding == UINT32_MAX && d->r.o == o && d->r.off == off && d->r.end == end)
+			return;
 	}
+	if (s->nbd == s->capbd) {
+		s->capbd = s->capbd ? 2 * s->capbd : 4;
+		s->bd = realloc(s->bd, s->capbd * sizeof(*s->bd));
+		if (!s->bd)
+			abort();
+	}
+	s->bd[s->nbd++] = (bdesc){binding, elem, r};
+}
+
+static void bsink_put(bsink *k, uint32_t binding, uint32_t elem, obj *o, uint64_t off,
+		      uint64_t end)
+{
+	if (!o)
+		return;
+	if (k->set)
+		set_bdesc(k->set, binding, elem, o, off, end);
+	else
+		breads_add(k->out, o, off, end);
+}
+
+/* A buffer descriptor: its range; a dynamic one from its offset on (the
+ * offset at bind time adds to it); a storage one all of the buffer, as
+ * shaders may write it. */
+static void buffer_info(trim *t, bsink *k, uint32_t binding, uint32_t elem, VkDescriptorType ty,
+			const VkDescriptorBufferInfo *bi)
+{
+	obj *o = lookup(t, H.buffer, (uint64_t)bi->buffer);
+	uint64_t off = bi->offset, end = UINT64_MAX;
+	if (ty == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER || ty == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC)
+		off = 0;
+	else if (ty == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER && bi->range != VK_WHOLE_SIZE)
+		end = upto(off, bi->range);
+	bsink_put(k, binding, elem, o, off, end);
+}
+
+static void texel_view(trim *t, bsink *k, uint32_t binding, uint32_t elem, VkDescriptorType ty,
+		       VkBufferView view)
+{
+	obj *v = lookup(t, H.buffer_view, (uint64_t)view);
+	if (!v || !v->target)
+		return;
+	if (ty == VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER)
+		bsink_put(k, binding, elem, v->target, 0, UINT64_MAX);
+	else
+		bsink_put(k, binding, elem, v->target, v->voff, v->vend);
+}
+
+static void write_reads(trim *t, bsink *k, const VkWriteDescriptorSet *w)
+{
+	VkDescriptorType ty = w->descriptorType;
+	for (uint32_t i = 0; i < w->descriptorCount; i++) {
+		uint32_t elem = w->dstArrayElement + i;
+		switch (ty) {
+		case VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER:
+		case VK_DESCRIPTOR_TYPE_STORAGE_BUFFER:
+		case VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC:
+		case VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC:
+			if (w->pBufferInfo)
+				buffer_info(t, k, w->dstBinding, elem, ty, &w->pBufferInfo[i]);
+			break;
+		case VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER:
+		case VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER:
+			if (w->pTexelBufferView)
+				texel_view(t, k, w->dstBinding, elem, ty, w->pTexelBufferView[i]);
+			break;
+		default: /* images, samplers, inline blocks; acceleration
+			  * structures read their buffers whole (see host_use) */
+			break;
+		}
+	}
+}
+
+typedef struct tread {
+	trim *t;
+	bsink *k;
+	const uint8_t *data;
+} tread;
+
+static void template_read(void *ctx, const VkDescriptorUpdateTemplateEntry *e, uint32_t j,
+			  uint64_t at, uint64_t len)
+{
+	tread *r = ctx;
+	VkDescriptorType ty = e->descriptorType;
+	uint32_t elem = e->dstArrayElement + j;
+	if (ty == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER || ty == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER ||
+	    ty == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC ||
+	    ty == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC) {
+		VkDescriptorBufferInfo bi;
+		if (len < sizeof(bi))
+			return;
+		memcpy(&bi, r->data + at, sizeof(bi));
+		buffer_info(r->t, r->k, e->dstBinding, elem, ty, &bi);
+	} else if (ty == VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER ||
+		   ty == VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER) {
+		VkBufferView view;
+		if (len < sizeof(view))
+			return;
+		memcpy(&view, r->data + at, sizeof(view));
+		texel_view(r->t, r->k, e->dstBinding, elem, ty, view);
+	}
+}
+
+/* The buffer descriptors of a template write.  With a descriptor type the
+ * walk does not know, its buffers are not found at all (nor kept). */
+static void template_reads(trim *t, bsink *k, const trace_call *c, const vk_command_info *cmd,
+			   const void *args)
+{
+	const trace_value *v;
+	const obj *o = template_of(t, c, cmd, args, &v);
+	if (!o)
+		return;
+	tread r = {t, k, v->blob};
+	vk_walk_template_data(o->tmpl, o->ntmpl, v->len, template_read, &r);
+}
+
+/* A parameter of CMD by name, as an unsigned value, or false. */
+static bool param_u64(const vk_command_info *cmd, const void *args, const char *name, uint64_t *v)
+{
+	for (uint32_t i = 0; i < cmd->nparams; i++) {
+		const vk_field *f = &cmd->params[i];
+		if (strcmp(f->name, name) || f->ptr || f->base != VK_B_UINT || f->size > 8)
+			continue;
+		*v = 0;
+		memcpy(v, (const uint8_t *)args + f->offset, f->size); /* little-endian */
+		return true;
+	}
+	return false;
+}
+
+/* Bytes per texel block of a format, and the block's width and height;
+ * 0 when this does not know it (then a copy reads to the buffer's end). */
+static uint32_t texel_block(int32_t f, uint32_t *bw, uint32_t *bh)
+{
+	*bw = *bh = 1;
+	if (f >= VK_FORMAT_BC1_RGB_UNORM_BLOCK && f <= VK_FORMAT_EAC_R11G11_SNORM_BLOCK) {
+		*bw = *bh = 4;
+		if (f <= VK_FORMAT_BC1_RGBA_SRGB_BLOCK || f == VK_FORMAT_BC4_UNORM_BLOCK ||
+		    f == VK_FORMAT_BC4_SNORM_BLOCK ||
+		    (f >= VK_FORMAT_ETC2_R8G8B8_UNORM_BLOCK && f <= VK_FORMAT_ETC2_R8G8B8A1_SRGB_BLOCK) ||
+		    f == VK_FORMAT_EAC_R11_UNORM_BLOCK || f == VK_FORMAT_EAC_R11_SNORM_BLOCK)
+			return 8;
+		return 16;
+	}
+	if (f == VK_FORMAT_R4G4_UNORM_PACK8)
+		return 1;
+	if (f <= VK_FORMAT_A1R5G5B5_UNORM_PACK16)
+		return f > VK_FORMAT_UNDEFINED ? 2 : 0;
+	if (f <= VK_FORMAT_R8_SRGB)
+		return 1;
+	if (f <= VK_FORMAT_R8G8_SRGB)
+		return 2;
+	if (f <= VK_FORMAT_B8G8R8_SRGB)
+		return 3;
+	if (f <= VK_FORMAT_A2B10G10R10_SINT_PACK32)
+		return 4;
+	if (f <= VK_FORMAT_R16_SFLOAT)
+		return 2;
+	if (f <= VK_FORMAT_R16G16_SFLOAT)
+		return 4;
+	if (f <= VK_FORMAT_R16G16B16_SFLOAT)
+		return 6;
+	if (f <= VK_FORMAT_R16G16B16A16_SFLOAT)
+		return 8;
+	if (f <= VK_FORMAT_R32_SFLOAT)
+		return 4;
+	if (f <= VK_FORMAT_R32G32_SFLOAT)
+		return 8;
+	if (f <= VK_FORMAT_R32G32B32_SFLOAT)
+		return 12;
+	if (f <= VK_FORMAT_R32G32B32A32_SFLOAT)
+		return 16;
+	if (f <= VK_FORMAT_R64_SFLOAT)
+		return 8;
+	if (f <= VK_FORMAT_R64G64_SFLOAT)
+		return 16;
+	if (f <= VK_FORMAT_R64G64B64_SFLOAT)
+		return 24;
+	if (f <= VK_FORMAT_R64G64B64A64_SFLOAT)
+		return 32;
+	if (f <= VK_FORMAT_E5B9G9R9_UFLOAT_PACK32)
+		return 4;
+	/* depth and stencil: a copy moves one aspect, at most 4 bytes a texel */
+	if (f <= VK_FORMAT_D32_SFLOAT_S8_UINT)
+		return 4;
+	return 0;  /* ASTC, planar, later ones */
+}
+
+/* The bytes a copy between buffer and image reads of the buffer: whole
+ * rows and slices of the region's extent, from its offset. */
+static uint64_t copy_end(const obj *img, uint64_t off, uint32_t row, uint32_t height,
+			 VkExtent3D ext, uint32_t layers)
+{
+	uint32_t bw = 1, bh = 1;
+	uint32_t bytes_per = img ? texel_block(img->format, &bw, &bh) : 0;
+	uint64_t w = row ? row : ext.width, h = height ? height : ext.height;
+	uint64_t slices = (uint64_t)ext.depth * layers;
+	/* past any real image (and past what the product below holds) */
+	if (!bytes_per || w > 65536 || h > 65536 || slices > 65536)
+		return UINT64_MAX;
+	return upto(off, ((w + bw - 1) / bw) * ((h + bh - 1) / bh) * bytes_per * slices);
+}
+
+static bool barrier_cmd(const char *n)
+{
+	return strstr(n, "Barrier") || named(n, "vkCmdWaitEvents") || named(n, "vkCmdWaitEvents2") ||
+	       named(n, "vkCmdSetEvent2");
+}
+
+/* The vertex buffers a bind names, from their offsets (to their sizes,
+ * if bound with them); false if N is no vertex buffer bind. */
+static bool vertex_reads(trim *t, const char *n, const void *args, breads *out)
+{
+	const vk_handle_info *hb = H.buffer;
+	if (!strcmp(n, "vkCmdBindVertexBuffers")) {
+		const vk_args_vkCmdBindVertexBuffers *a = args;
+		for (uint32_t i = 0; i < a->bindingCount && a->pBuffers && a->pOffsets; i++)
+			breads_add(out, lookup(t, hb, (uint64_t)a->pBuffers[i]), a->pOffsets[i],
+				   UINT64_MAX);
+		return true;
+	}
+	if (!named(n, "vkCmdBindVertexBuffers2"))
+		return false;
+	const vk_args_vkCmdBindVertexBuffers2 *a = args;
+	for (uint32_t i = 0; i < a->bindingCount && a->pBuffers && a->pOffsets; i++) {
+		uint64_t off = a->pOffsets[i], end = UINT64_MAX;
+		if (a->pSizes && a->pSizes[i] != VK_WHOLE_SIZE)
+			end = upto(off, a->pSizes[i]);
+		breads_add(out, lookup(t, hb, (uint64_t)a->pBuffers[i]), off, end);
+	}
+	return true;
+}
+
+/* The regions a copy from a buffer reads; false if N is no such copy. */
+static bool copy_reads(trim *t, const char *n, const void *args, breads *out)
+{
+	const vk_handle_info *hb = H.buffer;
+	if (!strcmp(n, "vkCmdCopyBuffer")) {
+		const vk_args_vkCmdCopyBuffer *a = args;
+		obj *o = lookup(t, hb, (uint64_t)a->srcBuffer);
+		for (uint32_t i = 0; i < a->regionCount; i++)
+			breads_add(out, o, a->pRegions[i].srcOffset,
+				   upto(a->pRegions[i].srcOffset, a->pRegions[i].size));
+	} else if (named(n, "vkCmdCopyBuffer2")) {
+		const VkCopyBufferInfo2 *ci = ((const vk_args_vkCmdCopyBuffer2 *)args)->pCopyBufferInfo;
+		obj *o = lookup(t, hb, (uint64_t)ci->srcBuffer);
+		for (uint32_t i = 0; i < ci->regionCount; i++)
+			breads_add(out, o, ci->pRegions[i].srcOffset,
+				   upto(ci->pRegions[i].srcOffset, ci->pRegions[i].size));
+	} else if (!strcmp(n, "vkCmdCopyBufferToImage")) {
+		const vk_args_vkCmdCopyBufferToImage *a = args;
+		obj *o = lookup(t, hb, (uint64_t)a->srcBuffer);
+		const obj *img = lookup(t, H.image, (uint64_t)a->dstImage);
+		for (uint32_t i = 0; i < a->regionCount; i++) {
+			const VkBufferImageCopy *r = &a->pRegions[i];
+			breads_add(out, o, r->bufferOffset,
+				   copy_end(img, r->bufferOffset, r->bufferRowLength,
+					    r->bufferImageHeight, r->imageExtent,
+					    r->imageSubresource.layerCount));
+		}
+	} else if (named(n, "vkCmdCopyBufferToImage2")) {
+		const VkCopyBufferToImageInfo2 *ci =
+			((const vk_args_vkCmdCopyBufferToImage2 *)args)->pCopyBufferToImageInfo;
+		obj *o = lookup(t, hb, (uint64_t)ci->srcBuffer);
+		const obj *img = lookup(t, H.image, (uint64_t)ci->dstImage);
+		for (uint32_t i = 0; i < ci->regionCount; i++) {
+			const VkBufferImageCopy2 *r = &ci->pRegions[i];
+			breads_add(out, o, r->bufferOffset,
+				   copy_end(img, r->bufferOffset, r->bufferRowLength,
+					    r->bufferImageHeight, r->imageExtent,
+					    r->imageSubresource.layerCount));
+		}
+	} else {
+		return false;
+	}
+	return true;
+}
+
+/* The bytes of buffers a command may read, into OUT: the regions it copies
+ * from, the vertex buffers it binds, its push descriptors, a buffer it
+ * names beside an offset (index, indirect, counts) from there on; any
+ * other buffer it names, all of it; none of what it writes (dst*) nor
+ * what its barriers name. */
+static void cmd_reads(trim *t, const trace_call *c, const vk_command_info *cmd, const void *args,
+		      const finds *in, breads *out)
+{
+	const char *n = cmd->sig.name;
+	bsink k = {NULL, out};
+	if (barrier_cmd(n) || vertex_reads(t, n, args, out) || copy_reads(t, n, args, out))
+		return;
+	if (named(n, "vkCmdPushDescriptorSet")) {
+		const vk_args_vkCmdPushDescriptorSetKHR *a = args;
+		for (uint32_t i = 0; i < a->descriptorWriteCount; i++)
+			write_reads(t, &k, &a->pDescriptorWrites[i]);
+		return;
+	}
+	if (named(n, "vkCmdPushDescriptorSetWithTemplate")) {
+		template_reads(t, &k, c, cmd, args);
+		return;
+	}
+	for (uint32_t i = 0; i < in->n; i++) {
+		const found *f = &in->v[i];
+		const char *fn = f->f ? f->f->name : "";
+		if (f->h != H.buffer || !strncmp(fn, "dst", 3))
+			continue;
+		/* buffer, offset; countBuffer, countBufferOffset */
+		char at[64];
+		uint64_t off = 0;
+		bool plain = !strcmp(fn, "buffer");
+		snprintf(at, sizeof(at), "%s%s", plain ? "" : fn, plain ? "offset" : "Offset");
+		if (!f->top || !param_u64(cmd, args, at, &off))
+			off = 0;
+		breads_add(out, lookup(t, H.buffer, f->value), off, UINT64_MAX);
+	}
+}
+
+/* A call outside command buffers that names a buffer: one that makes,
+ * binds, sizes or describes it reads nothing; any other (a device
+ * address, an acceleration structure over it, a host copy) may read all
+ * of it. */
+static void host_use(trim *t, const char *n, const finds *in)
+{
+	static const char *const harmless[] = {
+		"vkCreateBuffer", "vkDestroyBuffer", "vkBindBufferMemory", "vkGetBufferMemoryRequirements",
+		"vkUpdateDescriptorSet", "vkCmd", "vkQueueSubmit", "vkSetDebugUtils", "vkDebugMarker",
+	};
+	for (size_t i = 0; i < sizeof(harmless) / sizeof(*harmless); i++)
+		if (!strncmp(n, harmless[i], strlen(harmless[i])))
+			return;
+	for (uint32_t i = 0; i < in->n; i++)
+		if (in->v[i].h == H.buffer) {
+			obj *o = lookup(t, H.buffer, in->v[i].value);
+			if (o)
+				o->whole = true;
+		}
 }
 
 /* ------------------------------------------------------------------ */
@@ -848,6 +1410,8 @@ static void update_sets(trim *t, rec *r, const void *args, const finds *in)
 		if (!s)
 			continue;
 		attach_all(t, s, r, in);
+		bsink sk = {s, NULL};
+		write_reads(t, &sk, &a->pDescriptorWrites[i]);
 		vec st = {0};
 		storage_targets(t, &a->pDescriptorWrites[i], &st);
 		for (uint32_t k = 0; k < st.n; k++) {
@@ -861,8 +1425,14 @@ static void update_sets(trim *t, rec *r, const void *args, const finds *in)
 	}
 	for (uint32_t i = 0; i < a->descriptorCopyCount; i++) {
 		obj *s = lookup(t, hset, (uint64_t)a->pDescriptorCopies[i].dstSet);
-		if (s)
-			attach_all(t, s, r, in);
+		obj *from = lookup(t, hset, (uint64_t)a->pDescriptorCopies[i].srcSet);
+		if (!s)
+			continue;
+		attach_all(t, s, r, in);
+		/* which it copies matters little: all of them, for good */
+		for (uint32_t k = 0; from && from != s && k < from->nbd; k++)
+			set_bdesc(s, UINT32_MAX, 0, from->bd[k].r.o, from->bd[k].r.off,
+				  from->bd[k].r.end);
 	}
 }
 
@@ -881,6 +1451,13 @@ static VkImageAspectFlags aspect_of(VkFormat f)
 	}
 }
 
+/* Whether a load op drops what the attachment held: CLEAR and DONT_CARE
+ * do; LOAD reads it, NONE keeps it. */
+static bool load_discards(VkAttachmentLoadOp op)
+{
+	return op == VK_ATTACHMENT_LOAD_OP_CLEAR || op == VK_ATTACHMENT_LOAD_OP_DONT_CARE;
+}
+
 /* Render pass O's attachment I: its layouts, and whether its contents go
  * at the start (a transition from UNDEFINED, or nothing loaded). */
 static void attachment(obj *o, uint32_t i, VkImageLayout initial, VkImageLayout final,
@@ -889,7 +1466,7 @@ static void attachment(obj *o, uint32_t i, VkImageLayout initial, VkImageLayout 
 	o->att_layout[2 * i] = initial;
 	o->att_layout[2 * i + 1] = final;
 	if (i < 32 && (initial == VK_IMAGE_LAYOUT_UNDEFINED ||
-		       (load != VK_ATTACHMENT_LOAD_OP_LOAD && stencil_load != VK_ATTACHMENT_LOAD_OP_LOAD)))
+		       (load_discards(load) && load_discards(stencil_load))))
 		o->discard |= 1u << i;
 }
 
@@ -897,12 +1474,15 @@ static void attachment(obj *o, uint32_t i, VkImageLayout initial, VkImageLayout 
 static void created(trim *t, obj *o, const char *n, const void *args)
 {
 	if (!strcmp(n, "vkCreateBuffer")) {
-		o->usage = ((const vk_args_vkCreateBuffer *)args)->pCreateInfo->usage;
+		const VkBufferCreateInfo *ci = ((const vk_args_vkCreateBuffer *)args)->pCreateInfo;
+		o->usage = ci->usage;
+		o->whole = ci->flags & VK_BUFFER_CREATE_DEVICE_ADDRESS_CAPTURE_REPLAY_BIT;
 	} else if (!strcmp(n, "vkCreateImage")) {
 		const VkImageCreateInfo *ci = ((const vk_args_vkCreateImage *)args)->pCreateInfo;
 		o->usage = ci->usage;
 		o->initial = ci->initialLayout;
 		o->aspect = aspect_of(ci->format);
+		o->format = ci->format;
 	} else if (!strcmp(n, "vkGetDeviceQueue")) {
 		const vk_args_vkGetDeviceQueue *a = args;
 		o->family = a->queueFamilyIndex;
@@ -915,8 +1495,10 @@ static void created(trim *t, obj *o, const char *n, const void *args)
 		const vk_args_vkCreateImageView *a = args;
 		o->target = lookup(t, H.image, (uint64_t)a->pCreateInfo->image);
 	} else if (!strcmp(n, "vkCreateBufferView")) {
-		const vk_args_vkCreateBufferView *a = args;
-		o->target = lookup(t, H.buffer, (uint64_t)a->pCreateInfo->buffer);
+		const VkBufferViewCreateInfo *ci = ((const vk_args_vkCreateBufferView *)args)->pCreateInfo;
+		o->target = lookup(t, H.buffer, (uint64_t)ci->buffer);
+		o->voff = ci->offset;
+		o->vend = ci->range == VK_WHOLE_SIZE ? UINT64_MAX : upto(ci->offset, ci->range);
 	} else if (!strcmp(n, "vkCreateFramebuffer")) {
 		const VkFramebufferCreateInfo *ci = ((const vk_args_vkCreateFramebuffer *)args)->pCreateInfo;
 		const vk_handle_info *hv = H.image_view;
@@ -1037,8 +1619,13 @@ static recording *recording_new(obj *cb)
 	return r;
 }
 
+/* What a command does to an image: writes it (discarding what was there,
+ * or not), the layout it expects and the one it leaves (-1: none). */
+typedef void (*image_fn)(void *ctx, obj *img, bool write, bool discard, int32_t expect,
+			 int32_t final);
+
 /* The images a render pass instance writes, and which it discards. */
-static void render_pass_writes(trim *t, recording *rc, const VkRenderPassBeginInfo *bi)
+static void render_pass_images(trim *t, const VkRenderPassBeginInfo *bi, image_fn fn, void *ctx)
 {
 	obj *rp = lookup(t, H.render_pass, (uint64_t)bi->renderPass);
 	obj *fb = lookup(t, H.framebuffer, (uint64_t)bi->framebuffer);
@@ -1058,14 +1645,14 @@ static void render_pass_writes(trim *t, recording *rc, const VkRenderPassBeginIn
 		obj *v = views.v[i];
 		if (!v || !v->target)
 			continue;
-		recording_write(rc, v->target, rp && i < 32 && (rp->discard >> i & 1));
-		if (rp && i < rp->natt)
-			recording_layout(rc, v->target, rp->att_layout[2 * i], rp->att_layout[2 * i + 1]);
+		bool known = rp && i < rp->natt;
+		fn(ctx, v->target, true, rp && i < 32 && (rp->discard >> i & 1),
+		   known ? rp->att_layout[2 * i] : -1, known ? rp->att_layout[2 * i + 1] : -1);
 	}
 	vfree(&views);
 }
 
-static void rendering_writes(trim *t, recording *rc, const VkRenderingInfo *ri)
+static void rendering_images(trim *t, const VkRenderingInfo *ri, image_fn fn, void *ctx)
 {
 	const vk_handle_info *hv = H.image_view;
 	const VkRenderingAttachmentInfo *att[34];
@@ -1078,66 +1665,73 @@ static void rendering_writes(trim *t, recording *rc, const VkRenderingInfo *ri)
 		att[n++] = ri->pStencilAttachment;
 	for (uint32_t i = 0; i < n; i++) {
 		obj *v = lookup(t, hv, (uint64_t)att[i]->imageView);
-		if (v && v->target) {
-			recording_write(rc, v->target, att[i]->loadOp != VK_ATTACHMENT_LOAD_OP_LOAD);
-			recording_layout(rc, v->target, att[i]->imageLayout, att[i]->imageLayout);
-		}
+		if (v && v->target)
+			fn(ctx, v->target, true, load_discards(att[i]->loadOp), att[i]->imageLayout,
+			   att[i]->imageLayout);
 		v = lookup(t, hv, (uint64_t)att[i]->resolveImageView);
-		if (v && v->target) {
-			recording_write(rc, v->target, false);
-			recording_layout(rc, v->target, att[i]->resolveImageLayout,
-					 att[i]->resolveImageLayout);
-		}
+		if (v && v->target)
+			fn(ctx, v->target, true, false, att[i]->resolveImageLayout,
+			   att[i]->resolveImageLayout);
 	}
 }
 
 /* A barrier changes an image's layout, not its contents, unless it comes
  * from UNDEFINED: then what was there is gone. */
-static void barrier_image(recording *rc, obj *o, VkImageLayout from, VkImageLayout to)
+static void barrier_image(obj *o, VkImageLayout from, VkImageLayout to, image_fn fn, void *ctx)
 {
-	if (!o)
-		return;
+	if (o)
+		fn(ctx, o, from == VK_IMAGE_LAYOUT_UNDEFINED, from == VK_IMAGE_LAYOUT_UNDEFINED,
+		   from, to);
+}
+
+/* The images of commands whose structs say more than their handles:
+ * barriers, render passes. */
+static void command_images(trim *t, const char *n, const void *args, image_fn fn, void *ctx)
+{
+	const vk_handle_info *hi = H.image;
+	if (!strcmp(n, "vkCmdPipelineBarrier")) {
+		const vk_args_vkCmdPipelineBarrier *a = args;
+		for (uint32_t i = 0; i < a->imageMemoryBarrierCount; i++) {
+			const VkImageMemoryBarrier *b = &a->pImageMemoryBarriers[i];
+			barrier_image(lookup(t, hi, (uint64_t)b->image), b->oldLayout, b->newLayout,
+				      fn, ctx);
+		}
+	} else if (named(n, "vkCmdPipelineBarrier2")) {
+		const VkDependencyInfo *d = ((const vk_args_vkCmdPipelineBarrier2 *)args)->pDependencyInfo;
+		for (uint32_t i = 0; i < d->imageMemoryBarrierCount; i++) {
+			const VkImageMemoryBarrier2 *b = &d->pImageMemoryBarriers[i];
+			barrier_image(lookup(t, hi, (uint64_t)b->image), b->oldLayout, b->newLayout,
+				      fn, ctx);
+		}
+	} else if (!strcmp(n, "vkCmdBeginRenderPass")) {
+		render_pass_images(t, ((const vk_args_vkCmdBeginRenderPass *)args)->pRenderPassBegin,
+				   fn, ctx);
+	} else if (named(n, "vkCmdBeginRenderPass2")) {
+		render_pass_images(t, ((const vk_args_vkCmdBeginRenderPass2 *)args)->pRenderPassBegin,
+				   fn, ctx);
+	} else if (named(n, "vkCmdBeginRendering")) {
+		rendering_images(t, ((const vk_args_vkCmdBeginRendering *)args)->pRenderingInfo, fn,
+				 ctx);
+	}
+}
+
+static void recording_image(void *ctx, obj *o, bool write, bool discard, int32_t expect,
+			    int32_t final)
+{
+	recording *rc = ctx;
 	recording_dep(rc, o);
-	if (from == VK_IMAGE_LAYOUT_UNDEFINED)
-		recording_write(rc, o, true);
-	recording_layout(rc, o, from, to);
-}
-
-static void barrier_writes(trim *t, recording *rc, const VkImageMemoryBarrier *b, uint32_t n)
-{
-	const vk_handle_info *hi = H.image;
-	for (uint32_t i = 0; i < n; i++) {
-		obj *o = lookup(t, hi, (uint64_t)b[i].image);
-		barrier_image(rc, o, b[i].oldLayout, b[i].newLayout);
-	}
-}
-
-static void barrier2_writes(trim *t, recording *rc, const VkDependencyInfo *d)
-{
-	const vk_handle_info *hi = H.image;
-	for (uint32_t i = 0; i < d->imageMemoryBarrierCount; i++) {
-		const VkImageMemoryBarrier2 *b = &d->pImageMemoryBarriers[i];
-		obj *o = lookup(t, hi, (uint64_t)b->image);
-		barrier_image(rc, o, b->oldLayout, b->newLayout);
-	}
+	if (write)
+		recording_write(rc, o, discard);
+	if (expect >= 0)
+		recording_layout(rc, o, expect, final);
 }
 
 /* The writes (and layouts) of commands whose structs say more than their
  * handles: barriers, render passes, push descriptors. */
 static void record_special(trim *t, recording *rc, const char *n, const void *args)
 {
-	if (!strcmp(n, "vkCmdPipelineBarrier")) {
-		const vk_args_vkCmdPipelineBarrier *a = args;
-		barrier_writes(t, rc, a->pImageMemoryBarriers, a->imageMemoryBarrierCount);
-	} else if (named(n, "vkCmdPipelineBarrier2")) {
-		barrier2_writes(t, rc, ((const vk_args_vkCmdPipelineBarrier2 *)args)->pDependencyInfo);
-	} else if (!strcmp(n, "vkCmdBeginRenderPass")) {
-		render_pass_writes(t, rc, ((const vk_args_vkCmdBeginRenderPass *)args)->pRenderPassBegin);
-	} else if (named(n, "vkCmdBeginRenderPass2")) {
-		render_pass_writes(t, rc, ((const vk_args_vkCmdBeginRenderPass2 *)args)->pRenderPassBegin);
-	} else if (named(n, "vkCmdBeginRendering")) {
-		rendering_writes(t, rc, ((const vk_args_vkCmdBeginRendering *)args)->pRenderingInfo);
-	} else if (named(n, "vkCmdPushDescriptorSet")) {
+	command_images(t, n, args, recording_image, rc);
+	if (named(n, "vkCmdPushDescriptorSet")) {
 		const vk_args_vkCmdPushDescriptorSetKHR *a = args;
 		vec st = {0};
 		for (uint32_t i = 0; i < a->descriptorWriteCount; i++)
@@ -1159,6 +1753,7 @@ static void record(trim *t, rec *r, const vk_command_info *cmd, const void *args
 	t->live_records++;
 	const char *n = cmd->sig.name;
 	record_special(t, rc, n, args);
+	cmd_reads(t, &r->c, cmd, args, in, &rc->reads);
 	for (uint32_t i = 1; i < in->n; i++) {
 		const found *f = &in->v[i];
 		obj *o = lookup(t, f->h, f->value);
@@ -1191,6 +1786,26 @@ static void reach(trim *t, obj *o, vec *out)
 			reach(t, o->deps.v[i], out);
 	if (o->target)
 		reach(t, o->target, out);
+}
+
+/* The buffer bytes the descriptor sets RC binds hold now, into OUT; with
+ * SECONDARIES, those of the secondary command buffers it executes too
+ * (their own reads as well). */
+static void set_reads(trim *t, const recording *rc, breads *out, bool secondaries)
+{
+	for (uint32_t i = 0; i < rc->deps.n; i++) {
+		const obj *o = rc->deps.v[i];
+		if (o->h == H.descriptor_set) {
+			for (uint32_t k = 0; k < o->nbd; k++)
+				breads_add(out, o->bd[k].r.o, o->bd[k].r.off, o->bd[k].r.end);
+		} else if (secondaries && i > 0 && o->h == H.command_buffer && o->cur) {
+			const recording *sec = o->cur;
+			for (uint32_t k = 0; k < sec->reads.n; k++)
+				breads_add(out, sec->reads.v[k].o, sec->reads.v[k].off,
+					   sec->reads.v[k].end);
+			set_reads(t, sec, out, false);
+		}
+	}
 }
 
 /* Whether every recording of OLD that writes O is in S: S does again
@@ -1308,6 +1923,8 @@ static void queue_submit(trim *t, rec *r, enum kind k, const void *args, const f
 			}
 		}
 		vfree(&seen);
+		for (uint32_t i = 0; i < s->recordings.n; i++)
+			set_reads(t, s->recordings.v[i], &s->reads, true);
 		for (uint32_t i = 0; i < s->recordings.n; i++) {
 			recording *rc = s->recordings.v[i];
 			for (uint32_t j = 0; j < rc->writes.n; j++) {
@@ -1391,6 +2008,7 @@ static int vk_before(trim *t, const trace_call *c, enum kind k, const vk_command
 	finds in = {0};
 	vk_walk_handles(cmd, args, false, find_fn, &in);
 	template_handles(t, c, cmd, args, &in);
+	host_use(t, cmd->sig.name, &in);
 	rec *r = rec_new(c);
 	switch (k) {
 	case K_CREATE: create(t, r, cmd, args, &in); break;
@@ -1449,7 +2067,15 @@ static int vk_before(trim *t, const trace_call *c, enum kind k, const vk_command
 		break;
 	}
 	case K_UPDATE_SETS: update_sets(t, r, args, &in); break;
-	default: other(t, r, cmd, &in); break;
+	default:
+		other(t, r, cmd, &in);
+		if (named(cmd->sig.name, "vkUpdateDescriptorSetWithTemplate")) {
+			const vk_args_vkUpdateDescriptorSetWithTemplate *a = args;
+			bsink sk = {lookup(t, H.descriptor_set, (uint64_t)a->descriptorSet), NULL};
+			if (sk.set)
+				template_reads(t, &sk, c, cmd, args);
+		}
+		break;
 	}
 	rec_unref(r);
 	free(in.v);
@@ -1497,6 +2123,7 @@ static int vma_before(trim *t, const trace_call *c, enum kind k)
 		t->last_time = r;
 		return 0;
 	}
+	r->time = rec_ref(t->last_time);
 	const char *n = c->sig->name;
 	const vma_function *f = vma_function_lookup(n, strlen(n));
 	vec in = {0}, out = {0};
@@ -1597,7 +2224,7 @@ int trim_before(trim *t, const trace_call *c, trace_error *err)
 }
 
 /* ------------------------------------------------------------------ */
-/* The range: what it names. */
+/* The range: what it names, what it may read, what it overwrites first. */
 
 static void root(trim *t, obj *o)
 {
@@ -1605,6 +2232,217 @@ static void root(trim *t, obj *o)
 		tmap_put(&t->rooted, o, 1);
 		vpush(&t->roots, o);
 	}
+}
+
+/* O's first use in command buffer CB's commands; false if it had one. */
+static bool touch_add(obj *cb, obj *o, bool discard)
+{
+	for (uint32_t i = 0; i < cb->nrt; i++)
+		if (cb->rt[i].o == o)
+			return false;
+	if (cb->nrt == cb->caprt) {
+		cb->caprt = cb->caprt ? 2 * cb->caprt : 16;
+		cb->rt = realloc(cb->rt, cb->caprt * sizeof(*cb->rt));
+		if (!cb->rt)
+			abort();
+	}
+	cb->rt[cb->nrt++] = (touch){o, discard};
+	return true;
+}
+
+/* A barrier that keeps an image's contents (not from UNDEFINED) is no
+ * use of them: what comes after it decides. */
+static void touch_image(void *ctx, obj *o, bool write, bool discard, int32_t expect,
+			int32_t final)
+{
+	(void)expect;
+	(void)final;
+	if (write)
+		touch_add(ctx, o, discard);
+}
+
+/* O, and what a command may read through it: what descriptor sets and
+ * framebuffers hold, what views show. */
+static void touch_reach(obj *cb, obj *o)
+{
+	if (!o || !touch_add(cb, o, false))
+		return;
+	if (o->h == H.descriptor_set || o->h == H.framebuffer)
+		for (uint32_t i = 0; i < o->deps.n; i++)
+			touch_reach(cb, o->deps.v[i]);
+	touch_reach(cb, o->target);
+}
+
+static void touch_before(trim *t, obj *cb);
+
+static void touch_cmd(trim *t, obj *cb, const vk_command_info *cmd, const void *args,
+		      const finds *in)
+{
+	command_images(t, cmd->sig.name, args, touch_image, cb);
+	if (barrier_cmd(cmd->sig.name))
+		return;
+	for (uint32_t i = 1; i < in->n; i++) {
+		obj *o = lookup(t, in->v[i].h, in->v[i].value);
+		if (o && o->h == H.command_buffer && o != cb) {
+			/* a secondary it executes: its uses, here */
+			touch_before(t, o);
+			for (uint32_t k = 0; k < o->nrt; k++)
+				touch_add(cb, o->rt[k].o, o->rt[k].discard);
+		} else {
+			touch_reach(cb, o);
+		}
+	}
+}
+
+/* CB's recording from before the range, as first uses, when the range
+ * goes on recording it or submits it.  Its records were read once
+ * already: one that does not decode now is left out. */
+static void touch_before(trim *t, obj *cb)
+{
+	if (cb->rstate)
+		return;
+	cb->rstate = 1;
+	recording *rc = cb->cur;
+	if (!rc)
+		return;
+	trace_arena a;
+	trace_arena_init(&a);
+	trace_error e;
+	trace_error_clear(&e);
+	for (uint32_t i = 0; i < rc->recs.n; i++) {
+		const trace_call *c = &((rec *)rc->recs.v[i])->c;
+		const vk_command_info *cmd;
+		kind_of(t, c, &cmd);
+		if (!cmd)
+			continue;
+		trace_arena_reset(&a);
+		void *args = trace_arena_alloc(&a, cmd->args_size);
+		if (vk_decode_args(cmd, c, &a, args, &e) < 0)
+			continue;
+		finds in = {0};
+		vk_walk_handles(cmd, args, false, find_fn, &in);
+		template_handles(t, c, cmd, args, &in);
+		touch_cmd(t, cb, cmd, args, &in);
+		free(in.v);
+	}
+	trace_arena_free(&a);
+}
+
+/* A submit of the range: the first uses of what its command buffers name
+ * are the range's, in this order, where nothing came before. */
+static void range_submit(trim *t, const finds *in)
+{
+	t->range_submitted = true;
+	for (uint32_t i = 0; i < in->n; i++) {
+		obj *cb = in->v[i].h == H.command_buffer ? lookup(t, H.command_buffer, in->v[i].value)
+							 : NULL;
+		if (!cb)
+			continue;
+		touch_before(t, cb);
+		for (uint32_t k = 0; k < cb->nrt; k++)
+			if (!cb->rt[k].o->range_first)
+				cb->rt[k].o->range_first = cb->rt[k].discard ? 1 : 2;
+	}
+}
+
+/* A present shows a swapchain's image as it is: those not used yet keep
+ * their contents. */
+static void range_present(trim *t, const finds *in)
+{
+	for (uint32_t i = 0; i < in->n; i++) {
+		obj *sc = in->v[i].h == H.swapchain ? lookup(t, H.swapchain, in->v[i].value) : NULL;
+		for (size_t k = 0; sc && k < t->objs.cap; k++) {
+			obj *x = t->objs.slot[k];
+			if (x && x->h == H.image && !x->range_first && vhas(&x->deps, sc))
+				x->range_first = 2;
+		}
+	}
+}
+
+static void range_update_sets(trim *t, const vk_args_vkUpdateDescriptorSets *a)
+{
+	bsink k = {NULL, &t->range_reads};
+	for (uint32_t i = 0; i < a->descriptorWriteCount; i++)
+		write_reads(t, &k, &a->pDescriptorWrites[i]);
+	for (uint32_t i = 0; i < a->descriptorCopyCount; i++) {
+		const obj *from = lookup(t, H.descriptor_set, (uint64_t)a->pDescriptorCopies[i].srcSet);
+		for (uint32_t j = 0; from && j < from->nbd; j++)
+			breads_add(&t->range_reads, from->bd[j].r.o, from->bd[j].r.off,
+				   from->bd[j].r.end);
+	}
+}
+
+/* A template the range makes: the entries its writes are read with. */
+static void range_template(trim *t, const vk_command_info *cmd, const void *args)
+{
+	const VkDescriptorUpdateTemplateCreateInfo *ci =
+		((const vk_args_vkCreateDescriptorUpdateTemplate *)args)->pCreateInfo;
+	finds out = {0};
+	vk_walk_handles(cmd, (void *)args, true, find_fn, &out);
+	if (out.n && ci) {
+		obj *o = xcalloc(1, sizeof(*o));
+		o->ntmpl = ci->descriptorUpdateEntryCount;
+		o->tmpl = xcalloc(o->ntmpl, sizeof(*o->tmpl));
+		memcpy(o->tmpl, ci->pDescriptorUpdateEntries, o->ntmpl * sizeof(*o->tmpl));
+		vpush(&t->range_tmpls, o);
+		tmap_put(&t->range_tmpl, (void *)(uintptr_t)out.v[0].value, (uint64_t)(uintptr_t)o);
+	}
+	free(out.v);
+}
+
+/* What the range does that the setup must know: the buffer bytes it may
+ * read, the first uses that discard contents, the bytes the host writes
+ * before the GPU sees them. */
+static void range_effects(trim *t, const trace_call *c, enum kind k, const vk_command_info *cmd,
+			  const void *args, const finds *in)
+{
+	const char *n = cmd->sig.name;
+	obj *cb = k == K_BEGIN || k == K_RECORD ? command_buffer(t, in) : NULL;
+	host_use(t, n, in);
+	if (cb) {
+		if (k == K_BEGIN) {
+			cb->nrt = 0;
+			cb->rstate = 2;
+		} else {
+			touch_before(t, cb);
+		}
+		touch_cmd(t, cb, cmd, args, in);
+		cmd_reads(t, c, cmd, args, in, &t->range_reads);
+	} else if (k == K_SUBMIT || k == K_SUBMIT2) {
+		range_submit(t, in);
+	} else if (named(n, "vkQueuePresentKHR")) {
+		range_present(t, in);
+	} else if (k == K_UPDATE_SETS) {
+		range_update_sets(t, args);
+	} else if (named(n, "vkUpdateDescriptorSetWithTemplate")) {
+		bsink sk = {NULL, &t->range_reads};
+		template_reads(t, &sk, c, cmd, args);
+	} else if (named(n, "vkCreateDescriptorUpdateTemplate")) {
+		range_template(t, cmd, args);
+	} else if (strstr(n, "Copy") && strncmp(n, "vkCmd", 5)) {
+		/* a host copy reads images as they are */
+		for (uint32_t i = 0; i < in->n; i++) {
+			obj *o = in->v[i].h == H.image ? lookup(t, H.image, in->v[i].value) : NULL;
+			if (o && !o->range_first)
+				o->range_first = 2;
+		}
+	}
+}
+
+/* The host writes these bytes before the range's first submit: what was
+ * there before cannot matter. */
+static void range_update(trim *t, const trace_call *c)
+{
+	const trace_value *a = c->args;
+	if (c->sig->nargs < 1 || a[0].kind != TRACE_POINTER)
+		return;
+	obj *o = lookup(t, H.buffer, a[0].u);
+	if (!o)
+		o = lookup(t, H.image, a[0].u);
+	root(t, o);
+	if (o && !t->range_submitted && c->sig->nargs >= 3 && a[1].kind == TRACE_UINT &&
+	    a[2].kind == TRACE_BLOB)
+		spans_add(&o->covered, a[1].u, upto(a[1].u, a[2].len));
 }
 
 int trim_range(trim *t, const trace_call *c, trace_error *err)
@@ -1624,10 +2462,7 @@ int trim_range(trim *t, const trace_call *c, trace_error *err)
 		return 0;
 	}
 	if (k == K_UPDATE) {
-		if (c->sig->nargs >= 1 && c->args[0].kind == TRACE_POINTER) {
-			root(t, lookup(t, H.buffer, c->args[0].u));
-			root(t, lookup(t, H.image, c->args[0].u));
-		}
+		range_update(t, c);
 		return 0;
 	}
 	if (!cmd) {
@@ -1656,6 +2491,7 @@ int trim_range(trim *t, const trace_call *c, trace_error *err)
 		if (o && o->h == H.command_buffer && !o->range_use)
 			o->range_use = k == K_BEGIN && i == 0 ? 1 : 2;
 	}
+	range_effects(t, c, k, cmd, args, &in);
 	free(in.v);
 	return 0;
 }
@@ -1669,8 +2505,14 @@ typedef struct closure {
 	vec submits;
 } closure;
 
-static void close_recording(trim *t, closure *cl, recording *r);
-static void close_obj(trim *t, closure *cl, obj *o);
+/*
+ * INPUTS: reached from a submit the setup runs again, whose commands may
+ * read it.  An object the range itself overwrites before it reads it
+ * (range_first 1) needs the submits that wrote it only as such an input;
+ * an object or recording reached both ways is walked again as an input.
+ */
+static void close_recording(trim *t, closure *cl, recording *r, bool inputs);
+static void close_obj(trim *t, closure *cl, obj *o, bool inputs);
 
 static void close_submit(trim *t, closure *cl, submit *s)
 {
@@ -1678,35 +2520,45 @@ static void close_submit(trim *t, closure *cl, submit *s)
 		return;
 	s->stamp = t->stamp;
 	vpush(&cl->submits, s);
-	close_obj(t, cl, s->queue);
+	close_obj(t, cl, s->queue, true);
 	for (uint32_t i = 0; i < s->recordings.n; i++)
-		close_recording(t, cl, s->recordings.v[i]);
+		close_recording(t, cl, s->recordings.v[i], true);
 }
 
-static void close_recording(trim *t, closure *cl, recording *r)
+static void close_recording(trim *t, closure *cl, recording *r, bool inputs)
 {
-	if (!r || r->stamp == t->stamp)
+	if (!r || (r->stamp == t->stamp && (!inputs || r->istamp == t->stamp)))
 		return;
+	if (r->stamp != t->stamp)
+		vpush(&cl->recordings, r);
 	r->stamp = t->stamp;
-	vpush(&cl->recordings, r);
-	for (uint32_t i = 0; i < r->deps.n; i++)
-		close_obj(t, cl, r->deps.v[i]);
+	if (inputs)
+		r->istamp = t->stamp;
+	for (uint32_t i = 0; i < r->deps.n; i++) {
+		obj *o = r->deps.v[i];
+		close_obj(t, cl, o, inputs);
+		/* a secondary it executes (deps[0] is its own buffer) */
+		if (i > 0 && o->h == H.command_buffer)
+			close_recording(t, cl, o->cur, inputs);
+	}
 }
 
-static void close_obj(trim *t, closure *cl, obj *o)
+static void close_obj(trim *t, closure *cl, obj *o, bool inputs)
 {
-	if (!o || o->stamp == t->stamp)
+	if (!o || (o->stamp == t->stamp && (!inputs || o->istamp == t->stamp)))
 		return;
+	if (o->stamp != t->stamp)
+		vpush(&cl->objs, o);
 	o->stamp = t->stamp;
-	vpush(&cl->objs, o);
+	if (inputs)
+		o->istamp = t->stamp;
 	for (uint32_t i = 0; i < o->deps.n; i++)
-		close_obj(t, cl, o->deps.v[i]);
-	close_obj(t, cl, o->owner);
-	close_obj(t, cl, o->target);
-	if (o->range_use != 1)
-		close_recording(t, cl, o->cur);
-	for (uint32_t i = 0; i < o->writers.n; i++)
-		close_submit(t, cl, o->writers.v[i]);
+		close_obj(t, cl, o->deps.v[i], inputs);
+	close_obj(t, cl, o->owner, inputs);
+	close_obj(t, cl, o->target, inputs);
+	if (inputs || o->range_first != 1)
+		for (uint32_t i = 0; i < o->writers.n; i++)
+			close_submit(t, cl, o->writers.v[i]);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1749,9 +2601,40 @@ static const trace_func_sig *update_sig(out *o)
 				 (const char *const *)vk_update_sig.arg_names);
 }
 
+/* LEN bytes of X at OFF as updates: those ALLOW (NULL: all) lets by. */
+static int put_update(out *o, const obj *x, uint64_t off, const uint8_t *data, uint64_t len,
+		      const spans *allow)
+{
+	span all = {0, UINT64_MAX};
+	const span *v = allow ? allow->v : &all;
+	uint32_t n = allow ? allow->n : 1;
+	for (uint32_t i = 0; i < n; i++) {
+		if (v[i].end <= off || v[i].off >= off + len)
+			continue;
+		uint64_t a = v[i].off > off ? v[i].off : off;
+		uint64_t b = v[i].end < off + len ? v[i].end : off + len;
+		trace_call c;
+		trace_call_init(&c);
+		c.sig = update_sig(o);
+		c.args = trace_call_values(&c, 3);
+		c.args[0] = (trace_value){.kind = TRACE_POINTER, .u = x->handle};
+		c.args[1] = (trace_value){.kind = TRACE_UINT, .u = a};
+		c.args[2] = (trace_value){.kind = TRACE_BLOB, .len = (uint32_t)(b - a),
+					  .blob = data + (a - off)};
+		o->st->updates++;
+		o->st->update_bytes += b - a;
+		int rc = put(o, &c);
+		trace_call_free(&c);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
 /* The extents of TO that FROM lacks, as updates of X (runs of adjacent
- * extents as one). */
-static int put_contents(out *o, obj *x, const content *to, const content *from)
+ * extents as one), of the bytes ALLOW (NULL: all) lets by. */
+static int put_contents(out *o, obj *x, const content *to, const content *from,
+			const spans *allow)
 {
 	if (!to || to == from)
 		return 0;
@@ -1775,21 +2658,12 @@ static int put_contents(out *o, obj *x, const content *to, const content *from)
 			k++;
 		}
 		uint64_t len = to->e[k - 1].off + to->e[k - 1].len - e->off;
-		trace_call c;
-		trace_call_init(&c);
-		c.sig = update_sig(o);
-		c.args = trace_call_values(&c, 3);
-		c.args[0] = (trace_value){.kind = TRACE_POINTER, .u = x->handle};
-		c.args[1] = (trace_value){.kind = TRACE_UINT, .u = e->off};
-		uint8_t *data = trace_arena_alloc(&c.arena, len);
+		uint8_t *data = xmalloc(len);
 		for (uint32_t m = i; m < k; m++)
 			memcpy(data + (to->e[m].off - e->off), to->e[m].b->data + to->e[m].boff,
 			       to->e[m].len);
-		c.args[2] = (trace_value){.kind = TRACE_BLOB, .len = (uint32_t)len, .blob = data};
-		o->st->updates++;
-		o->st->update_bytes += len;
-		int rc = put(o, &c);
-		trace_call_free(&c);
+		int rc = put_update(o, x, e->off, data, len, allow);
+		free(data);
 		if (rc < 0)
 			return rc;
 		i = k;
@@ -1987,6 +2861,63 @@ static int by_no(const void *a, const void *b)
 	return x->c.no < y->c.no ? -1 : x->c.no > y->c.no;
 }
 
+/* The bytes of its buffers the closure may read: what the recordings it
+ * runs read directly, through the descriptor sets they bind (as they are
+ * now, and as they were at each submit it runs again), and what the range
+ * reads.  A buffer whose device address was asked for (zink makes every
+ * buffer able to have one, and asks for none) or may be known from an
+ * earlier run is read whole. */
+static void readable(trim *t, const closure *cl)
+{
+	breads all = {0};
+	for (uint32_t i = 0; i < cl->objs.n; i++) {
+		obj *x = cl->objs.v[i];
+		x->rd.n = 0;
+		if (x->h == H.buffer && x->whole)
+			spans_add(&x->rd, 0, UINT64_MAX);
+	}
+	for (uint32_t i = 0; i < cl->objs.n; i++) {
+		obj *x = cl->objs.v[i];
+		if (x->h == H.descriptor_set && tmap_get(&t->rooted, x, NULL))
+			for (uint32_t k = 0; k < x->nbd; k++)
+				spans_add(&x->bd[k].r.o->rd, x->bd[k].r.off, x->bd[k].r.end);
+	}
+	for (uint32_t i = 0; i < cl->recordings.n; i++) {
+		const recording *r = cl->recordings.v[i];
+		for (uint32_t k = 0; k < r->reads.n; k++)
+			spans_add(&r->reads.v[k].o->rd, r->reads.v[k].off, r->reads.v[k].end);
+		set_reads(t, r, &all, false);
+	}
+	for (uint32_t i = 0; i < cl->submits.n; i++) {
+		const submit *s = cl->submits.v[i];
+		for (uint32_t k = 0; k < s->reads.n; k++)
+			spans_add(&s->reads.v[k].o->rd, s->reads.v[k].off, s->reads.v[k].end);
+	}
+	for (uint32_t k = 0; k < all.n; k++)
+		spans_add(&all.v[k].o->rd, all.v[k].off, all.v[k].end);
+	for (uint32_t k = 0; k < t->range_reads.n; k++)
+		spans_add(&t->range_reads.v[k].o->rd, t->range_reads.v[k].off,
+			  t->range_reads.v[k].end);
+	breads_free(&all);
+}
+
+/* X's contents as the range found them: of a buffer what may be read, of
+ * either what the range does not write before its first submit. */
+static int put_final(out *o, obj *x)
+{
+	spans allow = {0};
+	if (x->h == H.buffer)
+		for (uint32_t i = 0; i < x->rd.n; i++)
+			spans_add(&allow, x->rd.v[i].off, x->rd.v[i].end);
+	else
+		spans_add(&allow, 0, UINT64_MAX);
+	for (uint32_t i = 0; i < x->covered.n; i++)
+		spans_sub(&allow, x->covered.v[i].off, x->covered.v[i].end);
+	int rc = put_contents(o, x, x->cont, x->emitted, &allow);
+	spans_free(&allow);
+	return rc;
+}
+
 int trim_write_setup(trim *t, trace_writer *w, uint64_t *no, trim_stats *stats,
 		     trace_error *err)
 {
@@ -2003,11 +2934,19 @@ int trim_write_setup(trim *t, trace_writer *w, uint64_t *no, trim_stats *stats,
 	t->stamp++;
 	for (size_t i = 0; i < t->objs.cap; i++) {
 		obj *x = t->objs.slot[i];
-		if (x && x->h && x->h->dispatchable)
-			close_obj(t, &cl, x);
+		if (x && x->h && x->h->dispatchable && x->h != H.command_buffer)
+			close_obj(t, &cl, x, false);
 	}
-	for (uint32_t i = 0; i < t->roots.n; i++)
-		close_obj(t, &cl, t->roots.v[i]);
+	/* a command buffer's recording from before only if the range may
+	 * submit it: not those it records afresh, nor those a kept submit
+	 * ran (their recording now may be a later one) */
+	for (uint32_t i = 0; i < t->roots.n; i++) {
+		obj *x = t->roots.v[i];
+		close_obj(t, &cl, x, false);
+		if (x->h == H.command_buffer && x->range_use == 2)
+			close_recording(t, &cl, x->cur, false);
+	}
+	readable(t, &cl);
 
 	vec recs = {0};
 	t->stamp++;
@@ -2034,6 +2973,7 @@ int trim_write_setup(trim *t, trace_writer *w, uint64_t *no, trim_stats *stats,
 
 	/* the closure's objects carry stamp t->stamp - 1 */
 	uint32_t in_closure = t->stamp - 1;
+	const rec *time = NULL;  /* VMA: the last tracekit.time written */
 	int rc = put_pseudo(&o, TRIM_SETUP_BEGIN);
 	for (uint32_t i = 0; rc == 0 && i < recs.n; i++) {
 		rec *r = recs.v[i];
@@ -2043,7 +2983,8 @@ int trim_write_setup(trim *t, trace_writer *w, uint64_t *no, trim_stats *stats,
 				obj *x = s->snaps[k].o;
 				if (x->stamp != in_closure)
 					continue;
-				rc = put_contents(&o, x, s->snaps[k].c, x->emitted);
+				rc = put_contents(&o, x, s->snaps[k].c, x->emitted,
+						  x->h == H.buffer ? &x->rd : NULL);
 				x->emitted = s->snaps[k].c;
 			}
 			o.thread = r->c.thread;
@@ -2070,15 +3011,21 @@ int trim_write_setup(trim *t, trace_writer *w, uint64_t *no, trim_stats *stats,
 		} else if (r->fixup) {
 			rc = put_fixup(&o, r);
 		} else {
+			if (r->time && r->time != time && rc == 0) {
+				trace_call c = r->time->c;
+				rc = put(&o, &c);
+				time = r->time;
+			}
 			trace_call c = r->c;
-			rc = put(&o, &c);
+			if (rc == 0)
+				rc = put(&o, &c);
 		}
 	}
 	/* the contents and layouts as the range found them */
 	for (uint32_t i = 0; rc == 0 && i < cl.objs.n; i++) {
 		obj *x = cl.objs.v[i];
-		if (x->alive && x->cont)
-			rc = put_contents(&o, x, x->cont, x->emitted);
+		if (x->alive && x->cont && x->range_first != 1)
+			rc = put_final(&o, x);
 		if (x->alive && !o.queue && x->h == H.queue)
 			o.queue = x;
 		if (x->alive && x->layout >= 0)
@@ -2086,7 +3033,7 @@ int trim_write_setup(trim *t, trace_writer *w, uint64_t *no, trim_stats *stats,
 	}
 	if (rc == 0)
 		rc = put_layouts(&o, o.queue);
-	if (rc == 0 && t->last_time) {
+	if (rc == 0 && t->last_time && t->last_time != time) {
 		trace_call c = t->last_time->c;
 		rc = put(&o, &c);
 	}
@@ -2138,6 +3085,14 @@ void trim_free(trim *t)
 		rec_unref(t->globals.v[i]);
 	vfree(&t->globals);
 	rec_unref(t->last_time);
+	breads_free(&t->range_reads);
+	for (uint32_t i = 0; i < t->range_tmpls.n; i++) {
+		obj *o = t->range_tmpls.v[i];
+		free(o->tmpl);
+		free(o);
+	}
+	vfree(&t->range_tmpls);
+	tmap_free(&t->range_tmpl);
 	tmap_free(&t->kinds);
 	tmap_free(&t->cmds);
 	trace_arena_free(&t->scratch);

@@ -13,11 +13,14 @@
  * the state, not the trace's length.
  *
  * Fed the range's records (trim_range), it notes which objects the range
- * names.  trim_write_setup() then writes what those objects need,
- * transitively, in the order the trace had it: creation, state, the
- * submits that wrote their contents (run one at a time, their semaphores
- * and fences left out), and their contents at the range's start; fences
- * and timeline semaphores are created in the state they had then.
+ * names, which buffer bytes it may read, which images it clears before
+ * it reads them, and what the host writes before its first submit.
+ * trim_write_setup() then writes what those objects need, transitively,
+ * in the order the trace had it: creation, state, the submits that wrote
+ * their contents (run one at a time, their semaphores and fences left
+ * out), and their contents at the range's start, of buffers only the
+ * bytes the range and those submits may read; fences and timeline
+ * semaphores are created in the state they had then.
  *
  * Like vkreplay.c it reads the generated argument structs
  * (build/gen/vkschema_cmds.h), so only trace-trim links it.  See
