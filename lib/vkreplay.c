@@ -147,6 +147,7 @@ enum special {
 	SP_ACQUIRE, SP_ACQUIRE2, SP_PRESENT,
 	SP_FAKE_CREATE, SP_FAKE_DESTROY,
 	SP_CREATE_TEMPLATE, SP_DESTROY_TEMPLATE, SP_TEMPLATE_DATA,
+	SP_GET_QUEUE, SP_GET_QUEUE2, SP_SUBMIT, SP_SUBMIT2, SP_DRAW_MULTI, SP_DRAW_MULTI_INDEXED,
 };
 
 typedef struct cmd_entry {
@@ -154,6 +155,7 @@ typedef struct cmd_entry {
 	int32_t index;
 	uint8_t special;
 	bool out_handles;    /* an output parameter may hold handles */
+	bool result;         /* it returns a VkResult */
 	int16_t allocator;   /* the pAllocator parameter, or -1 */
 	int16_t tmpl, data;  /* SP_TEMPLATE_DATA: descriptorUpdateTemplate, pData */
 } cmd_entry;
@@ -212,7 +214,30 @@ typedef struct tmpl {
 	VkDescriptorUpdateTemplateEntry e[];
 } tmpl;
 
-enum tag { TAG_SIG = 1, TAG_OBJ, TAG_MEM, TAG_SWAPCHAIN, TAG_TEMPLATE };
+enum tag { TAG_SIG = 1, TAG_OBJ, TAG_MEM, TAG_SWAPCHAIN, TAG_TEMPLATE, TAG_QUEUE };
+
+/*
+ * --stats: the GPU time of the batches submitted to one queue family,
+ * from two timestamps per batch written by command buffers of our own put
+ * first and last in it.  Slots form a ring read in submit order, a frame
+ * or more later, without waiting (or waiting for the oldest when the ring
+ * is full): the replay does not wait for the GPU to time it.
+ */
+#define GPU_SLOTS 128
+
+typedef struct gpu_timer {
+	bool usable;                /* the family has timestamps */
+	uint64_t mask;              /* timestampValidBits */
+	double period;              /* nanoseconds per tick */
+	VkCommandPool pool;
+	VkQueryPool queries;        /* slot i: 2i at the start, 2i + 1 at the end */
+	VkCommandBuffer cb[2 * GPU_SLOTS];  /* slot i: 2i writes the start, 2i + 1 the end */
+	size_t frame[GPU_SLOTS];    /* the index of the frame a slot's batch counts for */
+	uint32_t head, n;           /* the oldest slot in flight; slots in flight */
+	size_t busy_frame;          /* the frame of the last batch read, and */
+	uint64_t busy_end;          /* where its span ended: spans overlap */
+	bool busy;
+} gpu_timer;
 
 typedef struct vkr {
 	const vkr_options *opt;
@@ -224,6 +249,7 @@ typedef struct vkr {
 	hmap mems;         /* (capture, TAG_MEM) -> memobj* */
 	hmap swapchains;   /* (capture, TAG_SWAPCHAIN) -> swapchain* */
 	hmap templates;    /* (capture, TAG_TEMPLATE) -> tmpl* */
+	hmap queues;       /* (live queue, TAG_QUEUE) -> its family */
 	PFN_vkVoidFunction *fns;
 	uint8_t *fn_done;
 	trace_arena arena;
@@ -251,6 +277,13 @@ typedef struct vkr {
 	double t_start, t_first_frame, t_last_frame, frame_cpu_max, frame_cpu_min;
 	double *frame_times;
 	size_t nframe_times, cap_frame_times;
+	/* --stats: GPU time, by queue family; seconds per frame, as frame_times */
+	gpu_timer **timers;
+	uint32_t nfamilies;
+	double *frame_gpu;
+	size_t cap_frame_gpu;
+	bool gpu_unmeasured;  /* a batch went to a family without timestamps
+			       * (or to a queue of no known family) */
 	bool stop;
 	/* --loop: the range's records, replayed again */
 	struct kept *kept;
@@ -511,6 +544,13 @@ static enum special special_of(const char *n, const vk_command_info *cmd)
 		{"vkUpdateDescriptorSetWithTemplateKHR", SP_TEMPLATE_DATA},
 		{"vkCmdPushDescriptorSetWithTemplateKHR", SP_TEMPLATE_DATA},
 		{"vkCmdPushDescriptorSetWithTemplate", SP_TEMPLATE_DATA},
+		{"vkGetDeviceQueue", SP_GET_QUEUE},
+		{"vkGetDeviceQueue2", SP_GET_QUEUE2},
+		{"vkQueueSubmit", SP_SUBMIT},
+		{"vkQueueSubmit2", SP_SUBMIT2},
+		{"vkQueueSubmit2KHR", SP_SUBMIT2},
+		{"vkCmdDrawMultiEXT", SP_DRAW_MULTI},
+		{"vkCmdDrawMultiIndexedEXT", SP_DRAW_MULTI_INDEXED},
 	};
 	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)
 		if (!strcmp(n, table[i].name))
@@ -546,6 +586,7 @@ static cmd_entry *entry_of(vkr *r, const trace_call *c)
 		return NULL;
 	}
 	e->special = (uint8_t)special_of(cmd->sig.name, cmd);
+	e->result = cmd->ret && cmd->ret->base == VK_B_ENUM && !strcmp(cmd->ret->type, "VkResult");
 	e->allocator = e->tmpl = e->data = -1;
 	for (uint32_t i = 0; i < cmd->nparams; i++) {
 		const vk_field *f = &cmd->params[i];
@@ -585,15 +626,55 @@ static void check_result(vkr *r, const cmd_entry *e, bool have_cap, VkResult cap
 	}
 }
 
+/* The handles of the inputs made live; false, with a warning, where one
+ * the call cannot go without is unknown (then the call is not made). */
+static bool remap_args(vkr *r, const vk_command_info *cmd, void *args)
+{
+	r->skip_call = false;
+	vk_walk_handles(cmd, args, false, remap_in, r);
+	if (r->skip_call)
+		warn(r, "%s: %s 0x%llx unknown: call not replayed", cmd->sig.name,
+		     r->missing_type->name, (unsigned long long)r->missing_value);
+	return !r->skip_call;
+}
+
+/* Calls the command with its inputs live, compares the result with the
+ * capture's and maps the handles it made. */
+static VkResult invoke(vkr *r, const cmd_entry *e, void *args)
+{
+	const vk_command_info *cmd = e->cmd;
+	VkResult cap = VK_SUCCESS, now = VK_SUCCESS;
+	bool has_ret = e->result && r->call->ret;
+	if (has_ret)
+		memcpy(&cap, (uint8_t *)args + cmd->ret->offset, sizeof(cap));
+	if (e->allocator >= 0)
+		memset((uint8_t *)args + cmd->params[e->allocator].offset, 0, sizeof(void *));
+	collect col = {.r = r};
+	if (e->out_handles)
+		vk_walk_handles(cmd, args, true, collect_out, &col);
+	PFN_vkVoidFunction fn = lookup_fn(r, e);
+	if (!fn)
+		fatal(r, "%s is not available on %s (an extension the replay did not enable?)",
+		      cmd->sig.name, r->dev.props.deviceName[0] ? r->dev.props.deviceName : "this device");
+	vk_calls[e->index](fn, args);
+	r->calls++;
+	if (has_ret) {
+		memcpy(&now, (uint8_t *)args + cmd->ret->offset, sizeof(now));
+		check_result(r, e, true, cap, now);
+	}
+	if (e->out_handles && !is_failure(now)) {
+		col.live = true;
+		vk_walk_handles(cmd, args, true, collect_out, &col);
+	}
+	free(col.vals);
+	free(col.types);
+	return now;
+}
+
 /* The generic path: remap, call, map what it made, forget what it ended. */
 static VkResult call_generic(vkr *r, const cmd_entry *e, void *args)
 {
 	const vk_command_info *cmd = e->cmd;
-	VkResult cap = VK_SUCCESS, now = VK_SUCCESS;
-	bool has_ret = cmd->ret && r->call->ret && cmd->ret->base == VK_B_ENUM &&
-		       !strcmp(cmd->ret->type, "VkResult");
-	if (has_ret)
-		memcpy(&cap, (uint8_t *)args + cmd->ret->offset, sizeof(cap));
 	/* what a destroy or free ends: its capture values */
 	destroyed d = {0};
 	if (cmd->action == VK_ACTION_DESTROY || cmd->action == VK_ACTION_FREE) {
@@ -621,35 +702,11 @@ static VkResult call_generic(vkr *r, const cmd_entry *e, void *args)
 		}
 		d.h = cmd->object;
 	}
-	r->skip_call = false;
-	vk_walk_handles(cmd, args, false, remap_in, r);
-	if (r->skip_call) {
-		warn(r, "%s: %s 0x%llx unknown: call not replayed", cmd->sig.name,
-		     r->missing_type->name, (unsigned long long)r->missing_value);
+	if (!remap_args(r, cmd, args)) {
 		free(d.more);
 		return VK_SUCCESS;
 	}
-	if (e->allocator >= 0)
-		memset((uint8_t *)args + cmd->params[e->allocator].offset, 0, sizeof(void *));
-	collect col = {.r = r};
-	if (e->out_handles)
-		vk_walk_handles(cmd, args, true, collect_out, &col);
-	PFN_vkVoidFunction fn = lookup_fn(r, e);
-	if (!fn)
-		fatal(r, "%s is not available on %s (an extension the replay did not enable?)",
-		      cmd->sig.name, r->dev.props.deviceName[0] ? r->dev.props.deviceName : "this device");
-	vk_calls[e->index](fn, args);
-	r->calls++;
-	if (has_ret) {
-		memcpy(&now, (uint8_t *)args + cmd->ret->offset, sizeof(now));
-		check_result(r, e, true, cap, now);
-	}
-	if (e->out_handles && !is_failure(now)) {
-		col.live = true;
-		vk_walk_handles(cmd, args, true, collect_out, &col);
-	}
-	free(col.vals);
-	free(col.types);
+	VkResult now = invoke(r, e, args);
 	if (d.h) {
 		for (size_t i = 0; i < d.n; i++)
 			map_del(r, d.h, d.vals[i]);
@@ -906,6 +963,10 @@ static void create_device(vkr *r, vk_args_vkCreateDevice *a)
 	vkGetDeviceQueue(dev, family, 0, &queue);
 	vkd_attach_device(&r->dev, dev, family, queue);
 	reset_fns(r);
+	if (r->opt->stats) {
+		r->nfamilies = nq;
+		r->timers = xcalloc(nq, sizeof(*r->timers));
+	}
 	map_put(r, r->h_device, a->pDevice ? (uint64_t)(uintptr_t)*a->pDevice : 0,
 		(uint64_t)(uintptr_t)dev);
 	VkCommandPoolCreateInfo pci = {
@@ -928,6 +989,8 @@ static void create_device(vkr *r, vk_args_vkCreateDevice *a)
 static void release_obj(vkr *r, obj *o);
 static void destroy_swapchain(vkr *r, swapchain *s);
 static void free_templates(vkr *r);
+static void gpu_poll(vkr *r, bool wait);
+static void gpu_timers_free(vkr *r);
 
 /* The vkDestroyX(device, handle, pAllocator) of handle type H, or NULL. */
 static const vk_command_info *destroyer(vkr *r, const vk_handle_info *h)
@@ -953,6 +1016,9 @@ static void device_teardown(vkr *r)
 	if (!r->dev.device)
 		return;
 	vkDeviceWaitIdle(r->dev.device);
+	gpu_poll(r, true);
+	gpu_timers_free(r);
+	hfree(&r->queues);
 	for (size_t i = 0; i < r->swapchains.cap; i++)
 		if (r->swapchains.e && r->swapchains.e[i].kind) {
 			destroy_swapchain(r, (swapchain *)(uintptr_t)r->swapchains.e[i].val);
@@ -1620,6 +1686,233 @@ static void screenshot(vkr *r, swapchain *s, uint32_t index, int64_t frame)
 }
 
 /* ------------------------------------------------------------------ */
+/* GPU time (--stats): see gpu_timer. */
+
+/* Spans of one frame on one queue family, read in submit order, count
+ * once where they overlap: the time the family was busy with the frame. */
+static void gpu_account(vkr *r, gpu_timer *t, size_t frame, uint64_t start, uint64_t end)
+{
+	uint64_t m = t->mask, len = (end - start) & m;
+	if (t->busy && t->busy_frame == frame) {
+		uint64_t over = (t->busy_end - start) & m;  /* the last span past this start */
+		if (over <= m / 2)
+			len = over >= len ? 0 : len - over;
+		if (((end - t->busy_end) & m) > m / 2)
+			end = t->busy_end;  /* this one ended first */
+	}
+	t->busy = true;
+	t->busy_frame = frame;
+	t->busy_end = end;
+	if (frame >= r->cap_frame_gpu) {
+		size_t cap = r->cap_frame_gpu ? r->cap_frame_gpu : 256;
+		while (cap <= frame)
+			cap *= 2;
+		r->frame_gpu = realloc(r->frame_gpu, cap * sizeof(double));
+		if (!r->frame_gpu)
+			fatal(r, "out of memory");
+		memset(r->frame_gpu + r->cap_frame_gpu, 0, (cap - r->cap_frame_gpu) * sizeof(double));
+		r->cap_frame_gpu = cap;
+	}
+	r->frame_gpu[frame] += (double)len * t->period * 1e-9;
+}
+
+/* Reads the oldest slot in flight; false where its batch is not done
+ * and WAIT is not set. */
+static bool gpu_read(vkr *r, gpu_timer *t, bool wait)
+{
+	uint64_t ts[2];
+	uint32_t s = t->head;
+	VkResult res = vkGetQueryPoolResults(r->dev.device, t->queries, 2 * s, 2, sizeof(ts), ts,
+					     sizeof(ts[0]), VK_QUERY_RESULT_64_BIT |
+					     (wait ? VK_QUERY_RESULT_WAIT_BIT : 0));
+	if (res == VK_NOT_READY)
+		return false;
+	if (res != VK_SUCCESS)
+		fatal(r, "GPU time: vkGetQueryPoolResults failed: %s", result_name(res));
+	gpu_account(r, t, t->frame[s], ts[0], ts[1]);
+	t->head = (s + 1) % GPU_SLOTS;
+	t->n--;
+	return true;
+}
+
+/* Reads what is done (everything, waiting, with WAIT). */
+static void gpu_poll(vkr *r, bool wait)
+{
+	for (uint32_t f = 0; f < r->nfamilies; f++) {
+		gpu_timer *t = r->timers[f];
+		while (t && t->n && gpu_read(r, t, wait))
+			;
+	}
+}
+
+/* The timer of FAMILY, made at its first batch: the query pool and the
+ * command buffers of every slot, recorded once (they are submitted again
+ * only once their slot is read, so the batch that used them is done). */
+static gpu_timer *gpu_timer_of(vkr *r, uint32_t family)
+{
+	if (family >= r->nfamilies)
+		return NULL;
+	if (r->timers[family])
+		return r->timers[family];
+	gpu_timer *t = xcalloc(1, sizeof(*t));
+	r->timers[family] = t;
+	uint32_t nq = 0;
+	vkGetPhysicalDeviceQueueFamilyProperties(r->dev.physical, &nq, NULL);
+	VkQueueFamilyProperties *qf = xcalloc(nq, sizeof(*qf));
+	vkGetPhysicalDeviceQueueFamilyProperties(r->dev.physical, &nq, qf);
+	uint32_t bits = family < nq ? qf[family].timestampValidBits : 0;
+	free(qf);
+	if (!bits || r->dev.props.limits.timestampPeriod <= 0)
+		return t;
+	t->mask = bits >= 64 ? UINT64_MAX : (1ull << bits) - 1;
+	t->period = r->dev.props.limits.timestampPeriod;
+	VkDevice dev = r->dev.device;
+	VkCommandPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+				       .queueFamilyIndex = family};
+	VkQueryPoolCreateInfo qci = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
+				     .queryType = VK_QUERY_TYPE_TIMESTAMP,
+				     .queryCount = 2 * GPU_SLOTS};
+	VkCommandBufferAllocateInfo cai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+					   .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+					   .commandBufferCount = 2 * GPU_SLOTS};
+	if (vkCreateCommandPool(dev, &pci, NULL, &t->pool) != VK_SUCCESS ||
+	    vkCreateQueryPool(dev, &qci, NULL, &t->queries) != VK_SUCCESS ||
+	    (cai.commandPool = t->pool, vkAllocateCommandBuffers(dev, &cai, t->cb)) != VK_SUCCESS)
+		fatal(r, "GPU time: cannot make the query pool and command buffers");
+	/* simultaneous use: the end of a batch's work is seen (its timestamp)
+	 * before the batch itself is known done */
+	VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+				       .flags = VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT};
+	for (uint32_t i = 0; i < GPU_SLOTS; i++) {
+		vkBeginCommandBuffer(t->cb[2 * i], &bi);
+		vkCmdResetQueryPool(t->cb[2 * i], t->queries, 2 * i, 2);
+		vkCmdWriteTimestamp(t->cb[2 * i], VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, t->queries, 2 * i);
+		vkEndCommandBuffer(t->cb[2 * i]);
+		vkBeginCommandBuffer(t->cb[2 * i + 1], &bi);
+		vkCmdWriteTimestamp(t->cb[2 * i + 1], VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, t->queries,
+				    2 * i + 1);
+		vkEndCommandBuffer(t->cb[2 * i + 1]);
+	}
+	t->usable = true;
+	return t;
+}
+
+static void gpu_timers_free(vkr *r)
+{
+	for (uint32_t f = 0; f < r->nfamilies; f++) {
+		gpu_timer *t = r->timers[f];
+		if (t && t->usable) {
+			vkDestroyQueryPool(r->dev.device, t->queries, NULL);
+			vkDestroyCommandPool(r->dev.device, t->pool, NULL);
+		}
+		free(t);
+	}
+	free(r->timers);
+	r->timers = NULL;
+	r->nfamilies = 0;
+}
+
+/* The timer for a submit to QUEUE (live) now, or NULL: --stats, a frame
+ * it counts, a queue family with timestamps. */
+static gpu_timer *gpu_timer_for(vkr *r, VkQueue queue)
+{
+	if (!r->opt->stats || r->frame < r->opt->first_frame || !r->nfamilies)
+		return NULL;
+	hent *h = hfind(&r->queues, (uint64_t)(uintptr_t)queue, TAG_QUEUE);
+	gpu_timer *t = h ? gpu_timer_of(r, (uint32_t)h->val) : NULL;
+	if (!t || !t->usable)
+		r->gpu_unmeasured = true;
+	return t && t->usable ? t : NULL;
+}
+
+/* A slot for the next batch, after the K taken for this submit: the
+ * oldest slot is waited for where the ring is full; UINT32_MAX where the
+ * submit took every slot. */
+static uint32_t gpu_slot(vkr *r, gpu_timer *t, uint32_t k)
+{
+	if (t->n && t->n + k == GPU_SLOTS)
+		gpu_read(r, t, true);
+	if (t->n + k == GPU_SLOTS)
+		return UINT32_MAX;
+	uint32_t s = (t->head + t->n + k) % GPU_SLOTS;
+	t->frame[s] = r->nframe_times;
+	return s;
+}
+
+/* A batch that can take our command buffers: not protected, not for a
+ * device group (its masks count the command buffers). */
+static bool gpu_timeable(const void *pnext)
+{
+	for (const base_out *b = pnext; b; b = b->pNext)
+		if (b->sType == VK_STRUCTURE_TYPE_DEVICE_GROUP_SUBMIT_INFO ||
+		    b->sType == VK_STRUCTURE_TYPE_PROTECTED_SUBMIT_INFO)
+			return false;
+	return true;
+}
+
+/* vkQueueSubmit; under --stats each batch's command buffers between the
+ * two of a slot. */
+static void submit(vkr *r, const cmd_entry *e, vk_args_vkQueueSubmit *a)
+{
+	if (!remap_args(r, e->cmd, a))
+		return;
+	gpu_timer *t = gpu_timer_for(r, a->queue);
+	uint32_t k = 0;
+	if (t && a->pSubmits) {
+		VkSubmitInfo *si = trace_arena_alloc(&r->arena, sizeof(*si) * a->submitCount);
+		memcpy(si, a->pSubmits, sizeof(*si) * a->submitCount);
+		for (uint32_t i = 0; i < a->submitCount; i++) {
+			uint32_t n = si[i].commandBufferCount;
+			uint32_t s;
+			if (!n || !gpu_timeable(si[i].pNext) || (s = gpu_slot(r, t, k)) == UINT32_MAX)
+				continue;
+			k++;
+			VkCommandBuffer *cb = trace_arena_alloc(&r->arena, sizeof(*cb) * (n + 2));
+			cb[0] = t->cb[2 * s];
+			memcpy(cb + 1, si[i].pCommandBuffers, sizeof(*cb) * n);
+			cb[n + 1] = t->cb[2 * s + 1];
+			si[i].pCommandBuffers = cb;
+			si[i].commandBufferCount = n + 2;
+		}
+		a->pSubmits = si;
+	}
+	if (invoke(r, e, a) == VK_SUCCESS && t)
+		t->n += k;
+}
+
+static void submit2(vkr *r, const cmd_entry *e, vk_args_vkQueueSubmit2 *a)
+{
+	if (!remap_args(r, e->cmd, a))
+		return;
+	gpu_timer *t = gpu_timer_for(r, a->queue);
+	uint32_t k = 0;
+	if (t && a->pSubmits) {
+		VkSubmitInfo2 *si = trace_arena_alloc(&r->arena, sizeof(*si) * a->submitCount);
+		memcpy(si, a->pSubmits, sizeof(*si) * a->submitCount);
+		for (uint32_t i = 0; i < a->submitCount; i++) {
+			uint32_t n = si[i].commandBufferInfoCount;
+			uint32_t s;
+			if (!n || (si[i].flags & VK_SUBMIT_PROTECTED_BIT) || !gpu_timeable(si[i].pNext) ||
+			    (s = gpu_slot(r, t, k)) == UINT32_MAX)
+				continue;
+			k++;
+			VkCommandBufferSubmitInfo *cb = trace_arena_alloc(&r->arena, sizeof(*cb) * (n + 2));
+			cb[0] = (VkCommandBufferSubmitInfo){
+				.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO,
+				.commandBuffer = t->cb[2 * s]};
+			memcpy(cb + 1, si[i].pCommandBufferInfos, sizeof(*cb) * n);
+			cb[n + 1] = cb[0];
+			cb[n + 1].commandBuffer = t->cb[2 * s + 1];
+			si[i].pCommandBufferInfos = cb;
+			si[i].commandBufferInfoCount = n + 2;
+		}
+		a->pSubmits = si;
+	}
+	if (invoke(r, e, a) == VK_SUCCESS && t)
+		t->n += k;
+}
+
+/* ------------------------------------------------------------------ */
 /* Descriptor update templates: pData is the bytes the template reads
  * (man/trace-format.5), its handles mapped in the record's copy. */
 
@@ -1727,7 +2020,8 @@ static void replay_call(vkr *r, const trace_call *c)
 	if (e->special == SP_SKIP)
 		return;
 	void *args = trace_arena_alloc(&r->arena, cmd->args_size);
-	trace_error_clear(&r->err);
+	/* (r->err is not cleared first: 800 bytes a record; a failure fills
+	 * the message, the one thing fatal() prints) */
 	if (vk_decode_args(cmd, c, &r->arena, args, &r->err) < 0)
 		fatal(r, "malformed record: %s", r->err.msg);
 	if (e->special != SP_CREATE_INSTANCE && !r->have_instance)
@@ -2005,6 +2299,38 @@ static void replay_call(vkr *r, const trace_call *c)
 	case SP_TEMPLATE_DATA:
 		template_data(r, e, args);
 		return;
+	case SP_GET_QUEUE: {
+		vk_args_vkGetDeviceQueue *a = args;
+		call_generic(r, e, args);
+		if (a->pQueue && *a->pQueue)
+			hput(&r->queues, (uint64_t)(uintptr_t)*a->pQueue, TAG_QUEUE, a->queueFamilyIndex);
+		return;
+	}
+	case SP_GET_QUEUE2: {
+		vk_args_vkGetDeviceQueue2 *a = args;
+		call_generic(r, e, args);
+		if (a->pQueue && *a->pQueue && a->pQueueInfo)
+			hput(&r->queues, (uint64_t)(uintptr_t)*a->pQueue, TAG_QUEUE,
+			     a->pQueueInfo->queueFamilyIndex);
+		return;
+	}
+	case SP_SUBMIT:
+		submit(r, e, args);
+		return;
+	case SP_SUBMIT2:
+		submit2(r, e, args);
+		return;
+	/* the draws are in the record one after the other, whatever stride
+	 * the application laid them out with (zink: 12 bytes): read with the
+	 * captured stride they would be read past their end */
+	case SP_DRAW_MULTI:
+		((vk_args_vkCmdDrawMultiEXT *)args)->stride = sizeof(VkMultiDrawInfoEXT);
+		call_generic(r, e, args);
+		return;
+	case SP_DRAW_MULTI_INDEXED:
+		((vk_args_vkCmdDrawMultiIndexedEXT *)args)->stride = sizeof(VkMultiDrawIndexedInfoEXT);
+		call_generic(r, e, args);
+		return;
 	}
 }
 
@@ -2248,23 +2574,24 @@ static void free_kept(vkr *r)
 
 static void frame_ended(vkr *r, int64_t frame)
 {
-	double t = now_s();
-	if (frame >= r->opt->first_frame) {
-		if (!r->frames_done)
-			r->t_first_frame = r->t_last_frame;
-		double dt = t - r->t_last_frame;
-		if (r->nframe_times == r->cap_frame_times) {
-			r->cap_frame_times = r->cap_frame_times ? r->cap_frame_times * 2 : 256;
-			r->frame_times = realloc(r->frame_times, r->cap_frame_times * sizeof(double));
-			if (!r->frame_times)
-				fatal(r, "out of memory");
-		}
-		r->frame_times[r->nframe_times++] = dt;
-		r->frames_done++;
-	}
+	double t = now_s(), dt = t - r->t_last_frame;
 	r->t_last_frame = t;
 	if (r->opt->last_frame >= 0 && frame >= r->opt->last_frame)
 		r->stop = true;
+	if (frame < r->opt->first_frame)
+		return;
+	if (!r->frames_done++)
+		r->t_first_frame = t - dt;
+	if (!r->opt->stats)
+		return;
+	if (r->nframe_times == r->cap_frame_times) {
+		r->cap_frame_times = r->cap_frame_times ? r->cap_frame_times * 2 : 256;
+		r->frame_times = realloc(r->frame_times, r->cap_frame_times * sizeof(double));
+		if (!r->frame_times)
+			fatal(r, "out of memory");
+	}
+	r->frame_times[r->nframe_times++] = dt;
+	gpu_poll(r, false);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -2273,29 +2600,55 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* The median, 99th percentile and maximum of N values, in milliseconds;
+ * the sum in seconds. */
+typedef struct spread {
+	double med, p99, max, sum;
+} spread;
+
+static spread spread_of(const double *v, size_t n)
+{
+	spread sp = {0};
+	if (!n)
+		return sp;
+	double *s = xcalloc(n, sizeof(double));
+	memcpy(s, v, n * sizeof(double));
+	qsort(s, n, sizeof(double), cmp_double);
+	for (size_t i = 0; i < n; i++)
+		sp.sum += s[i];
+	sp.med = s[n / 2] * 1e3;
+	sp.p99 = s[(n * 99) / 100 < n ? (n * 99) / 100 : n - 1] * 1e3;
+	sp.max = s[n - 1] * 1e3;
+	free(s);
+	return sp;
+}
+
 static void print_stats(vkr *r, double total)
 {
 	double span = r->frames_done ? r->t_last_frame - r->t_first_frame : 0;
 	double fps = span > 0 ? (double)r->frames_done / span : 0;
-	double med = 0, p99 = 0, mx = 0;
-	if (r->nframe_times) {
-		double *s = xcalloc(r->nframe_times, sizeof(double));
-		memcpy(s, r->frame_times, r->nframe_times * sizeof(double));
-		qsort(s, r->nframe_times, sizeof(double), cmp_double);
-		med = s[r->nframe_times / 2];
-		p99 = s[(r->nframe_times * 99) / 100 < r->nframe_times ? (r->nframe_times * 99) / 100
-								       : r->nframe_times - 1];
-		mx = s[r->nframe_times - 1];
-		free(s);
-	}
+	spread cpu = spread_of(r->frame_times, r->nframe_times);
+	/* frames whose batches were never timed (none, or a family without
+	 * timestamps alone) count 0 */
+	bool gpu = r->frame_gpu && !r->gpu_unmeasured;
+	double *g = xcalloc(r->nframe_times, sizeof(double));
+	for (size_t i = 0; gpu && i < r->nframe_times && i < r->cap_frame_gpu; i++)
+		g[i] = r->frame_gpu[i];
+	spread gs = spread_of(g, r->nframe_times);
+	free(g);
 	FILE *o = stdout;
 	if (r->opt->stats == 2) {
 		fprintf(o, "{\"device\": \"%s\", \"frames\": %llu, \"seconds\": %.6f, "
-			"\"fps\": %.3f, \"frame_ms\": {\"median\": %.3f, \"p99\": %.3f, \"max\": %.3f}, "
-			"\"calls\": %llu, \"calls_per_second\": %.0f, \"warnings\": %llu, "
-			"\"heaps\": [",
+			"\"fps\": %.3f, \"frame_ms\": {\"median\": %.3f, \"p99\": %.3f, \"max\": %.3f}, ",
 			r->dev.props.deviceName, (unsigned long long)r->frames_done, total, fps,
-			med * 1e3, p99 * 1e3, mx * 1e3, (unsigned long long)r->calls,
+			cpu.med, cpu.p99, cpu.max);
+		if (gpu)
+			fprintf(o, "\"frame_gpu_ms\": {\"median\": %.3f, \"p99\": %.3f, \"max\": %.3f}, "
+				"\"gpu_seconds\": %.6f, ", gs.med, gs.p99, gs.max, gs.sum);
+		else
+			fprintf(o, "\"frame_gpu_ms\": null, \"gpu_seconds\": null, ");
+		fprintf(o, "\"calls\": %llu, \"calls_per_second\": %.0f, \"warnings\": %llu, "
+			"\"heaps\": [", (unsigned long long)r->calls,
 			total > 0 ? (double)r->calls / total : 0, (unsigned long long)r->warnings);
 		for (uint32_t h = 0; h < r->dev.memory.memoryHeapCount; h++)
 			fprintf(o, "%s{\"heap\": %u, \"peak_bytes\": %llu}", h ? ", " : "", h,
@@ -2307,8 +2660,15 @@ static void print_stats(vkr *r, double total)
 	fprintf(o, "frames:            %llu\n", (unsigned long long)r->frames_done);
 	fprintf(o, "replay time:       %.3f s\n", total);
 	fprintf(o, "frames per second: %.1f\n", fps);
-	fprintf(o, "frame CPU time:    median %.3f ms, p99 %.3f ms, max %.3f ms\n", med * 1e3,
-		p99 * 1e3, mx * 1e3);
+	fprintf(o, "frame CPU time:    median %.3f ms, p99 %.3f ms, max %.3f ms\n", cpu.med,
+		cpu.p99, cpu.max);
+	if (gpu)
+		fprintf(o, "frame GPU time:    median %.3f ms, p99 %.3f ms, max %.3f ms (busy)\n"
+			"GPU time:          %.3f s\n", gs.med, gs.p99, gs.max, gs.sum);
+	else
+		fprintf(o, "frame GPU time:    not measured (%s)\n", r->gpu_unmeasured
+			? "a queue without timestamps, or not from vkGetDeviceQueue"
+			: "no command buffer submitted");
 	fprintf(o, "calls:             %llu (%.0f per second)\n", (unsigned long long)r->calls,
 		total > 0 ? (double)r->calls / total : 0);
 	for (uint32_t h = 0; h < r->dev.memory.memoryHeapCount; h++)
@@ -2381,8 +2741,10 @@ int vkr_run(trace_reader *in, const vkr_options *opt)
 		r->call = NULL;
 		free_kept(r);
 	}
-	if (r->dev.device)
+	if (r->dev.device) {
 		vkDeviceWaitIdle(r->dev.device);
+		gpu_poll(r, true);
+	}
 	double total = now_s() - r->t_start;
 	if (r->frames_done)
 		r->t_last_frame = now_s();
@@ -2408,6 +2770,7 @@ int vkr_run(trace_reader *in, const vkr_options *opt)
 	free(r->fns);
 	free(r->fn_done);
 	free(r->frame_times);
+	free(r->frame_gpu);
 	trace_arena_free(&r->arena);
 	int status = 0;
 	if (r->dev.validation_errors) {
