@@ -668,8 +668,9 @@ static int typed_scalar(trace_textreader *x, trace_value *v, const vk_field *f)
 		for (uint32_t i = 0; i < e->sig.nvalues; i++) {
 			if (!strcmp(e->sig.values[i].name, s)) {
 				v->kind = TRACE_ENUM;
-				v->en.sig = &e->sig;
 				v->en.value = e->sig.values[i].value;
+				/* the signature a capture gives the value */
+				v->en.sig = vk_enum_sig(e, v->en.value);
 				return 0;
 			}
 		}
@@ -702,8 +703,8 @@ static int typed_scalar(trace_textreader *x, trace_value *v, const vk_field *f)
 		p = bar + 1;
 	}
 	v->kind = TRACE_BITMASK;
-	v->bm.sig = &bm->sig;
 	v->bm.value = value;
+	v->bm.sig = vk_bitmask_sig(bm, value);
 	return 0;
 }
 

@@ -698,11 +698,13 @@ static void put_value(tbuf *b, const trace_value *v, trace_textcache *c)
 /*
  * Vulkan calls print without tags where the schema already says the type:
  * `format: VK_FORMAT_R8G8B8A8_UNORM`, `usage: A_BIT|B_BIT`, `flags: 0`,
- * structs as plain mappings.  Only a value that is exactly what the schema
- * makes of that type (the same enum or bitmask table, the same struct
- * signature) loses its tag, so reading the line back with the schema gives
- * the same value; anything else (a trace from another registry version,
- * an edited value) keeps the tagged form, which reads back everywhere.
+ * structs as plain mappings.  Only a value that is what the schema makes
+ * of that type (an enum signature of the type's values by their names, a
+ * bitmask signature of its first flags, the same struct signature) loses
+ * its tag, so reading the line back with the schema gives the same value,
+ * and for a capture the same signature; anything else (a trace from
+ * another registry version, an edited value) keeps the tagged form, which
+ * reads back everywhere.
  */
 
 const vk_command_info *trace_vk_command(const char *name)
@@ -712,24 +714,35 @@ const vk_command_info *trace_vk_command(const char *name)
 	return vk_command_lookup(name);
 }
 
-static bool same_enum(const trace_enum_sig *a, const trace_enum_sig *b)
+/* Whether every value of A is one of B's, by the same name: a capture's
+ * signature names one value of its type (vk_enum_sig), an older one all
+ * of them, in the same order. */
+static bool enum_within(const trace_enum_sig *a, const trace_enum_sig *b)
 {
 	if (a == b)
 		return true;
-	if (a->nvalues != b->nvalues)
-		return false;
-	for (uint32_t i = 0; i < a->nvalues; i++)
-		if (a->values[i].value != b->values[i].value ||
-		    strcmp(a->values[i].name, b->values[i].name))
+	for (uint32_t i = 0; i < a->nvalues; i++) {
+		const trace_enum_entry *x = &a->values[i];
+		const trace_enum_entry *y = i < b->nvalues ? &b->values[i] : NULL;
+		if (y && y->value == x->value && !strcmp(y->name, x->name))
+			continue;
+		uint32_t k = 0;
+		while (k < b->nvalues &&
+		       (b->values[k].value != x->value || strcmp(b->values[k].name, x->name)))
+			k++;
+		if (k == b->nvalues)
 			return false;
+	}
 	return true;
 }
 
-static bool same_bitmask(const trace_bitmask_sig *a, const trace_bitmask_sig *b)
+/* Whether A is B's first flags: a capture's signature stops at the last
+ * flag its value shows (vk_bitmask_sig), an older one has them all. */
+static bool bitmask_prefix(const trace_bitmask_sig *a, const trace_bitmask_sig *b)
 {
-	if (a == b)
+	if (a == b || (a->flags == b->flags && a->nflags <= b->nflags))
 		return true;
-	if (a->nflags != b->nflags)
+	if (a->nflags > b->nflags)
 		return false;
 	for (uint32_t i = 0; i < a->nflags; i++)
 		if (a->flags[i].value != b->flags[i].value || strcmp(a->flags[i].name, b->flags[i].name))
@@ -749,7 +762,7 @@ static bool same_struct(const trace_struct_sig *a, const trace_struct_sig *b)
 	return true;
 }
 
-/* Whether SIG (a value's) is the schema's TYPE, remembered per SIG. */
+/* Whether SIG (a value's) is of the schema's TYPE, remembered per SIG. */
 static bool canonical(trace_textcache *c, const void *sig, const void *type, int kind)
 {
 	uint64_t v;
@@ -758,9 +771,9 @@ static bool canonical(trace_textcache *c, const void *sig, const void *type, int
 		return true;
 	if (known && v == 1)
 		return false;
-	bool same = kind == TRACE_ENUM ? same_enum(sig, &((const vk_enum_info *)type)->sig)
+	bool same = kind == TRACE_ENUM ? enum_within(sig, &((const vk_enum_info *)type)->sig)
 		    : kind == TRACE_BITMASK
-			    ? same_bitmask(sig, &((const vk_bitmask_info *)type)->sig)
+			    ? bitmask_prefix(sig, &((const vk_bitmask_info *)type)->sig)
 			    : same_struct(sig, &((const vk_struct_info *)type)->sig);
 	if (same)
 		tmap_put(&c->canon, sig, (uint64_t)(uintptr_t)type);

@@ -60,6 +60,55 @@ const vk_struct_info *vk_struct_by_stype(int32_t stype)
 static const char *const update_names[] = { "object", "offset", "data" };
 const trace_func_sig vk_update_sig = { VK_UPDATE_CALL, 3, (const char **)update_names };
 
+/* A value the type does not name: an ENUM that names nothing, as the text
+ * form's `!enum 42` reads. */
+static const trace_enum_sig no_values = { 0, NULL };
+
+/* The values run 0, 1, 2 ... from the start in most enums: those index
+ * their signature; the others (VkResult's negatives, extension values in
+ * the billions) are searched for. */
+const trace_enum_sig *vk_enum_sig(const vk_enum_info *e, int64_t value)
+{
+	if (!e)
+		return &no_values;
+	if (value >= 0 && (uint64_t)value < e->nones && e->ones[value].values[0].value == value)
+		return &e->ones[value];
+	uint32_t lo = 0, hi = e->nones;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		int64_t v = e->ones[mid].values[0].value;
+		if (v == value)
+			return &e->ones[mid];
+		if (value < v)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return &no_values;
+}
+
+/* A prefix, not the flags the value shows: those would be a signature
+ * per combination, made while encoding; prefixes are in the tables. */
+static const trace_bitmask_sig no_flags = { 0, NULL };
+
+const trace_bitmask_sig *vk_bitmask_sig(const vk_bitmask_info *b, uint64_t value)
+{
+	if (!b || !b->prefix)
+		return &no_flags;
+	uint32_t shown = 0;
+	uint64_t rest = value;
+	for (uint32_t i = 0; i < b->sig.nflags; i++) {
+		const trace_bitmask_flag *f = &b->sig.flags[i];
+		if ((f->value && (rest & f->value) == f->value) || (!f->value && !rest)) {
+			shown = i + 1;
+			rest &= ~f->value;
+		}
+		if (!rest)
+			break;
+	}
+	return &b->prefix[shown];
+}
+
 /* ------------------------------------------------------------------ */
 /* Shared helpers. */
 
@@ -74,8 +123,6 @@ enum { STYPE_LOADER_INSTANCE = 47, STYPE_LOADER_DEVICE = 48 };
 
 static const char *const base_names[] = { "sType", "pNext" };
 static const trace_struct_sig base_sig = { "VkBaseInStructure", 2, (const char **)base_names };
-static const trace_enum_sig no_values = { 0, NULL };
-static const trace_bitmask_sig no_flags = { 0, NULL };
 
 static uint64_t read_uint(const void *p, uint32_t size)
 {
@@ -212,13 +259,13 @@ static void enc_elem(trace_arena *a, trace_value *v, const vk_field *f, const ui
 		return;
 	case VK_B_ENUM:
 		v->kind = TRACE_ENUM;
-		v->en.sig = f->ref ? &((const vk_enum_info *)f->ref)->sig : &no_values;
 		v->en.value = read_sint(p, f->size);
+		v->en.sig = vk_enum_sig(f->ref, v->en.value);
 		return;
 	case VK_B_BITMASK:
 		v->kind = TRACE_BITMASK;
-		v->bm.sig = f->ref ? &((const vk_bitmask_info *)f->ref)->sig : &no_flags;
 		v->bm.value = read_uint(p, f->size);
+		v->bm.sig = vk_bitmask_sig(f->ref, v->bm.value);
 		return;
 	case VK_B_HANDLE:
 	case VK_B_PTRVAL:
@@ -342,7 +389,7 @@ static void enc_pnext(trace_arena *a, trace_value *v, const void *p)
 		}
 		trace_value *m = trace_arena_alloc(a, 2 * sizeof(trace_value));
 		m[0].kind = TRACE_ENUM;
-		m[0].en.sig = stypes ? &stypes->sig : &no_values;
+		m[0].en.sig = vk_enum_sig(stypes, b->sType);
 		m[0].en.value = b->sType;
 		m[1].kind = TRACE_NULL;
 		items[i].kind = TRACE_STRUCT;

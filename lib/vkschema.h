@@ -17,8 +17,13 @@
  *   pointer to one T         ARRAY of one T ("&{...}" in dump)
  *   pointer with a len       ARRAY of len T; void* with a len: BLOB
  *   char* / char[N]          STRING; uint8_t[N] BLOB; other T[N] ARRAY
- *   enums, FlagBits          ENUM with every value of the type
- *   Flags                    BITMASK with every bit of the type
+ *   enums, FlagBits          ENUM with a signature of its one value (the
+ *                            first name the registry gives it; none for a
+ *                            value the type does not name): a trace pays
+ *                            for the values it uses, not the whole type
+ *   Flags                    BITMASK with the type's flags up to the last
+ *                            one the value shows: what apitrace's dump
+ *                            reads of all of them
  *   VkBool32                 BOOL (UINT when neither 0 nor 1)
  *   pNext                    the chain flattened: an ARRAY of the chained
  *                            STRUCTs in chain order, each chosen by its
@@ -81,12 +86,15 @@ typedef enum vk_len_op {
 typedef struct vk_enum_info {
 	const char *name;
 	trace_enum_sig sig;      /* every value of the type, aliases left out */
+	uint32_t nones;
+	const trace_enum_sig *ones; /* one per value, sorted by it: vk_enum_sig() */
 } vk_enum_info;
 
 typedef struct vk_bitmask_info {
 	const char *name;
 	uint32_t size;           /* 4 (VkFlags) or 8 (VkFlags64) */
 	trace_bitmask_sig sig;   /* every bit of the type */
+	const trace_bitmask_sig *prefix; /* [k]: sig's first k flags; vk_bitmask_sig() */
 } vk_bitmask_info;
 
 typedef struct vk_handle_info {
@@ -172,6 +180,14 @@ const vk_struct_info *vk_struct_by_stype(int32_t stype);
 const vk_enum_info *vk_enum_lookup(const char *name);
 const vk_bitmask_info *vk_bitmask_lookup(const char *name);
 const vk_handle_info *vk_handle_lookup(const char *name);
+
+/* The signature an ENUM value of type E carries: VALUE alone, named (one
+ * of E's ones), or no value when E (or E NULL) does not name it. */
+const trace_enum_sig *vk_enum_sig(const vk_enum_info *e, int64_t value);
+/* The signature a BITMASK value of type B carries: B's flags in order up
+ * to the last that VALUE shows (as apitrace's dump picks them: a flag
+ * whose bits are all left, a zero flag for zero); none without B. */
+const trace_bitmask_sig *vk_bitmask_sig(const vk_bitmask_info *b, uint64_t value);
 
 /*
  * Sets c's signature (on first use) and fills the arguments of PHASE from

@@ -73,8 +73,13 @@ def enum_value(e, extnumber=None):
     if e.get('alias'):
         return None
     if e.get('value') is not None:
-        v = e.get('value').rstrip('ULF')
-        return int(v, 0) if not v.startswith('(') else None
+        v = e.get('value')
+        if v.startswith('('):
+            return None
+        # C suffixes: 1000.0F, 0xFFU; an F of a hex number is a digit
+        # (VK_SHADER_STAGE_ALL is 0x7FFFFFFF)
+        v = v.rstrip('UL') if v.lower().startswith('0x') else v.rstrip('ULF')
+        return int(v, 0)
     if e.get('bitpos') is not None:
         return 1 << int(e.get('bitpos'))
     if e.get('offset') is not None:
@@ -465,8 +470,20 @@ def gen_c(m):
         lines = ['static const trace_enum_entry vk_enum_values_%s[] = {' % n]
         lines += ['\t{ "%s", %d },' % (vn, v) for vn, v in vals] or ['\t{ NULL, 0 },']
         lines.append('};')
-        lines.append('const vk_enum_info vk_enum_%s = { "%s", { %d, (trace_enum_entry *)vk_enum_values_%s } };'
-                         % (n, n, len(vals), n))
+        # what a trace carries: per value a signature of it alone, the
+        # first name the registry gives it, sorted by value for a search
+        first = {}
+        for i, (vn, v) in enumerate(vals):
+            first.setdefault(v, i)
+        ones = sorted(first.items())
+        if ones:
+            lines.append('static const trace_enum_sig vk_enum_ones_%s[] = {' % n)
+            lines += ['\t{ 1, (trace_enum_entry *)&vk_enum_values_%s[%d] },' % (n, i)
+                      for _, i in ones]
+            lines.append('};')
+        lines.append('const vk_enum_info vk_enum_%s = { "%s", { %d, (trace_enum_entry *)vk_enum_values_%s }, %d, %s };'
+                         % (n, n, len(vals), n, len(ones),
+                            'vk_enum_ones_%s' % n if ones else 'NULL'))
         if typ == 'bitmask':
             lines.append('static const trace_bitmask_flag vk_flag_values_%s[] = {' % n)
             # a zero flag (..._NONE) first: apitrace's dump matches a zero
@@ -474,13 +491,18 @@ def gen_c(m):
             flags = sorted(vals, key=lambda nv: nv[1] != 0)
             lines += ['\t{ "%s", 0x%xull },' % (vn, v & ((1 << 64) - 1)) for vn, v in flags] or ['\t{ NULL, 0 },']
             lines.append('};')
+            # what a trace carries: the flags up to the last a value shows
+            lines.append('static const trace_bitmask_sig vk_flag_prefix_%s[] = {' % n)
+            lines += ['\t{ %d, (trace_bitmask_flag *)vk_flag_values_%s },' % (k, n)
+                      for k in range(len(flags) + 1)]
+            lines.append('};')
         out += lines
     for n, (bits, width) in sorted(m.bitmasks.items()):
         if bits:
-            out.append('const vk_bitmask_info vk_bitmask_%s = { "%s", %d, { %d, (trace_bitmask_flag *)vk_flag_values_%s } };'
-                       % (n, n, width // 8, len(m.enums[bits][2]), bits))
+            out.append('const vk_bitmask_info vk_bitmask_%s = { "%s", %d, { %d, (trace_bitmask_flag *)vk_flag_values_%s }, vk_flag_prefix_%s };'
+                       % (n, n, width // 8, len(m.enums[bits][2]), bits, bits))
         else:
-            out.append('const vk_bitmask_info vk_bitmask_%s = { "%s", %d, { 0, NULL } };' % (n, n, width // 8))
+            out.append('const vk_bitmask_info vk_bitmask_%s = { "%s", %d, { 0, NULL }, NULL };' % (n, n, width // 8))
     out.append('')
 
     # handles

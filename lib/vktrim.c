@@ -15,9 +15,9 @@
  *   spans      byte ranges: of a buffer, those a command, a descriptor
  *              or the range may read (breads, bdesc), worked out per
  *              setup into what of its contents is written
- *   touch      an object's first use in the range's command buffers, in
- *              submit order: an image cleared before it is read needs no
- *              earlier writer
+ *   touch      how the range's command buffers use an object, in submit
+ *              order: an image cleared before it is read, or a buffer or
+ *              image the range only copies into, needs no earlier writer
  *
  * References run one way: records and recordings name objects, objects
  * name their writers only while alive.  What nothing names is freed.
@@ -145,11 +145,22 @@ typedef struct bdesc {
 	bread r;
 } bdesc;
 
-/* The range's first use of O, in the order its submits run it. */
+/* What commands do to an object's earlier contents, from their first use
+ * on: nothing yet, drop them before anything reads them, may read them,
+ * or (so far) only write over some of them, a copy's destination: what
+ * comes next decides. */
+enum use { USE_NONE, USE_DISCARD, USE_READ, USE_WRITE };
+
+/* Commands' use of O, in the order they run. */
 typedef struct touch {
 	obj *o;
-	bool discard;
+	enum use u;
 } touch;
+
+typedef struct touches {
+	touch *v;
+	uint32_t n, cap;
+} touches;
 
 struct obj {
 	uint64_t handle;
@@ -196,14 +207,12 @@ struct obj {
 	bdesc *bd;                 /* descriptor sets: buffer descriptors */
 	uint32_t nbd, capbd;
 	/* what the range does: the bytes it writes before its first submit,
-	 * whether its first use discards the contents (1) or may read them
-	 * (2), and for command buffers, the first uses of what their commands
-	 * name in the range (rstate 1: after the recording from before, 2:
-	 * recorded afresh) */
+	 * what its commands do to the contents, and for command buffers, the
+	 * uses of what their commands name in the range (rstate 1: after the
+	 * recording from before, 2: recorded afresh) */
 	spans covered;
-	int range_first;
-	touch *rt;
-	uint32_t nrt, caprt;
+	enum use range_first;
+	touches rt;
 	int rstate;
 	uint32_t istamp;           /* in the closure as a setup submit's input */
 };
@@ -228,6 +237,10 @@ struct recording {
 	uint32_t nlays, caplays;
 	breads reads;              /* buffer bytes its commands may read */
 	uint32_t istamp;
+	/* what its commands do to what they name, worked out when a setup
+	 * runs it again (unknown: a record no longer decodes) */
+	touches uses;
+	bool used, unknown;
 };
 
 typedef struct snap {
@@ -613,7 +626,7 @@ static void obj_unref(obj *o)
 	spans_free(&o->rd);
 	spans_free(&o->covered);
 	free(o->bd);
-	free(o->rt);
+	free(o->rt.v);
 	rec_unref(o->destroy);
 	free(o);
 }
@@ -685,6 +698,7 @@ static void recording_unref(recording *r)
 	rec_unref(r->reset);
 	free(r->lays);
 	breads_free(&r->reads);
+	free(r->uses.v);
 	free(r);
 }
 
@@ -2234,81 +2248,115 @@ static void root(trim *t, obj *o)
 	}
 }
 
-/* O's first use in command buffer CB's commands; false if it had one. */
-static bool touch_add(obj *cb, obj *o, bool discard)
+/* Use U after AT: the first that discards or reads decides; writes over
+ * part of the contents leave it open. */
+static void use_then(enum use *at, enum use u)
 {
-	for (uint32_t i = 0; i < cb->nrt; i++)
-		if (cb->rt[i].o == o)
+	if (*at == USE_NONE || *at == USE_WRITE)
+		*at = u;
+}
+
+/* O used by a command, after those in L; false if one of them used it. */
+static bool touch_add(touches *l, obj *o, enum use u)
+{
+	for (uint32_t i = 0; i < l->n; i++)
+		if (l->v[i].o == o) {
+			use_then(&l->v[i].u, u);
 			return false;
-	if (cb->nrt == cb->caprt) {
-		cb->caprt = cb->caprt ? 2 * cb->caprt : 16;
-		cb->rt = realloc(cb->rt, cb->caprt * sizeof(*cb->rt));
-		if (!cb->rt)
+		}
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 16;
+		l->v = realloc(l->v, l->cap * sizeof(*l->v));
+		if (!l->v)
 			abort();
 	}
-	cb->rt[cb->nrt++] = (touch){o, discard};
+	l->v[l->n++] = (touch){o, u};
 	return true;
 }
 
 /* A barrier that keeps an image's contents (not from UNDEFINED) is no
- * use of them: what comes after it decides. */
+ * use of them: what comes after it decides.  An attachment not discarded
+ * is loaded, or kept where the render pass does not draw: read. */
 static void touch_image(void *ctx, obj *o, bool write, bool discard, int32_t expect,
 			int32_t final)
 {
 	(void)expect;
 	(void)final;
 	if (write)
-		touch_add(ctx, o, discard);
+		touch_add(ctx, o, discard ? USE_DISCARD : USE_READ);
+}
+
+/* Whether the handle F of command N is what a transfer command writes and
+ * does not read: the destination of a copy, blit, resolve, fill or
+ * update, the image a clear clears.  Any other use may read. */
+static bool transfer_dst(const char *n, const found *f)
+{
+	static const char *const copies[] = {
+		"vkCmdCopyBuffer", "vkCmdCopyBuffer2", "vkCmdCopyImage", "vkCmdCopyImage2",
+		"vkCmdBlitImage", "vkCmdBlitImage2", "vkCmdCopyBufferToImage",
+		"vkCmdCopyBufferToImage2", "vkCmdCopyImageToBuffer", "vkCmdCopyImageToBuffer2",
+		"vkCmdResolveImage", "vkCmdResolveImage2", "vkCmdFillBuffer", "vkCmdUpdateBuffer",
+		"vkCmdCopyQueryPoolResults",
+	};
+	const char *fn = f->f ? f->f->name : "";
+	if (f->h != H.buffer && f->h != H.image)
+		return false;
+	if (named(n, "vkCmdClearColorImage") || named(n, "vkCmdClearDepthStencilImage"))
+		return f->top && !strcmp(fn, "image");
+	for (size_t i = 0; i < sizeof(copies) / sizeof(*copies); i++)
+		if (named(n, copies[i]))
+			return !strcmp(fn, f->h == H.buffer ? "dstBuffer" : "dstImage");
+	return false;
 }
 
 /* O, and what a command may read through it: what descriptor sets and
  * framebuffers hold, what views show. */
-static void touch_reach(obj *cb, obj *o)
+static void touch_reach(touches *l, obj *o)
 {
-	if (!o || !touch_add(cb, o, false))
+	if (!o || !touch_add(l, o, USE_READ))
 		return;
 	if (o->h == H.descriptor_set || o->h == H.framebuffer)
 		for (uint32_t i = 0; i < o->deps.n; i++)
-			touch_reach(cb, o->deps.v[i]);
-	touch_reach(cb, o->target);
+			touch_reach(l, o->deps.v[i]);
+	touch_reach(l, o->target);
 }
 
 static void touch_before(trim *t, obj *cb);
 
-static void touch_cmd(trim *t, obj *cb, const vk_command_info *cmd, const void *args,
-		      const finds *in)
+/* A command of command buffer CB: its uses, into L.  With SECONDARIES,
+ * the uses of the range's secondaries it executes too (touch_before);
+ * without, a secondary is walked on its own. */
+static void touch_cmd(trim *t, obj *cb, touches *l, const vk_command_info *cmd,
+		      const void *args, const finds *in, bool secondaries)
 {
-	command_images(t, cmd->sig.name, args, touch_image, cb);
+	command_images(t, cmd->sig.name, args, touch_image, l);
 	if (barrier_cmd(cmd->sig.name))
 		return;
 	for (uint32_t i = 1; i < in->n; i++) {
 		obj *o = lookup(t, in->v[i].h, in->v[i].value);
-		if (o && o->h == H.command_buffer && o != cb) {
+		if (o && o->h == H.command_buffer && o != cb && secondaries) {
 			/* a secondary it executes: its uses, here */
 			touch_before(t, o);
-			for (uint32_t k = 0; k < o->nrt; k++)
-				touch_add(cb, o->rt[k].o, o->rt[k].discard);
+			for (uint32_t k = 0; k < o->rt.n; k++)
+				touch_add(l, o->rt.v[k].o, o->rt.v[k].u);
+		} else if (o && transfer_dst(cmd->sig.name, &in->v[i])) {
+			touch_add(l, o, USE_WRITE);
 		} else {
-			touch_reach(cb, o);
+			touch_reach(l, o);
 		}
 	}
 }
 
-/* CB's recording from before the range, as first uses, when the range
- * goes on recording it or submits it.  Its records were read once
- * already: one that does not decode now is left out. */
-static void touch_before(trim *t, obj *cb)
+/* The uses of recording RC's commands, into L; false if a record does
+ * not decode.  Its records were read once already. */
+static bool touch_recording(trim *t, recording *rc, touches *l, bool secondaries)
 {
-	if (cb->rstate)
-		return;
-	cb->rstate = 1;
-	recording *rc = cb->cur;
-	if (!rc)
-		return;
+	obj *cb = rc->deps.n ? rc->deps.v[0] : NULL;
 	trace_arena a;
 	trace_arena_init(&a);
 	trace_error e;
 	trace_error_clear(&e);
+	bool ok = true;
 	for (uint32_t i = 0; i < rc->recs.n; i++) {
 		const trace_call *c = &((rec *)rc->recs.v[i])->c;
 		const vk_command_info *cmd;
@@ -2317,19 +2365,34 @@ static void touch_before(trim *t, obj *cb)
 			continue;
 		trace_arena_reset(&a);
 		void *args = trace_arena_alloc(&a, cmd->args_size);
-		if (vk_decode_args(cmd, c, &a, args, &e) < 0)
+		if (vk_decode_args(cmd, c, &a, args, &e) < 0) {
+			ok = false;
 			continue;
+		}
 		finds in = {0};
 		vk_walk_handles(cmd, args, false, find_fn, &in);
 		template_handles(t, c, cmd, args, &in);
-		touch_cmd(t, cb, cmd, args, &in);
+		touch_cmd(t, cb, l, cmd, args, &in, secondaries);
 		free(in.v);
 	}
 	trace_arena_free(&a);
+	return ok;
 }
 
-/* A submit of the range: the first uses of what its command buffers name
- * are the range's, in this order, where nothing came before. */
+/* CB's recording from before the range, as uses, when the range goes on
+ * recording it or submits it.  A record that does not decode now is
+ * left out. */
+static void touch_before(trim *t, obj *cb)
+{
+	if (cb->rstate)
+		return;
+	cb->rstate = 1;
+	if (cb->cur)
+		touch_recording(t, cb->cur, &cb->rt, true);
+}
+
+/* A submit of the range: the uses of what its command buffers name are
+ * the range's, after those of the submits before it. */
 static void range_submit(trim *t, const finds *in)
 {
 	t->range_submitted = true;
@@ -2339,22 +2402,21 @@ static void range_submit(trim *t, const finds *in)
 		if (!cb)
 			continue;
 		touch_before(t, cb);
-		for (uint32_t k = 0; k < cb->nrt; k++)
-			if (!cb->rt[k].o->range_first)
-				cb->rt[k].o->range_first = cb->rt[k].discard ? 1 : 2;
+		for (uint32_t k = 0; k < cb->rt.n; k++)
+			use_then(&cb->rt.v[k].o->range_first, cb->rt.v[k].u);
 	}
 }
 
-/* A present shows a swapchain's image as it is: those not used yet keep
- * their contents. */
+/* A present shows a swapchain's image as it is: what those not yet
+ * cleared held matters. */
 static void range_present(trim *t, const finds *in)
 {
 	for (uint32_t i = 0; i < in->n; i++) {
 		obj *sc = in->v[i].h == H.swapchain ? lookup(t, H.swapchain, in->v[i].value) : NULL;
 		for (size_t k = 0; sc && k < t->objs.cap; k++) {
 			obj *x = t->objs.slot[k];
-			if (x && x->h == H.image && !x->range_first && vhas(&x->deps, sc))
-				x->range_first = 2;
+			if (x && x->h == H.image && vhas(&x->deps, sc))
+				use_then(&x->range_first, USE_READ);
 		}
 	}
 }
@@ -2401,12 +2463,12 @@ static void range_effects(trim *t, const trace_call *c, enum kind k, const vk_co
 	host_use(t, n, in);
 	if (cb) {
 		if (k == K_BEGIN) {
-			cb->nrt = 0;
+			cb->rt.n = 0;
 			cb->rstate = 2;
 		} else {
 			touch_before(t, cb);
 		}
-		touch_cmd(t, cb, cmd, args, in);
+		touch_cmd(t, cb, &cb->rt, cmd, args, in, true);
 		cmd_reads(t, c, cmd, args, in, &t->range_reads);
 	} else if (k == K_SUBMIT || k == K_SUBMIT2) {
 		range_submit(t, in);
@@ -2423,8 +2485,8 @@ static void range_effects(trim *t, const trace_call *c, enum kind k, const vk_co
 		/* a host copy reads images as they are */
 		for (uint32_t i = 0; i < in->n; i++) {
 			obj *o = in->v[i].h == H.image ? lookup(t, H.image, in->v[i].value) : NULL;
-			if (o && !o->range_first)
-				o->range_first = 2;
+			if (o)
+				use_then(&o->range_first, USE_READ);
 		}
 	}
 }
@@ -2505,10 +2567,37 @@ typedef struct closure {
 	vec submits;
 } closure;
 
+/* Whether nothing the range does can read what O held when it began: it
+ * drops it first, or only copies into it (a readback buffer).  Shaders
+ * may read a buffer whose device address is known without naming it. */
+static bool range_overwrites(const obj *o)
+{
+	return o->range_first == USE_DISCARD ||
+	       (o->range_first == USE_WRITE && !(o->h == H.buffer && o->whole));
+}
+
+/* Whether recording R's commands may read what O held before them: all
+ * but those that drop it first or only copy into it.  Worked out once,
+ * for the recordings a setup runs again. */
+static bool recording_reads(trim *t, recording *r, const obj *o)
+{
+	if (!r->used) {
+		r->used = true;
+		r->unknown = !touch_recording(t, r, &r->uses, false);
+	}
+	if (r->unknown)
+		return true;
+	for (uint32_t i = 0; i < r->uses.n; i++)
+		if (r->uses.v[i].o == o)
+			return r->uses.v[i].u != USE_DISCARD && r->uses.v[i].u != USE_WRITE;
+	return true;
+}
+
 /*
  * INPUTS: reached from a submit the setup runs again, whose commands may
- * read it.  An object the range itself overwrites before it reads it
- * (range_first 1) needs the submits that wrote it only as such an input;
+ * read it.  An object the range overwrites (range_overwrites) needs the
+ * submits that wrote it only as such an input, and not where the setup's
+ * submits overwrite it too (a readback buffer each frame copies into);
  * an object or recording reached both ways is walked again as an input.
  */
 static void close_recording(trim *t, closure *cl, recording *r, bool inputs);
@@ -2536,7 +2625,7 @@ static void close_recording(trim *t, closure *cl, recording *r, bool inputs)
 		r->istamp = t->stamp;
 	for (uint32_t i = 0; i < r->deps.n; i++) {
 		obj *o = r->deps.v[i];
-		close_obj(t, cl, o, inputs);
+		close_obj(t, cl, o, inputs && !(range_overwrites(o) && !recording_reads(t, r, o)));
 		/* a secondary it executes (deps[0] is its own buffer) */
 		if (i > 0 && o->h == H.command_buffer)
 			close_recording(t, cl, o->cur, inputs);
@@ -2556,7 +2645,7 @@ static void close_obj(trim *t, closure *cl, obj *o, bool inputs)
 		close_obj(t, cl, o->deps.v[i], inputs);
 	close_obj(t, cl, o->owner, inputs);
 	close_obj(t, cl, o->target, inputs);
-	if (inputs || o->range_first != 1)
+	if (inputs || !range_overwrites(o))
 		for (uint32_t i = 0; i < o->writers.n; i++)
 			close_submit(t, cl, o->writers.v[i]);
 }
@@ -2968,7 +3057,8 @@ int trim_write_setup(trim *t, trace_writer *w, uint64_t *no, trim_stats *stats,
 	}
 	for (uint32_t i = 0; i < cl.submits.n; i++)
 		collect(t, &recs, ((submit *)cl.submits.v[i])->r);
-	qsort(recs.v, recs.n, sizeof(*recs.v), by_no);
+	if (recs.n) /* a range from the first call has none: qsort wants an array */
+		qsort(recs.v, recs.n, sizeof(*recs.v), by_no);
 	o.st->objects = cl.objs.n;
 
 	/* the closure's objects carry stamp t->stamp - 1 */
@@ -3024,7 +3114,7 @@ int trim_write_setup(trim *t, trace_writer *w, uint64_t *no, trim_stats *stats,
 	/* the contents and layouts as the range found them */
 	for (uint32_t i = 0; rc == 0 && i < cl.objs.n; i++) {
 		obj *x = cl.objs.v[i];
-		if (x->alive && x->cont && x->range_first != 1)
+		if (x->alive && x->cont && !range_overwrites(x))
 			rc = put_final(&o, x);
 		if (x->alive && !o.queue && x->h == H.queue)
 			o.queue = x;
@@ -3071,11 +3161,19 @@ void trim_free(trim *t)
 	for (size_t i = 0; i < t->objs.cap; i++)
 		if (t->objs.slot[i])
 			vpush(&all, t->objs.slot[i]);
-	/* kill first (dropping writers and recordings), then let go */
+	/* kill first (dropping writers and recordings), then let go: of what
+	 * they name first, for objects name each other (the descriptor sets
+	 * one vkUpdateDescriptorSets writes) */
 	for (uint32_t i = 0; i < all.n; i++) {
 		obj *o = all.v[i];
 		o->refs++;
 		obj_kill(t, o, NULL);
+	}
+	for (uint32_t i = 0; i < all.n; i++) {
+		obj *o = all.v[i];
+		for (uint32_t k = 0; k < o->deps.n; k++)
+			obj_unref(o->deps.v[k]);
+		vfree(&o->deps);
 	}
 	for (uint32_t i = 0; i < all.n; i++)
 		obj_unref(all.v[i]);

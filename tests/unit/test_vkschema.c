@@ -3,6 +3,9 @@
  * varied values (arrays sized by their count members, strings, pNext
  * chains, NULLs where a pointer may be NULL), goes C -> record -> text ->
  * binary -> C and must come back member for member, byte for byte.
+ * Every command, written as a capture writes it, reads back from its
+ * text into the same bytes; every enum value carries a signature of its
+ * own, every bitmask value its type's flags up to the last it shows.
  */
 #include "vkschema.h"
 
@@ -94,15 +97,27 @@ static void fill_elem(const vk_field *f, trace_arena *a, uint8_t *p, int depth)
 	case VK_B_ENUM: {
 		const vk_enum_info *e = f->ref;
 		int64_t v = e && e->sig.nvalues ? e->sig.values[rnd() % e->sig.nvalues].value : 0;
+		/* now and then a value the type does not name (not an sType:
+		 * the chain needs those) */
+		if (rnd() % 8 == 0 && !(f->flags & VK_F_STYPE) && !vk_enum_sig(e, 0x7ffffff0)->nvalues)
+			v = 0x7ffffff0;
 		put_uint(p, f->size, (uint64_t)v);
 		return;
 	}
 	case VK_B_BITMASK: {
 		const vk_bitmask_info *b = f->ref;
-		uint64_t v = 0;
-		for (uint32_t i = 0; b && i < b->sig.nflags; i++)
+		uint64_t v = 0, named = 0;
+		for (uint32_t i = 0; b && i < b->sig.nflags; i++) {
+			named |= b->sig.flags[i].value;
 			if (rnd() % 3 == 0)
 				v |= b->sig.flags[i].value;
+		}
+		/* now and then a bit no flag names */
+		for (int bit = 30; bit >= 0 && rnd() % 4 == 0; bit--)
+			if (!(named >> bit & 1)) {
+				v |= 1ull << bit;
+				break;
+			}
 		put_uint(p, f->size, v);
 		return;
 	}
@@ -181,8 +196,8 @@ static void fill_struct(const vk_struct_info *s, trace_arena *a, uint8_t *p, int
 		if (!is_count[f->len])
 			continue;
 		is_count[f->len] = false; /* set once: arrays may share a count */
-		if (f->len_op == VK_LEN_SAMPLES)
-			fill_elem(c, a, cp, depth);
+		if (f->len_op == VK_LEN_SAMPLES) /* a VkSampleCountFlagBits, 1 to 64 */
+			put_uint(cp, c->size, 1ull << (rnd() % 7));
 		else
 			put_uint(cp, c->size, f->len_op == VK_LEN_DIV4 ? 4 * small_count() : small_count());
 	}
@@ -456,6 +471,72 @@ static void test_every_struct_round_trips(void)
 	trace_arena_free(&fill);
 }
 
+/*
+ * Every command, its parameters filled as a struct of them would be, as
+ * a capture writes it: its text (untagged, the schema typing it) reads
+ * back into the same bytes, signatures included.  Commands that size an
+ * array through a pointer (pPropertyCount) or by a member of another
+ * parameter's struct are left out: the filler does not follow those.
+ */
+static void test_every_command_text_is_its_binary(void)
+{
+	trace_call *calls = calloc(vk_ncommands, sizeof(*calls));
+	trace_arena fill;
+	trace_arena_init(&fill);
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < vk_ncommands; i++) {
+		const vk_command_info *cmd = vk_commands[i];
+		bool skip = false;
+		for (uint32_t k = 0; k < cmd->nparams; k++) {
+			const vk_field *f = &cmd->params[k];
+			skip = skip || f->len_op == VK_LEN_FIELD ||
+			       (f->len >= 0 && cmd->params[f->len].ptr);
+		}
+		if (skip)
+			continue;
+		vk_struct_info as = { { cmd->sig.name, cmd->sig.nargs, cmd->sig.arg_names },
+				      cmd->args_size, -1, 0, cmd->nparams, cmd->params, 0 };
+		uint8_t *args = trace_arena_alloc(&fill, cmd->args_size);
+		memset(args, 0, cmd->args_size);
+		fill_struct(&as, &fill, args, 0);
+		trace_call_init(&calls[n]);
+		calls[n].no = n;
+		vk_encode_call(cmd, &calls[n], args);
+		n++;
+	}
+	size_t blen, tlen, again_len;
+	char *bin = through(calls, n, TRACE_FMT_RAW, &blen);
+	char *text = through(calls, n, TRACE_FMT_TEXT, &tlen);
+	trace_error err;
+	trace_error_clear(&err);
+	trace_reader *r = trace_reader_open_memory(text, tlen, "text", &err);
+	trace_call *again = calloc(n, sizeof(*again));
+	uint32_t got = 0;
+	trace_call *c;
+	while (r && got < n && trace_reader_next(r, &c, &err) == 1) {
+		trace_call_init(&again[got]);
+		trace_call_copy(&again[got], c);
+		got++;
+	}
+	char *back = through(again, got, TRACE_FMT_RAW, &again_len);
+	check(got == n && again_len == blen && !memcmp(bin, back, blen),
+	      "%u commands: binary -> text -> binary gives the same %zu bytes (%zu)", n, blen,
+	      again_len);
+	printf("test_vkschema: %u commands, binary %zu bytes, text %zu bytes\n", n, blen, tlen);
+	if (r)
+		trace_reader_close(r);
+	for (uint32_t i = 0; i < n; i++)
+		trace_call_free(&calls[i]);
+	for (uint32_t i = 0; i < got; i++)
+		trace_call_free(&again[i]);
+	free(calls);
+	free(again);
+	free(bin);
+	free(text);
+	free(back);
+	trace_arena_free(&fill);
+}
+
 static void test_tables_know_the_registry(void)
 {
 	check(vk_nstructs > 800, "more than 800 structs (%u)", vk_nstructs);
@@ -489,10 +570,136 @@ static void test_tables_know_the_registry(void)
 	check(e && e->sig.nvalues > 180, "VkFormat has every format (%u)", e ? e->sig.nvalues : 0);
 }
 
+/* The flags apitrace's dump shows of VALUE with SIG, then what is left:
+ * "A|B|0x10". */
+static void shown(const trace_bitmask_sig *sig, uint64_t value, char *out, size_t cap)
+{
+	size_t n = 0;
+	out[0] = 0;
+	for (uint32_t i = 0; i < sig->nflags; i++) {
+		const trace_bitmask_flag *f = &sig->flags[i];
+		if ((f->value && (value & f->value) == f->value) || (!f->value && !value)) {
+			n += (size_t)snprintf(out + n, n < cap ? cap - n : 0, "%s|", f->name);
+			value &= ~f->value;
+		}
+		if (!value)
+			break;
+	}
+	snprintf(out + (n < cap ? n : cap - 1), n < cap ? cap - n : 1, "%#llx",
+		 (unsigned long long)value);
+}
+
+static void test_values_carry_small_signatures(void)
+{
+	/* every value of every enum: a signature of it alone, by the first
+	 * name the registry gives it (the name a full table showed) */
+	uint32_t bad = 0, values = 0;
+	for (uint32_t i = 0; i < vk_nenums; i++) {
+		const vk_enum_info *e = vk_enums[i];
+		for (uint32_t k = 0; k < e->sig.nvalues; k++) {
+			int64_t v = e->sig.values[k].value;
+			const trace_enum_sig *one = vk_enum_sig(e, v);
+			uint32_t first = 0;
+			while (e->sig.values[first].value != v)
+				first++;
+			values++;
+			if (one->nvalues != 1 || one->values[0].value != v ||
+			    strcmp(one->values[0].name, e->sig.values[first].name)) {
+				if (bad++ < 5)
+					fprintf(stderr, "%s %lld: %s\n", e->name, (long long)v,
+						one->nvalues ? one->values[0].name : "(none)");
+			}
+		}
+	}
+	check(values > 2000 && bad == 0, "each of %u enum values has its own signature (%u wrong)",
+	      values, bad);
+	const vk_enum_info *r = vk_enum_lookup("VkResult");
+	const trace_enum_sig *dev_lost = vk_enum_sig(r, -4);
+	check(dev_lost->nvalues == 1 && !strcmp(dev_lost->values[0].name, "VK_ERROR_DEVICE_LOST"),
+	      "a negative VkResult finds its name");
+	check(!vk_enum_sig(r, 12345)->nvalues && !vk_enum_sig(NULL, 0)->nvalues,
+	      "a value the type does not name has an empty signature");
+	const vk_enum_info *st = vk_enum_lookup("VkStructureType");
+	check(vk_enum_sig(st, 1000001000)->nvalues == 1 &&
+	      !strcmp(vk_enum_sig(st, 1000001000)->values[0].name,
+		      "VK_STRUCTURE_TYPE_SWAPCHAIN_CREATE_INFO_KHR"),
+	      "an extension's sType, past the dense start, finds its name");
+
+	/* bitmasks: the first flags, up to the last the value shows, which
+	 * the dump reads as it reads the whole table */
+	bad = values = 0;
+	for (uint32_t i = 0; i < vk_nbitmasks; i++) {
+		const vk_bitmask_info *b = vk_bitmasks[i];
+		for (int k = 0; k < 16; k++) {
+			uint64_t v = k == 0 ? 0 : k == 1 ? ~0ull : 0;
+			for (uint32_t j = 0; k > 1 && j < b->sig.nflags; j++)
+				if (rnd() % 4 == 0)
+					v |= b->sig.flags[j].value;
+			if (k > 1 && rnd() % 4 == 0)
+				v |= 1ull << (rnd() % 32);
+			const trace_bitmask_sig *p = vk_bitmask_sig(b, v);
+			char full[4096], part[4096];
+			shown(&b->sig, v, full, sizeof(full));
+			shown(p, v, part, sizeof(part));
+			bool prefix = p->nflags <= b->sig.nflags && (!p->nflags || p->flags == b->sig.flags);
+			/* and no longer than that: its last flag shows */
+			char less[4096] = "";
+			if (p->nflags) {
+				trace_bitmask_sig shorter = { p->nflags - 1, p->flags };
+				shown(&shorter, v, less, sizeof(less));
+			}
+			values++;
+			if (!prefix || strcmp(full, part) || (p->nflags && !strcmp(less, full))) {
+				if (bad++ < 5)
+					fprintf(stderr, "%s %#llx: %s, not %s (%u flags)\n", b->name,
+						(unsigned long long)v, part, full, p->nflags);
+			}
+		}
+	}
+	check(bad == 0, "of %u bitmask values each signature is the shortest that shows the "
+	      "same flags (%u wrong)", values, bad);
+	const vk_bitmask_info *usage = vk_bitmask_lookup("VkBufferUsageFlags");
+	const trace_bitmask_sig *u = vk_bitmask_sig(usage, 0x2);
+	check(u->nflags == 2 && !strcmp(u->flags[1].name, "VK_BUFFER_USAGE_TRANSFER_DST_BIT"),
+	      "TRANSFER_DST carries the buffer usage flags up to it (%u)", u->nflags);
+
+	/* what that saves: a whole VkImageCreateInfo record, signatures and
+	 * all, where the full VkStructureType table alone took 35 KB */
+	const vk_struct_info *s = vk_struct_lookup("VkImageCreateInfo");
+	uint8_t ci[256] = { 0 };
+	int32_t stype = 14, type = 1, format = 37, samples = 1, usage_bits = 0x11;
+	memcpy(ci + s->fields[0].offset, &stype, 4);
+	for (uint32_t i = 0; i < s->nfields; i++) {
+		const char *fn = s->fields[i].name;
+		int32_t *to = (int32_t *)(ci + s->fields[i].offset);
+		if (!strcmp(fn, "imageType"))
+			*to = type;
+		else if (!strcmp(fn, "format"))
+			*to = format;
+		else if (!strcmp(fn, "samples"))
+			*to = samples;
+		else if (!strcmp(fn, "usage"))
+			*to = usage_bits;
+	}
+	trace_call c;
+	trace_call_init(&c);
+	c.sig = &test_sig;
+	c.args = trace_call_values(&c, 1);
+	vk_encode_struct(s, &c.arena, &c.args[0], ci);
+	size_t len;
+	char *bytes = through(&c, 1, TRACE_FMT_RAW, &len);
+	check(len < 1500, "a VkImageCreateInfo record takes %zu bytes, signatures included", len);
+	printf("test_vkschema: one VkImageCreateInfo, signatures and all: %zu bytes\n", len);
+	free(bytes);
+	trace_call_free(&c);
+}
+
 int main(void)
 {
 	test_tables_know_the_registry();
+	test_values_carry_small_signatures();
 	test_every_struct_round_trips();
+	test_every_command_text_is_its_binary();
 	printf("test_vkschema: %d passed, %d failed\n", passed, failed);
 	return failed != 0;
 }
