@@ -106,8 +106,17 @@ struct tk_rec {
 	tk_rec *next;
 	tk_rec *enter;  /* for a leave: its enter, which numbered the call */
 	bool leave;
+	uint8_t *own;   /* an update's bytes: not in the arena, which zeroes */
+	size_t own_len;
 	trace_call call;
 };
+
+/* Written records go back to application threads (out.spare), their
+ * arena's chunk kept, up to this many of at most TK_SPARE_BYTES: a
+ * malloc and a free for the record and its chunk on either side were
+ * about a tenth of the layer's instructions on glmark2-zink (callgrind). */
+#define TK_SPARE_MAX 512
+#define TK_SPARE_BYTES 4096
 
 #define TK_MAX_PROPS 48
 
@@ -115,6 +124,8 @@ static struct {
 	pthread_mutex_t lock;
 	pthread_cond_t more, room;
 	tk_rec *head, *tail;
+	tk_rec *spare;           /* written records, reset, for reuse */
+	size_t nspare;
 	size_t queued;           /* bytes in the queue */
 	size_t nqueued;          /* records in the queue */
 	bool header_ready;       /* device properties known (or giving up on them) */
@@ -136,6 +147,10 @@ static struct {
 static atomic_bool tracing;
 static atomic_uint next_thread;
 static _Thread_local uint32_t thread_plus1;
+/* A spare record for this thread's next one, taken at its last push; the
+ * key frees it should the thread end first. */
+static _Thread_local tk_rec *next_spare;
+static pthread_key_t spare_key;
 static pthread_once_t start_once = PTHREAD_ONCE_INIT;
 
 const char *tk_output_path(void)
@@ -171,12 +186,65 @@ static void add_prop(const char *name, const char *value)
 static void free_rec(tk_rec *r)
 {
 	trace_call_free(&r->call);
+	free(r->own);
 	free(r);
+}
+
+static void free_spare(void *r)
+{
+	free_rec(r);
+}
+
+static tk_rec *new_rec(void)
+{
+	tk_rec *r = next_spare;
+	if (r) {
+		next_spare = NULL;
+		pthread_setspecific(spare_key, NULL);
+		return r;
+	}
+	r = calloc(1, sizeof(*r));
+	trace_call_init(&r->call);
+	return r;
+}
+
+/* R, written, reset onto the list *DONE for reuse, or freed (a large
+ * one: the spares stay small). */
+static void retire(tk_rec **done, tk_rec *r)
+{
+	free(r->own);
+	r->own = NULL;
+	r->own_len = 0;
+	trace_call_reset(&r->call);
+	if (r->call.arena.total > TK_SPARE_BYTES) {
+		free_rec(r);
+		return;
+	}
+	r->enter = NULL;
+	r->leave = false;
+	r->next = *done;
+	*done = r;
+}
+
+/* Under out.lock: the records of DONE become spares, as many as fit. */
+static void keep_spares(tk_rec *done)
+{
+	while (done) {
+		tk_rec *next = done->next;
+		if (out.nspare < TK_SPARE_MAX) {
+			done->next = out.spare;
+			out.spare = done;
+			out.nspare++;
+		} else {
+			free_rec(done);
+		}
+		done = next;
+	}
 }
 
 static void push(tk_rec *r)
 {
-	size_t bytes = r->call.arena.total + sizeof(*r);
+	size_t bytes = r->call.arena.total + r->own_len + sizeof(*r);
 	pthread_mutex_lock(&out.lock);
 	if (!out.running) {
 		pthread_mutex_unlock(&out.lock);
@@ -195,6 +263,12 @@ static void push(tk_rec *r)
 		out.head = r;
 	out.tail = r;
 	out.queued += bytes;
+	if (!next_spare && out.spare) {
+		next_spare = out.spare;
+		out.spare = next_spare->next;
+		out.nspare--;
+		pthread_setspecific(spare_key, next_spare);
+	}
 	/* the writer sleeps until the first record, then until a batch */
 	if (++out.nqueued == 1 || out.nqueued == TK_WAKE_RECORDS ||
 	    (out.queued >= TK_WAKE_BYTES && out.queued - bytes < TK_WAKE_BYTES))
@@ -204,8 +278,7 @@ static void push(tk_rec *r)
 
 static tk_rec *enter_rec(const vk_command_info *cmd, const void *args)
 {
-	tk_rec *r = calloc(1, sizeof(*r));
-	trace_call_init(&r->call);
+	tk_rec *r = new_rec();
 	r->call.thread = thread_no();
 	vk_encode_args(cmd, &r->call, args, VK_PHASE_ENTER);
 	return r;
@@ -221,18 +294,18 @@ tk_rec *tk_enter(const vk_command_info *cmd, const void *args)
 }
 
 tk_rec *tk_enter_blob(const vk_command_info *cmd, const void *args, uint32_t param,
-		      const void *data, uint64_t size)
+		      uint64_t size, void (*fill)(void *ctx, uint8_t *blob), void *ctx)
 {
 	if (!tk_tracing())
 		return NULL;
 	tk_rec *r = enter_rec(cmd, args);
 	trace_value *v = &r->call.args[param];
-	if (data && size <= UINT32_MAX) {
-		uint8_t *copy = trace_arena_alloc(&r->call.arena, size ? size : 1);
-		memcpy(copy, data, size);
+	if (size <= UINT32_MAX) {
+		uint8_t *blob = trace_arena_alloc(&r->call.arena, size ? size : 1); /* zeroed */
+		fill(ctx, blob);
 		v->kind = TRACE_BLOB;
 		v->len = (uint32_t)size;
-		v->blob = copy;
+		v->blob = blob;
 	}
 	push(r);
 	return r;
@@ -242,8 +315,7 @@ void tk_leave(tk_rec *enter, const vk_command_info *cmd, const void *args)
 {
 	if (!enter)
 		return;
-	tk_rec *r = calloc(1, sizeof(*r));
-	trace_call_init(&r->call);
+	tk_rec *r = new_rec();
 	r->call.thread = enter->call.thread;
 	vk_encode_args(cmd, &r->call, args, VK_PHASE_LEAVE);
 	r->leave = true;
@@ -255,8 +327,7 @@ void tk_update(uint64_t object, uint64_t offset, const void *data, size_t size)
 {
 	if (!tk_tracing())
 		return;
-	tk_rec *e = calloc(1, sizeof(*e));
-	trace_call_init(&e->call);
+	tk_rec *e = new_rec();
 	e->call.thread = thread_no();
 	e->call.sig = &vk_update_sig;
 	e->call.args = trace_call_values(&e->call, 3);
@@ -264,14 +335,14 @@ void tk_update(uint64_t object, uint64_t offset, const void *data, size_t size)
 	e->call.args[0].u = object;
 	e->call.args[1].kind = TRACE_UINT;
 	e->call.args[1].u = offset;
-	uint8_t *copy = trace_arena_alloc(&e->call.arena, size ? size : 1);
-	memcpy(copy, data, size);
+	e->own = malloc(size ? size : 1);
+	e->own_len = size;
+	memcpy(e->own, data, size);
 	e->call.args[2].kind = TRACE_BLOB;
 	e->call.args[2].len = (uint32_t)size;
-	e->call.args[2].blob = copy;
+	e->call.args[2].blob = e->own;
 	push(e);
-	tk_rec *l = calloc(1, sizeof(*l));
-	trace_call_init(&l->call);
+	tk_rec *l = new_rec();
 	l->call.thread = e->call.thread;
 	l->call.sig = &vk_update_sig;
 	l->call.args = trace_call_values(&l->call, 3);
@@ -289,14 +360,14 @@ static void give_up(const trace_error *err)
 		"the application runs on untraced\n", out.path);
 }
 
-static int write_rec(tk_rec *r, trace_error *err)
+static int write_rec(tk_rec *r, tk_rec **done, trace_error *err)
 {
 	if (!r->leave)
 		return trace_writer_enter(out.w, &r->call, err);
 	r->call.no = r->enter->call.no;
 	int rc = trace_writer_leave(out.w, &r->call, err);
-	free_rec(r->enter);
-	free_rec(r);
+	retire(done, r->enter);
+	retire(done, r);
 	return rc;
 }
 
@@ -349,6 +420,7 @@ static void *writer_main(void *unused)
 				give_up(&err);
 			}
 		}
+		tk_rec *done = NULL;
 		while (list) {
 			tk_rec *next = list->next;
 			if (failed) {
@@ -356,17 +428,24 @@ static void *writer_main(void *unused)
 					free_rec(list->enter);
 					free_rec(list);
 				}
-			} else if (write_rec(list, &err) < 0) {
+			} else if (write_rec(list, &done, &err) < 0) {
 				failed = true;
 				give_up(&err);
 			}
 			list = next;
 		}
 		pthread_mutex_lock(&out.lock);
+		keep_spares(done);
 		if (stop && !out.head)
 			break;
 	}
 	out.running = false;
+	while (out.spare) {
+		tk_rec *next = out.spare->next;
+		free_rec(out.spare);
+		out.spare = next;
+	}
+	out.nspare = 0;
 	pthread_cond_broadcast(&out.room);
 	pthread_mutex_unlock(&out.lock);
 	if (!failed && trace_writer_close(out.w, &err) < 0)
@@ -506,6 +585,7 @@ static void start(void)
 	free(cmdline);
 
 	sem_init(&out.flushed, 0, 0);
+	pthread_key_create(&spare_key, free_spare);
 	out.running = true;
 	atomic_store(&tracing, true);
 	if (pthread_create(&out.thread, NULL, writer_main, NULL) != 0) {

@@ -55,9 +55,13 @@ typedef struct tk_device {
 	pthread_mutex_t lock;
 	tk_map mems;     /* VkDeviceMemory -> tk_mem */
 	tk_map objects;  /* VkBuffer / VkImage -> tk_object */
-	/* what command buffers reference (refs.c), under lock too */
+	/* what command buffers reference (refs.c), under refs_lock: apart,
+	 * so that recording does not wait for a submit's compare (zink
+	 * records on one thread and submits on another); a submit takes
+	 * lock, then refs_lock */
+	pthread_mutex_t refs_lock;
 	tk_map cbufs;     /* VkCommandBuffer -> tk_cbuf */
-	tk_map views;     /* VkBufferView / VkImageView -> its buffer / image */
+	tk_map views;     /* VkBufferView / VkImageView -> its buffer / image and range */
 	tk_map fbs;       /* VkFramebuffer -> tk_fb */
 	tk_map dsets;     /* VkDescriptorSet -> tk_dset */
 	tk_map templates; /* VkDescriptorUpdateTemplate -> tk_template */
@@ -66,6 +70,8 @@ typedef struct tk_device {
 	uint64_t epoch;   /* of the last submit's scan */
 	tk_mem **marked;  /* the memory that scan compares */
 	size_t nmarked, capmarked;
+	struct tk_span *spans; /* scratch for a scan: what it compares */
+	size_t capspans;
 	/* screenshots (screenshot.c), under shot_lock */
 	PFN_vkSetDeviceLoaderData set_loader_data;
 	pthread_mutex_t shot_lock;
@@ -84,9 +90,9 @@ typedef struct tk_rec tk_rec;
 /* Records the enter event of a call (NULL when not tracing). */
 tk_rec *tk_enter(const vk_command_info *cmd, const void *args);
 /* tk_enter, with parameter PARAM (a void* the registry gives no length)
- * written as a blob of the SIZE bytes at DATA. */
+ * written as a blob of SIZE bytes, zeroed, then filled by FILL(CTX, blob). */
 tk_rec *tk_enter_blob(const vk_command_info *cmd, const void *args, uint32_t param,
-		      const void *data, uint64_t size);
+		      uint64_t size, void (*fill)(void *ctx, uint8_t *blob), void *ctx);
 /* Records its leave: the outputs and the result. */
 void tk_leave(tk_rec *enter, const vk_command_info *cmd, const void *args);
 /* Writes a tracekit.update pseudo-call. */
@@ -107,17 +113,28 @@ void tk_memory_fini(tk_device *dev);
 void tk_cmd_refs(tk_device *dev, const vk_command_info *cmd, const void *args,
 		 _Atomic uint8_t *how);
 void tk_note_address(tk_device *dev);
-/* The bytes of pData descriptor update template T reads
- * (vk_template_data_size); false for a template the layer does not know
- * or whose descriptors it cannot size. */
-bool tk_template_size(tk_device *dev, uint64_t t, uint64_t *size);
+/* Records vkCreateDescriptorUpdateTemplate{,KHR} (ARGS, its pCreateInfo
+ * at *INFO) with the entries packed (vk_template_pack), as the trace
+ * holds every template whose pData the layer can size. */
+tk_rec *tk_enter_template_create(const vk_command_info *cmd, void *args,
+				 const VkDescriptorUpdateTemplateCreateInfo **info);
+/* Records a call whose parameter PARAM is the pData of update template T:
+ * a blob of the bytes T's entries read, packed as the trace's template
+ * says; an address where the layer cannot size them. */
+tk_rec *tk_enter_template_data(tk_device *dev, const vk_command_info *cmd, const void *args,
+			       uint32_t param, uint64_t t, const void *data);
 void tk_refs_fini(tk_device *dev);
-/* Under dev->lock: calls MARK for every buffer and image (by handle) that
- * command buffer CB and the secondaries it executes reference, directly
- * or through views, framebuffers and descriptor sets; false when that
- * cannot be known (the caller scans everything). */
-bool tk_refs_collect(tk_device *dev, VkCommandBuffer cb,
-		     void (*mark)(tk_device *dev, uint64_t handle));
+/* Up to the end of an object, in a range [lo, hi) of its bytes. */
+#define TK_ALL UINT64_MAX
+/* Buffer or image HANDLE, of which bytes [lo, hi) may be read. */
+typedef void tk_mark_fn(tk_device *dev, uint64_t handle, VkDeviceSize lo, VkDeviceSize hi);
+/* Under dev->lock and dev->refs_lock: calls MARK for every buffer and
+ * image that command buffer CB and the secondaries it executes
+ * reference, directly or through views, framebuffers and descriptor
+ * sets, with the range they may read (a buffer descriptor's, a buffer
+ * view's, a copy's source regions; otherwise all); false when that cannot
+ * be known (the caller scans everything). */
+bool tk_refs_collect(tk_device *dev, VkCommandBuffer cb, tk_mark_fn *mark);
 
 /* screenshot.c */
 void tk_screenshot_init(tk_device *dev, const VkDeviceCreateInfo *info);

@@ -11,8 +11,9 @@ vkGet*ProcAddr answer from.  Commands in HAND are written in
 layer/capture.c; commands in HOOKS call hand-written code in layer/memory.c,
 layer/refs.c or layer/screenshot.c before (pre) or after (post) calling
 down; commands in DOWN call down through hand-written code in
-layer/screenshot.c; commands in TEMPLATE_DATA record their pData as the
-bytes their descriptor update template reads.  Every vkCmd* wrapper
+layer/screenshot.c; commands in TEMPLATE_CREATE record their update
+template with its entries packed, and those in TEMPLATE_DATA their pData
+as the bytes the template reads, packed alike.  Every vkCmd* wrapper
 tells layer/refs.c what the command references (tk_cmd_refs), and every
 command that hands out a device address says so (tk_note_address).
 """
@@ -84,13 +85,18 @@ DOWN = {'vkCreateSwapchainKHR', 'vkQueuePresentKHR'}
 
 # Commands whose pData (a void* the registry gives no length) holds the
 # descriptors of an update template: recorded as a blob of the bytes the
-# template reads (tk_template_size, layer/refs.c), not as an address.
+# template reads, packed as the trace's template says
+# (tk_enter_template_data, layer/refs.c), not as an address.
 TEMPLATE_DATA = {
     'vkUpdateDescriptorSetWithTemplate': ('descriptorUpdateTemplate', 'pData'),
     'vkUpdateDescriptorSetWithTemplateKHR': ('descriptorUpdateTemplate', 'pData'),
     'vkCmdPushDescriptorSetWithTemplateKHR': ('descriptorUpdateTemplate', 'pData'),
     'vkCmdPushDescriptorSetWithTemplate': ('descriptorUpdateTemplate', 'pData'),
 }
+
+# Commands that make an update template: recorded with its entries packed
+# (tk_enter_template_create, layer/refs.c) to read pData as recorded.
+TEMPLATE_CREATE = {'vkCreateDescriptorUpdateTemplate', 'vkCreateDescriptorUpdateTemplateKHR'}
 
 # Calls too frequent and too uninteresting to record: none.  (A capture
 # records what the application called; the loader's own calls to the
@@ -165,10 +171,10 @@ def gen(m):
         if c.name in TEMPLATE_DATA:
             tmpl, data = TEMPLATE_DATA[c.name]
             idx = [f.name for f in c.params].index(data)
-            lines.append('\tuint64_t data_size;')
-            lines.append('\ttk_rec *rec = tk_template_size(dev, (uint64_t)a.%s, &data_size)' % tmpl)
-            lines.append('\t\t? tk_enter_blob(&vk_cmd_%s, &a, %d, a.%s, data_size)' % (c.name, idx, data))
-            lines.append('\t\t: tk_enter(&vk_cmd_%s, &a);' % c.name)
+            lines.append('\ttk_rec *rec = tk_enter_template_data(dev, &vk_cmd_%s, &a, %d, (uint64_t)a.%s, a.%s);'
+                         % (c.name, idx, tmpl, data))
+        elif c.name in TEMPLATE_CREATE:
+            lines.append('\ttk_rec *rec = tk_enter_template_create(&vk_cmd_%s, &a, &a.pCreateInfo);' % c.name)
         else:
             lines.append('\ttk_rec *rec = tk_enter(&vk_cmd_%s, &a);' % c.name)
         call = '%s.%s(%s)' % (disp, c.name, args)

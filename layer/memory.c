@@ -7,15 +7,17 @@
  *
  * A mapping gets a shadow copy, taken when it is mapped.  At each queue
  * submit the ranges of the mapped memory that are bound to the buffers
- * and images the submitted command buffers may read (refs.c; all of them
- * where that cannot be known), and before an unmap or a free all of the
- * memory's, are compared with the shadow; the bytes that changed are
- * written as updates before the submit's record, and the shadow catches
- * up.  Bytes not compared stay different from the shadow, so they are
- * written at the first submit that may read them.  Bytes that aliasing objects share are
- * written once, for the first object by offset; images of optimal tiling
- * are not compared (their layout is the implementation's: what changes
- * there is what the device drew).
+ * and images the submitted command buffers may read, the parts of them
+ * they may read (refs.c; all of them where that cannot be known), and
+ * before an unmap or a free all of the memory's, are compared with the
+ * shadow; the bytes that changed are written as updates before the
+ * submit's record, and the shadow catches up.  Bytes not compared stay
+ * different from the shadow, so they are written at the first submit that
+ * may read them.  Bytes that aliasing objects share are written once;
+ * images of optimal tiling are not compared (their layout is the
+ * implementation's: what changes there is what the device drew).  An
+ * object bound over mapped bytes gets them as if just written (the
+ * shadow is cleared there, clear_uncovered()).
  *
  * Trap: the shadow starts as the memory's contents at map time, so bytes
  * the application writes with the value they already had are not
@@ -34,7 +36,8 @@ struct tk_object {
 	VkDeviceSize size;     /* a buffer's size, an image's memory requirement */
 	tk_mem *mem;           /* bound memory, or NULL */
 	VkDeviceSize offset;   /* in mem */
-	uint64_t mark;         /* the submit (epoch) that may read it */
+	uint64_t mark;         /* the submit (epoch) that may read it, */
+	VkDeviceSize lo, hi;   /* these bytes of it (TK_ALL: to the end) */
 };
 
 struct tk_mem {
@@ -133,6 +136,7 @@ void tk_map_free(tk_map *m)
 void tk_memory_init(tk_device *dev)
 {
 	pthread_mutex_init(&dev->lock, NULL);
+	pthread_mutex_init(&dev->refs_lock, NULL);
 	const char *scan = getenv("TRACEKIT_SCAN");
 	if (scan && !strcmp(scan, "all"))
 		dev->full_scan = true;
@@ -161,7 +165,9 @@ void tk_memory_fini(tk_device *dev)
 	tk_map_free(&dev->objects);
 	tk_refs_fini(dev);
 	free(dev->marked);
+	free(dev->spans);
 	pthread_mutex_destroy(&dev->lock);
+	pthread_mutex_destroy(&dev->refs_lock);
 }
 
 static void unbind(tk_object *o)
@@ -178,6 +184,64 @@ static void unbind(tk_object *o)
 	o->mem = NULL;
 }
 
+/* What a scan compares: [lo, hi) of the memory, for object o. */
+struct tk_span {
+	VkDeviceSize lo, hi;
+	const tk_object *o;
+	size_t order;          /* of o in the memory's objects, by offset */
+};
+
+static int by_start(const void *x, const void *y)
+{
+	const struct tk_span *a = x, *b = y;
+	if (a->lo != b->lo)
+		return a->lo < b->lo ? -1 : 1;
+	return a->order < b->order ? -1 : a->order > b->order;
+}
+
+/* Room for N spans in dev->spans. */
+static void spans_fit(tk_device *dev, size_t n)
+{
+	if (dev->capspans < n) {
+		dev->capspans = n * 2;
+		dev->spans = realloc(dev->spans, sizeof(*dev->spans) * dev->capspans);
+	}
+}
+
+/*
+ * Clears the copy over [lo, hi) (memory offsets, inside the mapping) for
+ * object O, bound there now, but where another object bound there covers
+ * it.  A replay gives O memory of its own, holding nothing the trace said:
+ * whatever the mapped bytes already hold for it (an ended object's
+ * contents, say) must reach the trace as if just written, which the
+ * cleared copy makes them at the next compare.  Except where O aliases a
+ * live object: a replay keeps O in that object's memory, which holds what
+ * the copy does.  Images of optimal tiling cover nothing (their bytes are
+ * never compared).
+ */
+static void clear_uncovered(tk_device *dev, tk_mem *mem, const tk_object *o, VkDeviceSize lo,
+			    VkDeviceSize hi)
+{
+	spans_fit(dev, mem->nobjs);
+	size_t n = 0;
+	for (size_t i = 0; i < mem->nobjs; i++) {
+		const tk_object *p = mem->objs[i];
+		VkDeviceSize plo = p->offset, phi = p->offset + p->size;
+		if (p == o || p->opaque || phi <= lo || plo >= hi)
+			continue;
+		dev->spans[n++] = (struct tk_span){ plo > lo ? plo : lo, phi < hi ? phi : hi, p, i };
+	}
+	qsort(dev->spans, n, sizeof(*dev->spans), by_start);
+	VkDeviceSize at = lo;
+	for (size_t i = 0; i <= n; i++) {
+		VkDeviceSize next = i < n ? dev->spans[i].lo : hi;
+		if (next > at)
+			memset(mem->shadow + (at - mem->map_offset), 0, next - at);
+		if (i < n && dev->spans[i].hi > at)
+			at = dev->spans[i].hi;
+	}
+}
+
 static void bind(tk_device *dev, uint64_t object, uint64_t memory, VkDeviceSize offset)
 {
 	tk_object *o = tk_map_get(&dev->objects, object);
@@ -192,17 +256,13 @@ static void bind(tk_device *dev, uint64_t object, uint64_t memory, VkDeviceSize 
 	}
 	o->mem = mem;
 	o->offset = offset;
-	/* A replay gives the object memory of its own, holding nothing the
-	 * trace said: whatever the mapped bytes already hold for it (an ended
-	 * object's contents, say) must reach the trace as if just written.
-	 * Clearing the copy over its range does that at the next compare. */
 	if (mem->shadow) {
 		VkDeviceSize lo = offset > mem->map_offset ? offset : mem->map_offset;
 		VkDeviceSize end = offset + o->size, mend = mem->map_offset + mem->map_size;
 		if (end > mend || end < offset)
 			end = mend;
-		if (lo < end)
-			memset(mem->shadow + (lo - mem->map_offset), 0, end - lo);
+		if (lo < end && !o->opaque)
+			clear_uncovered(dev, mem, o, lo, end);
 	}
 	if (mem->nobjs == mem->capobjs) {
 		mem->capobjs = mem->capobjs ? mem->capobjs * 2 : 4;
@@ -246,10 +306,24 @@ static size_t next_diff(const uint8_t *live, const uint8_t *old, size_t i, size_
 }
 
 /* The last byte of the run that starts, differing, at START: the last
- * differing byte before an equal stretch of more than GAP bytes (or N). */
+ * differing byte before an equal stretch of more than GAP bytes (or N).
+ * Compared 32 bytes at a time: where every vertex changes, every block
+ * differs, and the loop is the scan's cost. */
 static size_t run_end(const uint8_t *live, const uint8_t *old, size_t start, size_t n)
 {
 	size_t last = start, i = start + 1;
+	while (i + 32 <= n) {
+		uint64_t x[4];
+		for (int k = 0; k < 4; k++)
+			x[k] = word_at(live + i + 8 * k) ^ word_at(old + i + 8 * k);
+		if (x[0] | x[1] | x[2] | x[3]) {
+			int k = x[3] ? 3 : x[2] ? 2 : x[1] ? 1 : 0;
+			last = i + 8 * (size_t)k + (size_t)(63 - __builtin_clzll(x[k])) / 8;
+		} else if (i + 32 - (last + 1) > GAP) {
+			return last;
+		}
+		i += 32;
+	}
 	while (i + 8 <= n) {
 		uint64_t x = word_at(live + i) ^ word_at(old + i);
 		if (x)
@@ -300,16 +374,28 @@ static bool clip(const tk_mem *mem, const tk_object *o, VkDeviceSize *lo, VkDevi
 	return *lo < *hi;
 }
 
+/* Narrows [*lo, *hi) to the bytes of O a submit may read. */
+static void marked_part(const tk_object *o, VkDeviceSize *lo, VkDeviceSize *hi)
+{
+	VkDeviceSize end = o->hi < o->size ? o->hi : o->size;
+	VkDeviceSize from = o->offset + (o->lo < end ? o->lo : end), to = o->offset + end;
+	if (from > *lo)
+		*lo = from;
+	if (to < *hi)
+		*hi = to;
+}
+
 /*
- * Under dev->lock.  The objects are compared by offset, each byte once:
- * where objects alias (their ranges overlap), a changed byte is written
- * for the first object that covers it, and aliasing objects share their
- * bytes on replay as they did here (zink binds two VkBuffers over every
- * range it hands out: writing both would double the trace).  Bytes no
- * object covers are not compared: they are when an object is bound over
- * them.  The shadow catches up run by run.
+ * Under dev->lock.  Compares the objects (those the submit of EPOCH
+ * marks, the part of them it may read, or all), each byte once: where
+ * objects alias (their ranges overlap), a changed byte is written for
+ * the first object whose compared part covers it, and aliasing objects
+ * share their bytes on replay as they did here (zink binds two VkBuffers
+ * over every range it hands out: writing both would double the trace).
+ * Bytes no object covers are not compared: they are when an object is
+ * bound over them.  The shadow catches up run by run.
  */
-static void scan_some(tk_mem *mem, bool marked_only, uint64_t epoch)
+static void scan_some(tk_device *dev, tk_mem *mem, bool marked_only, uint64_t epoch)
 {
 	if (!mem->mapped || !mem->shadow)
 		return;
@@ -317,25 +403,36 @@ static void scan_some(tk_mem *mem, bool marked_only, uint64_t epoch)
 		qsort(mem->objs, mem->nobjs, sizeof(*mem->objs), by_offset);
 		mem->sorted = true;
 	}
-	VkDeviceSize done = 0;
+	spans_fit(dev, mem->nobjs);
+	size_t n = 0;
 	for (size_t i = 0; i < mem->nobjs; i++) {
+		const tk_object *o = mem->objs[i];
 		VkDeviceSize lo, hi;
-		if (marked_only && mem->objs[i]->mark != epoch)
+		if (marked_only && o->mark != epoch)
 			continue;
-		if (!clip(mem, mem->objs[i], &lo, &hi))
+		if (!clip(mem, o, &lo, &hi))
 			continue;
-		if (lo < done)
-			lo = done;
-		if (lo < hi) {
-			diff_range(mem, mem->objs[i], lo, hi);
-			done = hi;
+		if (marked_only)
+			marked_part(o, &lo, &hi);
+		if (lo < hi)
+			dev->spans[n++] = (struct tk_span){ lo, hi, o, i };
+	}
+	/* whole objects come by offset, so by start; parts need sorting */
+	if (marked_only)
+		qsort(dev->spans, n, sizeof(*dev->spans), by_start);
+	VkDeviceSize done = 0;
+	for (size_t i = 0; i < n; i++) {
+		VkDeviceSize lo = dev->spans[i].lo > done ? dev->spans[i].lo : done;
+		if (lo < dev->spans[i].hi) {
+			diff_range(mem, dev->spans[i].o, lo, dev->spans[i].hi);
+			done = dev->spans[i].hi;
 		}
 	}
 }
 
-static void scan(tk_mem *mem)
+static void scan(tk_device *dev, tk_mem *mem)
 {
-	scan_some(mem, false, 0);
+	scan_some(dev, mem, false, 0);
 }
 
 /* Under dev->lock. */
@@ -344,18 +441,26 @@ static void scan_all(tk_device *dev)
 	for (size_t i = 0; i < dev->mems.cap; i++) {
 		tk_mem *mem = dev->mems.vals[i];
 		if (mem && mem->mapped)
-			scan(mem);
+			scan(dev, mem);
 	}
 }
 
-/* A buffer or image a submit may read (refs.c finds them): its memory,
- * if mapped, is compared, that object's part of it. */
-static void mark(tk_device *dev, uint64_t handle)
+/* Bytes [lo, hi) of a buffer or image a submit may read (refs.c finds
+ * them): its memory, if mapped, is compared, the part of that object
+ * (the bounds of all its parts that the submit may read). */
+static void mark(tk_device *dev, uint64_t handle, VkDeviceSize lo, VkDeviceSize hi)
 {
 	tk_object *o = tk_map_get(&dev->objects, handle);
-	if (!o || !o->mem || o->opaque || !o->mem->mapped || o->mark == dev->epoch)
+	if (!o || !o->mem || o->opaque || !o->mem->mapped)
 		return;
+	if (o->mark == dev->epoch) {
+		o->lo = lo < o->lo ? lo : o->lo;
+		o->hi = hi > o->hi ? hi : o->hi;
+		return;
+	}
 	o->mark = dev->epoch;
+	o->lo = lo;
+	o->hi = hi;
 	tk_mem *mem = o->mem;
 	if (mem->mark == dev->epoch)
 		return;
@@ -383,11 +488,13 @@ static void scan_submit(tk_device *dev, size_t n, VkCommandBuffer (*cb)(const vo
 	dev->epoch++;
 	dev->nmarked = 0;
 	bool known = !dev->full_scan;
+	pthread_mutex_lock(&dev->refs_lock);
 	for (size_t i = 0; known && i < n; i++)
 		known = tk_refs_collect(dev, cb(ctx, i), mark);
+	pthread_mutex_unlock(&dev->refs_lock);
 	if (known) {
 		for (size_t i = 0; i < dev->nmarked; i++)
-			scan_some(dev->marked[i], true, dev->epoch);
+			scan_some(dev, dev->marked[i], true, dev->epoch);
 	} else {
 		scan_all(dev);
 	}
@@ -418,7 +525,7 @@ void tk_pre_vkFreeMemory(tk_device *dev, vk_args_vkFreeMemory *a)
 	tk_mem *mem = tk_map_del(&dev->mems, (uint64_t)a->memory);
 	if (mem) {
 		if (tk_tracing())
-			scan(mem);
+			scan(dev, mem);
 		mem_free(mem);
 	}
 	pthread_mutex_unlock(&dev->lock);
@@ -448,7 +555,7 @@ void tk_pre_vkUnmapMemory(tk_device *dev, vk_args_vkUnmapMemory *a)
 	tk_mem *mem = tk_map_get(&dev->mems, (uint64_t)a->memory);
 	if (mem) {
 		if (tk_tracing())
-			scan(mem);
+			scan(dev, mem);
 		mem->mapped = NULL;
 		free(mem->shadow);
 		mem->shadow = NULL;

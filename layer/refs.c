@@ -7,10 +7,14 @@
  * here; the schema's tables (lib/vkschema.h) say where the handles are,
  * in the parameters, the structs and arrays they point at and the pNext
  * chains, so no command is listed by hand but the few that pass handles
- * as untyped bytes (push descriptors by template).  Kept per command
- * buffer: buffers and images; buffer and image views (their buffer or
- * image at submit); framebuffers (their attachments); descriptor sets
- * (their contents at submit, from vkUpdateDescriptorSets and update
+ * as untyped bytes (push descriptors by template) and the copies from
+ * buffers (copies[]: which bytes they read).  Kept per command buffer:
+ * buffers and images, with the range of each it may read (a buffer
+ * descriptor's, a copy's source regions; otherwise all: a buffer zink
+ * streams uniforms through is a megabyte, of which a frame reads a few
+ * hundred bytes); buffer and image views (their buffer or image and range
+ * at submit); framebuffers (their attachments); descriptor sets (their
+ * contents at submit, from vkUpdateDescriptorSets and update
  * templates: a set used by a command buffer cannot change without the
  * command buffer being recorded again, unless it was made to be updated
  * after binding, and then the submit is what sees its contents); and the
@@ -30,12 +34,27 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Bytes of a buffer or image that may be read: [lo, hi) from its start,
+ * hi TK_ALL for up to its end. */
+typedef struct tk_ref {
+	uint64_t h;
+	VkDeviceSize lo, hi;
+} tk_ref;
+
+/* References, one per key (a handle, or a descriptor slot), with the
+ * bounds of their ranges when several. */
+typedef struct tk_ranges {
+	tk_map at;             /* handle -> index in v + 1 */
+	tk_ref *v;
+	size_t n, cap;
+} tk_ranges;
+
 typedef struct tk_cbuf {
 	uint64_t pool;
 	bool unknown;          /* references that cannot be known */
 	uint64_t epoch;        /* collected in this scan already */
-	tk_map objs;           /* buffers and images: a set (value 1) */
-	tk_map views;          /* buffer and image views */
+	tk_ranges objs;         /* buffers and images */
+	tk_map views;          /* buffer and image views: a set (value 1) */
 	tk_map fbs;            /* framebuffers */
 	tk_map sets;           /* descriptor sets */
 	tk_map cbs;            /* secondary command buffers executed */
@@ -44,11 +63,18 @@ typedef struct tk_cbuf {
 typedef struct tk_dset {
 	uint64_t pool;
 	bool unknown;
-	/* (binding, element, kind) -> the handle written there: a write
-	 * that rolls over into the next binding is kept under its own
-	 * binding, which only ever keeps more than is there */
-	tk_map slots;
+	/* (binding, element, kind) -> the handle written there and the
+	 * range it reads (h 0: none now): a write that rolls over into the
+	 * next binding is kept under its own binding, which only ever keeps
+	 * more than is there */
+	tk_ranges slots;
 } tk_dset;
+
+/* A buffer view's buffer and range, an image view's image (all of it). */
+typedef struct tk_view {
+	uint64_t of;
+	VkDeviceSize lo, hi;
+} tk_view;
 
 typedef struct tk_fb {
 	uint32_t n;
@@ -57,15 +83,17 @@ typedef struct tk_fb {
 
 typedef struct tk_template {
 	uint32_t n;
-	VkDescriptorUpdateTemplateEntry *e;
-	bool sized;            /* the bytes of pData it reads are known: */
-	uint64_t size;         /* the trace records pData as a blob of them */
+	VkDescriptorUpdateTemplateEntry *e;      /* the application's */
+	bool sized;            /* the bytes of pData it reads are known: the */
+	VkDescriptorUpdateTemplateEntry *packed; /* trace's entries read them */
+	uint64_t size;         /* packed, and records pData as a blob of SIZE */
 } tk_template;
 
 enum { K_NONE, K_OBJ, K_VIEW, K_FB, K_SET, K_CB };
 
 /* How a vkCmd* is handled, cached per command (the wrapper's HOW). */
-enum { HOW_UNSEEN, HOW_NOTHING, HOW_WALK, HOW_UNKNOWN, HOW_PUSH_TEMPLATE };
+enum { HOW_UNSEEN, HOW_NOTHING, HOW_WALK, HOW_UNKNOWN, HOW_PUSH_TEMPLATE,
+       HOW_COPY_BUFFER, HOW_COPY_BUFFER2, HOW_BUFFER_TO_IMAGE, HOW_BUFFER_TO_IMAGE2 };
 
 #define ONE ((void *)(uintptr_t)1)
 
@@ -152,8 +180,28 @@ static int struct_flags(const vk_struct_info *s, int depth)
 	return r;
 }
 
+/* Copies from a buffer: the registry says which handles they name, not
+ * which bytes of the source they read (their regions) nor that the
+ * destination is written, not read.  A staging buffer zink reuses holds a
+ * megabyte of what earlier copies left, of which a copy reads a few
+ * kilobytes. */
+static const struct {
+	const char *name;
+	int how;
+} copies[] = {
+	{ "vkCmdCopyBuffer", HOW_COPY_BUFFER },
+	{ "vkCmdCopyBuffer2", HOW_COPY_BUFFER2 },
+	{ "vkCmdCopyBuffer2KHR", HOW_COPY_BUFFER2 },
+	{ "vkCmdCopyBufferToImage", HOW_BUFFER_TO_IMAGE },
+	{ "vkCmdCopyBufferToImage2", HOW_BUFFER_TO_IMAGE2 },
+	{ "vkCmdCopyBufferToImage2KHR", HOW_BUFFER_TO_IMAGE2 },
+};
+
 static int how_of(const vk_command_info *cmd)
 {
+	for (size_t i = 0; i < sizeof(copies) / sizeof(copies[0]); i++)
+		if (!strcmp(cmd->sig.name, copies[i].name))
+			return copies[i].how;
 	int r = 0;
 	for (uint32_t i = 1; i < cmd->nparams; i++) /* 0: the command buffer */
 		r |= field_flags(&cmd->params[i], 0);
@@ -178,10 +226,45 @@ static void set_add(tk_map *m, uint64_t h)
 		tk_map_put(m, h, ONE);
 }
 
-static void cb_add(tk_cbuf *cb, int kind, uint64_t h)
+/* The ref of handle H in S, made (empty: lo > hi) if new. */
+static tk_ref *ranges_at(tk_ranges *s, uint64_t h)
+{
+	size_t i = (size_t)(uintptr_t)tk_map_get(&s->at, h);
+	if (i)
+		return &s->v[i - 1];
+	if (s->n == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 8;
+		s->v = realloc(s->v, sizeof(*s->v) * s->cap);
+	}
+	s->v[s->n] = (tk_ref){ h, TK_ALL, 0 };
+	tk_map_put(&s->at, h, (void *)(uintptr_t)++s->n);
+	return &s->v[s->n - 1];
+}
+
+static void ranges_add(tk_ranges *s, uint64_t h, VkDeviceSize lo, VkDeviceSize hi)
+{
+	if (!h)
+		return;
+	tk_ref *r = ranges_at(s, h);
+	if (lo < r->lo)
+		r->lo = lo;
+	if (hi > r->hi)
+		r->hi = hi;
+}
+
+static void ranges_free(tk_ranges *s)
+{
+	tk_map_free(&s->at);
+	free(s->v);
+	memset(s, 0, sizeof(*s));
+}
+
+/* Handle H of kind KIND, of which [lo, hi) may be read (buffers: others
+ * are read whole). */
+static void cb_add(tk_cbuf *cb, int kind, uint64_t h, VkDeviceSize lo, VkDeviceSize hi)
 {
 	switch (kind) {
-	case K_OBJ: set_add(&cb->objs, h); break;
+	case K_OBJ: ranges_add(&cb->objs, h, lo, hi); break;
 	case K_VIEW: set_add(&cb->views, h); break;
 	case K_FB: set_add(&cb->fbs, h); break;
 	case K_SET: set_add(&cb->sets, h); break;
@@ -267,24 +350,38 @@ static dkind dkind_of(VkDescriptorType t)
 	}
 }
 
-/* The handle descriptor I of a write (or template entry) of kind K holds,
- * and its K_* kind; false for a kind the layer does not follow. */
-static uint64_t descriptor_at(dkind k, const uint8_t *p, int *kind)
+/* The handle a descriptor of TYPE (kind K) at P holds, its K_* kind and
+ * the range of it the descriptor reads (views: their own, at submit).  A
+ * dynamic buffer reads from its offset plus one given at bind: up to the
+ * end, then. */
+static tk_ref descriptor_at(VkDescriptorType type, dkind k, const uint8_t *p, int *kind)
 {
+	tk_ref r = { 0, 0, TK_ALL };
 	switch (k) {
 	case D_IMAGE:
 		*kind = K_VIEW;
-		return (uint64_t)((const VkDescriptorImageInfo *)p)->imageView;
-	case D_BUFFER:
+		r.h = (uint64_t)((const VkDescriptorImageInfo *)p)->imageView;
+		break;
+	case D_BUFFER: {
+		const VkDescriptorBufferInfo *b = (const VkDescriptorBufferInfo *)p;
 		*kind = K_OBJ;
-		return (uint64_t)((const VkDescriptorBufferInfo *)p)->buffer;
+		r.h = (uint64_t)b->buffer;
+		r.lo = b->offset;
+		if (type != VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC &&
+		    type != VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC &&
+		    b->range != VK_WHOLE_SIZE && b->range <= TK_ALL - b->offset)
+			r.hi = b->offset + b->range;
+		break;
+	}
 	case D_TEXEL:
 		*kind = K_VIEW;
-		return (uint64_t)*(const VkBufferView *)p;
+		r.h = (uint64_t)*(const VkBufferView *)p;
+		break;
 	default:
 		*kind = K_NONE;
-		return 0;
+		break;
 	}
+	return r;
 }
 
 static size_t dstride(dkind k)
@@ -321,8 +418,8 @@ static void walk_write(walker *w, const VkWriteDescriptorSet *wr)
 	}
 	for (uint32_t i = 0; i < wr->descriptorCount; i++) {
 		int kind;
-		uint64_t h = descriptor_at(k, a + i * dstride(k), &kind);
-		cb_add(w->cb, kind, h);
+		tk_ref r = descriptor_at(wr->descriptorType, k, a + i * dstride(k), &kind);
+		cb_add(w->cb, kind, r.h, r.lo, r.hi);
 	}
 }
 
@@ -345,7 +442,7 @@ static void walk_elems(walker *w, const vk_field *f, const uint8_t *p, uint64_t 
 	if (f->base == VK_B_HANDLE) {
 		int kind = kind_of(f->ref);
 		for (uint64_t i = 0; kind != K_NONE && i < n; i++)
-			cb_add(w->cb, kind, read_u(p + i * 8, 8));
+			cb_add(w->cb, kind, read_u(p + i * 8, 8), 0, TK_ALL);
 		return;
 	}
 	for (uint64_t i = 0; i < n; i++) {
@@ -401,7 +498,7 @@ static void walk_struct(walker *w, const vk_struct_info *s, const uint8_t *p, in
  * false for one the layer does not follow. */
 static bool template_walk(const tk_template *t, const void *data,
 			  void (*add)(void *ctx, uint32_t binding, uint32_t element, int kind,
-				      uint64_t h),
+				      tk_ref r),
 			  void *ctx)
 {
 	bool ok = true;
@@ -416,18 +513,67 @@ static bool template_walk(const tk_template *t, const void *data,
 		}
 		for (uint32_t j = 0; j < e->descriptorCount; j++) {
 			int kind;
-			uint64_t h = descriptor_at(k, (const uint8_t *)data + e->offset + j * e->stride, &kind);
-			add(ctx, e->dstBinding, e->dstArrayElement + j, kind, h);
+			tk_ref r = descriptor_at(e->descriptorType, k,
+						 (const uint8_t *)data + e->offset + j * e->stride, &kind);
+			add(ctx, e->dstBinding, e->dstArrayElement + j, kind, r);
 		}
 	}
 	return ok;
 }
 
-static void add_to_cb(void *ctx, uint32_t binding, uint32_t element, int kind, uint64_t h)
+static void add_to_cb(void *ctx, uint32_t binding, uint32_t element, int kind, tk_ref r)
 {
 	(void)binding;
 	(void)element;
-	cb_add(ctx, kind, h);
+	cb_add(ctx, kind, r.h, r.lo, r.hi);
+}
+
+/* The bytes [off, off + size) of SRC a copy reads; of a copy into an
+ * image, from the region's offset to the end (its size would take the
+ * format's texel size). */
+static void copy_from(tk_cbuf *cb, VkBuffer src, VkDeviceSize off, VkDeviceSize size)
+{
+	VkDeviceSize hi = size <= TK_ALL - off ? off + size : TK_ALL;
+	ranges_add(&cb->objs, (uint64_t)src, off, hi);
+}
+
+/* HOW_COPY_*: what copy ARGS reads; false where a pNext chain is there
+ * (walked as any command is then). */
+static bool copy_refs(tk_cbuf *cb, int how, const void *args)
+{
+	switch (how) {
+	case HOW_COPY_BUFFER: {
+		const vk_args_vkCmdCopyBuffer *a = args;
+		for (uint32_t i = 0; a->pRegions && i < a->regionCount; i++)
+			copy_from(cb, a->srcBuffer, a->pRegions[i].srcOffset, a->pRegions[i].size);
+		return true;
+	}
+	case HOW_COPY_BUFFER2: {
+		const VkCopyBufferInfo2 *c = ((const vk_args_vkCmdCopyBuffer2 *)args)->pCopyBufferInfo;
+		for (uint32_t i = 0; c && c->pRegions && i < c->regionCount; i++)
+			if (c->pNext || c->pRegions[i].pNext)
+				return false;
+		for (uint32_t i = 0; c && c->pRegions && i < c->regionCount; i++)
+			copy_from(cb, c->srcBuffer, c->pRegions[i].srcOffset, c->pRegions[i].size);
+		return true;
+	}
+	case HOW_BUFFER_TO_IMAGE: {
+		const vk_args_vkCmdCopyBufferToImage *a = args;
+		for (uint32_t i = 0; a->pRegions && i < a->regionCount; i++)
+			copy_from(cb, a->srcBuffer, a->pRegions[i].bufferOffset, TK_ALL);
+		return true;
+	}
+	default: {
+		const VkCopyBufferToImageInfo2 *c =
+			((const vk_args_vkCmdCopyBufferToImage2 *)args)->pCopyBufferToImageInfo;
+		for (uint32_t i = 0; c && c->pRegions && i < c->regionCount; i++)
+			if (c->pNext || c->pRegions[i].pNext)
+				return false;
+		for (uint32_t i = 0; c && c->pRegions && i < c->regionCount; i++)
+			copy_from(cb, c->srcBuffer, c->pRegions[i].bufferOffset, TK_ALL);
+		return true;
+	}
+	}
 }
 
 void tk_cmd_refs(tk_device *dev, const vk_command_info *cmd, const void *args,
@@ -442,7 +588,7 @@ void tk_cmd_refs(tk_device *dev, const vk_command_info *cmd, const void *args,
 	if (how == HOW_NOTHING || !tk_tracing())
 		return;
 	VkCommandBuffer handle = *(const VkCommandBuffer *)args;
-	pthread_mutex_lock(&dev->lock);
+	pthread_mutex_lock(&dev->refs_lock);
 	tk_cbuf *cb = tk_map_get(&dev->cbufs, (uint64_t)handle);
 	if (!cb) {
 		/* allocated before the layer knew of it: made now */
@@ -457,11 +603,11 @@ void tk_cmd_refs(tk_device *dev, const vk_command_info *cmd, const void *args,
 		tk_template *t = tk_map_get(&dev->templates, (uint64_t)a->descriptorUpdateTemplate);
 		if (!t || !template_walk(t, a->pData, add_to_cb, cb))
 			cb->unknown = true;
-	} else {
+	} else if (how == HOW_WALK || !copy_refs(cb, how, args)) {
 		for (uint32_t i = 1; i < cmd->nparams; i++)
 			walk_field(&w, cmd->params, &cmd->params[i], args, 0);
 	}
-	pthread_mutex_unlock(&dev->lock);
+	pthread_mutex_unlock(&dev->refs_lock);
 }
 
 void tk_note_address(tk_device *dev)
@@ -478,7 +624,7 @@ void tk_note_address(tk_device *dev)
 
 static void cbuf_clear(tk_cbuf *cb)
 {
-	tk_map_free(&cb->objs);
+	ranges_free(&cb->objs);
 	tk_map_free(&cb->views);
 	tk_map_free(&cb->fbs);
 	tk_map_free(&cb->sets);
@@ -498,38 +644,38 @@ void tk_post_vkAllocateCommandBuffers(tk_device *dev, vk_args_vkAllocateCommandB
 {
 	if (a->result != VK_SUCCESS)
 		return;
-	pthread_mutex_lock(&dev->lock);
+	pthread_mutex_lock(&dev->refs_lock);
 	for (uint32_t i = 0; i < a->pAllocateInfo->commandBufferCount; i++) {
 		tk_cbuf *cb = calloc(1, sizeof(*cb));
 		cb->pool = (uint64_t)a->pAllocateInfo->commandPool;
 		cbuf_free(tk_map_del(&dev->cbufs, (uint64_t)a->pCommandBuffers[i]));
 		tk_map_put(&dev->cbufs, (uint64_t)a->pCommandBuffers[i], cb);
 	}
-	pthread_mutex_unlock(&dev->lock);
+	pthread_mutex_unlock(&dev->refs_lock);
 }
 
 void tk_pre_vkFreeCommandBuffers(tk_device *dev, vk_args_vkFreeCommandBuffers *a)
 {
-	pthread_mutex_lock(&dev->lock);
+	pthread_mutex_lock(&dev->refs_lock);
 	for (uint32_t i = 0; a->pCommandBuffers && i < a->commandBufferCount; i++)
 		cbuf_free(tk_map_del(&dev->cbufs, (uint64_t)a->pCommandBuffers[i]));
-	pthread_mutex_unlock(&dev->lock);
+	pthread_mutex_unlock(&dev->refs_lock);
 }
 
 void tk_pre_vkBeginCommandBuffer(tk_device *dev, vk_args_vkBeginCommandBuffer *a)
 {
-	pthread_mutex_lock(&dev->lock);
+	pthread_mutex_lock(&dev->refs_lock);
 	tk_cbuf *cb = tk_map_get(&dev->cbufs, (uint64_t)a->commandBuffer);
 	if (cb)
 		cbuf_clear(cb);
-	pthread_mutex_unlock(&dev->lock);
+	pthread_mutex_unlock(&dev->refs_lock);
 }
 
 void tk_pre_vkDestroyCommandPool(tk_device *dev, vk_args_vkDestroyCommandPool *a)
 {
 	if (!a->commandPool)
 		return;
-	pthread_mutex_lock(&dev->lock);
+	pthread_mutex_lock(&dev->refs_lock);
 	for (size_t i = 0; i < dev->cbufs.cap; i++) {
 		tk_cbuf *cb = dev->cbufs.vals[i];
 		if (cb && cb->pool == (uint64_t)a->commandPool) {
@@ -537,31 +683,38 @@ void tk_pre_vkDestroyCommandPool(tk_device *dev, vk_args_vkDestroyCommandPool *a
 			dev->cbufs.vals[i] = NULL;
 		}
 	}
-	pthread_mutex_unlock(&dev->lock);
+	pthread_mutex_unlock(&dev->refs_lock);
 }
 
 /* ------------------------------------------------------------------ */
 /* Views and framebuffers. */
 
-static void view_put(tk_device *dev, VkResult r, uint64_t view, uint64_t of)
+static void view_put(tk_device *dev, VkResult r, uint64_t view, uint64_t of, VkDeviceSize lo,
+		     VkDeviceSize hi)
 {
 	if (r != VK_SUCCESS)
 		return;
-	pthread_mutex_lock(&dev->lock);
-	tk_map_put(&dev->views, view, (void *)(uintptr_t)of);
-	pthread_mutex_unlock(&dev->lock);
+	tk_view *v = malloc(sizeof(*v));
+	*v = (tk_view){ of, lo, hi };
+	pthread_mutex_lock(&dev->refs_lock);
+	free(tk_map_del(&dev->views, view));
+	tk_map_put(&dev->views, view, v);
+	pthread_mutex_unlock(&dev->refs_lock);
 }
 
 static void view_del(tk_device *dev, uint64_t view)
 {
-	pthread_mutex_lock(&dev->lock);
-	tk_map_del(&dev->views, view);
-	pthread_mutex_unlock(&dev->lock);
+	pthread_mutex_lock(&dev->refs_lock);
+	free(tk_map_del(&dev->views, view));
+	pthread_mutex_unlock(&dev->refs_lock);
 }
 
 void tk_post_vkCreateBufferView(tk_device *dev, vk_args_vkCreateBufferView *a)
 {
-	view_put(dev, a->result, (uint64_t)*a->pView, (uint64_t)a->pCreateInfo->buffer);
+	const VkBufferViewCreateInfo *ci = a->pCreateInfo;
+	VkDeviceSize hi = ci->range != VK_WHOLE_SIZE && ci->range <= TK_ALL - ci->offset
+		? ci->offset + ci->range : TK_ALL;
+	view_put(dev, a->result, (uint64_t)*a->pView, (uint64_t)ci->buffer, ci->offset, hi);
 }
 
 void tk_pre_vkDestroyBufferView(tk_device *dev, vk_args_vkDestroyBufferView *a)
@@ -571,7 +724,7 @@ void tk_pre_vkDestroyBufferView(tk_device *dev, vk_args_vkDestroyBufferView *a)
 
 void tk_post_vkCreateImageView(tk_device *dev, vk_args_vkCreateImageView *a)
 {
-	view_put(dev, a->result, (uint64_t)*a->pView, (uint64_t)a->pCreateInfo->image);
+	view_put(dev, a->result, (uint64_t)*a->pView, (uint64_t)a->pCreateInfo->image, 0, TK_ALL);
 }
 
 void tk_pre_vkDestroyImageView(tk_device *dev, vk_args_vkDestroyImageView *a)
@@ -600,17 +753,17 @@ void tk_post_vkCreateFramebuffer(tk_device *dev, vk_args_vkCreateFramebuffer *a)
 		for (uint32_t i = 0; i < fb->n; i++)
 			fb->views[i] = (uint64_t)ci->pAttachments[i];
 	}
-	pthread_mutex_lock(&dev->lock);
+	pthread_mutex_lock(&dev->refs_lock);
 	fb_free(tk_map_del(&dev->fbs, (uint64_t)*a->pFramebuffer));
 	tk_map_put(&dev->fbs, (uint64_t)*a->pFramebuffer, fb);
-	pthread_mutex_unlock(&dev->lock);
+	pthread_mutex_unlock(&dev->refs_lock);
 }
 
 void tk_pre_vkDestroyFramebuffer(tk_device *dev, vk_args_vkDestroyFramebuffer *a)
 {
-	pthread_mutex_lock(&dev->lock);
+	pthread_mutex_lock(&dev->refs_lock);
 	fb_free(tk_map_del(&dev->fbs, (uint64_t)a->framebuffer));
-	pthread_mutex_unlock(&dev->lock);
+	pthread_mutex_unlock(&dev->refs_lock);
 }
 
 /* ------------------------------------------------------------------ */
@@ -624,48 +777,48 @@ static uint64_t slot_key(uint32_t binding, uint32_t element, int kind)
 static void dset_free(tk_dset *s)
 {
 	if (s) {
-		tk_map_free(&s->slots);
+		ranges_free(&s->slots);
 		free(s);
 	}
 }
 
-static void slot_put(void *ctx, uint32_t binding, uint32_t element, int kind, uint64_t h)
+static void slot_put(void *ctx, uint32_t binding, uint32_t element, int kind, tk_ref r)
 {
 	tk_dset *s = ctx;
 	if (kind == K_NONE)
 		return;
 	uint64_t key = slot_key(binding, element, kind);
-	if (h)
-		tk_map_put(&s->slots, key, (void *)(uintptr_t)h);
-	else
-		tk_map_del(&s->slots, key);
+	if (!r.h && !tk_map_get(&s->slots.at, key))
+		return;
+	tk_ref *slot = ranges_at(&s->slots, key);
+	*slot = r;
 }
 
 void tk_post_vkAllocateDescriptorSets(tk_device *dev, vk_args_vkAllocateDescriptorSets *a)
 {
 	if (a->result != VK_SUCCESS)
 		return;
-	pthread_mutex_lock(&dev->lock);
+	pthread_mutex_lock(&dev->refs_lock);
 	for (uint32_t i = 0; i < a->pAllocateInfo->descriptorSetCount; i++) {
 		tk_dset *s = calloc(1, sizeof(*s));
 		s->pool = (uint64_t)a->pAllocateInfo->descriptorPool;
 		dset_free(tk_map_del(&dev->dsets, (uint64_t)a->pDescriptorSets[i]));
 		tk_map_put(&dev->dsets, (uint64_t)a->pDescriptorSets[i], s);
 	}
-	pthread_mutex_unlock(&dev->lock);
+	pthread_mutex_unlock(&dev->refs_lock);
 }
 
 void tk_pre_vkFreeDescriptorSets(tk_device *dev, vk_args_vkFreeDescriptorSets *a)
 {
-	pthread_mutex_lock(&dev->lock);
+	pthread_mutex_lock(&dev->refs_lock);
 	for (uint32_t i = 0; a->pDescriptorSets && i < a->descriptorSetCount; i++)
 		dset_free(tk_map_del(&dev->dsets, (uint64_t)a->pDescriptorSets[i]));
-	pthread_mutex_unlock(&dev->lock);
+	pthread_mutex_unlock(&dev->refs_lock);
 }
 
 static void pool_sets_free(tk_device *dev, uint64_t pool)
 {
-	pthread_mutex_lock(&dev->lock);
+	pthread_mutex_lock(&dev->refs_lock);
 	for (size_t i = 0; i < dev->dsets.cap; i++) {
 		tk_dset *s = dev->dsets.vals[i];
 		if (s && s->pool == pool) {
@@ -673,7 +826,7 @@ static void pool_sets_free(tk_device *dev, uint64_t pool)
 			dev->dsets.vals[i] = NULL;
 		}
 	}
-	pthread_mutex_unlock(&dev->lock);
+	pthread_mutex_unlock(&dev->refs_lock);
 }
 
 void tk_pre_vkResetDescriptorPool(tk_device *dev, vk_args_vkResetDescriptorPool *a)
@@ -702,7 +855,7 @@ static tk_dset *dset_of(tk_device *dev, uint64_t handle)
 
 void tk_post_vkUpdateDescriptorSets(tk_device *dev, vk_args_vkUpdateDescriptorSets *a)
 {
-	pthread_mutex_lock(&dev->lock);
+	pthread_mutex_lock(&dev->refs_lock);
 	for (uint32_t i = 0; a->pDescriptorWrites && i < a->descriptorWriteCount; i++) {
 		const VkWriteDescriptorSet *w = &a->pDescriptorWrites[i];
 		tk_dset *s = dset_of(dev, (uint64_t)w->dstSet);
@@ -719,8 +872,8 @@ void tk_post_vkUpdateDescriptorSets(tk_device *dev, vk_args_vkUpdateDescriptorSe
 		}
 		for (uint32_t j = 0; j < w->descriptorCount; j++) {
 			int kind;
-			uint64_t h = descriptor_at(k, arr + j * dstride(k), &kind);
-			slot_put(s, w->dstBinding, w->dstArrayElement + j, kind, h);
+			tk_ref r = descriptor_at(w->descriptorType, k, arr + j * dstride(k), &kind);
+			slot_put(s, w->dstBinding, w->dstArrayElement + j, kind, r);
 		}
 	}
 	/* a copy moves descriptors whose slots were kept by where they were
@@ -730,18 +883,18 @@ void tk_post_vkUpdateDescriptorSets(tk_device *dev, vk_args_vkUpdateDescriptorSe
 		if (s)
 			s->unknown = true;
 	}
-	pthread_mutex_unlock(&dev->lock);
+	pthread_mutex_unlock(&dev->refs_lock);
 }
 
 static void update_with_template(tk_device *dev, VkDescriptorSet set,
 				 VkDescriptorUpdateTemplate tmpl, const void *data)
 {
-	pthread_mutex_lock(&dev->lock);
+	pthread_mutex_lock(&dev->refs_lock);
 	tk_dset *s = dset_of(dev, (uint64_t)set);
 	tk_template *t = tk_map_get(&dev->templates, (uint64_t)tmpl);
 	if (s && (!t || !template_walk(t, data, slot_put, s)))
 		s->unknown = true;
-	pthread_mutex_unlock(&dev->lock);
+	pthread_mutex_unlock(&dev->refs_lock);
 }
 
 void tk_post_vkUpdateDescriptorSetWithTemplate(tk_device *dev,
@@ -760,6 +913,7 @@ static void template_free(tk_template *t)
 {
 	if (t) {
 		free(t->e);
+		free(t->packed);
 		free(t);
 	}
 }
@@ -774,11 +928,12 @@ static void template_make(tk_device *dev, VkResult r, const VkDescriptorUpdateTe
 	t->e = calloc(t->n + 1, sizeof(*t->e));
 	if (t->n)
 		memcpy(t->e, ci->pDescriptorUpdateEntries, sizeof(*t->e) * t->n);
-	t->sized = vk_template_data_size(t->e, t->n, &t->size);
-	pthread_mutex_lock(&dev->lock);
+	t->packed = calloc(t->n + 1, sizeof(*t->packed));
+	t->sized = vk_template_pack(t->e, t->n, t->packed, &t->size);
+	pthread_mutex_lock(&dev->refs_lock);
 	template_free(tk_map_del(&dev->templates, (uint64_t)handle));
 	tk_map_put(&dev->templates, (uint64_t)handle, t);
-	pthread_mutex_unlock(&dev->lock);
+	pthread_mutex_unlock(&dev->refs_lock);
 }
 
 void tk_post_vkCreateDescriptorUpdateTemplate(tk_device *dev,
@@ -793,22 +948,68 @@ void tk_post_vkCreateDescriptorUpdateTemplateKHR(tk_device *dev,
 	template_make(dev, a->result, a->pCreateInfo, *a->pDescriptorUpdateTemplate);
 }
 
-bool tk_template_size(tk_device *dev, uint64_t handle, uint64_t *size)
+/*
+ * The trace holds each template with its entries packed, so that pData is
+ * recorded as only the bytes they read: zink's entries point into its
+ * context struct, some 27 KB of which a push of five uniform buffers reads
+ * 120 bytes, and a zero gap still costs Snappy 3 bytes in 64.  The call
+ * goes down with the application's entries; vk_template_pack() decides,
+ * here and in template_make(), which templates are packed, alike.
+ */
+tk_rec *tk_enter_template_create(const vk_command_info *cmd, void *args,
+				 const VkDescriptorUpdateTemplateCreateInfo **info)
 {
-	pthread_mutex_lock(&dev->lock);
-	tk_template *t = tk_map_get(&dev->templates, handle);
-	bool known = t && t->sized;
-	if (known)
-		*size = t->size;
-	pthread_mutex_unlock(&dev->lock);
-	return known;
+	const VkDescriptorUpdateTemplateCreateInfo *app = *info;
+	if (!tk_tracing() || !app || !app->pDescriptorUpdateEntries)
+		return tk_enter(cmd, args);
+	uint32_t n = app->descriptorUpdateEntryCount;
+	VkDescriptorUpdateTemplateEntry *packed = calloc(n + 1, sizeof(*packed));
+	uint64_t size;
+	if (!packed || !vk_template_pack(app->pDescriptorUpdateEntries, n, packed, &size)) {
+		free(packed);
+		return tk_enter(cmd, args);
+	}
+	VkDescriptorUpdateTemplateCreateInfo ci = *app;
+	ci.pDescriptorUpdateEntries = packed;
+	*info = &ci;
+	tk_rec *rec = tk_enter(cmd, args);
+	*info = app;
+	free(packed);
+	return rec;
+}
+
+typedef struct packing {
+	const tk_template *t;
+	const void *data;
+} packing;
+
+static void fill_packed(void *ctx, uint8_t *blob)
+{
+	const packing *p = ctx;
+	vk_template_data_pack(p->t->e, p->t->packed, p->t->n, p->data, blob);
+}
+
+tk_rec *tk_enter_template_data(tk_device *dev, const vk_command_info *cmd, const void *args,
+			       uint32_t param, uint64_t handle, const void *data)
+{
+	if (!tk_tracing())
+		return NULL;
+	/* a template lives until the application destroys it, which it
+	 * must not while a call uses it: past the lookup, no lock */
+	pthread_mutex_lock(&dev->refs_lock);
+	const tk_template *t = tk_map_get(&dev->templates, handle);
+	pthread_mutex_unlock(&dev->refs_lock);
+	if (!t || !t->sized || !data)
+		return tk_enter(cmd, args);
+	packing p = { t, data };
+	return tk_enter_blob(cmd, args, param, t->size, fill_packed, &p);
 }
 
 static void template_del(tk_device *dev, VkDescriptorUpdateTemplate handle)
 {
-	pthread_mutex_lock(&dev->lock);
+	pthread_mutex_lock(&dev->refs_lock);
 	template_free(tk_map_del(&dev->templates, (uint64_t)handle));
-	pthread_mutex_unlock(&dev->lock);
+	pthread_mutex_unlock(&dev->refs_lock);
 }
 
 void tk_pre_vkDestroyDescriptorUpdateTemplate(tk_device *dev,
@@ -826,23 +1027,22 @@ void tk_pre_vkDestroyDescriptorUpdateTemplateKHR(tk_device *dev,
 /* ------------------------------------------------------------------ */
 /* At a submit. */
 
-static void mark_view(tk_device *dev, uint64_t view, void (*mark)(tk_device *, uint64_t))
+static void mark_view(tk_device *dev, uint64_t view, tk_mark_fn *mark)
 {
-	uint64_t of = (uint64_t)(uintptr_t)tk_map_get(&dev->views, view);
-	if (of)
-		mark(dev, of);
+	const tk_view *v = tk_map_get(&dev->views, view);
+	if (v)
+		mark(dev, v->of, v->lo, v->hi);
 }
 
-static bool collect(tk_device *dev, tk_cbuf *cb, void (*mark)(tk_device *, uint64_t), int depth)
+static bool collect(tk_device *dev, tk_cbuf *cb, tk_mark_fn *mark, int depth)
 {
 	if (cb->unknown || depth > 4)
 		return false;
 	if (cb->epoch == dev->epoch)
 		return true;
 	cb->epoch = dev->epoch;
-	for (size_t i = 0; i < cb->objs.cap; i++)
-		if (cb->objs.vals[i])
-			mark(dev, cb->objs.keys[i]);
+	for (size_t i = 0; i < cb->objs.n; i++)
+		mark(dev, cb->objs.v[i].h, cb->objs.v[i].lo, cb->objs.v[i].hi);
 	for (size_t i = 0; i < cb->views.cap; i++)
 		if (cb->views.vals[i])
 			mark_view(dev, cb->views.keys[i], mark);
@@ -857,14 +1057,15 @@ static bool collect(tk_device *dev, tk_cbuf *cb, void (*mark)(tk_device *, uint6
 		tk_dset *s = tk_map_get(&dev->dsets, cb->sets.keys[i]);
 		if (!s || s->unknown)
 			return false;
-		for (size_t j = 0; j < s->slots.cap; j++) {
-			if (!s->slots.vals[j])
+		for (size_t j = 0; j < s->slots.at.cap; j++) {
+			size_t at = (size_t)(uintptr_t)s->slots.at.vals[j];
+			const tk_ref *r = at ? &s->slots.v[at - 1] : NULL;
+			if (!r || !r->h)
 				continue;
-			uint64_t h = (uint64_t)(uintptr_t)s->slots.vals[j];
-			if (((s->slots.keys[j] - 1) & 0xf) == K_OBJ)
-				mark(dev, h);
+			if (((s->slots.at.keys[j] - 1) & 0xf) == K_OBJ)
+				mark(dev, r->h, r->lo, r->hi);
 			else
-				mark_view(dev, h, mark);
+				mark_view(dev, r->h, mark);
 		}
 	}
 	for (size_t i = 0; i < cb->cbs.cap; i++) {
@@ -877,8 +1078,7 @@ static bool collect(tk_device *dev, tk_cbuf *cb, void (*mark)(tk_device *, uint6
 	return true;
 }
 
-bool tk_refs_collect(tk_device *dev, VkCommandBuffer handle,
-		     void (*mark)(tk_device *dev, uint64_t handle))
+bool tk_refs_collect(tk_device *dev, VkCommandBuffer handle, tk_mark_fn *mark)
 {
 	tk_cbuf *cb = tk_map_get(&dev->cbufs, (uint64_t)handle);
 	return cb && collect(dev, cb, mark, 0);
@@ -894,6 +1094,8 @@ void tk_refs_fini(tk_device *dev)
 		dset_free(dev->dsets.vals[i]);
 	for (size_t i = 0; i < dev->templates.cap; i++)
 		template_free(dev->templates.vals[i]);
+	for (size_t i = 0; i < dev->views.cap; i++)
+		free(dev->views.vals[i]);
 	tk_map_free(&dev->cbufs);
 	tk_map_free(&dev->views);
 	tk_map_free(&dev->fbs);

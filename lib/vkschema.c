@@ -981,6 +981,67 @@ bool vk_walk_template_handles(const struct VkDescriptorUpdateTemplateEntry *e, u
 	return ok;
 }
 
+/* The bytes of one descriptor's info that its type reads, from its start:
+ * a sampled image's sampler and a sampler's view and layout are ignored,
+ * so a copy leaves them zero. */
+static void tdesc_read(tdesc d, uint64_t *from, uint64_t *len)
+{
+	*from = 0;
+	*len = tdesc_size(d);
+	if (d == TD_SAMPLER) {
+		*len = sizeof(VkSampler);
+	} else if (d == TD_IMAGE) {
+		*from = offsetof(VkDescriptorImageInfo, imageView);
+		*len -= *from;
+	}
+}
+
+bool vk_template_pack(const struct VkDescriptorUpdateTemplateEntry *e, uint32_t n,
+		      struct VkDescriptorUpdateTemplateEntry *packed, uint64_t *size)
+{
+	uint64_t at = 0, end;
+	if (!vk_template_data_size(e, n, &end))
+		return false;
+	for (uint32_t i = 0; i < n; i++) {
+		tdesc d = tdesc_of(e[i].descriptorType);
+		uint64_t one = d == TD_INLINE ? 1 : tdesc_size(d);
+		at = (at + 7) & ~(uint64_t)7;
+		packed[i] = e[i];
+		packed[i].offset = (size_t)at;
+		if (d != TD_INLINE)
+			packed[i].stride = (size_t)one;
+		at += one * e[i].descriptorCount;
+		if (at > UINT32_MAX)
+			return false; /* more than a blob holds */
+	}
+	*size = at;
+	return true;
+}
+
+void vk_template_data_pack(const struct VkDescriptorUpdateTemplateEntry *e,
+			   const struct VkDescriptorUpdateTemplateEntry *packed, uint32_t n,
+			   const void *src, void *dst)
+{
+	const uint8_t *from_p = src;
+	uint8_t *to_p = dst;
+	for (uint32_t i = 0; i < n; i++) {
+		tdesc d = tdesc_of(e[i].descriptorType);
+		if (d == TD_INLINE) {
+			memcpy(to_p + packed[i].offset, from_p + e[i].offset, e[i].descriptorCount);
+			continue;
+		}
+		uint64_t from, len;
+		tdesc_read(d, &from, &len);
+		for (uint64_t j = 0; j < e[i].descriptorCount; j++) {
+			uint64_t at, to, one;
+			if (!tdesc_range(&e[i], d, j, &at, &one) ||
+			    !tdesc_range(&packed[i], d, j, &to, &one))
+				break; /* not after vk_template_pack() */
+			memcpy(to_p + to + from, from_p + at + from, len);
+		}
+	}
+}
+
 bool vk_walk_template_data(const struct VkDescriptorUpdateTemplateEntry *e, uint32_t n,
 			   uint64_t size, vk_template_fn fn, void *ctx)
 {

@@ -265,6 +265,24 @@ bool vk_walk_template_handles(const struct VkDescriptorUpdateTemplateEntry *e, u
 			      void *data, uint64_t size, vk_handle_fn fn, void *ctx);
 
 /*
+ * The N entries E rewritten into PACKED to read pData packed: each
+ * entry's descriptors one after another from offset 0 (each entry
+ * 8-aligned), at a stride of one descriptor's info; *SIZE the bytes they
+ * read.  What the capture layer records, so that pData's blob holds only
+ * bytes the entries read (zink's entries point into a large struct of its
+ * own).  False where vk_template_data_size() is, or past 4 GB.
+ */
+bool vk_template_pack(const struct VkDescriptorUpdateTemplateEntry *e, uint32_t n,
+		      struct VkDescriptorUpdateTemplateEntry *packed, uint64_t *size);
+
+/* Copies what the entries E read of SRC (laid out as E says) into DST (as
+ * PACKED, vk_template_pack()'s, says; zeroed by the caller), only the
+ * members each descriptor type reads. */
+void vk_template_data_pack(const struct VkDescriptorUpdateTemplateEntry *e,
+			   const struct VkDescriptorUpdateTemplateEntry *packed, uint32_t n,
+			   const void *src, void *dst);
+
+/*
  * Where each descriptor the entries read lies in pData (SIZE bytes): FN
  * gets the entry, the descriptor's index in it, and the offset and length
  * of its bytes (a VkDescriptorImageInfo, a VkDescriptorBufferInfo, a

@@ -11,7 +11,10 @@
 #                taken in turns; goal: ours <= 0.5x GFXR's.  Also ours
 #                with TRACEKIT_SCAN=all (every mapped byte compared at
 #                every submit, as before the layer followed what command
-#                buffers reference), for information
+#                buffers reference), for information.  And the same for
+#                CPU time (user + system, of the program and all its
+#                threads, from /usr/bin/time): steadier than wall time on
+#                a machine that runs other work
 #
 # Figures, not a test: it fails only when a program does (a capture that
 # did not end well or left no file).  Every program runs in a session of
@@ -31,7 +34,7 @@ if [ ! -f "$top/build/layer/VK_LAYER_TRACEKIT_capture.json" ]; then
 	echo "bench-layer: build/layer is missing: run make first" >&2
 	exit 1
 fi
-for p in Xvfb vkcube glmark2 bc; do
+for p in Xvfb vkcube glmark2 bc /usr/bin/time; do
 	if ! command -v "$p" >/dev/null; then
 		echo "bench-layer: $p is not installed: no layer figures" >&2
 		exit 0
@@ -85,6 +88,12 @@ glmark=(glmark2 -s 400x300)
 for s in $scenes; do
 	glmark+=(-b "$s:nframes=40")
 done
+# the glmark2 runs under /usr/bin/time: $cpu, after each, their CPU seconds
+timed=(/usr/bin/time -f "%U %S" -o "$work/cpu")
+cpu_of_run() {
+	# the last line: a run killed by a signal has a line saying so first
+	cpu=$(tail -1 "$work/cpu" | awk '{ print $1 + $2 }')
+}
 
 mb() { echo "scale=2; $1 / 1000000" | bc -l; }
 kb() { echo "scale=1; $1 / 1000" | bc -l; }
@@ -106,18 +115,19 @@ c_gfxr=$(stat -c %s "$work/cube.gfxr")
 
 # the size runs of glmark2 are also the first timed runs
 t_native=() t_ours=() t_gfxr=() t_all=()
-run_glmark "${zink[@]}" -- "${glmark[@]}"
+u_native=() u_ours=() u_gfxr=() u_all=()
+run_glmark "${zink[@]}" -- "${timed[@]}" "${glmark[@]}"
 must "glmark2-zink" ""
-t_native+=("$secs")
-run_glmark "${zink[@]}" "${ours[@]}" TRACEKIT_OUTPUT="$work/glmark.trace" -- "${glmark[@]}"
+t_native+=("$secs") && cpu_of_run && u_native+=("$cpu")
+run_glmark "${zink[@]}" "${ours[@]}" TRACEKIT_OUTPUT="$work/glmark.trace" -- "${timed[@]}" "${glmark[@]}"
 must "glmark2-zink under our layer" "$work/glmark.trace"
-t_ours+=("$secs")
-run_glmark "${zink[@]}" "${gfxr[@]}" GFXRECON_CAPTURE_FILE="$work/glmark.gfxr" -- "${glmark[@]}"
+t_ours+=("$secs") && cpu_of_run && u_ours+=("$cpu")
+run_glmark "${zink[@]}" "${gfxr[@]}" GFXRECON_CAPTURE_FILE="$work/glmark.gfxr" -- "${timed[@]}" "${glmark[@]}"
 must "glmark2-zink under GFXReconstruct" "$work/glmark.gfxr"
-t_gfxr+=("$secs")
-run_glmark "${zink[@]}" "${ours[@]}" TRACEKIT_SCAN=all TRACEKIT_OUTPUT="$work/glmark-all.trace" -- "${glmark[@]}"
+t_gfxr+=("$secs") && cpu_of_run && u_gfxr+=("$cpu")
+run_glmark "${zink[@]}" "${ours[@]}" TRACEKIT_SCAN=all TRACEKIT_OUTPUT="$work/glmark-all.trace" -- "${timed[@]}" "${glmark[@]}"
 must "glmark2-zink under our layer (TRACEKIT_SCAN=all)" "$work/glmark-all.trace"
-t_all+=("$secs")
+t_all+=("$secs") && cpu_of_run && u_all+=("$cpu")
 g_ours=$(stat -c %s "$work/glmark.trace")
 g_gfxr=$(stat -c %s "$work/glmark.gfxr")
 run_glmark "${zink[@]}" "${ours[@]}" TRACEKIT_OUTPUT="$work/glmark-br.trace" TRACEKIT_COMPRESSION=brotli -- "${glmark[@]}"
@@ -138,43 +148,48 @@ rm -f "$work"/*.trace "$work"/*.gfxr
 # --- overhead -------------------------------------------------------------
 # in turns, so that a slow spell of the machine falls on all three alike
 for _ in $(seq 2 "$runs"); do
-	run_glmark "${zink[@]}" -- "${glmark[@]}"
+	run_glmark "${zink[@]}" -- "${timed[@]}" "${glmark[@]}"
 	must "glmark2-zink" ""
-	t_native+=("$secs")
-	run_glmark "${zink[@]}" "${ours[@]}" TRACEKIT_OUTPUT="$work/t.trace" -- "${glmark[@]}"
+	t_native+=("$secs") && cpu_of_run && u_native+=("$cpu")
+	run_glmark "${zink[@]}" "${ours[@]}" TRACEKIT_OUTPUT="$work/t.trace" -- "${timed[@]}" "${glmark[@]}"
 	must "glmark2-zink under our layer" "$work/t.trace"
-	t_ours+=("$secs")
+	t_ours+=("$secs") && cpu_of_run && u_ours+=("$cpu")
 	rm -f "$work/t.trace"
-	run_glmark "${zink[@]}" "${gfxr[@]}" GFXRECON_CAPTURE_FILE="$work/t.gfxr" -- "${glmark[@]}"
+	run_glmark "${zink[@]}" "${gfxr[@]}" GFXRECON_CAPTURE_FILE="$work/t.gfxr" -- "${timed[@]}" "${glmark[@]}"
 	must "glmark2-zink under GFXReconstruct" "$work/t.gfxr"
-	t_gfxr+=("$secs")
+	t_gfxr+=("$secs") && cpu_of_run && u_gfxr+=("$cpu")
 	rm -f "$work/t.gfxr"
-	run_glmark "${zink[@]}" "${ours[@]}" TRACEKIT_SCAN=all TRACEKIT_OUTPUT="$work/t.trace" -- "${glmark[@]}"
+	run_glmark "${zink[@]}" "${ours[@]}" TRACEKIT_SCAN=all TRACEKIT_OUTPUT="$work/t.trace" -- "${timed[@]}" "${glmark[@]}"
 	must "glmark2-zink under our layer (TRACEKIT_SCAN=all)" "$work/t.trace"
-	t_all+=("$secs")
+	t_all+=("$secs") && cpu_of_run && u_all+=("$cpu")
 	rm -f "$work/t.trace"
 done
-m_native=$(median "${t_native[@]}")
-m_ours=$(median "${t_ours[@]}")
-m_gfxr=$(median "${t_gfxr[@]}")
-m_all=$(median "${t_all[@]}")
-o_ours=$(echo "$m_ours - $m_native" | bc -l)
-o_gfxr=$(echo "$m_gfxr - $m_native" | bc -l)
-o_all=$(echo "$m_all - $m_native" | bc -l)
-if [ "$(echo "$o_gfxr > 0" | bc -l)" = 1 ]; then
-	o_ratio="$(ratio "$o_ours" "$o_gfxr")x"
-	a_ratio="$(ratio "$o_all" "$o_gfxr")x"
-else
-	o_ratio="n/a" # GFXR's overhead lost in the noise: no ratio
-	a_ratio="n/a"
-fi
-printf '%-44s %11.3fs %11.3fs %7s %s\n' "capture overhead, glmark2-zink 12 x 40" \
-	"$o_ours" "$o_gfxr" "$o_ratio" "<= 0.5x (medians of $runs, in turns)"
-printf '%-44s %11.3fs %11.3fs %7s %s\n' "  (TRACEKIT_SCAN=all) capture overhead" \
-	"$o_all" "$o_gfxr" "$a_ratio" "(for information: every byte compared)"
-printf '%-44s %11.3fs %11.3fs %7s %s\n' "  wall time with the layer" "$m_ours" "$m_gfxr" \
-	"$(ratio "$m_ours" "$m_gfxr")x" "native $(printf '%.3f' "$m_native")s"
-printf '%-44s %12s\n' "  native wall time (no layer)" "$(printf '%.3fs' "$m_native")"
+# overhead WHAT NATIVE OURS GFXR ALL: the figure lines for one measure
+# (medians, in seconds): with the layer minus without, ours beside GFXR's
+overhead() {
+	local what=$1 native=$2 ours_s=$3 gfxr_s=$4 all_s=$5 o_ours o_gfxr o_all o_ratio a_ratio
+	o_ours=$(echo "$ours_s - $native" | bc -l)
+	o_gfxr=$(echo "$gfxr_s - $native" | bc -l)
+	o_all=$(echo "$all_s - $native" | bc -l)
+	if [ "$(echo "$o_gfxr > 0" | bc -l)" = 1 ]; then
+		o_ratio="$(ratio "$o_ours" "$o_gfxr")x"
+		a_ratio="$(ratio "$o_all" "$o_gfxr")x"
+	else
+		o_ratio="n/a" # GFXR's overhead lost in the noise: no ratio
+		a_ratio="n/a"
+	fi
+	printf '%-44s %11.3fs %11.3fs %7s %s\n' "$what overhead, glmark2-zink 12 x 40" \
+		"$o_ours" "$o_gfxr" "$o_ratio" "<= 0.5x (medians of $runs, in turns)"
+	printf '%-44s %11.3fs %11.3fs %7s %s\n' "  (TRACEKIT_SCAN=all) $what overhead" \
+		"$o_all" "$o_gfxr" "$a_ratio" "(for information: every byte compared)"
+	printf '%-44s %11.3fs %11.3fs %7s %s\n' "  $what with the layer" "$ours_s" "$gfxr_s" \
+		"$(ratio "$ours_s" "$gfxr_s")x" "native $(printf '%.3f' "$native")s"
+	printf '%-44s %12s\n' "  native $what (no layer)" "$(printf '%.3fs' "$native")"
+}
+overhead "wall time" "$(median "${t_native[@]}")" "$(median "${t_ours[@]}")" \
+	"$(median "${t_gfxr[@]}")" "$(median "${t_all[@]}")"
+overhead "CPU time" "$(median "${u_native[@]}")" "$(median "${u_ours[@]}")" \
+	"$(median "${u_gfxr[@]}")" "$(median "${u_all[@]}")"
 if [ "$retried" -gt 0 ]; then
 	echo "($retried glmark2 runs were run again after an X error at teardown)"
 fi
