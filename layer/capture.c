@@ -661,6 +661,66 @@ static void describe_device(tk_device *dev)
 }
 
 /* ------------------------------------------------------------------ */
+/* Arguments the record holds otherwise than the call gave them. */
+
+/* vkCmdDrawMulti*EXT read draw I at pInfo + I * stride, and the stride
+ * may exceed the struct (zink lays VkMultiDrawInfoEXT's 8 bytes 12 apart).
+ * The schema encodes an array of structs, so the record gets the draws
+ * packed, in a copy of this thread's, and the struct's size as its stride:
+ * what a replay passes is then the draws the application drew. */
+static pthread_key_t draws_key;
+static pthread_once_t draws_once = PTHREAD_ONCE_INIT;
+
+typedef struct draws_buf {
+	size_t cap;
+	unsigned char data[];
+} draws_buf;
+
+static void draws_key_make(void)
+{
+	pthread_key_create(&draws_key, free);
+}
+
+/* N draws of SIZE bytes STRIDE apart at P, packed; P if they are already,
+ * or where no copy can be made (the record then holds what the schema
+ * reads: better than no draw call) */
+static const void *pack_draws(const void *p, uint32_t n, uint32_t stride, size_t size)
+{
+	if (!p || n < 2 || stride == size)
+		return p;
+	pthread_once(&draws_once, draws_key_make);
+	draws_buf *b = pthread_getspecific(draws_key);
+	size_t need = (size_t)n * size;
+	if (!b || b->cap < need) {
+		draws_buf *nb = realloc(b, sizeof(*b) + need);
+		if (!nb)
+			return p;
+		nb->cap = need;
+		b = nb;
+		pthread_setspecific(draws_key, b);
+	}
+	for (uint32_t i = 0; i < n; i++)
+		memcpy(b->data + i * size, (const unsigned char *)p + (size_t)i * stride, size);
+	return b->data;
+}
+
+void tk_pre_vkCmdDrawMultiEXT(tk_device *dev, vk_args_vkCmdDrawMultiEXT *a)
+{
+	(void)dev;
+	a->pVertexInfo = pack_draws(a->pVertexInfo, a->drawCount, a->stride, sizeof(*a->pVertexInfo));
+	if (a->pVertexInfo && a->drawCount > 1)
+		a->stride = sizeof(*a->pVertexInfo);
+}
+
+void tk_pre_vkCmdDrawMultiIndexedEXT(tk_device *dev, vk_args_vkCmdDrawMultiIndexedEXT *a)
+{
+	(void)dev;
+	a->pIndexInfo = pack_draws(a->pIndexInfo, a->drawCount, a->stride, sizeof(*a->pIndexInfo));
+	if (a->pIndexInfo && a->drawCount > 1)
+		a->stride = sizeof(*a->pIndexInfo);
+}
+
+/* ------------------------------------------------------------------ */
 /* The generated wrappers and their name table. */
 
 typedef struct tk_entry {

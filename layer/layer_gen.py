@@ -76,6 +76,9 @@ HOOKS = {
     'vkGetDeviceQueue': (False, True),
     'vkGetDeviceQueue2': (False, True),
     'vkDestroySwapchainKHR': (True, False),
+    # draws packed at the struct's stride (layer/capture.c)
+    'vkCmdDrawMultiEXT': (True, False),
+    'vkCmdDrawMultiIndexedEXT': (True, False),
 }
 
 # Commands whose call down is hand-written (layer/screenshot.c):

@@ -469,6 +469,19 @@ sys.exit(1 if bad or nothing else 0)
 	[ "$status" -eq 0 ]
 }
 
+@test "multi-draws are recorded packed: the draws zink laid out 12 bytes apart, at the struct's stride" {
+	# zink gives vkCmdDrawMultiEXT its own 12-byte draws; VkMultiDrawInfoEXT
+	# is 8: read packed, draw 2 on would be the next one's bytes
+	trace-decode "$W/glmark.trace" | grep 'fn: vkCmdDrawMulti' >"$W/multi.txt" || true
+	multi=$(grep -vc 'drawCount: 1,' "$W/multi.txt" || true)
+	echo "multi-draws of more than one draw: $multi"
+	[ "$multi" -ge 1 ]
+	if grep -v 'drawCount: 1,' "$W/multi.txt" | grep -v 'stride: \(8\|12\)}}$'; then false; fi
+	if grep -v 'drawCount: 1,' "$W/multi.txt" | grep 'fn: vkCmdDrawMultiEXT,' | grep -v 'stride: 8}}$'; then false; fi
+	# every draw draws: a count of 0 is a neighbour's bytes read as a draw
+	if grep -E '(vertexCount|indexCount): 0[,}]' "$W/multi.txt"; then false; fi
+}
+
 @test "a buffer that descriptors and copies read reaches the trace over the ranges they read" {
 	# zink's stream uploader is a new 1 MB buffer in each scene over memory
 	# holding the last one's bytes; a frame's descriptors read 128 bytes
