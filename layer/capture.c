@@ -106,7 +106,8 @@ struct tk_rec {
 	tk_rec *next;
 	tk_rec *enter;  /* for a leave: its enter, which numbered the call */
 	bool leave;
-	uint8_t *own;   /* an update's bytes: not in the arena, which zeroes */
+	uint8_t *own;   /* an update's bytes, up to megabytes: kept out of the
+			 * arena, whose chunk a spare record keeps */
 	size_t own_len;
 	trace_call call;
 };

@@ -292,35 +292,6 @@ static const void *read_p(const uint8_t *p)
 	return q;
 }
 
-/* The length of array F from its sibling (as lib/vkschema.c reads it). */
-static uint64_t field_len(const vk_field *fields, const vk_field *f, const uint8_t *base)
-{
-	if (f->len_op == VK_LEN_NONE)
-		return 1;
-	if (f->len_op == VK_LEN_CONST)
-		return f->len_arg;
-	if (f->len < 0)
-		return 1;
-	const vk_field *s = &fields[f->len];
-	const uint8_t *sp = base + s->offset;
-	if (f->len_op == VK_LEN_FIELD) {
-		const uint8_t *q = read_p(sp);
-		return q ? read_u(q + f->len_arg, 4) : 0;
-	}
-	uint64_t n;
-	if (s->ptr) {
-		const void *q = read_p(sp);
-		n = q ? read_u(q, s->size) : 0;
-	} else {
-		n = read_u(sp, s->size);
-	}
-	if (f->len_op == VK_LEN_DIV4)
-		return n / 4;
-	if (f->len_op == VK_LEN_SAMPLES)
-		return (n + 31) / 32;
-	return n;
-}
-
 /* Where a descriptor of TYPE keeps its handle; its kind. */
 typedef enum { D_NONE, D_IMAGE, D_BUFFER, D_TEXEL, D_UNKNOWN } dkind;
 
@@ -474,7 +445,7 @@ static void walk_field(walker *w, const vk_field *fields, const vk_field *f, con
 	const uint8_t *p = read_p(fp);
 	if (!p)
 		return;
-	uint64_t n = field_len(fields, f, base);
+	uint64_t n = vk_field_len(fields, f, base);
 	if (f->ptr == 1) {
 		walk_elems(w, f, p, n, depth);
 		return;

@@ -20,6 +20,7 @@
 #define TRACE_MAX_DEPTH 64
 
 void *trace_xmalloc(size_t n);
+void *trace_xcalloc(size_t n, size_t size);
 void *trace_xrealloc(void *p, size_t n);
 char *trace_xstrdup(const char *s);
 

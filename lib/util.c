@@ -18,6 +18,16 @@ void *trace_xmalloc(size_t n)
 	return p;
 }
 
+void *trace_xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+	if (!p) {
+		fprintf(stderr, "tracekit: out of memory (%zu x %zu bytes)\n", n, size);
+		abort();
+	}
+	return p;
+}
+
 void *trace_xrealloc(void *p, size_t n)
 {
 	p = realloc(p, n ? n : 1);
@@ -174,7 +184,8 @@ void trace_arena_init(trace_arena *a)
 	memset(a, 0, sizeof(*a));
 }
 
-void *trace_arena_alloc(trace_arena *a, size_t n)
+/* N bytes of A, not cleared: for what is copied over at once. */
+static void *arena_take(trace_arena *a, size_t n)
 {
 	n = (n + 7) & ~(size_t)7;
 	if (!a->head || a->head->size - a->used < n) {
@@ -191,7 +202,6 @@ void *trace_arena_alloc(trace_arena *a, size_t n)
 				a->used = n;
 			}
 			a->total += n;
-			memset(c->data, 0, n);
 			return c->data;
 		}
 		size_t size = a->head ? a->head->size * 2 : ARENA_FIRST;
@@ -208,13 +218,17 @@ void *trace_arena_alloc(trace_arena *a, size_t n)
 	}
 	void *p = (char *)a->head->data + a->used;
 	a->used += n;
-	memset(p, 0, n);
 	return p;
+}
+
+void *trace_arena_alloc(trace_arena *a, size_t n)
+{
+	return memset(arena_take(a, n), 0, n);
 }
 
 char *trace_arena_strndup(trace_arena *a, const char *s, size_t n)
 {
-	char *p = trace_arena_alloc(a, n + 1);
+	char *p = arena_take(a, n + 1);
 	memcpy(p, s, n);
 	p[n] = 0;
 	return p;

@@ -9,6 +9,7 @@
  * allocations alive per block, where a linear scan costs less than the
  * vkCreateBuffer next to it.
  */
+#include "internal.h"
 #include "vkdevice.h"
 
 #include <stdarg.h>
@@ -77,15 +78,6 @@ static const char *result_name(VkResult r)
 	}
 }
 
-static void *xcalloc(size_t n, size_t size)
-{
-	void *p = calloc(n ? n : 1, size);
-	if (!p) {
-		fputs("out of memory\n", stderr);
-		abort();
-	}
-	return p;
-}
 
 static inline VkDeviceSize align_up(VkDeviceSize v, VkDeviceSize a)
 {
@@ -172,7 +164,7 @@ static bool has_layer(const char *name)
 	uint32_t n = 0;
 	if (vkEnumerateInstanceLayerProperties(&n, NULL) != VK_SUCCESS)
 		return false;
-	VkLayerProperties *l = xcalloc(n, sizeof(*l));
+	VkLayerProperties *l = trace_xcalloc(n, sizeof(*l));
 	bool found = false;
 	if (vkEnumerateInstanceLayerProperties(&n, l) == VK_SUCCESS)
 		for (uint32_t i = 0; i < n && !found; i++)
@@ -186,7 +178,7 @@ static bool device_has_extension(VkPhysicalDevice p, const char *name)
 	uint32_t n = 0;
 	if (vkEnumerateDeviceExtensionProperties(p, NULL, &n, NULL) != VK_SUCCESS)
 		return false;
-	VkExtensionProperties *e = xcalloc(n, sizeof(*e));
+	VkExtensionProperties *e = trace_xcalloc(n, sizeof(*e));
 	bool found = false;
 	if (vkEnumerateDeviceExtensionProperties(p, NULL, &n, e) == VK_SUCCESS)
 		for (uint32_t i = 0; i < n && !found; i++)
@@ -211,7 +203,7 @@ static int open_instance(vkd_device *d, const vkd_options *opt, const vkd_instan
 {
 	const char *layers[1];
 	uint32_t nlayers = 0, nexts = 0;
-	const char **exts = xcalloc((req ? req->nextensions : 0) + 1, sizeof(*exts));
+	const char **exts = trace_xcalloc((req ? req->nextensions : 0) + 1, sizeof(*exts));
 	for (uint32_t i = 0; req && i < req->nextensions; i++)
 		if (!opt->validate || strcmp(req->extensions[i], VK_EXT_DEBUG_UTILS_EXTENSION_NAME))
 			exts[nexts++] = req->extensions[i];
@@ -286,7 +278,7 @@ static int pick_device(vkd_device *d, uint32_t gpu, trace_error *err)
 	if (r != VK_SUCCESS || !n)
 		return fail(err, -1, "no Vulkan device (vkEnumeratePhysicalDevices: %s); "
 			    "llvmpipe comes with Debian's mesa-vulkan-drivers", result_name(r));
-	VkPhysicalDevice *p = xcalloc(n, sizeof(*p));
+	VkPhysicalDevice *p = trace_xcalloc(n, sizeof(*p));
 	vkEnumeratePhysicalDevices(d->instance, &n, p);
 	if (gpu >= n) {
 		char list[400];
@@ -319,7 +311,7 @@ static int open_device(vkd_device *d, trace_error *err)
 {
 	uint32_t n = 0;
 	vkGetPhysicalDeviceQueueFamilyProperties(d->physical, &n, NULL);
-	VkQueueFamilyProperties *q = xcalloc(n, sizeof(*q));
+	VkQueueFamilyProperties *q = trace_xcalloc(n, sizeof(*q));
 	vkGetPhysicalDeviceQueueFamilyProperties(d->physical, &n, q);
 	/* a graphics family where there is one: the Vulkan replayer wants it;
 	 * the VMA replay submits nothing */
@@ -586,7 +578,7 @@ static VkResult block_new(vkd_device *d, vkd_pool *pool, uint32_t type, VkDevice
 	VkResult r = vkAllocateMemory(d->device, &ai, NULL, &mem);
 	if (r != VK_SUCCESS)
 		return r;
-	vkd_block *b = xcalloc(1, sizeof(*b));
+	vkd_block *b = trace_xcalloc(1, sizeof(*b));
 	b->pool = pool;
 	b->memory = mem;
 	b->size = size;
@@ -701,7 +693,7 @@ static size_t block_find(const vkd_block *b, VkDeviceSize offset)
 
 static vkd_pool *pool_new(vkd_device *d, uint32_t type, VkDeviceSize block_size, bool custom)
 {
-	vkd_pool *p = xcalloc(1, sizeof(*p));
+	vkd_pool *p = trace_xcalloc(1, sizeof(*p));
 	p->type = type;
 	p->block_size = block_size ? block_size
 				   : d->block_size[d->memory.memoryTypes[type].heapIndex];

@@ -10,6 +10,7 @@
  * swapchains, waits, and queries of capture-time values.
  */
 /* first: it includes <vulkan/vulkan.h> with the platforms it describes */
+#include "internal.h"
 #include "vkschema_cmds.h"
 
 #include "vkreplay.h"
@@ -45,15 +46,6 @@ typedef struct hmap {
 	size_t cap, n;
 } hmap;
 
-static void *xcalloc(size_t n, size_t size)
-{
-	void *p = calloc(n ? n : 1, size);
-	if (!p) {
-		fputs("trace-replay: out of memory\n", stderr);
-		exit(1);
-	}
-	return p;
-}
 
 static inline size_t hhome(const hmap *m, uint64_t key, uintptr_t kind)
 {
@@ -76,7 +68,7 @@ static void hput(hmap *m, uint64_t key, uintptr_t kind, uint64_t val)
 	if (2 * (m->n + 1) > m->cap) {
 		hmap old = *m;
 		m->cap = old.cap ? old.cap * 2 : 256;
-		m->e = xcalloc(m->cap, sizeof(*m->e));
+		m->e = trace_xcalloc(m->cap, sizeof(*m->e));
 		m->n = 0;
 		for (size_t i = 0; i < old.cap; i++)
 			if (old.e[i].kind)
@@ -578,7 +570,7 @@ static cmd_entry *entry_of(vkr *r, const trace_call *c)
 	const vk_command_info *cmd = vk_command_lookup(c->sig->name);
 	if (!cmd)
 		return NULL;
-	cmd_entry *e = xcalloc(1, sizeof(*e));
+	cmd_entry *e = trace_xcalloc(1, sizeof(*e));
 	e->cmd = cmd;
 	e->index = vk_command_index(cmd);
 	if (e->index < 0 || (uint32_t)e->index >= vk_ncalls) {
@@ -694,7 +686,7 @@ static VkResult call_generic(vkr *r, const cmd_entry *e, void *args)
 				if (i > 0 && cmd->params[i - 1].base == VK_B_UINT && !cmd->params[i - 1].ptr)
 					memcpy(&count, (uint8_t *)args + cmd->params[i - 1].offset, 4);
 				if (arr && count) {
-					d.more = xcalloc(count, 8);
+					d.more = trace_xcalloc(count, 8);
 					memcpy(d.more, arr, (size_t)count * 8);
 					d.nmore = count;
 				}
@@ -750,9 +742,9 @@ static void create_instance(vkr *r, vk_args_vkCreateInstance *a)
 	const VkInstanceCreateInfo *ci = a->pCreateInfo;
 	uint32_t n = 0;
 	vkEnumerateInstanceExtensionProperties(NULL, &n, NULL);
-	VkExtensionProperties *have = xcalloc(n, sizeof(*have));
+	VkExtensionProperties *have = trace_xcalloc(n, sizeof(*have));
 	vkEnumerateInstanceExtensionProperties(NULL, &n, have);
-	const char **exts = xcalloc(ci ? ci->enabledExtensionCount + 1 : 1, sizeof(*exts));
+	const char **exts = trace_xcalloc(ci ? ci->enabledExtensionCount + 1 : 1, sizeof(*exts));
 	uint32_t nexts = 0;
 	char missing[1024] = "";
 	bool portability = false;
@@ -859,7 +851,7 @@ static void check_features(vkr *r, VkDeviceCreateInfo *ci, char *missing, size_t
 		}
 		if (s && get2 && strstr(s->sig.name, "Features") &&
 		    !strncmp(s->sig.name, "VkPhysicalDevice", 16)) {
-			uint8_t *q = xcalloc(1, s->size);
+			uint8_t *q = trace_xcalloc(1, s->size);
 			((base_out *)q)->sType = b->sType;
 			VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
 			if (b->sType == VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2) {
@@ -886,7 +878,7 @@ static void create_device(vkr *r, vk_args_vkCreateDevice *a)
 		fatal(r, "vkCreateDevice without pCreateInfo");
 	uint32_t n = 0;
 	vkEnumerateDeviceExtensionProperties(r->dev.physical, NULL, &n, NULL);
-	VkExtensionProperties *have = xcalloc(n, sizeof(*have));
+	VkExtensionProperties *have = trace_xcalloc(n, sizeof(*have));
 	vkEnumerateDeviceExtensionProperties(r->dev.physical, NULL, &n, have);
 	const char **exts = trace_arena_alloc(&r->arena, sizeof(char *) * (ci->enabledExtensionCount + 2));
 	uint32_t nexts = 0;
@@ -933,7 +925,7 @@ static void create_device(vkr *r, vk_args_vkCreateDevice *a)
 	/* queue families: as captured where the device has them */
 	uint32_t nq = 0;
 	vkGetPhysicalDeviceQueueFamilyProperties(r->dev.physical, &nq, NULL);
-	VkQueueFamilyProperties *qf = xcalloc(nq, sizeof(*qf));
+	VkQueueFamilyProperties *qf = trace_xcalloc(nq, sizeof(*qf));
 	vkGetPhysicalDeviceQueueFamilyProperties(r->dev.physical, &nq, qf);
 	uint32_t family = UINT32_MAX;
 	for (uint32_t i = 0; i < ci->queueCreateInfoCount; i++) {
@@ -965,7 +957,7 @@ static void create_device(vkr *r, vk_args_vkCreateDevice *a)
 	reset_fns(r);
 	if (r->opt->stats) {
 		r->nfamilies = nq;
-		r->timers = xcalloc(nq, sizeof(*r->timers));
+		r->timers = trace_xcalloc(nq, sizeof(*r->timers));
 	}
 	map_put(r, r->h_device, a->pDevice ? (uint64_t)(uintptr_t)*a->pDevice : 0,
 		(uint64_t)(uintptr_t)dev);
@@ -1109,7 +1101,7 @@ static memobj *mem_get(vkr *r, uint64_t cap)
 
 static obj *new_obj(vkr *r, uint64_t cap, uint64_t live, bool image, bool linear, VkDeviceSize size)
 {
-	obj *o = xcalloc(1, sizeof(*o));
+	obj *o = trace_xcalloc(1, sizeof(*o));
 	o->cap = cap;
 	o->live = live;
 	o->image = image;
@@ -1206,7 +1198,7 @@ static void alloc_memory(vkr *r, vk_args_vkAllocateMemory *a)
 {
 	if (!a->pMemory || !*a->pMemory || !a->pAllocateInfo)
 		return;  /* failed at capture */
-	memobj *m = xcalloc(1, sizeof(*m));
+	memobj *m = trace_xcalloc(1, sizeof(*m));
 	m->cap = (uint64_t)(uintptr_t)*a->pMemory;
 	m->size = a->pAllocateInfo->allocationSize;
 	m->cap_type = a->pAllocateInfo->memoryTypeIndex;
@@ -1306,7 +1298,7 @@ static void bind_obj(vkr *r, uint64_t cap_obj, uint64_t cap_mem, VkDeviceSize of
 			fatal(r, "no memory type of %s fits a %s (bits 0x%x%s)",
 			      r->dev.props.deviceName, image ? "image" : "buffer", req.memoryTypeBits,
 			      host ? ", host-visible" : "");
-		g = xcalloc(1, sizeof(*g));
+		g = trace_xcalloc(1, sizeof(*g));
 		vkd_request rq = {
 			.size = size,
 			.alignment = req.alignment,
@@ -1410,7 +1402,7 @@ static void create_swapchain(vkr *r, vk_args_vkCreateSwapchainKHR *a)
 	const VkSwapchainCreateInfoKHR *ci = a->pCreateInfo;
 	if (!ci || !a->pSwapchain || !*a->pSwapchain)
 		return;
-	swapchain *s = xcalloc(1, sizeof(*s));
+	swapchain *s = trace_xcalloc(1, sizeof(*s));
 	s->cap = (uint64_t)(uintptr_t)*a->pSwapchain;
 	s->format = ci->imageFormat;
 	s->extent = ci->imageExtent;
@@ -1450,11 +1442,11 @@ static void swapchain_images(vkr *r, vk_args_vkGetSwapchainImagesKHR *a)
 	uint32_t n = *a->pSwapchainImageCount;
 	if (!s->n) {
 		s->n = n;
-		s->img = xcalloc(n, sizeof(*s->img));
-		s->cap_img = xcalloc(n, sizeof(*s->cap_img));
-		s->mem = xcalloc(n, sizeof(*s->mem));
-		s->presented = xcalloc(n, sizeof(*s->presented));
-		s->pending = xcalloc(n, sizeof(*s->pending));
+		s->img = trace_xcalloc(n, sizeof(*s->img));
+		s->cap_img = trace_xcalloc(n, sizeof(*s->cap_img));
+		s->mem = trace_xcalloc(n, sizeof(*s->mem));
+		s->presented = trace_xcalloc(n, sizeof(*s->presented));
+		s->pending = trace_xcalloc(n, sizeof(*s->pending));
 		for (uint32_t i = 0; i < n; i++) {
 			VkImageCreateInfo ici = {
 				.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO,
@@ -1661,7 +1653,7 @@ static void screenshot(vkr *r, swapchain *s, uint32_t index, int64_t frame)
 	if (!p)
 		fatal(r, "screenshot: cannot map: %s", result_name(res));
 	vkd_invalidate(&r->dev, &mem, 0, VK_WHOLE_SIZE);
-	uint8_t *rgba = xcalloc(size, 1);
+	uint8_t *rgba = trace_xcalloc(size, 1);
 	bool opaque = s->alpha == VK_COMPOSITE_ALPHA_OPAQUE_BIT_KHR;
 	for (VkDeviceSize i = 0; i < size; i += 4) {
 		rgba[i + 0] = p[i + (bgra ? 2 : 0)];
@@ -1754,11 +1746,11 @@ static gpu_timer *gpu_timer_of(vkr *r, uint32_t family)
 		return NULL;
 	if (r->timers[family])
 		return r->timers[family];
-	gpu_timer *t = xcalloc(1, sizeof(*t));
+	gpu_timer *t = trace_xcalloc(1, sizeof(*t));
 	r->timers[family] = t;
 	uint32_t nq = 0;
 	vkGetPhysicalDeviceQueueFamilyProperties(r->dev.physical, &nq, NULL);
-	VkQueueFamilyProperties *qf = xcalloc(nq, sizeof(*qf));
+	VkQueueFamilyProperties *qf = trace_xcalloc(nq, sizeof(*qf));
 	vkGetPhysicalDeviceQueueFamilyProperties(r->dev.physical, &nq, qf);
 	uint32_t bits = family < nq ? qf[family].timestampValidBits : 0;
 	free(qf);
@@ -1921,7 +1913,7 @@ static void create_template(vkr *r, const cmd_entry *e, vk_args_vkCreateDescript
 	const VkDescriptorUpdateTemplateCreateInfo *ci = a->pCreateInfo;
 	uint64_t cap = a->pDescriptorUpdateTemplate ? (uint64_t)(uintptr_t)*a->pDescriptorUpdateTemplate : 0;
 	uint32_t n = ci && ci->pDescriptorUpdateEntries ? ci->descriptorUpdateEntryCount : 0;
-	tmpl *t = xcalloc(1, sizeof(*t) + (size_t)n * sizeof(t->e[0]));
+	tmpl *t = trace_xcalloc(1, sizeof(*t) + (size_t)n * sizeof(t->e[0]));
 	t->n = n;
 	if (n)
 		memcpy(t->e, ci->pDescriptorUpdateEntries, (size_t)n * sizeof(t->e[0]));
@@ -2611,7 +2603,7 @@ static spread spread_of(const double *v, size_t n)
 	spread sp = {0};
 	if (!n)
 		return sp;
-	double *s = xcalloc(n, sizeof(double));
+	double *s = trace_xcalloc(n, sizeof(double));
 	memcpy(s, v, n * sizeof(double));
 	qsort(s, n, sizeof(double), cmp_double);
 	for (size_t i = 0; i < n; i++)
@@ -2631,7 +2623,7 @@ static void print_stats(vkr *r, double total)
 	/* frames whose batches were never timed (none, or a family without
 	 * timestamps alone) count 0 */
 	bool gpu = r->frame_gpu && !r->gpu_unmeasured;
-	double *g = xcalloc(r->nframe_times, sizeof(double));
+	double *g = trace_xcalloc(r->nframe_times, sizeof(double));
 	for (size_t i = 0; gpu && i < r->nframe_times && i < r->cap_frame_gpu; i++)
 		g[i] = r->frame_gpu[i];
 	spread gs = spread_of(g, r->nframe_times);
@@ -2681,8 +2673,8 @@ int vkr_run(trace_reader *in, const vkr_options *opt)
 	static vkr rs;
 	vkr *r = &rs;
 	r->opt = opt;
-	r->fns = xcalloc(vk_ncommands, sizeof(*r->fns));
-	r->fn_done = xcalloc(vk_ncommands, 1);
+	r->fns = trace_xcalloc(vk_ncommands, sizeof(*r->fns));
+	r->fn_done = trace_xcalloc(vk_ncommands, 1);
 	trace_arena_init(&r->arena);
 	r->h_buffer = vk_handle_lookup("VkBuffer");
 	r->h_image = vk_handle_lookup("VkImage");

@@ -166,9 +166,11 @@ static void write_ptr(uint8_t *p, const void *q)
 	memcpy(p, &q, sizeof(q));
 }
 
-/* The length of array F, from its sibling in FIELDS of the struct at BASE. */
-static uint64_t field_len(const vk_field *fields, const vk_field *f, const uint8_t *base)
+uint64_t vk_field_len(const vk_field *fields, const vk_field *f, const void *struct_base)
 {
+	const uint8_t *base = struct_base;
+	if (f->len_op == VK_LEN_NONE)
+		return 1;
 	if (f->len_op == VK_LEN_CONST)
 		return f->len_arg;
 	if (f->len < 0)
@@ -339,7 +341,7 @@ static void enc_field(trace_arena *a, trace_value *v, const vk_field *fields,
 		return;
 	}
 	bool has_len = f->len_op != VK_LEN_NONE;
-	uint64_t n = has_len ? field_len(fields, f, base) : 1;
+	uint64_t n = has_len ? vk_field_len(fields, f, base) : 1;
 	if (f->ptr == 1) {
 		enc_pointee(a, v, f, p, has_len, n);
 		return;
@@ -751,7 +753,7 @@ static void walk_field(walk *w, const vk_field *fields, const vk_field *f, uint8
 	uint8_t *p = (uint8_t *)read_ptr(fp);
 	if (!p)
 		return;
-	uint64_t n = f->len_op != VK_LEN_NONE ? field_len(fields, f, base) : 1;
+	uint64_t n = vk_field_len(fields, f, base);
 	if (f->ptr == 1) {
 		walk_elems(w, f, p, n, false);
 		return;

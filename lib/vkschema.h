@@ -241,6 +241,11 @@ int32_t vk_command_index(const vk_command_info *cmd);
  */
 struct VkDescriptorUpdateTemplateEntry;
 
+/* The length of array F (an element of FIELDS, the members of the struct
+ * or the parameters at STRUCT_BASE) from the sibling that counts it; 1
+ * for a field that is no array. */
+uint64_t vk_field_len(const vk_field *fields, const vk_field *f, const void *struct_base);
+
 /*
  * The bytes of pData the entries read: the largest offset + (count - 1) *
  * stride + the size of one descriptor's info (VkDescriptorImageInfo,

@@ -23,6 +23,7 @@
  * name their writers only while alive.  What nothing names is freed.
  */
 /* first: it includes <vulkan/vulkan.h> with the platforms it describes */
+#include "internal.h"
 #include "vkschema_cmds.h"
 
 #include "vktrim.h"
@@ -42,21 +43,7 @@ typedef struct vec {
 	uint32_t n, cap;
 } vec;
 
-static void *xmalloc(size_t n)
-{
-	void *p = malloc(n ? n : 1);
-	if (!p)
-		abort();
-	return p;
-}
 
-static void *xcalloc(size_t n, size_t size)
-{
-	void *p = calloc(n ? n : 1, size ? size : 1);
-	if (!p)
-		abort();
-	return p;
-}
 
 static void vpush(vec *v, void *p)
 {
@@ -322,7 +309,7 @@ struct trim {
 
 static rec *rec_new(const trace_call *c)
 {
-	rec *r = xcalloc(1, sizeof(*r));
+	rec *r = trace_xcalloc(1, sizeof(*r));
 	trace_call_init(&r->c);
 	trace_call_copy(&r->c, c);
 	r->refs = 1;
@@ -462,11 +449,11 @@ static content *content_own(obj *o)
 	content *c = o->cont;
 	if (c && c->refs == 1)
 		return c;
-	content *n = xcalloc(1, sizeof(*n));
+	content *n = trace_xcalloc(1, sizeof(*n));
 	n->refs = 1;
 	if (c) {
 		n->cap = c->n + 4;
-		n->e = xmalloc(n->cap * sizeof(*n->e));
+		n->e = trace_xmalloc(n->cap * sizeof(*n->e));
 		memcpy(n->e, c->e, c->n * sizeof(*n->e));
 		n->n = c->n;
 		for (uint32_t i = 0; i < n->n; i++)
@@ -482,13 +469,13 @@ static void content_write(obj *o, uint64_t off, const uint8_t *data, uint64_t le
 	if (!len)
 		return;
 	content *c = content_own(o);
-	block *b = xmalloc(sizeof(*b) + len);
+	block *b = trace_xmalloc(sizeof(*b) + len);
 	b->refs = 0;
 	memcpy(b->data, data, len);
 	uint64_t end = off + len;
 	/* the extents before, the pieces left of those it overlaps, the new
 	 * one, the pieces right of them, the extents after */
-	extent *out = xmalloc((c->n + 2) * sizeof(*out));
+	extent *out = trace_xmalloc((c->n + 2) * sizeof(*out));
 	uint32_t k = 0, i = 0;
 	for (; i < c->n && c->e[i].off + c->e[i].len <= off; i++)
 		out[k++] = c->e[i];
@@ -551,7 +538,7 @@ static void omap_put(omap *m, obj *o)
 	if (2 * (m->n + 1) > m->cap) {
 		omap old = *m;
 		m->cap = old.cap ? 2 * old.cap : 256;
-		m->slot = xcalloc(m->cap, sizeof(*m->slot));
+		m->slot = trace_xcalloc(m->cap, sizeof(*m->slot));
 		m->n = 0;
 		for (size_t i = 0; i < old.cap; i++)
 			if (old.slot[i])
@@ -641,7 +628,7 @@ static void obj_dep(obj *o, obj *d)
 
 static obj *obj_new(trim *t, uint64_t handle, const vk_handle_info *h)
 {
-	obj *o = xcalloc(1, sizeof(*o));
+	obj *o = trace_xcalloc(1, sizeof(*o));
 	o->handle = handle;
 	o->h = h;
 	o->refs = 1;
@@ -1522,7 +1509,7 @@ static void created(trim *t, obj *o, const char *n, const void *args)
 	} else if (!strcmp(n, "vkCreateRenderPass")) {
 		const VkRenderPassCreateInfo *ci = ((const vk_args_vkCreateRenderPass *)args)->pCreateInfo;
 		o->natt = ci->attachmentCount;
-		o->att_layout = xcalloc(2 * o->natt, sizeof(*o->att_layout));
+		o->att_layout = trace_xcalloc(2 * o->natt, sizeof(*o->att_layout));
 		for (uint32_t i = 0; i < ci->attachmentCount; i++) {
 			const VkAttachmentDescription *d = &ci->pAttachments[i];
 			attachment(o, i, d->initialLayout, d->finalLayout, d->loadOp, d->stencilLoadOp);
@@ -1530,7 +1517,7 @@ static void created(trim *t, obj *o, const char *n, const void *args)
 	} else if (named(n, "vkCreateRenderPass2")) {
 		const VkRenderPassCreateInfo2 *ci = ((const vk_args_vkCreateRenderPass2 *)args)->pCreateInfo;
 		o->natt = ci->attachmentCount;
-		o->att_layout = xcalloc(2 * o->natt, sizeof(*o->att_layout));
+		o->att_layout = trace_xcalloc(2 * o->natt, sizeof(*o->att_layout));
 		for (uint32_t i = 0; i < ci->attachmentCount; i++) {
 			const VkAttachmentDescription2 *d = &ci->pAttachments[i];
 			attachment(o, i, d->initialLayout, d->finalLayout, d->loadOp, d->stencilLoadOp);
@@ -1539,7 +1526,7 @@ static void created(trim *t, obj *o, const char *n, const void *args)
 		const VkDescriptorUpdateTemplateCreateInfo *ci =
 			((const vk_args_vkCreateDescriptorUpdateTemplate *)args)->pCreateInfo;
 		o->ntmpl = ci->descriptorUpdateEntryCount;
-		o->tmpl = xcalloc(o->ntmpl, sizeof(*o->tmpl));
+		o->tmpl = trace_xcalloc(o->ntmpl, sizeof(*o->tmpl));
 		memcpy(o->tmpl, ci->pDescriptorUpdateEntries, o->ntmpl * sizeof(*o->tmpl));
 	} else if (!strcmp(n, "vkCreateFence")) {
 		const vk_args_vkCreateFence *a = args;
@@ -1622,7 +1609,7 @@ static obj *command_buffer(trim *t, const finds *in)
 
 static recording *recording_new(obj *cb)
 {
-	recording *r = xcalloc(1, sizeof(*r));
+	recording *r = trace_xcalloc(1, sizeof(*r));
 	r->refs = 1;
 	/* it needs its command buffer: the cycle ends when the buffer dies */
 	recording_dep(r, cb);
@@ -1868,7 +1855,7 @@ static void fence_signal(trim *t, uint64_t fence)
 static void queue_submit(trim *t, rec *r, enum kind k, const void *args, const finds *in)
 {
 	const vk_handle_info *hcb = H.command_buffer;
-	submit *s = xcalloc(1, sizeof(*s));
+	submit *s = trace_xcalloc(1, sizeof(*s));
 	s->refs = 1;
 	s->r = rec_ref(r);
 	r->sub = s;
@@ -1923,8 +1910,8 @@ static void queue_submit(trim *t, rec *r, enum kind k, const void *args, const f
 			for (uint32_t j = 0; j < rc->deps.n; j++)
 				reach(t, rc->deps.v[j], &seen);
 		}
-		s->snaps = xcalloc(seen.n, sizeof(*s->snaps));
-		s->before = xcalloc(seen.n, sizeof(*s->before));
+		s->snaps = trace_xcalloc(seen.n, sizeof(*s->snaps));
+		s->before = trace_xcalloc(seen.n, sizeof(*s->before));
 		for (uint32_t i = 0; i < seen.n; i++) {
 			obj *o = seen.v[i];
 			if (o->cont) {
@@ -2442,9 +2429,9 @@ static void range_template(trim *t, const vk_command_info *cmd, const void *args
 	finds out = {0};
 	vk_walk_handles(cmd, (void *)args, true, find_fn, &out);
 	if (out.n && ci) {
-		obj *o = xcalloc(1, sizeof(*o));
+		obj *o = trace_xcalloc(1, sizeof(*o));
 		o->ntmpl = ci->descriptorUpdateEntryCount;
-		o->tmpl = xcalloc(o->ntmpl, sizeof(*o->tmpl));
+		o->tmpl = trace_xcalloc(o->ntmpl, sizeof(*o->tmpl));
 		memcpy(o->tmpl, ci->pDescriptorUpdateEntries, o->ntmpl * sizeof(*o->tmpl));
 		vpush(&t->range_tmpls, o);
 		tmap_put(&t->range_tmpl, (void *)(uintptr_t)out.v[0].value, (uint64_t)(uintptr_t)o);
@@ -2747,7 +2734,7 @@ static int put_contents(out *o, obj *x, const content *to, const content *from,
 			k++;
 		}
 		uint64_t len = to->e[k - 1].off + to->e[k - 1].len - e->off;
-		uint8_t *data = xmalloc(len);
+		uint8_t *data = trace_xmalloc(len);
 		for (uint32_t m = i; m < k; m++)
 			memcpy(data + (to->e[m].off - e->off), to->e[m].b->data + to->e[m].boff,
 			       to->e[m].len);
@@ -3142,7 +3129,7 @@ int trim_write_setup(trim *t, trace_writer *w, uint64_t *no, trim_stats *stats,
 
 trim *trim_new(trim_api api, trace_sigtab *sigs)
 {
-	trim *t = xcalloc(1, sizeof(*t));
+	trim *t = trace_xcalloc(1, sizeof(*t));
 	handles_init();
 	t->api = api;
 	t->sigs = sigs;
