@@ -31,7 +31,7 @@
 #include <time.h>
 
 static const char usage[] =
-	"usage: trace-replay [--gpu N] [--validate] [--stats[=json]] [--frames A-B] "
+	"usage: trace-replay [--gpu N] [--validate] [--stats[=json]] [--no-gpu-time] [--frames A-B] "
 	"[--screenshot N[,M...] (-o FILE.png | --screenshot-dir DIR)] [--remove-unsupported] "
 	"[--loop N] [--block-size SIZE] [-q] [TRACE]";
 
@@ -1391,6 +1391,7 @@ static void help(void)
 	       "      --gpu N           the device to use (default 0, in Vulkan's order)\n"
 	       "      --validate        enable VK_LAYER_KHRONOS_validation; errors make exit 1\n"
 	       "      --stats[=json]    print statistics (text, or one JSON object)\n"
+	       "      --no-gpu-time     --stats without GPU timestamps (they cost time)\n"
 	       "      --frames A-B      stop after frame B (frames from 0; A-: to the end)\n"
 	       "      --screenshot N[,M...]  save the image presented at frame N as PNG\n"
 	       "  -o FILE.png           where the one screenshot goes\n"
@@ -1428,7 +1429,7 @@ static void keep_freed_memory(void)
 int main(int argc, char **argv)
 {
 	enum { OPT_GPU = 256, OPT_VALIDATE, OPT_STATS, OPT_BLOCK, OPT_VERSION, OPT_FRAMES,
-	       OPT_SHOT, OPT_SHOT_DIR, OPT_REMOVE, OPT_LOOP };
+	       OPT_SHOT, OPT_SHOT_DIR, OPT_REMOVE, OPT_LOOP, OPT_NO_GPU_TIME };
 	static const struct option longopts[] = {
 		{"gpu", required_argument, NULL, OPT_GPU},
 		{"frames", required_argument, NULL, OPT_FRAMES},
@@ -1439,6 +1440,7 @@ int main(int argc, char **argv)
 		{"loop", required_argument, NULL, OPT_LOOP},
 		{"validate", no_argument, NULL, OPT_VALIDATE},
 		{"stats", optional_argument, NULL, OPT_STATS},
+		{"no-gpu-time", no_argument, NULL, OPT_NO_GPU_TIME},
 		{"block-size", required_argument, NULL, OPT_BLOCK},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
@@ -1448,6 +1450,7 @@ int main(int argc, char **argv)
 	static replay r;
 	vkd_options opt = {.prog = "trace-replay"};
 	int stats = 0; /* 1 text, 2 json */
+	bool no_gpu_time = false;
 	int c;
 	static vkr_options vo = {.first_frame = 0, .last_frame = -1};
 	static uint64_t shots[256];
@@ -1528,6 +1531,7 @@ int main(int argc, char **argv)
 			else
 				trace_cli_usage_error("--stats=%s: text or json", optarg);
 			break;
+		case OPT_NO_GPU_TIME: no_gpu_time = true; break;
 		case OPT_BLOCK: opt.large_heap_block_size = parse_size(optarg); break;
 		case 'q': r.quiet = trace_cli_self.quiet = true; break;
 		case 'h': help(); return 0;
@@ -1571,6 +1575,7 @@ int main(int argc, char **argv)
 		vo.input = r.input;
 		vo.quiet = r.quiet;
 		vo.stats = stats;
+		vo.no_gpu_time = no_gpu_time;
 		int status = vkr_run(in, &vo);
 		trace_reader_close(in);
 		return status;

@@ -1808,7 +1808,8 @@ static void gpu_timers_free(vkr *r)
  * it counts, a queue family with timestamps. */
 static gpu_timer *gpu_timer_for(vkr *r, VkQueue queue)
 {
-	if (!r->opt->stats || r->frame < r->opt->first_frame || !r->nfamilies)
+	if (!r->opt->stats || r->opt->no_gpu_time || r->frame < r->opt->first_frame ||
+	    !r->nfamilies)
 		return NULL;
 	hent *h = hfind(&r->queues, (uint64_t)(uintptr_t)queue, TAG_QUEUE);
 	gpu_timer *t = h ? gpu_timer_of(r, (uint32_t)h->val) : NULL;
@@ -2658,7 +2659,8 @@ static void print_stats(vkr *r, double total)
 		fprintf(o, "frame GPU time:    median %.3f ms, p99 %.3f ms, max %.3f ms (busy)\n"
 			"GPU time:          %.3f s\n", gs.med, gs.p99, gs.max, gs.sum);
 	else
-		fprintf(o, "frame GPU time:    not measured (%s)\n", r->gpu_unmeasured
+		fprintf(o, "frame GPU time:    not measured (%s)\n", r->opt->no_gpu_time
+			? "--no-gpu-time" : r->gpu_unmeasured
 			? "a queue without timestamps, or not from vkGetDeviceQueue"
 			: "no command buffer submitted");
 	fprintf(o, "calls:             %llu (%.0f per second)\n", (unsigned long long)r->calls,

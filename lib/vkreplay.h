@@ -30,6 +30,7 @@ typedef struct vkr_options {
 	const char *screenshot_out;   /* -o FILE.png (one frame) */
 	const char *screenshot_dir;   /* --screenshot-dir DIR: DIR/frame-N.png */
 	int stats;                    /* 0, 1 text, 2 json */
+	bool no_gpu_time;             /* --no-gpu-time: --stats without timestamps */
 } vkr_options;
 
 /* Replays the rest of IN; the exit status (0, 1; usage errors exit 2). */

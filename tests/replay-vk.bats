@@ -140,6 +140,23 @@ ae() {
 	if grep -q 'GPU time: .*median 0\.000 ms' s.txt; then false; fi
 }
 
+@test "--no-gpu-time: --stats without timestamps, the GPU time not measured, the rest as before" {
+	replay --stats=json --no-gpu-time --frames 1- "$W/glmark.trace" >g.json
+	cat g.json
+	[ "$(json g.json 's["frame_gpu_ms"] is None and s["gpu_seconds"] is None')" = True ]
+	[ "$(json g.json 's["frames"] == 39 and s["fps"] > 0 and s["frame_ms"]["median"] > 0')" = True ]
+	replay --stats --no-gpu-time "$W/cube.trace" >s.txt
+	cat s.txt
+	grep -Fxq 'frame GPU time:    not measured (--no-gpu-time)' s.txt
+	grep -Eq '^frames per second: [0-9.]+$' s.txt
+	if grep -q '^GPU time:' s.txt; then false; fi
+	# validated: the replay is the same without our command buffers
+	replay_error --validate --stats --no-gpu-time "$W/glmark.trace"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+}
+
 @test "replays are deterministic: two replays' frame 30 are equal, frame 0 differs" {
 	replay --screenshot 0,30 --screenshot-dir a "$W/cube.trace"
 	replay --screenshot 30 -o b30.png "$W/cube.trace"
