@@ -14,7 +14,10 @@
 #                buffers reference), for information.  And the same for
 #                CPU time (user + system, of the program and all its
 #                threads, from /usr/bin/time): steadier than wall time on
-#                a machine that runs other work
+#                a machine that runs other work.  Each measure also
+#                turn by turn: the median of each turn's with-minus-
+#                without, which a slow spell of the machine that falls
+#                on one turn does not move
 #
 # Figures, not a test: it fails only when a program does (a capture that
 # did not end well or left no file).  Every program runs in a session of
@@ -186,10 +189,31 @@ overhead() {
 		"$(ratio "$ours_s" "$gfxr_s")x" "native $(printf '%.3f' "$native")s"
 	printf '%-44s %12s\n' "  native $what (no layer)" "$(printf '%.3fs' "$native")"
 }
+# paired WITH[@] WITHOUT[@]: the median of the per-turn differences (a
+# slow spell of the machine falls on both runs of a turn alike)
+paired() {
+	local -n with=$1 without=$2
+	local d=() i
+	for i in "${!with[@]}"; do
+		d+=("$(echo "${with[$i]} - ${without[$i]}" | bc -l)")
+	done
+	median "${d[@]}"
+}
+# paired_line WHAT WITH_OURS WITH_GFXR NATIVE
+paired_line() {
+	local p_ours p_gfxr r="n/a"
+	p_ours=$(paired "$2" "$4")
+	p_gfxr=$(paired "$3" "$4")
+	[ "$(echo "$p_gfxr > 0" | bc -l)" = 1 ] && r="$(ratio "$p_ours" "$p_gfxr")x"
+	printf '%-44s %11.3fs %11.3fs %7s %s\n' "  $1 overhead, turn by turn" "$p_ours" "$p_gfxr" \
+		"$r" "(median of each turn's difference)"
+}
 overhead "wall time" "$(median "${t_native[@]}")" "$(median "${t_ours[@]}")" \
 	"$(median "${t_gfxr[@]}")" "$(median "${t_all[@]}")"
 overhead "CPU time" "$(median "${u_native[@]}")" "$(median "${u_ours[@]}")" \
 	"$(median "${u_gfxr[@]}")" "$(median "${u_all[@]}")"
+paired_line "wall time" t_ours t_gfxr t_native
+paired_line "CPU time" u_ours u_gfxr u_native
 if [ "$retried" -gt 0 ]; then
 	echo "($retried glmark2 runs were run again after an X error at teardown)"
 fi
