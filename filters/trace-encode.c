@@ -71,15 +71,6 @@ int main(int argc, char **argv)
 	trace_reader *r = trace_reader_open(optind < argc ? argv[optind] : "-", &err);
 	if (!r)
 		trace_cli_fail(&err);
-	trace_writer *w = trace_writer_open(out, &opt, &err);
-	if (!w)
-		trace_cli_fail(&err);
-	if (trace_cli_copy(r, w, &err) < 0) {
-		trace_writer_abort(w);
-		trace_cli_fail(&err);
-	}
-	if (trace_writer_close(w, &err) < 0)
-		trace_cli_fail(&err);
-	trace_reader_close(r);
+	trace_cli_convert(r, out, &opt);
 	return 0;
 }

@@ -103,7 +103,7 @@ trace_format trace_cli_format(const char *name)
 	return TRACE_FMT_AUTO;
 }
 
-int trace_cli_copy(trace_reader *r, trace_writer *w, trace_error *err)
+static int copy(trace_reader *r, trace_writer *w, trace_error *err)
 {
 	if (trace_writer_header(w, trace_reader_header(r), err) < 0)
 		return -1;
@@ -117,4 +117,20 @@ int trace_cli_copy(trace_reader *r, trace_writer *w, trace_error *err)
 	}
 	trace_cli_progress_done();
 	return k;
+}
+
+void trace_cli_convert(trace_reader *r, const char *out, const trace_writer_options *opt)
+{
+	trace_error err;
+	trace_error_clear(&err);
+	trace_writer *w = trace_writer_open(out, opt, &err);
+	if (!w)
+		trace_cli_fail(&err);
+	if (copy(r, w, &err) < 0) {
+		trace_writer_abort(w);
+		trace_cli_fail(&err);
+	}
+	if (trace_writer_close(w, &err) < 0)
+		trace_cli_fail(&err);
+	trace_reader_close(r);
 }

@@ -34,7 +34,9 @@ void trace_cli_progress_done(void);
 /* Parses "snappy", "brotli", "none", "text"; TRACE_FMT_AUTO if unknown. */
 trace_format trace_cli_format(const char *name);
 
-/* Copies every record of r to w (header included); 0 or -1 with err. */
-int trace_cli_copy(trace_reader *r, trace_writer *w, trace_error *err);
+/* Writes every record of R (header included) to OUT, a path or "-" for
+ * standard output, with OPT, and closes both; on an error, the output
+ * goes (trace_writer_abort) and the program exits 1 with the message. */
+void trace_cli_convert(trace_reader *r, const char *out, const trace_writer_options *opt);
 
 #endif
