@@ -171,7 +171,11 @@ struct obj {
 	vec storage;               /* descriptor sets: written through storage descriptors */
 	int fence;                 /* fences: 0 as created, 1 signaled, 2 unsignaled */
 	uint64_t value;            /* timeline semaphores: the last value signaled */
-	bool signaled;
+	bool timeline;             /* semaphores: a timeline one */
+	/* binary semaphores: a signal submitted (or an acquire's) and no wait
+	 * for it since, and the queue it was submitted to (0: an acquire) */
+	bool pending;
+	uint64_t signal_queue;
 	/* images: the layout the last submit left (-1 unknown), the one the
 	 * setup has left so far, and what a barrier on them names */
 	int32_t layout, sim, initial;
@@ -179,7 +183,7 @@ struct obj {
 	/* render passes: each attachment's initial and final layout */
 	uint32_t natt;
 	int32_t *att_layout;       /* 2 per attachment */
-	/* queues: their family and device */
+	/* queues: their family; queues and semaphores: their device */
 	uint32_t family;
 	uint64_t device;
 	int range_use;             /* command buffers: 0, 1 re-recorded first in the range, 2 used */
@@ -191,6 +195,7 @@ struct obj {
 	spans rd;
 	uint64_t voff, vend;       /* buffer views: their bytes of the buffer */
 	int32_t format;            /* images */
+	int64_t index;             /* swapchain images: their index (-1: not one) */
 	bdesc *bd;                 /* descriptor sets: buffer descriptors */
 	uint32_t nbd, capbd;
 	/* what the range does: the bytes it writes before its first submit,
@@ -257,7 +262,7 @@ typedef struct omap {
 enum kind {
 	K_UNSEEN = 0,
 	K_OTHER,          /* attach to its subjects, or keep globally */
-	K_DROP,           /* nothing the setup needs: waits, presents, maps */
+	K_DROP,           /* nothing the setup needs: waits, maps, queries */
 	K_CREATE,
 	K_DESTROY,
 	K_BEGIN,
@@ -269,6 +274,7 @@ enum kind {
 	K_SUBMIT2,
 	K_RESET_FENCES,
 	K_SIGNAL,
+	K_SYNC,           /* not kept, but signals or waits: acquires, presents, sparse binds */
 	K_UPDATE_SETS,
 	K_UPDATE,         /* tracekit.update */
 	K_VMA_CREATE,
@@ -634,6 +640,7 @@ static obj *obj_new(trim *t, uint64_t handle, const vk_handle_info *h)
 	o->refs = 1;
 	o->alive = true;
 	o->layout = -1;
+	o->index = -1;
 	o->aspect = VK_IMAGE_ASPECT_COLOR_BIT;
 	omap_put(&t->objs, o);
 	return o;
@@ -784,15 +791,17 @@ static bool query(const char *n, const vk_command_info *cmd)
 static enum kind vk_kind(const char *n, const vk_command_info *cmd)
 {
 	static const char *const drop[] = {
-		"vkQueuePresentKHR", "vkAcquireNextImageKHR", "vkAcquireNextImage2KHR",
 		"vkWaitForFences", "vkGetFenceStatus", "vkWaitSemaphores",
 		"vkGetSemaphoreCounterValue", "vkQueueWaitIdle", "vkDeviceWaitIdle",
 		"vkGetQueryPoolResults", "vkMapMemory", "vkMapMemory2", "vkUnmapMemory",
 		"vkUnmapMemory2", "vkFlushMappedMemoryRanges", "vkInvalidateMappedMemoryRanges",
-		"vkGetEventStatus", "vkSetEvent", "vkResetEvent", "vkQueueBindSparse",
+		"vkGetEventStatus", "vkSetEvent", "vkResetEvent",
 		"vkGetSwapchainStatusKHR", "vkGetDeviceMemoryCommitment",
 		"vkGetInstanceProcAddr", "vkGetDeviceProcAddr",
 	};
+	if (named(n, "vkAcquireNextImage") || named(n, "vkAcquireNextImage2") ||
+	    named(n, "vkQueuePresent") || named(n, "vkQueueBindSparse"))
+		return K_SYNC;
 	for (size_t i = 0; i < sizeof(drop) / sizeof(*drop); i++)
 		if (named(n, drop[i]))
 			return K_DROP;
@@ -1565,6 +1574,8 @@ static void create(trim *t, rec *r, const vk_command_info *cmd, const void *args
 			o->owner = owner;
 		}
 		created(t, o, n, args);
+		if (!strcmp(n, "vkGetSwapchainImagesKHR"))
+			o->index = i;
 		t->live_records++;
 	}
 	if (!strcmp(n, "vkCreateSemaphore")) {
@@ -1574,13 +1585,14 @@ static void create(trim *t, rec *r, const vk_command_info *cmd, const void *args
 			if (p->sType == VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO) {
 				const VkSemaphoreTypeCreateInfo *ty = (const void *)p;
 				if (ty->semaphoreType == VK_SEMAPHORE_TYPE_TIMELINE) {
-					o->signaled = true;
+					o->timeline = true;
 					o->value = ty->initialValue;
 				}
 			}
+		o->device = (uint64_t)(uintptr_t)a->device;
 	}
 	if (!strcmp(n, "vkCreateFence") || (!strcmp(n, "vkCreateSemaphore") &&
-					    lookup(t, out.v[0].h, out.v[0].value)->signaled))
+					    lookup(t, out.v[0].h, out.v[0].value)->timeline))
 		r->fixup = lookup(t, out.v[0].h, out.v[0].value);
 	free(out.v);
 }
@@ -1839,8 +1851,30 @@ static void add_writer(obj *o, submit *s, bool discard)
 static void timeline_signal(trim *t, uint64_t sem, uint64_t value)
 {
 	obj *o = lookup(t, H.semaphore, sem);
-	if (o && o->signaled && value > o->value)
+	if (o && o->timeline && value > o->value)
 		o->value = value;
+}
+
+/* A semaphore a batch (or an acquire: QUEUE 0) signals: a timeline one
+ * takes VALUE, a binary one holds a signal until something waits. */
+static void semaphore_signal(trim *t, uint64_t sem, uint64_t value, uint64_t queue)
+{
+	obj *o = lookup(t, H.semaphore, sem);
+	if (o && o->timeline) {
+		timeline_signal(t, sem, value);
+	} else if (o) {
+		o->pending = true;
+		o->signal_queue = queue;
+	}
+}
+
+/* A wait uses up a binary semaphore's signal; a timeline one keeps its
+ * value. */
+static void semaphore_wait(trim *t, uint64_t sem)
+{
+	obj *o = lookup(t, H.semaphore, sem);
+	if (o && !o->timeline)
+		o->pending = false;
 }
 
 static void fence_signal(trim *t, uint64_t fence)
@@ -1850,8 +1884,102 @@ static void fence_signal(trim *t, uint64_t fence)
 		o->fence = 1;
 }
 
-/* A submit: the fences and timeline values it signals; for the commands
- * that write, a submit that the writers of what they wrote remember. */
+static const VkTimelineSemaphoreSubmitInfo *timeline_info(const void *next)
+{
+	for (const VkBaseInStructure *p = next; p; p = p->pNext)
+		if (p->sType == VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO)
+			return (const void *)p;
+	return NULL;
+}
+
+/* A batch of vkQueueSubmit or vkQueueBindSparse on QUEUE: its waits, then
+ * its signals. */
+static void batch_sync(trim *t, uint64_t queue, const void *next, uint32_t nwait,
+		       const VkSemaphore *wait, uint32_t nsignal, const VkSemaphore *signal)
+{
+	const VkTimelineSemaphoreSubmitInfo *ts = timeline_info(next);
+	for (uint32_t j = 0; wait && j < nwait; j++)
+		semaphore_wait(t, (uint64_t)wait[j]);
+	for (uint32_t j = 0; signal && j < nsignal; j++)
+		semaphore_signal(t, (uint64_t)signal[j],
+				 ts && ts->pSignalSemaphoreValues && j < ts->signalSemaphoreValueCount
+					 ? ts->pSignalSemaphoreValues[j]
+					 : 0,
+				 queue);
+}
+
+/* What a submit does to semaphores and fences.  The setup runs no submit
+ * with its semaphores, so it needs to know which binary ones the range
+ * finds signaled (put_signals). */
+static void submit_sync(trim *t, enum kind k, const void *args)
+{
+	if (k == K_SUBMIT) {
+		const vk_args_vkQueueSubmit *a = args;
+		uint64_t q = (uint64_t)(uintptr_t)a->queue;
+		for (uint32_t i = 0; a->pSubmits && i < a->submitCount; i++) {
+			const VkSubmitInfo *si = &a->pSubmits[i];
+			batch_sync(t, q, si->pNext, si->waitSemaphoreCount, si->pWaitSemaphores,
+				   si->signalSemaphoreCount, si->pSignalSemaphores);
+		}
+		fence_signal(t, (uint64_t)a->fence);
+		return;
+	}
+	const vk_args_vkQueueSubmit2 *a = args;
+	uint64_t q = (uint64_t)(uintptr_t)a->queue;
+	for (uint32_t i = 0; a->pSubmits && i < a->submitCount; i++) {
+		const VkSubmitInfo2 *si = &a->pSubmits[i];
+		for (uint32_t j = 0; si->pWaitSemaphoreInfos && j < si->waitSemaphoreInfoCount; j++)
+			semaphore_wait(t, (uint64_t)si->pWaitSemaphoreInfos[j].semaphore);
+		for (uint32_t j = 0; si->pSignalSemaphoreInfos && j < si->signalSemaphoreInfoCount; j++)
+			semaphore_signal(t, (uint64_t)si->pSignalSemaphoreInfos[j].semaphore,
+					 si->pSignalSemaphoreInfos[j].value, q);
+	}
+	fence_signal(t, (uint64_t)a->fence);
+}
+
+/* Acquires, presents and sparse binds: the semaphores and fences they
+ * signal or wait for.  An acquire that got no image signals nothing. */
+static void sync_call(trim *t, const char *n, const void *args)
+{
+	if (named(n, "vkAcquireNextImage")) {
+		const vk_args_vkAcquireNextImageKHR *a = args;
+		if (a->result != VK_SUCCESS && a->result != VK_SUBOPTIMAL_KHR)
+			return;
+		semaphore_signal(t, (uint64_t)a->semaphore, 0, 0);
+		fence_signal(t, (uint64_t)a->fence);
+	} else if (named(n, "vkAcquireNextImage2")) {
+		const vk_args_vkAcquireNextImage2KHR *a = args;
+		if (!a->pAcquireInfo || (a->result != VK_SUCCESS && a->result != VK_SUBOPTIMAL_KHR))
+			return;
+		semaphore_signal(t, (uint64_t)a->pAcquireInfo->semaphore, 0, 0);
+		fence_signal(t, (uint64_t)a->pAcquireInfo->fence);
+	} else if (named(n, "vkQueuePresent")) {
+		const VkPresentInfoKHR *pi = ((const vk_args_vkQueuePresentKHR *)args)->pPresentInfo;
+		if (!pi)
+			return;
+		for (uint32_t j = 0; pi->pWaitSemaphores && j < pi->waitSemaphoreCount; j++)
+			semaphore_wait(t, (uint64_t)pi->pWaitSemaphores[j]);
+		for (const VkBaseInStructure *p = pi->pNext; p; p = p->pNext)
+			if (p->sType == VK_STRUCTURE_TYPE_SWAPCHAIN_PRESENT_FENCE_INFO_EXT) {
+				const VkSwapchainPresentFenceInfoEXT *f = (const void *)p;
+				for (uint32_t j = 0; f->pFences && j < f->swapchainCount; j++)
+					fence_signal(t, (uint64_t)f->pFences[j]);
+			}
+	} else if (named(n, "vkQueueBindSparse")) {
+		const vk_args_vkQueueBindSparse *a = args;
+		for (uint32_t i = 0; a->pBindInfo && i < a->bindInfoCount; i++) {
+			const VkBindSparseInfo *bi = &a->pBindInfo[i];
+			batch_sync(t, (uint64_t)(uintptr_t)a->queue, bi->pNext, bi->waitSemaphoreCount,
+				   bi->pWaitSemaphores, bi->signalSemaphoreCount,
+				   bi->pSignalSemaphores);
+		}
+		fence_signal(t, (uint64_t)a->fence);
+	}
+}
+
+/* A submit: the semaphores and fences it signals (submit_sync); for the
+ * commands that write, a submit that the writers of what they wrote
+ * remember. */
 static void queue_submit(trim *t, rec *r, enum kind k, const void *args, const finds *in)
 {
 	const vk_handle_info *hcb = H.command_buffer;
@@ -1873,30 +2001,7 @@ static void queue_submit(trim *t, rec *r, enum kind k, const void *args, const f
 			vpush(&s->recordings, cb->cur);
 		}
 	}
-	if (k == K_SUBMIT) {
-		const vk_args_vkQueueSubmit *a = args;
-		for (uint32_t i = 0; i < a->submitCount; i++) {
-			const VkSubmitInfo *si = &a->pSubmits[i];
-			for (const VkBaseInStructure *p = si->pNext; p; p = p->pNext) {
-				if (p->sType != VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO)
-					continue;
-				const VkTimelineSemaphoreSubmitInfo *ts = (const void *)p;
-				for (uint32_t j = 0; j < ts->signalSemaphoreValueCount &&
-						     j < si->signalSemaphoreCount; j++)
-					timeline_signal(t, (uint64_t)si->pSignalSemaphores[j],
-							ts->pSignalSemaphoreValues[j]);
-			}
-		}
-		fence_signal(t, (uint64_t)a->fence);
-	} else {
-		const vk_args_vkQueueSubmit2 *a = args;
-		for (uint32_t i = 0; i < a->submitCount; i++)
-			for (uint32_t j = 0; j < a->pSubmits[i].signalSemaphoreInfoCount; j++) {
-				const VkSemaphoreSubmitInfo *ss = &a->pSubmits[i].pSignalSemaphoreInfos[j];
-				timeline_signal(t, (uint64_t)ss->semaphore, ss->value);
-			}
-		fence_signal(t, (uint64_t)a->fence);
-	}
+	submit_sync(t, k, args);
 	bool writes = false;
 	for (uint32_t i = 0; i < s->recordings.n && !writes; i++)
 		writes = ((recording *)s->recordings.v[i])->writes.n > 0;
@@ -2006,6 +2111,10 @@ static int vk_before(trim *t, const trace_call *c, enum kind k, const vk_command
 	void *args = trace_arena_alloc(&t->scratch, cmd->args_size);
 	if (vk_decode_args(cmd, c, &t->scratch, args, t->err) < 0)
 		return -1;
+	if (k == K_SYNC) {
+		sync_call(t, cmd->sig.name, args);
+		return 0;
+	}
 	finds in = {0};
 	vk_walk_handles(cmd, args, false, find_fn, &in);
 	template_handles(t, c, cmd, args, &in);
@@ -2394,16 +2503,23 @@ static void range_submit(trim *t, const finds *in)
 	}
 }
 
-/* A present shows a swapchain's image as it is: what those not yet
- * cleared held matters. */
-static void range_present(trim *t, const finds *in)
+/* A present shows a swapchain's image as it is: what it held matters,
+ * and the setup makes it (vkGetSwapchainImagesKHR) even where nothing
+ * else in the range names it (a range that begins at the present). */
+static void range_present(trim *t, const vk_args_vkQueuePresentKHR *a)
 {
-	for (uint32_t i = 0; i < in->n; i++) {
-		obj *sc = in->v[i].h == H.swapchain ? lookup(t, H.swapchain, in->v[i].value) : NULL;
+	const VkPresentInfoKHR *pi = a->pPresentInfo;
+	for (uint32_t i = 0; pi && pi->pSwapchains && i < pi->swapchainCount; i++) {
+		obj *sc = lookup(t, H.swapchain, (uint64_t)pi->pSwapchains[i]);
+		int64_t idx = pi->pImageIndices ? (int64_t)pi->pImageIndices[i] : -1;
 		for (size_t k = 0; sc && k < t->objs.cap; k++) {
 			obj *x = t->objs.slot[k];
-			if (x && x->h == H.image && vhas(&x->deps, sc))
+			if (!x || x->h != H.image || !vhas(&x->deps, sc))
+				continue;
+			if (idx < 0 || x->index < 0 || x->index == idx) {
 				use_then(&x->range_first, USE_READ);
+				root(t, x);
+			}
 		}
 	}
 }
@@ -2460,7 +2576,7 @@ static void range_effects(trim *t, const trace_call *c, enum kind k, const vk_co
 	} else if (k == K_SUBMIT || k == K_SUBMIT2) {
 		range_submit(t, in);
 	} else if (named(n, "vkQueuePresentKHR")) {
-		range_present(t, in);
+		range_present(t, args);
 	} else if (k == K_UPDATE_SETS) {
 		range_update_sets(t, args);
 	} else if (named(n, "vkUpdateDescriptorSetWithTemplate")) {
@@ -2923,6 +3039,63 @@ static int put_fixup(out *o, rec *r)
 	return rc;
 }
 
+/* The queue to signal binary semaphore X on: the one its signal was
+ * submitted to, or (an acquire's) the first of its device's. */
+static obj *signal_queue(trim *t, const closure *cl, const obj *x)
+{
+	obj *q = x->signal_queue ? lookup(t, H.queue, x->signal_queue) : NULL;
+	if (q && q->device == x->device)
+		return q;
+	for (uint32_t i = 0; i < cl->objs.n; i++) {
+		q = cl->objs.v[i];
+		if (q->alive && q->h == H.queue && q->device == x->device)
+			return q;
+	}
+	return NULL;
+}
+
+/*
+ * The binary semaphores the range finds signaled: a submit before it
+ * signaled them, or an acquire did, and nothing waited since (vkcube's
+ * present waits for what the submit before it signaled).  The setup's
+ * submits run without their semaphores, so it signals them itself: one
+ * submit of no command buffers per queue, after the rest of the setup.
+ */
+static int put_signals(out *o, const closure *cl)
+{
+	vec sems = {0};
+	for (uint32_t i = 0; i < cl->objs.n; i++) {
+		obj *x = cl->objs.v[i];
+		if (x->alive && x->h == H.semaphore && !x->timeline && x->pending)
+			vpush(&sems, x);
+	}
+	VkSemaphore *v = trace_xcalloc(sems.n + 1, sizeof(*v));
+	int rc = 0;
+	while (rc == 0 && sems.n) {
+		obj *q = signal_queue(o->t, cl, sems.v[0]);
+		uint32_t n = 0, k = 0;
+		for (uint32_t i = 0; i < sems.n; i++) {
+			obj *x = sems.v[i];
+			if (signal_queue(o->t, cl, x) == q)
+				v[n++] = (VkSemaphore)(uintptr_t)x->handle;
+			else
+				sems.v[k++] = x;
+		}
+		sems.n = k;
+		if (!q) /* no queue of its device: nothing in the range submits */
+			continue;
+		VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+				   .signalSemaphoreCount = n,
+				   .pSignalSemaphores = v};
+		vk_args_vkQueueSubmit a = {(VkQueue)(uintptr_t)q->handle, 1, &si, VK_NULL_HANDLE,
+					   VK_SUCCESS};
+		rc = put_encoded(o, &vk_cmd_vkQueueSubmit, &a);
+	}
+	free(v);
+	vfree(&sems);
+	return rc;
+}
+
 static void collect(trim *t, vec *recs, rec *r)
 {
 	if (r && r->stamp != t->stamp) {
@@ -3110,6 +3283,8 @@ int trim_write_setup(trim *t, trace_writer *w, uint64_t *no, trim_stats *stats,
 	}
 	if (rc == 0)
 		rc = put_layouts(&o, o.queue);
+	if (rc == 0)
+		rc = put_signals(&o, &cl);
 	if (rc == 0 && t->last_time && t->last_time != time) {
 		trace_call c = t->last_time->c;
 		rc = put(&o, &c);

@@ -20,7 +20,9 @@
  * their contents (run one at a time, their semaphores and fences left
  * out), and their contents at the range's start, of buffers only the
  * bytes the range and those submits may read; fences and timeline
- * semaphores are created in the state they had then.
+ * semaphores are created in the state they had then, and the binary
+ * semaphores left signaled (a submit's or an acquire's signal nothing
+ * waited for before the range) are signaled by a submit of its own.
  *
  * Like vkreplay.c it reads the generated argument structs
  * (build/gen/vkschema_cmds.h), so only trace-trim links it.  See

@@ -4,7 +4,9 @@
 # layer under Xvfb: vkcube (300 frames) and glmark2 through zink (four
 # scenes of 25 frames in one run); each trim is replayed headless under the validation
 # layer and its frame compared, pixel for pixel, with the same frame of the
-# full replay.  VMA streams, trims of trims, encodings, pipes, bad input.
+# full replay.  Call ranges that begin inside a frame (semaphores and
+# fences left signaled), VMA streams, trims of trims, encodings, pipes,
+# bad input.
 
 load helpers
 
@@ -27,7 +29,7 @@ setup_file() {
 	stop_xvfb
 	unset DISPLAY
 	# the full replays' frames, the reference for every trim
-	trace-replay --screenshot 0,1,150,299 --screenshot-dir "$W/cube-full" "$W/cube.trace" \
+	trace-replay --screenshot 0,1,150,151,299 --screenshot-dir "$W/cube-full" "$W/cube.trace" \
 		>/dev/null 2>&1
 	trace-replay --screenshot 5,30,55,80,99 --screenshot-dir "$W/gl-full" "$W/gl.trace" \
 		>/dev/null 2>&1
@@ -65,10 +67,136 @@ trim_check() {
 	[ "$(ae "$W/cube-full/frame-150.png" s299/frame-299.png)" -gt 1000 ]
 }
 
+# call_of FILE FN: the number of the first call to FN in the text trace FILE.
+call_of() {
+	sed -n "s/^{call: \([0-9]*\), .*fn: $2, .*/\1/p" "$1" | head -1
+}
+
+@test "vkcube: --calls from after frame 150's acquire, from its submit, from its present, or the present alone: each replays validated, frames 150 and 151 pixel-equal" {
+	trace-filter --frames 150 -f text "$W/cube.trace" >f150.txt
+	acq=$(call_of f150.txt vkAcquireNextImageKHR)
+	sub=$(call_of f150.txt vkQueueSubmit)
+	pre=$(call_of f150.txt vkQueuePresentKHR)
+	end=$(trace-filter --frames 151 -f text "$W/cube.trace" | tail -1 | sed 's/^{call: \([0-9]*\),.*/\1/')
+	# vkcube: the acquire signals a semaphore the submit waits for, the
+	# matrices' update between them; the submit signals one the present
+	# waits for
+	[ "$sub" -eq $((acq + 2)) ]
+	[ "$pre" -eq $((sub + 1)) ]
+	for a in $((acq + 1)) "$sub" "$pre"; do
+		trace-trim --calls "$a-$end" -o "c$a.trace" "$W/cube.trace"
+		run timeout 60 trace-replay --validate --screenshot 150,151 --screenshot-dir "s$a" "c$a.trace"
+		echo "calls $a-$end: status $status: $output"
+		[ "$status" -eq 0 ]
+		[ -z "$output" ]
+		[ "$(ae "$W/cube-full/frame-150.png" "s$a/frame-150.png")" = 0 ]
+		[ "$(ae "$W/cube-full/frame-151.png" "s$a/frame-151.png")" = 0 ]
+	done
+	# the present alone: the setup makes the image it shows (nothing
+	# else in the range names it) and draws it
+	trace-trim --calls "$pre" -o p.trace "$W/cube.trace"
+	run timeout 60 trace-replay --validate --screenshot 150 --screenshot-dir sp p.trace
+	echo "calls $pre: status $status: $output"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	[ "$(ae "$W/cube-full/frame-150.png" sp/frame-150.png)" = 0 ]
+	# the setup of the trim from the present signals, with a submit of
+	# no command buffers, the semaphore the present waits for
+	sem=$(grep "^{call: $pre," f150.txt | sed 's/.*pWaitSemaphores: \[\(0x[0-9a-f]*\)\].*/\1/')
+	trace-decode "c$pre.trace" | sed '/fn: tracekit.setup.end/q' |
+		grep 'fn: vkQueueSubmit, .*commandBufferCount: 0,' >signal.txt
+	cat signal.txt
+	[ "$(wc -l <signal.txt)" = 1 ]
+	grep -q "pSignalSemaphores: \[$sem\]" signal.txt
+	# at a frame's start nothing is left signaled: no such submit
+	trace-trim --frames 150 -o f.trace "$W/cube.trace"
+	if trace-decode f.trace | sed '/fn: tracekit.setup.end/q' | grep -q 'commandBufferCount: 0,'; then
+		false
+	fi
+}
+
+@test "a fence an acquire before the range signals is created signaled: the range's wait for it returns" {
+	# vkcube acquires with no fence: give frame 150's acquire one of its
+	# own, made just before it, and wait for it after the submit
+	trace-decode "$W/cube.trace" >cube.txt
+	trace-filter --frames 150 -f text "$W/cube.trace" >f150.txt
+	acq=$(call_of f150.txt vkAcquireNextImageKHR)
+	sub=$(call_of f150.txt vkQueueSubmit)
+	dev=$(grep "^{call: $acq," f150.txt | grep -o 'device: 0x[0-9a-f]*' | cut -d' ' -f2)
+	awk -v a="$acq" -v s="$sub" -v dev="$dev" '
+	function out(line) {
+		sub(/^\{call: [0-9]+,/, "{call: " no++ ",", line)
+		print line
+	}
+	/^\{call: / {
+		n = $2 + 0
+		if (!started) { no = n; started = 1 }
+		if (n == a) {
+			out("{call: 0, thread: 0, fn: vkCreateFence, args: {device: " dev ", pCreateInfo: [{sType: VK_STRUCTURE_TYPE_FENCE_CREATE_INFO, pNext: null, flags: 0}], pAllocator: null, pFence: [0xf00d]}, ret: VK_SUCCESS}")
+			sub(/fence: 0x0,/, "fence: 0xf00d,")
+		}
+		out($0)
+		if (n == s)
+			out("{call: 0, thread: 0, fn: vkWaitForFences, args: {device: " dev ", fenceCount: 1, pFences: [0xf00d], waitAll: true, timeout: 18446744073709551615}, ret: VK_SUCCESS}")
+		next
+	}
+	{ print }' cube.txt >fenced.txt
+	grep -q "fn: vkAcquireNextImageKHR, .*fence: 0xf00d," fenced.txt
+	# from after the acquire (now one call later) to frame 150's present
+	# (now three)
+	pre=$(call_of f150.txt vkQueuePresentKHR)
+	trace-trim --calls "$((acq + 2))-$((pre + 2))" -o t.txt fenced.txt
+	grep 'fn: vkCreateFence, .*0xf00d' t.txt | grep -q 'flags: VK_FENCE_CREATE_SIGNALED_BIT'
+	run timeout 60 trace-replay --validate --screenshot 150 --screenshot-dir s t.txt
+	echo "status $status: $output"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	[ "$(ae "$W/cube-full/frame-150.png" s/frame-150.png)" = 0 ]
+}
+
 @test "glmark2 through zink: a frame of each of four scenes, trimmed, replays validated and pixel-equal" {
 	for f in 5 30 55 80 99; do
 		trim_check "$W/gl.trace" "$W/gl-full" $f
 	done
+}
+
+@test "glmark2 through zink: --calls from after frame 55's acquire, and from its present, replay validated and pixel-equal" {
+	# zink makes the acquire's and the present's semaphores each frame,
+	# and waits for the acquire's in a batch of its own.  Its threads'
+	# calls are not read in the order of their numbers: the range is
+	# cut after the highest number read up to the acquire, to the
+	# highest of the frame
+	trace-filter --frames 55 -f text "$W/gl.trace" | tail -n +2 >f55.txt
+	after=$(awk -F'[ ,]' '{ n = $2 + 0; if (n > max) max = n } /fn: vkAcquireNextImageKHR,/ { print max + 1; exit }' f55.txt)
+	last=$(awk -F'[ ,]' '{ n = $2 + 0; if (n > max) max = n } END { print max }' f55.txt)
+	pre=$(call_of f55.txt vkQueuePresentKHR)
+	[ -n "$after" ]
+	[ "$after" -le "$pre" ]
+	for a in "$after" "$pre"; do
+		trace-trim --calls "$a-$last" -o "g$a.trace" "$W/gl.trace"
+		run timeout 60 trace-replay --validate --screenshot 55 --screenshot-dir "s$a" "g$a.trace"
+		echo "calls $a-$last: status $status: $output"
+		[ "$status" -eq 0 ]
+		[ -z "$output" ]
+		[ "$(ae "$W/gl-full/frame-55.png" "s$a/frame-55.png")" = 0 ]
+	done
+}
+
+@test "--calls on a capture of several threads: the range runs in the file's order from the first record numbered A or more, each record once" {
+	# zink's threads: a call that began first may end, and be read,
+	# after one that began later
+	trace-decode "$W/gl.trace" >gl.txt
+	a=$(awk -F'[ ,]' '/^\{call: / { n = $2 + 0; if (n < last) { print last; exit } last = n }' gl.txt)
+	[ -n "$a" ]
+	b=$((a + 30))
+	trace-trim --calls "$a-$b" -f text -o t.txt "$W/gl.trace"
+	# from the record numbered A (the first inversion follows it) to the
+	# last before one numbered past B, as they are in the file
+	awk -F'[ ,]' -v a="$a" -v b="$b" '/^\{call: / { n = $2 + 0; if (n == a) on = 1; if (on && n > b) exit; if (on) print }' gl.txt |
+		sed 's/^{call: [0-9]*, //' >want.txt
+	sed -n '/fn: tracekit.frame,/,$p' t.txt | tail -n +2 | sed 's/^{call: [0-9]*, //' >got.txt
+	[ "$(wc -l <want.txt)" -gt 10 ]
+	diff want.txt got.txt
 }
 
 @test "glmark2 through zink, all twelve scenes of the bench in one run: a frame of each, trimmed, pixel-equal" {
