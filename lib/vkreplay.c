@@ -119,6 +119,13 @@ static void hfree(hmap *m)
 	memset(m, 0, sizeof(*m));
 }
 
+static void hcopy(hmap *dst, const hmap *src)
+{
+	for (size_t i = 0; i < src->cap; i++)
+		if (src->e[i].kind)
+			hput(dst, src->e[i].key, src->e[i].kind, src->e[i].val);
+}
+
 /* ------------------------------------------------------------------ */
 /* State. */
 
@@ -142,10 +149,22 @@ enum special {
 	SP_GET_QUEUE, SP_GET_QUEUE2, SP_SUBMIT, SP_SUBMIT2, SP_DRAW_MULTI, SP_DRAW_MULTI_INDEXED,
 };
 
+/* What --loop follows a command for, beyond what it makes and ends: the
+ * state of command buffers, pools, fences and semaphores. */
+enum loop_kind {
+	LK_NONE = 0,
+	LK_RECORD, LK_BEGIN_CB, LK_END_CB, LK_RESET_CB,
+	LK_ALLOC_CBS, LK_FREE_CBS, LK_RESET_CPOOL, LK_DESTROY_CPOOL,
+	LK_CREATE_DPOOL, LK_ALLOC_SETS, LK_FREE_SETS, LK_RESET_DPOOL, LK_DESTROY_DPOOL,
+	LK_CREATE_SEMAPHORE, LK_CREATE_FENCE, LK_RESET_FENCES, LK_SIGNAL_SEMAPHORE,
+	LK_DESTROY_SYNC,
+};
+
 typedef struct cmd_entry {
 	const vk_command_info *cmd;
 	int32_t index;
 	uint8_t special;
+	uint8_t loop;        /* enum loop_kind: what --loop follows it for */
 	bool out_handles;    /* an output parameter may hold handles */
 	bool result;         /* it returns a VkResult */
 	int16_t allocator;   /* the pAllocator parameter, or -1 */
@@ -206,7 +225,12 @@ typedef struct tmpl {
 	VkDescriptorUpdateTemplateEntry e[];
 } tmpl;
 
-enum tag { TAG_SIG = 1, TAG_OBJ, TAG_MEM, TAG_SWAPCHAIN, TAG_TEMPLATE, TAG_QUEUE };
+enum tag {
+	TAG_SIG = 1, TAG_OBJ, TAG_MEM, TAG_SWAPCHAIN, TAG_TEMPLATE, TAG_QUEUE,
+	/* --loop */
+	TAG_CBLOG, TAG_DPOOL, TAG_FENCE, TAG_BINARY, TAG_TIMELINE, TAG_SHIFT, TAG_BASE,
+	TAG_RESTORE, TAG_RESET,
+};
 
 /*
  * --stats: the GPU time of the batches submitted to one queue family,
@@ -277,9 +301,11 @@ typedef struct vkr {
 	bool gpu_unmeasured;  /* a batch went to a family without timestamps
 			       * (or to a queue of no known family) */
 	bool stop;
-	/* --loop: the range's records, replayed again */
+	/* --loop: the range's records, replayed again, and what a pass
+	 * needs to begin where the range began (NULL without --loop) */
 	struct kept *kept;
 	size_t nkept, capkept;
+	struct loop_state *loop;
 	trace_error err;
 } vkr;
 
@@ -556,6 +582,35 @@ static enum special special_of(const char *n, const vk_command_info *cmd)
 	return SP_NONE;
 }
 
+static enum loop_kind loop_kind_of(const char *n, const vk_command_info *cmd)
+{
+	static const struct { const char *name; uint8_t lk; } table[] = {
+		{"vkBeginCommandBuffer", LK_BEGIN_CB},
+		{"vkEndCommandBuffer", LK_END_CB},
+		{"vkResetCommandBuffer", LK_RESET_CB},
+		{"vkAllocateCommandBuffers", LK_ALLOC_CBS},
+		{"vkFreeCommandBuffers", LK_FREE_CBS},
+		{"vkResetCommandPool", LK_RESET_CPOOL},
+		{"vkDestroyCommandPool", LK_DESTROY_CPOOL},
+		{"vkCreateDescriptorPool", LK_CREATE_DPOOL},
+		{"vkAllocateDescriptorSets", LK_ALLOC_SETS},
+		{"vkFreeDescriptorSets", LK_FREE_SETS},
+		{"vkResetDescriptorPool", LK_RESET_DPOOL},
+		{"vkDestroyDescriptorPool", LK_DESTROY_DPOOL},
+		{"vkCreateSemaphore", LK_CREATE_SEMAPHORE},
+		{"vkCreateFence", LK_CREATE_FENCE},
+		{"vkResetFences", LK_RESET_FENCES},
+		{"vkSignalSemaphore", LK_SIGNAL_SEMAPHORE},
+		{"vkSignalSemaphoreKHR", LK_SIGNAL_SEMAPHORE},
+		{"vkDestroySemaphore", LK_DESTROY_SYNC},
+		{"vkDestroyFence", LK_DESTROY_SYNC},
+	};
+	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)
+		if (!strcmp(n, table[i].name))
+			return table[i].lk;
+	return cmd->action == VK_ACTION_RECORD ? LK_RECORD : LK_NONE;
+}
+
 static bool field_wanted(const vk_field *f)
 {
 	return (f->flags & VK_F_PNEXT) || f->base == VK_B_HANDLE ||
@@ -578,6 +633,7 @@ static cmd_entry *entry_of(vkr *r, const trace_call *c)
 		return NULL;
 	}
 	e->special = (uint8_t)special_of(cmd->sig.name, cmd);
+	e->loop = (uint8_t)loop_kind_of(cmd->sig.name, cmd);
 	e->result = cmd->ret && cmd->ret->base == VK_B_ENUM && !strcmp(cmd->ret->type, "VkResult");
 	e->allocator = e->tmpl = e->data = -1;
 	for (uint32_t i = 0; i < cmd->nparams; i++) {
@@ -1992,6 +2048,23 @@ static void template_data(vkr *r, const cmd_entry *e, void *args)
 /* ------------------------------------------------------------------ */
 /* One record. */
 
+static void end_device(vkr *r)
+{
+	device_teardown(r);
+	vkd_close_device(&r->dev);
+	reset_fns(r);
+}
+
+static void end_instance(vkr *r)
+{
+	device_teardown(r);
+	vkd_close(&r->dev);
+	r->have_instance = false;
+	hfree(&r->handles);
+}
+
+static bool loop_call(vkr *r, const cmd_entry *e, void *args);
+
 static PFN_vkVoidFunction device_fn(vkr *r, const char *a, const char *b)
 {
 	PFN_vkVoidFunction f = vkGetDeviceProcAddr(r->dev.device, a);
@@ -2022,6 +2095,8 @@ static void replay_call(vkr *r, const trace_call *c)
 	bool dev_needed = cmd->level == VK_LEVEL_DEVICE;
 	if (dev_needed && !r->dev.device && e->special != SP_DESTROY_DEVICE)
 		fatal(r, "a device call before vkCreateDevice");
+	if (r->loop && !loop_call(r, e, args))
+		return;
 	VkResult capres = cap_result(c);
 	switch ((enum special)e->special) {
 	case SP_NONE:
@@ -2036,10 +2111,7 @@ static void replay_call(vkr *r, const trace_call *c)
 		create_instance(r, args);
 		return;
 	case SP_DESTROY_INSTANCE:
-		device_teardown(r);
-		vkd_close(&r->dev);
-		r->have_instance = false;
-		hfree(&r->handles);
+		end_instance(r);
 		return;
 	case SP_ENUM_PHYSICAL: {
 		vk_args_vkEnumeratePhysicalDevices *a = args;
@@ -2066,9 +2138,7 @@ static void replay_call(vkr *r, const trace_call *c)
 		create_device(r, args);
 		return;
 	case SP_DESTROY_DEVICE:
-		device_teardown(r);
-		vkd_close_device(&r->dev);
-		reset_fns(r);
+		end_device(r);
 		return;
 	case SP_ALLOC_MEMORY:
 		alloc_memory(r, args);
@@ -2328,7 +2398,20 @@ static void replay_call(vkr *r, const trace_call *c)
 }
 
 /* ------------------------------------------------------------------ */
-/* --loop: the range's records kept, checked, and replayed N times. */
+/* --loop: the range's records kept, checked, and replayed N times.
+ *
+ * Every pass must find what the range found.  In every pass but the
+ * last, what the range ends of the objects made before it is parked
+ * (taken out of the map, not ended, put back when the pass is over);
+ * once the pass is over and the device idle, what it made and left
+ * alive is ended, fences and binary semaphores made before the range are
+ * put back in the state the range found them in, and command buffers
+ * begun before the range that it records into or changes are reset and
+ * recorded again from the records before the range (kept, while those
+ * replay, for that).  Timeline values only go up: in pass k those of
+ * the semaphores made before the range go up by k * D.  What cannot be
+ * made so, loop_check() refuses before the range.
+ */
 
 static void frame_ended(vkr *r, int64_t frame);
 
@@ -2337,6 +2420,61 @@ typedef struct kept {
 	int64_t frame;
 	bool ends_frame;
 } kept;
+
+/* What a range does to a command buffer begun before it, first. */
+enum touch { T_NONE, T_RESET, T_CONTENT, T_SUBMIT };
+
+/* A command buffer's recording since its last vkBeginCommandBuffer, from
+ * the records before the range. */
+typedef struct cblog {
+	uint64_t pool;
+	bool one_time;        /* begun with ONE_TIME_SUBMIT: a submit ends it */
+	trace_call *calls;
+	size_t n, cap;
+	uint8_t first;        /* loop_check: what the range does to it first */
+	bool changed;         /* and whether the range leaves it otherwise */
+} cblog;
+
+/* An object made before the range that a pass ended: alive, out of the
+ * map (its capture value may be made again) until the pass is over. */
+typedef struct parked {
+	const vk_handle_info *h;
+	uint64_t cap, live;
+	uint64_t side;        /* its obj, memobj, swapchain or tmpl */
+	memobj *mem;          /* a buffer's or image's memory: out of its list meanwhile */
+	uintptr_t sync_kind;  /* its entry in sync (TAG_FENCE...), 0 if none */
+	uint64_t sync;
+} parked;
+
+typedef struct loop_state {
+	const vk_handle_info *h_cb, *h_cpool, *h_set, *h_dpool, *h_template, *h_messenger,
+		*h_report;
+	/* what the records before the range leave */
+	hmap logs;      /* (command buffer, TAG_CBLOG) -> cblog* */
+	hmap sets;      /* (descriptor set, its type) -> its pool */
+	hmap dpools;    /* (descriptor pool, TAG_DPOOL) -> its create flags */
+	hmap sync;      /* (fence, TAG_FENCE), (binary semaphore, TAG_BINARY) -> 1 if
+			 * signalled; (timeline semaphore, TAG_TIMELINE) -> the highest
+			 * value signalled; from the records replayed so far */
+	hmap start;     /* sync as the range began */
+	/* from loop_check */
+	hmap shift;     /* (timeline semaphore made before the range, TAG_SHIFT) -> D,
+			 * (the same, TAG_BASE) -> its value as the range began */
+	hmap restore;   /* (command pool, TAG_RESTORE): reset and recorded again */
+	/* the passes */
+	bool in_range, last, rewinding;
+	uint32_t pass;
+	hmap born;      /* made in the pass (in loop_check: the range) and alive:
+			 * (handle, its type) -> its pool + 1 */
+	parked *parked;
+	size_t nparked, capparked;
+} loop_state;
+
+enum life_mode {
+	LIFE_CHECK,  /* loop_check: the range read, not replayed */
+	LIFE_PARK,   /* a pass but the last */
+	LIFE_LAST,
+};
 
 static void keep(vkr *r, const trace_call *c, int64_t frame, bool ends)
 {
@@ -2353,190 +2491,1213 @@ static void keep(vkr *r, const trace_call *c, int64_t frame, bool ends)
 	k->ends_frame = ends;
 }
 
-/* What the range makes and ends, by (capture value, handle type). */
-typedef struct lifetimes {
-	vkr *r;
-	hmap born;       /* made in the range and alive: value -> its pool + 1 */
-	const vk_handle_info *want;
-	bool dying;
-	uint64_t pool;   /* the pool the objects being made come from */
-	uint64_t ends_older, leaves;
-	const vk_handle_info *first_type;
-	uint64_t first_value;
-	const trace_call *first_call;
-	const vk_handle_info *h_cb, *h_cpool, *h_set, *h_dpool;
-} lifetimes;
-
-static void life_note(void *ctx, const vk_handle_info *h, uint64_t *value, bool top,
-		      const vk_field *f)
+/* Exit 1 before the range, naming what a second pass could not replay. */
+static noreturn void loop_refuse(vkr *r, const char *why, const char *need, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static noreturn void loop_refuse(vkr *r, const char *why, const char *need, const char *fmt, ...)
 {
-	(void)top;
-	(void)f;
-	lifetimes *l = ctx;
-	if (h != l->want || !*value)
-		return;
-	if (!l->dying) {
-		hput(&l->born, *value, (uintptr_t)h, l->pool + 1);
-		return;
-	}
-	if (hdel(&l->born, *value, (uintptr_t)h, NULL))
-		return;
-	if (!l->ends_older++ && !l->first_type) {
-		l->first_type = h;
-		l->first_value = *value;
-		l->first_call = l->r->call;
-	}
-}
-
-/* The command buffers or descriptor sets of POOL, ended with it. */
-static void life_pool_ends(lifetimes *l, const vk_handle_info *h, uint64_t pool)
-{
-	for (size_t i = 0; i < l->born.cap; i++) {
-		hent *e = &l->born.e[i];
-		if (e->kind == (uintptr_t)h && e->val == pool + 1) {
-			hdel(&l->born, e->key, e->kind, NULL);
-			i--;  /* the slot now holds what moved back into it */
-		}
-	}
-}
-
-/*
- * A range replays again only where it ends with the objects it began
- * with: what it makes it must end (else a second pass makes it twice),
- * and it must not end what was made before it (else a second pass uses
- * it ended).  A timeline semaphore's value only goes up, so a range
- * that uses ones made before it (not made afresh with the device in each
- * pass) does not replay again either.  Exit 1 with what is in the way.
- */
-static void loop_check(vkr *r)
-{
-	lifetimes l = {.r = r};
-	l.h_cb = vk_handle_lookup("VkCommandBuffer");
-	l.h_cpool = vk_handle_lookup("VkCommandPool");
-	l.h_set = vk_handle_lookup("VkDescriptorSet");
-	l.h_dpool = vk_handle_lookup("VkDescriptorPool");
-	const char *timeline = NULL;
-	bool makes_device = false;
-	for (size_t i = 0; i < r->nkept; i++) {
-		const trace_call *c = &r->kept[i].call;
-		r->call = c;
-		const char *n = c->sig->name;
-		if (!strncmp(n, "tracekit.", 9))
-			continue;
-		cmd_entry *e = entry_of(r, c);
-		if (!e)
-			fatal(r, "unknown function");
-		const vk_command_info *cmd = e->cmd;
-		if (!timeline && (strstr(n, "SignalSemaphore") || strstr(n, "WaitSemaphores") ||
-				  strstr(n, "SemaphoreCounterValue")))
-			timeline = n;
-		uint8_t action = cmd->action;
-		bool pool_reset = !strcmp(n, "vkResetDescriptorPool");
-		if (action != VK_ACTION_CREATE && action != VK_ACTION_ALLOCATE &&
-		    action != VK_ACTION_DESTROY && action != VK_ACTION_FREE && !pool_reset &&
-		    strncmp(n, "vkQueueSubmit", 13))
-			continue;
-		void *args = trace_arena_alloc(&r->arena, cmd->args_size);
-		trace_error_clear(&r->err);
-		if (vk_decode_args(cmd, c, &r->arena, args, &r->err) < 0)
-			fatal(r, "malformed record: %s", r->err.msg);
-		if (!strncmp(n, "vkQueueSubmit", 13)) {
-			if (!timeline && !strcmp(n, "vkQueueSubmit")) {
-				vk_args_vkQueueSubmit *a = args;
-				for (uint32_t j = 0; a->pSubmits && j < a->submitCount; j++)
-					for (const base_out *b = a->pSubmits[j].pNext; b; b = b->pNext)
-						if (b->sType == VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO)
-							timeline = "VkTimelineSemaphoreSubmitInfo";
-			} else if (!timeline) {
-				vk_args_vkQueueSubmit2 *a = args;
-				for (uint32_t j = 0; a->pSubmits && j < a->submitCount; j++) {
-					const VkSubmitInfo2 *si = &a->pSubmits[j];
-					for (uint32_t k = 0; si->pWaitSemaphoreInfos && k < si->waitSemaphoreInfoCount; k++)
-						if (si->pWaitSemaphoreInfos[k].value)
-							timeline = "VkSemaphoreSubmitInfo.value";
-					for (uint32_t k = 0; si->pSignalSemaphoreInfos && k < si->signalSemaphoreInfoCount; k++)
-						if (si->pSignalSemaphoreInfos[k].value)
-							timeline = "VkSemaphoreSubmitInfo.value";
-				}
-			}
-			trace_arena_reset(&r->arena);
-			continue;
-		}
-		if (e->special == SP_CREATE_DEVICE)
-			makes_device = true;
-		if (e->special == SP_DESTROY_DEVICE || e->special == SP_DESTROY_INSTANCE) {
-			/* what the trace leaves alive goes with the device
-			 * (device_teardown) or the instance: the next pass
-			 * starts afresh; surfaces and messengers outlive the
-			 * device */
-			for (size_t j = 0; j < l.born.cap; j++) {
-				hent *b = &l.born.e[j];
-				const vk_handle_info *h = (const vk_handle_info *)b->kind;
-				if (b->kind && (e->special == SP_DESTROY_INSTANCE ||
-						!h->parent || !strstr(h->parent, "VkInstance"))) {
-					hdel(&l.born, b->key, b->kind, NULL);
-					j--;
-				}
-			}
-			trace_arena_reset(&r->arena);
-			continue;
-		}
-		l.want = cmd->object;
-		l.dying = action == VK_ACTION_DESTROY || action == VK_ACTION_FREE;
-		l.pool = 0;
-		if (!strcmp(n, "vkAllocateCommandBuffers"))
-			l.pool = (uint64_t)(uintptr_t)((vk_args_vkAllocateCommandBuffers *)args)->pAllocateInfo->commandPool;
-		if (!strcmp(n, "vkAllocateDescriptorSets"))
-			l.pool = (uint64_t)(uintptr_t)((vk_args_vkAllocateDescriptorSets *)args)->pAllocateInfo->descriptorPool;
-		if (pool_reset) {
-			life_pool_ends(&l, l.h_set, (uint64_t)(uintptr_t)((vk_args_vkResetDescriptorPool *)args)->descriptorPool);
-		} else {
-			if (cmd->object == l.h_cpool && l.dying)
-				life_pool_ends(&l, l.h_cb, (uint64_t)(uintptr_t)((vk_args_vkDestroyCommandPool *)args)->commandPool);
-			if (cmd->object == l.h_dpool && l.dying)
-				life_pool_ends(&l, l.h_set, (uint64_t)(uintptr_t)((vk_args_vkDestroyDescriptorPool *)args)->descriptorPool);
-			if (cmd->object)
-				vk_walk_handles(cmd, args, !l.dying, life_note, &l);
-		}
-		trace_arena_reset(&r->arena);
-	}
-	r->call = NULL;
-	for (size_t i = 0; i < l.born.cap; i++)
-		if (l.born.e && l.born.e[i].kind && !l.leaves++ && !l.first_type) {
-			l.first_type = (const vk_handle_info *)l.born.e[i].kind;
-			l.first_value = l.born.e[i].key;
-		}
-	hfree(&l.born);
 	const vkr_options *o = r->opt;
-	char range[64];
+	char range[64], what[256];
 	if (o->last_frame >= 0)
 		snprintf(range, sizeof(range), "frames %lld-%lld", (long long)o->first_frame,
 			 (long long)o->last_frame);
 	else
 		snprintf(range, sizeof(range), "frames %lld to the end", (long long)o->first_frame);
-	const char *why = NULL, *need = "a range that ends with the objects it began with";
-	char what[256] = "";
-	if (l.ends_older) {
-		why = "end objects made before them";
-		snprintf(what, sizeof(what), "%llu, such as %s 0x%llx at call %llu", (unsigned long long)l.ends_older,
-			 l.first_type->name, (unsigned long long)l.first_value,
-			 (unsigned long long)l.first_call->no);
-	} else if (l.leaves) {
-		why = "make objects they do not end";
-		snprintf(what, sizeof(what), "%llu, such as %s 0x%llx", (unsigned long long)l.leaves,
-			 l.first_type->name, (unsigned long long)l.first_value);
-	} else if (timeline && !makes_device) {
-		why = "use timeline semaphores made before them";
-		need = "a range without them, or the whole trace";
-		snprintf(what, sizeof(what), "%s", timeline);
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	trace_cli_progress_done();
+	fprintf(stderr, "%s: %s: --loop %u: %s %s (%s): a second pass cannot replay them; "
+		"--loop wants %s\n", trace_cli_self.prog, o->input, o->loop, range, why, what, need);
+	exit(1);
+}
+
+static uint64_t handle_at(const void *args, const vk_field *f)
+{
+	uint64_t v;
+	memcpy(&v, (const uint8_t *)args + f->offset, 8);
+	return v;
+}
+
+/* A record's first argument, where it is a handle (a command buffer). */
+static uint64_t first_handle(const trace_call *c)
+{
+	return c->sig->nargs && c->args[0].kind == TRACE_POINTER ? c->args[0].u : 0;
+}
+
+/* The handles a vkDestroy* or vkFree* ends, where ARGS has them: *N at
+ * the pointer returned; *COUNT the parameter that counts an array (as
+ * call_generic reads it), else NULL. */
+static uint64_t *ended_handles(const vk_command_info *cmd, void *args, uint32_t *n,
+			       uint32_t **count)
+{
+	*n = 0;
+	*count = NULL;
+	for (uint32_t i = 0; i < cmd->nparams; i++) {
+		const vk_field *f = &cmd->params[i];
+		if (f->base != VK_B_HANDLE || f->ref != cmd->object || (f->flags & VK_F_OUT))
+			continue;
+		uint8_t *fp = (uint8_t *)args + f->offset;
+		if (!f->ptr) {
+			*n = 1;
+			return (uint64_t *)fp;
+		}
+		uint64_t *arr;
+		memcpy(&arr, fp, sizeof(arr));
+		if (arr && i > 0 && cmd->params[i - 1].base == VK_B_UINT && !cmd->params[i - 1].ptr) {
+			*count = (uint32_t *)((uint8_t *)args + cmd->params[i - 1].offset);
+			*n = **count;
+		}
+		return arr;
 	}
-	if (why) {
-		trace_cli_progress_done();
-		fprintf(stderr, "%s: %s: --loop %u: %s %s (%s): a second pass cannot replay them; "
-			"--loop wants %s\n", trace_cli_self.prog, o->input, o->loop, range, why, what,
-			need);
-		exit(1);
+	return NULL;
+}
+
+/* ---- command buffers' recordings before the range ---- */
+
+static void cblog_clear(cblog *g)
+{
+	for (size_t i = 0; i < g->n; i++)
+		trace_call_free(&g->calls[i]);
+	g->n = 0;
+}
+
+static void cblog_free(cblog *g)
+{
+	cblog_clear(g);
+	free(g->calls);
+	free(g);
+}
+
+static void cblog_add(cblog *g, const trace_call *c)
+{
+	if (g->n == g->cap) {
+		g->cap = g->cap ? g->cap * 2 : 16;
+		g->calls = realloc(g->calls, g->cap * sizeof(*g->calls));
+		if (!g->calls) {
+			fputs("trace-replay: out of memory\n", stderr);
+			exit(1);
+		}
 	}
+	trace_call_init(&g->calls[g->n]);
+	trace_call_copy(&g->calls[g->n++], c);
+}
+
+static cblog *cblog_of(loop_state *l, uint64_t cb)
+{
+	hent *h = cb ? hfind(&l->logs, cb, TAG_CBLOG) : NULL;
+	return h ? (cblog *)(uintptr_t)h->val : NULL;
+}
+
+/* POOL's command buffers: their recordings cleared (a reset), or
+ * dropped (the pool ended). */
+static void cblog_pool(loop_state *l, uint64_t pool, bool drop)
+{
+	for (size_t i = 0; i < l->logs.cap; i++) {
+		hent *h = &l->logs.e[i];
+		cblog *g = h->kind ? (cblog *)(uintptr_t)h->val : NULL;
+		if (!g || g->pool != pool)
+			continue;
+		if (!drop) {
+			cblog_clear(g);
+			continue;
+		}
+		cblog_free(g);
+		hdel(&l->logs, h->key, h->kind, NULL);
+		i--;  /* the slot now holds what moved back into it */
+	}
+}
+
+/* POOL's descriptor sets, forgotten (the pool reset or ended). */
+static void sets_drop(loop_state *l, uint64_t pool)
+{
+	for (size_t i = 0; i < l->sets.cap; i++) {
+		hent *h = &l->sets.e[i];
+		if (h->kind && h->val == pool) {
+			hdel(&l->sets, h->key, h->kind, NULL);
+			i--;
+		}
+	}
+}
+
+/* A record before the range: each command buffer's recording (to record
+ * it again between passes), each descriptor set's pool, each descriptor
+ * pool's flags. */
+static void loop_before(vkr *r, const cmd_entry *e, void *args)
+{
+	loop_state *l = r->loop;
+	const vk_command_info *cmd = e->cmd;
+	cblog *g;
+	switch ((enum loop_kind)e->loop) {
+	case LK_ALLOC_CBS: {
+		vk_args_vkAllocateCommandBuffers *a = args;
+		if (!a->pAllocateInfo || !a->pCommandBuffers || is_failure(cap_result(r->call)))
+			return;
+		for (uint32_t i = 0; i < a->pAllocateInfo->commandBufferCount; i++) {
+			uint64_t cb = (uint64_t)(uintptr_t)a->pCommandBuffers[i], old;
+			if (hdel(&l->logs, cb, TAG_CBLOG, &old))
+				cblog_free((cblog *)(uintptr_t)old);
+			g = trace_xcalloc(1, sizeof(*g));
+			g->pool = (uint64_t)(uintptr_t)a->pAllocateInfo->commandPool;
+			hput(&l->logs, cb, TAG_CBLOG, (uint64_t)(uintptr_t)g);
+		}
+		return;
+	}
+	case LK_BEGIN_CB: {
+		vk_args_vkBeginCommandBuffer *a = args;
+		if (!(g = cblog_of(l, (uint64_t)(uintptr_t)a->commandBuffer)))
+			return;
+		cblog_clear(g);
+		g->one_time = a->pBeginInfo &&
+			(a->pBeginInfo->flags & VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT);
+		cblog_add(g, r->call);
+		return;
+	}
+	case LK_RECORD:
+	case LK_END_CB:
+		if ((g = cblog_of(l, handle_at(args, &cmd->params[0]))) && g->n)
+			cblog_add(g, r->call);
+		return;
+	case LK_RESET_CB:
+		if ((g = cblog_of(l, handle_at(args, &cmd->params[0]))))
+			cblog_clear(g);
+		return;
+	case LK_RESET_CPOOL:
+	case LK_DESTROY_CPOOL:
+		cblog_pool(l, handle_at(args, &cmd->params[1]), e->loop == LK_DESTROY_CPOOL);
+		return;
+	case LK_FREE_CBS: {
+		vk_args_vkFreeCommandBuffers *a = args;
+		for (uint32_t i = 0; a->pCommandBuffers && i < a->commandBufferCount; i++) {
+			uint64_t old;
+			if (hdel(&l->logs, (uint64_t)(uintptr_t)a->pCommandBuffers[i], TAG_CBLOG, &old))
+				cblog_free((cblog *)(uintptr_t)old);
+		}
+		return;
+	}
+	case LK_CREATE_DPOOL: {
+		vk_args_vkCreateDescriptorPool *a = args;
+		if (a->pCreateInfo && a->pDescriptorPool && *a->pDescriptorPool)
+			hput(&l->dpools, (uint64_t)(uintptr_t)*a->pDescriptorPool, TAG_DPOOL,
+			     a->pCreateInfo->flags);
+		return;
+	}
+	case LK_ALLOC_SETS: {
+		vk_args_vkAllocateDescriptorSets *a = args;
+		if (!a->pAllocateInfo || !a->pDescriptorSets || is_failure(cap_result(r->call)))
+			return;
+		for (uint32_t i = 0; i < a->pAllocateInfo->descriptorSetCount; i++)
+			hput(&l->sets, (uint64_t)(uintptr_t)a->pDescriptorSets[i], (uintptr_t)l->h_set,
+			     (uint64_t)(uintptr_t)a->pAllocateInfo->descriptorPool);
+		return;
+	}
+	case LK_FREE_SETS: {
+		vk_args_vkFreeDescriptorSets *a = args;
+		for (uint32_t i = 0; a->pDescriptorSets && i < a->descriptorSetCount; i++)
+			hdel(&l->sets, (uint64_t)(uintptr_t)a->pDescriptorSets[i], (uintptr_t)l->h_set,
+			     NULL);
+		return;
+	}
+	case LK_RESET_DPOOL:
+	case LK_DESTROY_DPOOL:
+		sets_drop(l, handle_at(args, &cmd->params[1]));
+		if (e->loop == LK_DESTROY_DPOOL)
+			hdel(&l->dpools, handle_at(args, &cmd->params[1]), TAG_DPOOL, NULL);
+		return;
+	default:
+		return;
+	}
+}
+
+/* ---- fences and semaphores, by capture value ---- */
+
+static void sync_set(loop_state *l, uint64_t cap, uintptr_t kind, uint64_t v)
+{
+	hent *h = cap ? hfind(&l->sync, cap, kind) : NULL;
+	if (h)
+		h->val = v;
+}
+
+/* A semaphore a batch waits on or signals: a binary one changes state, a
+ * timeline one keeps its highest value. */
+static void sync_semaphore(loop_state *l, uint64_t cap, bool signal, uint64_t value)
+{
+	hent *t = cap ? hfind(&l->sync, cap, TAG_TIMELINE) : NULL;
+	if (t && signal && value > t->val)
+		t->val = value;
+	sync_set(l, cap, TAG_BINARY, signal);
+}
+
+static VkTimelineSemaphoreSubmitInfo *timeline_info(const void *pnext)
+{
+	for (const base_out *b = pnext; b; b = b->pNext)
+		if (b->sType == VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO)
+			return (VkTimelineSemaphoreSubmitInfo *)b;
+	return NULL;
+}
+
+/* What a call (its arguments still capture values) does to fences and
+ * semaphores. */
+static void sync_note(vkr *r, const cmd_entry *e, void *args)
+{
+	loop_state *l = r->loop;
+	VkResult capres = cap_result(r->call);
+	switch ((enum special)e->special) {
+	case SP_SUBMIT: {
+		vk_args_vkQueueSubmit *a = args;
+		for (uint32_t i = 0; a->pSubmits && i < a->submitCount; i++) {
+			const VkSubmitInfo *si = &a->pSubmits[i];
+			const VkTimelineSemaphoreSubmitInfo *t = timeline_info(si->pNext);
+			for (uint32_t j = 0; si->pWaitSemaphores && j < si->waitSemaphoreCount; j++)
+				sync_semaphore(l, (uint64_t)(uintptr_t)si->pWaitSemaphores[j], false, 0);
+			for (uint32_t j = 0; si->pSignalSemaphores && j < si->signalSemaphoreCount; j++)
+				sync_semaphore(l, (uint64_t)(uintptr_t)si->pSignalSemaphores[j], true,
+					       t && t->pSignalSemaphoreValues &&
+					       j < t->signalSemaphoreValueCount
+					       ? t->pSignalSemaphoreValues[j] : 0);
+		}
+		sync_set(l, (uint64_t)(uintptr_t)a->fence, TAG_FENCE, 1);
+		return;
+	}
+	case SP_SUBMIT2: {
+		vk_args_vkQueueSubmit2 *a = args;
+		for (uint32_t i = 0; a->pSubmits && i < a->submitCount; i++) {
+			const VkSubmitInfo2 *si = &a->pSubmits[i];
+			for (uint32_t j = 0; si->pWaitSemaphoreInfos && j < si->waitSemaphoreInfoCount; j++)
+				sync_semaphore(l, (uint64_t)(uintptr_t)si->pWaitSemaphoreInfos[j].semaphore,
+					       false, 0);
+			for (uint32_t j = 0; si->pSignalSemaphoreInfos && j < si->signalSemaphoreInfoCount; j++)
+				sync_semaphore(l, (uint64_t)(uintptr_t)si->pSignalSemaphoreInfos[j].semaphore,
+					       true, si->pSignalSemaphoreInfos[j].value);
+		}
+		sync_set(l, (uint64_t)(uintptr_t)a->fence, TAG_FENCE, 1);
+		return;
+	}
+	case SP_ACQUIRE:
+	case SP_ACQUIRE2: {
+		if (is_failure(capres) || capres == VK_TIMEOUT || capres == VK_NOT_READY)
+			return;
+		uint64_t sem, fence;
+		if (e->special == SP_ACQUIRE) {
+			vk_args_vkAcquireNextImageKHR *a = args;
+			sem = (uint64_t)(uintptr_t)a->semaphore;
+			fence = (uint64_t)(uintptr_t)a->fence;
+		} else {
+			vk_args_vkAcquireNextImage2KHR *a = args;
+			if (!a->pAcquireInfo)
+				return;
+			sem = (uint64_t)(uintptr_t)a->pAcquireInfo->semaphore;
+			fence = (uint64_t)(uintptr_t)a->pAcquireInfo->fence;
+		}
+		sync_set(l, sem, TAG_BINARY, 1);
+		sync_set(l, fence, TAG_FENCE, 1);
+		return;
+	}
+	case SP_PRESENT: {
+		const VkPresentInfoKHR *pi = ((vk_args_vkQueuePresentKHR *)args)->pPresentInfo;
+		for (uint32_t i = 0; pi && pi->pWaitSemaphores && i < pi->waitSemaphoreCount; i++)
+			sync_set(l, (uint64_t)(uintptr_t)pi->pWaitSemaphores[i], TAG_BINARY, 0);
+		return;
+	}
+	default:
+		break;
+	}
+	switch ((enum loop_kind)e->loop) {
+	case LK_CREATE_SEMAPHORE: {
+		vk_args_vkCreateSemaphore *a = args;
+		if (!a->pSemaphore || !*a->pSemaphore || is_failure(capres))
+			return;
+		const VkSemaphoreTypeCreateInfo *t = NULL;
+		for (const base_out *b = a->pCreateInfo ? a->pCreateInfo->pNext : NULL; b; b = b->pNext)
+			if (b->sType == VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO)
+				t = (const VkSemaphoreTypeCreateInfo *)b;
+		uint64_t cap = (uint64_t)(uintptr_t)*a->pSemaphore;
+		if (t && t->semaphoreType == VK_SEMAPHORE_TYPE_TIMELINE)
+			hput(&l->sync, cap, TAG_TIMELINE, t->initialValue);
+		else
+			hput(&l->sync, cap, TAG_BINARY, 0);
+		return;
+	}
+	case LK_CREATE_FENCE: {
+		vk_args_vkCreateFence *a = args;
+		if (a->pFence && *a->pFence && a->pCreateInfo && !is_failure(capres))
+			hput(&l->sync, (uint64_t)(uintptr_t)*a->pFence, TAG_FENCE,
+			     (a->pCreateInfo->flags & VK_FENCE_CREATE_SIGNALED_BIT) != 0);
+		return;
+	}
+	case LK_RESET_FENCES: {
+		vk_args_vkResetFences *a = args;
+		for (uint32_t i = 0; a->pFences && i < a->fenceCount; i++)
+			sync_set(l, (uint64_t)(uintptr_t)a->pFences[i], TAG_FENCE, 0);
+		return;
+	}
+	case LK_SIGNAL_SEMAPHORE: {
+		const VkSemaphoreSignalInfo *si = ((vk_args_vkSignalSemaphore *)args)->pSignalInfo;
+		if (si)
+			sync_semaphore(l, (uint64_t)(uintptr_t)si->semaphore, true, si->value);
+		return;
+	}
+	case LK_DESTROY_SYNC: {
+		uint64_t cap = handle_at(args, &e->cmd->params[1]);
+		if (e->cmd->object == r->h_fence) {
+			hdel(&l->sync, cap, TAG_FENCE, NULL);
+		} else {
+			hdel(&l->sync, cap, TAG_BINARY, NULL);
+			hdel(&l->sync, cap, TAG_TIMELINE, NULL);
+		}
+		return;
+	}
+	default:
+		return;
+	}
+}
+
+/* VALUE of timeline semaphore SEM, in the pass in progress: made before
+ * the range, k * D higher in pass k, but for a wait for a value it had
+ * reached as the range began (reached in every pass). */
+static uint64_t shifted(vkr *r, uint64_t sem, uint64_t value, bool wait)
+{
+	loop_state *l = r->loop;
+	hent *d = hfind(&l->shift, sem, TAG_SHIFT);
+	if (!d || hfind(&l->born, sem, (uintptr_t)r->h_semaphore))
+		return value;
+	if (wait && value <= hfind(&l->shift, sem, TAG_BASE)->val)
+		return value;
+	return value + (uint64_t)l->pass * d->val;
+}
+
+/* The timeline values of a call, in capture values still, for pass k > 0
+ * (the decoded arguments are this record's, in the arena: written over). */
+static void shift_timelines(vkr *r, const cmd_entry *e, void *args)
+{
+	switch ((enum special)e->special) {
+	case SP_SUBMIT: {
+		vk_args_vkQueueSubmit *a = args;
+		for (uint32_t i = 0; a->pSubmits && i < a->submitCount; i++) {
+			const VkSubmitInfo *si = &a->pSubmits[i];
+			VkTimelineSemaphoreSubmitInfo *t = timeline_info(si->pNext);
+			if (!t)
+				continue;
+			uint64_t *w = (uint64_t *)t->pWaitSemaphoreValues;
+			uint64_t *s = (uint64_t *)t->pSignalSemaphoreValues;
+			for (uint32_t j = 0; w && si->pWaitSemaphores && j < t->waitSemaphoreValueCount &&
+			     j < si->waitSemaphoreCount; j++)
+				w[j] = shifted(r, (uint64_t)(uintptr_t)si->pWaitSemaphores[j], w[j], true);
+			for (uint32_t j = 0; s && si->pSignalSemaphores && j < t->signalSemaphoreValueCount &&
+			     j < si->signalSemaphoreCount; j++)
+				s[j] = shifted(r, (uint64_t)(uintptr_t)si->pSignalSemaphores[j], s[j], false);
+		}
+		return;
+	}
+	case SP_SUBMIT2: {
+		vk_args_vkQueueSubmit2 *a = args;
+		for (uint32_t i = 0; a->pSubmits && i < a->submitCount; i++) {
+			const VkSubmitInfo2 *si = &a->pSubmits[i];
+			VkSemaphoreSubmitInfo *w = (VkSemaphoreSubmitInfo *)si->pWaitSemaphoreInfos;
+			VkSemaphoreSubmitInfo *s = (VkSemaphoreSubmitInfo *)si->pSignalSemaphoreInfos;
+			for (uint32_t j = 0; w && j < si->waitSemaphoreInfoCount; j++)
+				w[j].value = shifted(r, (uint64_t)(uintptr_t)w[j].semaphore, w[j].value, true);
+			for (uint32_t j = 0; s && j < si->signalSemaphoreInfoCount; j++)
+				s[j].value = shifted(r, (uint64_t)(uintptr_t)s[j].semaphore, s[j].value, false);
+		}
+		return;
+	}
+	case SP_WAIT_SEMAPHORES: {
+		const VkSemaphoreWaitInfo *wi = ((vk_args_vkWaitSemaphores *)args)->pWaitInfo;
+		if (!wi || !wi->pSemaphores || !wi->pValues)
+			return;
+		uint64_t *v = (uint64_t *)wi->pValues;
+		for (uint32_t j = 0; j < wi->semaphoreCount; j++)
+			v[j] = shifted(r, (uint64_t)(uintptr_t)wi->pSemaphores[j], v[j], true);
+		return;
+	}
+	case SP_SEMAPHORE_VALUE: {
+		/* replayed as a wait for the value it returned at capture */
+		vk_args_vkGetSemaphoreCounterValue *a = args;
+		if (a->pValue)
+			*a->pValue = shifted(r, (uint64_t)(uintptr_t)a->semaphore, *a->pValue, true);
+		return;
+	}
+	default:
+		break;
+	}
+	if (e->loop == LK_SIGNAL_SEMAPHORE) {
+		VkSemaphoreSignalInfo *si = (VkSemaphoreSignalInfo *)((vk_args_vkSignalSemaphore *)args)->pSignalInfo;
+		if (si)
+			si->value = shifted(r, (uint64_t)(uintptr_t)si->semaphore, si->value, false);
+	}
+}
+
+/* ---- what a pass makes and ends ---- */
+
+typedef struct born_ctx {
+	hmap *born;
+	const vk_handle_info *want;
+	uint64_t pool;
+} born_ctx;
+
+static void born_note(void *ctx, const vk_handle_info *h, uint64_t *value, bool top,
+		      const vk_field *f)
+{
+	(void)top;
+	(void)f;
+	born_ctx *b = ctx;
+	if (h == b->want && *value)
+		hput(b->born, *value, (uintptr_t)h, b->pool + 1);
+}
+
+/* Frees command buffer or descriptor set CAP of POOL now, and forgets it. */
+static void free_child(vkr *r, const vk_handle_info *h, uint64_t cap, uint64_t pool)
+{
+	loop_state *l = r->loop;
+	uint64_t live, pool_live;
+	bool cb = h == l->h_cb;
+	if (map_get(r, h, cap, &live) && live &&
+	    map_get(r, cb ? l->h_cpool : l->h_dpool, pool, &pool_live) && pool_live) {
+		if (cb) {
+			VkCommandBuffer c = (VkCommandBuffer)(uintptr_t)live;
+			vkFreeCommandBuffers(r->dev.device, (VkCommandPool)(uintptr_t)pool_live, 1, &c);
+		} else {
+			VkDescriptorSet s = (VkDescriptorSet)(uintptr_t)live;
+			vkFreeDescriptorSets(r->dev.device, (VkDescriptorPool)(uintptr_t)pool_live, 1, &s);
+		}
+	}
+	map_del(r, h, cap);
+}
+
+/* A pass leaves descriptor sets in a pool made before the range (or
+ * parks the pool with them in it): they are freed one by one, which the
+ * pool must allow. */
+static void need_free_bit(vkr *r, uint64_t pool, uint64_t set)
+{
+	hent *f = hfind(&r->loop->dpools, pool, TAG_DPOOL);
+	if (!f || !(f->val & VK_DESCRIPTOR_POOL_CREATE_FREE_DESCRIPTOR_SET_BIT))
+		loop_refuse(r, "allocate descriptor sets from a pool made before them and do not free them",
+			    "a range that frees them, or a pool made with "
+			    "VK_DESCRIPTOR_POOL_CREATE_FREE_DESCRIPTOR_SET_BIT",
+			    "VkDescriptorSet 0x%llx of VkDescriptorPool 0x%llx", (unsigned long long)set,
+			    (unsigned long long)pool);
+}
+
+/* POOL, a command or descriptor pool, ended or reset: its command buffers
+ * or descriptor sets in born go.  Where a pass parks the pool instead
+ * (POOL_PARKED), they are freed now. */
+static void born_pool_ends(vkr *r, const vk_handle_info *pool_type, uint64_t pool,
+			   enum life_mode mode, bool pool_parked)
+{
+	loop_state *l = r->loop;
+	const vk_handle_info *h = pool_type == l->h_cpool ? l->h_cb : l->h_set;
+	for (size_t i = 0; i < l->born.cap; i++) {
+		hent *b = &l->born.e[i];
+		if (b->kind != (uintptr_t)h || b->val != pool + 1)
+			continue;
+		uint64_t cap = b->key;
+		if (pool_parked && mode == LIFE_CHECK && h == l->h_set)
+			need_free_bit(r, pool, cap);
+		if (pool_parked && mode == LIFE_PARK)
+			free_child(r, h, cap, pool);
+		hdel(&l->born, cap, (uintptr_t)h, NULL);
+		i--;  /* the slot now holds what moved back into it */
+	}
+}
+
+/* Object CAP of type H, made in the pass, ended: what goes with it goes
+ * too.  What the trace leaves alive goes with the device (device_teardown)
+ * or the instance; surfaces and messengers outlive the device. */
+static void born_ended(vkr *r, const vk_handle_info *h, uint64_t cap, enum life_mode mode)
+{
+	loop_state *l = r->loop;
+	if (h == l->h_cpool || h == l->h_dpool) {
+		born_pool_ends(r, h, cap, mode, false);
+		return;
+	}
+	if (h != r->h_device && h != r->h_instance)
+		return;
+	for (size_t i = 0; i < l->born.cap; i++) {
+		hent *b = &l->born.e[i];
+		const vk_handle_info *k = (const vk_handle_info *)b->kind;
+		if (k && k != r->h_instance &&
+		    (h == r->h_instance || !k->parent || !strstr(k->parent, "VkInstance"))) {
+			hdel(&l->born, b->key, b->kind, NULL);
+			i--;
+		}
+	}
+}
+
+/* Object CAP of type H, made before the range, ended by a pass but the
+ * last: out of the maps, alive. */
+static void park(vkr *r, const vk_handle_info *h, uint64_t cap)
+{
+	loop_state *l = r->loop;
+	if (l->nparked == l->capparked) {
+		l->capparked = l->capparked ? l->capparked * 2 : 64;
+		l->parked = realloc(l->parked, l->capparked * sizeof(*l->parked));
+		if (!l->parked)
+			fatal(r, "out of memory");
+	}
+	parked *p = &l->parked[l->nparked++];
+	*p = (parked){.h = h, .cap = cap};
+	hdel(&r->handles, cap, (uintptr_t)h, &p->live);
+	if ((h == r->h_buffer || h == r->h_image) && hdel(&r->objects, cap, TAG_OBJ, &p->side)) {
+		/* as if ended: what is bound where it was does not share its
+		 * memory (bind_obj), it keeps its bytes for the next pass */
+		p->mem = ((obj *)(uintptr_t)p->side)->mem;
+		unlink_obj((obj *)(uintptr_t)p->side);
+	} else if (h == r->h_memory)
+		hdel(&r->mems, cap, TAG_MEM, &p->side);
+	else if (h == r->h_swapchain)
+		hdel(&r->swapchains, cap, TAG_SWAPCHAIN, &p->side);
+	else if (h == l->h_template)
+		hdel(&r->templates, cap, TAG_TEMPLATE, &p->side);
+	else if (h == r->h_fence && hdel(&l->sync, cap, TAG_FENCE, &p->sync))
+		p->sync_kind = TAG_FENCE;
+	else if (h == r->h_semaphore && hdel(&l->sync, cap, TAG_BINARY, &p->sync))
+		p->sync_kind = TAG_BINARY;
+	else if (h == r->h_semaphore && hdel(&l->sync, cap, TAG_TIMELINE, &p->sync))
+		p->sync_kind = TAG_TIMELINE;
+}
+
+/* The parked objects, back in the maps. */
+static void unpark(vkr *r)
+{
+	loop_state *l = r->loop;
+	for (size_t i = l->nparked; i-- > 0;) {
+		parked *p = &l->parked[i];
+		const vk_handle_info *h = p->h;
+		if (p->live)
+			map_put(r, h, p->cap, p->live);
+		if (p->side && (h == r->h_buffer || h == r->h_image)) {
+			obj *o = (obj *)(uintptr_t)p->side;
+			hput(&r->objects, p->cap, TAG_OBJ, p->side);
+			if (p->mem) {
+				o->mem = p->mem;
+				o->next_in_mem = p->mem->objs;
+				p->mem->objs = o;
+			}
+		}
+		if (p->side && h == r->h_memory)
+			hput(&r->mems, p->cap, TAG_MEM, p->side);
+		if (p->side && h == l->h_template)
+			hput(&r->templates, p->cap, TAG_TEMPLATE, p->side);
+		if (p->side && h == r->h_swapchain) {
+			swapchain *s = (swapchain *)(uintptr_t)p->side;
+			hput(&r->swapchains, p->cap, TAG_SWAPCHAIN, p->side);
+			for (uint32_t k = 0; k < s->n; k++)
+				map_put(r, r->h_image, s->cap_img[k], (uint64_t)(uintptr_t)s->img[k]);
+		}
+		if (p->sync_kind)
+			hput(&l->sync, p->cap, p->sync_kind, p->sync);
+	}
+	l->nparked = 0;
+}
+
+/* A device or instance made before the range, ended: no pass after can
+ * make it again. */
+static void older_ended(vkr *r, const vk_handle_info *h, uint64_t cap)
+{
+	if (h == r->h_device || h == r->h_instance)
+		loop_refuse(r, h == r->h_device ? "end the device made before them"
+			    : "end the instance made before them",
+			    "a range that ends no device or instance it did not make",
+			    "%s 0x%llx at call %llu", h->name, (unsigned long long)cap,
+			    (unsigned long long)r->call->no);
+}
+
+/*
+ * What a record (its arguments capture values) makes and ends, in born.
+ * An end of an object made before the range is checked (LIFE_CHECK),
+ * made (LIFE_LAST), or parked and taken out of the call (LIFE_PARK).
+ * False: nothing is left for the call to end, it is not made.
+ */
+static bool life_step(vkr *r, enum life_mode mode, const cmd_entry *e, void *args)
+{
+	loop_state *l = r->loop;
+	const vk_command_info *cmd = e->cmd;
+	uint8_t action = cmd->action;
+	if (e->loop == LK_RESET_DPOOL) {
+		born_pool_ends(r, l->h_dpool, handle_at(args, &cmd->params[1]), mode, false);
+		return true;
+	}
+	if (!cmd->object)
+		return true;
+	if (action == VK_ACTION_CREATE || action == VK_ACTION_ALLOCATE) {
+		born_ctx b = {&l->born, cmd->object, 0};
+		if (e->loop == LK_ALLOC_CBS && ((vk_args_vkAllocateCommandBuffers *)args)->pAllocateInfo)
+			b.pool = (uint64_t)(uintptr_t)((vk_args_vkAllocateCommandBuffers *)args)
+				->pAllocateInfo->commandPool;
+		if (e->loop == LK_ALLOC_SETS && ((vk_args_vkAllocateDescriptorSets *)args)->pAllocateInfo)
+			b.pool = (uint64_t)(uintptr_t)((vk_args_vkAllocateDescriptorSets *)args)
+				->pAllocateInfo->descriptorPool;
+		if (!is_failure(cap_result(r->call)))
+			vk_walk_handles(cmd, args, true, born_note, &b);
+		return true;
+	}
+	if (action != VK_ACTION_DESTROY && action != VK_ACTION_FREE)
+		return true;
+	uint32_t n, *count, left = 0;
+	uint64_t *v = ended_handles(cmd, args, &n, &count);
+	bool pool = cmd->object == l->h_cpool || cmd->object == l->h_dpool;
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t cap = v[i];
+		if (!cap || hdel(&l->born, cap, (uintptr_t)cmd->object, NULL)) {
+			if (cap)
+				born_ended(r, cmd->object, cap, mode);
+			v[left++] = cap;
+			continue;
+		}
+		/* made before the range; surfaces and messengers end nothing */
+		if (mode == LIFE_CHECK)
+			older_ended(r, cmd->object, cap);
+		if (pool)
+			born_pool_ends(r, cmd->object, cap, mode, mode != LIFE_LAST);
+		if (mode != LIFE_PARK || e->special == SP_DESTROY_SURFACE ||
+		    e->special == SP_FAKE_DESTROY) {
+			v[left++] = cap;
+			continue;
+		}
+		park(r, cmd->object, cap);
+	}
+	if (count)
+		*count = left;
+	return n == 0 || left > 0;
+}
+
+/* ---- between passes ---- */
+
+static bool born_has(loop_state *l, uint64_t cap, const vk_handle_info *h)
+{
+	return cap && hfind(&l->born, cap, (uintptr_t)h);
+}
+
+static bool born_any(loop_state *l, const vk_handle_info *h)
+{
+	for (size_t i = 0; i < l->born.cap; i++)
+		if (l->born.e[i].kind == (uintptr_t)h)
+			return true;
+	return false;
+}
+
+/* Ends object CAP of type H, made by the pass. */
+static void end_object(vkr *r, const vk_handle_info *h, uint64_t cap)
+{
+	typedef void (VKAPI_PTR *destroy_fn)(VkDevice, uint64_t, const VkAllocationCallbacks *);
+	loop_state *l = r->loop;
+	uint64_t v, live;
+	if (h == r->h_memory) {
+		free_memory(r, cap);
+		return;
+	}
+	if (h == r->h_swapchain) {
+		if (hdel(&r->swapchains, cap, TAG_SWAPCHAIN, &v))
+			destroy_swapchain(r, (swapchain *)(uintptr_t)v);
+		return;
+	}
+	/* surfaces and messengers: made up, nothing to end */
+	if (map_get(r, h, cap, &live) && live && h != r->h_surface && h != l->h_messenger &&
+	    h != l->h_report) {
+		const vk_command_info *c = destroyer(r, h);
+		destroy_fn fn = c ? (destroy_fn)vkGetDeviceProcAddr(r->dev.device, c->sig.name) : NULL;
+		if (fn)
+			fn(r->dev.device, live, NULL);
+	}
+	map_del(r, h, cap);
+	if ((h == r->h_buffer || h == r->h_image) && hdel(&r->objects, cap, TAG_OBJ, &v)) {
+		release_obj(r, (obj *)(uintptr_t)v);
+		free((obj *)(uintptr_t)v);
+	}
+	if (h == l->h_template && hdel(&r->templates, cap, TAG_TEMPLATE, &v))
+		free((tmpl *)(uintptr_t)v);
+	if (h == r->h_fence)
+		hdel(&l->sync, cap, TAG_FENCE, NULL);
+	if (h == r->h_semaphore) {
+		hdel(&l->sync, cap, TAG_BINARY, NULL);
+		hdel(&l->sync, cap, TAG_TIMELINE, NULL);
+	}
+}
+
+/* What the pass made and left alive, ended: command buffers and
+ * descriptor sets of pools made before the range freed, those of pools
+ * the pass made with their pools; a device or instance the pass made
+ * with all it holds. */
+static void end_born(vkr *r)
+{
+	loop_state *l = r->loop;
+	hmap *b = &l->born;
+	if (born_any(l, r->h_instance)) {
+		end_instance(r);
+		hfree(b);
+		return;
+	}
+	if (born_any(l, r->h_device)) {
+		end_device(r);
+		born_ended(r, r->h_device, 0, LIFE_LAST);
+	}
+	for (size_t i = 0; i < b->cap; i++) {
+		const vk_handle_info *h = (const vk_handle_info *)b->e[i].kind;
+		uint64_t pool = b->e[i].val - 1;
+		if ((h == l->h_cb && !born_has(l, pool, l->h_cpool)) ||
+		    (h == l->h_set && !born_has(l, pool, l->h_dpool)))
+			free_child(r, h, b->e[i].key, pool);
+	}
+	for (size_t i = 0; i < b->cap; i++) {
+		const vk_handle_info *h = (const vk_handle_info *)b->e[i].kind;
+		if (h == l->h_cb || h == l->h_set)
+			map_del(r, h, b->e[i].key);
+		else if (h)
+			end_object(r, h, b->e[i].key);
+	}
+	hfree(b);
+}
+
+/* Fences and binary semaphores made before the range, back in the state
+ * the range found them in: a fence signalled by an empty batch or reset,
+ * a semaphore signalled by an empty batch or waited on by one. */
+static void fix_sync(vkr *r)
+{
+	loop_state *l = r->loop;
+	bool submitted = false;
+	for (size_t i = 0; i < l->start.cap; i++) {
+		hent *s = &l->start.e[i];
+		if (s->kind != TAG_FENCE && s->kind != TAG_BINARY)
+			continue;
+		hent *now = hfind(&l->sync, s->key, s->kind);
+		uint64_t live;
+		bool fence = s->kind == TAG_FENCE;
+		if (!now || now->val == s->val ||
+		    !map_get(r, fence ? r->h_fence : r->h_semaphore, s->key, &live) || !live)
+			continue;
+		now->val = s->val;
+		VkResult res;
+		VkSemaphore sem = (VkSemaphore)(uintptr_t)live;
+		VkPipelineStageFlags stage = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+		VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO};
+		if (fence && !s->val) {
+			VkFence f = (VkFence)(uintptr_t)live;
+			res = vkResetFences(r->dev.device, 1, &f);
+		} else if (fence) {
+			res = vkQueueSubmit(r->dev.queue, 0, NULL, (VkFence)(uintptr_t)live);
+			submitted = true;
+		} else {
+			if (s->val) {
+				si.signalSemaphoreCount = 1;
+				si.pSignalSemaphores = &sem;
+			} else {
+				si.waitSemaphoreCount = 1;
+				si.pWaitSemaphores = &sem;
+				si.pWaitDstStageMask = &stage;
+			}
+			res = vkQueueSubmit(r->dev.queue, 1, &si, VK_NULL_HANDLE);
+			submitted = true;
+		}
+		if (res != VK_SUCCESS)
+			fatal(r, "--loop: cannot put %s 0x%llx back as the range found it: %s",
+			      fence ? "VkFence" : "VkSemaphore", (unsigned long long)s->key,
+			      result_name(res));
+	}
+	if (submitted)
+		vkQueueWaitIdle(r->dev.queue);
+}
+
+/* Command buffers begun before the range that the range records into or
+ * changes: their pools reset, and what the range uses of them recorded
+ * again as the records before it left them. */
+static void rerecord(vkr *r)
+{
+	loop_state *l = r->loop;
+	for (size_t i = 0; i < l->restore.cap; i++) {
+		uint64_t pool;
+		if (l->restore.e[i].kind && map_get(r, l->h_cpool, l->restore.e[i].key, &pool) && pool)
+			vkResetCommandPool(r->dev.device, (VkCommandPool)(uintptr_t)pool, 0);
+	}
+	uint64_t calls = r->calls;
+	for (size_t i = 0; i < l->logs.cap; i++) {
+		cblog *g = l->logs.e[i].kind ? (cblog *)(uintptr_t)l->logs.e[i].val : NULL;
+		if (!g || (g->first != T_CONTENT && g->first != T_SUBMIT) ||
+		    !hfind(&l->restore, g->pool, TAG_RESTORE))
+			continue;
+		for (size_t j = 0; j < g->n; j++) {
+			r->call = &g->calls[j];
+			replay_call(r, r->call);
+			trace_arena_reset(&r->arena);
+		}
+	}
+	r->call = NULL;
+	r->calls = calls;  /* the trace's calls, not these */
+}
+
+/* After a pass but the last: the device idle, the state the range began
+ * with again.  The time that takes is not the frames': the frame clock
+ * is moved past it. */
+static void loop_rewind(vkr *r)
+{
+	loop_state *l = r->loop;
+	r->call = NULL;
+	if (r->dev.device)
+		vkDeviceWaitIdle(r->dev.device);
+	double t = now_s();
+	l->rewinding = true;
+	end_born(r);
+	unpark(r);
+	if (r->dev.device) {
+		fix_sync(r);
+		rerecord(r);
+	}
+	l->rewinding = false;
+	double pause = now_s() - t;
+	r->t_last_frame += pause;
+	if (r->frames_done)
+		r->t_first_frame += pause;
+}
+
+/* Before each call while --loop is on (replay_call); false: the call is
+ * not made. */
+static bool loop_call(vkr *r, const cmd_entry *e, void *args)
+{
+	loop_state *l = r->loop;
+	if (l->rewinding)
+		return true;
+	if (!l->in_range) {
+		loop_before(r, e, args);
+		sync_note(r, e, args);
+		return true;
+	}
+	if (l->pass)
+		shift_timelines(r, e, args);
+	if (!life_step(r, l->last ? LIFE_LAST : LIFE_PARK, e, args))
+		return false;
+	sync_note(r, e, args);
+	return true;
+}
+
+/* ---- loop_check ---- */
+
+/* A timeline semaphore made before the range: the values the range uses. */
+typedef struct tl_use {
+	uint64_t sem, base;          /* its value as the range began */
+	uint64_t lo, hi;             /* of the values shifted */
+	uint64_t max_signal, max_wait, wait_call;
+} tl_use;
+
+typedef struct check {
+	vkr *r;
+	tl_use *tl;
+	size_t ntl, captl;
+	hmap tl_index;   /* (semaphore, TAG_SHIFT) -> its index in tl + 1 */
+	hmap resets;     /* (descriptor pool made before the range, TAG_RESET) -> the index
+			  * of the first kept record resetting it */
+	hmap new_sets;   /* check_resets: (set, its type) allocated in the range so far */
+	size_t at;
+} check;
+
+/* What the range does to command buffer CB, where CB was begun before it. */
+static void touch(vkr *r, uint64_t cb, uint8_t how)
+{
+	loop_state *l = r->loop;
+	cblog *g = cblog_of(l, cb);
+	if (!g || born_has(l, cb, l->h_cb))
+		return;
+	if (!g->first)
+		g->first = how;
+	if (how != T_SUBMIT || g->one_time)
+		g->changed = true;
+}
+
+static void touch_pool(vkr *r, uint64_t pool)
+{
+	loop_state *l = r->loop;
+	for (size_t i = 0; i < l->logs.cap; i++)
+		if (l->logs.e[i].kind && ((cblog *)(uintptr_t)l->logs.e[i].val)->pool == pool)
+			touch(r, l->logs.e[i].key, T_RESET);
+}
+
+static void timeline_use(check *k, uint64_t sem, uint64_t value, bool wait)
+{
+	loop_state *l = k->r->loop;
+	hent *s = sem ? hfind(&l->start, sem, TAG_TIMELINE) : NULL;
+	if (!s || born_has(l, sem, k->r->h_semaphore) || (wait && value <= s->val))
+		return;
+	hent *x = hfind(&k->tl_index, sem, TAG_SHIFT);
+	tl_use *u;
+	if (x) {
+		u = &k->tl[x->val - 1];
+	} else {
+		if (k->ntl == k->captl) {
+			k->captl = k->captl ? k->captl * 2 : 16;
+			k->tl = realloc(k->tl, k->captl * sizeof(*k->tl));
+			if (!k->tl)
+				fatal(k->r, "out of memory");
+		}
+		u = &k->tl[k->ntl++];
+		*u = (tl_use){.sem = sem, .base = s->val, .lo = value, .hi = value};
+		hput(&k->tl_index, sem, TAG_SHIFT, k->ntl);
+	}
+	if (value < u->lo)
+		u->lo = value;
+	if (value > u->hi)
+		u->hi = value;
+	if (!wait && value > u->max_signal)
+		u->max_signal = value;
+	if (wait && value > u->max_wait) {
+		u->max_wait = value;
+		u->wait_call = k->r->call->no;
+	}
+}
+
+/* A record's command buffers and timeline values, before life_step. */
+static void check_call(check *k, const cmd_entry *e, void *args)
+{
+	vkr *r = k->r;
+	loop_state *l = r->loop;
+	const vk_command_info *cmd = e->cmd;
+	VkResult capres = cap_result(r->call);
+	switch ((enum loop_kind)e->loop) {
+	case LK_RESET_CPOOL:
+	case LK_DESTROY_CPOOL:
+		touch_pool(r, handle_at(args, &cmd->params[1]));
+		return;
+	case LK_FREE_CBS: {
+		vk_args_vkFreeCommandBuffers *a = args;
+		for (uint32_t i = 0; a->pCommandBuffers && i < a->commandBufferCount; i++)
+			touch(r, (uint64_t)(uintptr_t)a->pCommandBuffers[i], T_RESET);
+		return;
+	}
+	case LK_RESET_DPOOL: {
+		uint64_t pool = handle_at(args, &cmd->params[1]);
+		if (!born_has(l, pool, l->h_dpool) && !hfind(&k->resets, pool, TAG_RESET))
+			hput(&k->resets, pool, TAG_RESET, k->at);
+		return;
+	}
+	case LK_SIGNAL_SEMAPHORE: {
+		const VkSemaphoreSignalInfo *si = ((vk_args_vkSignalSemaphore *)args)->pSignalInfo;
+		if (si)
+			timeline_use(k, (uint64_t)(uintptr_t)si->semaphore, si->value, false);
+		return;
+	}
+	default:
+		break;
+	}
+	switch ((enum special)e->special) {
+	case SP_SUBMIT: {
+		vk_args_vkQueueSubmit *a = args;
+		for (uint32_t i = 0; a->pSubmits && i < a->submitCount; i++) {
+			const VkSubmitInfo *si = &a->pSubmits[i];
+			const VkTimelineSemaphoreSubmitInfo *t = timeline_info(si->pNext);
+			for (uint32_t j = 0; si->pCommandBuffers && j < si->commandBufferCount; j++)
+				touch(r, (uint64_t)(uintptr_t)si->pCommandBuffers[j], T_SUBMIT);
+			for (uint32_t j = 0; t && t->pWaitSemaphoreValues && si->pWaitSemaphores &&
+			     j < t->waitSemaphoreValueCount && j < si->waitSemaphoreCount; j++)
+				timeline_use(k, (uint64_t)(uintptr_t)si->pWaitSemaphores[j],
+					     t->pWaitSemaphoreValues[j], true);
+			for (uint32_t j = 0; t && t->pSignalSemaphoreValues && si->pSignalSemaphores &&
+			     j < t->signalSemaphoreValueCount && j < si->signalSemaphoreCount; j++)
+				timeline_use(k, (uint64_t)(uintptr_t)si->pSignalSemaphores[j],
+					     t->pSignalSemaphoreValues[j], false);
+		}
+		return;
+	}
+	case SP_SUBMIT2: {
+		vk_args_vkQueueSubmit2 *a = args;
+		for (uint32_t i = 0; a->pSubmits && i < a->submitCount; i++) {
+			const VkSubmitInfo2 *si = &a->pSubmits[i];
+			for (uint32_t j = 0; si->pCommandBufferInfos && j < si->commandBufferInfoCount; j++)
+				touch(r, (uint64_t)(uintptr_t)si->pCommandBufferInfos[j].commandBuffer, T_SUBMIT);
+			for (uint32_t j = 0; si->pWaitSemaphoreInfos && j < si->waitSemaphoreInfoCount; j++)
+				timeline_use(k, (uint64_t)(uintptr_t)si->pWaitSemaphoreInfos[j].semaphore,
+					     si->pWaitSemaphoreInfos[j].value, true);
+			for (uint32_t j = 0; si->pSignalSemaphoreInfos && j < si->signalSemaphoreInfoCount; j++)
+				timeline_use(k, (uint64_t)(uintptr_t)si->pSignalSemaphoreInfos[j].semaphore,
+					     si->pSignalSemaphoreInfos[j].value, false);
+		}
+		return;
+	}
+	case SP_WAIT_SEMAPHORES: {
+		const VkSemaphoreWaitInfo *wi = ((vk_args_vkWaitSemaphores *)args)->pWaitInfo;
+		if (capres == VK_TIMEOUT || !wi || !wi->pSemaphores || !wi->pValues)
+			return;
+		for (uint32_t j = 0; j < wi->semaphoreCount; j++)
+			timeline_use(k, (uint64_t)(uintptr_t)wi->pSemaphores[j], wi->pValues[j], true);
+		return;
+	}
+	case SP_SEMAPHORE_VALUE: {
+		vk_args_vkGetSemaphoreCounterValue *a = args;
+		if (capres == VK_SUCCESS && a->pValue)
+			timeline_use(k, (uint64_t)(uintptr_t)a->semaphore, *a->pValue, true);
+		return;
+	}
+	default:
+		return;
+	}
+}
+
+/* What the pass leaves alive must be ended between passes. */
+static void check_leftovers(vkr *r)
+{
+	loop_state *l = r->loop;
+	for (size_t i = 0; i < l->born.cap; i++) {
+		const vk_handle_info *h = (const vk_handle_info *)l->born.e[i].kind;
+		uint64_t cap = l->born.e[i].key, pool = l->born.e[i].val - 1;
+		if (!h || h == l->h_cb || h == r->h_memory || h == r->h_swapchain || h == r->h_surface ||
+		    h == l->h_messenger || h == l->h_report || h == r->h_device || h == r->h_instance)
+			continue;
+		if (h == l->h_set) {
+			if (!born_has(l, pool, l->h_dpool))
+				need_free_bit(r, pool, cap);
+			continue;
+		}
+		if (!destroyer(r, h))
+			loop_refuse(r, "make objects they do not end, which the replay cannot end "
+				    "between passes", "a range that ends them", "%s 0x%llx", h->name,
+				    (unsigned long long)cap);
+	}
+}
+
+static void set_used(void *ctx, const vk_handle_info *h, uint64_t *value, bool top,
+		     const vk_field *f)
+{
+	(void)top;
+	(void)f;
+	check *k = ctx;
+	vkr *r = k->r;
+	loop_state *l = r->loop;
+	if (h != l->h_set || !*value || hfind(&k->new_sets, *value, (uintptr_t)h))
+		return;
+	hent *s = hfind(&l->sets, *value, (uintptr_t)h);
+	hent *x = s ? hfind(&k->resets, s->val, TAG_RESET) : NULL;
+	if (x && k->at < x->val)
+		loop_refuse(r, "reset a descriptor pool made before them, freeing descriptor sets "
+			    "they use", "a range that uses no descriptor set made before it from a "
+			    "pool it resets", "VkDescriptorPool 0x%llx at call %llu, VkDescriptorSet "
+			    "0x%llx at call %llu", (unsigned long long)s->val,
+			    (unsigned long long)r->kept[x->val].call.no, (unsigned long long)*value,
+			    (unsigned long long)r->call->no);
+}
+
+/* A range that resets a descriptor pool made before it: the sets of that
+ * pool made before the range are gone for the next pass, so it must not
+ * use them (before the reset; after it, it could not at capture). */
+static void check_resets(check *k)
+{
+	vkr *r = k->r;
+	loop_state *l = r->loop;
+	for (k->at = 0; k->at < r->nkept; k->at++) {
+		const trace_call *c = &r->kept[k->at].call;
+		cmd_entry *e = strncmp(c->sig->name, "tracekit.", 9) ? entry_of(r, c) : NULL;
+		if (!e || e->special == SP_SKIP)
+			continue;
+		r->call = c;
+		void *args = trace_arena_alloc(&r->arena, e->cmd->args_size);
+		trace_error_clear(&r->err);
+		if (vk_decode_args(e->cmd, c, &r->arena, args, &r->err) < 0)
+			fatal(r, "malformed record: %s", r->err.msg);
+		vk_walk_handles(e->cmd, args, false, set_used, k);
+		if (e->loop == LK_ALLOC_SETS) {
+			born_ctx b = {&k->new_sets, l->h_set, 0};
+			vk_walk_handles(e->cmd, args, true, born_note, &b);
+		}
+		trace_arena_reset(&r->arena);
+	}
+	r->call = NULL;
+}
+
+/* D for each timeline semaphore made before the range: more than the
+ * spread of the values the range uses, so that every pass's are above
+ * the last's. */
+static void check_timelines(check *k)
+{
+	vkr *r = k->r;
+	loop_state *l = r->loop;
+	uint64_t more = r->opt->loop - 1;
+	for (size_t i = 0; i < k->ntl; i++) {
+		tl_use *u = &k->tl[i];
+		uint64_t top = u->max_signal > u->base ? u->max_signal : u->base;
+		if (u->max_wait > top)
+			loop_refuse(r, "wait for timeline semaphore values that only records after "
+				    "them signal", "a range that signals the values it waits for",
+				    "VkSemaphore 0x%llx, value %llu at call %llu",
+				    (unsigned long long)u->sem, (unsigned long long)u->max_wait,
+				    (unsigned long long)u->wait_call);
+		uint64_t d = u->hi - u->lo + 1;
+		if (!d || d > (UINT64_MAX - u->hi) / more)
+			loop_refuse(r, "use timeline semaphore values too high to go up with each "
+				    "pass", "a range with lower values", "VkSemaphore 0x%llx, value %llu",
+				    (unsigned long long)u->sem, (unsigned long long)u->hi);
+		hput(&l->shift, u->sem, TAG_SHIFT, d);
+		hput(&l->shift, u->sem, TAG_BASE, u->base);
+	}
+}
+
+/*
+ * Reads the range as a pass would replay it: exit 1, with a message,
+ * where a pass cannot begin as the range began (what cannot be parked,
+ * ended between passes or put back); else the timeline shifts and the
+ * command pools to record again between passes.
+ */
+static void loop_check(vkr *r)
+{
+	loop_state *l = r->loop;
+	check k = {.r = r};
+	hcopy(&l->start, &l->sync);
+	for (k.at = 0; k.at < r->nkept; k.at++) {
+		const trace_call *c = &r->kept[k.at].call;
+		r->call = c;
+		if (!strncmp(c->sig->name, "tracekit.", 9))
+			continue;
+		cmd_entry *e = entry_of(r, c);
+		if (!e)
+			fatal(r, "unknown function");
+		/* most records: the command buffer is their first argument */
+		if (e->loop == LK_RECORD || e->loop == LK_END_CB) {
+			touch(r, first_handle(c), T_CONTENT);
+			continue;
+		}
+		if (e->loop == LK_BEGIN_CB || e->loop == LK_RESET_CB) {
+			touch(r, first_handle(c), T_RESET);
+			continue;
+		}
+		uint8_t action = e->cmd->action, sp = e->special;
+		if (sp == SP_SKIP || (action != VK_ACTION_CREATE && action != VK_ACTION_ALLOCATE &&
+				      action != VK_ACTION_DESTROY && action != VK_ACTION_FREE &&
+				      !e->loop && sp != SP_SUBMIT && sp != SP_SUBMIT2 &&
+				      sp != SP_WAIT_SEMAPHORES && sp != SP_SEMAPHORE_VALUE))
+			continue;
+		void *args = trace_arena_alloc(&r->arena, e->cmd->args_size);
+		trace_error_clear(&r->err);
+		if (vk_decode_args(e->cmd, c, &r->arena, args, &r->err) < 0)
+			fatal(r, "malformed record: %s", r->err.msg);
+		check_call(&k, e, args);
+		life_step(r, LIFE_CHECK, e, args);
+		trace_arena_reset(&r->arena);
+	}
+	r->call = NULL;
+	check_leftovers(r);
+	if (k.resets.n)
+		check_resets(&k);
+	check_timelines(&k);
+	for (size_t i = 0; i < l->logs.cap; i++) {
+		cblog *g = l->logs.e[i].kind ? (cblog *)(uintptr_t)l->logs.e[i].val : NULL;
+		if (g && (g->first == T_CONTENT || g->first == T_SUBMIT) && g->changed)
+			hput(&l->restore, g->pool, TAG_RESTORE, 1);
+	}
+	hfree(&l->born);
+	free(k.tl);
+	hfree(&k.tl_index);
+	hfree(&k.resets);
+	hfree(&k.new_sets);
+}
+
+/* ---- the passes ---- */
+
+static void loop_init(vkr *r)
+{
+	loop_state *l = r->loop = trace_xcalloc(1, sizeof(*l));
+	l->h_cb = vk_handle_lookup("VkCommandBuffer");
+	l->h_cpool = vk_handle_lookup("VkCommandPool");
+	l->h_set = vk_handle_lookup("VkDescriptorSet");
+	l->h_dpool = vk_handle_lookup("VkDescriptorPool");
+	l->h_template = vk_handle_lookup("VkDescriptorUpdateTemplate");
+	l->h_messenger = vk_handle_lookup("VkDebugUtilsMessengerEXT");
+	l->h_report = vk_handle_lookup("VkDebugReportCallbackEXT");
 }
 
 /* One pass over the kept records. */
@@ -2553,13 +3714,41 @@ static void replay_kept(vkr *r)
 	}
 }
 
-static void free_kept(vkr *r)
+static void loop_run(vkr *r)
 {
+	loop_state *l = r->loop;
+	l->in_range = true;
+	for (l->pass = 0; l->pass < r->opt->loop; l->pass++) {
+		l->last = l->pass + 1 == r->opt->loop;
+		replay_kept(r);
+		if (!l->last)
+			loop_rewind(r);
+	}
+	r->call = NULL;
+}
+
+static void loop_free(vkr *r)
+{
+	loop_state *l = r->loop;
 	for (size_t i = 0; i < r->nkept; i++)
 		trace_call_free(&r->kept[i].call);
 	free(r->kept);
 	r->kept = NULL;
 	r->nkept = r->capkept = 0;
+	for (size_t i = 0; i < l->logs.cap; i++)
+		if (l->logs.e[i].kind)
+			cblog_free((cblog *)(uintptr_t)l->logs.e[i].val);
+	hfree(&l->logs);
+	hfree(&l->sets);
+	hfree(&l->dpools);
+	hfree(&l->sync);
+	hfree(&l->start);
+	hfree(&l->shift);
+	hfree(&l->restore);
+	hfree(&l->born);
+	free(l->parked);
+	free(l);
+	r->loop = NULL;
 }
 
 /* ------------------------------------------------------------------ */
@@ -2703,6 +3892,8 @@ int vkr_run(trace_reader *in, const vkr_options *opt)
 	/* --loop: the records before the range replay as they come, the
 	 * range's are kept, then replayed opt->loop times */
 	bool looping = opt->loop > 1;
+	if (looping)
+		loop_init(r);
 	while (!r->stop && (k = trace_reader_next(in, &c, &r->err)) > 0) {
 		r->call = c;
 		int64_t f = trace_frames_next(&r->frames, c, &r->err);
@@ -2730,10 +3921,8 @@ int vkr_run(trace_reader *in, const vkr_options *opt)
 	if (looping) {
 		loop_check(r);
 		r->t_last_frame = now_s();
-		for (uint32_t pass = 0; pass < opt->loop; pass++)
-			replay_kept(r);
-		r->call = NULL;
-		free_kept(r);
+		loop_run(r);
+		loop_free(r);
 	}
 	if (r->dev.device) {
 		vkDeviceWaitIdle(r->dev.device);

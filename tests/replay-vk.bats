@@ -17,14 +17,17 @@ REPLAY=$(realpath "${TRACE_REPLAY:-$BIN/trace-replay}")
 setup_file() {
 	export W="$BATS_FILE_TMPDIR" TOP
 	export VK_LAYER_PATH="$TOP/build/layer:/usr/share/vulkan/explicit_layer.d"
-	# captures: the example headless, vkcube under Xvfb (the capture only),
-	# with the layer's own screenshots of its first, middle and last frames
-	# where it saves them (TRACEKIT_SCREENSHOT)
+	# captures: the example headless and presenting, vkcube under Xvfb (the
+	# capture only), with the layer's own screenshots of its first, middle
+	# and last frames where it saves them (TRACEKIT_SCREENSHOT)
 	start_xvfb
 	VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$W/ex.trace" \
 		timeout 60 "$TOP/build/examples/vkexample" --frames 10 >/dev/null 2>&1
 	VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$W/cube.trace" \
 		TRACEKIT_SCREENSHOT=0,150,299 timeout 60 vkcube --c 300 >/dev/null 2>&1
+	# the example again, presenting to the window: a swapchain and frames
+	VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$W/exp.trace" \
+		timeout 60 "$TOP/build/examples/vkexample" --frames 12 --present >/dev/null 2>&1
 	# glmark2 through zink, four scenes of 10 frames, one screenshot in
 	# each; no scene draws a model an earlier one drew (see the test)
 	local try
@@ -352,14 +355,141 @@ ae() {
 	[ "$(ae l7.png o7.png)" = 0 ]
 }
 
-@test "--loop refuses a range that does not end with the objects it began with, saying which" {
-	# zink makes command pools and semaphores in one frame and ends them
-	# frames later: a second pass of frames 12-14 would make them twice and
-	# end ones the first pass ended
-	replay_error --loop 2 --frames 12-14 "$W/glmark.trace"
+@test "--loop over mid-trace glmark2-zink ranges replays validated, every pass; --stats counts them all" {
+	# zink makes semaphores, command and descriptor pools each frame and
+	# ends them frames later, records a frame's first command buffer in the
+	# frame before, and signals a timeline semaphore made at the start:
+	# frames 12-17 leave what they make alive, record into a command buffer
+	# begun before them and signal that semaphore; frames 15-24 also end,
+	# at the scene change (frame 20), objects made before them
+	for range in 12-17 15-24; do
+		replay_error --validate --loop 3 --frames $range "$W/glmark.trace"
+		echo "$range: $output"
+		[ "$status" -eq 0 ]
+		[ -z "$output" ]
+	done
+	replay --loop 3 --frames 12-17 --stats=json "$W/glmark.trace" >s.json
+	[ "$(json s.json 's["frames"]')" = 18 ]
+	replay --loop 3 --frames 15-24 --stats=json "$W/glmark.trace" >s.json
+	[ "$(json s.json 's["frames"]')" = 30 ]
+}
+
+@test "--loop over glmark2-zink ranges takes the first pass's screenshots, equal to the plain replay's" {
+	# frame 9 is the first of the range, 15 after the objects of frames
+	# 0-9 were ended (parked) and new ones made over their memory
+	replay --loop 3 --frames 9-21 --screenshot 9,15 --screenshot-dir loop "$W/glmark.trace"
+	replay --screenshot 9,15 --screenshot-dir once "$W/glmark.trace"
+	for n in 9 15; do
+		echo "frame $n: $(ae once/frame-$n.png loop/frame-$n.png) pixels differ"
+		[ "$(ae once/frame-$n.png loop/frame-$n.png)" = 0 ]
+	done
+	[ "$(ae "$W/glmark.frame-15.png" loop/frame-15.png)" = 0 ]
+	replay --loop 3 --frames 12-17 --screenshot 15 -o l15.png "$W/glmark.trace"
+	[ "$(ae "$W/glmark.frame-15.png" l15.png)" = 0 ]
+}
+
+@test "--loop puts fences and binary semaphores made before the range back as the range found them" {
+	# as captured, vkcube's and the example's frames end with their fences
+	# and semaphores as they began
+	replay_error --validate --loop 3 --frames 11-19 "$W/cube.trace"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	replay_error --validate --loop 3 --frames 5-8 "$W/exp.trace"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	# each present moved after the next frame's fence wait, reset and
+	# acquire: a frame now ends with the next one's fence reset and its
+	# acquire semaphore signalled, and over an odd number of frames the
+	# range ends with the other frame slot's; a second pass would wait
+	# for a fence nothing signals
+	awk '/fn: vkQueuePresentKHR,/ { p = $0; next }
+	     /fn: vk(DeviceWaitIdle|Destroy)/ && p != "" { print p; p = "" }
+	     { print }
+	     /fn: vkAcquireNextImageKHR,/ && p != "" { print p; p = "" }' "$W/cube.txt" >early.txt
+	[ "$(grep -A1 'fn: vkAcquireNextImageKHR,' early.txt | grep -c 'fn: vkQueuePresentKHR,')" = 299 ]
+	run timeout 60 bash -c 'replay --validate early.txt 2>&1'
+	[ "$status" -eq 0 ]
+	for range in 10-10 11-19; do
+		run timeout 60 bash -c "replay --validate --loop 3 --frames $range --stats=json early.txt 2>s.err >s.json"
+		cat s.err
+		[ "$status" -eq 0 ]
+		[ ! -s s.err ]
+	done
+	[ "$(json s.json 's["frames"]')" = 27 ]
+	# the example's presents moved after the next frame's fence reset: its
+	# fences alone cross the frames
+	trace-decode "$W/exp.trace" |
+		awk '/fn: vkQueuePresentKHR,/ { p = $0; next }
+		     /fn: vkDeviceWaitIdle,|fenceCount: 2,/ && p != "" { print p; p = "" }
+		     { print }
+		     /fn: vkResetFences,/ && p != "" { print p; p = "" }' >late.txt
+	run timeout 60 bash -c 'replay --validate --loop 3 --frames 5-5 late.txt 2>&1'
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+}
+
+@test "--loop raises timeline values pass by pass; a wait for a value only records after the range signal is refused" {
+	# a host wait after each batch that signals zink's timeline semaphore,
+	# for the value it signals (as zink polls); wait.txt, and never.txt
+	# where frame 13's waits for a value nothing signals
+	trace-decode "$W/glmark.trace" | python3 -c '
+import re, sys
+dev, frame, out, never = None, 0, [], []
+for line in sys.stdin:
+    out.append(line)
+    never.append(line)
+    dev = dev or (re.search(r"fn: vkGetDeviceQueue, args: \{device: (0x[0-9a-f]+)", line) or [0, None])[1]
+    frame += "fn: vkQueuePresentKHR," in line
+    m = re.search(r"fn: vkQueueSubmit, .*pSignalSemaphoreValues: \[(\d+).*pSignalSemaphores: \[(0x[0-9a-f]+)", line)
+    if m:
+        w = "{call: 0, thread: 0, fn: vkWaitSemaphores, args: {device: %s, pWaitInfo: [{sType: VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO, pNext: null, flags: 0, semaphoreCount: 1, pSemaphores: [%s], pValues: [%s]}], timeout: 0}, ret: VK_SUCCESS}\n"
+        out.append(w % (dev, m[2], m[1]))
+        never.append(w % (dev, m[2], 100000 if frame == 13 else m[1]))
+open("wait.txt", "w").writelines(out)
+open("never.txt", "w").writelines(never)
+'
+	[ "$(grep -c 'fn: vkWaitSemaphores,' wait.txt)" -gt 70 ]
+	run timeout 60 bash -c 'replay --validate --loop 3 --frames 12-17 --stats=json wait.txt 2>s.err >s.json'
+	cat s.err
+	[ "$status" -eq 0 ]
+	[ ! -s s.err ]
+	[ "$(json s.json 's["frames"]')" = 18 ]
+	run timeout 60 bash -c 'replay --loop 2 --frames 12-17 never.txt 2>&1'
 	echo "$output"
 	[ "$status" -eq 1 ]
-	grep -q -- "glmark.trace: --loop 2: frames 12-14 .* (.*0x[0-9a-f]*.*): a second pass cannot replay them; --loop wants a range" <<<"$output"
+	grep -q -- "never.txt: --loop 2: frames 12-17 wait for timeline semaphore values that only records after them signal (VkSemaphore 0x[0-9a-f]*, value 100000 at call 0): a second pass cannot replay them; --loop wants a range" <<<"$output"
+}
+
+@test "--loop refuses a range that cannot begin as it began, saying which object and call" {
+	# the end of the trace ends the device made before frame 30
+	n=$(trace-decode "$W/glmark.trace" | grep 'fn: vkDestroyDevice,' | grep -o 'call: [0-9]*' | grep -o '[0-9]*')
+	replay_error --loop 2 --frames 30- "$W/glmark.trace"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	grep -q -- "^trace-replay: .*glmark.trace: --loop 2: frames 30 to the end end the device made before them (VkDevice 0x[0-9a-f]* at call $n): a second pass cannot replay them; --loop wants a range that ends no device or instance it did not make$" <<<"$output"
+	# descriptor sets of frames 13-17 taken from frame 12's pool, which
+	# cannot free them one by one
+	trace-decode "$W/glmark.trace" >g.txt
+	pool=$(awk '/fn: vkQueuePresentKHR,/ { f++ } f == 12 && /fn: vkAllocateDescriptorSets,/' g.txt |
+		grep -o 'descriptorPool: 0x[0-9a-f]*' | grep -o '0x.*')
+	[ -n "$pool" ]
+	awk -v pool="$pool" '/fn: vkQueuePresentKHR,/ { f++ }
+		f >= 13 && /fn: vkAllocateDescriptorSets,/ { sub(/descriptorPool: 0x[0-9a-f]+/, "descriptorPool: " pool) }
+		{ print }' g.txt >pool.txt
+	[ "$(grep -c "descriptorPool: $pool" pool.txt)" -gt 5 ]
+	replay_error --loop 2 --frames 13-17 pool.txt
+	echo "$output"
+	[ "$status" -eq 1 ]
+	grep -q -- "pool.txt: --loop 2: frames 13-17 allocate descriptor sets from a pool made before them and do not free them (VkDescriptorSet 0x[0-9a-f]* of VkDescriptorPool $pool): a second pass cannot replay them" <<<"$output"
+	# made with VK_DESCRIPTOR_POOL_CREATE_FREE_DESCRIPTOR_SET_BIT, it can
+	sed -E '/fn: vkCreateDescriptorPool,/s/flags: 0,/flags: VK_DESCRIPTOR_POOL_CREATE_FREE_DESCRIPTOR_SET_BIT,/' pool.txt >free.txt
+	replay_error --validate --loop 2 --frames 13-17 free.txt
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
 }
 
 @test "the sanitizer build replays the example and vkcube, validated, without an error or a leak" {
