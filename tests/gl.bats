@@ -18,8 +18,10 @@ load helpers
 
 # record NAME SECONDS MIN_CALLS -- apitrace-options... PROGRAM
 # Records PROGRAM for SECONDS (0: until it exits) into $W/NAME.trace; if the
-# machine was too slow for the program to get going, tries once more with
-# twice the time.  The trace's validity is the subject of its own test.
+# machine was too slow for the program to get going, or so slow that
+# apitrace was killed before it wrote its last chunk (the file then ends
+# inside a call: seen once, cut at 2 MiB), tries once more with twice the
+# time.  The trace's validity is the subject of its own test.
 record() {
 	local name=$1 secs=$2 min=$3 try n
 	shift 4
@@ -33,7 +35,7 @@ record() {
 			secs=$((secs * 2))
 		fi
 		n=$(full_dump "$W/$name.trace" 2>/dev/null | grep -c '^[0-9]' || true)
-		[ "$n" -ge "$min" ] && break
+		[ "$n" -ge "$min" ] && trace-decode "$W/$name.trace" >/dev/null 2>&1 && break
 	done
 	return 0
 }
