@@ -1411,7 +1411,8 @@ static void help(void)
  * kernel at once, which the next frame faults in again page by page: on
  * glmark2-zink's capture, half the replay's page faults.  A replayer keeps
  * it instead: the heap grows 16 MiB at a time and is trimmed only past
- * 256 MiB free.  About 12% more frames a second there (tests/bench-replay.sh).
+ * 256 MiB free.  8-12% more frames a second there (medians of 7 to 9
+ * replays of one capture, taken in turns with the unchanged replayer).
  * A malloc setting in the environment wins.
  */
 static void keep_freed_memory(void)

@@ -1899,6 +1899,16 @@ static bool gpu_timeable(const void *pnext)
 	return true;
 }
 
+/* The slot for a batch of a submit that took *K so far, or UINT32_MAX
+ * where it is not TIMEABLE or no slot is left; *K counts the slots taken. */
+static uint32_t gpu_batch_slot(vkr *r, gpu_timer *t, bool timeable, uint32_t *k)
+{
+	uint32_t s = timeable ? gpu_slot(r, t, *k) : UINT32_MAX;
+	if (s != UINT32_MAX)
+		(*k)++;
+	return s;
+}
+
 /* vkQueueSubmit; under --stats each batch's command buffers between the
  * two of a slot. */
 static void submit(vkr *r, const cmd_entry *e, vk_args_vkQueueSubmit *a)
@@ -1912,10 +1922,9 @@ static void submit(vkr *r, const cmd_entry *e, vk_args_vkQueueSubmit *a)
 		memcpy(si, a->pSubmits, sizeof(*si) * a->submitCount);
 		for (uint32_t i = 0; i < a->submitCount; i++) {
 			uint32_t n = si[i].commandBufferCount;
-			uint32_t s;
-			if (!n || !gpu_timeable(si[i].pNext) || (s = gpu_slot(r, t, k)) == UINT32_MAX)
+			uint32_t s = gpu_batch_slot(r, t, n && gpu_timeable(si[i].pNext), &k);
+			if (s == UINT32_MAX)
 				continue;
-			k++;
 			VkCommandBuffer *cb = trace_arena_alloc(&r->arena, sizeof(*cb) * (n + 2));
 			cb[0] = t->cb[2 * s];
 			memcpy(cb + 1, si[i].pCommandBuffers, sizeof(*cb) * n);
@@ -1940,11 +1949,10 @@ static void submit2(vkr *r, const cmd_entry *e, vk_args_vkQueueSubmit2 *a)
 		memcpy(si, a->pSubmits, sizeof(*si) * a->submitCount);
 		for (uint32_t i = 0; i < a->submitCount; i++) {
 			uint32_t n = si[i].commandBufferInfoCount;
-			uint32_t s;
-			if (!n || (si[i].flags & VK_SUBMIT_PROTECTED_BIT) || !gpu_timeable(si[i].pNext) ||
-			    (s = gpu_slot(r, t, k)) == UINT32_MAX)
+			uint32_t s = gpu_batch_slot(r, t, n && !(si[i].flags & VK_SUBMIT_PROTECTED_BIT) &&
+							  gpu_timeable(si[i].pNext), &k);
+			if (s == UINT32_MAX)
 				continue;
-			k++;
 			VkCommandBufferSubmitInfo *cb = trace_arena_alloc(&r->arena, sizeof(*cb) * (n + 2));
 			cb[0] = (VkCommandBufferSubmitInfo){
 				.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO,

@@ -61,3 +61,44 @@ run_for() {
 	kill -KILL -- "-$pid" 2>/dev/null || true
 	wait "$pid" 2>/dev/null || true
 }
+
+# --- trace-replay suites (replay-vk.bats, replay-vma.bats) ---------------
+# TRACE_REPLAY=build/asan/bin/trace-replay runs a suite on the sanitizer
+# build.
+REPLAY=$(realpath "${TRACE_REPLAY:-$BIN/trace-replay}")
+export REPLAY
+
+# For setup_file.  LeakSanitizer and Vulkan: the loader dlcloses the
+# driver at vkDestroyInstance, after which what the driver's globals held
+# looks leaked and its frames cannot be named.  Keep libraries mapped, and
+# suppress (tests/lsan.supp) only the driver's and loader's own.
+sanitizer_prep() {
+	printf 'int dlclose(void *h);\nint dlclose(void *h) { (void)h; return 0; }\n' \
+		>"$BATS_FILE_TMPDIR/nodlclose.c"
+	cc -shared -fPIC -o "$BATS_FILE_TMPDIR/nodlclose.so" "$BATS_FILE_TMPDIR/nodlclose.c"
+	cc -print-file-name=libasan.so >"$BATS_FILE_TMPDIR/libasan"
+}
+
+# sanitized CMD...: runs CMD, a sanitizer build, with the preloads and
+# suppressions of sanitizer_prep (set for it alone: the compiler and
+# vma-import are not sanitized)
+sanitized() {
+	LD_PRELOAD="$(cat "$BATS_FILE_TMPDIR/libasan") $BATS_FILE_TMPDIR/nodlclose.so" \
+		LSAN_OPTIONS="suppressions=$TOP/tests/lsan.supp" "$@"
+}
+
+# replay ARGS...: trace-replay, the sanitizer build under sanitized
+replay() {
+	if [[ $REPLAY == */asan/* ]]; then
+		sanitized "$REPLAY" "$@"
+	else
+		"$REPLAY" "$@"
+	fi
+}
+export -f replay sanitized
+
+# replay_error ARGS...: runs trace-replay for its messages: $output is its
+# standard error alone.
+replay_error() {
+	run bash -c 'replay "$@" 2>&1 >/dev/null' replay "$@"
+}

@@ -12,8 +12,6 @@
 
 load helpers
 
-REPLAY=$(realpath "${TRACE_REPLAY:-$BIN/trace-replay}")
-
 setup_file() {
 	export W="$BATS_FILE_TMPDIR" TOP
 	export VK_LAYER_PATH="$TOP/build/layer:/usr/share/vulkan/explicit_layer.d"
@@ -44,38 +42,13 @@ setup_file() {
 	done
 	stop_xvfb
 	trace-decode "$W/cube.trace" >"$W/cube.txt"
-	# LeakSanitizer and the Vulkan loader: see replay-vma.bats
-	printf 'int dlclose(void *h);\nint dlclose(void *h) { (void)h; return 0; }\n' \
-		>"$W/nodlclose.c"
-	cc -shared -fPIC -o "$W/nodlclose.so" "$W/nodlclose.c"
-	cc -print-file-name=libasan.so >"$W/libasan"
+	sanitizer_prep
 }
 
 setup() {
 	cd "$BATS_TEST_TMPDIR"
 	# replay needs no window system
 	unset DISPLAY WAYLAND_DISPLAY
-}
-
-sanitized() {
-	LD_PRELOAD="$(cat "$W/libasan") $W/nodlclose.so" \
-		LSAN_OPTIONS="suppressions=$TOP/tests/lsan.supp" "$@"
-}
-
-replay() {
-	if [[ $REPLAY == */asan/* ]]; then
-		sanitized "$REPLAY" "$@"
-	else
-		"$REPLAY" "$@"
-	fi
-}
-
-export REPLAY
-export -f replay sanitized
-
-# $output: trace-replay's standard error alone
-replay_error() {
-	run bash -c 'replay "$@" 2>&1 >/dev/null' replay "$@"
 }
 
 json() {

@@ -9,50 +9,17 @@
 load helpers
 
 VMA="$DATA/vma"
-REPLAY=$(realpath "${TRACE_REPLAY:-$BIN/trace-replay}")
-
 setup_file() {
 	# llvmpipe needs no display, but Mesa and the loader look for this
 	export XDG_RUNTIME_DIR="$BATS_FILE_TMPDIR/xdg"
 	mkdir -p "$XDG_RUNTIME_DIR"
 	chmod 700 "$XDG_RUNTIME_DIR"
-	# LeakSanitizer and Vulkan: the loader dlcloses the driver at
-	# vkDestroyInstance, after which what the driver's globals held looks
-	# leaked and its frames cannot be named.  Keep libraries mapped, and
-	# suppress (tests/lsan.supp) only the driver's and loader's own.
-	printf 'int dlclose(void *h);\nint dlclose(void *h) { (void)h; return 0; }\n' \
-		>"$BATS_FILE_TMPDIR/nodlclose.c"
-	cc -shared -fPIC -o "$BATS_FILE_TMPDIR/nodlclose.so" "$BATS_FILE_TMPDIR/nodlclose.c"
-	cc -print-file-name=libasan.so >"$BATS_FILE_TMPDIR/libasan"
+	sanitizer_prep
 	"$TOP/tests/gen-vma-recording.sh" 100000 | vma-import -o "$BATS_FILE_TMPDIR/big.trace"
 }
 
 setup() {
 	cd "$BATS_TEST_TMPDIR"
-}
-
-# sanitized CMD...: runs CMD, a sanitizer build, with the preloads and
-# suppressions above (set for it alone: the compiler and vma-import are
-# not sanitized)
-sanitized() {
-	LD_PRELOAD="$(cat "$BATS_FILE_TMPDIR/libasan") $BATS_FILE_TMPDIR/nodlclose.so" \
-		LSAN_OPTIONS="suppressions=$TOP/tests/lsan.supp" "$@"
-}
-
-replay() {
-	if [[ $REPLAY == */asan/* ]]; then
-		sanitized "$REPLAY" "$@"
-	else
-		"$REPLAY" "$@"
-	fi
-}
-
-export REPLAY
-export -f replay sanitized
-
-# Runs trace-replay for its messages: $output is its standard error.
-replay_error() {
-	run bash -c 'replay "$@" 2>&1 >/dev/null' replay "$@"
 }
 
 recording() {
