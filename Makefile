@@ -187,12 +187,24 @@ install-layer: layer
 # examples/shaders/NAME.STAGE becomes the C array NAME_STAGE in
 # build/examples/shaders/NAME_STAGE.h (glslangValidator, glslang-tools).
 # EXAMPLES is what `make check` needs built before the bats suites.
-EXAMPLES := build/examples/vkexample
+EXAMPLES := build/examples/vkexample build/tests/crashlayer/libVkLayer_tracekit_test_crash.so \
+	build/tests/crashlayer/VK_LAYER_TRACEKIT_test_crash.json
 EXAMPLE_LIBS := -lvulkan -lxcb -lz -lm
 VKEXAMPLE_SHADERS := build/examples/shaders/vkexample_vert.h \
 	build/examples/shaders/vkexample_frag.h build/examples/shaders/vkexample_comp.h
 
 examples: $(EXAMPLES)
+
+# A layer for the tests only (tests/crashlayer/crash.c): it crashes inside
+# the call TRACEKIT_TEST_CRASH names, under the capture layer.
+build/tests/crashlayer/libVkLayer_tracekit_test_crash.so: tests/crashlayer/crash.c | build/tests/crashlayer
+	$(CC) $(WARN) $(CFLAGS) -fPIC -shared -fvisibility=hidden -o $@ $<
+
+build/tests/crashlayer/VK_LAYER_TRACEKIT_test_crash.json: tests/crashlayer/VK_LAYER_TRACEKIT_test_crash.json | build/tests/crashlayer
+	cp $< $@
+
+build/tests/crashlayer:
+	mkdir -p $@
 
 build/examples/shaders/vkexample_%.h: examples/shaders/vkexample.% | build/examples/shaders
 	glslangValidator -V --vn vkexample_$* -o $@ $<

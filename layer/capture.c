@@ -110,6 +110,8 @@ struct tk_rec {
 	tk_rec *next;
 	tk_rec *enter;  /* for a leave: its enter, which numbered the call */
 	bool leave;
+	bool folded;    /* an enter queued at its leave, standing for both */
+	tk_rec *outer;  /* for a folded enter: the thread's call it is inside */
 	uint8_t *own;   /* an update's bytes, up to megabytes: kept out of the
 			 * arena, whose chunk a spare record keeps */
 	size_t own_len, own_cap;
@@ -292,6 +294,7 @@ static void retire(tk_rec **done, tk_rec *r)
 	}
 	r->enter = NULL;
 	r->leave = false;
+	r->folded = false;
 	r->next = *done;
 	*done = r;
 }
@@ -318,10 +321,12 @@ static void push(tk_rec *r)
 	pthread_mutex_lock(&out.lock);
 	if (!out.running) {
 		pthread_mutex_unlock(&out.lock);
-		if (!r->leave)
-			return; /* not tracing: the enter's owner frees it at leave */
-		free_rec(r->enter);
-		free_rec(r);
+		if (r->folded) {
+			free_rec(r);
+		} else if (r->leave) {
+			free_rec(r->enter);
+			free_rec(r);
+		} /* else not tracing: the enter's owner frees it at leave */
 		return;
 	}
 	while (out.queued > TK_QUEUE_LIMIT && out.header_ready && out.running)
@@ -354,12 +359,46 @@ static tk_rec *enter_rec(const vk_command_info *cmd, const void *args)
 	return r;
 }
 
+/*
+ * A command that writes nothing back (void, no output parameter: every
+ * vkCmd*) has a leave record of nothing.  Its enter is queued at the
+ * leave instead, and written as both: half the records, locks and wake
+ * ups of recording command buffers.  While the call is down, its record
+ * is the thread's `inflight` (a stack, should the call come back in
+ * through a callback), which a fatal signal queues as an enter alone: a
+ * call that crashes the driver is in the trace all the same.  The order
+ * of the trace stays one the program could have made: what another
+ * thread does because of this call comes after the call returned.
+ */
+static _Thread_local tk_rec *inflight;
+
+static bool leaves_nothing(const vk_command_info *cmd)
+{
+	if (cmd->ret)
+		return false;
+	for (uint32_t i = 0; i < cmd->nparams; i++)
+		if (cmd->params[i].flags & VK_F_OUT)
+			return false;
+	return true;
+}
+
+static void enqueue_enter(tk_rec *r, const vk_command_info *cmd)
+{
+	if (!leaves_nothing(cmd)) {
+		push(r);
+		return;
+	}
+	r->folded = true;
+	r->outer = inflight;
+	inflight = r;
+}
+
 tk_rec *tk_enter(const vk_command_info *cmd, const void *args)
 {
 	if (!tk_tracing())
 		return NULL;
 	tk_rec *r = enter_rec(cmd, args);
-	push(r);
+	enqueue_enter(r, cmd);
 	return r;
 }
 
@@ -377,7 +416,7 @@ tk_rec *tk_enter_blob(const vk_command_info *cmd, const void *args, uint32_t par
 		v->len = (uint32_t)size;
 		v->blob = blob;
 	}
-	push(r);
+	enqueue_enter(r, cmd);
 	return r;
 }
 
@@ -385,6 +424,12 @@ void tk_leave(tk_rec *enter, const vk_command_info *cmd, const void *args)
 {
 	if (!enter)
 		return;
+	if (enter->folded) {
+		inflight = enter->outer;
+		enter->outer = NULL;
+		push(enter);
+		return;
+	}
 	tk_rec *r = new_rec();
 	r->call.thread = enter->call.thread;
 	vk_encode_args(cmd, &r->call, args, VK_PHASE_LEAVE);
@@ -435,8 +480,18 @@ static void give_up(const trace_error *err)
 		"the application runs on untraced\n", out.path);
 }
 
+static const trace_func_sig no_outputs = { "", 0, NULL };
+
 static int write_rec(tk_rec *r, tk_rec **done, trace_error *err)
 {
+	if (r->folded) {
+		if (trace_writer_enter(out.w, &r->call, err) < 0)
+			return -1;
+		trace_call leave = { .no = r->call.no, .thread = r->call.thread, .sig = &no_outputs };
+		int rc = trace_writer_leave(out.w, &leave, err);
+		retire(done, r);
+		return rc;
+	}
 	if (!r->leave)
 		return trace_writer_enter(out.w, &r->call, err);
 	r->call.no = r->enter->call.no;
@@ -471,6 +526,7 @@ static void *writer_main(void *unused)
 	sigset_t all;
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL); /* signals go to the application's threads */
+	pthread_setname_np(pthread_self(), "tracekit-write");
 	writer_sched();
 	trace_error err;
 	trace_error_clear(&err);
@@ -521,6 +577,8 @@ static void *writer_main(void *unused)
 			if (failed) {
 				if (list->leave) {
 					free_rec(list->enter);
+					free_rec(list);
+				} else if (list->folded) {
 					free_rec(list);
 				}
 			} else if (write_rec(list, &done, &err) < 0) {
@@ -582,6 +640,28 @@ static const int fatal_signals[] = { SIGSEGV, SIGABRT, SIGBUS, SIGILL, SIGFPE };
 static struct sigaction old_actions[5];
 static atomic_bool in_fatal;
 
+/* Under out.lock, in a fatal signal's handler: the calls of this thread
+ * that are down (folded enters, not queued yet), outermost first, as
+ * enters alone. */
+static void queue_inflight(void)
+{
+	tk_rec *calls[64];
+	size_t n = 0;
+	for (tk_rec *r = inflight; r && n < 64; r = r->outer)
+		calls[n++] = r;
+	while (n--) {
+		tk_rec *r = calls[n];
+		r->folded = false;
+		r->next = NULL;
+		if (out.tail)
+			out.tail->next = r;
+		else
+			out.head = r;
+		out.tail = r;
+	}
+	inflight = NULL;
+}
+
 static void on_fatal(int sig)
 {
 	if (!atomic_exchange(&in_fatal, true) && out.running) {
@@ -590,6 +670,7 @@ static void on_fatal(int sig)
 		struct timespec pause = { 0, 1000000 };
 		for (int i = 0; i < 1000; i++) {
 			if (pthread_mutex_trylock(&out.lock) == 0) {
+				queue_inflight();
 				out.stop = true;
 				out.header_ready = true;
 				pthread_cond_signal(&out.more);

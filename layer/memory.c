@@ -25,10 +25,15 @@
  * of the mapping twice (the memory's, unwritten as yet, and the copy's),
  * a page fault each, 18 ms of a 12-scene glmark2-zink run for ten 2 MiB
  * maps, while most of a mapping is never read by a submit.  A zeroed
- * shadow is made in one system call, its pages filled in at once (a fault
- * a page, as the compares came to them, cost as much as the copy), and
- * every nonzero byte a submit may read reaches the trace, also what the
- * memory held before the application wrote it (a copy hid that).
+ * shadow costs nothing until compared, and every nonzero byte a submit
+ * may read reaches the trace, also what the memory held before the
+ * application wrote it (a copy hid that).  A large one is filled in
+ * SHADOW_CHUNK at a time, as compares reach it, in one system call a
+ * chunk (shadow_ready()): page by page, a compare read the zero page in
+ * and the copy of what differed faulted again to replace it, a flush of
+ * the other cores' TLBs each, which cost more than the copy at map time;
+ * the whole shadow at once cost 3 ms on the main thread of every
+ * glmark2-zink start, for pages mostly never compared.
  */
 #include "layer.h"
 
@@ -55,6 +60,7 @@ struct tk_mem {
 	uint8_t *mapped;       /* the application's pointer, NULL when unmapped */
 	VkDeviceSize map_offset, map_size;
 	uint8_t *shadow;       /* size bytes, from the first map; see shadow_new() */
+	uint64_t *ready;       /* chunks of it filled in (NULL: all are) */
 	tk_object **objs;      /* the objects bound to it, by offset when sorted */
 	size_t nobjs, capobjs;
 	bool sorted;
@@ -153,26 +159,79 @@ void tk_memory_init(tk_device *dev)
 			"using referenced\n", scan);
 }
 
-/* Shadows from this size up are mappings of their own. */
+/* Shadows from SHADOW_MMAP up are mappings of their own, filled in a
+ * chunk at a time. */
 #define SHADOW_MMAP (64u << 10)
+#define SHADOW_CHUNK (64u << 10)
 
-static uint8_t *shadow_new(VkDeviceSize size)
+static void shadow_new(tk_mem *mem)
 {
-	if (size < SHADOW_MMAP)
-		return calloc(1, size ? size : 1);
-	if (size > SIZE_MAX)
-		return NULL;
-	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-	return p == MAP_FAILED ? NULL : p;
+	if (mem->size < SHADOW_MMAP) {
+		mem->shadow = calloc(1, mem->size ? mem->size : 1);
+		return;
+	}
+	size_t chunks = (mem->size + SHADOW_CHUNK - 1) / SHADOW_CHUNK;
+	if (mem->size > SIZE_MAX || !(mem->ready = calloc((chunks + 63) / 64, 8)))
+		return;
+	void *p = mmap(NULL, mem->size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED) {
+		free(mem->ready);
+		mem->ready = NULL;
+		return;
+	}
+	mem->shadow = p;
 }
 
-static void shadow_free(uint8_t *shadow, VkDeviceSize size)
+static void shadow_free(tk_mem *mem)
 {
-	if (size < SHADOW_MMAP)
-		free(shadow);
-	else if (shadow)
-		munmap(shadow, size);
+	if (mem->ready)
+		munmap(mem->shadow, mem->size);
+	else
+		free(mem->shadow);
+	free(mem->ready);
+}
+
+static bool chunk_ready(const tk_mem *mem, size_t c)
+{
+	return !mem->ready || (mem->ready[c / 64] >> (c % 64) & 1);
+}
+
+/* Fills in the chunks of the shadow over [lo, hi) not filled in yet, a
+ * run of them with one madvise (from Linux 5.14; before it, and should
+ * it fail, the pages come in as touched). */
+static void shadow_ready(tk_mem *mem, VkDeviceSize lo, VkDeviceSize hi)
+{
+	if (!mem->ready || lo >= hi)
+		return;
+	size_t c = lo / SHADOW_CHUNK, end = (hi - 1) / SHADOW_CHUNK + 1;
+	while (c < end) {
+		if (chunk_ready(mem, c)) {
+			c++;
+			continue;
+		}
+		size_t from = c;
+		for (; c < end && !chunk_ready(mem, c); c++)
+			mem->ready[c / 64] |= 1ull << (c % 64);
+#ifdef MADV_POPULATE_WRITE
+		VkDeviceSize a = (VkDeviceSize)from * SHADOW_CHUNK, b = (VkDeviceSize)c * SHADOW_CHUNK;
+		madvise(mem->shadow + a, (b < mem->size ? b : mem->size) - a, MADV_POPULATE_WRITE);
+#else
+		(void)from;
+#endif
+	}
+}
+
+/* Zeroes the shadow over [lo, hi): chunks not filled in are zero already. */
+static void shadow_zero(tk_mem *mem, VkDeviceSize lo, VkDeviceSize hi)
+{
+	while (lo < hi) {
+		VkDeviceSize end = (lo / SHADOW_CHUNK + 1) * SHADOW_CHUNK;
+		if (end > hi)
+			end = hi;
+		if (chunk_ready(mem, lo / SHADOW_CHUNK))
+			memset(mem->shadow + lo, 0, end - lo);
+		lo = end;
+	}
 }
 
 static void mem_free(tk_mem *mem)
@@ -180,7 +239,7 @@ static void mem_free(tk_mem *mem)
 	for (size_t i = 0; i < mem->nobjs; i++)
 		mem->objs[i]->mem = NULL;
 	free(mem->objs);
-	shadow_free(mem->shadow, mem->size);
+	shadow_free(mem);
 	free(mem);
 }
 
@@ -266,7 +325,7 @@ static void clear_uncovered(tk_device *dev, tk_mem *mem, const tk_object *o, VkD
 	for (size_t i = 0; i <= n; i++) {
 		VkDeviceSize next = i < n ? dev->spans[i].lo : hi;
 		if (next > at)
-			memset(mem->shadow + at, 0, next - at);
+			shadow_zero(mem, at, next);
 		if (i < n && dev->spans[i].hi > at)
 			at = dev->spans[i].hi;
 	}
@@ -372,6 +431,7 @@ static void diff_range(tk_mem *mem, const tk_object *o, VkDeviceSize lo, VkDevic
 	const uint8_t *live = mem->mapped + (lo - mem->map_offset);
 	uint8_t *old = mem->shadow + lo;
 	size_t n = hi - lo, i = 0;
+	shadow_ready(mem, lo, hi);
 	while ((i = next_diff(live, old, i, n)) < n) {
 		size_t last = run_end(live, old, i, n);
 		tk_update(o->handle, lo - o->offset + i, live + i, last + 1 - i);
@@ -576,7 +636,7 @@ void tk_post_vkMapMemory(tk_device *dev, vk_args_vkMapMemory *a)
 		else
 			mem->map_size = a->size;
 		if (!mem->shadow)
-			mem->shadow = shadow_new(mem->size);
+			shadow_new(mem);
 	}
 	pthread_mutex_unlock(&dev->lock);
 }

@@ -150,6 +150,7 @@ static int snappy_chunk(trace_sink *k, const uint8_t *block, size_t len)
 static void *worker_main(void *arg)
 {
 	trace_sink_worker *wk = arg;
+	pthread_setname_np(pthread_self(), "tracekit-snappy");
 	pthread_mutex_lock(&wk->lock);
 	for (;;) {
 		while (!wk->block && !wk->stop)

@@ -509,6 +509,31 @@ sys.exit(1 if bad or nothing else 0)
 	[ "$(head -c 2 "$W/z-none.trace")" = tr ]
 }
 
+# crash_in COMMAND: the example, 10 frames, under our layer over the test
+# layer that crashes in the 4th COMMAND (tests/crashlayer/crash.c)
+crash_in() {
+	run env VK_LAYER_PATH="$TOP/build/layer:$TOP/build/tests/crashlayer" \
+		VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture:VK_LAYER_TRACEKIT_test_crash \
+		TRACEKIT_OUTPUT="$W/crash-$1.trace" TRACEKIT_TEST_CRASH="$1" TRACEKIT_TEST_CRASH_AT=3 \
+		timeout 60 "$TOP/build/examples/vkexample" --frames 10
+	[ "$status" -eq 139 ] # SIGSEGV, as without our layer
+	trace-decode "$W/crash-$1.trace" >"$W/crash-$1.txt"
+	# the crashing call is the trace's last, entered and never left
+	[ "$(grep -c "fn: $1," "$W/crash-$1.txt")" -eq 4 ]
+	tail -1 "$W/crash-$1.txt" | grep -q "fn: $1, .*flags: \[incomplete\]"
+	[ "$(grep -c incomplete "$W/crash-$1.txt")" -eq 1 ]
+}
+
+@test "a call that crashes the driver is in the trace, the last, entered and not left: a vkCmd* (queued at its return)" {
+	crash_in vkCmdDrawIndexed
+	# the calls before it are complete, with their arguments
+	tail -2 "$W/crash-vkCmdDrawIndexed.txt" | head -1 | grep -q 'fn: vkCmdBindIndexBuffer, .*indexType: VK_INDEX_TYPE_UINT16}}$'
+}
+
+@test "a call that crashes the driver is in the trace, the last, entered and not left: vkQueueSubmit (queued at its enter)" {
+	crash_in vkQueueSubmit
+}
+
 @test "a program killed by SIGABRT leaves a trace that decodes up to the signal" {
 	VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$W/abort.trace" \
 		vkcube >/dev/null 2>&1 &

@@ -1,0 +1,126 @@
+/*
+ * VK_LAYER_TRACEKIT_test_crash: a layer for the tests only, stacked under
+ * the capture layer, that crashes (SIGSEGV) in the command named by
+ * TRACEKIT_TEST_CRASH, vkCmdDrawIndexed or vkQueueSubmit, at the call
+ * numbered TRACEKIT_TEST_CRASH_AT (from 0, default 0) of that command: a
+ * driver that crashes inside a call, for the capture layer's promise that
+ * such a call is in the trace.  Everything else passes through.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <vulkan/vk_layer.h>
+#include <vulkan/vulkan.h>
+
+#define EXPORT __attribute__((visibility("default")))
+
+/* One instance and one device: what the tests run makes no more. */
+static PFN_vkGetInstanceProcAddr next_gipa;
+static PFN_vkGetDeviceProcAddr next_gdpa;
+static PFN_vkCmdDrawIndexed next_draw;
+static PFN_vkQueueSubmit next_submit;
+static unsigned long calls;
+
+static void maybe_crash(const char *name)
+{
+	const char *which = getenv("TRACEKIT_TEST_CRASH");
+	const char *at = getenv("TRACEKIT_TEST_CRASH_AT");
+	if (which && !strcmp(which, name) && calls++ == (at ? strtoul(at, NULL, 10) : 0))
+		*(volatile int *)NULL = 0;
+}
+
+static VKAPI_ATTR void VKAPI_CALL crash_CmdDrawIndexed(VkCommandBuffer cb, uint32_t indexCount,
+						       uint32_t instanceCount, uint32_t firstIndex,
+						       int32_t vertexOffset, uint32_t firstInstance)
+{
+	maybe_crash("vkCmdDrawIndexed");
+	next_draw(cb, indexCount, instanceCount, firstIndex, vertexOffset, firstInstance);
+}
+
+static VKAPI_ATTR VkResult VKAPI_CALL crash_QueueSubmit(VkQueue queue, uint32_t n,
+							const VkSubmitInfo *submits, VkFence fence)
+{
+	maybe_crash("vkQueueSubmit");
+	return next_submit(queue, n, submits, fence);
+}
+
+static VKAPI_ATTR VkResult VKAPI_CALL crash_CreateInstance(const VkInstanceCreateInfo *ci,
+							   const VkAllocationCallbacks *alloc,
+							   VkInstance *instance)
+{
+	VkLayerInstanceCreateInfo *link = (VkLayerInstanceCreateInfo *)ci->pNext;
+	while (link && !(link->sType == VK_STRUCTURE_TYPE_LOADER_INSTANCE_CREATE_INFO &&
+			 link->function == VK_LAYER_LINK_INFO))
+		link = (VkLayerInstanceCreateInfo *)link->pNext;
+	if (!link)
+		return VK_ERROR_INITIALIZATION_FAILED;
+	next_gipa = link->u.pLayerInfo->pfnNextGetInstanceProcAddr;
+	link->u.pLayerInfo = link->u.pLayerInfo->pNext;
+	PFN_vkCreateInstance create = (PFN_vkCreateInstance)next_gipa(NULL, "vkCreateInstance");
+	return create(ci, alloc, instance);
+}
+
+static VKAPI_ATTR VkResult VKAPI_CALL crash_CreateDevice(VkPhysicalDevice physical,
+							 const VkDeviceCreateInfo *ci,
+							 const VkAllocationCallbacks *alloc,
+							 VkDevice *device)
+{
+	VkLayerDeviceCreateInfo *link = (VkLayerDeviceCreateInfo *)ci->pNext;
+	while (link && !(link->sType == VK_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO &&
+			 link->function == VK_LAYER_LINK_INFO))
+		link = (VkLayerDeviceCreateInfo *)link->pNext;
+	if (!link)
+		return VK_ERROR_INITIALIZATION_FAILED;
+	PFN_vkGetInstanceProcAddr gipa = link->u.pLayerInfo->pfnNextGetInstanceProcAddr;
+	next_gdpa = link->u.pLayerInfo->pfnNextGetDeviceProcAddr;
+	link->u.pLayerInfo = link->u.pLayerInfo->pNext;
+	PFN_vkCreateDevice create = (PFN_vkCreateDevice)gipa(NULL, "vkCreateDevice");
+	VkResult r = create(physical, ci, alloc, device);
+	if (r == VK_SUCCESS) {
+		next_draw = (PFN_vkCmdDrawIndexed)next_gdpa(*device, "vkCmdDrawIndexed");
+		next_submit = (PFN_vkQueueSubmit)next_gdpa(*device, "vkQueueSubmit");
+	}
+	return r;
+}
+
+static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL crash_gdpa(VkDevice device, const char *name);
+
+/* The device-level functions this layer has, by name. */
+static PFN_vkVoidFunction own(const char *name)
+{
+	if (!strcmp(name, "vkGetDeviceProcAddr"))
+		return (PFN_vkVoidFunction)crash_gdpa;
+	if (!strcmp(name, "vkCmdDrawIndexed"))
+		return (PFN_vkVoidFunction)crash_CmdDrawIndexed;
+	if (!strcmp(name, "vkQueueSubmit"))
+		return (PFN_vkVoidFunction)crash_QueueSubmit;
+	return NULL;
+}
+
+static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL crash_gdpa(VkDevice device, const char *name)
+{
+	PFN_vkVoidFunction fn = own(name);
+	return fn ? fn : next_gdpa(device, name);
+}
+
+static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL crash_gipa(VkInstance instance, const char *name)
+{
+	if (!strcmp(name, "vkGetInstanceProcAddr"))
+		return (PFN_vkVoidFunction)crash_gipa;
+	if (!strcmp(name, "vkCreateInstance"))
+		return (PFN_vkVoidFunction)crash_CreateInstance;
+	if (!strcmp(name, "vkCreateDevice"))
+		return (PFN_vkVoidFunction)crash_CreateDevice;
+	PFN_vkVoidFunction fn = own(name);
+	return fn ? fn : next_gipa ? next_gipa(instance, name) : NULL;
+}
+
+EXPORT VKAPI_ATTR VkResult VKAPI_CALL
+vkNegotiateLoaderLayerInterfaceVersion(VkNegotiateLayerInterface *v)
+{
+	if (v->loaderLayerInterfaceVersion > 2)
+		v->loaderLayerInterfaceVersion = 2;
+	v->pfnGetInstanceProcAddr = crash_gipa;
+	v->pfnGetDeviceProcAddr = crash_gdpa;
+	v->pfnGetPhysicalDeviceProcAddr = NULL;
+	return VK_SUCCESS;
+}
