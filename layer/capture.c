@@ -70,9 +70,23 @@ tk_instance *tk_instance_of(const void *h)
 	return found;
 }
 
+/* Every device-level call looks its device up: each thread keeps its last
+ * answer, good while the tables have not changed (tables_gen), instead of
+ * taking tables_lock, which the threads of a driver such as zink passed
+ * back and forth tens of thousands of times a second. */
+static atomic_uint tables_gen;
+static _Thread_local struct {
+	void *key;
+	tk_device *dev;
+	unsigned gen;
+} last_device;
+
 tk_device *tk_device_of(const void *h)
 {
 	void *key = key_of(h);
+	unsigned gen = atomic_load_explicit(&tables_gen, memory_order_acquire);
+	if (last_device.dev && last_device.key == key && last_device.gen == gen)
+		return last_device.dev;
 	tk_device *found = NULL;
 	pthread_mutex_lock(&tables_lock);
 	for (size_t i = 0; i < ndevices && !found; i++)
@@ -80,7 +94,11 @@ tk_device *tk_device_of(const void *h)
 			found = devices[i];
 	if (!found && ndevices == 1)
 		found = devices[0];
+	gen = atomic_load_explicit(&tables_gen, memory_order_relaxed);
 	pthread_mutex_unlock(&tables_lock);
+	last_device.key = key;
+	last_device.dev = found;
+	last_device.gen = gen;
 	return found;
 }
 
@@ -89,6 +107,7 @@ static void table_add(void ***table, size_t *n, void *item)
 	pthread_mutex_lock(&tables_lock);
 	*table = realloc(*table, sizeof(void *) * (*n + 1));
 	(*table)[(*n)++] = item;
+	atomic_fetch_add_explicit(&tables_gen, 1, memory_order_release);
 	pthread_mutex_unlock(&tables_lock);
 }
 
@@ -100,6 +119,7 @@ static void table_del(void ***table, size_t *n, void *item)
 			(*table)[i] = (*table)[--*n];
 			break;
 		}
+	atomic_fetch_add_explicit(&tables_gen, 1, memory_order_release);
 	pthread_mutex_unlock(&tables_lock);
 }
 
