@@ -194,6 +194,19 @@ static void block_give(uint8_t *p, size_t cap)
 	free(p);
 }
 
+/* The kept blocks, when the writer ends. */
+static void blocks_free(void)
+{
+	pthread_mutex_lock(&blocks.lock);
+	for (tk_block *b = blocks.list, *next; b; b = next) {
+		next = b->next;
+		free(b);
+	}
+	blocks.list = NULL;
+	blocks.bytes = 0;
+	pthread_mutex_unlock(&blocks.lock);
+}
+
 /* The update bytes of R go back. */
 static void own_free(tk_rec *r)
 {
@@ -619,14 +632,7 @@ static void *writer_main(void *unused)
 		out.spare = next;
 	}
 	out.nspare = 0;
-	pthread_mutex_lock(&blocks.lock);
-	while (blocks.list) {
-		tk_block *next = blocks.list->next;
-		free(blocks.list);
-		blocks.list = next;
-	}
-	blocks.bytes = 0;
-	pthread_mutex_unlock(&blocks.lock);
+	blocks_free();
 	pthread_cond_broadcast(&out.room);
 	pthread_mutex_unlock(&out.lock);
 	if (!failed && trace_writer_close(out.w, &err) < 0)

@@ -534,6 +534,43 @@ crash_in() {
 	crash_in vkQueueSubmit
 }
 
+# policy_of PID NAME: the scheduling policy of PID's thread NAME (chrt)
+policy_of() {
+	local t
+	for t in /proc/"$1"/task/*; do
+		if [ "$(cat "$t/comm")" = "$2" ]; then
+			chrt -p "${t##*/}" | sed -n 's/.*scheduling policy: //p'
+			return
+		fi
+	done
+	echo "no thread $2"
+}
+
+@test "the writer and compressor threads run at SCHED_IDLE, or as usual with TRACEKIT_WRITER_SCHED=normal" {
+	for sched in "" normal; do
+		TRACEKIT_WRITER_SCHED=$sched VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture \
+			TRACEKIT_OUTPUT="$W/sched.trace" vkcube >/dev/null 2>&1 &
+		pid=$!
+		# the compressor starts with the first full 1 MiB chunk
+		for _ in $(seq 60); do
+			sleep 0.5
+			snappy=$(policy_of "$pid" tracekit-snappy)
+			[ "$snappy" = "no thread tracekit-snappy" ] || break
+		done
+		write=$(policy_of "$pid" tracekit-write)
+		main=$(chrt -p "$pid" | sed -n 's/.*scheduling policy: //p')
+		kill "$pid"
+		wait "$pid" || true
+		echo "TRACEKIT_WRITER_SCHED=$sched: writer $write, compressor $snappy, main $main"
+		[ "$main" = SCHED_OTHER ]
+		if [ -z "$sched" ]; then
+			[ "$write" = SCHED_IDLE ] && [ "$snappy" = SCHED_IDLE ]
+		else
+			[ "$write" = SCHED_OTHER ] && [ "$snappy" = SCHED_OTHER ]
+		fi
+	done
+}
+
 @test "a program killed by SIGABRT leaves a trace that decodes up to the signal" {
 	VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$W/abort.trace" \
 		vkcube >/dev/null 2>&1 &
