@@ -301,12 +301,12 @@ static void spans_fit(tk_device *dev, size_t n)
  * Clears the shadow over [lo, hi) (memory offsets) for object O, bound
  * there now, but where another object bound there covers it.  A replay
  * gives O memory of its own, holding nothing the trace said: whatever
- * the bytes already hold for it (an ended object's
- * contents, say) must reach the trace as if just written, which the
- * cleared shadow makes them at the next compare.  Except where O aliases
- * a live object: a replay keeps O in that object's memory, which holds
- * what the shadow does.  Images of optimal tiling cover nothing (their bytes are
- * never compared).
+ * the bytes already hold for it (an ended object's contents, say) must
+ * reach the trace as if just written, which the cleared shadow makes them
+ * at the next compare.  Except where O aliases a live object: a replay
+ * keeps O in that object's memory, which holds what the shadow does.
+ * Images of optimal tiling cover nothing (their bytes are never
+ * compared).
  */
 static void clear_uncovered(tk_device *dev, tk_mem *mem, const tk_object *o, VkDeviceSize lo,
 			    VkDeviceSize hi)
