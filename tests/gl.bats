@@ -20,12 +20,13 @@ load helpers
 # Records PROGRAM for SECONDS (0: until it exits) into $W/NAME.trace; if the
 # machine was too slow for the program to get going, or so slow that
 # apitrace was killed before it wrote its last chunk (the file then ends
-# inside a call: seen once, cut at 2 MiB), tries once more with twice the
-# time.  The trace's validity is the subject of its own test.
+# inside a call: seen twice, es2gears cut at 2 MiB both tries of one run),
+# tries again with twice the time, three tries in all.  The trace's
+# validity is the subject of its own test.
 record() {
 	local name=$1 secs=$2 min=$3 try n
 	shift 4
-	for try in 1 2; do
+	for try in 1 2 3; do
 		rm -f "$W/$name.trace"
 		if [ "$secs" = 0 ]; then
 			run_for 60 apitrace trace -o "$W/$name.trace" "$@" >/dev/null 2>>"$W/record.log"
