@@ -271,16 +271,16 @@ typedef struct output {
 	trace_writer *w;
 	FILE *report;
 	char *tmp;      /* the report's temporary name, for a file */
+	bool direct;    /* the report goes to a FIFO or device named by -o */
 } output;
 
 static void output_abort(output *o)
 {
 	if (o->w)
 		trace_writer_abort(o->w);
-	if (o->report && o->tmp) {
-		fclose(o->report);
-		unlink(o->tmp);
-	}
+	trace_error ignored;
+	if (o->report && (o->tmp || o->direct))
+		trace_output_close(o->report, o->path, o->tmp, false, &ignored);
 	o->w = NULL;
 	o->report = NULL;
 }
@@ -297,39 +297,24 @@ static void report_open(output *o, trace_error *err)
 		o->report = stdout;
 		return;
 	}
-	size_t n = strlen(o->path) + 16;
-	o->tmp = malloc(n);
-	if (!o->tmp)
-		abort();
-	snprintf(o->tmp, n, "%s.tmp.XXXXXX", o->path);
-	int fd = mkstemp(o->tmp);
-	if (fd < 0 || !(o->report = fdopen(fd, "w"))) {
-		trace_error_errno(err, o->path, "cannot create output");
+	if (!(o->report = trace_output_open(o->path, &o->tmp, err)))
 		trace_cli_fail(err);
-	}
+	o->direct = !o->tmp;
 }
 
 static void report_close(output *o, trace_error *err)
 {
-	bool bad = fflush(o->report) != 0 || ferror(o->report);
-	int e = errno;
-	if (o->tmp) {
-		bad |= fclose(o->report) != 0;
-		o->report = NULL;
-		if (!bad && rename(o->tmp, o->path) != 0) {
-			trace_error_errno(err, o->path, "cannot rename output into place");
-			unlink(o->tmp);
-			trace_cli_fail(err);
-		}
-		if (bad)
-			unlink(o->tmp);
-		free(o->tmp);
-	}
-	if (bad) {
-		errno = e;
+	bool ok = fflush(o->report) == 0 && !ferror(o->report);
+	if (!ok)
 		trace_error_errno(err, o->path, "cannot write");
-		trace_cli_fail(err);
+	if (o->tmp || o->direct) {
+		int r = trace_output_close(o->report, o->path, o->tmp, ok, err);
+		o->report = NULL;
+		o->tmp = NULL;
+		ok = r == 0;
 	}
+	if (!ok)
+		trace_cli_fail(err);
 }
 
 /* ------------------------------------------------------------------ */

@@ -4,8 +4,7 @@
  * uncompressed, or apitrace cannot read it), feeds the Brotli encoder, or
  * goes out as it is (raw and text).
  *
- * A named output file is written under a temporary name in the same
- * folder and renamed into place only when closed without error.
+ * A named output is written whole or not at all (trace_output_open).
  */
 #include "internal.h"
 
@@ -29,6 +28,68 @@ static int put(trace_sink *k, const void *p, size_t n, trace_error *err)
 	return 0;
 }
 
+/*
+ * A named output: a regular file (or a new name) is written under a
+ * temporary name in the same folder, *TMP, and renamed into place by
+ * trace_output_close only when all went well.  A name that is not a
+ * regular file (/dev/null, a FIFO a reader waits on, a terminal) is opened
+ * and written as it is, *TMP = NULL: renaming a file over it would replace
+ * the device or the pipe.
+ */
+FILE *trace_output_open(const char *path, char **tmp, trace_error *err)
+{
+	struct stat node;
+	*tmp = NULL;
+	if (stat(path, &node) == 0 && !S_ISREG(node.st_mode)) {
+		FILE *f = fopen(path, "wb");
+		if (!f)
+			trace_error_errno(err, path, "cannot open output");
+		return f;
+	}
+	size_t n = strlen(path) + 16;
+	char *t = trace_xmalloc(n);
+	snprintf(t, n, "%s.tmp.XXXXXX", path);
+	int fd = mkstemp(t);
+	FILE *f = fd < 0 ? NULL : fdopen(fd, "wb");
+	if (!f) {
+		trace_error_errno(err, path, "cannot create output");
+		if (fd >= 0) {
+			close(fd);
+			unlink(t);
+		}
+		free(t);
+		return NULL;
+	}
+	/* mkstemp makes 0600; an output is an ordinary file: 0666 less umask */
+	mode_t mask = umask(0);
+	umask(mask);
+	fchmod(fd, 0666 & ~mask);
+	*tmp = t;
+	return f;
+}
+
+/*
+ * Closes F; OK: renames TMP to PATH (returns 0, or -1 with err filled);
+ * not OK: removes TMP (returns -1, err left as it was).  Frees TMP.
+ */
+int trace_output_close(FILE *f, const char *path, char *tmp, bool ok, trace_error *err)
+{
+	int e = errno;
+	if (fclose(f) != 0 && ok) {
+		trace_error_errno(err, path, "write error");
+		ok = false;
+	}
+	errno = e;
+	if (tmp && ok && rename(tmp, path) != 0) {
+		trace_error_errno(err, path, "cannot rename output into place");
+		ok = false;
+	}
+	if (tmp && !ok)
+		unlink(tmp);
+	free(tmp);
+	return ok ? 0 : -1;
+}
+
 int trace_sink_open(trace_sink *k, const char *path, FILE *f, const char *name,
 		    trace_format container, int quality, trace_error *err)
 {
@@ -36,24 +97,10 @@ int trace_sink_open(trace_sink *k, const char *path, FILE *f, const char *name,
 	k->container = container;
 	k->quality = quality;
 	if (path && strcmp(path, "-")) {
-		k->path = trace_xstrdup(path);
-		size_t n = strlen(path);
-		k->tmp = trace_xmalloc(n + 16);
-		snprintf(k->tmp, n + 16, "%s.tmp.XXXXXX", path);
-		int fd = mkstemp(k->tmp);
-		if (fd < 0 || !(k->file = fdopen(fd, "wb"))) {
-			trace_error_errno(err, path, "cannot create output");
-			if (fd >= 0)
-				close(fd);
-			free(k->path);
-			free(k->tmp);
+		if (!(k->file = trace_output_open(path, &k->tmp, err)))
 			return -1;
-		}
-		/* mkstemp makes 0600; a trace is an ordinary file: 0666 less umask */
-		mode_t mask = umask(0);
-		umask(mask);
-		fchmod(fd, 0666 & ~mask);
 		k->own_file = true;
+		k->path = trace_xstrdup(path);
 		k->name = k->path;
 	} else {
 		k->file = f ? f : stdout;
@@ -325,40 +372,35 @@ int trace_sink_close(trace_sink *k, trace_error *err)
 		r = -1;
 	}
 	if (k->own_file) {
-		if (fclose(k->file) != 0 && r == 0) {
-			trace_error_errno(err, k->name, "write error");
-			r = -1;
-		}
+		r = trace_output_close(k->file, k->path, k->tmp, r == 0, err);
 		k->file = NULL;
-		if (r == 0 && rename(k->tmp, k->path) != 0) {
-			trace_error_errno(err, k->path, "cannot rename output into place");
-			r = -1;
-		}
-		if (r != 0)
-			unlink(k->tmp);
+		k->tmp = NULL;
 	}
 	release(k);
 	return r;
 }
 
 /*
- * A file is removed.  A pipe keeps what was written: the buffer holds
- * whole records only, and the records before a bad one are worth having
- * (the calls before a crash); the exit status says the stream is short.
+ * A file is removed.  A pipe (or a FIFO or device named as the output)
+ * keeps what was written: the buffer holds whole records only, and the
+ * records before a bad one are worth having (the calls before a crash);
+ * the exit status says the stream is short.
  */
 void trace_sink_abort(trace_sink *k)
 {
 	trace_error ignored;
-	if (k->own_file) {
+	if (k->own_file && k->tmp) {
 		worker_stop(k);
-		if (k->file)
-			fclose(k->file);
-		unlink(k->tmp);
+		trace_output_close(k->file, k->path, k->tmp, false, &ignored);
+		k->file = NULL;
+		k->tmp = NULL;
 	} else if (k->file && !k->failed) {
 		if (trace_sink_flush_block(k, &ignored) == 0 && worker_finish(k, &ignored) == 0 &&
 		    k->container == TRACE_FMT_BROTLI)
 			brotli_run(k, BROTLI_OPERATION_FINISH, &ignored);
 		fflush(k->file);
 	}
+	if (k->own_file && k->file)
+		fclose(k->file);
 	release(k);
 }

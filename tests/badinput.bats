@@ -620,6 +620,21 @@ mutate() {
 	done
 }
 
+@test "-o naming a FIFO writes into the FIFO instead of renaming a file over it" {
+	for p in trace-decode trace-encode; do
+		mkfifo pipe
+		timeout 20 cat pipe >got &
+		run "$ASAN_BIN/$p" -o pipe "$W/raw.trace"
+		wait
+		[ "$status" = 0 ]
+		[ -p pipe ]
+		[ -s got ]
+		"$ASAN_BIN/trace-decode" got >/dev/null
+		[ -z "$(compgen -G 'pipe.tmp.*')" ]
+		rm pipe got
+	done
+}
+
 @test "a missing input file fails with exit 1 naming the file, and no -o file" {
 	for p in trace-decode trace-encode; do
 		run "$ASAN_BIN/$p" -o out nosuch.trace
