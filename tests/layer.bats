@@ -509,6 +509,25 @@ sys.exit(1 if bad or nothing else 0)
 	[ "$(head -c 2 "$W/z-none.trace")" = tr ]
 }
 
+@test "a capture over a larger file of the same name leaves only the new trace" {
+	head -c 3000000 /dev/urandom >"$W/over.trace"
+	VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$W/over.trace" \
+		timeout 120 vkcube --c 3 >/dev/null 2>&1
+	[ "$(stat -c %s "$W/over.trace")" -lt 3000000 ]
+	# trace-decode fails on bytes after the last chunk
+	[ "$(count_calls "$W/over.trace" vkQueuePresentKHR)" -eq 3 ]
+}
+
+@test "TRACEKIT_OUTPUT naming a FIFO streams the capture to its reader" {
+	mkfifo "$W/capture.fifo"
+	timeout 120 trace-decode "$W/capture.fifo" >"$W/fifo.txt" &
+	VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$W/capture.fifo" \
+		timeout 120 vkcube --c 3 >/dev/null 2>&1
+	wait $!
+	[ -p "$W/capture.fifo" ]
+	[ "$(grep -c 'fn: vkQueuePresentKHR,' "$W/fifo.txt")" -eq 3 ]
+}
+
 # crash_in COMMAND: the example, 10 frames, under our layer over the test
 # layer that crashes in the 4th COMMAND (tests/crashlayer/crash.c)
 crash_in() {
