@@ -156,6 +156,7 @@ struct options {
 	int still;		/* rotation fixed at frame 0's; compute still moves */
 	int present;		/* an X window and a swapchain */
 	const char *png_dir;
+	const char *extension;	/* one more device extension to enable */
 	unsigned *dump;		/* frame numbers to dump; NULL: every frame */
 	size_t ndump;
 };
@@ -164,12 +165,14 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: %s [--frames N] [--png-dir DIR] [--dump-frames A,B,...]\n"
-		"          [--gpu N] [--validate] [--still] [--present]\n"
+		"          [--gpu N] [--validate] [--still] [--present] [--extension NAME]\n"
 		"  --frames N          frames to render (default 10)\n"
 		"  --png-dir DIR       write DIR/frame-N.png (every frame unless --dump-frames)\n"
 		"  --dump-frames LIST  only these frames (comma-separated, from 0)\n"
 		"  --gpu N             use physical device N (default 0)\n"
 		"  --validate          enable VK_LAYER_KHRONOS_validation\n"
+		"  --extension NAME    enable the device extension NAME too, unasked (for\n"
+		"                      testing layers)\n"
 		"  --still             keep the cube's rotation at frame 0's (the uniform\n"
 		"                      buffer is still written every frame); only the\n"
 		"                      compute pattern moves\n"
@@ -235,6 +238,11 @@ static void parse_options(int argc, char **argv, struct options *o)
 			i++;
 		} else if (!strcmp(a, "--validate")) {
 			o->validate = 1;
+		} else if (!strcmp(a, "--extension")) {
+			if (!val || !*val)
+				die("--extension needs an extension name");
+			o->extension = val;
+			i++;
 		} else if (!strcmp(a, "--still")) {
 			o->still = 1;
 		} else if (!strcmp(a, "--present")) {
@@ -977,10 +985,12 @@ static void create_device(const struct options *o)
 	if (!(fp.optimalTilingFeatures & VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT))
 		die("%s: R8G8B8A8_UNORM cannot be a storage image", props.deviceName);
 
-	if (g.surface) {
-		di.enabledExtensionCount = 1;
-		di.ppEnabledExtensionNames = &swapchain_ext;
-	}
+	const char *exts[2];
+	if (g.surface)
+		exts[di.enabledExtensionCount++] = swapchain_ext;
+	if (o->extension)
+		exts[di.enabledExtensionCount++] = o->extension;
+	di.ppEnabledExtensionNames = di.enabledExtensionCount ? exts : NULL;
 	logv("vkCreateDevice queueFamilyIndex=%u queueCount=%u enabledExtensionCount=%u",
 	     qi.queueFamilyIndex, qi.queueCount, di.enabledExtensionCount);
 	VK(vkCreateDevice(g.gpu, &di, NULL, &g.dev));

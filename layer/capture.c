@@ -976,6 +976,75 @@ static const tk_entry *entry_lookup(const char *name)
 	return NULL;
 }
 
+static int by_name(const void *key, const void *elem)
+{
+	return strcmp(key, *(const char *const *)elem);
+}
+
+static bool known_extension(const char *name)
+{
+	return bsearch(name, tk_known_extensions,
+		       sizeof(tk_known_extensions) / sizeof(tk_known_extensions[0]),
+		       sizeof(tk_known_extensions[0]), by_name) != NULL;
+}
+
+/*
+ * The device's extensions less those newer than the registry the layer
+ * was built from (as GFXReconstruct does): their commands would reach the
+ * driver through vkGetDeviceProcAddr unrecorded, and the trace would not
+ * replay.  Asked for another layer's extensions, it passes down.
+ */
+VkResult tk_down_vkEnumerateDeviceExtensionProperties(tk_instance *inst,
+						      vk_args_vkEnumerateDeviceExtensionProperties *a)
+{
+	PFN_vkEnumerateDeviceExtensionProperties down = inst->disp.vkEnumerateDeviceExtensionProperties;
+	if (a->pLayerName)
+		return down(a->physicalDevice, a->pLayerName, a->pPropertyCount, a->pProperties);
+	VkExtensionProperties *all = NULL;
+	uint32_t n = 0;
+	VkResult r;
+	do { /* the count may change between the two calls */
+		r = down(a->physicalDevice, NULL, &n, NULL);
+		if (r != VK_SUCCESS)
+			return r;
+		free(all);
+		all = malloc(sizeof(*all) * (n ? n : 1));
+		if (!all)
+			return VK_ERROR_OUT_OF_HOST_MEMORY;
+		r = down(a->physicalDevice, NULL, &n, all);
+	} while (r == VK_INCOMPLETE);
+	if (r != VK_SUCCESS) {
+		free(all);
+		return r;
+	}
+	uint32_t kept = 0;
+	for (uint32_t i = 0; i < n; i++)
+		if (known_extension(all[i].extensionName))
+			all[kept++] = all[i];
+	if (!a->pProperties) {
+		*a->pPropertyCount = kept;
+	} else {
+		if (*a->pPropertyCount < kept)
+			r = VK_INCOMPLETE;
+		else
+			*a->pPropertyCount = kept;
+		memcpy(a->pProperties, all, sizeof(*all) * *a->pPropertyCount);
+	}
+	free(all);
+	return r;
+}
+
+/* An application that enables a device extension the layer does not know
+ * without asking for the list gets its device, and one warning a name. */
+static void warn_unknown_extensions(const VkDeviceCreateInfo *ci)
+{
+	for (uint32_t i = 0; i < ci->enabledExtensionCount; i++)
+		if (!known_extension(ci->ppEnabledExtensionNames[i]))
+			fprintf(stderr, "tracekit: %s is newer than the Vulkan registry the layer was "
+				"built from: its commands are not recorded, and the trace may not "
+				"replay\n", ci->ppEnabledExtensionNames[i]);
+}
+
 /* ------------------------------------------------------------------ */
 /* Instances and devices: the layer chain walk. */
 
@@ -1044,6 +1113,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL tk_vkCreateDevice(VkPhysicalDevice physica
 	if (!create)
 		return VK_ERROR_INITIALIZATION_FAILED;
 
+	warn_unknown_extensions(pCreateInfo);
 	vk_args_vkCreateDevice a = { physicalDevice, pCreateInfo, pAllocator, pDevice };
 	tk_rec *rec = tk_enter(&vk_cmd_vkCreateDevice, &a);
 	a.result = create(physicalDevice, pCreateInfo, pAllocator, pDevice);

@@ -81,10 +81,11 @@ HOOKS = {
     'vkCmdDrawMultiIndexedEXT': (True, False),
 }
 
-# Commands whose call down is hand-written (layer/screenshot.c):
-# tk_down_NAME(dev, &a) calls the next layer, possibly with arguments of
-# its own, while the trace records the application's.
-DOWN = {'vkCreateSwapchainKHR', 'vkQueuePresentKHR'}
+# Commands whose call down is hand-written (layer/screenshot.c,
+# layer/capture.c): tk_down_NAME(dev or inst, &a) calls the next layer,
+# possibly with arguments of its own, or changes what it answers; the
+# trace records what the application passed and was given.
+DOWN = {'vkCreateSwapchainKHR', 'vkQueuePresentKHR', 'vkEnumerateDeviceExtensionProperties'}
 
 # Commands whose pData (a void* the registry gives no length) holds the
 # descriptors of an update template: recorded as a blob of the bytes the
@@ -154,7 +155,8 @@ def gen(m):
         if post:
             lines.append('void tk_post_%s(tk_device *dev, vk_args_%s *a);' % (c.name, c.name))
         if c.name in DOWN:
-            lines.append('%s tk_down_%s(tk_device *dev, vk_args_%s *a);' % (c.ret, c.name, c.name))
+            owner = 'tk_device *dev' if c.level == 'DEVICE' else 'tk_instance *inst'
+            lines.append('%s tk_down_%s(%s, vk_args_%s *a);' % (c.ret, c.name, owner, c.name))
         decl = ', '.join('%s %s' % (vg.c_type(f), f.name) for f in c.params)
         args = ', '.join(f.name for f in c.params)
         lines.append('static VKAPI_ATTR %s VKAPI_CALL tk_%s(%s)' % (c.ret, c.name, decl))
@@ -182,7 +184,7 @@ def gen(m):
             lines.append('\ttk_rec *rec = tk_enter(&vk_cmd_%s, &a);' % c.name)
         call = '%s.%s(%s)' % (disp, c.name, args)
         if c.name in DOWN:
-            call = 'tk_down_%s(dev, &a)' % c.name
+            call = 'tk_down_%s(%s, &a)' % (c.name, 'dev' if c.level == 'DEVICE' else 'inst')
         if c.ret == 'void':
             lines.append('\t%s;' % call)
         else:
@@ -208,6 +210,15 @@ def gen(m):
             continue
         vg.guarded(out, c.protect, ['\t{ "%s", (PFN_vkVoidFunction)tk_%s, %d },'
                                     % (c.name, c.name, 1 if c.level == 'DEVICE' else 0)])
+    out.append('};')
+    out.append('')
+
+    # the extensions the layer records, sorted for bsearch: a device
+    # extension newer than the registry is hidden from the application
+    # (its commands would pass through unrecorded)
+    out.append('static const char *const tk_known_extensions[] = {')
+    for name in sorted(m.extensions):
+        out.append('\t"%s",' % name)
     out.append('};')
     return '\n'.join(hdr) + '\n', '\n'.join(out) + '\n'
 

@@ -554,6 +554,41 @@ crash_in() {
 }
 
 # policy_of PID NAME: the scheduling policy of PID's thread NAME (chrt)
+# under: the test layer below ours plays a driver with a device extension
+# newer than the registry (VK_TRACEKIT_test_future)
+future() {
+	env VK_LAYER_PATH="$TOP/build/layer:$TOP/build/tests/crashlayer" TRACEKIT_TEST_EXTENSION=1 \
+		VK_INSTANCE_LAYERS="$1" "${@:2}"
+}
+
+@test "a device extension newer than the registry is hidden from the application" {
+	command -v vulkaninfo >/dev/null || skip "vulkaninfo is not installed"
+	future VK_LAYER_TRACEKIT_test_crash timeout 60 vulkaninfo >"$W/future-without.txt" 2>/dev/null
+	future VK_LAYER_TRACEKIT_capture:VK_LAYER_TRACEKIT_test_crash TRACEKIT_OUTPUT="$W/future.trace" \
+		timeout 60 vulkaninfo >"$W/future-with.txt" 2>/dev/null
+	# the device's list (one tab in), not the test layer's own (three)
+	grep -q $'^\tVK_TRACEKIT_test_future ' "$W/future-without.txt"
+	[ "$(grep -c $'^\tVK_TRACEKIT_test_future ' "$W/future-with.txt")" -eq 0 ]
+	n=$(sed -n 's/^Device Extensions: count = //p' "$W/future-without.txt" | head -1)
+	m=$(sed -n 's/^Device Extensions: count = //p' "$W/future-with.txt" | head -1)
+	[ "$m" -eq $((n - 1)) ]
+	# and the trace records the shorter list the application saw
+	trace-decode "$W/future.trace" |
+		grep 'fn: vkEnumerateDeviceExtensionProperties, .*pLayerName: null' >"$W/future.txt"
+	grep -q 'VK_KHR_swapchain' "$W/future.txt"
+	[ "$(grep -c 'VK_TRACEKIT_test_future' "$W/future.txt")" -eq 0 ]
+}
+
+@test "enabling a device extension newer than the registry unasked gets one warning, and runs" {
+	run future VK_LAYER_TRACEKIT_capture:VK_LAYER_TRACEKIT_test_crash \
+		TRACEKIT_OUTPUT="$W/future-ex.trace" \
+		timeout 60 "$TOP/build/examples/vkexample" --frames 2 --extension VK_TRACEKIT_test_future
+	[ "$status" -eq 0 ]
+	[ "$(grep -c '^tracekit: ' <<<"$output")" -eq 1 ]
+	grep -q '^tracekit: VK_TRACEKIT_test_future is newer than the Vulkan registry' <<<"$output"
+	[ "$(count_calls "$W/future-ex.trace" vkQueueSubmit)" -ge 2 ]
+}
+
 policy_of() {
 	local t
 	for t in /proc/"$1"/task/*; do

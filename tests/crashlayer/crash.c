@@ -4,7 +4,12 @@
  * TRACEKIT_TEST_CRASH, vkCmdDrawIndexed or vkQueueSubmit, at the call
  * numbered TRACEKIT_TEST_CRASH_AT (from 0, default 0) of that command: a
  * driver that crashes inside a call, for the capture layer's promise that
- * such a call is in the trace.  Everything else passes through.
+ * such a call is in the trace.  With TRACEKIT_TEST_EXTENSION set it adds
+ * the device extension VK_TRACEKIT_test_future (which its manifest
+ * declares, so that the loader lets a program enable it) to what
+ * vkEnumerateDeviceExtensionProperties answers, and takes it out of
+ * vkCreateDevice's list again: a driver newer than the capture layer's
+ * registry.  Everything else passes through.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -12,10 +17,12 @@
 #include <vulkan/vulkan.h>
 
 #define EXPORT __attribute__((visibility("default")))
+#define FUTURE "VK_TRACEKIT_test_future"
 
 /* One instance and one device: what the tests run makes no more. */
 static PFN_vkGetInstanceProcAddr next_gipa;
 static PFN_vkGetDeviceProcAddr next_gdpa;
+static PFN_vkEnumerateDeviceExtensionProperties next_enum;
 static PFN_vkCmdDrawIndexed next_draw;
 static PFN_vkQueueSubmit next_submit;
 static unsigned long calls;
@@ -45,7 +52,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL crash_QueueSubmit(VkQueue queue, uint32_t 
 
 static VKAPI_ATTR VkResult VKAPI_CALL crash_CreateInstance(const VkInstanceCreateInfo *ci,
 							   const VkAllocationCallbacks *alloc,
-							   VkInstance *instance)
+							   VkInstance *made)
 {
 	VkLayerInstanceCreateInfo *link = (VkLayerInstanceCreateInfo *)ci->pNext;
 	while (link && !(link->sType == VK_STRUCTURE_TYPE_LOADER_INSTANCE_CREATE_INFO &&
@@ -56,7 +63,38 @@ static VKAPI_ATTR VkResult VKAPI_CALL crash_CreateInstance(const VkInstanceCreat
 	next_gipa = link->u.pLayerInfo->pfnNextGetInstanceProcAddr;
 	link->u.pLayerInfo = link->u.pLayerInfo->pNext;
 	PFN_vkCreateInstance create = (PFN_vkCreateInstance)next_gipa(NULL, "vkCreateInstance");
-	return create(ci, alloc, instance);
+	VkResult r = create(ci, alloc, made);
+	if (r == VK_SUCCESS)
+		next_enum = (PFN_vkEnumerateDeviceExtensionProperties)
+			next_gipa(*made, "vkEnumerateDeviceExtensionProperties");
+	return r;
+}
+
+static VKAPI_ATTR VkResult VKAPI_CALL crash_EnumerateDeviceExtensionProperties(
+	VkPhysicalDevice physical, const char *layer, uint32_t *count, VkExtensionProperties *props)
+{
+	PFN_vkEnumerateDeviceExtensionProperties down = next_enum;
+	const char *extra = getenv("TRACEKIT_TEST_EXTENSION") ? FUTURE : NULL;
+	if (layer || !extra)
+		return down(physical, layer, count, props);
+	uint32_t n = 0;
+	VkResult r = down(physical, NULL, &n, NULL);
+	if (r != VK_SUCCESS)
+		return r;
+	if (!props) {
+		*count = n + 1;
+		return VK_SUCCESS;
+	}
+	if (*count <= n)
+		return down(physical, NULL, count, props) == VK_SUCCESS ? VK_INCOMPLETE : r;
+	r = down(physical, NULL, &n, props);
+	if (r != VK_SUCCESS)
+		return r;
+	memset(&props[n], 0, sizeof(props[n]));
+	strncpy(props[n].extensionName, extra, VK_MAX_EXTENSION_NAME_SIZE - 1);
+	props[n].specVersion = 1;
+	*count = n + 1;
+	return VK_SUCCESS;
 }
 
 static VKAPI_ATTR VkResult VKAPI_CALL crash_CreateDevice(VkPhysicalDevice physical,
@@ -74,7 +112,16 @@ static VKAPI_ATTR VkResult VKAPI_CALL crash_CreateDevice(VkPhysicalDevice physic
 	next_gdpa = link->u.pLayerInfo->pfnNextGetDeviceProcAddr;
 	link->u.pLayerInfo = link->u.pLayerInfo->pNext;
 	PFN_vkCreateDevice create = (PFN_vkCreateDevice)gipa(NULL, "vkCreateDevice");
-	VkResult r = create(physical, ci, alloc, device);
+	/* the made-up extension goes no further down */
+	const char *extra = FUTURE;
+	const char *names[64];
+	VkDeviceCreateInfo mine = *ci;
+	mine.enabledExtensionCount = 0;
+	mine.ppEnabledExtensionNames = names;
+	for (uint32_t i = 0; i < ci->enabledExtensionCount && i < 64; i++)
+		if (!extra || strcmp(ci->ppEnabledExtensionNames[i], extra))
+			names[mine.enabledExtensionCount++] = ci->ppEnabledExtensionNames[i];
+	VkResult r = create(physical, &mine, alloc, device);
 	if (r == VK_SUCCESS) {
 		next_draw = (PFN_vkCmdDrawIndexed)next_gdpa(*device, "vkCmdDrawIndexed");
 		next_submit = (PFN_vkQueueSubmit)next_gdpa(*device, "vkQueueSubmit");
@@ -102,7 +149,7 @@ static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL crash_gdpa(VkDevice device, cons
 	return fn ? fn : next_gdpa(device, name);
 }
 
-static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL crash_gipa(VkInstance instance, const char *name)
+static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL crash_gipa(VkInstance inst, const char *name)
 {
 	if (!strcmp(name, "vkGetInstanceProcAddr"))
 		return (PFN_vkVoidFunction)crash_gipa;
@@ -110,8 +157,10 @@ static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL crash_gipa(VkInstance instance, 
 		return (PFN_vkVoidFunction)crash_CreateInstance;
 	if (!strcmp(name, "vkCreateDevice"))
 		return (PFN_vkVoidFunction)crash_CreateDevice;
+	if (!strcmp(name, "vkEnumerateDeviceExtensionProperties"))
+		return (PFN_vkVoidFunction)crash_EnumerateDeviceExtensionProperties;
 	PFN_vkVoidFunction fn = own(name);
-	return fn ? fn : next_gipa ? next_gipa(instance, name) : NULL;
+	return fn ? fn : next_gipa ? next_gipa(inst, name) : NULL;
 }
 
 EXPORT VKAPI_ATTR VkResult VKAPI_CALL
