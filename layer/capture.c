@@ -508,14 +508,8 @@ void tk_update(uint64_t object, uint64_t offset, const void *data, size_t size)
 	e->call.args[2].kind = TRACE_BLOB;
 	e->call.args[2].len = (uint32_t)size;
 	e->call.args[2].blob = e->own;
+	e->folded = true; /* written as its enter and an empty leave */
 	push(e);
-	tk_rec *l = new_rec();
-	l->call.thread = e->call.thread;
-	l->call.sig = &vk_update_sig;
-	l->call.args = trace_call_values(&l->call, 3);
-	l->leave = true;
-	l->enter = e;
-	push(l);
 }
 
 /* Stops tracing after an output error: one message, the program goes on. */

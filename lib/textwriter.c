@@ -341,12 +341,27 @@ static bool is_ident(const char *s, bool dots)
 }
 
 /* A name: plain when it is an identifier, quoted otherwise. */
+/*
+ * A mapping key: an argument's, a member's or a property's name.  YAML
+ * allows an implicit key of at most 1024 characters (libyaml enforces
+ * it), so a longer one (a binary trace may name anything) is written as
+ * an explicit key, "? NAME".
+ */
+#define YAML_KEY_MAX 1000
+
 static void put_name(tbuf *b, const char *s)
 {
+	size_t at = b->len;
 	if (is_ident(s, true))
 		tbuf_adds(b, s);
 	else
 		put_quoted(b, s ? s : "", s ? strlen(s) : 0);
+	if (b->len - at > YAML_KEY_MAX) {
+		tbuf_grow(b, 2);
+		memmove(b->data + at + 2, b->data + at, b->len - at);
+		memcpy(b->data + at, "? ", 2);
+		b->len += 2;
+	}
 }
 
 static void put_tag_byte(tbuf *b, uint8_t c)

@@ -235,6 +235,63 @@ static void test_values_round_trip(void)
 	free(text);
 }
 
+/* Names longer than YAML's 1024-character implicit keys (a binary trace
+ * may name a property, an argument or a member anything) go as explicit
+ * keys and come back whole, through every encoding. */
+static void test_long_names(void)
+{
+	size_t n = 3000;
+	char *name = malloc(n + 1);
+	for (size_t i = 0; i < n; i++)
+		name[i] = (char)('a' + i % 26);
+	name[n] = 0;
+	mem m;
+	trace_writer *w = writer_to(&m, TRACE_FMT_RAW);
+	trace_error err;
+	trace_property prop = {name, "v"};
+	trace_header h = {.version = TRACE_FORMAT_VERSION, .semantic_version = TRACE_FORMAT_VERSION,
+			  .nprops = 1, .props = &prop};
+	check(trace_writer_header(w, &h, &err) == 0, "a header with a long property name writes");
+	const char *members[] = {name};
+	trace_struct_sig ss = {"S", 1, members};
+	trace_value member = {.kind = TRACE_UINT, .u = 7};
+	const char *args[] = {"short", name};
+	trace_func_sig fs = {"f", 2, args};
+	trace_call c;
+	trace_call_init(&c);
+	c.sig = &fs;
+	c.args = trace_call_values(&c, 2);
+	c.args[0].kind = TRACE_SINT;
+	c.args[0].i = -1;
+	c.args[1].kind = TRACE_STRUCT;
+	c.args[1].st.sig = &ss;
+	c.args[1].st.members = &member;
+	check(trace_writer_call(w, &c, &err) == 0, "a call with a long argument name writes");
+	trace_call_free(&c);
+	finish(w, &m);
+	char *text = to_text(m.data, m.len, &err);
+	free(m.data);
+	check(text != NULL, "it reads back");
+	if (!text) {
+		free(name);
+		return;
+	}
+	check(strstr(text, "? ") != NULL, "the long names go as explicit keys");
+	const trace_format fmts[] = {TRACE_FMT_TEXT, TRACE_FMT_RAW, TRACE_FMT_SNAPPY};
+	for (size_t i = 0; i < 3; i++) {
+		char *again = through(text, fmts[i]);
+		check(again && !strcmp(again, text), "long names: text -> %s -> text is byte-identical",
+		      trace_format_name(fmts[i]));
+		free(again);
+	}
+	size_t count = 0;
+	for (const char *p = text; (p = strstr(p, name)); p += n)
+		count++;
+	check(count == 3, "the property, the argument and the member keep their names (%zu)", count);
+	free(text);
+	free(name);
+}
+
 /* Binary records written in leave order with overlap keep their numbers. */
 static void test_writer_ordering(void)
 {
@@ -531,6 +588,7 @@ int main(void)
 {
 	test_floats();
 	test_values_round_trip();
+	test_long_names();
 	test_writer_ordering();
 	test_event_writing();
 	test_old_versions();
