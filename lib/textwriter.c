@@ -341,21 +341,26 @@ static bool is_ident(const char *s, bool dots)
 }
 
 /* A name: plain when it is an identifier, quoted otherwise. */
-/*
- * A mapping key: an argument's, a member's or a property's name.  YAML
- * allows an implicit key of at most 1024 characters (libyaml enforces
- * it), so a longer one (a binary trace may name anything) is written as
- * an explicit key, "? NAME".
- */
-#define YAML_KEY_MAX 1000
-
 static void put_name(tbuf *b, const char *s)
 {
-	size_t at = b->len;
 	if (is_ident(s, true))
 		tbuf_adds(b, s);
 	else
 		put_quoted(b, s ? s : "", s ? strlen(s) : 0);
+}
+
+/*
+ * A mapping key: an argument's, a member's or a property's name.  YAML
+ * allows an implicit key of at most 1024 characters (libyaml enforces
+ * it), so one written longer than YAML_KEY_MAX bytes (a binary trace may
+ * name anything) goes as an explicit key, "? NAME".
+ */
+#define YAML_KEY_MAX 1000
+
+static void put_key(tbuf *b, const char *s)
+{
+	size_t at = b->len;
+	put_name(b, s);
 	if (b->len - at > YAML_KEY_MAX) {
 		tbuf_grow(b, 2);
 		memmove(b->data + at + 2, b->data + at, b->len - at);
@@ -494,7 +499,7 @@ static const rendered *render(trace_textcache *c, const void *sig, bool func)
 			tbuf_add(&c->tmp, ", ", 2);
 		else if (func)
 			tbuf_add(&c->tmp, ", args: {", 9);
-		put_name(&c->tmp, names[i]);
+		put_key(&c->tmp, names[i]);
 		tbuf_add(&c->tmp, ": ", 2);
 		r->keys[i] = keep(c, &r->keylens[i]);
 	}
@@ -814,7 +819,7 @@ static void put_struct_plain(tbuf *b, const trace_value *v, const vk_struct_info
 	for (uint32_t i = 0; i < v->st.sig->nmembers; i++) {
 		if (i)
 			tbuf_add(b, ", ", 2);
-		put_name(b, v->st.sig->member_names[i]);
+		put_key(b, v->st.sig->member_names[i]);
 		tbuf_add(b, ": ", 2);
 		put_typed(b, &v->st.members[i], i < info->nfields ? &info->fields[i] : NULL, 0, c);
 	}
@@ -956,7 +961,7 @@ void trace_text_header(tbuf *b, const trace_header *h)
 	for (uint32_t i = 0; i < h->nprops; i++) {
 		if (i)
 			tbuf_add(b, ", ", 2);
-		put_name(b, h->props[i].name);
+		put_key(b, h->props[i].name);
 		tbuf_add(b, ": ", 2);
 		put_quoted(b, h->props[i].value, strlen(h->props[i].value));
 	}
