@@ -335,20 +335,34 @@ static void retire(tk_rec **done, tk_rec *r)
 	*done = r;
 }
 
-/* Under out.lock: the records of DONE become spares, as many as fit. */
+/*
+ * The records of DONE become spares, as many as fit; the rest are freed.
+ * Walked outside out.lock, which application threads wait for: only this
+ * (the writer) thread adds spares, so the room can only have grown.
+ */
 static void keep_spares(tk_rec *done)
 {
+	pthread_mutex_lock(&out.lock);
+	size_t room = TK_SPARE_MAX - out.nspare;
+	pthread_mutex_unlock(&out.lock);
+	tk_rec *head = done, *tail = NULL;
+	size_t n = 0;
+	for (; done && n < room; done = done->next, n++)
+		tail = done;
+	if (tail)
+		tail->next = NULL;
 	while (done) {
 		tk_rec *next = done->next;
-		if (out.nspare < TK_SPARE_MAX) {
-			done->next = out.spare;
-			out.spare = done;
-			out.nspare++;
-		} else {
-			free_rec(done);
-		}
+		free_rec(done);
 		done = next;
 	}
+	if (!tail)
+		return;
+	pthread_mutex_lock(&out.lock);
+	tail->next = out.spare;
+	out.spare = head;
+	out.nspare += n;
+	pthread_mutex_unlock(&out.lock);
 }
 
 /* Under out.lock: R at the queue's tail. */
@@ -362,18 +376,25 @@ static void append(tk_rec *r)
 	out.tail = r;
 }
 
+/* R, not to be written: a folded record or a leave and its enter are
+ * freed; an enter alone is left to the leave, whose owner frees it. */
+static void discard(tk_rec *r)
+{
+	if (r->folded) {
+		free_rec(r);
+	} else if (r->leave) {
+		free_rec(r->enter);
+		free_rec(r);
+	}
+}
+
 static void push(tk_rec *r)
 {
 	size_t bytes = r->call.arena.total + r->own_len + sizeof(*r);
 	pthread_mutex_lock(&out.lock);
 	if (!out.running) {
 		pthread_mutex_unlock(&out.lock);
-		if (r->folded) {
-			free_rec(r);
-		} else if (r->leave) {
-			free_rec(r->enter);
-			free_rec(r);
-		} /* else not tracing: the enter's owner frees it at leave */
+		discard(r);
 		return;
 	}
 	while (out.queued > TK_QUEUE_LIMIT && out.header_ready && out.running)
@@ -402,10 +423,9 @@ static tk_rec *enter_rec(const vk_command_info *cmd, const void *args)
 }
 
 /*
- * A command that writes nothing back (void, no output parameter: every
- * vkCmd*) has a leave record of nothing.  Its enter is queued at the
- * leave instead, and written as both: half the records, locks and wake
- * ups of recording command buffers.  While the call is down, its record
+ * A vkCmd* (void, no output parameter) has a leave record of nothing.
+ * Its enter is queued at the leave instead, and written as both: half
+ * the records, locks and wake ups of recording command buffers.  While the call is down, its record
  * is the thread's `inflight` (a stack, should the call come back in
  * through a callback), which a fatal signal queues as an enter alone: a
  * call that crashes the driver is in the trace all the same.  The order
@@ -414,9 +434,15 @@ static tk_rec *enter_rec(const vk_command_info *cmd, const void *args)
  */
 static _Thread_local tk_rec *inflight;
 
+/*
+ * Only vkCmd* calls: they touch nothing but their command buffer.  A
+ * vkDestroy* or vkFree* also writes nothing back, but queued at its
+ * return it could follow another thread's create that got the freed
+ * handle again, and the trace would destroy the new object.
+ */
 static bool leaves_nothing(const vk_command_info *cmd)
 {
-	if (cmd->ret)
+	if (cmd->action != VK_ACTION_RECORD || cmd->ret)
 		return false;
 	for (uint32_t i = 0; i < cmd->nparams; i++)
 		if (cmd->params[i].flags & VK_F_OUT)
@@ -432,6 +458,7 @@ static void enqueue_enter(tk_rec *r, const vk_command_info *cmd)
 	}
 	r->folded = true;
 	r->outer = inflight;
+	atomic_signal_fence(memory_order_seq_cst); /* whole before the handler sees it */
 	inflight = r;
 }
 
@@ -468,6 +495,9 @@ void tk_leave(tk_rec *enter, const vk_command_info *cmd, const void *args)
 		return;
 	if (enter->folded) {
 		inflight = enter->outer;
+		/* off the stack before queued: a fatal signal in between must
+		 * not queue it twice */
+		atomic_signal_fence(memory_order_seq_cst);
 		enter->outer = NULL;
 		push(enter);
 		return;
@@ -526,8 +556,10 @@ static const trace_func_sig no_outputs = { "", 0, NULL };
 static int write_rec(tk_rec *r, tk_rec **done, trace_error *err)
 {
 	if (r->folded) {
-		if (trace_writer_enter(out.w, &r->call, err) < 0)
+		if (trace_writer_enter(out.w, &r->call, err) < 0) {
+			retire(done, r);
 			return -1;
+		}
 		trace_call leave = { .no = r->call.no, .thread = r->call.thread, .sig = &no_outputs };
 		int rc = trace_writer_leave(out.w, &leave, err);
 		retire(done, r);
@@ -621,20 +653,15 @@ static void *writer_main(void *unused)
 		while (list) {
 			tk_rec *next = list->next;
 			if (failed) {
-				if (list->leave) {
-					free_rec(list->enter);
-					free_rec(list);
-				} else if (list->folded) {
-					free_rec(list);
-				}
+				discard(list);
 			} else if (write_rec(list, &done, &err) < 0) {
 				failed = true;
 				give_up(&err);
 			}
 			list = next;
 		}
-		pthread_mutex_lock(&out.lock);
 		keep_spares(done);
+		pthread_mutex_lock(&out.lock);
 		if (stop && !out.head)
 			break;
 	}

@@ -85,8 +85,10 @@ static VKAPI_ATTR VkResult VKAPI_CALL crash_EnumerateDeviceExtensionProperties(
 		*count = n + 1;
 		return VK_SUCCESS;
 	}
-	if (*count <= n)
-		return down(physical, NULL, count, props) == VK_SUCCESS ? VK_INCOMPLETE : r;
+	if (*count <= n) { /* room for the driver's only, or fewer */
+		r = down(physical, NULL, count, props);
+		return r == VK_SUCCESS ? VK_INCOMPLETE : r;
+	}
 	r = down(physical, NULL, &n, props);
 	if (r != VK_SUCCESS)
 		return r;
@@ -113,13 +115,12 @@ static VKAPI_ATTR VkResult VKAPI_CALL crash_CreateDevice(VkPhysicalDevice physic
 	link->u.pLayerInfo = link->u.pLayerInfo->pNext;
 	PFN_vkCreateDevice create = (PFN_vkCreateDevice)gipa(NULL, "vkCreateDevice");
 	/* the made-up extension goes no further down */
-	const char *extra = FUTURE;
-	const char *names[64];
+	const char *names[ci->enabledExtensionCount + 1];
 	VkDeviceCreateInfo mine = *ci;
 	mine.enabledExtensionCount = 0;
 	mine.ppEnabledExtensionNames = names;
-	for (uint32_t i = 0; i < ci->enabledExtensionCount && i < 64; i++)
-		if (!extra || strcmp(ci->ppEnabledExtensionNames[i], extra))
+	for (uint32_t i = 0; i < ci->enabledExtensionCount; i++)
+		if (strcmp(ci->ppEnabledExtensionNames[i], FUTURE))
 			names[mine.enabledExtensionCount++] = ci->ppEnabledExtensionNames[i];
 	VkResult r = create(physical, &mine, alloc, device);
 	if (r == VK_SUCCESS) {
