@@ -271,7 +271,6 @@ typedef struct output {
 	trace_writer *w;
 	FILE *report;
 	char *tmp;      /* the report's temporary name, for a file */
-	bool direct;    /* the report goes to a FIFO or device named by -o */
 } output;
 
 static void output_abort(output *o)
@@ -279,7 +278,7 @@ static void output_abort(output *o)
 	if (o->w)
 		trace_writer_abort(o->w);
 	trace_error ignored;
-	if (o->report && (o->tmp || o->direct))
+	if (o->report && o->report != stdout)
 		trace_output_close(o->report, o->path, o->tmp, false, &ignored);
 	o->w = NULL;
 	o->report = NULL;
@@ -299,15 +298,14 @@ static void report_open(output *o, trace_error *err)
 	}
 	if (!(o->report = trace_output_open(o->path, &o->tmp, err)))
 		trace_cli_fail(err);
-	o->direct = !o->tmp;
 }
 
 static void report_close(output *o, trace_error *err)
 {
 	bool ok = fflush(o->report) == 0 && !ferror(o->report);
 	if (!ok)
-		trace_error_errno(err, o->path, "cannot write");
-	if (o->tmp || o->direct) {
+		trace_error_errno(err, o->path, "write error");
+	if (o->report != stdout) {
 		int r = trace_output_close(o->report, o->path, o->tmp, ok, err);
 		o->report = NULL;
 		o->tmp = NULL;

@@ -31,18 +31,16 @@ static int png_chunk(FILE *f, const char *type, const unsigned char *data, uint3
 	       fwrite(crc, 1, 4, f) == 4;
 }
 
-int png_write_rgba(const char *path, const unsigned char *rgba, uint32_t w, uint32_t h)
+int png_write_rgba_file(FILE *f, const unsigned char *rgba, uint32_t w, uint32_t h)
 {
 	static const unsigned char sig[8] = { 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n' };
 	size_t row = (size_t)w * 4, rawlen = (row + 1) * h;
 	unsigned char *raw = malloc(rawlen ? rawlen : 1), ihdr[13];
 	uLongf zlen = compressBound((uLong)rawlen);
 	unsigned char *z = malloc(zlen);
-	size_t plen = strlen(path);
-	char *tmp = malloc(plen + 16);
 	int ok = 0;
 
-	if (!raw || !z || !tmp) {
+	if (!raw || !z) {
 		errno = ENOMEM;
 		goto out;
 	}
@@ -59,12 +57,30 @@ int png_write_rgba(const char *path, const unsigned char *rgba, uint32_t w, uint
 	ihdr[8] = 8;  /* bit depth */
 	ihdr[9] = 6;  /* colour type: RGBA */
 	ihdr[10] = ihdr[11] = ihdr[12] = 0;
+	ok = fwrite(sig, 1, 8, f) == 8 && png_chunk(f, "IHDR", ihdr, 13) &&
+	     png_chunk(f, "IDAT", z, (uint32_t)zlen) && png_chunk(f, "IEND", NULL, 0) &&
+	     fflush(f) == 0;
+out:
+	free(raw);
+	free(z);
+	return ok ? 0 : -1;
+}
+
+int png_write_rgba(const char *path, const unsigned char *rgba, uint32_t w, uint32_t h)
+{
+	size_t plen = strlen(path);
+	char *tmp = malloc(plen + 16);
+	if (!tmp) {
+		errno = ENOMEM;
+		return -1;
+	}
 	snprintf(tmp, plen + 16, "%s.tmp", path);
 	FILE *f = fopen(tmp, "wb");
-	if (!f)
-		goto out;
-	ok = fwrite(sig, 1, 8, f) == 8 && png_chunk(f, "IHDR", ihdr, 13) &&
-	     png_chunk(f, "IDAT", z, (uint32_t)zlen) && png_chunk(f, "IEND", NULL, 0);
+	if (!f) {
+		free(tmp);
+		return -1;
+	}
+	int ok = png_write_rgba_file(f, rgba, w, h) == 0;
 	int e = errno;
 	if (fclose(f) != 0)
 		ok = 0;
@@ -77,9 +93,6 @@ int png_write_rgba(const char *path, const unsigned char *rgba, uint32_t w, uint
 		remove(tmp);
 		errno = e;
 	}
-out:
-	free(raw);
-	free(z);
 	free(tmp);
 	return ok ? 0 : -1;
 }

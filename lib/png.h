@@ -7,6 +7,7 @@
 #define TRACE_PNG_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 /*
  * Writes PATH from RGBA (tightly packed rows of 8-bit RGBA, W x H) under a
@@ -14,5 +15,9 @@
  * set (ENOMEM where zlib failed).
  */
 int png_write_rgba(const char *path, const unsigned char *rgba, uint32_t w, uint32_t h);
+
+/* The same into F, flushed, for a caller that names and places the file
+ * itself (trace-replay: trace_output_open).  0, or -1 with errno set. */
+int png_write_rgba_file(FILE *f, const unsigned char *rgba, uint32_t w, uint32_t h);
 
 #endif

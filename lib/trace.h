@@ -235,8 +235,9 @@ bool trace_format_is_binary(trace_format f);
  * An output file that is whole or absent: trace_output_open writes a
  * regular file under a temporary name beside PATH (*TMP), or a FIFO or
  * device as it is (*TMP = NULL); trace_output_close renames it into place
- * when OK, else removes it, and frees TMP.  Both return NULL / -1 with err
- * filled on failure.
+ * when OK, else removes it, and frees TMP.  trace_output_open returns
+ * NULL, and trace_output_close with OK -1, with err filled on failure;
+ * trace_output_close without OK returns -1 and leaves err as it was.
  */
 FILE *trace_output_open(const char *path, char **tmp, trace_error *err);
 int trace_output_close(FILE *f, const char *path, char *tmp, bool ok, trace_error *err);

@@ -1726,8 +1726,17 @@ static void screenshot(vkr *r, swapchain *s, uint32_t index, int64_t frame)
 	else
 		snprintf(path, sizeof(path), "%s/frame-%lld.png", o->screenshot_dir ? o->screenshot_dir : ".",
 			 (long long)frame);
-	if (png_write_rgba(path, rgba, w, h) != 0)
-		fatal(r, "%s: %s", path, strerror(errno));
+	/* as every output: whole or absent, and a FIFO or /dev/null as it is */
+	char *tmp;
+	trace_error err;
+	FILE *f = trace_output_open(path, &tmp, &err);
+	if (!f)
+		fatal(r, "%s: %s", path, err.msg);
+	bool ok = png_write_rgba_file(f, rgba, w, h) == 0;
+	if (!ok)
+		trace_error_errno(&err, path, "write error");
+	if (trace_output_close(f, path, tmp, ok, &err) != 0)
+		fatal(r, "%s: %s", path, err.msg);
 	free(rgba);
 	if (!o->quiet && o->stats)
 		fprintf(stderr, "%s: frame %lld: %s\n", trace_cli_self.prog, (long long)frame, path);

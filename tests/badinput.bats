@@ -621,15 +621,20 @@ mutate() {
 }
 
 @test "-o naming a FIFO writes into the FIFO instead of renaming a file over it" {
-	for p in trace-decode trace-encode; do
+	# a trace, and trace-filter's report (written by other code)
+	for p in trace-decode trace-encode trace-filter "trace-filter --count"; do
 		mkfifo pipe
 		timeout 20 cat pipe >got &
-		run "$ASAN_BIN/$p" -o pipe "$W/raw.trace"
+		run "$ASAN_BIN/"$p -o pipe "$W/raw.trace"
 		wait
 		[ "$status" = 0 ]
 		[ -p pipe ]
 		[ -s got ]
-		"$ASAN_BIN/trace-decode" got >/dev/null
+		if [ "$p" = "trace-filter --count" ]; then
+			grep -q glXSwapBuffers got
+		else
+			"$ASAN_BIN/trace-decode" got >/dev/null
+		fi
 		[ -z "$(compgen -G 'pipe.tmp.*')" ]
 		rm pipe got
 	done

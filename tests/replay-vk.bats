@@ -143,6 +143,17 @@ ae() {
 	[ "$(ae a/frame-0.png b30.png)" -gt 1000 ]
 }
 
+@test "--screenshot -o naming a FIFO writes the PNG into it, and leaves the FIFO" {
+	replay --screenshot 30 -o b30.png "$W/cube.trace"
+	mkfifo shot.fifo
+	timeout 60 cat shot.fifo >fifo30.png &
+	replay --screenshot 30 -o shot.fifo "$W/cube.trace"
+	wait $!
+	[ -p shot.fifo ]
+	cmp b30.png fifo30.png
+	[ -z "$(compgen -G 'shot.fifo.tmp*')" ]
+}
+
 @test "a trace piped through trace-decode | trace-encode replays identically" {
 	replay --screenshot 299 -o direct.png "$W/cube.trace"
 	trace-decode "$W/cube.trace" | trace-encode | replay --validate --screenshot 299 -o piped.png
@@ -465,7 +476,7 @@ open("never.txt", "w").writelines(never)
 	[ -z "$output" ]
 }
 
-@test "the sanitizer build replays the example and vkcube, validated, without an error or a leak" {
+@test "the sanitizer build replays the example and vkcube, validated, and loops glmark2, without an error or a leak" {
 	[ -x "$TOP/build/asan/bin/trace-replay" ] || skip "make build/asan/bin/trace-replay first"
 	run sanitized "$TOP/build/asan/bin/trace-replay" --validate "$W/ex.trace"
 	echo "$output"
@@ -476,4 +487,9 @@ open("never.txt", "w").writelines(never)
 	[ "$status" -eq 0 ]
 	[ -z "$output" ]
 	[ -f c30.png ]
+	# --loop over a mid-trace range: objects parked, rewound, ended
+	run sanitized "$TOP/build/asan/bin/trace-replay" --loop 3 --frames 12-17 "$W/glmark.trace"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
 }
