@@ -3040,18 +3040,21 @@ static int put_fixup(out *o, rec *r)
 }
 
 /* The queue to signal binary semaphore X on: the one its signal was
- * submitted to, or (an acquire's) the first of its device's. */
+ * submitted to, if the setup makes that queue, else (an acquire's, or a
+ * queue the range does not use) the first the setup makes on its device. */
 static obj *signal_queue(trim *t, const closure *cl, const obj *x)
 {
-	obj *q = x->signal_queue ? lookup(t, H.queue, x->signal_queue) : NULL;
-	if (q && q->device == x->device)
-		return q;
+	obj *want = x->signal_queue ? lookup(t, H.queue, x->signal_queue) : NULL, *first = NULL;
 	for (uint32_t i = 0; i < cl->objs.n; i++) {
-		q = cl->objs.v[i];
-		if (q->alive && q->h == H.queue && q->device == x->device)
+		obj *q = cl->objs.v[i];
+		if (!q->alive || q->h != H.queue || q->device != x->device)
+			continue;
+		if (q == want)
 			return q;
+		if (!first)
+			first = q;
 	}
-	return NULL;
+	return first;
 }
 
 /*
