@@ -132,9 +132,11 @@ EOF
 	[ "$status" -eq 0 ]
 	echo "$output"
 	read -r w h bg colours <<<"$output"
-	[ "$w" -eq 256 ] && [ "$h" -eq 256 ]
+	[ "$w" -eq 256 ]
+	[ "$h" -eq 256 ]
 	# the cube covers a good part of the picture, and not all of it
-	[ "$bg" -ge 20 ] && [ "$bg" -le 85 ]
+	[ "$bg" -ge 20 ]
+	[ "$bg" -le 85 ]
 	# textured, not flat: many colours
 	[ "$colours" -ge 200 ]
 }
@@ -363,7 +365,8 @@ trim_check() {
 	# the texture upload (and no frame): one submit, two at most
 	local n
 	n=$(sed -nE 's/.* ([0-9]+) submits.*/\1/p' err)
-	[ -n "$n" ] && [ "$n" -le 2 ]
+	[ -n "$n" ]
+	[ "$n" -le 2 ]
 	echo "# vkexample --png-dir, 120 frames: $(stat -c %s dumps.trace) bytes; trimmed to frame 110: $(stat -c %s t110.trace), $n setup submits" >&3
 	run trace-replay --validate --screenshot 110 -o t110.png t110.trace
 	echo "$output"

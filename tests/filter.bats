@@ -312,7 +312,10 @@ EOF
 	trace-encode -z brotli "$G" >"$W/gears.br"
 	trace-filter --keep glClear "$W/gears.br" >"$W/brotli"
 	m=$(magic "$W/brotli")
-	[ "$m" != 6174 ] && [ "$m" != 7472 ] && [ "$m" != 1f8b ] && [ "$(head -c 1 "$W/brotli")" != "{" ]
+	[ "$m" != 6174 ]
+	[ "$m" != 7472 ]
+	[ "$m" != 1f8b ]
+	[ "$(head -c 1 "$W/brotli")" != "{" ]
 	[ "$(stat -c %s "$W/brotli")" -lt "$(stat -c %s "$W/snappy")" ]
 	[ "$(apitrace dump "$W/brotli" | grep -c 'glClear(')" -eq "$(grep -c 'fn: glClear,' "$T")" ]
 	for f in snappy raw from-gz brotli; do
