@@ -510,23 +510,26 @@ void tk_leave(tk_rec *enter, const vk_command_info *cmd, const void *args)
 	push(r);
 }
 
-void tk_update(uint64_t object, uint64_t offset, const void *data, size_t size)
+/* An update record of OBJECT at OFFSET under SIG (args 0 and 1 set),
+ * with SIZE bytes of its own for the caller to fill; NULL when not
+ * tracing, or out of memory (tracing stops: a trace without these bytes
+ * would replay wrong, silently). */
+static tk_rec *update_rec(const trace_func_sig *sig, uint64_t object, uint64_t offset, size_t size)
 {
 	if (!tk_tracing())
-		return;
+		return NULL;
 	size_t cap = size;
 	uint8_t *own = size >= TK_BLOCK_MIN ? block_take(size, &cap) : malloc(size ? size : 1);
 	if (!own) {
-		/* a trace without these bytes would replay wrong, silently */
 		atomic_store(&tracing, false);
 		fprintf(stderr, "tracekit: out of memory for %zu bytes of an update; the trace "
 			"stops here, the application runs on untraced\n", size);
-		return;
+		return NULL;
 	}
 	tk_rec *e = new_rec();
 	e->call.thread = thread_no();
-	e->call.sig = &vk_update_sig;
-	e->call.args = trace_call_values(&e->call, 3);
+	e->call.sig = sig;
+	e->call.args = trace_call_values(&e->call, sig->nargs);
 	e->call.args[0].kind = TRACE_POINTER;
 	e->call.args[0].u = object;
 	e->call.args[1].kind = TRACE_UINT;
@@ -534,11 +537,38 @@ void tk_update(uint64_t object, uint64_t offset, const void *data, size_t size)
 	e->own = own;
 	e->own_cap = cap;
 	e->own_len = size;
-	memcpy(e->own, data, size);
-	e->call.args[2].kind = TRACE_BLOB;
-	e->call.args[2].len = (uint32_t)size;
-	e->call.args[2].blob = e->own;
 	e->folded = true; /* written as its enter and an empty leave */
+	return e;
+}
+
+static void set_blob(trace_value *v, const uint8_t *p, size_t n)
+{
+	v->kind = TRACE_BLOB;
+	v->len = (uint32_t)n;
+	v->blob = p;
+}
+
+void tk_update(uint64_t object, uint64_t offset, const void *data, size_t size)
+{
+	tk_rec *e = update_rec(&vk_update_sig, object, offset, size);
+	if (!e)
+		return;
+	memcpy(e->own, data, size);
+	set_blob(&e->call.args[2], e->own, size);
+	push(e);
+}
+
+void tk_update_sparse(uint64_t object, uint64_t offset, size_t nwords,
+		      size_t (*fill)(void *ctx, uint8_t *mask, uint8_t *data), void *ctx)
+{
+	size_t mlen = (nwords + 7) / 8;
+	tk_rec *e = update_rec(&vk_update_sparse_sig, object, offset, mlen + 4 * nwords);
+	if (!e)
+		return;
+	size_t k = fill(ctx, e->own, e->own + mlen);
+	e->own_len = mlen + 4 * k;
+	set_blob(&e->call.args[2], e->own, mlen);
+	set_blob(&e->call.args[3], e->own + mlen, 4 * k);
 	push(e);
 }
 

@@ -426,6 +426,42 @@ static size_t run_end(const uint8_t *live, const uint8_t *old, size_t start, siz
 	return last;
 }
 
+/*
+ * A run of at least SPARSE_MIN bytes is written sparse (as the 4-byte
+ * words that differ) if at most SPARSE_MAX of the first SPARSE_PROBE
+ * words differ: where an application rewrites one member of each vertex,
+ * most words of the run are equal, but no equal stretch is long enough
+ * to split it.  Dense data (a texture, new vertices) stays dense; a
+ * sparse run that turns out dense costs a mask of a 32nd of its size.
+ */
+#define SPARSE_MIN 1024
+#define SPARSE_PROBE 256
+#define SPARSE_MAX (SPARSE_PROBE * 3 / 4)
+
+typedef struct words {
+	const uint8_t *live;
+	uint8_t *old;
+	size_t n;
+} words;
+
+static size_t gather(void *ctx, uint8_t *mask, uint8_t *data)
+{
+	const words *x = ctx;
+	return vk_update_gather(x->live, x->old, x->n, mask, data);
+}
+
+static bool mostly_equal(const uint8_t *live, const uint8_t *old)
+{
+	unsigned differ = 0;
+	for (size_t w = 0; w < SPARSE_PROBE; w++) {
+		uint32_t a, b;
+		memcpy(&a, live + 4 * w, 4);
+		memcpy(&b, old + 4 * w, 4);
+		differ += a != b;
+	}
+	return differ <= SPARSE_MAX;
+}
+
 static void diff_range(tk_mem *mem, const tk_object *o, VkDeviceSize lo, VkDeviceSize hi)
 {
 	const uint8_t *live = mem->mapped + (lo - mem->map_offset);
@@ -433,9 +469,18 @@ static void diff_range(tk_mem *mem, const tk_object *o, VkDeviceSize lo, VkDevic
 	size_t n = hi - lo, i = 0;
 	shadow_ready(mem, lo, hi);
 	while ((i = next_diff(live, old, i, n)) < n) {
-		size_t last = run_end(live, old, i, n);
-		tk_update(o->handle, lo - o->offset + i, live + i, last + 1 - i);
-		memcpy(old + i, live + i, last + 1 - i);
+		size_t last = run_end(live, old, i, n), len = last + 1 - i;
+		if (len >= SPARSE_MIN && mostly_equal(live + i, old + i)) {
+			/* the last 0-3 bytes that make no word go dense */
+			words x = { live + i, old + i, len / 4 };
+			tk_update_sparse(o->handle, lo - o->offset + i, x.n, gather, &x);
+			i += len / 4 * 4;
+			len %= 4;
+		}
+		if (len) {
+			tk_update(o->handle, lo - o->offset + i, live + i, len);
+			memcpy(old + i, live + i, len);
+		}
 		i = last + 1;
 	}
 }

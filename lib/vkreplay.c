@@ -1409,39 +1409,52 @@ static VkResult cap_result(const trace_call *c)
 	return VK_SUCCESS;
 }
 
+/* The bytes of an update go into the object's mapped memory, those past
+ * its allocation's end cut. */
+typedef struct update_to {
+	uint8_t *at;      /* the object's first byte, mapped */
+	uint64_t room;    /* bytes from there to the allocation's end */
+} update_to;
+
+static void update_run(void *ctx, uint64_t off, const uint8_t *data, uint64_t len)
+{
+	const update_to *t = ctx;
+	if (off < t->room)
+		memcpy(t->at + off, data, len < t->room - off ? len : t->room - off);
+}
+
 static void update(vkr *r, const trace_call *c)
 {
-	if (c->sig->nargs < 3 || c->args[0].kind != TRACE_POINTER ||
-	    (c->args[1].kind != TRACE_UINT && c->args[1].kind != TRACE_SINT) ||
-	    c->args[2].kind != TRACE_BLOB)
-		fatal(r, "malformed tracekit.update: wants object (pointer), offset, data (blob)");
-	uint64_t cap = c->args[0].u, off = c->args[1].u;
-	obj *o = obj_get(r, cap);
+	vk_update u;
+	trace_error_clear(&r->err);
+	if (vk_update_read(c, &u, &r->err) < 0)
+		fatal(r, "%s", r->err.msg);
+	obj *o = obj_get(r, u.object);
 	if (!o) {
-		warn(r, "tracekit.update of 0x%llx, no buffer or image: left out",
-		     (unsigned long long)cap);
+		warn(r, "%s of 0x%llx, no buffer or image: left out", c->sig->name,
+		     (unsigned long long)u.object);
 		return;
 	}
 	if (!o->group) {
-		warn(r, "tracekit.update of an object with no memory: left out");
+		warn(r, "%s of an object with no memory: left out", c->sig->name);
 		return;
 	}
 	group *g = o->group;
-	uint64_t len = c->args[2].len;
 	if (!g->mapped) {
-		warn(r, "tracekit.update of an object in memory the host cannot see: left out");
+		warn(r, "%s of an object in memory the host cannot see: left out", c->sig->name);
 		return;
 	}
-	if (o->rel + off > g->alloc.size || len > g->alloc.size - o->rel - off) {
-		warn(r, "tracekit.update past the end of its object (%llu + %llu bytes): cut",
-		     (unsigned long long)off, (unsigned long long)len);
-		if (o->rel + off >= g->alloc.size)
+	uint64_t room = g->alloc.size > o->rel ? g->alloc.size - o->rel : 0;
+	if (u.end > room) {
+		warn(r, "%s past the end of its object (bytes %llu to %llu): cut", c->sig->name,
+		     (unsigned long long)u.offset, (unsigned long long)u.end);
+		if (u.offset >= room)
 			return;
-		len = g->alloc.size - o->rel - off;
 	}
-	memcpy(g->mapped + o->rel + off, c->args[2].blob, len);
+	update_to t = { g->mapped + o->rel, room };
+	vk_update_runs(&u, update_run, &t);
 	if (!g->coherent)
-		group_flush(r, g, o->rel + off, len);
+		group_flush(r, g, o->rel + u.offset, (u.end < room ? u.end : room) - u.offset);
 }
 
 /* ------------------------------------------------------------------ */
@@ -2092,7 +2105,7 @@ static void replay_call(vkr *r, const trace_call *c)
 {
 	const char *name = c->sig->name;
 	if (!strncmp(name, "tracekit.", 9)) {
-		if (!strcmp(name, VK_UPDATE_CALL))
+		if (vk_is_update(name))
 			update(r, c);
 		return;
 	}

@@ -57,9 +57,6 @@ const vk_struct_info *vk_struct_by_stype(int32_t stype)
 	return NULL;
 }
 
-static const char *const update_names[] = { "object", "offset", "data" };
-const trace_func_sig vk_update_sig = { VK_UPDATE_CALL, 3, (const char **)update_names };
-
 /* A value the type does not name: an ENUM that names nothing, as the text
  * form's `!enum 42` reads. */
 static const trace_enum_sig no_values = { 0, NULL };

@@ -303,8 +303,47 @@ bool vk_walk_template_data(const struct VkDescriptorUpdateTemplateEntry *e, uint
 /* The command named NAME, for a record's function name ("vk..."), or NULL. */
 const vk_command_info *trace_vk_command(const char *name);
 
-/* The signature of the object update pseudo-call (man/trace-format.5). */
+/*
+ * The object update pseudo-calls (man/trace-format.5): bytes the host
+ * wrote into a buffer or image, at offsets of the object.
+ *   tracekit.update(object, offset, data): data at offset.
+ *   tracekit.update.sparse(object, offset, mask, data): 4-byte word i
+ *     from offset (bit i % 8 of mask byte i / 8 set), the set words one
+ *     after another in data.
+ */
 #define VK_UPDATE_CALL "tracekit.update"
-extern const trace_func_sig vk_update_sig;
+#define VK_UPDATE_SPARSE_CALL "tracekit.update.sparse"
+extern const trace_func_sig vk_update_sig, vk_update_sparse_sig;
+
+/* Whether NAME is one of them. */
+bool vk_is_update(const char *name);
+
+/* An update record, read. */
+typedef struct vk_update {
+	uint64_t object;
+	uint64_t offset, end;   /* the bytes it may write: [offset, end) */
+	const uint8_t *data;
+	uint64_t len;           /* of data */
+	const uint8_t *mask;    /* sparse: the words written; NULL: all */
+	uint64_t mask_len;
+} vk_update;
+
+/* C (an update record) into *U; -1 with ERR set if it is malformed. */
+int vk_update_read(const trace_call *c, vk_update *u, trace_error *err);
+
+/* The runs of adjacent bytes U writes, in order: FN(CTX, offset, bytes,
+ * length) for each. */
+typedef void (*vk_update_fn)(void *ctx, uint64_t off, const uint8_t *data, uint64_t len);
+void vk_update_runs(const vk_update *u, vk_update_fn fn, void *ctx);
+
+/* A sparse update's mask and data from the N words at LIVE and a copy of
+ * what they held, OLD: the bits of MASK ((N + 7) / 8 bytes) set for the
+ * words that differ, those words one after another in DATA (room for N
+ * words); OLD becomes LIVE.  Returns how many words differ.  _plain: the
+ * same without vector instructions (vk_update_gather uses them where the
+ * processor has them). */
+size_t vk_update_gather(const uint8_t *live, uint8_t *old, size_t n, uint8_t *mask, uint8_t *data);
+size_t vk_update_gather_plain(const uint8_t *live, uint8_t *old, size_t n, uint8_t *mask,
+			      uint8_t *data);
 
 #endif

@@ -276,7 +276,7 @@ enum kind {
 	K_SIGNAL,
 	K_SYNC,           /* not kept, but signals or waits: acquires, presents, sparse binds */
 	K_UPDATE_SETS,
-	K_UPDATE,         /* tracekit.update */
+	K_UPDATE,         /* tracekit.update, tracekit.update.sparse */
 	K_VMA_CREATE,
 	K_VMA_DESTROY,
 	K_VMA_MAP,
@@ -874,7 +874,7 @@ static enum kind kind_of(trim *t, const trace_call *c, const vk_command_info **c
 	enum kind k = K_UNSEEN;
 	if (t->api == TRIM_VMA) {
 		k = vma_kind(n);
-	} else if (!strcmp(n, VK_UPDATE_CALL)) {
+	} else if (vk_is_update(n)) {
 		k = K_UPDATE;
 	} else if (!strncmp(n, "tracekit.", 9)) {
 		k = K_DROP;
@@ -2048,20 +2048,79 @@ static void queue_submit(trim *t, rec *r, enum kind k, const void *args, const f
 	submit_unref(s);
 }
 
+/* The bytes of O's contents over [OFF, OFF + LEN) into BUF, KNOWN[i] set
+ * for each byte it holds. */
+static void content_read(const obj *o, uint64_t off, uint64_t len, uint8_t *buf, uint8_t *known)
+{
+	const content *c = o->cont;
+	uint64_t end = off + len;
+	for (uint32_t i = 0; c && i < c->n; i++) {
+		const extent *e = &c->e[i];
+		if (e->off + e->len <= off || e->off >= end)
+			continue;
+		uint64_t a = e->off > off ? e->off : off;
+		uint64_t b = e->off + e->len < end ? e->off + e->len : end;
+		memcpy(buf + (a - off), e->b->data + e->boff + (a - e->off), b - a);
+		memset(known + (a - off), 1, b - a);
+	}
+}
+
+typedef struct scatter {
+	uint64_t off;
+	uint8_t *buf, *known;
+} scatter;
+
+static void scatter_run(void *ctx, uint64_t off, const uint8_t *data, uint64_t len)
+{
+	const scatter *x = ctx;
+	memcpy(x->buf + (off - x->off), data, len);
+	memset(x->known + (off - x->off), 1, len);
+}
+
+/*
+ * U into O's contents.  A sparse update writes a word here and there: it
+ * is merged with what the contents held over its span and written as one
+ * extent (or one per stretch of bytes known after it), not as an extent
+ * per run of words, thousands a frame where a buffer's every vertex
+ * changes one member.
+ */
+static void content_update(obj *o, const vk_update *u)
+{
+	if (!u->mask) {
+		content_write(o, u->offset, u->data, u->len);
+		return;
+	}
+	uint64_t len = u->end - u->offset;
+	if (!len)
+		return;
+	scatter x = { u->offset, trace_xmalloc(len), trace_xcalloc(len, 1) };
+	content_read(o, u->offset, len, x.buf, x.known);
+	vk_update_runs(u, scatter_run, &x);
+	for (uint64_t i = 0; i < len;) {
+		if (!x.known[i]) {
+			i++;
+			continue;
+		}
+		uint64_t j = i + 1;
+		while (j < len && x.known[j])
+			j++;
+		content_write(o, u->offset + i, x.buf + i, j - i);
+		i = j;
+	}
+	free(x.buf);
+	free(x.known);
+}
+
 static int update(trim *t, const trace_call *c)
 {
-	const trace_value *a = c->args;
-	if (c->sig->nargs < 3 || a[0].kind != TRACE_POINTER || a[1].kind != TRACE_UINT ||
-	    a[2].kind != TRACE_BLOB) {
-		trace_error_set(t->err, "malformed %s: wants object (pointer), offset, data (blob)",
-				VK_UPDATE_CALL);
+	vk_update u;
+	if (vk_update_read(c, &u, t->err) < 0)
 		return -1;
-	}
-	obj *o = lookup(t, H.buffer, a[0].u);
+	obj *o = lookup(t, H.buffer, u.object);
 	if (!o)
-		o = lookup(t, H.image, a[0].u);
+		o = lookup(t, H.image, u.object);
 	if (o)
-		content_write(o, a[1].u, a[2].blob, a[2].len);
+		content_update(o, &u);
 	return 0;
 }
 
@@ -2605,8 +2664,9 @@ static void range_update(trim *t, const trace_call *c)
 	if (!o)
 		o = lookup(t, H.image, a[0].u);
 	root(t, o);
-	if (o && !t->range_submitted && c->sig->nargs >= 3 && a[1].kind == TRACE_UINT &&
-	    a[2].kind == TRACE_BLOB)
+	/* a sparse one leaves the bytes between its words as they were */
+	if (o && !t->range_submitted && !strcmp(c->sig->name, VK_UPDATE_CALL) &&
+	    c->sig->nargs >= 3 && a[1].kind == TRACE_UINT && a[2].kind == TRACE_BLOB)
 		spans_add(&o->covered, a[1].u, upto(a[1].u, a[2].len));
 }
 

@@ -26,16 +26,17 @@ setup_file() {
 	# the example again, presenting to the window: a swapchain and frames
 	VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$W/exp.trace" \
 		timeout 60 "$TOP/build/examples/vkexample" --frames 12 --present >/dev/null 2>&1
-	# glmark2 through zink, four scenes of 10 frames, one screenshot in
-	# each; no scene draws a model an earlier one drew (see the test)
+	# glmark2 through zink, five scenes of 10 frames, one screenshot in
+	# each; no scene draws a model an earlier one drew (see the test); the
+	# buffer scene rewrites one float of each vertex a frame: sparse updates
 	local try
 	for try in 1 2; do
 		rc=0
 		LIBGL_ALWAYS_SOFTWARE=1 MESA_LOADER_DRIVER_OVERRIDE=zink \
 			VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$W/glmark.trace" \
-			TRACEKIT_SCREENSHOT=5,15,25,35 timeout 120 glmark2 -s 400x300 \
+			TRACEKIT_SCREENSHOT=5,15,25,35,45 timeout 120 glmark2 -s 400x300 \
 			-b build:nframes=10 -b texture:nframes=10 -b shading:nframes=10 \
-			-b pulsar:nframes=10 >"$W/glmark.out" 2>&1 || rc=$?
+			-b pulsar:nframes=10 -b buffer:nframes=10 >"$W/glmark.out" 2>&1 || rc=$?
 		echo $rc >"$W/glmark.rc"
 		# zink's teardown X error after the score (tests/layer.bats): once more
 		[ $rc = 0 ] || ! grep -q BadDrawable "$W/glmark.out" && break
@@ -216,6 +217,32 @@ ae() {
 	grep -q "^trace-replay: bad.txt: call $n (vkCreateBuffer): malformed record: VkBufferCreateInfo.size: expected an integer, found string" <<<"$output"
 }
 
+@test "a sparse update whose mask names more words than its data holds stops the replay with exit 1 and its call number" {
+	trace-decode "$W/glmark.trace" >g.txt
+	# the first sparse update loses its data's first 4 bytes (base64: 8 characters, 6 bytes)
+	python3 - g.txt bad.txt <<-'EOF'
+		import base64, re, sys
+		out, done = [], False
+		for line in open(sys.argv[1]):
+		    if not done and 'fn: tracekit.update.sparse,' in line:
+		        m = re.search(r'data: !!binary "?([^",}]*)"?', line)
+		        data = base64.b64decode(m.group(1))[4:]
+		        line = line[:m.start()] + 'data: !!binary "%s"' % base64.b64encode(data).decode() + line[m.end():]
+		        done = True
+		    out.append(line)
+		open(sys.argv[2], 'w').writelines(out)
+	EOF
+	n=$(grep -m1 'fn: tracekit.update.sparse,' bad.txt | grep -o 'call: [0-9]*' | grep -o '[0-9]*')
+	replay_error bad.txt
+	echo "$output"
+	[ "$status" -eq 1 ]
+	grep -q "^trace-replay: bad.txt: call $n (tracekit.update.sparse): malformed tracekit.update.sparse: its mask sets [0-9]* words, its data has [0-9]* bytes" <<<"$output"
+	trace-trim --frames 45 bad.txt -o t.trace 2>err.txt && false
+	cat err.txt
+	grep -q "^trace-trim: bad.txt: call $n, byte [0-9]*: malformed tracekit.update.sparse: its mask sets" err.txt
+	[ ! -e t.trace ]
+}
+
 @test "a device extension the device lacks stops the replay; --remove-unsupported goes on without it" {
 	sed -E '/fn: vkCreateDevice,/s/enabledExtensionCount: 1, ppEnabledExtensionNames: \["VK_KHR_swapchain"\]/enabledExtensionCount: 2, ppEnabledExtensionNames: ["VK_KHR_swapchain", "VK_NV_not_here"]/' \
 		"$W/cube.txt" >ext.txt
@@ -253,17 +280,17 @@ ae() {
 	[ "$status" -eq 0 ]
 	[ -z "$output" ]
 	replay --stats=json "$W/glmark.trace" >s.json
-	[ "$(json s.json 's["frames"]')" = 40 ]
+	[ "$(json s.json 's["frames"]')" = 50 ]
 }
 
-@test "replayed glmark2 frames, one in each of four scenes, equal what zink presented at capture" {
+@test "replayed glmark2 frames, one in each of five scenes, equal what zink presented at capture" {
 	# Only scenes that draw no model an earlier scene drew: a buffer bound
 	# where an ended one held the same bytes gets no update (the layer's
 	# shadow still holds them) and replays zeroed (see the report on
 	# layer/memory.c)
-	[ -f "$W/glmark.frame-35.png" ]
-	replay --screenshot 5,15,25,35 --screenshot-dir shots "$W/glmark.trace"
-	for n in 5 15 25 35; do
+	[ -f "$W/glmark.frame-45.png" ]
+	replay --screenshot 5,15,25,35,45 --screenshot-dir shots "$W/glmark.trace"
+	for n in 5 15 25 35 45; do
 		echo "frame $n: $(ae "$W/glmark.frame-$n.png" "shots/frame-$n.png") pixels differ"
 		[ "$(ae "$W/glmark.frame-$n.png" "shots/frame-$n.png")" = 0 ]
 	done
@@ -273,6 +300,35 @@ ae() {
 	# the text form replays the same: the blob goes through text and back
 	trace-decode "$W/glmark.trace" | replay --screenshot 25 -o t25.png
 	[ "$(ae "$W/glmark.frame-25.png" t25.png)" = 0 ]
+}
+
+@test "the buffer scene's vertex rewrites are sparse updates, and its frames replay exact, from binary and text" {
+	# one float of each 12-byte vertex changes a frame: the words that
+	# differ and a mask, a third of the bytes of a dense update
+	trace-decode "$W/glmark.trace" >g.txt
+	[ "$(grep -c 'fn: tracekit.update.sparse,' g.txt)" -ge 30 ]
+	python3 - g.txt <<-'EOF'
+		import base64, re, sys
+		n = 0
+		for line in open(sys.argv[1]):
+		    if 'fn: tracekit.update.sparse,' not in line:
+		        continue
+		    m = re.search(r'mask: !!binary "?([^",}]*)"?, data: !!binary "?([^",}]*)', line)
+		    mask, data = base64.b64decode(m.group(1)), base64.b64decode(m.group(2))
+		    words = sum(bin(b).count('1') for b in mask)
+		    assert 4 * words == len(data), (words, len(data))
+		    if len(data) < len(mask) * 8 * 4 / 2:
+		        n += 1
+		assert n >= 30, n
+	EOF
+	replay --screenshot 41,45,49 --screenshot-dir bin "$W/glmark.trace"
+	[ "$(ae "$W/glmark.frame-45.png" bin/frame-45.png)" = 0 ]
+	trace-decode "$W/glmark.trace" | replay --screenshot 41,45,49 --screenshot-dir text
+	for n in 41 45 49; do
+		[ "$(ae bin/frame-$n.png text/frame-$n.png)" = 0 ]
+	done
+	# the grid moves: frames that lost an update would show it
+	[ "$(ae bin/frame-41.png bin/frame-49.png)" -gt 1000 ]
 }
 
 @test "a multi-draw replays the draws its record holds, whatever stride the application laid them out with" {

@@ -694,12 +694,99 @@ static void test_values_carry_small_signatures(void)
 	trace_call_free(&c);
 }
 
+/* ------------------------------------------------------------------ */
+/* The update pseudo-calls: a sparse update made from a shadow writes back
+ * exactly the live bytes; malformed ones are refused. */
+
+static void apply_run(void *ctx, uint64_t off, const uint8_t *data, uint64_t len)
+{
+	memcpy((uint8_t *)ctx + off, data, len);
+}
+
+static trace_call sparse_call(trace_value *a, uint64_t off, const uint8_t *mask, size_t mlen,
+			      const uint8_t *data, size_t dlen)
+{
+	a[0] = (trace_value){ .kind = TRACE_POINTER, .u = 0x1234 };
+	a[1] = (trace_value){ .kind = TRACE_UINT, .u = off };
+	a[2] = (trace_value){ .kind = TRACE_BLOB, .len = (uint32_t)mlen, .blob = mask };
+	a[3] = (trace_value){ .kind = TRACE_BLOB, .len = (uint32_t)dlen, .blob = data };
+	trace_call c = { .sig = &vk_update_sparse_sig, .args = a };
+	return c;
+}
+
+static void test_sparse_updates_write_back_what_changed(void)
+{
+	enum { N = 1003 }; /* words: not a multiple of 8 */
+	static uint8_t live[4 * N], old[2][4 * N], before[4 * N], mask[2][(N + 7) / 8],
+		data[2][4 * N], replayed[8 + 4 * N];
+	/* patterns: nothing changed, everything, one word in three (a vertex
+	 * member), random words, the last word only */
+	for (int p = 0; p < 5; p++) {
+		for (size_t i = 0; i < sizeof(live); i++)
+			before[i] = (uint8_t)rnd();
+		memcpy(live, before, sizeof(live));
+		uint64_t want_end = 8; /* one past the last word that changed */
+		for (size_t w = 0; w < N; w++) {
+			bool change = p == 1 || (p == 2 && w % 3 == 1) || (p == 3 && rnd() % 5 == 0) ||
+				      (p == 4 && w == N - 1);
+			if (change) {
+				live[4 * w + rnd() % 4] ^= (uint8_t)(1 + rnd() % 255);
+				want_end = 8 + 4 * (w + 1);
+			}
+		}
+		size_t k[2];
+		memcpy(old[0], before, sizeof(live));
+		memcpy(old[1], before, sizeof(live));
+		k[0] = vk_update_gather(live, old[0], N, mask[0], data[0]);
+		k[1] = vk_update_gather_plain(live, old[1], N, mask[1], data[1]);
+		check(k[0] == k[1] && !memcmp(mask[0], mask[1], sizeof(mask[0])) &&
+		      !memcmp(data[0], data[1], 4 * k[0]),
+		      "pattern %d: the vector and the plain gather agree", p);
+		check(!memcmp(old[0], live, sizeof(live)) && !memcmp(old[1], live, sizeof(live)),
+		      "pattern %d: the shadow becomes the live bytes", p);
+		trace_value a[4];
+		trace_call c = sparse_call(a, 8, mask[0], sizeof(mask[0]), data[0], 4 * k[0]);
+		vk_update u;
+		trace_error err;
+		trace_error_clear(&err);
+		check(vk_update_read(&c, &u, &err) == 0, "pattern %d reads: %s", p, err.msg);
+		memcpy(replayed + 8, before, sizeof(live));
+		vk_update_runs(&u, apply_run, replayed);
+		check(!memcmp(replayed + 8, live, sizeof(live)),
+		      "pattern %d: the runs written over the old bytes make the live ones", p);
+		check(u.end == want_end, "pattern %d: the span ends after the last word written", p);
+	}
+	/* malformed: a mask that sets more words than the data has, a
+	 * dense update without data, an offset that wraps */
+	uint8_t m = 0x07, d[8] = {0};
+	trace_value a[4];
+	trace_call c = sparse_call(a, 0, &m, 1, d, 8);
+	vk_update u;
+	trace_error err;
+	trace_error_clear(&err);
+	check(vk_update_read(&c, &u, &err) < 0 && strstr(err.msg, "sets 3 words"),
+	      "a mask of 3 words over 8 bytes of data is refused: %s", err.msg);
+	trace_call dense = { .sig = &vk_update_sig, .args = a };
+	a[2].kind = TRACE_UINT;
+	trace_error_clear(&err);
+	check(vk_update_read(&dense, &u, &err) < 0 && strstr(err.msg, "malformed tracekit.update:"),
+	      "a dense update whose data is no blob is refused: %s", err.msg);
+	a[1].u = UINT64_MAX - 2;
+	a[2] = (trace_value){ .kind = TRACE_BLOB, .len = 8, .blob = d };
+	trace_error_clear(&err);
+	check(vk_update_read(&dense, &u, &err) < 0 && strstr(err.msg, "overflow"),
+	      "an update whose bytes wrap past 2^64 is refused: %s", err.msg);
+	check(vk_is_update("tracekit.update") && vk_is_update("tracekit.update.sparse") &&
+	      !vk_is_update("tracekit.frame"), "the update calls are known by name");
+}
+
 int main(void)
 {
 	test_tables_know_the_registry();
 	test_values_carry_small_signatures();
 	test_every_struct_round_trips();
 	test_every_command_text_is_its_binary();
+	test_sparse_updates_write_back_what_changed();
 	printf("test_vkschema: %d passed, %d failed\n", passed, failed);
 	return failed != 0;
 }
