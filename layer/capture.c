@@ -558,18 +558,19 @@ void tk_update(uint64_t object, uint64_t offset, const void *data, size_t size)
 	push(e);
 }
 
-void tk_update_sparse(uint64_t object, uint64_t offset, size_t nwords,
-		      size_t (*fill)(void *ctx, uint8_t *mask, uint8_t *data), void *ctx)
+bool tk_update_sparse(uint64_t object, uint64_t offset, const uint8_t *live, uint8_t *old,
+		      size_t nwords)
 {
 	size_t mlen = (nwords + 7) / 8;
 	tk_rec *e = update_rec(&vk_update_sparse_sig, object, offset, mlen + 4 * nwords);
 	if (!e)
-		return;
-	size_t k = fill(ctx, e->own, e->own + mlen);
+		return false;
+	size_t k = vk_update_gather(live, old, nwords, e->own, e->own + mlen);
 	e->own_len = mlen + 4 * k;
 	set_blob(&e->call.args[2], e->own, mlen);
 	set_blob(&e->call.args[3], e->own + mlen, 4 * k);
 	push(e);
+	return true;
 }
 
 /* Stops tracing after an output error: one message, the program goes on. */

@@ -97,11 +97,11 @@ tk_rec *tk_enter_blob(const vk_command_info *cmd, const void *args, uint32_t par
 void tk_leave(tk_rec *enter, const vk_command_info *cmd, const void *args);
 /* Writes a tracekit.update pseudo-call. */
 void tk_update(uint64_t object, uint64_t offset, const void *data, size_t size);
-/* Writes a tracekit.update.sparse of NWORDS 4-byte words: FILL(CTX, mask,
- * data) writes its mask ((NWORDS + 7) / 8 bytes) and data (room for NWORDS
- * words) and returns how many words it wrote.  Not called if not tracing. */
-void tk_update_sparse(uint64_t object, uint64_t offset, size_t nwords,
-		      size_t (*fill)(void *ctx, uint8_t *mask, uint8_t *data), void *ctx);
+/* Writes a tracekit.update.sparse of the NWORDS 4-byte words at LIVE that
+ * differ from OLD, and copies them into OLD (vk_update_gather); false,
+ * OLD as it was, when not tracing. */
+bool tk_update_sparse(uint64_t object, uint64_t offset, const uint8_t *live, uint8_t *old,
+		      size_t nwords);
 /* Whether calls are being recorded (false after an output error). */
 bool tk_tracing(void);
 

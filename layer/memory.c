@@ -438,18 +438,6 @@ static size_t run_end(const uint8_t *live, const uint8_t *old, size_t start, siz
 #define SPARSE_PROBE 256
 #define SPARSE_MAX (SPARSE_PROBE * 3 / 4)
 
-typedef struct words {
-	const uint8_t *live;
-	uint8_t *old;
-	size_t n;
-} words;
-
-static size_t gather(void *ctx, uint8_t *mask, uint8_t *data)
-{
-	const words *x = ctx;
-	return vk_update_gather(x->live, x->old, x->n, mask, data);
-}
-
 static bool mostly_equal(const uint8_t *live, const uint8_t *old)
 {
 	unsigned differ = 0;
@@ -472,8 +460,9 @@ static void diff_range(tk_mem *mem, const tk_object *o, VkDeviceSize lo, VkDevic
 		size_t last = run_end(live, old, i, n), len = last + 1 - i;
 		if (len >= SPARSE_MIN && mostly_equal(live + i, old + i)) {
 			/* the last 0-3 bytes that make no word go dense */
-			words x = { live + i, old + i, len / 4 };
-			tk_update_sparse(o->handle, lo - o->offset + i, x.n, gather, &x);
+			if (!tk_update_sparse(o->handle, lo - o->offset + i, live + i, old + i,
+					      len / 4))
+				memcpy(old + i, live + i, len / 4 * 4);
 			i += len / 4 * 4;
 			len %= 4;
 		}

@@ -470,18 +470,32 @@ static content *content_own(obj *o)
 	return n;
 }
 
-static void content_write(obj *o, uint64_t off, const uint8_t *data, uint64_t len)
+/*
+ * The bytes [OFF, OFF + LEN) of DATA into O's contents, those KNOWN marks
+ * (NULL: all), as one block: one extent per stretch of marked bytes; the
+ * extents there before go (a sparse update's caller read them into DATA
+ * first).  One pass over the extents, however many stretches.
+ */
+static void content_replace(obj *o, uint64_t off, uint64_t len, const uint8_t *data,
+			    const uint8_t *known)
 {
 	if (!len)
 		return;
+	size_t stretches = 1;
+	if (known) {
+		stretches = 0;
+		for (uint64_t i = 0; i < len; i++)
+			if (known[i] && (i == 0 || !known[i - 1]))
+				stretches++;
+	}
 	content *c = content_own(o);
 	block *b = trace_xmalloc(sizeof(*b) + len);
 	b->refs = 0;
 	memcpy(b->data, data, len);
 	uint64_t end = off + len;
 	/* the extents before, the pieces left of those it overlaps, the new
-	 * one, the pieces right of them, the extents after */
-	extent *out = trace_xmalloc((c->n + 2) * sizeof(*out));
+	 * ones, the pieces right of them, the extents after */
+	extent *out = trace_xmalloc((c->n + 2 + stretches) * sizeof(*out));
 	uint32_t k = 0, i = 0;
 	for (; i < c->n && c->e[i].off + c->e[i].len <= off; i++)
 		out[k++] = c->e[i];
@@ -503,18 +517,34 @@ static void content_write(obj *o, uint64_t off, const uint8_t *data, uint64_t le
 		}
 		block_unref(e.b);
 	}
-	b->refs++;
-	out[k++] = (extent){off, len, b, 0};
+	for (uint64_t x = 0; x < len;) {
+		if (known && !known[x]) {
+			x++;
+			continue;
+		}
+		uint64_t y = known ? x + 1 : len;
+		while (y < len && known[y])
+			y++;
+		b->refs++;
+		out[k++] = (extent){off + x, y - x, b, x};
+		x = y;
+	}
+	if (!b->refs)
+		free(b);
 	if (right.b)
 		out[k++] = right;
-	/* at most one more than before, or two where it splits one */
 	uint32_t rest = c->n - i;
 	if (rest)
 		memcpy(out + k, c->e + i, rest * sizeof(*out));
 	free(c->e);
-	c->cap = c->n + 2;
+	c->cap = c->n + 2 + (uint32_t)stretches;
 	c->e = out;
 	c->n = k + rest;
+}
+
+static void content_write(obj *o, uint64_t off, const uint8_t *data, uint64_t len)
+{
+	content_replace(o, off, len, data, NULL);
 }
 
 /* ------------------------------------------------------------------ */
@@ -2080,9 +2110,9 @@ static void scatter_run(void *ctx, uint64_t off, const uint8_t *data, uint64_t l
 /*
  * U into O's contents.  A sparse update writes a word here and there: it
  * is merged with what the contents held over its span and written as one
- * extent (or one per stretch of bytes known after it), not as an extent
- * per run of words, thousands a frame where a buffer's every vertex
- * changes one member.
+ * extent (one per stretch of bytes known after it), in one pass: not as a
+ * content_write per run of words, thousands a frame where a buffer's
+ * every vertex changes one member, each copying the extent list.
  */
 static void content_update(obj *o, const vk_update *u)
 {
@@ -2096,17 +2126,7 @@ static void content_update(obj *o, const vk_update *u)
 	scatter x = { u->offset, trace_xmalloc(len), trace_xcalloc(len, 1) };
 	content_read(o, u->offset, len, x.buf, x.known);
 	vk_update_runs(u, scatter_run, &x);
-	for (uint64_t i = 0; i < len;) {
-		if (!x.known[i]) {
-			i++;
-			continue;
-		}
-		uint64_t j = i + 1;
-		while (j < len && x.known[j])
-			j++;
-		content_write(o, u->offset + i, x.buf + i, j - i);
-		i = j;
-	}
+	content_replace(o, u->offset, len, x.buf, x.known);
 	free(x.buf);
 	free(x.known);
 }

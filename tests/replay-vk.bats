@@ -331,6 +331,19 @@ ae() {
 	[ "$(ae bin/frame-41.png bin/frame-49.png)" -gt 1000 ]
 }
 
+@test "a frame of the buffer scene trimmed out replays pixel-equal: the setup merges the sparse updates before it" {
+	trace-trim --frames 45 -o t45.trace "$W/glmark.trace"
+	trace-decode t45.trace >t45.txt
+	# the setup's contents are dense updates, merged from the sparse ones
+	sed -n '1,/fn: tracekit.setup.end/p' t45.txt >setup.txt
+	if grep -q 'fn: tracekit.update.sparse,' setup.txt; then false; fi
+	grep -q 'fn: tracekit.update,' setup.txt
+	replay_error --validate --screenshot 45 -o t45.png t45.trace
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(ae "$W/glmark.frame-45.png" t45.png)" = 0 ]
+}
+
 @test "a multi-draw replays the draws its record holds, whatever stride the application laid them out with" {
 	# zink gives vkCmdDrawMultiEXT a stride of 12 (its own struct); the
 	# record holds the draws one after the other: each draw made twice

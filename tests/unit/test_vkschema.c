@@ -717,14 +717,21 @@ static trace_call sparse_call(trace_value *a, uint64_t off, const uint8_t *mask,
 static void test_sparse_updates_write_back_what_changed(void)
 {
 	enum { N = 1003 }; /* words: not a multiple of 8 */
-	static uint8_t live[4 * N], old[2][4 * N], before[4 * N], mask[2][(N + 7) / 8],
-		data[2][4 * N], replayed[8 + 4 * N];
+	/* each its own allocation of its exact size: the sanitizer build sees
+	 * a store past one */
+	uint8_t *live = malloc(4 * N), *before = malloc(4 * N), *replayed = malloc(8 + 4 * N);
+	uint8_t *old[2], *mask[2], *data[2];
+	for (int i = 0; i < 2; i++) {
+		old[i] = malloc(4 * N);
+		mask[i] = malloc((N + 7) / 8);
+		data[i] = malloc(4 * N);
+	}
 	/* patterns: nothing changed, everything, one word in three (a vertex
 	 * member), random words, the last word only */
 	for (int p = 0; p < 5; p++) {
-		for (size_t i = 0; i < sizeof(live); i++)
+		for (size_t i = 0; i < 4 * N; i++)
 			before[i] = (uint8_t)rnd();
-		memcpy(live, before, sizeof(live));
+		memcpy(live, before, 4 * N);
 		uint64_t want_end = 8; /* one past the last word that changed */
 		for (size_t w = 0; w < N; w++) {
 			bool change = p == 1 || (p == 2 && w % 3 == 1) || (p == 3 && rnd() % 5 == 0) ||
@@ -735,26 +742,34 @@ static void test_sparse_updates_write_back_what_changed(void)
 			}
 		}
 		size_t k[2];
-		memcpy(old[0], before, sizeof(live));
-		memcpy(old[1], before, sizeof(live));
+		memcpy(old[0], before, 4 * N);
+		memcpy(old[1], before, 4 * N);
 		k[0] = vk_update_gather(live, old[0], N, mask[0], data[0]);
 		k[1] = vk_update_gather_plain(live, old[1], N, mask[1], data[1]);
-		check(k[0] == k[1] && !memcmp(mask[0], mask[1], sizeof(mask[0])) &&
+		check(k[0] == k[1] && !memcmp(mask[0], mask[1], (N + 7) / 8) &&
 		      !memcmp(data[0], data[1], 4 * k[0]),
 		      "pattern %d: the vector and the plain gather agree", p);
-		check(!memcmp(old[0], live, sizeof(live)) && !memcmp(old[1], live, sizeof(live)),
+		check(!memcmp(old[0], live, 4 * N) && !memcmp(old[1], live, 4 * N),
 		      "pattern %d: the shadow becomes the live bytes", p);
 		trace_value a[4];
-		trace_call c = sparse_call(a, 8, mask[0], sizeof(mask[0]), data[0], 4 * k[0]);
+		trace_call c = sparse_call(a, 8, mask[0], (N + 7) / 8, data[0], 4 * k[0]);
 		vk_update u;
 		trace_error err;
 		trace_error_clear(&err);
 		check(vk_update_read(&c, &u, &err) == 0, "pattern %d reads: %s", p, err.msg);
-		memcpy(replayed + 8, before, sizeof(live));
+		memcpy(replayed + 8, before, 4 * N);
 		vk_update_runs(&u, apply_run, replayed);
-		check(!memcmp(replayed + 8, live, sizeof(live)),
+		check(!memcmp(replayed + 8, live, 4 * N),
 		      "pattern %d: the runs written over the old bytes make the live ones", p);
 		check(u.end == want_end, "pattern %d: the span ends after the last word written", p);
+	}
+	free(live);
+	free(before);
+	free(replayed);
+	for (int i = 0; i < 2; i++) {
+		free(old[i]);
+		free(mask[i]);
+		free(data[i]);
 	}
 	/* malformed: a mask that sets more words than the data has, a
 	 * dense update without data, an offset that wraps */
