@@ -121,7 +121,7 @@ ae() {
 	replay --stats=json --no-gpu-time --frames 1- "$W/glmark.trace" >g.json
 	cat g.json
 	[ "$(json g.json 's["frame_gpu_ms"] is None and s["gpu_seconds"] is None')" = True ]
-	[ "$(json g.json 's["frames"] == 39 and s["fps"] > 0 and s["frame_ms"]["median"] > 0')" = True ]
+	[ "$(json g.json 's["frames"] == 49 and s["fps"] > 0 and s["frame_ms"]["median"] > 0')" = True ]
 	replay --stats --no-gpu-time "$W/cube.trace" >s.txt
 	cat s.txt
 	grep -Fxq 'frame GPU time:    not measured (--no-gpu-time)' s.txt
@@ -401,7 +401,7 @@ ae() {
 	replay_error --validate --loop 2 --stats=json "$W/glmark.trace"
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[ "$(json <(replay --loop 2 --stats=json "$W/glmark.trace") 's["frames"]')" = 80 ]
+	[ "$(json <(replay --loop 2 --stats=json "$W/glmark.trace") 's["frames"]')" = 100 ]
 	# screenshots come from the first pass
 	replay --loop 2 --frames 5-9 --screenshot 7 -o l7.png "$W/cube.trace"
 	replay --screenshot 7 -o o7.png "$W/cube.trace"
