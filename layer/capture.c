@@ -471,6 +471,13 @@ tk_rec *tk_enter(const vk_command_info *cmd, const void *args)
 	return r;
 }
 
+static void set_blob(trace_value *v, const uint8_t *p, size_t n)
+{
+	v->kind = TRACE_BLOB;
+	v->len = (uint32_t)n;
+	v->blob = p;
+}
+
 tk_rec *tk_enter_blob(const vk_command_info *cmd, const void *args, uint32_t param,
 		      uint64_t size, void (*fill)(void *ctx, uint8_t *blob), void *ctx)
 {
@@ -481,9 +488,7 @@ tk_rec *tk_enter_blob(const vk_command_info *cmd, const void *args, uint32_t par
 	if (size <= UINT32_MAX) {
 		uint8_t *blob = trace_arena_alloc(&r->call.arena, size ? size : 1); /* zeroed */
 		fill(ctx, blob);
-		v->kind = TRACE_BLOB;
-		v->len = (uint32_t)size;
-		v->blob = blob;
+		set_blob(v, blob, size);
 	}
 	enqueue_enter(r, cmd);
 	return r;
@@ -539,13 +544,6 @@ static tk_rec *update_rec(const trace_func_sig *sig, uint64_t object, uint64_t o
 	e->own_len = size;
 	e->folded = true; /* written as its enter and an empty leave */
 	return e;
-}
-
-static void set_blob(trace_value *v, const uint8_t *p, size_t n)
-{
-	v->kind = TRACE_BLOB;
-	v->len = (uint32_t)n;
-	v->blob = p;
 }
 
 void tk_update(uint64_t object, uint64_t offset, const void *data, size_t size)

@@ -487,9 +487,23 @@ static void reset_fns(vkr *r)
 	memset(r->fn_done, 0, vk_ncommands);
 }
 
+/* A command's code in a table by name, or DFLT. */
+typedef struct named {
+	const char *name;
+	uint8_t code;
+} named;
+
+static int by_name(const named *table, size_t n, const char *name, int dflt)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(name, table[i].name))
+			return table[i].code;
+	return dflt;
+}
+
 static enum special special_of(const char *n, const vk_command_info *cmd)
 {
-	static const struct { const char *name; uint8_t sp; } table[] = {
+	static const named table[] = {
 		{"vkCreateInstance", SP_CREATE_INSTANCE},
 		{"vkDestroyInstance", SP_DESTROY_INSTANCE},
 		{"vkEnumeratePhysicalDevices", SP_ENUM_PHYSICAL},
@@ -570,9 +584,9 @@ static enum special special_of(const char *n, const vk_command_info *cmd)
 		{"vkCmdDrawMultiEXT", SP_DRAW_MULTI},
 		{"vkCmdDrawMultiIndexedEXT", SP_DRAW_MULTI_INDEXED},
 	};
-	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)
-		if (!strcmp(n, table[i].name))
-			return table[i].sp;
+	int sp = by_name(table, sizeof(table) / sizeof(table[0]), n, -1);
+	if (sp >= 0)
+		return (enum special)sp;
 	/* surfaces: made up; what the window system said is in the trace */
 	if (!strncmp(n, "vkCreate", 8) && strstr(n, "SurfaceKHR") && cmd->action == VK_ACTION_CREATE)
 		return SP_CREATE_SURFACE;
@@ -584,7 +598,7 @@ static enum special special_of(const char *n, const vk_command_info *cmd)
 
 static enum loop_kind loop_kind_of(const char *n, const vk_command_info *cmd)
 {
-	static const struct { const char *name; uint8_t lk; } table[] = {
+	static const named table[] = {
 		{"vkBeginCommandBuffer", LK_BEGIN_CB},
 		{"vkEndCommandBuffer", LK_END_CB},
 		{"vkResetCommandBuffer", LK_RESET_CB},
@@ -605,10 +619,8 @@ static enum loop_kind loop_kind_of(const char *n, const vk_command_info *cmd)
 		{"vkDestroySemaphore", LK_DESTROY_SYNC},
 		{"vkDestroyFence", LK_DESTROY_SYNC},
 	};
-	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)
-		if (!strcmp(n, table[i].name))
-			return table[i].lk;
-	return cmd->action == VK_ACTION_RECORD ? LK_RECORD : LK_NONE;
+	return (enum loop_kind)by_name(table, sizeof(table) / sizeof(table[0]), n,
+				       cmd->action == VK_ACTION_RECORD ? LK_RECORD : LK_NONE);
 }
 
 static bool field_wanted(const vk_field *f)

@@ -2675,19 +2675,19 @@ static void range_effects(trim *t, const trace_call *c, enum kind k, const vk_co
 
 /* The host writes these bytes before the range's first submit: what was
  * there before cannot matter. */
-static void range_update(trim *t, const trace_call *c)
+static int range_update(trim *t, const trace_call *c)
 {
-	const trace_value *a = c->args;
-	if (c->sig->nargs < 1 || a[0].kind != TRACE_POINTER)
-		return;
-	obj *o = lookup(t, H.buffer, a[0].u);
+	vk_update u;
+	if (vk_update_read(c, &u, t->err) < 0)
+		return -1;
+	obj *o = lookup(t, H.buffer, u.object);
 	if (!o)
-		o = lookup(t, H.image, a[0].u);
+		o = lookup(t, H.image, u.object);
 	root(t, o);
 	/* a sparse one leaves the bytes between its words as they were */
-	if (o && !t->range_submitted && !strcmp(c->sig->name, VK_UPDATE_CALL) &&
-	    c->sig->nargs >= 3 && a[1].kind == TRACE_UINT && a[2].kind == TRACE_BLOB)
-		spans_add(&o->covered, a[1].u, upto(a[1].u, a[2].len));
+	if (o && !t->range_submitted && !u.mask)
+		spans_add(&o->covered, u.offset, upto(u.offset, u.len));
+	return 0;
 }
 
 int trim_range(trim *t, const trace_call *c, trace_error *err)
@@ -2707,7 +2707,10 @@ int trim_range(trim *t, const trace_call *c, trace_error *err)
 		return 0;
 	}
 	if (k == K_UPDATE) {
-		range_update(t, c);
+		if (range_update(t, c) < 0) {
+			set_where(err, c);
+			return -1;
+		}
 		return 0;
 	}
 	if (!cmd) {

@@ -241,6 +241,11 @@ ae() {
 	cat err.txt
 	grep -q "^trace-trim: bad.txt: call $n, byte [0-9]*: malformed tracekit.update.sparse: its mask sets" err.txt
 	[ ! -e t.trace ]
+	# inside the range too
+	trace-trim --calls "$n" bad.txt -o t.trace 2>err.txt && false
+	cat err.txt
+	grep -q "^trace-trim: bad.txt: call $n, byte [0-9]*: malformed tracekit.update.sparse: its mask sets" err.txt
+	[ ! -e t.trace ]
 }
 
 @test "a device extension the device lacks stops the replay; --remove-unsupported goes on without it" {
