@@ -206,6 +206,16 @@ build/tests/crashlayer/VK_LAYER_TRACEKIT_test_crash.json: tests/crashlayer/VK_LA
 build/tests/crashlayer:
 	mkdir -p $@
 
+# The per-call figure's program (tests/bench-layer.sh); `make check`
+# builds it too, so that it keeps compiling.
+BENCH_PROGS := build/tests/bench-calls
+
+build/tests/bench-calls: tests/bench-calls.c | build/tests
+	$(CC) $(WARN) $(CHECK_WARN) $(CFLAGS) -o $@ $< -lvulkan
+
+build/tests:
+	mkdir -p $@
+
 build/examples/shaders/vkexample_%.h: examples/shaders/vkexample.% | build/examples/shaders
 	glslangValidator -V --vn vkexample_$* -o $@ $<
 
@@ -262,12 +272,12 @@ deps-bench:
 	@tools/deps.sh bench
 
 check: deps-check
-	$(MAKE) all $(UNITS) $(ASAN_PROGS) $(ASAN_UNITS) $(FUZZ_TARGETS) $(EXAMPLES)
+	$(MAKE) all $(UNITS) $(ASAN_PROGS) $(ASAN_UNITS) $(FUZZ_TARGETS) $(EXAMPLES) $(BENCH_PROGS)
 	tests/run-units.sh $(UNITS) $(ASAN_UNITS)
 	tests/fuzz/run.sh 10 $(FUZZ_TARGETS)
 	bats --formatter tap tests/*.bats
 
-bench: deps-bench all
+bench: deps-bench all $(BENCH_PROGS)
 	tests/bench.sh
 
 demo: deps-demo all

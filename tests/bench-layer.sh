@@ -7,17 +7,22 @@
 #                frames): ours with the default Snappy against GFXR's
 #                default LZ4 capture; goal <= 0.8x
 #   overhead     the glmark2-zink run's wall time with the layer minus
-#                without, against the same for GFXR; medians of $RUNS runs
-#                taken in turns; goal: ours <= 0.5x GFXR's.  Also ours
-#                with TRACEKIT_SCAN=all (every mapped byte compared at
-#                every submit, as before the layer followed what command
-#                buffers reference), for information.  And the same for
-#                CPU time (user + system, of the program and all its
-#                threads, from /usr/bin/time): steadier than wall time on
-#                a machine that runs other work.  Each measure also
-#                turn by turn: the median of each turn's with-minus-
-#                without, which a slow spell of the machine that falls
-#                on one turn does not move
+#                without, against the same for GFXR, $RUNS runs of each
+#                taken in turns (without, ours, GFXR's, ours scanning all):
+#                the median of each turn's with-minus-without, which a
+#                slow spell of the machine that falls on one turn moves
+#                little; goal: ours <= 0.5x GFXR's.  Then the same from
+#                the medians of each side (a slow spell moves it more),
+#                ours with TRACEKIT_SCAN=all (every mapped byte compared
+#                at every submit, as before the layer followed what
+#                command buffers reference), and all of it for CPU time
+#                (user + system, of the program and all its threads, from
+#                /usr/bin/time), for information
+#   per call     what a layer adds to recording one command (the thread
+#                CPU time of tests/bench-calls.c, which records command
+#                buffers of one kind of command on llvmpipe: ns a call
+#                with the layer minus without, the least of 5 runs each),
+#                ours beside GFXR's, for information
 #
 # Figures, not a test: it fails only when a program does (a capture that
 # did not end well or left no file).  Every program runs in a session of
@@ -35,6 +40,10 @@ trap 'exit 130' INT TERM
 
 if [ ! -f "$top/build/layer/VK_LAYER_TRACEKIT_capture.json" ]; then
 	echo "bench-layer: build/layer is missing: run make first" >&2
+	exit 1
+fi
+if [ ! -x "$top/build/tests/bench-calls" ]; then
+	echo "bench-layer: build/tests/bench-calls is missing: run make bench" >&2
 	exit 1
 fi
 for p in Xvfb vkcube glmark2 bc /usr/bin/time; do
@@ -167,30 +176,7 @@ for _ in $(seq 2 "$runs"); do
 	t_all+=("$secs") && cpu_of_run && u_all+=("$cpu")
 	rm -f "$work/t.trace"
 done
-# overhead WHAT NATIVE OURS GFXR ALL: the figure lines for one measure
-# (medians, in seconds): with the layer minus without, ours beside GFXR's
-overhead() {
-	local what=$1 native=$2 ours_s=$3 gfxr_s=$4 all_s=$5 o_ours o_gfxr o_all o_ratio a_ratio
-	o_ours=$(echo "$ours_s - $native" | bc -l)
-	o_gfxr=$(echo "$gfxr_s - $native" | bc -l)
-	o_all=$(echo "$all_s - $native" | bc -l)
-	if [ "$(echo "$o_gfxr > 0" | bc -l)" = 1 ]; then
-		o_ratio="$(ratio "$o_ours" "$o_gfxr")x"
-		a_ratio="$(ratio "$o_all" "$o_gfxr")x"
-	else
-		o_ratio="n/a" # GFXR's overhead lost in the noise: no ratio
-		a_ratio="n/a"
-	fi
-	printf '%-44s %11.3fs %11.3fs %7s %s\n' "$what overhead, glmark2-zink 12 x 40" \
-		"$o_ours" "$o_gfxr" "$o_ratio" "<= 0.5x (medians of $runs, in turns)"
-	printf '%-44s %11.3fs %11.3fs %7s %s\n' "  (TRACEKIT_SCAN=all) $what overhead" \
-		"$o_all" "$o_gfxr" "$a_ratio" "(for information: every byte compared)"
-	printf '%-44s %11.3fs %11.3fs %7s %s\n' "  $what with the layer" "$ours_s" "$gfxr_s" \
-		"$(ratio "$ours_s" "$gfxr_s")x" "native $(printf '%.3f' "$native")s"
-	printf '%-44s %12s\n' "  native $what (no layer)" "$(printf '%.3fs' "$native")"
-}
-# paired WITH[@] WITHOUT[@]: the median of the per-turn differences (a
-# slow spell of the machine falls on both runs of a turn alike)
+# paired WITH WITHOUT (array names): the median of each turn's difference
 paired() {
 	local -n with=$1 without=$2
 	local d=() i
@@ -199,21 +185,58 @@ paired() {
 	done
 	median "${d[@]}"
 }
-# paired_line WHAT WITH_OURS WITH_GFXR NATIVE
-paired_line() {
-	local p_ours p_gfxr r="n/a"
-	p_ours=$(paired "$2" "$4")
-	p_gfxr=$(paired "$3" "$4")
-	[ "$(echo "$p_gfxr > 0" | bc -l)" = 1 ] && r="$(ratio "$p_ours" "$p_gfxr")x"
-	printf '%-44s %11.3fs %11.3fs %7s %s\n' "  $1 overhead, turn by turn" "$p_ours" "$p_gfxr" \
-		"$r" "(median of each turn's difference)"
+# of OURS GFXR: their ratio, or n/a where GFXR's is lost in the noise
+of() {
+	if [ "$(echo "$2 > 0" | bc -l)" = 1 ]; then echo "$(ratio "$1" "$2")x"; else echo n/a; fi
 }
-overhead "wall time" "$(median "${t_native[@]}")" "$(median "${t_ours[@]}")" \
-	"$(median "${t_gfxr[@]}")" "$(median "${t_all[@]}")"
-overhead "CPU time" "$(median "${u_native[@]}")" "$(median "${u_ours[@]}")" \
-	"$(median "${u_gfxr[@]}")" "$(median "${u_all[@]}")"
-paired_line "wall time" t_ours t_gfxr t_native
-paired_line "CPU time" u_ours u_gfxr u_native
+# overhead WHAT GOAL NATIVE OURS GFXR ALL (array names): the figure lines
+# for one measure, in seconds, ours beside GFXR's
+overhead() {
+	local what=$1 goal=$2 p_ours p_gfxr p_all m_native m_ours m_gfxr m_all
+	p_ours=$(paired "$4" "$3")
+	p_gfxr=$(paired "$5" "$3")
+	p_all=$(paired "$6" "$3")
+	local -n n_=$3 o_=$4 g_=$5 a_=$6
+	m_native=$(median "${n_[@]}")
+	m_ours=$(median "${o_[@]}")
+	m_gfxr=$(median "${g_[@]}")
+	m_all=$(median "${a_[@]}")
+	printf '%-44s %11.3fs %11.3fs %7s %s\n' "$what overhead, glmark2-zink 12 x 40" \
+		"$p_ours" "$p_gfxr" "$(of "$p_ours" "$p_gfxr")" "$goal"
+	printf '%-44s %11.3fs %11.3fs %7s %s\n' "  (medians of each side) $what overhead" \
+		"$(echo "$m_ours - $m_native" | bc -l)" "$(echo "$m_gfxr - $m_native" | bc -l)" \
+		"$(of "$(echo "$m_ours - $m_native" | bc -l)" "$(echo "$m_gfxr - $m_native" | bc -l)")" \
+		"(for information)"
+	printf '%-44s %11.3fs %11.3fs %7s %s\n' "  (TRACEKIT_SCAN=all) $what overhead" \
+		"$p_all" "$p_gfxr" "$(of "$p_all" "$p_gfxr")" "(for information: every byte compared)"
+	printf '%-44s %11.3fs %11.3fs %7s %s\n' "  $what with the layer" "$m_ours" "$m_gfxr" \
+		"$(ratio "$m_ours" "$m_gfxr")x" "native $(printf '%.3f' "$m_native")s"
+}
+overhead "wall time" "<= 0.5x (median of $runs turns' differences)" t_native t_ours t_gfxr t_all
+overhead "CPU time" "(for information)" u_native u_ours u_gfxr u_all
+
+# --- per call ---------------------------------------------------------------
+# least KIND ENV...: the least ns a call of 5 runs of bench-calls
+least() {
+	local kind=$1 ns=() i
+	shift
+	for i in 1 2 3 4 5; do
+		run "$@" -- "$top/build/tests/bench-calls" 300 "$kind"
+		must "bench-calls $kind" ""
+		ns+=("$(awk '/ ns\/call$/ { print $(NF - 1) }' "$work/last.out")")
+	done
+	printf '%s\n' "${ns[@]}" | sort -g | head -1
+}
+for kind in set barrier bind draw mix; do
+	n=$(least "$kind")
+	o=$(least "$kind" "${ours[@]}" TRACEKIT_OUTPUT="$work/c.trace")
+	g=$(least "$kind" "${gfxr[@]}" GFXRECON_CAPTURE_FILE="$work/c.gfxr")
+	rm -f "$work/c.trace" "$work/c.gfxr"
+	o=$(echo "$o - $n" | bc -l)
+	g=$(echo "$g - $n" | bc -l)
+	printf '%-44s %10.0fns %10.0fns %7s %s\n' "per call, recording vkCmd* ($kind)" "$o" "$g" \
+		"$(of "$o" "$g")" "(for information: native $(printf '%.0f' "$n") ns)"
+done
 if [ "$retried" -gt 0 ]; then
 	echo "($retried glmark2 runs were run again after an X error at teardown)"
 fi

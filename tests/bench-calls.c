@@ -1,0 +1,149 @@
+/*
+ * bench-calls: what recording a command costs, for the capture layers'
+ * per-call figure (tests/bench-layer.sh).  Records ROUNDS command buffers
+ * of 250 commands of one KIND on the first device (llvmpipe under the
+ * bench), each begun, ended and its pool reset, and prints the calling
+ * thread's CPU time per call: run it without a layer and with one, and
+ * the difference is what the layer adds to a call.  Thread CPU time, so
+ * that a layer's own threads (a writer, a compressor) are not counted and
+ * a busy machine moves the figure less than it moves wall time.
+ *
+ *   bench-calls [ROUNDS [KIND]]   KIND: set, barrier, bind, draw or mix
+ *   prints: KIND CALLS calls NS ns/call
+ */
+#include <vulkan/vulkan.h>
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define CHECK(x)                                                             \
+	do {                                                                 \
+		VkResult r_ = (x);                                           \
+		if (r_ != VK_SUCCESS) {                                      \
+			fprintf(stderr, "bench-calls: %s: VkResult %d\n", #x, r_); \
+			exit(1);                                             \
+		}                                                            \
+	} while (0)
+
+enum { PER_BUFFER = 250 };
+
+static double thread_seconds(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+int main(int argc, char **argv)
+{
+	int rounds = argc > 1 ? atoi(argv[1]) : 300;
+	const char *kind = argc > 2 ? argv[2] : "mix";
+	bool mix = !strcmp(kind, "mix");
+	bool set = mix || !strcmp(kind, "set"), barrier = mix || !strcmp(kind, "barrier");
+	bool bind = mix || !strcmp(kind, "bind"), draw = mix || !strcmp(kind, "draw");
+	if (rounds <= 0 || !(set || barrier || bind || draw)) {
+		fprintf(stderr, "usage: bench-calls [ROUNDS [set|barrier|bind|draw|mix]]\n");
+		return 2;
+	}
+
+	VkApplicationInfo app = { .sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
+				  .pApplicationName = "bench-calls",
+				  .apiVersion = VK_API_VERSION_1_3 };
+	VkInstanceCreateInfo ici = { .sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
+				     .pApplicationInfo = &app };
+	VkInstance instance;
+	CHECK(vkCreateInstance(&ici, NULL, &instance));
+	uint32_t n = 1;
+	VkPhysicalDevice phys;
+	VkResult r = vkEnumeratePhysicalDevices(instance, &n, &phys);
+	if ((r != VK_SUCCESS && r != VK_INCOMPLETE) || n == 0) {
+		fprintf(stderr, "bench-calls: no Vulkan device\n");
+		return 1;
+	}
+	float priority = 1;
+	VkDeviceQueueCreateInfo qci = { .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+					.queueCount = 1,
+					.pQueuePriorities = &priority };
+	VkPhysicalDeviceVulkan13Features f13 = {
+		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES,
+		.synchronization2 = VK_TRUE,
+	};
+	VkDeviceCreateInfo dci = { .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
+				   .pNext = &f13,
+				   .queueCreateInfoCount = 1,
+				   .pQueueCreateInfos = &qci };
+	VkDevice dev;
+	CHECK(vkCreateDevice(phys, &dci, NULL, &dev));
+
+	/* a vertex buffer to bind, bound to memory of the first type that
+	 * takes it */
+	VkBufferCreateInfo bci = { .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+				   .size = 65536,
+				   .usage = VK_BUFFER_USAGE_VERTEX_BUFFER_BIT };
+	VkBuffer buf;
+	CHECK(vkCreateBuffer(dev, &bci, NULL, &buf));
+	VkMemoryRequirements req;
+	vkGetBufferMemoryRequirements(dev, buf, &req);
+	VkMemoryAllocateInfo mai = { .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+				     .allocationSize = req.size,
+				     .memoryTypeIndex = (uint32_t)__builtin_ctz(req.memoryTypeBits) };
+	VkDeviceMemory mem;
+	CHECK(vkAllocateMemory(dev, &mai, NULL, &mem));
+	CHECK(vkBindBufferMemory(dev, buf, mem, 0));
+
+	VkCommandPoolCreateInfo pci = { .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO };
+	VkCommandPool pool;
+	CHECK(vkCreateCommandPool(dev, &pci, NULL, &pool));
+	VkCommandBufferAllocateInfo cai = { .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+					    .commandPool = pool,
+					    .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+					    .commandBufferCount = 1 };
+	VkCommandBuffer cb;
+	CHECK(vkAllocateCommandBuffers(dev, &cai, &cb));
+
+	VkMemoryBarrier2 mb = { .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2,
+				.srcStageMask = VK_PIPELINE_STAGE_2_TRANSFER_BIT,
+				.srcAccessMask = VK_ACCESS_2_TRANSFER_WRITE_BIT,
+				.dstStageMask = VK_PIPELINE_STAGE_2_VERTEX_INPUT_BIT,
+				.dstAccessMask = VK_ACCESS_2_VERTEX_ATTRIBUTE_READ_BIT };
+	VkDependencyInfo dep = { .sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO,
+				 .memoryBarrierCount = 1,
+				 .pMemoryBarriers = &mb };
+	VkDeviceSize offset = 0;
+	VkCommandBufferBeginInfo begin = { .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+					   .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT };
+
+	long calls = 0;
+	double t0 = thread_seconds();
+	for (int i = 0; i < rounds; i++) {
+		CHECK(vkBeginCommandBuffer(cb, &begin));
+		for (int k = 0; k < PER_BUFFER; k++) {
+			/* only recorded, never submitted: no pipeline or
+			 * render pass is needed to record these */
+			if (set)
+				vkCmdSetDepthWriteEnable(cb, k & 1);
+			if (barrier)
+				vkCmdPipelineBarrier2(cb, &dep);
+			if (bind)
+				vkCmdBindVertexBuffers(cb, 0, 1, &buf, &offset);
+			if (draw)
+				vkCmdDraw(cb, 3, 1, 0, 0);
+		}
+		calls += PER_BUFFER * (set + barrier + bind + draw);
+		CHECK(vkEndCommandBuffer(cb));
+		CHECK(vkResetCommandPool(dev, pool, 0));
+		calls += 3;
+	}
+	double t = thread_seconds() - t0;
+	printf("%s %ld calls %.1f ns/call\n", kind, calls, t * 1e9 / (double)calls);
+
+	vkDestroyCommandPool(dev, pool, NULL);
+	vkDestroyBuffer(dev, buf, NULL);
+	vkFreeMemory(dev, mem, NULL);
+	vkDestroyDevice(dev, NULL);
+	vkDestroyInstance(instance, NULL);
+	return 0;
+}
