@@ -192,15 +192,14 @@ of() {
 # overhead WHAT GOAL NATIVE OURS GFXR ALL (array names): the figure lines
 # for one measure, in seconds, ours beside GFXR's
 overhead() {
-	local what=$1 goal=$2 p_ours p_gfxr p_all m_native m_ours m_gfxr m_all
+	local what=$1 goal=$2 p_ours p_gfxr p_all m_native m_ours m_gfxr
 	p_ours=$(paired "$4" "$3")
 	p_gfxr=$(paired "$5" "$3")
 	p_all=$(paired "$6" "$3")
-	local -n n_=$3 o_=$4 g_=$5 a_=$6
+	local -n n_=$3 o_=$4 g_=$5
 	m_native=$(median "${n_[@]}")
 	m_ours=$(median "${o_[@]}")
 	m_gfxr=$(median "${g_[@]}")
-	m_all=$(median "${a_[@]}")
 	printf '%-44s %11.3fs %11.3fs %7s %s\n' "$what overhead, glmark2-zink 12 x 40" \
 		"$p_ours" "$p_gfxr" "$(of "$p_ours" "$p_gfxr")" "$goal"
 	printf '%-44s %11.3fs %11.3fs %7s %s\n' "  (medians of each side) $what overhead" \
