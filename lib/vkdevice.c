@@ -666,7 +666,7 @@ static void block_insert(vkd_block *b, size_t at, VkDeviceSize offset, VkDeviceS
 {
 	if (b->nranges == b->cap) {
 		b->cap = b->cap ? b->cap * 2 : 8;
-		b->ranges = realloc(b->ranges, b->cap * sizeof(*b->ranges));
+		b->ranges = trace_xrealloc(b->ranges, b->cap * sizeof(*b->ranges));
 		if (!b->ranges) {
 			fputs("out of memory\n", stderr);
 			abort();

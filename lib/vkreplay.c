@@ -438,12 +438,8 @@ static void collect_out(void *ctx, const vk_handle_info *h, uint64_t *value, boo
 	}
 	if (c->n == c->cap) {
 		c->cap = c->cap ? c->cap * 2 : 16;
-		c->vals = realloc(c->vals, c->cap * sizeof(*c->vals));
-		c->types = realloc(c->types, c->cap * sizeof(*c->types));
-		if (!c->vals || !c->types) {
-			fputs("trace-replay: out of memory\n", stderr);
-			exit(1);
-		}
+		c->vals = trace_xrealloc(c->vals, c->cap * sizeof(*c->vals));
+		c->types = trace_xrealloc(c->types, c->cap * sizeof(*c->types));
 	}
 	c->vals[c->n] = *value;
 	c->types[c->n++] = h;
@@ -1789,7 +1785,7 @@ static void gpu_account(vkr *r, gpu_timer *t, size_t frame, uint64_t start, uint
 		size_t cap = r->cap_frame_gpu ? r->cap_frame_gpu : 256;
 		while (cap <= frame)
 			cap *= 2;
-		r->frame_gpu = realloc(r->frame_gpu, cap * sizeof(double));
+		r->frame_gpu = trace_xrealloc(r->frame_gpu, cap * sizeof(double));
 		if (!r->frame_gpu)
 			fatal(r, "out of memory");
 		memset(r->frame_gpu + r->cap_frame_gpu, 0, (cap - r->cap_frame_gpu) * sizeof(double));
@@ -2522,7 +2518,7 @@ static void keep(vkr *r, const trace_call *c, int64_t frame, bool ends)
 {
 	if (r->nkept == r->capkept) {
 		r->capkept = r->capkept ? r->capkept * 2 : 1024;
-		r->kept = realloc(r->kept, r->capkept * sizeof(*r->kept));
+		r->kept = trace_xrealloc(r->kept, r->capkept * sizeof(*r->kept));
 		if (!r->kept)
 			fatal(r, "out of memory");
 	}
@@ -2616,11 +2612,7 @@ static void cblog_add(cblog *g, const trace_call *c)
 {
 	if (g->n == g->cap) {
 		g->cap = g->cap ? g->cap * 2 : 16;
-		g->calls = realloc(g->calls, g->cap * sizeof(*g->calls));
-		if (!g->calls) {
-			fputs("trace-replay: out of memory\n", stderr);
-			exit(1);
-		}
+		g->calls = trace_xrealloc(g->calls, g->cap * sizeof(*g->calls));
 	}
 	trace_call_init(&g->calls[g->n]);
 	trace_call_copy(&g->calls[g->n++], c);
@@ -3074,7 +3066,7 @@ static void park(vkr *r, const vk_handle_info *h, uint64_t cap)
 	loop_state *l = r->loop;
 	if (l->nparked == l->capparked) {
 		l->capparked = l->capparked ? l->capparked * 2 : 64;
-		l->parked = realloc(l->parked, l->capparked * sizeof(*l->parked));
+		l->parked = trace_xrealloc(l->parked, l->capparked * sizeof(*l->parked));
 		if (!l->parked)
 			fatal(r, "out of memory");
 	}
@@ -3466,7 +3458,7 @@ static void timeline_use(check *k, uint64_t sem, uint64_t value, bool wait)
 	} else {
 		if (k->ntl == k->captl) {
 			k->captl = k->captl ? k->captl * 2 : 16;
-			k->tl = realloc(k->tl, k->captl * sizeof(*k->tl));
+			k->tl = trace_xrealloc(k->tl, k->captl * sizeof(*k->tl));
 			if (!k->tl)
 				fatal(k->r, "out of memory");
 		}
@@ -3810,7 +3802,7 @@ static void frame_ended(vkr *r, int64_t frame)
 		return;
 	if (r->nframe_times == r->cap_frame_times) {
 		r->cap_frame_times = r->cap_frame_times ? r->cap_frame_times * 2 : 256;
-		r->frame_times = realloc(r->frame_times, r->cap_frame_times * sizeof(double));
+		r->frame_times = trace_xrealloc(r->frame_times, r->cap_frame_times * sizeof(double));
 		if (!r->frame_times)
 			fatal(r, "out of memory");
 	}

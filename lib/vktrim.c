@@ -49,7 +49,7 @@ static void vpush(vec *v, void *p)
 {
 	if (v->n == v->cap) {
 		v->cap = v->cap ? 2 * v->cap : 4;
-		v->v = realloc(v->v, v->cap * sizeof(*v->v));
+		v->v = trace_xrealloc(v->v, v->cap * sizeof(*v->v));
 		if (!v->v)
 			abort();
 	}
@@ -365,7 +365,7 @@ static void spans_add(spans *s, uint64_t off, uint64_t end)
 	if (j == i) {
 		if (s->n == s->cap) {
 			s->cap = s->cap ? 2 * s->cap : 4;
-			s->v = realloc(s->v, s->cap * sizeof(*s->v));
+			s->v = trace_xrealloc(s->v, s->cap * sizeof(*s->v));
 			if (!s->v)
 				abort();
 		}
@@ -411,7 +411,7 @@ static void breads_add(breads *b, obj *o, uint64_t off, uint64_t end)
 			return;
 	if (b->n == b->cap) {
 		b->cap = b->cap ? 2 * b->cap : 4;
-		b->v = realloc(b->v, b->cap * sizeof(*b->v));
+		b->v = trace_xrealloc(b->v, b->cap * sizeof(*b->v));
 		if (!b->v)
 			abort();
 	}
@@ -758,7 +758,7 @@ static void recording_layout(recording *r, obj *o, int32_t expect, int32_t final
 		}
 	if (r->nlays == r->caplays) {
 		r->caplays = r->caplays ? 2 * r->caplays : 4;
-		r->lays = realloc(r->lays, r->caplays * sizeof(*r->lays));
+		r->lays = trace_xrealloc(r->lays, r->caplays * sizeof(*r->lays));
 		if (!r->lays)
 			abort();
 	}
@@ -939,7 +939,7 @@ static void find_fn(void *ctx, const vk_handle_info *h, uint64_t *value, bool to
 		return;
 	if (fs->n == fs->cap) {
 		fs->cap = fs->cap ? 2 * fs->cap : 16;
-		fs->v = realloc(fs->v, fs->cap * sizeof(*fs->v));
+		fs->v = trace_xrealloc(fs->v, fs->cap * sizeof(*fs->v));
 		if (!fs->v)
 			abort();
 	}
@@ -1052,7 +1052,7 @@ static void set_bdesc(obj *s, uint32_t binding, uint32_t elem, obj *o, uint64_t 
 	}
 	if (s->nbd == s->capbd) {
 		s->capbd = s->capbd ? 2 * s->capbd : 4;
-		s->bd = realloc(s->bd, s->capbd * sizeof(*s->bd));
+		s->bd = trace_xrealloc(s->bd, s->capbd * sizeof(*s->bd));
 		if (!s->bd)
 			abort();
 	}
@@ -2441,7 +2441,7 @@ static bool touch_add(touches *l, obj *o, enum use u)
 		}
 	if (l->n == l->cap) {
 		l->cap = l->cap ? 2 * l->cap : 16;
-		l->v = realloc(l->v, l->cap * sizeof(*l->v));
+		l->v = trace_xrealloc(l->v, l->cap * sizeof(*l->v));
 		if (!l->v)
 			abort();
 	}
@@ -2967,7 +2967,7 @@ static void want_layout(out *o, obj *x, int32_t layout)
 			return;
 	if (o->nbar == o->capbar) {
 		o->capbar = o->capbar ? 2 * o->capbar : 8;
-		o->bar = realloc(o->bar, o->capbar * sizeof(*o->bar));
+		o->bar = trace_xrealloc(o->bar, o->capbar * sizeof(*o->bar));
 		if (!o->bar)
 			abort();
 	}
