@@ -7,9 +7,8 @@
  * here; the schema's tables (lib/vkschema.h) say where the handles are,
  * in the parameters, the structs and arrays they point at and the pNext
  * chains, so no command is listed by hand but the few that pass handles
- * as untyped bytes (push descriptors by template), the copies from
- * buffers (special[]: which bytes they read) and the barriers (special[]
- * too: they read no bytes of what they name).  Kept per command buffer:
+ * as untyped bytes (push descriptors by template) and the copies from
+ * buffers (copies[]: which bytes they read).  Kept per command buffer:
  * buffers and images, with the range of each it may read (a buffer
  * descriptor's, a copy's source regions; otherwise all: a buffer zink
  * streams uniforms through is a megabyte, of which a frame reads a few
@@ -181,27 +180,15 @@ static int struct_flags(const vk_struct_info *s, int depth)
 	return r;
 }
 
-/* Commands the registry's types do not say enough of.  Copies from a
- * buffer: the registry says which handles they name, not which bytes of
- * the source they read (their regions) nor that the destination is
- * written, not read.  A staging buffer zink reuses holds a megabyte of
- * what earlier copies left, of which a copy reads a few kilobytes.
- * Barriers and events name buffers and images to order access to them,
- * but read none of their bytes (a layout transition of a linear image
- * keeps its bytes where they are; optimal images are not compared): the
- * command that reads them marks them. */
+/* Copies from a buffer: the registry says which handles they name, not
+ * which bytes of the source they read (their regions) nor that the
+ * destination is written, not read.  A staging buffer zink reuses holds a
+ * megabyte of what earlier copies left, of which a copy reads a few
+ * kilobytes. */
 static const struct {
 	const char *name;
 	int how;
-} special[] = {
-	{ "vkCmdPipelineBarrier", HOW_NOTHING },
-	{ "vkCmdPipelineBarrier2", HOW_NOTHING },
-	{ "vkCmdPipelineBarrier2KHR", HOW_NOTHING },
-	{ "vkCmdSetEvent2", HOW_NOTHING },
-	{ "vkCmdSetEvent2KHR", HOW_NOTHING },
-	{ "vkCmdWaitEvents", HOW_NOTHING },
-	{ "vkCmdWaitEvents2", HOW_NOTHING },
-	{ "vkCmdWaitEvents2KHR", HOW_NOTHING },
+} copies[] = {
 	{ "vkCmdCopyBuffer", HOW_COPY_BUFFER },
 	{ "vkCmdCopyBuffer2", HOW_COPY_BUFFER2 },
 	{ "vkCmdCopyBuffer2KHR", HOW_COPY_BUFFER2 },
@@ -212,9 +199,9 @@ static const struct {
 
 static int how_of(const vk_command_info *cmd)
 {
-	for (size_t i = 0; i < sizeof(special) / sizeof(special[0]); i++)
-		if (!strcmp(cmd->sig.name, special[i].name))
-			return special[i].how;
+	for (size_t i = 0; i < sizeof(copies) / sizeof(copies[0]); i++)
+		if (!strcmp(cmd->sig.name, copies[i].name))
+			return copies[i].how;
 	int r = 0;
 	for (uint32_t i = 1; i < cmd->nparams; i++) /* 0: the command buffer */
 		r |= field_flags(&cmd->params[i], 0);
