@@ -667,10 +667,6 @@ static void block_insert(vkd_block *b, size_t at, VkDeviceSize offset, VkDeviceS
 	if (b->nranges == b->cap) {
 		b->cap = b->cap ? b->cap * 2 : 8;
 		b->ranges = trace_xrealloc(b->ranges, b->cap * sizeof(*b->ranges));
-		if (!b->ranges) {
-			fputs("out of memory\n", stderr);
-			abort();
-		}
 	}
 	memmove(&b->ranges[at + 1], &b->ranges[at], (b->nranges - at) * sizeof(*b->ranges));
 	b->ranges[at] = (struct vkd_range){offset, size, (uint8_t)kind};

@@ -1786,8 +1786,6 @@ static void gpu_account(vkr *r, gpu_timer *t, size_t frame, uint64_t start, uint
 		while (cap <= frame)
 			cap *= 2;
 		r->frame_gpu = trace_xrealloc(r->frame_gpu, cap * sizeof(double));
-		if (!r->frame_gpu)
-			fatal(r, "out of memory");
 		memset(r->frame_gpu + r->cap_frame_gpu, 0, (cap - r->cap_frame_gpu) * sizeof(double));
 		r->cap_frame_gpu = cap;
 	}
@@ -2519,8 +2517,6 @@ static void keep(vkr *r, const trace_call *c, int64_t frame, bool ends)
 	if (r->nkept == r->capkept) {
 		r->capkept = r->capkept ? r->capkept * 2 : 1024;
 		r->kept = trace_xrealloc(r->kept, r->capkept * sizeof(*r->kept));
-		if (!r->kept)
-			fatal(r, "out of memory");
 	}
 	kept *k = &r->kept[r->nkept++];
 	trace_call_init(&k->call);
@@ -3067,8 +3063,6 @@ static void park(vkr *r, const vk_handle_info *h, uint64_t cap)
 	if (l->nparked == l->capparked) {
 		l->capparked = l->capparked ? l->capparked * 2 : 64;
 		l->parked = trace_xrealloc(l->parked, l->capparked * sizeof(*l->parked));
-		if (!l->parked)
-			fatal(r, "out of memory");
 	}
 	parked *p = &l->parked[l->nparked++];
 	*p = (parked){.h = h, .cap = cap};
@@ -3459,8 +3453,6 @@ static void timeline_use(check *k, uint64_t sem, uint64_t value, bool wait)
 		if (k->ntl == k->captl) {
 			k->captl = k->captl ? k->captl * 2 : 16;
 			k->tl = trace_xrealloc(k->tl, k->captl * sizeof(*k->tl));
-			if (!k->tl)
-				fatal(k->r, "out of memory");
 		}
 		u = &k->tl[k->ntl++];
 		*u = (tl_use){.sem = sem, .base = s->val, .lo = value, .hi = value};
@@ -3803,8 +3795,6 @@ static void frame_ended(vkr *r, int64_t frame)
 	if (r->nframe_times == r->cap_frame_times) {
 		r->cap_frame_times = r->cap_frame_times ? r->cap_frame_times * 2 : 256;
 		r->frame_times = trace_xrealloc(r->frame_times, r->cap_frame_times * sizeof(double));
-		if (!r->frame_times)
-			fatal(r, "out of memory");
 	}
 	r->frame_times[r->nframe_times++] = dt;
 	gpu_poll(r, false);

@@ -50,8 +50,6 @@ static void vpush(vec *v, void *p)
 	if (v->n == v->cap) {
 		v->cap = v->cap ? 2 * v->cap : 4;
 		v->v = trace_xrealloc(v->v, v->cap * sizeof(*v->v));
-		if (!v->v)
-			abort();
 	}
 	v->v[v->n++] = p;
 }
@@ -366,8 +364,6 @@ static void spans_add(spans *s, uint64_t off, uint64_t end)
 		if (s->n == s->cap) {
 			s->cap = s->cap ? 2 * s->cap : 4;
 			s->v = trace_xrealloc(s->v, s->cap * sizeof(*s->v));
-			if (!s->v)
-				abort();
 		}
 		memmove(s->v + i + 1, s->v + i, (s->n - i) * sizeof(*s->v));
 		s->n++;
@@ -412,8 +408,6 @@ static void breads_add(breads *b, obj *o, uint64_t off, uint64_t end)
 	if (b->n == b->cap) {
 		b->cap = b->cap ? 2 * b->cap : 4;
 		b->v = trace_xrealloc(b->v, b->cap * sizeof(*b->v));
-		if (!b->v)
-			abort();
 	}
 	b->v[b->n++] = (bread){o, off, end};
 }
@@ -759,8 +753,6 @@ static void recording_layout(recording *r, obj *o, int32_t expect, int32_t final
 	if (r->nlays == r->caplays) {
 		r->caplays = r->caplays ? 2 * r->caplays : 4;
 		r->lays = trace_xrealloc(r->lays, r->caplays * sizeof(*r->lays));
-		if (!r->lays)
-			abort();
 	}
 	r->lays[r->nlays++] = (lay){o, expect, final};
 }
@@ -940,8 +932,6 @@ static void find_fn(void *ctx, const vk_handle_info *h, uint64_t *value, bool to
 	if (fs->n == fs->cap) {
 		fs->cap = fs->cap ? 2 * fs->cap : 16;
 		fs->v = trace_xrealloc(fs->v, fs->cap * sizeof(*fs->v));
-		if (!fs->v)
-			abort();
 	}
 	fs->v[fs->n++] = (found){h, *value, f, top};
 }
@@ -1053,8 +1043,6 @@ static void set_bdesc(obj *s, uint32_t binding, uint32_t elem, obj *o, uint64_t 
 	if (s->nbd == s->capbd) {
 		s->capbd = s->capbd ? 2 * s->capbd : 4;
 		s->bd = trace_xrealloc(s->bd, s->capbd * sizeof(*s->bd));
-		if (!s->bd)
-			abort();
 	}
 	s->bd[s->nbd++] = (bdesc){binding, elem, r};
 }
@@ -2442,8 +2430,6 @@ static bool touch_add(touches *l, obj *o, enum use u)
 	if (l->n == l->cap) {
 		l->cap = l->cap ? 2 * l->cap : 16;
 		l->v = trace_xrealloc(l->v, l->cap * sizeof(*l->v));
-		if (!l->v)
-			abort();
 	}
 	l->v[l->n++] = (touch){o, u};
 	return true;
@@ -2968,8 +2954,6 @@ static void want_layout(out *o, obj *x, int32_t layout)
 	if (o->nbar == o->capbar) {
 		o->capbar = o->capbar ? 2 * o->capbar : 8;
 		o->bar = trace_xrealloc(o->bar, o->capbar * sizeof(*o->bar));
-		if (!o->bar)
-			abort();
 	}
 	o->bar[o->nbar++] = (VkImageMemoryBarrier){
 		.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
