@@ -55,8 +55,12 @@ run() {
 }
 
 ratio() { echo "scale=2; $1 / $2" | bc -l; }
-# median V...: the median of the values
-median() { printf '%s\n' "$@" | sort -g | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
+# median V...: the median of the values (of an even count, the mean of
+# the middle two)
+median() {
+	printf '%s\n' "$@" | sort -g |
+		awk '{a[NR] = $1} END {print NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'
+}
 
 # time_median PROGRAM ARGS...: the median wall time of $runs runs, its
 # standard output discarded (the disk is not what is measured)
