@@ -223,6 +223,10 @@ overhead "CPU time" "(for information)" u_native u_ours u_gfxr u_all
 # least KIND ENV...: $ns, the least ns a call of 5 runs of bench-calls on
 # llvmpipe (run in this shell, not $(...): an interrupt kills what runs)
 lvp=(/usr/share/vulkan/icd.d/lvp_icd.*.json)
+if [ ! -f "${lvp[0]}" ]; then
+	echo "bench-layer: no llvmpipe ICD in /usr/share/vulkan/icd.d: no per-call figures" >&2
+	exit 0
+fi
 least() {
 	local kind=$1 all=() i
 	shift
