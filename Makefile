@@ -17,16 +17,23 @@ WARN := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wstrict-prototypes \
 	-Wno-missing-field-initializers
 CHECK_WARN := -Werror
 LIBS := -lsnappy -lbrotlienc -lbrotlidec -lyaml -lz -lm -pthread
-INC := -Ilib
 
-# lib/vkdevice.c and lib/vkreplay.c drive a Vulkan device (libvulkan): not
-# in libtrace, linked only into the programs that replay (see
-# bin/trace-replay below)
-LIB_SRC := $(filter-out lib/vkdevice.c lib/vkreplay.c lib/vktrim.c,$(wildcard lib/*.c))
-LIB_HDR := $(wildcard lib/*.h)
+# lib/ is one folder a concern (README "Layout"); a folder's files build
+# by one pattern.  libtrace is base, stream, vulkan and vma: what every
+# program links.  trim and replay are linked only into the program that
+# uses them (replay drives a device: libvulkan).
+LIB_DIRS := base stream vulkan vma
+LIB_SRC := $(foreach d,$(LIB_DIRS),$(wildcard lib/$(d)/*.c))
+TRIM_SRC := $(wildcard lib/trim/*.c)
+REPLAY_SRC := $(wildcard lib/replay/*.c)
+LIB_HDR := $(wildcard lib/*/*.h)
+INC := $(addprefix -Ilib/,$(LIB_DIRS) trim replay) -Ibuild/gen
 PROG_SRC := $(wildcard filters/*.c)
 PROGS := $(patsubst filters/%.c,bin/%,$(PROG_SRC))
 UNIT_SRC := $(wildcard tests/unit/*.c)
+
+# objs(VARIANT,SOURCES): the objects of lib/ SOURCES in build VARIANT
+objs = $(patsubst lib/%.c,$(1)/lib/%.o,$(2))
 
 # The sanitizer build: every program and unit test again, under ASan+UBSan.
 ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
@@ -35,62 +42,69 @@ ASAN_PROGS := $(patsubst filters/%.c,build/asan/bin/%,$(PROG_SRC))
 
 all: $(PROGS)
 
-build/lib/%.o: lib/%.c $(LIB_HDR) | build/lib
+# The Vulkan schema: lib/vulkan/vkschema_gen.py writes the tables, the
+# argument structs and the call thunks from the registry.
+VK_REGISTRY ?= /usr/share/vulkan/registry
+VK_GEN := build/gen/vkschema_gen.c build/gen/vkschema_cmds.h build/gen/vkcall_gen.c
+
+$(VK_GEN) &: lib/vulkan/vkschema_gen.py $(VK_REGISTRY)/vk.xml
+	python3 lib/vulkan/vkschema_gen.py --registry $(VK_REGISTRY) build/gen
+
+build/lib/%.o: lib/%.c $(LIB_HDR) build/gen/vkschema_cmds.h
+	@mkdir -p $(@D)
 	$(CC) $(WARN) $(CHECK_WARN) $(CFLAGS) $(INC) -c -o $@ $<
 
-build/libtrace.a: $(patsubst lib/%.c,build/lib/%.o,$(LIB_SRC))
-	rm -f $@
-	ar rcs $@ $^
-
-# PROG_OBJ: objects of one program that call into libtrace (before it)
-bin/%: filters/%.c build/libtrace.a $(LIB_HDR) | bin
-	$(CC) $(WARN) $(CHECK_WARN) $(CFLAGS) $(INC) -o $@ $< $(PROG_OBJ) build/libtrace.a $(LIBS)
-
-REPLAY_OBJ := build/lib/vkreplay.o build/gen/vkcall_gen.o build/lib/vkdevice.o
-bin/trace-replay: $(REPLAY_OBJ)
-bin/trace-replay: PROG_OBJ := $(REPLAY_OBJ)
-bin/trace-replay: LIBS += -lvulkan
-
-# trace-trim's state (lib/vktrim.c) reads the generated argument structs
-bin/trace-trim: build/lib/vktrim.o
-bin/trace-trim: PROG_OBJ := build/lib/vktrim.o
-
-build/lib/vktrim.o: lib/vktrim.c $(LIB_HDR) build/gen/vkschema_cmds.h | build/lib
-	$(CC) $(WARN) $(CHECK_WARN) $(CFLAGS) $(INC) -Ibuild/gen -c -o $@ $<
-
-# the Vulkan replayer reads the generated argument structs and thunks
-build/lib/vkreplay.o: lib/vkreplay.c $(LIB_HDR) build/gen/vkschema_cmds.h | build/lib
-	$(CC) $(WARN) $(CHECK_WARN) $(CFLAGS) $(INC) -Ibuild/gen -c -o $@ $<
-
-build/gen/vkcall_gen.o: build/gen/vkcall_gen.c build/gen/vkschema_cmds.h $(LIB_HDR)
-	$(CC) $(WARN) $(CHECK_WARN) $(CFLAGS) $(INC) -Ibuild/gen -c -o $@ $<
-
-build/asan/lib/%.o: lib/%.c $(LIB_HDR) | build/asan/lib
+build/asan/lib/%.o: lib/%.c $(LIB_HDR) build/gen/vkschema_cmds.h
+	@mkdir -p $(@D)
 	$(CC) $(WARN) $(CHECK_WARN) $(ASAN_FLAGS) $(INC) -c -o $@ $<
 
-build/asan/libtrace.a: $(patsubst lib/%.c,build/asan/lib/%.o,$(LIB_SRC))
+build/pic/lib/%.o: lib/%.c $(LIB_HDR) build/gen/vkschema_cmds.h
+	@mkdir -p $(@D)
+	$(CC) $(WARN) $(CHECK_WARN) $(CFLAGS) -fPIC $(INC) -c -o $@ $<
+
+build/gen/%.o: build/gen/%.c $(VK_GEN) $(LIB_HDR)
+	$(CC) $(WARN) $(CHECK_WARN) $(CFLAGS) $(INC) -c -o $@ $<
+
+build/asan/gen/%.o: build/gen/%.c $(VK_GEN) $(LIB_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(WARN) $(CHECK_WARN) $(ASAN_FLAGS) $(INC) -c -o $@ $<
+
+build/pic/gen/%.o: build/gen/%.c $(VK_GEN) $(LIB_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(WARN) $(CHECK_WARN) $(CFLAGS) -fPIC $(INC) -c -o $@ $<
+
+build/libtrace.a: $(call objs,build,$(LIB_SRC)) build/gen/vkschema_gen.o
 	rm -f $@
 	ar rcs $@ $^
+
+build/asan/libtrace.a: $(call objs,build/asan,$(LIB_SRC)) build/asan/gen/vkschema_gen.o
+	rm -f $@
+	ar rcs $@ $^
+
+# PROG_OBJ: the objects of one program that call into libtrace (before it)
+bin/%: filters/%.c build/libtrace.a $(LIB_HDR) | bin
+	$(CC) $(WARN) $(CHECK_WARN) $(CFLAGS) $(INC) -o $@ $< $(PROG_OBJ) build/libtrace.a $(LIBS)
 
 build/asan/bin/%: filters/%.c build/asan/libtrace.a $(LIB_HDR) | build/asan/bin
 	$(CC) $(WARN) $(CHECK_WARN) $(ASAN_FLAGS) $(INC) -o $@ $< $(PROG_OBJ) build/asan/libtrace.a $(LIBS)
 
-ASAN_REPLAY_OBJ := build/asan/lib/vkreplay.o build/asan/gen/vkcall_gen.o build/asan/lib/vkdevice.o
+# replay: lib/replay and the generated call thunks, over libvulkan
+REPLAY_OBJ := $(call objs,build,$(REPLAY_SRC)) build/gen/vkcall_gen.o
+ASAN_REPLAY_OBJ := $(call objs,build/asan,$(REPLAY_SRC)) build/asan/gen/vkcall_gen.o
+bin/trace-replay: $(REPLAY_OBJ)
+bin/trace-replay: PROG_OBJ := $(REPLAY_OBJ)
+bin/trace-replay: LIBS += -lvulkan
 build/asan/bin/trace-replay: $(ASAN_REPLAY_OBJ)
 build/asan/bin/trace-replay: PROG_OBJ := $(ASAN_REPLAY_OBJ)
 build/asan/bin/trace-replay: LIBS += -lvulkan
 
-build/asan/bin/trace-trim: build/asan/lib/vktrim.o
-build/asan/bin/trace-trim: PROG_OBJ := build/asan/lib/vktrim.o
-
-build/asan/lib/vktrim.o: lib/vktrim.c $(LIB_HDR) build/gen/vkschema_cmds.h | build/asan/lib
-	$(CC) $(WARN) $(CHECK_WARN) $(ASAN_FLAGS) $(INC) -Ibuild/gen -c -o $@ $<
-
-build/asan/lib/vkreplay.o: lib/vkreplay.c $(LIB_HDR) build/gen/vkschema_cmds.h | build/asan/lib
-	$(CC) $(WARN) $(CHECK_WARN) $(ASAN_FLAGS) $(INC) -Ibuild/gen -c -o $@ $<
-
-build/asan/gen/vkcall_gen.o: build/gen/vkcall_gen.c build/gen/vkschema_cmds.h $(LIB_HDR) | build/asan/gen
-	$(CC) $(WARN) $(CHECK_WARN) $(ASAN_FLAGS) $(INC) -Ibuild/gen -c -o $@ $<
+# trim: lib/trim
+TRIM_OBJ := $(call objs,build,$(TRIM_SRC))
+ASAN_TRIM_OBJ := $(call objs,build/asan,$(TRIM_SRC))
+bin/trace-trim: $(TRIM_OBJ)
+bin/trace-trim: PROG_OBJ := $(TRIM_OBJ)
+build/asan/bin/trace-trim: $(ASAN_TRIM_OBJ)
+build/asan/bin/trace-trim: PROG_OBJ := $(ASAN_TRIM_OBJ)
 
 build/unit/%: tests/unit/%.c build/libtrace.a $(LIB_HDR) | build/unit
 	$(CC) $(WARN) $(CHECK_WARN) $(CFLAGS) $(INC) -o $@ $< build/libtrace.a $(LIBS)
@@ -98,37 +112,14 @@ build/unit/%: tests/unit/%.c build/libtrace.a $(LIB_HDR) | build/unit
 build/asan/unit/%: tests/unit/%.c build/asan/libtrace.a $(LIB_HDR) | build/asan/unit
 	$(CC) $(WARN) $(CHECK_WARN) $(ASAN_FLAGS) $(INC) -o $@ $< build/asan/libtrace.a $(LIBS)
 
-bin build/lib build/asan/lib build/asan/bin build/unit build/asan/unit build/fuzz:
+bin build/asan/bin build/unit build/asan/unit build/fuzz:
 	mkdir -p $@
 
 UNITS := $(patsubst tests/unit/%.c,build/unit/%,$(UNIT_SRC))
 ASAN_UNITS := $(patsubst tests/unit/%.c,build/asan/unit/%,$(UNIT_SRC))
 
 # ------------------------------------------------------------------
-# --- Vulkan schema and capture layer (issue 3) ---
-# The schema: lib/vkschema_gen.py writes build/gen/vkschema_gen.c and
-# vkschema_cmds.h from the registry; the object joins libtrace as one more
-# prerequisite of the archive (its rule archives $^).  The fuzz targets
-# compile lib/*.c themselves and fuzz no Vulkan code: they leave the schema
-# walker out.
-VK_REGISTRY ?= /usr/share/vulkan/registry
-VK_GEN := build/gen/vkschema_gen.c build/gen/vkschema_cmds.h build/gen/vkcall_gen.c
-
-$(VK_GEN) &: lib/vkschema_gen.py $(VK_REGISTRY)/vk.xml
-	python3 lib/vkschema_gen.py --registry $(VK_REGISTRY) build/gen
-
-build/gen/vkschema_gen.o: $(VK_GEN) $(LIB_HDR)
-	$(CC) $(WARN) $(CHECK_WARN) $(CFLAGS) $(INC) -Ibuild/gen -c -o $@ $<
-
-build/asan/gen/vkschema_gen.o: $(VK_GEN) $(LIB_HDR) | build/asan/gen
-	$(CC) $(WARN) $(CHECK_WARN) $(ASAN_FLAGS) $(INC) -Ibuild/gen -c -o $@ $<
-
-build/libtrace.a: build/gen/vkschema_gen.o
-build/asan/libtrace.a: build/asan/gen/vkschema_gen.o
-
-build/asan/gen:
-	mkdir -p $@
-
+# --- Vulkan capture layer ---
 # The capture layer: a shared object over a position-independent build of
 # libtrace, its wrappers generated by layer/layer_gen.py; the build-tree
 # manifest points at the built library (VK_LAYER_PATH=build/layer), the
@@ -139,30 +130,24 @@ LAYER_SO := build/layer/$(LAYER_LIB)
 LAYER_JSON := build/layer/VK_LAYER_TRACEKIT_capture.json
 LAYER_SRC := $(wildcard layer/*.c)
 LAYER_GEN := build/gen/layer_gen.c build/gen/layer_gen.h
-PIC_OBJ := $(patsubst lib/%.c,build/pic/lib/%.o,$(LIB_SRC)) build/pic/gen/vkschema_gen.o
+PIC_OBJ := $(call objs,build/pic,$(LIB_SRC)) build/pic/gen/vkschema_gen.o
 
-$(LAYER_GEN) &: layer/layer_gen.py lib/vkschema_gen.py $(VK_REGISTRY)/vk.xml
+$(LAYER_GEN) &: layer/layer_gen.py lib/vulkan/vkschema_gen.py $(VK_REGISTRY)/vk.xml
 	python3 layer/layer_gen.py --registry $(VK_REGISTRY) build/gen
-
-build/pic/lib/%.o: lib/%.c $(LIB_HDR) | build/pic/lib
-	$(CC) $(WARN) $(CHECK_WARN) $(CFLAGS) -fPIC $(INC) -c -o $@ $<
-
-build/pic/gen/vkschema_gen.o: $(VK_GEN) $(LIB_HDR) | build/pic/gen
-	$(CC) $(WARN) $(CHECK_WARN) $(CFLAGS) -fPIC $(INC) -Ibuild/gen -c -o $@ $<
 
 build/pic/libtrace.a: $(PIC_OBJ)
 	rm -f $@
 	ar rcs $@ $^
 
 $(LAYER_SO): $(LAYER_SRC) layer/layer.h layer/layer.map $(LAYER_GEN) $(VK_GEN) build/pic/libtrace.a | build/layer
-	$(CC) $(WARN) $(CHECK_WARN) $(CFLAGS) -fPIC -shared $(INC) -Ibuild/gen -Ilayer -o $@ \
+	$(CC) $(WARN) $(CHECK_WARN) $(CFLAGS) -fPIC -shared $(INC) -Ilayer -o $@ \
 		$(LAYER_SRC) build/pic/libtrace.a $(LIBS) -lpthread \
 		-Wl,--version-script=layer/layer.map -Wl,-z,nodelete -Wl,-z,defs
 
 $(LAYER_JSON): layer/VK_LAYER_TRACEKIT_capture.json | build/layer
 	sed 's|@LIBRARY_PATH@|$(CURDIR)/$(LAYER_SO)|' $< > $@
 
-build/pic/lib build/pic/gen build/layer:
+build/layer:
 	mkdir -p $@
 
 layer: $(LAYER_SO) $(LAYER_JSON)
@@ -219,8 +204,8 @@ build/tests:
 build/examples/shaders/vkexample_%.h: examples/shaders/vkexample.% | build/examples/shaders
 	glslangValidator -V --vn vkexample_$* -o $@ $<
 
-build/examples/vkexample: examples/vkexample.c lib/png.c lib/png.h $(VKEXAMPLE_SHADERS) | build/examples
-	$(CC) $(WARN) $(CHECK_WARN) $(CFLAGS) -Ibuild/examples/shaders -Ilib -o $@ $< lib/png.c $(EXAMPLE_LIBS)
+build/examples/vkexample: examples/vkexample.c lib/base/png.c lib/base/png.h $(VKEXAMPLE_SHADERS) | build/examples
+	$(CC) $(WARN) $(CHECK_WARN) $(CFLAGS) -Ibuild/examples/shaders -Ilib/base -o $@ $< lib/base/png.c $(EXAMPLE_LIBS)
 
 build/examples build/examples/shaders:
 	mkdir -p $@
@@ -232,25 +217,24 @@ build/examples build/examples/shaders:
 # Fuzzing (clang's libFuzzer), one target per parser.
 
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
-FUZZ_LIB_SRC := $(filter-out lib/cli.c,$(LIB_SRC))
+FUZZ_LIB_SRC := $(filter-out lib/base/cli.c,$(LIB_SRC))
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,build/fuzz/%,$(FUZZ_SRC))
 
 # libtrace once with the fuzzing instrumentation, then each target links it;
 # the text form reads Vulkan values by the schema, so the schema is fuzzed too
 FUZZ_CFLAGS := -O1 -g -fsanitize=fuzzer-no-link,address,undefined
-FUZZ_OBJ := $(patsubst lib/%.c,build/fuzz/lib/%.o,$(FUZZ_LIB_SRC)) build/fuzz/gen/vkschema_gen.o
+FUZZ_OBJ := $(call objs,build/fuzz,$(FUZZ_LIB_SRC)) build/fuzz/gen/vkschema_gen.o
 
-build/fuzz/lib/%.o: lib/%.c $(LIB_HDR) | build/fuzz/lib
+build/fuzz/lib/%.o: lib/%.c $(LIB_HDR) build/gen/vkschema_cmds.h
+	@mkdir -p $(@D)
 	clang $(WARN) $(FUZZ_CFLAGS) $(INC) -c -o $@ $<
 
-build/fuzz/gen/vkschema_gen.o: $(VK_GEN) $(LIB_HDR) | build/fuzz/gen
-	clang $(WARN) $(FUZZ_CFLAGS) $(INC) -Ibuild/gen -c -o $@ build/gen/vkschema_gen.c
+build/fuzz/gen/%.o: build/gen/%.c $(VK_GEN) $(LIB_HDR)
+	@mkdir -p $(@D)
+	clang $(WARN) $(FUZZ_CFLAGS) $(INC) -c -o $@ $<
 
 build/fuzz/%: tests/fuzz/%.c $(FUZZ_OBJ) $(LIB_HDR) | build/fuzz
 	clang $(WARN) -O1 -g -fsanitize=fuzzer,address,undefined $(INC) -o $@ $< $(FUZZ_OBJ) $(LIBS)
-
-build/fuzz/lib build/fuzz/gen:
-	mkdir -p $@
 
 fuzz-build: deps-check $(FUZZ_TARGETS)
 

@@ -20,7 +20,7 @@ command that hands out a device address says so (tk_note_address).
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib', 'vulkan'))
 import vkschema_gen as vg  # noqa: E402
 
 # The loader's own and the layer's entry points: written by hand.
@@ -119,7 +119,7 @@ def owner_of(c):
 
 
 def gen(m):
-    out = [vg.HEAD.rstrip().replace('lib/vkschema_gen.py', 'layer/layer_gen.py'), '']
+    out = [vg.HEAD.rstrip().replace('lib/vulkan/vkschema_gen.py', 'layer/layer_gen.py'), '']
     inst = [c for c in m.commands.values() if c.level == 'INSTANCE']
     dev = [c for c in m.commands.values() if c.level == 'DEVICE']
 
