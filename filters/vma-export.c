@@ -5,7 +5,6 @@
 #include "cli.h"
 #include "vma.h"
 
-#include <getopt.h>
 #include <string.h>
 
 static const char usage[] = "usage: vma-export [-o FILE] [--quiet] [TRACE]";
@@ -27,39 +26,12 @@ static bool is_recording(const char *path)
 
 int main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"output", required_argument, NULL, 'o'},
-		{"quiet", no_argument, NULL, 'Q'},
-		{"help", no_argument, NULL, 'h'},
-		{"version", no_argument, NULL, 'V'},
-		{NULL, 0, NULL, 0},
-	};
-	const char *out = "-";
-	int c;
+	const char *out;
 
 	trace_cli_init("vma-export", usage);
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:hV", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'o': out = optarg; break;
-		case 'Q': trace_cli_self.quiet = true; break;
-		case 'h':
-			printf("%s\n\nWrites the VMA stream TRACE (default: standard input) as a VMA "
-			       "call recording (CSV).\n\n"
-			       "  -o, --output FILE  write to FILE (default: standard output)\n"
-			       "      --quiet        no progress line\n"
-			       "  -h, --help         this help\n"
-			       "      --version      the version\n",
-			       usage);
-			return 0;
-		case 'V': trace_cli_version();
-		default: trace_cli_bad_option(c, argv);
-		}
-	}
-	if (argc - optind > 1)
-		trace_cli_usage_error("one input at a time");
-
-	const char *in = optind < argc ? argv[optind] : "-";
+	const char *in = trace_cli_parse(argc, argv, NULL, NULL, NULL, NULL,
+					 "Writes the VMA stream TRACE (default: standard input) as a "
+					 "VMA call recording (CSV).\n\n", &out);
 	trace_error err;
 	trace_error_clear(&err);
 	trace_reader *r = trace_reader_open(in, &err);

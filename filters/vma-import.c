@@ -5,7 +5,6 @@
 #include "cli.h"
 #include "vma.h"
 
-#include <getopt.h>
 #include <string.h>
 
 static const char usage[] =
@@ -13,68 +12,56 @@ static const char usage[] =
 	"[RECORDING]";
 
 
+typedef struct options {
+	trace_writer_options w;
+	bool text, compression;
+} options;
+
+/* -f and -z */
+static void option(int c, const char *arg, void *ctx)
+{
+	options *o = ctx;
+	if (c == 'f') {
+		if (!strcmp(arg, "text"))
+			o->text = true;
+		else if (!strcmp(arg, "binary"))
+			o->text = false;
+		else
+			trace_cli_usage_error("unknown format '%s' (binary, text)", arg);
+	} else {
+		o->w.format = trace_cli_format(arg);
+		if (o->w.format == TRACE_FMT_AUTO || o->w.format == TRACE_FMT_TEXT)
+			trace_cli_usage_error("unknown compression '%s' (snappy, brotli, none)", arg);
+		o->compression = true;
+	}
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{"format", required_argument, NULL, 'f'},
 		{"compression", required_argument, NULL, 'z'},
-		{"output", required_argument, NULL, 'o'},
-		{"quiet", no_argument, NULL, 'Q'},
-		{"help", no_argument, NULL, 'h'},
-		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
 	};
-	trace_writer_options opt = {.format = TRACE_FMT_SNAPPY, .quality = -1};
-	const char *out = "-";
-	bool text = false, compression = false;
-	int c;
+	options o = {.w = {.format = TRACE_FMT_SNAPPY, .quality = -1}};
+	const char *out;
 
 	trace_cli_init("vma-import", usage);
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":f:z:o:hV", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			if (!strcmp(optarg, "text"))
-				text = true;
-			else if (!strcmp(optarg, "binary"))
-				text = false;
-			else
-				trace_cli_usage_error("unknown format '%s' (binary, text)", optarg);
-			break;
-		case 'z':
-			opt.format = trace_cli_format(optarg);
-			if (opt.format == TRACE_FMT_AUTO || opt.format == TRACE_FMT_TEXT)
-				trace_cli_usage_error("unknown compression '%s' (snappy, brotli, none)",
-						      optarg);
-			compression = true;
-			break;
-		case 'o': out = optarg; break;
-		case 'Q': trace_cli_self.quiet = true; break;
-		case 'h':
-			printf("%s\n\nWrites the VMA call recording RECORDING (default: standard "
-			       "input) as a tracekit stream.\n\n"
-			       "  -f, --format F       binary (default) or text\n"
-			       "  -z, --compression C  snappy (default), brotli or none, for binary\n"
-			       "  -o, --output FILE    write to FILE (default: standard output)\n"
-			       "      --quiet          no progress line\n"
-			       "  -h, --help           this help\n"
-			       "      --version        the version\n",
-			       usage);
-			return 0;
-		case 'V': trace_cli_version();
-		default: trace_cli_bad_option(c, argv);
-		}
-	}
-	if (argc - optind > 1)
-		trace_cli_usage_error("one input at a time");
-	if (text && compression)
+	const char *in = trace_cli_parse(argc, argv, "f:z:", longopts, option, &o,
+					 "Writes the VMA call recording RECORDING (default: standard "
+					 "input) as a tracekit stream.\n\n"
+					 "  -f, --format F       binary (default) or text\n"
+					 "  -z, --compression C  snappy (default), brotli or none, for binary\n",
+					 &out);
+	if (o.text && o.compression)
 		trace_cli_usage_error("-z is for binary output, not -f text");
-	if (text)
+	trace_writer_options opt = o.w;
+	if (o.text)
 		opt.format = TRACE_FMT_TEXT;
 
 	trace_error err;
 	trace_error_clear(&err);
-	vma_reader *r = vma_reader_open(optind < argc ? argv[optind] : "-", &err);
+	vma_reader *r = vma_reader_open(in, &err);
 	if (!r)
 		trace_cli_fail(&err);
 	trace_writer *w = trace_writer_open(out, &opt, &err);

@@ -6,6 +6,8 @@
 #include "internal.h"
 
 #include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
@@ -55,6 +57,53 @@ void trace_cli_fail(const trace_error *err)
 	trace_cli_progress_done();
 	trace_error_print(err, trace_cli_self.prog, stderr);
 	exit(1);
+}
+
+const char *trace_cli_parse(int argc, char **argv, const char *shorts,
+			    const struct option *longs, trace_cli_option_fn *one, void *ctx,
+			    const char *help, const char **out)
+{
+	enum { OPT_QUIET = 0x10000, OPT_VERSION };
+	static const struct option common[] = {
+		{"output", required_argument, NULL, 'o'},
+		{"quiet", no_argument, NULL, OPT_QUIET},
+		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, OPT_VERSION},
+	};
+	size_t n = 0;
+	while (longs && longs[n].name)
+		n++;
+	struct option *all = trace_xcalloc(n + 5, sizeof(*all));
+	memcpy(all, longs, n * sizeof(*all));
+	memcpy(all + n, common, sizeof(common));
+	char optstring[64];
+	snprintf(optstring, sizeof(optstring), ":%so:h", shorts ? shorts : "");
+
+	int c;
+	*out = "-";
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, optstring, all, NULL)) != -1) {
+		switch (c) {
+		case 'o': *out = optarg; break;
+		case OPT_QUIET: trace_cli_self.quiet = true; break;
+		case 'h':
+			printf("%s\n\n%s"
+			       "  -o, --output FILE    write to FILE (default: standard output)\n"
+			       "      --quiet          no progress line\n"
+			       "  -h, --help           this help\n"
+			       "      --version        the version\n",
+			       trace_cli_self.usage, help);
+			exit(0);
+		case OPT_VERSION: trace_cli_version();
+		case ':':
+		case '?': trace_cli_bad_option(c, argv);
+		default: one(c, optarg, ctx);
+		}
+	}
+	free(all);
+	if (argc - optind > 1)
+		trace_cli_usage_error("one input at a time");
+	return optind < argc ? argv[optind] : "-";
 }
 
 static double now(void)

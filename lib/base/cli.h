@@ -7,6 +7,7 @@
 
 #include "trace.h"
 
+#include <getopt.h>
 #include <stdnoreturn.h>
 
 typedef struct trace_cli {
@@ -22,6 +23,19 @@ noreturn void trace_cli_usage_error(const char *fmt, ...) __attribute__((format(
 noreturn void trace_cli_version(void);
 /* For getopt_long's ':' and '?' (with an optstring that starts with ':'). */
 noreturn void trace_cli_bad_option(int c, char **argv);
+/*
+ * The options of a stream program: its own (SHORTS in getopt's form,
+ * LONGS ending in a zeroed entry, each handed to ONE with CTX) and the
+ * ones every program takes: -o/--output FILE (into *out, "-" if absent),
+ * --quiet, -h/--help (the usage line, then HELP, then the common
+ * options' lines), --version.  One input at most; returns it, "-" for
+ * standard input.  Usage errors exit 2.
+ */
+typedef void trace_cli_option_fn(int c, const char *arg, void *ctx);
+const char *trace_cli_parse(int argc, char **argv, const char *shorts,
+			    const struct option *longs, trace_cli_option_fn *one, void *ctx,
+			    const char *help, const char **out);
+
 /* Prints err once and exits 1. */
 noreturn void trace_cli_fail(const trace_error *err);
 
