@@ -18,6 +18,7 @@
 #include "cli.h"
 #include "frames.h"
 #include "png.h"
+#include "tmap.h"
 #include "vkschema.h"
 
 #include <errno.h>
@@ -31,100 +32,6 @@ extern const vk_call_fn vk_calls[];
 extern const uint32_t vk_ncalls;
 
 #define WARNINGS_SHOWN 20
-
-/* ------------------------------------------------------------------ */
-/* A hash of (key, kind) -> value, open addressing, no tombstones. */
-
-typedef struct hent {
-	uint64_t key;
-	uintptr_t kind;  /* handle info pointer, or a small tag; 0: empty */
-	uint64_t val;
-} hent;
-
-typedef struct hmap {
-	hent *e;
-	size_t cap, n;
-} hmap;
-
-
-static inline size_t hhome(const hmap *m, uint64_t key, uintptr_t kind)
-{
-	uint64_t h = (key ^ ((uint64_t)kind * 0xff51afd7ed558ccdull)) * 0x9e3779b97f4a7c15ull;
-	return (size_t)(h >> 32) & (m->cap - 1);
-}
-
-static hent *hfind(const hmap *m, uint64_t key, uintptr_t kind)
-{
-	if (!m->n)
-		return NULL;
-	for (size_t i = hhome(m, key, kind); m->e[i].kind; i = (i + 1) & (m->cap - 1))
-		if (m->e[i].key == key && m->e[i].kind == kind)
-			return &m->e[i];
-	return NULL;
-}
-
-static void hput(hmap *m, uint64_t key, uintptr_t kind, uint64_t val)
-{
-	if (2 * (m->n + 1) > m->cap) {
-		hmap old = *m;
-		m->cap = old.cap ? old.cap * 2 : 256;
-		m->e = trace_xcalloc(m->cap, sizeof(*m->e));
-		m->n = 0;
-		for (size_t i = 0; i < old.cap; i++)
-			if (old.e[i].kind)
-				hput(m, old.e[i].key, old.e[i].kind, old.e[i].val);
-		free(old.e);
-	}
-	size_t i = hhome(m, key, kind);
-	while (m->e[i].kind && !(m->e[i].key == key && m->e[i].kind == kind))
-		i = (i + 1) & (m->cap - 1);
-	if (!m->e[i].kind)
-		m->n++;
-	m->e[i] = (hent){key, kind, val};
-}
-
-static bool hdel(hmap *m, uint64_t key, uintptr_t kind, uint64_t *val)
-{
-	if (!m->n)
-		return false;
-	size_t i = hhome(m, key, kind);
-	while (m->e[i].kind && !(m->e[i].key == key && m->e[i].kind == kind))
-		i = (i + 1) & (m->cap - 1);
-	if (!m->e[i].kind)
-		return false;
-	if (val)
-		*val = m->e[i].val;
-	size_t j = i;
-	for (;;) {
-		m->e[i].kind = 0;
-		for (;;) {
-			j = (j + 1) & (m->cap - 1);
-			if (!m->e[j].kind)
-				goto done;
-			size_t h = hhome(m, m->e[j].key, m->e[j].kind);
-			if (i <= j ? (h <= i || h > j) : (h <= i && h > j))
-				break;
-		}
-		m->e[i] = m->e[j];
-		i = j;
-	}
-done:
-	m->n--;
-	return true;
-}
-
-static void hfree(hmap *m)
-{
-	free(m->e);
-	memset(m, 0, sizeof(*m));
-}
-
-static void hcopy(hmap *dst, const hmap *src)
-{
-	for (size_t i = 0; i < src->cap; i++)
-		if (src->e[i].kind)
-			hput(dst, src->e[i].key, src->e[i].kind, src->e[i].val);
-}
 
 /* ------------------------------------------------------------------ */
 /* State. */
@@ -259,13 +166,13 @@ typedef struct vkr {
 	const vkr_options *opt;
 	vkd_device dev;
 	bool have_instance;
-	hmap handles;      /* (capture, type) -> live */
-	hmap objects;      /* (capture, TAG_OBJ) -> obj* */
-	hmap sigs;         /* (sig pointer, TAG_SIG) -> cmd_entry* */
-	hmap mems;         /* (capture, TAG_MEM) -> memobj* */
-	hmap swapchains;   /* (capture, TAG_SWAPCHAIN) -> swapchain* */
-	hmap templates;    /* (capture, TAG_TEMPLATE) -> tmpl* */
-	hmap queues;       /* (live queue, TAG_QUEUE) -> its family */
+	tmap handles;      /* (capture, type) -> live */
+	tmap objects;      /* (capture, TAG_OBJ) -> obj* */
+	tmap sigs;         /* (sig pointer, TAG_SIG) -> cmd_entry* */
+	tmap mems;         /* (capture, TAG_MEM) -> memobj* */
+	tmap swapchains;   /* (capture, TAG_SWAPCHAIN) -> swapchain* */
+	tmap templates;    /* (capture, TAG_TEMPLATE) -> tmpl* */
+	tmap queues;       /* (live queue, TAG_QUEUE) -> its family */
 	PFN_vkVoidFunction *fns;
 	uint8_t *fn_done;
 	trace_arena arena;
@@ -361,7 +268,7 @@ static const char *result_name(VkResult res)
 static void map_put(vkr *r, const vk_handle_info *h, uint64_t cap, uint64_t live)
 {
 	if (cap)
-		hput(&r->handles, cap, (uintptr_t)h, live);
+		tmap_set(&r->handles, cap, (uintptr_t)h, live);
 }
 
 static bool map_get(vkr *r, const vk_handle_info *h, uint64_t cap, uint64_t *live)
@@ -370,17 +277,17 @@ static bool map_get(vkr *r, const vk_handle_info *h, uint64_t cap, uint64_t *liv
 		*live = 0;
 		return true;
 	}
-	hent *e = hfind(&r->handles, cap, (uintptr_t)h);
+	uint64_t *e = tmap_at(&r->handles, cap, (uintptr_t)h);
 	if (!e)
 		return false;
-	*live = e->val;
+	*live = *e;
 	return true;
 }
 
 static void map_del(vkr *r, const vk_handle_info *h, uint64_t cap)
 {
 	if (cap)
-		hdel(&r->handles, cap, (uintptr_t)h, NULL);
+		tmap_del(&r->handles, cap, (uintptr_t)h, NULL);
 }
 
 static uint64_t need(vkr *r, const vk_handle_info *h, uint64_t cap)
@@ -627,9 +534,9 @@ static bool field_wanted(const vk_field *f)
 
 static cmd_entry *entry_of(vkr *r, const trace_call *c)
 {
-	hent *h = hfind(&r->sigs, (uint64_t)(uintptr_t)c->sig, TAG_SIG);
+	uint64_t *h = tmap_at(&r->sigs, (uint64_t)(uintptr_t)c->sig, TAG_SIG);
 	if (h)
-		return (cmd_entry *)(uintptr_t)h->val;
+		return (cmd_entry *)(uintptr_t)*h;
 	const vk_command_info *cmd = vk_command_lookup(c->sig->name);
 	if (!cmd)
 		return NULL;
@@ -655,7 +562,7 @@ static cmd_entry *entry_of(vkr *r, const trace_call *c)
 		if (f->base == VK_B_STRUCT && f->ref == r->s_allocator)
 			e->allocator = (int16_t)i;
 	}
-	hput(&r->sigs, (uint64_t)(uintptr_t)c->sig, TAG_SIG, (uint64_t)(uintptr_t)e);
+	tmap_set(&r->sigs, (uint64_t)(uintptr_t)c->sig, TAG_SIG, (uint64_t)(uintptr_t)e);
 	return e;
 }
 
@@ -1074,21 +981,20 @@ static void device_teardown(vkr *r)
 	vkDeviceWaitIdle(r->dev.device);
 	gpu_poll(r, true);
 	gpu_timers_free(r);
-	hfree(&r->queues);
+	tmap_free(&r->queues);
 	for (size_t i = 0; i < r->swapchains.cap; i++)
-		if (r->swapchains.e && r->swapchains.e[i].kind) {
-			destroy_swapchain(r, (swapchain *)(uintptr_t)r->swapchains.e[i].val);
-			r->swapchains.e[i].kind = 0;
+		if (tmap_used(&r->swapchains, i)) {
+			destroy_swapchain(r, (swapchain *)(uintptr_t)r->swapchains.vals[i]);
 		}
-	hfree(&r->swapchains);
+	tmap_free(&r->swapchains);
 	typedef void (VKAPI_PTR *destroy_fn)(VkDevice, uint64_t, const VkAllocationCallbacks *);
 	const vk_handle_info *last = NULL;
 	destroy_fn fn = NULL;
 	for (size_t i = 0; i < r->handles.cap; i++) {
-		hent *e = &r->handles.e[i];
-		if (!e->kind || !e->val)
+		uint64_t *live = &r->handles.vals[i];
+		if (!tmap_used(&r->handles, i) || !*live)
 			continue;
-		const vk_handle_info *h = (const vk_handle_info *)e->kind;
+		const vk_handle_info *h = (const vk_handle_info *)(uintptr_t)r->handles.kinds[i];
 		if (h->dispatchable || h == r->h_swapchain || h == r->h_surface)
 			continue;
 		if (h != last) {
@@ -1097,22 +1003,21 @@ static void device_teardown(vkr *r)
 			last = h;
 		}
 		if (fn) {
-			fn(r->dev.device, e->val, NULL);
-			e->val = 0;
+			fn(r->dev.device, *live, NULL);
+			*live = 0;
 		}
 	}
 	for (size_t i = 0; i < r->objects.cap; i++)
-		if (r->objects.e && r->objects.e[i].kind) {
-			obj *o = (obj *)(uintptr_t)r->objects.e[i].val;
+		if (tmap_used(&r->objects, i)) {
+			obj *o = (obj *)(uintptr_t)r->objects.vals[i];
 			release_obj(r, o);
 			free(o);
-			r->objects.e[i].kind = 0;
 		}
-	hfree(&r->objects);
+	tmap_free(&r->objects);
 	for (size_t i = 0; i < r->mems.cap; i++)
-		if (r->mems.e && r->mems.e[i].kind)
-			free((memobj *)(uintptr_t)r->mems.e[i].val);
-	hfree(&r->mems);
+		if (tmap_used(&r->mems, i))
+			free((memobj *)(uintptr_t)r->mems.vals[i]);
+	tmap_free(&r->mems);
 	free_templates(r);
 	if (r->fence)
 		vkDestroyFence(r->dev.device, r->fence, NULL);
@@ -1153,14 +1058,14 @@ static void parse_header_memory(vkr *r, const trace_header *h)
 
 static obj *obj_get(vkr *r, uint64_t cap)
 {
-	hent *e = hfind(&r->objects, cap, TAG_OBJ);
-	return e ? (obj *)(uintptr_t)e->val : NULL;
+	uint64_t *e = tmap_at(&r->objects, cap, TAG_OBJ);
+	return e ? (obj *)(uintptr_t)*e : NULL;
 }
 
 static memobj *mem_get(vkr *r, uint64_t cap)
 {
-	hent *e = hfind(&r->mems, cap, TAG_MEM);
-	return e ? (memobj *)(uintptr_t)e->val : NULL;
+	uint64_t *e = tmap_at(&r->mems, cap, TAG_MEM);
+	return e ? (memobj *)(uintptr_t)*e : NULL;
 }
 
 static obj *new_obj(vkr *r, uint64_t cap, uint64_t live, bool image, bool linear, VkDeviceSize size)
@@ -1176,7 +1081,7 @@ static obj *new_obj(vkr *r, uint64_t cap, uint64_t live, bool image, bool linear
 		release_obj(r, old);
 		free(old);
 	}
-	hput(&r->objects, cap, TAG_OBJ, (uint64_t)(uintptr_t)o);
+	tmap_set(&r->objects, cap, TAG_OBJ, (uint64_t)(uintptr_t)o);
 	return o;
 }
 
@@ -1272,13 +1177,13 @@ static void alloc_memory(vkr *r, vk_args_vkAllocateMemory *a)
 			unlink_obj(old->objs);
 		free(old);
 	}
-	hput(&r->mems, m->cap, TAG_MEM, (uint64_t)(uintptr_t)m);
+	tmap_set(&r->mems, m->cap, TAG_MEM, (uint64_t)(uintptr_t)m);
 }
 
 static void free_memory(vkr *r, uint64_t cap)
 {
 	uint64_t v;
-	if (!cap || !hdel(&r->mems, cap, TAG_MEM, &v))
+	if (!cap || !tmap_del(&r->mems, cap, TAG_MEM, &v))
 		return;
 	memobj *m = (memobj *)(uintptr_t)v;
 	while (m->objs)
@@ -1470,8 +1375,8 @@ static void update(vkr *r, const trace_call *c)
 
 static swapchain *swapchain_get(vkr *r, uint64_t cap)
 {
-	hent *e = hfind(&r->swapchains, cap, TAG_SWAPCHAIN);
-	return e ? (swapchain *)(uintptr_t)e->val : NULL;
+	uint64_t *e = tmap_at(&r->swapchains, cap, TAG_SWAPCHAIN);
+	return e ? (swapchain *)(uintptr_t)*e : NULL;
 }
 
 static void create_swapchain(vkr *r, vk_args_vkCreateSwapchainKHR *a)
@@ -1487,7 +1392,7 @@ static void create_swapchain(vkr *r, vk_args_vkCreateSwapchainKHR *a)
 	s->usage = ci->imageUsage | VK_IMAGE_USAGE_TRANSFER_SRC_BIT;
 	s->sharing = VK_SHARING_MODE_EXCLUSIVE;
 	s->alpha = ci->compositeAlpha;
-	hput(&r->swapchains, s->cap, TAG_SWAPCHAIN, (uint64_t)(uintptr_t)s);
+	tmap_set(&r->swapchains, s->cap, TAG_SWAPCHAIN, (uint64_t)(uintptr_t)s);
 	map_put(r, r->h_swapchain, s->cap, s->cap);
 	r->calls++;
 }
@@ -1895,8 +1800,8 @@ static gpu_timer *gpu_timer_for(vkr *r, VkQueue queue)
 	if (!r->opt->stats || r->opt->no_gpu_time || r->frame < r->opt->first_frame ||
 	    !r->nfamilies)
 		return NULL;
-	hent *h = hfind(&r->queues, (uint64_t)(uintptr_t)queue, TAG_QUEUE);
-	gpu_timer *t = h ? gpu_timer_of(r, (uint32_t)h->val) : NULL;
+	uint64_t *h = tmap_at(&r->queues, (uint64_t)(uintptr_t)queue, TAG_QUEUE);
+	gpu_timer *t = h ? gpu_timer_of(r, (uint32_t)*h) : NULL;
 	if (!t || !t->usable)
 		r->gpu_unmeasured = true;
 	return t && t->usable ? t : NULL;
@@ -2015,25 +1920,25 @@ static void create_template(vkr *r, const cmd_entry *e, vk_args_vkCreateDescript
 		free(t);
 		return;
 	}
-	if (hdel(&r->templates, cap, TAG_TEMPLATE, &old))
+	if (tmap_del(&r->templates, cap, TAG_TEMPLATE, &old))
 		free((tmpl *)(uintptr_t)old);
-	hput(&r->templates, cap, TAG_TEMPLATE, (uint64_t)(uintptr_t)t);
+	tmap_set(&r->templates, cap, TAG_TEMPLATE, (uint64_t)(uintptr_t)t);
 }
 
 static void destroy_template(vkr *r, const cmd_entry *e, vk_args_vkDestroyDescriptorUpdateTemplate *a)
 {
 	uint64_t cap = (uint64_t)(uintptr_t)a->descriptorUpdateTemplate, old;
 	call_generic(r, e, a);
-	if (cap && hdel(&r->templates, cap, TAG_TEMPLATE, &old))
+	if (cap && tmap_del(&r->templates, cap, TAG_TEMPLATE, &old))
 		free((tmpl *)(uintptr_t)old);
 }
 
 static void free_templates(vkr *r)
 {
 	for (size_t i = 0; i < r->templates.cap; i++)
-		if (r->templates.e[i].kind)
-			free((tmpl *)(uintptr_t)r->templates.e[i].val);
-	hfree(&r->templates);
+		if (tmap_used(&r->templates, i))
+			free((tmpl *)(uintptr_t)r->templates.vals[i]);
+	tmap_free(&r->templates);
 }
 
 /* vkUpdateDescriptorSetWithTemplate, vkCmdPushDescriptorSetWithTemplate*:
@@ -2047,8 +1952,8 @@ static void template_data(vkr *r, const cmd_entry *e, void *args)
 	const trace_value *v = &c->args[e->data];
 	uint64_t cap;
 	memcpy(&cap, (uint8_t *)args + cmd->params[e->tmpl].offset, 8);
-	hent *h = hfind(&r->templates, cap, TAG_TEMPLATE);
-	const tmpl *t = h ? (const tmpl *)(uintptr_t)h->val : NULL;
+	uint64_t *h = tmap_at(&r->templates, cap, TAG_TEMPLATE);
+	const tmpl *t = h ? (const tmpl *)(uintptr_t)*h : NULL;
 	if (!t) {
 		warn(r, "%s: VkDescriptorUpdateTemplate 0x%llx unknown: call not replayed",
 		     cmd->sig.name, (unsigned long long)cap);
@@ -2096,7 +2001,7 @@ static void end_instance(vkr *r)
 	device_teardown(r);
 	vkd_close(&r->dev);
 	r->have_instance = false;
-	hfree(&r->handles);
+	tmap_free(&r->handles);
 }
 
 static bool loop_call(vkr *r, const cmd_entry *e, void *args);
@@ -2207,7 +2112,7 @@ static void replay_call(vkr *r, const trace_call *c)
 		memcpy(&cap, (uint8_t *)args + cmd->params[1].offset, 8);
 		call_generic(r, e, args);
 		uint64_t v;
-		if (cap && hdel(&r->objects, cap, TAG_OBJ, &v)) {
+		if (cap && tmap_del(&r->objects, cap, TAG_OBJ, &v)) {
 			release_obj(r, (obj *)(uintptr_t)v);
 			free((obj *)(uintptr_t)v);
 		}
@@ -2360,7 +2265,7 @@ static void replay_call(vkr *r, const trace_call *c)
 	case SP_DESTROY_SWAPCHAIN: {
 		uint64_t cap = (uint64_t)(uintptr_t)((vk_args_vkDestroySwapchainKHR *)args)->swapchain;
 		uint64_t v;
-		if (cap && hdel(&r->swapchains, cap, TAG_SWAPCHAIN, &v)) {
+		if (cap && tmap_del(&r->swapchains, cap, TAG_SWAPCHAIN, &v)) {
 			vkDeviceWaitIdle(r->dev.device);
 			destroy_swapchain(r, (swapchain *)(uintptr_t)v);
 		}
@@ -2402,14 +2307,14 @@ static void replay_call(vkr *r, const trace_call *c)
 		vk_args_vkGetDeviceQueue *a = args;
 		call_generic(r, e, args);
 		if (a->pQueue && *a->pQueue)
-			hput(&r->queues, (uint64_t)(uintptr_t)*a->pQueue, TAG_QUEUE, a->queueFamilyIndex);
+			tmap_set(&r->queues, (uint64_t)(uintptr_t)*a->pQueue, TAG_QUEUE, a->queueFamilyIndex);
 		return;
 	}
 	case SP_GET_QUEUE2: {
 		vk_args_vkGetDeviceQueue2 *a = args;
 		call_generic(r, e, args);
 		if (a->pQueue && *a->pQueue && a->pQueueInfo)
-			hput(&r->queues, (uint64_t)(uintptr_t)*a->pQueue, TAG_QUEUE,
+			tmap_set(&r->queues, (uint64_t)(uintptr_t)*a->pQueue, TAG_QUEUE,
 			     a->pQueueInfo->queueFamilyIndex);
 		return;
 	}
@@ -2486,21 +2391,21 @@ typedef struct loop_state {
 	const vk_handle_info *h_cb, *h_cpool, *h_set, *h_dpool, *h_template, *h_messenger,
 		*h_report;
 	/* what the records before the range leave */
-	hmap logs;      /* (command buffer, TAG_CBLOG) -> cblog* */
-	hmap sets;      /* (descriptor set, its type) -> its pool */
-	hmap dpools;    /* (descriptor pool, TAG_DPOOL) -> its create flags */
-	hmap sync;      /* (fence, TAG_FENCE), (binary semaphore, TAG_BINARY) -> 1 if
+	tmap logs;      /* (command buffer, TAG_CBLOG) -> cblog* */
+	tmap sets;      /* (descriptor set, its type) -> its pool */
+	tmap dpools;    /* (descriptor pool, TAG_DPOOL) -> its create flags */
+	tmap sync;      /* (fence, TAG_FENCE), (binary semaphore, TAG_BINARY) -> 1 if
 			 * signalled; (timeline semaphore, TAG_TIMELINE) -> the highest
 			 * value signalled; from the records replayed so far */
-	hmap start;     /* sync as the range began */
+	tmap start;     /* sync as the range began */
 	/* from loop_check */
-	hmap shift;     /* (timeline semaphore made before the range, TAG_SHIFT) -> D,
+	tmap shift;     /* (timeline semaphore made before the range, TAG_SHIFT) -> D,
 			 * (the same, TAG_BASE) -> its value as the range began */
-	hmap restore;   /* (command pool, TAG_RESTORE): reset and recorded again */
+	tmap restore;   /* (command pool, TAG_RESTORE): reset and recorded again */
 	/* the passes */
 	bool in_range, last, rewinding;
 	uint32_t pass;
-	hmap born;      /* made in the pass (in loop_check: the range) and alive:
+	tmap born;      /* made in the pass (in loop_check: the range) and alive:
 			 * (handle, its type) -> its pool + 1 */
 	parked *parked;
 	size_t nparked, capparked;
@@ -2616,8 +2521,8 @@ static void cblog_add(cblog *g, const trace_call *c)
 
 static cblog *cblog_of(loop_state *l, uint64_t cb)
 {
-	hent *h = cb ? hfind(&l->logs, cb, TAG_CBLOG) : NULL;
-	return h ? (cblog *)(uintptr_t)h->val : NULL;
+	uint64_t *h = cb ? tmap_at(&l->logs, cb, TAG_CBLOG) : NULL;
+	return h ? (cblog *)(uintptr_t)*h : NULL;
 }
 
 /* POOL's command buffers: their recordings cleared (a reset), or
@@ -2625,8 +2530,7 @@ static cblog *cblog_of(loop_state *l, uint64_t cb)
 static void cblog_pool(loop_state *l, uint64_t pool, bool drop)
 {
 	for (size_t i = 0; i < l->logs.cap; i++) {
-		hent *h = &l->logs.e[i];
-		cblog *g = h->kind ? (cblog *)(uintptr_t)h->val : NULL;
+		cblog *g = tmap_used(&l->logs, i) ? (cblog *)(uintptr_t)l->logs.vals[i] : NULL;
 		if (!g || g->pool != pool)
 			continue;
 		if (!drop) {
@@ -2634,7 +2538,7 @@ static void cblog_pool(loop_state *l, uint64_t pool, bool drop)
 			continue;
 		}
 		cblog_free(g);
-		hdel(&l->logs, h->key, h->kind, NULL);
+		tmap_del(&l->logs, l->logs.keys[i], l->logs.kinds[i], NULL);
 		i--;  /* the slot now holds what moved back into it */
 	}
 }
@@ -2643,9 +2547,8 @@ static void cblog_pool(loop_state *l, uint64_t pool, bool drop)
 static void sets_drop(loop_state *l, uint64_t pool)
 {
 	for (size_t i = 0; i < l->sets.cap; i++) {
-		hent *h = &l->sets.e[i];
-		if (h->kind && h->val == pool) {
-			hdel(&l->sets, h->key, h->kind, NULL);
+		if (tmap_used(&l->sets, i) && l->sets.vals[i] == pool) {
+			tmap_del(&l->sets, l->sets.keys[i], l->sets.kinds[i], NULL);
 			i--;
 		}
 	}
@@ -2666,11 +2569,11 @@ static void loop_before(vkr *r, const cmd_entry *e, void *args)
 			return;
 		for (uint32_t i = 0; i < a->pAllocateInfo->commandBufferCount; i++) {
 			uint64_t cb = (uint64_t)(uintptr_t)a->pCommandBuffers[i], old;
-			if (hdel(&l->logs, cb, TAG_CBLOG, &old))
+			if (tmap_del(&l->logs, cb, TAG_CBLOG, &old))
 				cblog_free((cblog *)(uintptr_t)old);
 			g = trace_xcalloc(1, sizeof(*g));
 			g->pool = (uint64_t)(uintptr_t)a->pAllocateInfo->commandPool;
-			hput(&l->logs, cb, TAG_CBLOG, (uint64_t)(uintptr_t)g);
+			tmap_set(&l->logs, cb, TAG_CBLOG, (uint64_t)(uintptr_t)g);
 		}
 		return;
 	}
@@ -2701,7 +2604,7 @@ static void loop_before(vkr *r, const cmd_entry *e, void *args)
 		vk_args_vkFreeCommandBuffers *a = args;
 		for (uint32_t i = 0; a->pCommandBuffers && i < a->commandBufferCount; i++) {
 			uint64_t old;
-			if (hdel(&l->logs, (uint64_t)(uintptr_t)a->pCommandBuffers[i], TAG_CBLOG, &old))
+			if (tmap_del(&l->logs, (uint64_t)(uintptr_t)a->pCommandBuffers[i], TAG_CBLOG, &old))
 				cblog_free((cblog *)(uintptr_t)old);
 		}
 		return;
@@ -2709,7 +2612,7 @@ static void loop_before(vkr *r, const cmd_entry *e, void *args)
 	case LK_CREATE_DPOOL: {
 		vk_args_vkCreateDescriptorPool *a = args;
 		if (a->pCreateInfo && a->pDescriptorPool && *a->pDescriptorPool)
-			hput(&l->dpools, (uint64_t)(uintptr_t)*a->pDescriptorPool, TAG_DPOOL,
+			tmap_set(&l->dpools, (uint64_t)(uintptr_t)*a->pDescriptorPool, TAG_DPOOL,
 			     a->pCreateInfo->flags);
 		return;
 	}
@@ -2718,14 +2621,14 @@ static void loop_before(vkr *r, const cmd_entry *e, void *args)
 		if (!a->pAllocateInfo || !a->pDescriptorSets || is_failure(cap_result(r->call)))
 			return;
 		for (uint32_t i = 0; i < a->pAllocateInfo->descriptorSetCount; i++)
-			hput(&l->sets, (uint64_t)(uintptr_t)a->pDescriptorSets[i], (uintptr_t)l->h_set,
+			tmap_set(&l->sets, (uint64_t)(uintptr_t)a->pDescriptorSets[i], (uintptr_t)l->h_set,
 			     (uint64_t)(uintptr_t)a->pAllocateInfo->descriptorPool);
 		return;
 	}
 	case LK_FREE_SETS: {
 		vk_args_vkFreeDescriptorSets *a = args;
 		for (uint32_t i = 0; a->pDescriptorSets && i < a->descriptorSetCount; i++)
-			hdel(&l->sets, (uint64_t)(uintptr_t)a->pDescriptorSets[i], (uintptr_t)l->h_set,
+			tmap_del(&l->sets, (uint64_t)(uintptr_t)a->pDescriptorSets[i], (uintptr_t)l->h_set,
 			     NULL);
 		return;
 	}
@@ -2733,7 +2636,7 @@ static void loop_before(vkr *r, const cmd_entry *e, void *args)
 	case LK_DESTROY_DPOOL:
 		sets_drop(l, handle_at(args, &cmd->params[1]));
 		if (e->loop == LK_DESTROY_DPOOL)
-			hdel(&l->dpools, handle_at(args, &cmd->params[1]), TAG_DPOOL, NULL);
+			tmap_del(&l->dpools, handle_at(args, &cmd->params[1]), TAG_DPOOL, NULL);
 		return;
 	default:
 		return;
@@ -2744,18 +2647,18 @@ static void loop_before(vkr *r, const cmd_entry *e, void *args)
 
 static void sync_set(loop_state *l, uint64_t cap, uintptr_t kind, uint64_t v)
 {
-	hent *h = cap ? hfind(&l->sync, cap, kind) : NULL;
+	uint64_t *h = cap ? tmap_at(&l->sync, cap, kind) : NULL;
 	if (h)
-		h->val = v;
+		*h = v;
 }
 
 /* A semaphore a batch waits on or signals: a binary one changes state, a
  * timeline one keeps its highest value. */
 static void sync_semaphore(loop_state *l, uint64_t cap, bool signal, uint64_t value)
 {
-	hent *t = cap ? hfind(&l->sync, cap, TAG_TIMELINE) : NULL;
-	if (t && signal && value > t->val)
-		t->val = value;
+	uint64_t *t = cap ? tmap_at(&l->sync, cap, TAG_TIMELINE) : NULL;
+	if (t && signal && value > *t)
+		*t = value;
 	sync_set(l, cap, TAG_BINARY, signal);
 }
 
@@ -2844,15 +2747,15 @@ static void sync_note(vkr *r, const cmd_entry *e, void *args)
 				t = (const VkSemaphoreTypeCreateInfo *)b;
 		uint64_t cap = (uint64_t)(uintptr_t)*a->pSemaphore;
 		if (t && t->semaphoreType == VK_SEMAPHORE_TYPE_TIMELINE)
-			hput(&l->sync, cap, TAG_TIMELINE, t->initialValue);
+			tmap_set(&l->sync, cap, TAG_TIMELINE, t->initialValue);
 		else
-			hput(&l->sync, cap, TAG_BINARY, 0);
+			tmap_set(&l->sync, cap, TAG_BINARY, 0);
 		return;
 	}
 	case LK_CREATE_FENCE: {
 		vk_args_vkCreateFence *a = args;
 		if (a->pFence && *a->pFence && a->pCreateInfo && !is_failure(capres))
-			hput(&l->sync, (uint64_t)(uintptr_t)*a->pFence, TAG_FENCE,
+			tmap_set(&l->sync, (uint64_t)(uintptr_t)*a->pFence, TAG_FENCE,
 			     (a->pCreateInfo->flags & VK_FENCE_CREATE_SIGNALED_BIT) != 0);
 		return;
 	}
@@ -2871,10 +2774,10 @@ static void sync_note(vkr *r, const cmd_entry *e, void *args)
 	case LK_DESTROY_SYNC: {
 		uint64_t cap = handle_at(args, &e->cmd->params[1]);
 		if (e->cmd->object == r->h_fence) {
-			hdel(&l->sync, cap, TAG_FENCE, NULL);
+			tmap_del(&l->sync, cap, TAG_FENCE, NULL);
 		} else {
-			hdel(&l->sync, cap, TAG_BINARY, NULL);
-			hdel(&l->sync, cap, TAG_TIMELINE, NULL);
+			tmap_del(&l->sync, cap, TAG_BINARY, NULL);
+			tmap_del(&l->sync, cap, TAG_TIMELINE, NULL);
 		}
 		return;
 	}
@@ -2889,12 +2792,12 @@ static void sync_note(vkr *r, const cmd_entry *e, void *args)
 static uint64_t shifted(vkr *r, uint64_t sem, uint64_t value, bool wait)
 {
 	loop_state *l = r->loop;
-	hent *d = hfind(&l->shift, sem, TAG_SHIFT);
-	if (!d || hfind(&l->born, sem, (uintptr_t)r->h_semaphore))
+	uint64_t *d = tmap_at(&l->shift, sem, TAG_SHIFT);
+	if (!d || tmap_at(&l->born, sem, (uintptr_t)r->h_semaphore))
 		return value;
-	if (wait && value <= hfind(&l->shift, sem, TAG_BASE)->val)
+	if (wait && value <= *tmap_at(&l->shift, sem, TAG_BASE))
 		return value;
-	return value + (uint64_t)l->pass * d->val;
+	return value + (uint64_t)l->pass * *d;
 }
 
 /* The timeline values of a call, in capture values still, for pass k > 0
@@ -2962,7 +2865,7 @@ static void shift_timelines(vkr *r, const cmd_entry *e, void *args)
 /* ---- what a pass makes and ends ---- */
 
 typedef struct born_ctx {
-	hmap *born;
+	tmap *born;
 	const vk_handle_info *want;
 	uint64_t pool;
 } born_ctx;
@@ -2974,7 +2877,7 @@ static void born_note(void *ctx, const vk_handle_info *h, uint64_t *value, bool 
 	(void)f;
 	born_ctx *b = ctx;
 	if (h == b->want && *value)
-		hput(b->born, *value, (uintptr_t)h, b->pool + 1);
+		tmap_set(b->born, *value, (uintptr_t)h, b->pool + 1);
 }
 
 /* Frees command buffer or descriptor set CAP of POOL now, and forgets it. */
@@ -3001,8 +2904,8 @@ static void free_child(vkr *r, const vk_handle_info *h, uint64_t cap, uint64_t p
  * pool must allow. */
 static void need_free_bit(vkr *r, uint64_t pool, uint64_t set)
 {
-	hent *f = hfind(&r->loop->dpools, pool, TAG_DPOOL);
-	if (!f || !(f->val & VK_DESCRIPTOR_POOL_CREATE_FREE_DESCRIPTOR_SET_BIT))
+	uint64_t *f = tmap_at(&r->loop->dpools, pool, TAG_DPOOL);
+	if (!f || !(*f & VK_DESCRIPTOR_POOL_CREATE_FREE_DESCRIPTOR_SET_BIT))
 		loop_refuse(r, "allocate descriptor sets from a pool made before them and do not free them",
 			    "a range that frees them, or a pool made with "
 			    "VK_DESCRIPTOR_POOL_CREATE_FREE_DESCRIPTOR_SET_BIT",
@@ -3019,15 +2922,14 @@ static void born_pool_ends(vkr *r, const vk_handle_info *pool_type, uint64_t poo
 	loop_state *l = r->loop;
 	const vk_handle_info *h = pool_type == l->h_cpool ? l->h_cb : l->h_set;
 	for (size_t i = 0; i < l->born.cap; i++) {
-		hent *b = &l->born.e[i];
-		if (b->kind != (uintptr_t)h || b->val != pool + 1)
+		if (l->born.kinds[i] != (uintptr_t)h || l->born.vals[i] != pool + 1)
 			continue;
-		uint64_t cap = b->key;
+		uint64_t cap = l->born.keys[i];
 		if (pool_parked && mode == LIFE_CHECK && h == l->h_set)
 			need_free_bit(r, pool, cap);
 		if (pool_parked && mode == LIFE_PARK)
 			free_child(r, h, cap, pool);
-		hdel(&l->born, cap, (uintptr_t)h, NULL);
+		tmap_del(&l->born, cap, (uintptr_t)h, NULL);
 		i--;  /* the slot now holds what moved back into it */
 	}
 }
@@ -3045,11 +2947,10 @@ static void born_ended(vkr *r, const vk_handle_info *h, uint64_t cap, enum life_
 	if (h != r->h_device && h != r->h_instance)
 		return;
 	for (size_t i = 0; i < l->born.cap; i++) {
-		hent *b = &l->born.e[i];
-		const vk_handle_info *k = (const vk_handle_info *)b->kind;
+		const vk_handle_info *k = (const vk_handle_info *)(uintptr_t)l->born.kinds[i];
 		if (k && k != r->h_instance &&
 		    (h == r->h_instance || !k->parent || !strstr(k->parent, "VkInstance"))) {
-			hdel(&l->born, b->key, b->kind, NULL);
+			tmap_del(&l->born, l->born.keys[i], l->born.kinds[i], NULL);
 			i--;
 		}
 	}
@@ -3066,23 +2967,23 @@ static void park(vkr *r, const vk_handle_info *h, uint64_t cap)
 	}
 	parked *p = &l->parked[l->nparked++];
 	*p = (parked){.h = h, .cap = cap};
-	hdel(&r->handles, cap, (uintptr_t)h, &p->live);
-	if ((h == r->h_buffer || h == r->h_image) && hdel(&r->objects, cap, TAG_OBJ, &p->side)) {
+	tmap_del(&r->handles, cap, (uintptr_t)h, &p->live);
+	if ((h == r->h_buffer || h == r->h_image) && tmap_del(&r->objects, cap, TAG_OBJ, &p->side)) {
 		/* as if ended: what is bound where it was does not share its
 		 * memory (bind_obj), it keeps its bytes for the next pass */
 		p->mem = ((obj *)(uintptr_t)p->side)->mem;
 		unlink_obj((obj *)(uintptr_t)p->side);
 	} else if (h == r->h_memory)
-		hdel(&r->mems, cap, TAG_MEM, &p->side);
+		tmap_del(&r->mems, cap, TAG_MEM, &p->side);
 	else if (h == r->h_swapchain)
-		hdel(&r->swapchains, cap, TAG_SWAPCHAIN, &p->side);
+		tmap_del(&r->swapchains, cap, TAG_SWAPCHAIN, &p->side);
 	else if (h == l->h_template)
-		hdel(&r->templates, cap, TAG_TEMPLATE, &p->side);
-	else if (h == r->h_fence && hdel(&l->sync, cap, TAG_FENCE, &p->sync))
+		tmap_del(&r->templates, cap, TAG_TEMPLATE, &p->side);
+	else if (h == r->h_fence && tmap_del(&l->sync, cap, TAG_FENCE, &p->sync))
 		p->sync_kind = TAG_FENCE;
-	else if (h == r->h_semaphore && hdel(&l->sync, cap, TAG_BINARY, &p->sync))
+	else if (h == r->h_semaphore && tmap_del(&l->sync, cap, TAG_BINARY, &p->sync))
 		p->sync_kind = TAG_BINARY;
-	else if (h == r->h_semaphore && hdel(&l->sync, cap, TAG_TIMELINE, &p->sync))
+	else if (h == r->h_semaphore && tmap_del(&l->sync, cap, TAG_TIMELINE, &p->sync))
 		p->sync_kind = TAG_TIMELINE;
 }
 
@@ -3097,7 +2998,7 @@ static void unpark(vkr *r)
 			map_put(r, h, p->cap, p->live);
 		if (p->side && (h == r->h_buffer || h == r->h_image)) {
 			obj *o = (obj *)(uintptr_t)p->side;
-			hput(&r->objects, p->cap, TAG_OBJ, p->side);
+			tmap_set(&r->objects, p->cap, TAG_OBJ, p->side);
 			if (p->mem) {
 				o->mem = p->mem;
 				o->next_in_mem = p->mem->objs;
@@ -3105,17 +3006,17 @@ static void unpark(vkr *r)
 			}
 		}
 		if (p->side && h == r->h_memory)
-			hput(&r->mems, p->cap, TAG_MEM, p->side);
+			tmap_set(&r->mems, p->cap, TAG_MEM, p->side);
 		if (p->side && h == l->h_template)
-			hput(&r->templates, p->cap, TAG_TEMPLATE, p->side);
+			tmap_set(&r->templates, p->cap, TAG_TEMPLATE, p->side);
 		if (p->side && h == r->h_swapchain) {
 			swapchain *s = (swapchain *)(uintptr_t)p->side;
-			hput(&r->swapchains, p->cap, TAG_SWAPCHAIN, p->side);
+			tmap_set(&r->swapchains, p->cap, TAG_SWAPCHAIN, p->side);
 			for (uint32_t k = 0; k < s->n; k++)
 				map_put(r, r->h_image, s->cap_img[k], (uint64_t)(uintptr_t)s->img[k]);
 		}
 		if (p->sync_kind)
-			hput(&l->sync, p->cap, p->sync_kind, p->sync);
+			tmap_set(&l->sync, p->cap, p->sync_kind, p->sync);
 	}
 	l->nparked = 0;
 }
@@ -3168,7 +3069,7 @@ static bool life_step(vkr *r, enum life_mode mode, const cmd_entry *e, void *arg
 	bool pool = cmd->object == l->h_cpool || cmd->object == l->h_dpool;
 	for (uint32_t i = 0; i < n; i++) {
 		uint64_t cap = v[i];
-		if (!cap || hdel(&l->born, cap, (uintptr_t)cmd->object, NULL)) {
+		if (!cap || tmap_del(&l->born, cap, (uintptr_t)cmd->object, NULL)) {
 			if (cap)
 				born_ended(r, cmd->object, cap, mode);
 			v[left++] = cap;
@@ -3195,13 +3096,13 @@ static bool life_step(vkr *r, enum life_mode mode, const cmd_entry *e, void *arg
 
 static bool born_has(loop_state *l, uint64_t cap, const vk_handle_info *h)
 {
-	return cap && hfind(&l->born, cap, (uintptr_t)h);
+	return cap && tmap_at(&l->born, cap, (uintptr_t)h);
 }
 
 static bool born_any(loop_state *l, const vk_handle_info *h)
 {
 	for (size_t i = 0; i < l->born.cap; i++)
-		if (l->born.e[i].kind == (uintptr_t)h)
+		if (l->born.kinds[i] == (uintptr_t)h)
 			return true;
 	return false;
 }
@@ -3217,7 +3118,7 @@ static void end_object(vkr *r, const vk_handle_info *h, uint64_t cap)
 		return;
 	}
 	if (h == r->h_swapchain) {
-		if (hdel(&r->swapchains, cap, TAG_SWAPCHAIN, &v))
+		if (tmap_del(&r->swapchains, cap, TAG_SWAPCHAIN, &v))
 			destroy_swapchain(r, (swapchain *)(uintptr_t)v);
 		return;
 	}
@@ -3230,17 +3131,17 @@ static void end_object(vkr *r, const vk_handle_info *h, uint64_t cap)
 			fn(r->dev.device, live, NULL);
 	}
 	map_del(r, h, cap);
-	if ((h == r->h_buffer || h == r->h_image) && hdel(&r->objects, cap, TAG_OBJ, &v)) {
+	if ((h == r->h_buffer || h == r->h_image) && tmap_del(&r->objects, cap, TAG_OBJ, &v)) {
 		release_obj(r, (obj *)(uintptr_t)v);
 		free((obj *)(uintptr_t)v);
 	}
-	if (h == l->h_template && hdel(&r->templates, cap, TAG_TEMPLATE, &v))
+	if (h == l->h_template && tmap_del(&r->templates, cap, TAG_TEMPLATE, &v))
 		free((tmpl *)(uintptr_t)v);
 	if (h == r->h_fence)
-		hdel(&l->sync, cap, TAG_FENCE, NULL);
+		tmap_del(&l->sync, cap, TAG_FENCE, NULL);
 	if (h == r->h_semaphore) {
-		hdel(&l->sync, cap, TAG_BINARY, NULL);
-		hdel(&l->sync, cap, TAG_TIMELINE, NULL);
+		tmap_del(&l->sync, cap, TAG_BINARY, NULL);
+		tmap_del(&l->sync, cap, TAG_TIMELINE, NULL);
 	}
 }
 
@@ -3251,10 +3152,10 @@ static void end_object(vkr *r, const vk_handle_info *h, uint64_t cap)
 static void end_born(vkr *r)
 {
 	loop_state *l = r->loop;
-	hmap *b = &l->born;
+	tmap *b = &l->born;
 	if (born_any(l, r->h_instance)) {
 		end_instance(r);
-		hfree(b);
+		tmap_free(b);
 		return;
 	}
 	if (born_any(l, r->h_device)) {
@@ -3262,20 +3163,20 @@ static void end_born(vkr *r)
 		born_ended(r, r->h_device, 0, LIFE_LAST);
 	}
 	for (size_t i = 0; i < b->cap; i++) {
-		const vk_handle_info *h = (const vk_handle_info *)b->e[i].kind;
-		uint64_t pool = b->e[i].val - 1;
+		const vk_handle_info *h = (const vk_handle_info *)(uintptr_t)b->kinds[i];
+		uint64_t pool = b->vals[i] - 1;
 		if ((h == l->h_cb && !born_has(l, pool, l->h_cpool)) ||
 		    (h == l->h_set && !born_has(l, pool, l->h_dpool)))
-			free_child(r, h, b->e[i].key, pool);
+			free_child(r, h, b->keys[i], pool);
 	}
 	for (size_t i = 0; i < b->cap; i++) {
-		const vk_handle_info *h = (const vk_handle_info *)b->e[i].kind;
+		const vk_handle_info *h = (const vk_handle_info *)(uintptr_t)b->kinds[i];
 		if (h == l->h_cb || h == l->h_set)
-			map_del(r, h, b->e[i].key);
+			map_del(r, h, b->keys[i]);
 		else if (h)
-			end_object(r, h, b->e[i].key);
+			end_object(r, h, b->keys[i]);
 	}
-	hfree(b);
+	tmap_free(b);
 }
 
 /* Fences and binary semaphores made before the range, back in the state
@@ -3286,28 +3187,28 @@ static void fix_sync(vkr *r)
 	loop_state *l = r->loop;
 	bool submitted = false;
 	for (size_t i = 0; i < l->start.cap; i++) {
-		hent *s = &l->start.e[i];
-		if (s->kind != TAG_FENCE && s->kind != TAG_BINARY)
+		uint64_t key = l->start.keys[i], kind = l->start.kinds[i], was = l->start.vals[i];
+		if (kind != TAG_FENCE && kind != TAG_BINARY)
 			continue;
-		hent *now = hfind(&l->sync, s->key, s->kind);
+		uint64_t *now = tmap_at(&l->sync, key, kind);
 		uint64_t live;
-		bool fence = s->kind == TAG_FENCE;
-		if (!now || now->val == s->val ||
-		    !map_get(r, fence ? r->h_fence : r->h_semaphore, s->key, &live) || !live)
+		bool fence = kind == TAG_FENCE;
+		if (!now || *now == was ||
+		    !map_get(r, fence ? r->h_fence : r->h_semaphore, key, &live) || !live)
 			continue;
-		now->val = s->val;
+		*now = was;
 		VkResult res;
 		VkSemaphore sem = (VkSemaphore)(uintptr_t)live;
 		VkPipelineStageFlags stage = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
 		VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO};
-		if (fence && !s->val) {
+		if (fence && !was) {
 			VkFence f = (VkFence)(uintptr_t)live;
 			res = vkResetFences(r->dev.device, 1, &f);
 		} else if (fence) {
 			res = vkQueueSubmit(r->dev.queue, 0, NULL, (VkFence)(uintptr_t)live);
 			submitted = true;
 		} else {
-			if (s->val) {
+			if (was) {
 				si.signalSemaphoreCount = 1;
 				si.pSignalSemaphores = &sem;
 			} else {
@@ -3320,7 +3221,7 @@ static void fix_sync(vkr *r)
 		}
 		if (res != VK_SUCCESS)
 			fatal(r, "--loop: cannot put %s 0x%llx back as the range found it: %s",
-			      fence ? "VkFence" : "VkSemaphore", (unsigned long long)s->key,
+			      fence ? "VkFence" : "VkSemaphore", (unsigned long long)key,
 			      result_name(res));
 	}
 	if (submitted)
@@ -3335,14 +3236,14 @@ static void rerecord(vkr *r)
 	loop_state *l = r->loop;
 	for (size_t i = 0; i < l->restore.cap; i++) {
 		uint64_t pool;
-		if (l->restore.e[i].kind && map_get(r, l->h_cpool, l->restore.e[i].key, &pool) && pool)
+		if (tmap_used(&l->restore, i) && map_get(r, l->h_cpool, l->restore.keys[i], &pool) && pool)
 			vkResetCommandPool(r->dev.device, (VkCommandPool)(uintptr_t)pool, 0);
 	}
 	uint64_t calls = r->calls;
 	for (size_t i = 0; i < l->logs.cap; i++) {
-		cblog *g = l->logs.e[i].kind ? (cblog *)(uintptr_t)l->logs.e[i].val : NULL;
+		cblog *g = tmap_used(&l->logs, i) ? (cblog *)(uintptr_t)l->logs.vals[i] : NULL;
 		if (!g || (g->first != T_CONTENT && g->first != T_SUBMIT) ||
-		    !hfind(&l->restore, g->pool, TAG_RESTORE))
+		    !tmap_at(&l->restore, g->pool, TAG_RESTORE))
 			continue;
 		for (size_t j = 0; j < g->n; j++) {
 			r->call = &g->calls[j];
@@ -3411,10 +3312,10 @@ typedef struct check {
 	vkr *r;
 	tl_use *tl;
 	size_t ntl, captl;
-	hmap tl_index;   /* (semaphore, TAG_SHIFT) -> its index in tl + 1 */
-	hmap resets;     /* (descriptor pool made before the range, TAG_RESET) -> the index
+	tmap tl_index;   /* (semaphore, TAG_SHIFT) -> its index in tl + 1 */
+	tmap resets;     /* (descriptor pool made before the range, TAG_RESET) -> the index
 			  * of the first kept record resetting it */
-	hmap new_sets;   /* check_resets: (set, its type) allocated in the range so far */
+	tmap new_sets;   /* check_resets: (set, its type) allocated in the range so far */
 	size_t at;
 } check;
 
@@ -3435,28 +3336,28 @@ static void touch_pool(vkr *r, uint64_t pool)
 {
 	loop_state *l = r->loop;
 	for (size_t i = 0; i < l->logs.cap; i++)
-		if (l->logs.e[i].kind && ((cblog *)(uintptr_t)l->logs.e[i].val)->pool == pool)
-			touch(r, l->logs.e[i].key, T_RESET);
+		if (tmap_used(&l->logs, i) && ((cblog *)(uintptr_t)l->logs.vals[i])->pool == pool)
+			touch(r, l->logs.keys[i], T_RESET);
 }
 
 static void timeline_use(check *k, uint64_t sem, uint64_t value, bool wait)
 {
 	loop_state *l = k->r->loop;
-	hent *s = sem ? hfind(&l->start, sem, TAG_TIMELINE) : NULL;
-	if (!s || born_has(l, sem, k->r->h_semaphore) || (wait && value <= s->val))
+	uint64_t *s = sem ? tmap_at(&l->start, sem, TAG_TIMELINE) : NULL;
+	if (!s || born_has(l, sem, k->r->h_semaphore) || (wait && value <= *s))
 		return;
-	hent *x = hfind(&k->tl_index, sem, TAG_SHIFT);
+	uint64_t *x = tmap_at(&k->tl_index, sem, TAG_SHIFT);
 	tl_use *u;
 	if (x) {
-		u = &k->tl[x->val - 1];
+		u = &k->tl[*x - 1];
 	} else {
 		if (k->ntl == k->captl) {
 			k->captl = k->captl ? k->captl * 2 : 16;
 			k->tl = trace_xrealloc(k->tl, k->captl * sizeof(*k->tl));
 		}
 		u = &k->tl[k->ntl++];
-		*u = (tl_use){.sem = sem, .base = s->val, .lo = value, .hi = value};
-		hput(&k->tl_index, sem, TAG_SHIFT, k->ntl);
+		*u = (tl_use){.sem = sem, .base = *s, .lo = value, .hi = value};
+		tmap_set(&k->tl_index, sem, TAG_SHIFT, k->ntl);
 	}
 	if (value < u->lo)
 		u->lo = value;
@@ -3490,8 +3391,8 @@ static void check_call(check *k, const cmd_entry *e, void *args)
 	}
 	case LK_RESET_DPOOL: {
 		uint64_t pool = handle_at(args, &cmd->params[1]);
-		if (!born_has(l, pool, l->h_dpool) && !hfind(&k->resets, pool, TAG_RESET))
-			hput(&k->resets, pool, TAG_RESET, k->at);
+		if (!born_has(l, pool, l->h_dpool) && !tmap_at(&k->resets, pool, TAG_RESET))
+			tmap_set(&k->resets, pool, TAG_RESET, k->at);
 		return;
 	}
 	case LK_SIGNAL_SEMAPHORE: {
@@ -3561,8 +3462,8 @@ static void check_leftovers(vkr *r)
 {
 	loop_state *l = r->loop;
 	for (size_t i = 0; i < l->born.cap; i++) {
-		const vk_handle_info *h = (const vk_handle_info *)l->born.e[i].kind;
-		uint64_t cap = l->born.e[i].key, pool = l->born.e[i].val - 1;
+		const vk_handle_info *h = (const vk_handle_info *)(uintptr_t)l->born.kinds[i];
+		uint64_t cap = l->born.keys[i], pool = l->born.vals[i] - 1;
 		if (!h || h == l->h_cb || h == r->h_memory || h == r->h_swapchain || h == r->h_surface ||
 		    h == l->h_messenger || h == l->h_report || h == r->h_device || h == r->h_instance)
 			continue;
@@ -3586,16 +3487,16 @@ static void set_used(void *ctx, const vk_handle_info *h, uint64_t *value, bool t
 	check *k = ctx;
 	vkr *r = k->r;
 	loop_state *l = r->loop;
-	if (h != l->h_set || !*value || hfind(&k->new_sets, *value, (uintptr_t)h))
+	if (h != l->h_set || !*value || tmap_at(&k->new_sets, *value, (uintptr_t)h))
 		return;
-	hent *s = hfind(&l->sets, *value, (uintptr_t)h);
-	hent *x = s ? hfind(&k->resets, s->val, TAG_RESET) : NULL;
-	if (x && k->at < x->val)
+	uint64_t *s = tmap_at(&l->sets, *value, (uintptr_t)h);
+	uint64_t *x = s ? tmap_at(&k->resets, *s, TAG_RESET) : NULL;
+	if (x && k->at < *x)
 		loop_refuse(r, "reset a descriptor pool made before them, freeing descriptor sets "
 			    "they use", "a range that uses no descriptor set made before it from a "
 			    "pool it resets", "VkDescriptorPool 0x%llx at call %llu, VkDescriptorSet "
-			    "0x%llx at call %llu", (unsigned long long)s->val,
-			    (unsigned long long)r->kept[x->val].call.no, (unsigned long long)*value,
+			    "0x%llx at call %llu", (unsigned long long)*s,
+			    (unsigned long long)r->kept[*x].call.no, (unsigned long long)*value,
 			    (unsigned long long)r->call->no);
 }
 
@@ -3648,8 +3549,8 @@ static void check_timelines(check *k)
 			loop_refuse(r, "use timeline semaphore values too high to go up with each "
 				    "pass", "a range with lower values", "VkSemaphore 0x%llx, value %llu",
 				    (unsigned long long)u->sem, (unsigned long long)u->hi);
-		hput(&l->shift, u->sem, TAG_SHIFT, d);
-		hput(&l->shift, u->sem, TAG_BASE, u->base);
+		tmap_set(&l->shift, u->sem, TAG_SHIFT, d);
+		tmap_set(&l->shift, u->sem, TAG_BASE, u->base);
 	}
 }
 
@@ -3663,7 +3564,7 @@ static void loop_check(vkr *r)
 {
 	loop_state *l = r->loop;
 	check k = {.r = r};
-	hcopy(&l->start, &l->sync);
+	tmap_copy(&l->start, &l->sync);
 	for (k.at = 0; k.at < r->nkept; k.at++) {
 		const trace_call *c = &r->kept[k.at].call;
 		r->call = c;
@@ -3701,15 +3602,15 @@ static void loop_check(vkr *r)
 		check_resets(&k);
 	check_timelines(&k);
 	for (size_t i = 0; i < l->logs.cap; i++) {
-		cblog *g = l->logs.e[i].kind ? (cblog *)(uintptr_t)l->logs.e[i].val : NULL;
+		cblog *g = tmap_used(&l->logs, i) ? (cblog *)(uintptr_t)l->logs.vals[i] : NULL;
 		if (g && (g->first == T_CONTENT || g->first == T_SUBMIT) && g->changed)
-			hput(&l->restore, g->pool, TAG_RESTORE, 1);
+			tmap_set(&l->restore, g->pool, TAG_RESTORE, 1);
 	}
-	hfree(&l->born);
+	tmap_free(&l->born);
 	free(k.tl);
-	hfree(&k.tl_index);
-	hfree(&k.resets);
-	hfree(&k.new_sets);
+	tmap_free(&k.tl_index);
+	tmap_free(&k.resets);
+	tmap_free(&k.new_sets);
 }
 
 /* ---- the passes ---- */
@@ -3762,16 +3663,16 @@ static void loop_free(vkr *r)
 	r->kept = NULL;
 	r->nkept = r->capkept = 0;
 	for (size_t i = 0; i < l->logs.cap; i++)
-		if (l->logs.e[i].kind)
-			cblog_free((cblog *)(uintptr_t)l->logs.e[i].val);
-	hfree(&l->logs);
-	hfree(&l->sets);
-	hfree(&l->dpools);
-	hfree(&l->sync);
-	hfree(&l->start);
-	hfree(&l->shift);
-	hfree(&l->restore);
-	hfree(&l->born);
+		if (tmap_used(&l->logs, i))
+			cblog_free((cblog *)(uintptr_t)l->logs.vals[i]);
+	tmap_free(&l->logs);
+	tmap_free(&l->sets);
+	tmap_free(&l->dpools);
+	tmap_free(&l->sync);
+	tmap_free(&l->start);
+	tmap_free(&l->shift);
+	tmap_free(&l->restore);
+	tmap_free(&l->born);
 	free(l->parked);
 	free(l);
 	r->loop = NULL;
@@ -3969,11 +3870,11 @@ int vkr_run(trace_reader *in, const vkr_options *opt)
 	if (r->warnings > WARNINGS_SHOWN && !opt->quiet)
 		fprintf(stderr, "%s: %s: %llu more warnings not shown\n", trace_cli_self.prog,
 			opt->input, (unsigned long long)(r->warnings - WARNINGS_SHOWN));
-	hfree(&r->handles);
+	tmap_free(&r->handles);
 	for (size_t i = 0; i < r->sigs.cap; i++)
-		if (r->sigs.e[i].kind)
-			free((cmd_entry *)(uintptr_t)r->sigs.e[i].val);
-	hfree(&r->sigs);
+		if (tmap_used(&r->sigs, i))
+			free((cmd_entry *)(uintptr_t)r->sigs.vals[i]);
+	tmap_free(&r->sigs);
 	free(r->fns);
 	free(r->fn_done);
 	free(r->frame_times);
