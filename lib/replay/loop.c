@@ -258,12 +258,16 @@ static void sync_semaphore(loop_state *l, uint64_t cap, bool signal, uint64_t va
 	sync_set(l, cap, TAG_BINARY, signal);
 }
 
-VkTimelineSemaphoreSubmitInfo *vkr_timeline_info(const void *pnext)
+/* vk_sync_walk: a fence signalled or reset, a semaphore waited on or
+ * signalled. */
+static void sync_use(void *ctx, const vk_sync_use *u)
 {
-	for (const base_out *b = pnext; b; b = b->pNext)
-		if (b->sType == VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO)
-			return (VkTimelineSemaphoreSubmitInfo *)b;
-	return NULL;
+	loop_state *l = ctx;
+	if (!u->fence)
+		sync_semaphore(l, u->handle, u->op == VK_SYNC_SIGNAL,
+			       u->op == VK_SYNC_SIGNAL && u->value ? *u->value : 0);
+	else if (u->op != VK_SYNC_WAIT)
+		sync_set(l, u->handle, TAG_FENCE, u->op == VK_SYNC_SIGNAL);
 }
 
 /* What a call (its arguments still capture values) does to fences and
@@ -272,66 +276,7 @@ static void sync_note(vkr *r, const cmd_entry *e, void *args)
 {
 	loop_state *l = r->loop;
 	VkResult capres = vkr_cap_result(r->call);
-	switch ((enum special)e->special) {
-	case SP_SUBMIT: {
-		vk_args_vkQueueSubmit *a = args;
-		for (uint32_t i = 0; a->pSubmits && i < a->submitCount; i++) {
-			const VkSubmitInfo *si = &a->pSubmits[i];
-			const VkTimelineSemaphoreSubmitInfo *t = vkr_timeline_info(si->pNext);
-			for (uint32_t j = 0; si->pWaitSemaphores && j < si->waitSemaphoreCount; j++)
-				sync_semaphore(l, (uint64_t)(uintptr_t)si->pWaitSemaphores[j], false, 0);
-			for (uint32_t j = 0; si->pSignalSemaphores && j < si->signalSemaphoreCount; j++)
-				sync_semaphore(l, (uint64_t)(uintptr_t)si->pSignalSemaphores[j], true,
-					       t && t->pSignalSemaphoreValues &&
-					       j < t->signalSemaphoreValueCount
-					       ? t->pSignalSemaphoreValues[j] : 0);
-		}
-		sync_set(l, (uint64_t)(uintptr_t)a->fence, TAG_FENCE, 1);
-		return;
-	}
-	case SP_SUBMIT2: {
-		vk_args_vkQueueSubmit2 *a = args;
-		for (uint32_t i = 0; a->pSubmits && i < a->submitCount; i++) {
-			const VkSubmitInfo2 *si = &a->pSubmits[i];
-			for (uint32_t j = 0; si->pWaitSemaphoreInfos && j < si->waitSemaphoreInfoCount; j++)
-				sync_semaphore(l, (uint64_t)(uintptr_t)si->pWaitSemaphoreInfos[j].semaphore,
-					       false, 0);
-			for (uint32_t j = 0; si->pSignalSemaphoreInfos && j < si->signalSemaphoreInfoCount; j++)
-				sync_semaphore(l, (uint64_t)(uintptr_t)si->pSignalSemaphoreInfos[j].semaphore,
-					       true, si->pSignalSemaphoreInfos[j].value);
-		}
-		sync_set(l, (uint64_t)(uintptr_t)a->fence, TAG_FENCE, 1);
-		return;
-	}
-	case SP_ACQUIRE:
-	case SP_ACQUIRE2: {
-		if (vkr_failed(capres) || capres == VK_TIMEOUT || capres == VK_NOT_READY)
-			return;
-		uint64_t sem, fence;
-		if (e->special == SP_ACQUIRE) {
-			vk_args_vkAcquireNextImageKHR *a = args;
-			sem = (uint64_t)(uintptr_t)a->semaphore;
-			fence = (uint64_t)(uintptr_t)a->fence;
-		} else {
-			vk_args_vkAcquireNextImage2KHR *a = args;
-			if (!a->pAcquireInfo)
-				return;
-			sem = (uint64_t)(uintptr_t)a->pAcquireInfo->semaphore;
-			fence = (uint64_t)(uintptr_t)a->pAcquireInfo->fence;
-		}
-		sync_set(l, sem, TAG_BINARY, 1);
-		sync_set(l, fence, TAG_FENCE, 1);
-		return;
-	}
-	case SP_PRESENT: {
-		const VkPresentInfoKHR *pi = ((vk_args_vkQueuePresentKHR *)args)->pPresentInfo;
-		for (uint32_t i = 0; pi && pi->pWaitSemaphores && i < pi->waitSemaphoreCount; i++)
-			sync_set(l, (uint64_t)(uintptr_t)pi->pWaitSemaphores[i], TAG_BINARY, 0);
-		return;
-	}
-	default:
-		break;
-	}
+	vk_sync_walk(e->sync, args, capres, sync_use, l);
 	switch ((enum loop_kind)e->loop) {
 	case LK_CREATE_SEMAPHORE: {
 		vk_args_vkCreateSemaphore *a = args;
@@ -353,18 +298,6 @@ static void sync_note(vkr *r, const cmd_entry *e, void *args)
 		if (a->pFence && *a->pFence && a->pCreateInfo && !vkr_failed(capres))
 			tmap_set(&l->sync, (uint64_t)(uintptr_t)*a->pFence, TAG_FENCE,
 			     (a->pCreateInfo->flags & VK_FENCE_CREATE_SIGNALED_BIT) != 0);
-		return;
-	}
-	case LK_RESET_FENCES: {
-		vk_args_vkResetFences *a = args;
-		for (uint32_t i = 0; a->pFences && i < a->fenceCount; i++)
-			sync_set(l, (uint64_t)(uintptr_t)a->pFences[i], TAG_FENCE, 0);
-		return;
-	}
-	case LK_SIGNAL_SEMAPHORE: {
-		const VkSemaphoreSignalInfo *si = ((vk_args_vkSignalSemaphore *)args)->pSignalInfo;
-		if (si)
-			sync_semaphore(l, (uint64_t)(uintptr_t)si->semaphore, true, si->value);
 		return;
 	}
 	case LK_DESTROY_SYNC: {
@@ -396,66 +329,18 @@ static uint64_t shifted(vkr *r, uint64_t sem, uint64_t value, bool wait)
 	return value + (uint64_t)l->pass * *d;
 }
 
+static void shift_use(void *ctx, const vk_sync_use *u)
+{
+	if (!u->fence && u->value)
+		*u->value = shifted(ctx, u->handle, *u->value, u->op == VK_SYNC_WAIT);
+}
+
 /* The timeline values of a call, in capture values still, for pass k > 0
- * (the decoded arguments are this record's, in the arena: written over). */
+ * (the decoded arguments are this record's, in the arena: written over;
+ * vkGetSemaphoreCounterValue replays as a wait for the value it read). */
 static void shift_timelines(vkr *r, const cmd_entry *e, void *args)
 {
-	switch ((enum special)e->special) {
-	case SP_SUBMIT: {
-		vk_args_vkQueueSubmit *a = args;
-		for (uint32_t i = 0; a->pSubmits && i < a->submitCount; i++) {
-			const VkSubmitInfo *si = &a->pSubmits[i];
-			VkTimelineSemaphoreSubmitInfo *t = vkr_timeline_info(si->pNext);
-			if (!t)
-				continue;
-			uint64_t *w = (uint64_t *)t->pWaitSemaphoreValues;
-			uint64_t *s = (uint64_t *)t->pSignalSemaphoreValues;
-			for (uint32_t j = 0; w && si->pWaitSemaphores && j < t->waitSemaphoreValueCount &&
-			     j < si->waitSemaphoreCount; j++)
-				w[j] = shifted(r, (uint64_t)(uintptr_t)si->pWaitSemaphores[j], w[j], true);
-			for (uint32_t j = 0; s && si->pSignalSemaphores && j < t->signalSemaphoreValueCount &&
-			     j < si->signalSemaphoreCount; j++)
-				s[j] = shifted(r, (uint64_t)(uintptr_t)si->pSignalSemaphores[j], s[j], false);
-		}
-		return;
-	}
-	case SP_SUBMIT2: {
-		vk_args_vkQueueSubmit2 *a = args;
-		for (uint32_t i = 0; a->pSubmits && i < a->submitCount; i++) {
-			const VkSubmitInfo2 *si = &a->pSubmits[i];
-			VkSemaphoreSubmitInfo *w = (VkSemaphoreSubmitInfo *)si->pWaitSemaphoreInfos;
-			VkSemaphoreSubmitInfo *s = (VkSemaphoreSubmitInfo *)si->pSignalSemaphoreInfos;
-			for (uint32_t j = 0; w && j < si->waitSemaphoreInfoCount; j++)
-				w[j].value = shifted(r, (uint64_t)(uintptr_t)w[j].semaphore, w[j].value, true);
-			for (uint32_t j = 0; s && j < si->signalSemaphoreInfoCount; j++)
-				s[j].value = shifted(r, (uint64_t)(uintptr_t)s[j].semaphore, s[j].value, false);
-		}
-		return;
-	}
-	case SP_WAIT_SEMAPHORES: {
-		const VkSemaphoreWaitInfo *wi = ((vk_args_vkWaitSemaphores *)args)->pWaitInfo;
-		if (!wi || !wi->pSemaphores || !wi->pValues)
-			return;
-		uint64_t *v = (uint64_t *)wi->pValues;
-		for (uint32_t j = 0; j < wi->semaphoreCount; j++)
-			v[j] = shifted(r, (uint64_t)(uintptr_t)wi->pSemaphores[j], v[j], true);
-		return;
-	}
-	case SP_SEMAPHORE_VALUE: {
-		/* replayed as a wait for the value it returned at capture */
-		vk_args_vkGetSemaphoreCounterValue *a = args;
-		if (a->pValue)
-			*a->pValue = shifted(r, (uint64_t)(uintptr_t)a->semaphore, *a->pValue, true);
-		return;
-	}
-	default:
-		break;
-	}
-	if (e->loop == LK_SIGNAL_SEMAPHORE) {
-		VkSemaphoreSignalInfo *si = (VkSemaphoreSignalInfo *)((vk_args_vkSignalSemaphore *)args)->pSignalInfo;
-		if (si)
-			si->value = shifted(r, (uint64_t)(uintptr_t)si->semaphore, si->value, false);
-	}
+	vk_sync_walk(e->sync, args, VK_SUCCESS, shift_use, r);
 }
 
 /* ---- what a pass makes and ends ---- */

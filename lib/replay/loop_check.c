@@ -44,8 +44,14 @@ static void touch_pool(vkr *r, uint64_t pool)
 			touch(r, l->logs.keys[i], T_RESET);
 }
 
-static void timeline_use(check *k, uint64_t sem, uint64_t value, bool wait)
+/* vk_sync_walk: the timeline values a call waits for or signals. */
+static void timeline_use(void *ctx, const vk_sync_use *su)
 {
+	check *k = ctx;
+	if (su->fence || !su->value)
+		return;
+	uint64_t sem = su->handle, value = *su->value;
+	bool wait = su->op == VK_SYNC_WAIT;
 	loop_state *l = k->r->loop;
 	uint64_t *s = sem ? tmap_at(&l->start, sem, TAG_TIMELINE) : NULL;
 	if (!s || vkr_born_has(l, sem, k->r->h_semaphore) || (wait && value <= *s))
@@ -99,12 +105,6 @@ static void check_call(check *k, const cmd_entry *e, void *args)
 			tmap_set(&k->resets, pool, TAG_RESET, k->at);
 		return;
 	}
-	case LK_SIGNAL_SEMAPHORE: {
-		const VkSemaphoreSignalInfo *si = ((vk_args_vkSignalSemaphore *)args)->pSignalInfo;
-		if (si)
-			timeline_use(k, (uint64_t)(uintptr_t)si->semaphore, si->value, false);
-		return;
-	}
 	default:
 		break;
 	}
@@ -113,19 +113,10 @@ static void check_call(check *k, const cmd_entry *e, void *args)
 		vk_args_vkQueueSubmit *a = args;
 		for (uint32_t i = 0; a->pSubmits && i < a->submitCount; i++) {
 			const VkSubmitInfo *si = &a->pSubmits[i];
-			const VkTimelineSemaphoreSubmitInfo *t = vkr_timeline_info(si->pNext);
 			for (uint32_t j = 0; si->pCommandBuffers && j < si->commandBufferCount; j++)
 				touch(r, (uint64_t)(uintptr_t)si->pCommandBuffers[j], T_SUBMIT);
-			for (uint32_t j = 0; t && t->pWaitSemaphoreValues && si->pWaitSemaphores &&
-			     j < t->waitSemaphoreValueCount && j < si->waitSemaphoreCount; j++)
-				timeline_use(k, (uint64_t)(uintptr_t)si->pWaitSemaphores[j],
-					     t->pWaitSemaphoreValues[j], true);
-			for (uint32_t j = 0; t && t->pSignalSemaphoreValues && si->pSignalSemaphores &&
-			     j < t->signalSemaphoreValueCount && j < si->signalSemaphoreCount; j++)
-				timeline_use(k, (uint64_t)(uintptr_t)si->pSignalSemaphores[j],
-					     t->pSignalSemaphoreValues[j], false);
 		}
-		return;
+		break;
 	}
 	case SP_SUBMIT2: {
 		vk_args_vkQueueSubmit2 *a = args;
@@ -133,32 +124,13 @@ static void check_call(check *k, const cmd_entry *e, void *args)
 			const VkSubmitInfo2 *si = &a->pSubmits[i];
 			for (uint32_t j = 0; si->pCommandBufferInfos && j < si->commandBufferInfoCount; j++)
 				touch(r, (uint64_t)(uintptr_t)si->pCommandBufferInfos[j].commandBuffer, T_SUBMIT);
-			for (uint32_t j = 0; si->pWaitSemaphoreInfos && j < si->waitSemaphoreInfoCount; j++)
-				timeline_use(k, (uint64_t)(uintptr_t)si->pWaitSemaphoreInfos[j].semaphore,
-					     si->pWaitSemaphoreInfos[j].value, true);
-			for (uint32_t j = 0; si->pSignalSemaphoreInfos && j < si->signalSemaphoreInfoCount; j++)
-				timeline_use(k, (uint64_t)(uintptr_t)si->pSignalSemaphoreInfos[j].semaphore,
-					     si->pSignalSemaphoreInfos[j].value, false);
 		}
-		return;
-	}
-	case SP_WAIT_SEMAPHORES: {
-		const VkSemaphoreWaitInfo *wi = ((vk_args_vkWaitSemaphores *)args)->pWaitInfo;
-		if (capres == VK_TIMEOUT || !wi || !wi->pSemaphores || !wi->pValues)
-			return;
-		for (uint32_t j = 0; j < wi->semaphoreCount; j++)
-			timeline_use(k, (uint64_t)(uintptr_t)wi->pSemaphores[j], wi->pValues[j], true);
-		return;
-	}
-	case SP_SEMAPHORE_VALUE: {
-		vk_args_vkGetSemaphoreCounterValue *a = args;
-		if (capres == VK_SUCCESS && a->pValue)
-			timeline_use(k, (uint64_t)(uintptr_t)a->semaphore, *a->pValue, true);
-		return;
+		break;
 	}
 	default:
-		return;
+		break;
 	}
+	vk_sync_walk(e->sync, args, capres, timeline_use, k);
 }
 
 /* What the pass leaves alive must be ended between passes. */
@@ -289,8 +261,7 @@ void vkr_loop_check(vkr *r)
 		uint8_t action = e->cmd->action, sp = e->special;
 		if (sp == SP_SKIP || (action != VK_ACTION_CREATE && action != VK_ACTION_ALLOCATE &&
 				      action != VK_ACTION_DESTROY && action != VK_ACTION_FREE &&
-				      !e->loop && sp != SP_SUBMIT && sp != SP_SUBMIT2 &&
-				      sp != SP_WAIT_SEMAPHORES && sp != SP_SEMAPHORE_VALUE))
+				      !e->loop && !e->sync))
 			continue;
 		void *args = trace_arena_alloc(&r->arena, e->cmd->args_size);
 		trace_error_clear(&r->err);

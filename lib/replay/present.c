@@ -140,19 +140,36 @@ void vkr_acquire(vkr *r, uint64_t cap_swapchain, uint32_t index, uint64_t cap_se
 
 static void screenshot(vkr *r, swapchain *s, uint32_t index, int64_t frame);
 
+/* The semaphores a present waits on, live: a batch of ours waits on them. */
+typedef struct present_waits {
+	vkr *r;
+	VkSemaphore *sem;
+	VkPipelineStageFlags *stage;
+	uint32_t n;
+} present_waits;
+
+static void present_wait(void *ctx, const vk_sync_use *u)
+{
+	present_waits *w = ctx;
+	if (u->fence || u->op != VK_SYNC_WAIT)
+		return;
+	w->sem[w->n] = (VkSemaphore)(uintptr_t)vkr_need(w->r, w->r->h_semaphore, u->handle);
+	w->stage[w->n++] = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+}
+
 void vkr_present(vkr *r, vk_args_vkQueuePresentKHR *a)
 {
 	const VkPresentInfoKHR *pi = a->pPresentInfo;
 	if (!pi)
 		vkr_fatal(r, "vkQueuePresentKHR without pPresentInfo");
 	uint64_t queue = vkr_need(r, r->h_queue, (uint64_t)(uintptr_t)a->queue);
-	VkSemaphore *waits = trace_arena_alloc(&r->arena, sizeof(VkSemaphore) * (pi->waitSemaphoreCount + 1));
-	VkPipelineStageFlags *stages = trace_arena_alloc(&r->arena, sizeof(*stages) * (pi->waitSemaphoreCount + 1));
-	for (uint32_t i = 0; i < pi->waitSemaphoreCount; i++) {
-		waits[i] = (VkSemaphore)(uintptr_t)vkr_need(r, r->h_semaphore,
-							    (uint64_t)(uintptr_t)pi->pWaitSemaphores[i]);
-		stages[i] = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
-	}
+	present_waits w = {
+		.r = r,
+		.sem = trace_arena_alloc(&r->arena, sizeof(VkSemaphore) * (pi->waitSemaphoreCount + 1)),
+		.stage = trace_arena_alloc(&r->arena, sizeof(VkPipelineStageFlags) *
+					   (pi->waitSemaphoreCount + 1)),
+	};
+	vk_sync_walk(VK_SYNC_PRESENT, a, VK_SUCCESS, present_wait, &w);
 	VkSemaphore *signals = trace_arena_alloc(&r->arena, sizeof(VkSemaphore) * (pi->swapchainCount + 1));
 	uint32_t nsignals = 0;
 	for (uint32_t i = 0; i < pi->swapchainCount; i++) {
@@ -167,9 +184,9 @@ void vkr_present(vkr *r, vk_args_vkQueuePresentKHR *a)
 	}
 	VkSubmitInfo si = {
 		.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
-		.waitSemaphoreCount = pi->waitSemaphoreCount,
-		.pWaitSemaphores = waits,
-		.pWaitDstStageMask = stages,
+		.waitSemaphoreCount = w.n,
+		.pWaitSemaphores = w.sem,
+		.pWaitDstStageMask = w.stage,
 		.signalSemaphoreCount = nsignals,
 		.pSignalSemaphores = signals,
 	};

@@ -283,9 +283,6 @@ static enum loop_kind loop_kind_of(const char *n, const vk_command_info *cmd)
 		{"vkDestroyDescriptorPool", LK_DESTROY_DPOOL},
 		{"vkCreateSemaphore", LK_CREATE_SEMAPHORE},
 		{"vkCreateFence", LK_CREATE_FENCE},
-		{"vkResetFences", LK_RESET_FENCES},
-		{"vkSignalSemaphore", LK_SIGNAL_SEMAPHORE},
-		{"vkSignalSemaphoreKHR", LK_SIGNAL_SEMAPHORE},
 		{"vkDestroySemaphore", LK_DESTROY_SYNC},
 		{"vkDestroyFence", LK_DESTROY_SYNC},
 	};
@@ -316,6 +313,7 @@ cmd_entry *vkr_entry_of(vkr *r, const trace_call *c)
 	}
 	e->special = (uint8_t)special_of(cmd->sig.name, cmd);
 	e->loop = (uint8_t)loop_kind_of(cmd->sig.name, cmd);
+	e->sync = (uint8_t)vk_sync_command(cmd);
 	e->result = cmd->ret && cmd->ret->base == VK_B_ENUM && !strcmp(cmd->ret->type, "VkResult");
 	e->allocator = e->tmpl = e->data = -1;
 	for (uint32_t i = 0; i < cmd->nparams; i++) {

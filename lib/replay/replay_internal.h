@@ -31,6 +31,7 @@
 #include "frames.h"
 #include "tmap.h"
 #include "vkschema.h"
+#include "vksync.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -66,7 +67,7 @@ enum loop_kind {
 	LK_RECORD, LK_BEGIN_CB, LK_END_CB, LK_RESET_CB,
 	LK_ALLOC_CBS, LK_FREE_CBS, LK_RESET_CPOOL, LK_DESTROY_CPOOL,
 	LK_CREATE_DPOOL, LK_ALLOC_SETS, LK_FREE_SETS, LK_RESET_DPOOL, LK_DESTROY_DPOOL,
-	LK_CREATE_SEMAPHORE, LK_CREATE_FENCE, LK_RESET_FENCES, LK_SIGNAL_SEMAPHORE,
+	LK_CREATE_SEMAPHORE, LK_CREATE_FENCE,
 	LK_DESTROY_SYNC,
 };
 
@@ -75,6 +76,7 @@ typedef struct cmd_entry {
 	int32_t index;
 	uint8_t special;
 	uint8_t loop;        /* enum loop_kind: what --loop follows it for */
+	uint8_t sync;        /* vk_sync_cmd: the fences and semaphores it uses */
 	bool out_handles;    /* an output parameter may hold handles */
 	bool result;         /* it returns a VkResult */
 	int16_t allocator;   /* the pAllocator parameter, or -1 */
@@ -358,7 +360,6 @@ noreturn void vkr_loop_refuse(vkr *r, const char *why, const char *need, const c
 uint64_t vkr_handle_at(const void *args, const vk_field *f);
 uint64_t vkr_first_handle(const trace_call *c);
 cblog *vkr_cblog_of(loop_state *l, uint64_t cb);
-VkTimelineSemaphoreSubmitInfo *vkr_timeline_info(const void *pnext);
 void vkr_born_note(void *ctx, const vk_handle_info *h, uint64_t *value, bool top,
 		   const vk_field *f);
 void vkr_need_free_bit(vkr *r, uint64_t pool, uint64_t set);
