@@ -28,6 +28,20 @@ static bool in_props(const VkExtensionProperties *p, uint32_t n, const char *nam
 	return false;
 }
 
+/* Extension X of the trace, kept where the implementation (HAVE) has it;
+ * else dropped quietly if it is for presentation, or named in MISSING. */
+static bool ext_kept(const VkExtensionProperties *have, uint32_t n, const char *x, char *missing,
+		     size_t cap)
+{
+	if (in_props(have, n, x))
+		return true;
+	if (!presentation_ext(x)) {
+		size_t k = strlen(missing);
+		snprintf(missing + k, cap - k, "%s%s", k ? ", " : "", x);
+	}
+	return false;
+}
+
 void vkr_create_instance(vkr *r, vk_args_vkCreateInstance *a)
 {
 	if (r->have_instance)
@@ -43,15 +57,8 @@ void vkr_create_instance(vkr *r, vk_args_vkCreateInstance *a)
 	bool portability = false;
 	for (uint32_t i = 0; ci && i < ci->enabledExtensionCount; i++) {
 		const char *x = ci->ppEnabledExtensionNames[i];
-		if (!x || platform_surface(x))
+		if (!x || platform_surface(x) || !ext_kept(have, n, x, missing, sizeof(missing)))
 			continue;
-		if (!in_props(have, n, x)) {
-			if (presentation_ext(x))
-				continue;
-			size_t k = strlen(missing);
-			snprintf(missing + k, sizeof(missing) - k, "%s%s", k ? ", " : "", x);
-			continue;
-		}
 		if (!strcmp(x, "VK_KHR_portability_enumeration"))
 			portability = true;
 		exts[nexts++] = x;
@@ -173,16 +180,8 @@ void vkr_create_device(vkr *r, vk_args_vkCreateDevice *a)
 	char missing[2048] = "";
 	for (uint32_t i = 0; i < ci->enabledExtensionCount; i++) {
 		const char *x = ci->ppEnabledExtensionNames[i];
-		if (!x)
-			continue;
-		if (!in_props(have, n, x)) {
-			if (presentation_ext(x))
-				continue;
-			size_t k = strlen(missing);
-			snprintf(missing + k, sizeof(missing) - k, "%s%s", k ? ", " : "", x);
-			continue;
-		}
-		exts[nexts++] = x;
+		if (x && ext_kept(have, n, x, missing, sizeof(missing)))
+			exts[nexts++] = x;
 	}
 	if (in_props(have, n, "VK_KHR_portability_subset")) {
 		bool there = false;
