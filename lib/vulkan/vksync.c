@@ -106,6 +106,7 @@ static bool happened(vk_sync_cmd kind, VkResult result)
 void vk_sync_walk(vk_sync_cmd kind, void *args, VkResult result, vk_sync_fn fn, void *ctx)
 {
 	walk w = {fn, ctx};
+	uint64_t fence = 0;  /* signalled last, once the rest is */
 	if (!happened(kind, result))
 		return;
 	switch (kind) {
@@ -118,8 +119,8 @@ void vk_sync_walk(vk_sync_cmd kind, void *args, VkResult result, vk_sync_fn fn, 
 			batch(&w, si->pNext, si->waitSemaphoreCount, si->pWaitSemaphores,
 			      si->signalSemaphoreCount, si->pSignalSemaphores);
 		}
-		use(&w, (uint64_t)(uintptr_t)a->fence, true, VK_SYNC_SIGNAL, VK_SYNC_BINARY, NULL);
-		return;
+		fence = (uint64_t)(uintptr_t)a->fence;
+		break;
 	}
 	case VK_SYNC_QUEUE_SUBMIT2: {
 		const vk_args_vkQueueSubmit2 *a = args;
@@ -128,8 +129,8 @@ void vk_sync_walk(vk_sync_cmd kind, void *args, VkResult result, vk_sync_fn fn, 
 			infos(&w, VK_SYNC_WAIT, si->waitSemaphoreInfoCount, si->pWaitSemaphoreInfos);
 			infos(&w, VK_SYNC_SIGNAL, si->signalSemaphoreInfoCount, si->pSignalSemaphoreInfos);
 		}
-		use(&w, (uint64_t)(uintptr_t)a->fence, true, VK_SYNC_SIGNAL, VK_SYNC_BINARY, NULL);
-		return;
+		fence = (uint64_t)(uintptr_t)a->fence;
+		break;
 	}
 	case VK_SYNC_BIND_SPARSE: {
 		const vk_args_vkQueueBindSparse *a = args;
@@ -138,8 +139,8 @@ void vk_sync_walk(vk_sync_cmd kind, void *args, VkResult result, vk_sync_fn fn, 
 			batch(&w, bi->pNext, bi->waitSemaphoreCount, bi->pWaitSemaphores,
 			      bi->signalSemaphoreCount, bi->pSignalSemaphores);
 		}
-		use(&w, (uint64_t)(uintptr_t)a->fence, true, VK_SYNC_SIGNAL, VK_SYNC_BINARY, NULL);
-		return;
+		fence = (uint64_t)(uintptr_t)a->fence;
+		break;
 	}
 	case VK_SYNC_PRESENT: {
 		const VkPresentInfoKHR *pi = ((const vk_args_vkQueuePresentKHR *)args)->pPresentInfo;
@@ -157,8 +158,8 @@ void vk_sync_walk(vk_sync_cmd kind, void *args, VkResult result, vk_sync_fn fn, 
 	case VK_SYNC_ACQUIRE: {
 		const vk_args_vkAcquireNextImageKHR *a = args;
 		use(&w, (uint64_t)(uintptr_t)a->semaphore, false, VK_SYNC_SIGNAL, VK_SYNC_BINARY, NULL);
-		use(&w, (uint64_t)(uintptr_t)a->fence, true, VK_SYNC_SIGNAL, VK_SYNC_BINARY, NULL);
-		return;
+		fence = (uint64_t)(uintptr_t)a->fence;
+		break;
 	}
 	case VK_SYNC_ACQUIRE2: {
 		const VkAcquireNextImageInfoKHR *ai =
@@ -166,8 +167,8 @@ void vk_sync_walk(vk_sync_cmd kind, void *args, VkResult result, vk_sync_fn fn, 
 		if (!ai)
 			return;
 		use(&w, (uint64_t)(uintptr_t)ai->semaphore, false, VK_SYNC_SIGNAL, VK_SYNC_BINARY, NULL);
-		use(&w, (uint64_t)(uintptr_t)ai->fence, true, VK_SYNC_SIGNAL, VK_SYNC_BINARY, NULL);
-		return;
+		fence = (uint64_t)(uintptr_t)ai->fence;
+		break;
 	}
 	case VK_SYNC_SIGNAL_SEMAPHORE: {
 		const VkSemaphoreSignalInfo *si = ((const vk_args_vkSignalSemaphore *)args)->pSignalInfo;
@@ -204,4 +205,5 @@ void vk_sync_walk(vk_sync_cmd kind, void *args, VkResult result, vk_sync_fn fn, 
 		return;
 	}
 	}
+	use(&w, fence, true, VK_SYNC_SIGNAL, VK_SYNC_BINARY, NULL);
 }
