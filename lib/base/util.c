@@ -1,6 +1,6 @@
 /*
  * Small shared pieces: allocation that dies on exhaustion, the growable
- * buffer, the pointer map, arenas and the error type.
+ * buffer, arenas and the error type (the map: tmap.c).
  */
 #include "internal.h"
 
@@ -76,93 +76,6 @@ void tbuf_addf(tbuf *b, const char *fmt, ...)
 	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
 	va_end(ap);
 	b->len += (size_t)n;
-}
-
-/* ------------------------------------------------------------------ */
-
-static size_t tmap_home(const tmap *m, const void *key)
-{
-	uint64_t h = (uint64_t)(uintptr_t)key * 0x9E3779B97F4A7C15ull;
-	return (size_t)(h >> 32) & (m->cap - 1);
-}
-
-static size_t tmap_slot(const tmap *m, const void *key)
-{
-	size_t i = tmap_home(m, key);
-	while (m->keys[i] && m->keys[i] != key)
-		i = (i + 1) & (m->cap - 1);
-	return i;
-}
-
-bool tmap_get(const tmap *m, const void *key, uint64_t *val)
-{
-	if (!m->cap)
-		return false;
-	size_t i = tmap_slot(m, key);
-	if (!m->keys[i])
-		return false;
-	if (val)
-		*val = m->vals[i];
-	return true;
-}
-
-void tmap_put(tmap *m, const void *key, uint64_t val)
-{
-	if ((m->n + 1) * 2 > m->cap) {
-		tmap old = *m;
-		m->cap = old.cap ? old.cap * 2 : 64;
-		m->keys = calloc(m->cap, sizeof(*m->keys));
-		m->vals = trace_xmalloc(m->cap * sizeof(*m->vals));
-		if (!m->keys)
-			abort();
-		m->n = 0;
-		for (size_t i = 0; i < old.cap; i++)
-			if (old.keys[i])
-				tmap_put(m, old.keys[i], old.vals[i]);
-		free(old.keys);
-		free(old.vals);
-	}
-	size_t i = tmap_slot(m, key);
-	if (!m->keys[i])
-		m->n++;
-	m->keys[i] = key;
-	m->vals[i] = val;
-}
-
-bool tmap_take(tmap *m, const void *key, uint64_t *val)
-{
-	if (!m->n || !key)
-		return false;
-	size_t i = tmap_slot(m, key);
-	if (!m->keys[i])
-		return false;
-	if (val)
-		*val = m->vals[i];
-	/* backward shift: move up each later entry of the run that may sit
-	 * at i, i.e. whose home slot is not cyclically within (i, j] */
-	for (size_t j = i;;) {
-		m->keys[i] = NULL;
-		for (;;) {
-			j = (j + 1) & (m->cap - 1);
-			if (!m->keys[j]) {
-				m->n--;
-				return true;
-			}
-			size_t h = tmap_home(m, m->keys[j]);
-			if (i <= j ? (h <= i || h > j) : (h <= i && h > j))
-				break;
-		}
-		m->keys[i] = m->keys[j];
-		m->vals[i] = m->vals[j];
-		i = j;
-	}
-}
-
-void tmap_free(tmap *m)
-{
-	free(m->keys);
-	free(m->vals);
-	memset(m, 0, sizeof(*m));
 }
 
 /* ------------------------------------------------------------------ */

@@ -5,8 +5,10 @@
  * from its capture value to the live one (vk_walk_handles), the call made
  * through a generated thunk (build/gen/vkcall_gen.c); hand-written code
  * only where replay differs from the call: instance and device creation,
- * memory (object-based, lib/vkdevice.c's allocator), surfaces and
- * swapchains (offscreen images), waits, and capture-time queries.
+ * memory (object-based, lib/replay/vkdevice.c's allocator), surfaces and
+ * swapchains (offscreen images), waits, and capture-time queries.  Its
+ * files, one a Vulkan concept, are in lib/replay (replay_internal.h maps
+ * them).
  *
  * Like vkdevice.c it needs libvulkan, so it is not in libtrace: only
  * trace-replay links it.  See trace-replay(1).

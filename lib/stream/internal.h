@@ -51,7 +51,7 @@ static inline void tbuf_adds(tbuf *b, const char *s) { tbuf_add(b, s, strlen(s))
 void tbuf_addf(tbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* ------------------------------------------------------------------ */
-/* The pointer map (lib/tmap.h). */
+/* The map (lib/base/tmap.h). */
 #include "tmap.h"
 
 /* ------------------------------------------------------------------ */

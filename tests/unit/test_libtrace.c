@@ -566,6 +566,32 @@ static void test_tmap_take(void)
 	tmap_free(&m);
 }
 
+/* The replayer keys by (capture value, kind): one value may name a buffer
+ * and an image at once, and 0 is a key like any other under a kind. */
+static void test_tmap_kinds(void)
+{
+	tmap m = {0}, c = {0};
+	tmap_put(&m, (const void *)(uintptr_t)7, 99);
+	for (uint64_t k = 0; k < 1000; k++) {
+		tmap_set(&m, k, 1, k);
+		tmap_set(&m, k, 2, k + 1000000);
+	}
+	uint64_t *e = tmap_at(&m, 0, 2);
+	check(e && *e == 1000000, "key 0 is stored under a kind");
+	check(m.n == 2001, "one key under two kinds is two entries: %zu", m.n);
+	uint64_t v = 0;
+	check(tmap_del(&m, 5, 1, &v) && v == 5 && !tmap_at(&m, 5, 1) && tmap_at(&m, 5, 2),
+	      "deleting one kind of a key leaves the other");
+	check(tmap_get(&m, (const void *)(uintptr_t)7, &v) && v == 99 && *tmap_at(&m, 7, 1) == 7,
+	      "the one-word form is kind 0");
+	check(!tmap_at(&m, 0, 0) && !tmap_del(&m, 0, 0, NULL), "(0, 0) is never found");
+	*tmap_at(&m, 9, 2) = 42;
+	tmap_copy(&c, &m);
+	check(c.n == m.n && *tmap_at(&c, 9, 2) == 42, "a copy holds every entry, as written");
+	tmap_free(&m);
+	tmap_free(&c);
+}
+
 static void test_base64(void)
 {
 	const char *in[] = {"", "f", "fo", "foo", "foob", "fooba", "foobar"};
@@ -597,6 +623,7 @@ int main(void)
 	test_error_locations();
 	test_base64();
 	test_tmap_take();
+	test_tmap_kinds();
 	printf("test_libtrace: %d passed, %d failed\n", passed, failed);
 	return failed != 0;
 }

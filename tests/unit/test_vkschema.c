@@ -7,7 +7,8 @@
  * text into the same bytes; every enum value carries a signature of its
  * own, every bitmask value its type's flags up to the last it shows.
  */
-#include "vkschema.h"
+#include "vkschema_cmds.h"
+#include "vksync.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -795,6 +796,60 @@ static void test_sparse_updates_write_back_what_changed(void)
 	      !vk_is_update("tracekit.frame"), "the update calls are known by name");
 }
 
+/* vk_sync_walk: a batch's waits, then its signals, with the values of its
+ * timeline chain (writable, as --loop shifts them), the fence last; an
+ * acquire that timed out signals nothing. */
+typedef struct seen {
+	vk_sync_use u[8];
+	int n;
+} seen;
+
+static void note_use(void *ctx, const vk_sync_use *u)
+{
+	seen *s = ctx;
+	if (s->n < 8)
+		s->u[s->n++] = *u;
+	if (u->value)
+		*u->value += 100;
+}
+
+static void test_sync_walk_sees_every_use(void)
+{
+	VkSemaphore wait[2] = {(VkSemaphore)(uintptr_t)0x11, (VkSemaphore)(uintptr_t)0x12};
+	VkSemaphore signal[1] = {(VkSemaphore)(uintptr_t)0x21};
+	uint64_t wv[2] = {5, 6}, sv[1] = {7};
+	VkTimelineSemaphoreSubmitInfo tl = {
+		.sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO,
+		.waitSemaphoreValueCount = 2, .pWaitSemaphoreValues = wv,
+		.signalSemaphoreValueCount = 1, .pSignalSemaphoreValues = sv,
+	};
+	VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .pNext = &tl,
+			   .waitSemaphoreCount = 2, .pWaitSemaphores = wait,
+			   .signalSemaphoreCount = 1, .pSignalSemaphores = signal};
+	vk_args_vkQueueSubmit a = {.submitCount = 1, .pSubmits = &si,
+				   .fence = (VkFence)(uintptr_t)0x99};
+	seen s = {0};
+	check(vk_sync_command(vk_command_lookup("vkQueueSubmit")) == VK_SYNC_QUEUE_SUBMIT &&
+	      vk_sync_command(vk_command_lookup("vkQueueSubmit2KHR")) == VK_SYNC_QUEUE_SUBMIT2 &&
+	      vk_sync_command(vk_command_lookup("vkCmdDraw")) == VK_SYNC_NONE,
+	      "vk_sync_command knows a command by its name or its alias's");
+	vk_sync_walk(VK_SYNC_QUEUE_SUBMIT, &a, VK_SUCCESS, note_use, &s);
+	check(s.n == 4 && s.u[0].handle == 0x11 && s.u[0].op == VK_SYNC_WAIT &&
+	      s.u[1].handle == 0x12 && s.u[2].handle == 0x21 && s.u[2].op == VK_SYNC_SIGNAL &&
+	      s.u[3].fence && s.u[3].handle == 0x99 && s.u[3].op == VK_SYNC_SIGNAL,
+	      "a submit: waits, signals, then the fence (%d uses)", s.n);
+	check(wv[0] == 105 && wv[1] == 106 && sv[0] == 107,
+	      "a submit's timeline values are written through the walk");
+	vk_args_vkAcquireNextImageKHR acq = {.semaphore = (VkSemaphore)(uintptr_t)0x31,
+					     .fence = (VkFence)(uintptr_t)0x32};
+	s.n = 0;
+	vk_sync_walk(VK_SYNC_ACQUIRE, &acq, VK_TIMEOUT, note_use, &s);
+	check(s.n == 0, "an acquire that timed out signals nothing");
+	vk_sync_walk(VK_SYNC_ACQUIRE, &acq, VK_SUBOPTIMAL_KHR, note_use, &s);
+	check(s.n == 2 && s.u[0].type == VK_SYNC_BINARY && s.u[1].fence,
+	      "an acquire signals its semaphore and its fence");
+}
+
 int main(void)
 {
 	test_tables_know_the_registry();
@@ -802,6 +857,7 @@ int main(void)
 	test_every_struct_round_trips();
 	test_every_command_text_is_its_binary();
 	test_sparse_updates_write_back_what_changed();
+	test_sync_walk_sees_every_use();
 	printf("test_vkschema: %d passed, %d failed\n", passed, failed);
 	return failed != 0;
 }

@@ -1,0 +1,332 @@
+/*
+ * Memory, object-based: each buffer and image placed in an allocation of
+ * its own (vkdevice.c), or in that of an object it aliased at capture;
+ * the bytes the trace wrote (tracekit.update records) copied in.
+ */
+#include "replay_internal.h"
+
+void vkr_parse_header_memory(vkr *r, const trace_header *h)
+{
+	const char *types = trace_header_get(h, "memory.types");
+	if (!types)
+		return;
+	memset(&r->cap_mem, 0, sizeof(r->cap_mem));
+	const char *p = types;
+	while (*p) {
+		unsigned idx, heap, flags;
+		int used = 0;
+		if (sscanf(p, "%u: heap %u flags %x%n", &idx, &heap, &flags, &used) != 3 || !used)
+			break;
+		if (idx < VK_MAX_MEMORY_TYPES) {
+			r->cap_mem.memoryTypes[idx].heapIndex = heap;
+			r->cap_mem.memoryTypes[idx].propertyFlags = flags;
+			if (idx + 1 > r->cap_mem.memoryTypeCount)
+				r->cap_mem.memoryTypeCount = idx + 1;
+		}
+		p += used;
+		while (*p == ';' || *p == ' ')
+			p++;
+	}
+	r->have_cap_mem = r->cap_mem.memoryTypeCount > 0;
+}
+
+obj *vkr_obj_get(vkr *r, uint64_t cap)
+{
+	uint64_t *e = tmap_at(&r->objects, cap, TAG_OBJ);
+	return e ? (obj *)(uintptr_t)*e : NULL;
+}
+
+static memobj *mem_get(vkr *r, uint64_t cap)
+{
+	uint64_t *e = tmap_at(&r->mems, cap, TAG_MEM);
+	return e ? (memobj *)(uintptr_t)*e : NULL;
+}
+
+obj *vkr_new_obj(vkr *r, uint64_t cap, uint64_t live, bool image, bool linear, VkDeviceSize size)
+{
+	obj *o = trace_xcalloc(1, sizeof(*o));
+	o->cap = cap;
+	o->live = live;
+	o->image = image;
+	o->linear = linear;
+	o->create_size = size;
+	obj *old = vkr_obj_get(r, cap);
+	if (old) {
+		vkr_release_obj(r, old);
+		free(old);
+	}
+	tmap_set(&r->objects, cap, TAG_OBJ, (uint64_t)(uintptr_t)o);
+	return o;
+}
+
+void vkr_unlink_obj(obj *o)
+{
+	if (!o->mem)
+		return;
+	obj **pp = &o->mem->objs;
+	while (*pp && *pp != o)
+		pp = &(*pp)->next_in_mem;
+	if (*pp)
+		*pp = o->next_in_mem;
+	o->mem = NULL;
+}
+
+static void group_free(vkr *r, group *g)
+{
+	if (g->address)
+		vkFreeMemory(r->dev.device, g->alloc.memory, NULL);
+	else
+		vkd_free(&r->dev, &g->alloc);
+	free(g);
+}
+
+/*
+ * Memory for a buffer made with VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT:
+ * such a buffer must be bound to memory allocated with
+ * VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT (zink makes every buffer so), which
+ * vkdevice.c's pools do not ask for: a VkDeviceMemory of its own.
+ */
+static VkResult alloc_address(vkr *r, uint32_t type, VkDeviceSize size, group *g)
+{
+	VkMemoryAllocateFlagsInfo fi = {
+		.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO,
+		.flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT,
+	};
+	VkMemoryAllocateInfo ai = {
+		.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+		.pNext = &fi,
+		.allocationSize = size,
+		.memoryTypeIndex = type,
+	};
+	VkResult res = vkAllocateMemory(r->dev.device, &ai, NULL, &g->alloc.memory);
+	if (res != VK_SUCCESS)
+		return res;
+	g->address = true;
+	g->alloc.offset = 0;
+	g->alloc.size = size;
+	g->alloc.type = type;
+	return VK_SUCCESS;
+}
+
+static void *group_map(vkr *r, group *g, VkResult *res)
+{
+	if (!g->address)
+		return vkd_map(&r->dev, &g->alloc, res);
+	void *p = NULL;
+	*res = vkMapMemory(r->dev.device, g->alloc.memory, 0, VK_WHOLE_SIZE, 0, &p);
+	return *res == VK_SUCCESS ? p : NULL;
+}
+
+static void group_flush(vkr *r, group *g, VkDeviceSize off, VkDeviceSize len)
+{
+	if (!g->address) {
+		vkd_flush(&r->dev, &g->alloc, off, len);
+		return;
+	}
+	VkMappedMemoryRange mr = {.sType = VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE,
+				  .memory = g->alloc.memory, .size = VK_WHOLE_SIZE};
+	vkFlushMappedMemoryRanges(r->dev.device, 1, &mr);
+}
+
+void vkr_release_obj(vkr *r, obj *o)
+{
+	vkr_unlink_obj(o);
+	group *g = o->group;
+	o->group = NULL;
+	if (g && !--g->refs)
+		group_free(r, g);
+}
+
+void vkr_alloc_memory(vkr *r, vk_args_vkAllocateMemory *a)
+{
+	if (!a->pMemory || !*a->pMemory || !a->pAllocateInfo)
+		return;  /* failed at capture */
+	memobj *m = trace_xcalloc(1, sizeof(*m));
+	m->cap = (uint64_t)(uintptr_t)*a->pMemory;
+	m->size = a->pAllocateInfo->allocationSize;
+	m->cap_type = a->pAllocateInfo->memoryTypeIndex;
+	memobj *old = mem_get(r, m->cap);
+	if (old) {
+		while (old->objs)
+			vkr_unlink_obj(old->objs);
+		free(old);
+	}
+	tmap_set(&r->mems, m->cap, TAG_MEM, (uint64_t)(uintptr_t)m);
+}
+
+void vkr_free_memory(vkr *r, uint64_t cap)
+{
+	uint64_t v;
+	if (!cap || !tmap_del(&r->mems, cap, TAG_MEM, &v))
+		return;
+	memobj *m = (memobj *)(uintptr_t)v;
+	while (m->objs)
+		vkr_unlink_obj(m->objs);
+	free(m);
+}
+
+static VkMemoryPropertyFlags cap_flags(vkr *r, const memobj *m)
+{
+	if (r->have_cap_mem && m->cap_type < r->cap_mem.memoryTypeCount)
+		return r->cap_mem.memoryTypes[m->cap_type].propertyFlags;
+	return VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
+}
+
+/* Places o (bound at capture to cap_mem at offset): in the allocation of
+ * an object it aliased at capture where it fits there, else in its own. */
+void vkr_bind_obj(vkr *r, uint64_t cap_obj, uint64_t cap_mem, VkDeviceSize offset,
+		  bool image, VkResult cap_res)
+{
+	obj *o = vkr_obj_get(r, cap_obj);
+	memobj *m = mem_get(r, cap_mem);
+	if (!o) {
+		vkr_warn(r, "%s 0x%llx unknown: not bound", image ? "VkImage" : "VkBuffer",
+			 (unsigned long long)cap_obj);
+		return;
+	}
+	if (!m) {
+		vkr_warn(r, "VkDeviceMemory 0x%llx unknown: %s not bound", (unsigned long long)cap_mem,
+			 image ? "image" : "buffer");
+		return;
+	}
+	if (vkr_failed(cap_res))
+		return;
+	if (o->group) {
+		vkr_warn(r, "%s bound twice", image ? "image" : "buffer");
+		return;
+	}
+	VkMemoryRequirements req;
+	if (image)
+		vkGetImageMemoryRequirements(r->dev.device, (VkImage)(uintptr_t)o->live, &req);
+	else
+		vkGetBufferMemoryRequirements(r->dev.device, (VkBuffer)(uintptr_t)o->live, &req);
+	VkDeviceSize size = req.size;
+	if (image && o->cap_req > size)
+		size = o->cap_req;  /* images: at least as large as at capture */
+	o->cap_extent = o->cap_req ? o->cap_req : image ? size : o->create_size;
+	o->mem_off = offset;
+	/* aliasing at capture: an overlapping object of the same memory */
+	group *g = NULL;
+	VkDeviceSize rel = 0;
+	for (obj *p = m->objs; p; p = p->next_in_mem) {
+		if (!p->group || offset >= p->mem_off + p->cap_extent ||
+		    p->mem_off >= offset + o->cap_extent)
+			continue;
+		group *pg = p->group;
+		if (offset >= pg->cap_base) {
+			VkDeviceSize rr = offset - pg->cap_base;
+			if ((pg->alloc.offset + rr) % (req.alignment ? req.alignment : 1) == 0 &&
+			    rr + size <= pg->alloc.size && (req.memoryTypeBits & (1u << pg->alloc.type)) &&
+			    (pg->address || !o->address)) {
+				g = pg;
+				rel = rr;
+				break;
+			}
+		}
+		vkr_warn(r, "%s 0x%llx aliases %s 0x%llx at capture, but does not fit its "
+			 "allocation on this device: placed apart", image ? "VkImage" : "VkBuffer",
+			 (unsigned long long)cap_obj, p->image ? "VkImage" : "VkBuffer",
+			 (unsigned long long)p->cap);
+		break;
+	}
+	if (!g) {
+		VkMemoryPropertyFlags cf = cap_flags(r, m);
+		bool host = (cf & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) && (!image || o->linear);
+		VkMemoryPropertyFlags required = host ? VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT : 0;
+		VkMemoryPropertyFlags preferred = (cf & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT) |
+			(host ? VK_MEMORY_PROPERTY_HOST_COHERENT_BIT : 0);
+		uint32_t type;
+		if (vkd_find_memory_type(&r->dev, req.memoryTypeBits, required, preferred, 0, 0,
+					 &type) < 0)
+			vkr_fatal(r, "no memory type of %s fits a %s (bits 0x%x%s)",
+				  r->dev.props.deviceName, image ? "image" : "buffer", req.memoryTypeBits,
+				  host ? ", host-visible" : "");
+		g = trace_xcalloc(1, sizeof(*g));
+		vkd_request rq = {
+			.size = size,
+			.alignment = req.alignment,
+			.kind = !image || o->linear ? VKD_KIND_LINEAR : VKD_KIND_OPTIMAL,
+		};
+		VkResult res = o->address ? alloc_address(r, type, size, g)
+					  : vkd_alloc(&r->dev, NULL, type, &rq, &g->alloc);
+		if (res != VK_SUCCESS)
+			vkr_fatal(r, "cannot allocate %llu bytes of memory type %u: %s",
+				  (unsigned long long)size, type, vkr_result_name(res));
+		g->cap_base = offset;
+		VkMemoryPropertyFlags tf = r->dev.memory.memoryTypes[type].propertyFlags;
+		if (tf & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) {
+			g->mapped = group_map(r, g, &res);
+			g->coherent = (tf & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT) != 0;
+			/* bytes equal to what the capture mapped are not in the
+			 * trace: fresh memory reads as zeros there */
+			if (g->mapped)
+				memset(g->mapped, 0, g->alloc.size);
+		}
+	}
+	VkResult res = image
+		? vkBindImageMemory(r->dev.device, (VkImage)(uintptr_t)o->live, g->alloc.memory,
+				    g->alloc.offset + rel)
+		: vkBindBufferMemory(r->dev.device, (VkBuffer)(uintptr_t)o->live, g->alloc.memory,
+				     g->alloc.offset + rel);
+	r->calls++;
+	if (res != VK_SUCCESS) {
+		vkr_check_result(r, NULL, true, cap_res, res);
+		if (!g->refs)
+			group_free(r, g);
+		return;
+	}
+	g->refs++;
+	o->group = g;
+	o->rel = rel;
+	o->mem = m;
+	o->next_in_mem = m->objs;
+	m->objs = o;
+}
+
+/* The bytes of an update go into the object's mapped memory, those past
+ * its allocation's end cut. */
+typedef struct update_to {
+	uint8_t *at;      /* the object's first byte, mapped */
+	uint64_t room;    /* bytes from there to the allocation's end */
+} update_to;
+
+static void update_run(void *ctx, uint64_t off, const uint8_t *data, uint64_t len)
+{
+	const update_to *t = ctx;
+	if (off < t->room)
+		memcpy(t->at + off, data, len < t->room - off ? len : t->room - off);
+}
+
+void vkr_update(vkr *r, const trace_call *c)
+{
+	vk_update u;
+	trace_error_clear(&r->err);
+	if (vk_update_read(c, &u, &r->err) < 0)
+		vkr_fatal(r, "%s", r->err.msg);
+	obj *o = vkr_obj_get(r, u.object);
+	if (!o) {
+		vkr_warn(r, "%s of 0x%llx, no buffer or image: left out", c->sig->name,
+			 (unsigned long long)u.object);
+		return;
+	}
+	if (!o->group) {
+		vkr_warn(r, "%s of an object with no memory: left out", c->sig->name);
+		return;
+	}
+	group *g = o->group;
+	if (!g->mapped) {
+		vkr_warn(r, "%s of an object in memory the host cannot see: left out", c->sig->name);
+		return;
+	}
+	uint64_t room = g->alloc.size > o->rel ? g->alloc.size - o->rel : 0;
+	if (u.end > room) {
+		vkr_warn(r, "%s past the end of its object (bytes %llu to %llu): cut", c->sig->name,
+			 (unsigned long long)u.offset, (unsigned long long)u.end);
+		if (u.offset >= room)
+			return;
+	}
+	update_to t = { g->mapped + o->rel, room };
+	vk_update_runs(&u, update_run, &t);
+	if (!g->coherent)
+		group_flush(r, g, o->rel + u.offset, (u.end < room ? u.end : room) - u.offset);
+}

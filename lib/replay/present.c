@@ -1,0 +1,319 @@
+/*
+ * Swapchains: offscreen images, acquires and presents as submits of our
+ * own, and the screenshots of presented frames.
+ */
+#include "replay_internal.h"
+
+#include "png.h"
+
+static swapchain *swapchain_get(vkr *r, uint64_t cap)
+{
+	uint64_t *e = tmap_at(&r->swapchains, cap, TAG_SWAPCHAIN);
+	return e ? (swapchain *)(uintptr_t)*e : NULL;
+}
+
+void vkr_create_swapchain(vkr *r, vk_args_vkCreateSwapchainKHR *a)
+{
+	const VkSwapchainCreateInfoKHR *ci = a->pCreateInfo;
+	if (!ci || !a->pSwapchain || !*a->pSwapchain)
+		return;
+	swapchain *s = trace_xcalloc(1, sizeof(*s));
+	s->cap = (uint64_t)(uintptr_t)*a->pSwapchain;
+	s->format = ci->imageFormat;
+	s->extent = ci->imageExtent;
+	s->layers = ci->imageArrayLayers ? ci->imageArrayLayers : 1;
+	s->usage = ci->imageUsage | VK_IMAGE_USAGE_TRANSFER_SRC_BIT;
+	s->sharing = VK_SHARING_MODE_EXCLUSIVE;
+	s->alpha = ci->compositeAlpha;
+	tmap_set(&r->swapchains, s->cap, TAG_SWAPCHAIN, (uint64_t)(uintptr_t)s);
+	vkr_map_put(r, r->h_swapchain, s->cap, s->cap);
+	r->calls++;
+}
+
+void vkr_destroy_swapchain(vkr *r, swapchain *s)
+{
+	for (uint32_t i = 0; i < s->n; i++) {
+		vkDestroyImage(r->dev.device, s->img[i], NULL);
+		vkd_free(&r->dev, &s->mem[i]);
+		vkDestroySemaphore(r->dev.device, s->presented[i], NULL);
+		vkr_map_del(r, r->h_image, s->cap_img[i]);
+	}
+	vkr_map_del(r, r->h_swapchain, s->cap);
+	free(s->img);
+	free(s->cap_img);
+	free(s->mem);
+	free(s->presented);
+	free(s->pending);
+	free(s);
+}
+
+void vkr_swapchain_images(vkr *r, vk_args_vkGetSwapchainImagesKHR *a)
+{
+	swapchain *s = swapchain_get(r, (uint64_t)(uintptr_t)a->swapchain);
+	if (!s)
+		vkr_fatal(r, "VkSwapchainKHR 0x%llx unknown", (unsigned long long)(uintptr_t)a->swapchain);
+	if (!a->pSwapchainImages || !a->pSwapchainImageCount)
+		return;
+	uint32_t n = *a->pSwapchainImageCount;
+	if (!s->n) {
+		s->n = n;
+		s->img = trace_xcalloc(n, sizeof(*s->img));
+		s->cap_img = trace_xcalloc(n, sizeof(*s->cap_img));
+		s->mem = trace_xcalloc(n, sizeof(*s->mem));
+		s->presented = trace_xcalloc(n, sizeof(*s->presented));
+		s->pending = trace_xcalloc(n, sizeof(*s->pending));
+		for (uint32_t i = 0; i < n; i++) {
+			VkImageCreateInfo ici = {
+				.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO,
+				.imageType = VK_IMAGE_TYPE_2D,
+				.format = s->format,
+				.extent = {s->extent.width, s->extent.height, 1},
+				.mipLevels = 1,
+				.arrayLayers = s->layers,
+				.samples = VK_SAMPLE_COUNT_1_BIT,
+				.tiling = VK_IMAGE_TILING_OPTIMAL,
+				.usage = s->usage,
+				.sharingMode = s->sharing,
+				.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED,
+			};
+			VkResult res = vkCreateImage(r->dev.device, &ici, NULL, &s->img[i]);
+			if (res != VK_SUCCESS)
+				vkr_fatal(r, "cannot make an offscreen image of %ux%u for the swapchain: %s",
+					  s->extent.width, s->extent.height, vkr_result_name(res));
+			VkMemoryRequirements req;
+			vkGetImageMemoryRequirements(r->dev.device, s->img[i], &req);
+			uint32_t type;
+			if (vkd_find_memory_type(&r->dev, req.memoryTypeBits, 0,
+						 VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0, 0, &type) < 0)
+				vkr_fatal(r, "no memory type for the swapchain's images");
+			vkd_request rq = {.size = req.size, .alignment = req.alignment,
+					  .kind = VKD_KIND_OPTIMAL, .dedicated = true,
+					  .dedicated_image = s->img[i]};
+			if ((res = vkd_alloc(&r->dev, NULL, type, &rq, &s->mem[i])) != VK_SUCCESS ||
+			    (res = vkBindImageMemory(r->dev.device, s->img[i], s->mem[i].memory,
+						     s->mem[i].offset)) != VK_SUCCESS)
+				vkr_fatal(r, "cannot place the swapchain's images: %s", vkr_result_name(res));
+			VkSemaphoreCreateInfo sci = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
+			if (vkCreateSemaphore(r->dev.device, &sci, NULL, &s->presented[i]) != VK_SUCCESS)
+				vkr_fatal(r, "cannot make a semaphore");
+		}
+	}
+	for (uint32_t i = 0; i < n && i < s->n; i++) {
+		s->cap_img[i] = (uint64_t)(uintptr_t)a->pSwapchainImages[i];
+		vkr_map_put(r, r->h_image, s->cap_img[i], (uint64_t)(uintptr_t)s->img[i]);
+	}
+	if (n != s->n)
+		vkr_warn(r, "vkGetSwapchainImagesKHR: %u images, the swapchain has %u", n, s->n);
+}
+
+/* Signals what an acquire of image INDEX signals, after the present that
+ * showed it last is done with it. */
+void vkr_acquire(vkr *r, uint64_t cap_swapchain, uint32_t index, uint64_t cap_sem,
+		 uint64_t cap_fence, VkResult cap_res)
+{
+	if (vkr_failed(cap_res) || cap_res == VK_TIMEOUT || cap_res == VK_NOT_READY)
+		return;
+	swapchain *s = swapchain_get(r, cap_swapchain);
+	if (!s)
+		vkr_fatal(r, "VkSwapchainKHR 0x%llx unknown", (unsigned long long)cap_swapchain);
+	if (index >= s->n)
+		vkr_fatal(r, "image index %u of a swapchain of %u images", index, s->n);
+	uint64_t sem = 0, fence = 0;
+	if (!vkr_map_get(r, r->h_semaphore, cap_sem, &sem) || !vkr_map_get(r, r->h_fence, cap_fence, &fence))
+		vkr_fatal(r, "the acquire's semaphore or fence is unknown");
+	VkPipelineStageFlags stage = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+	VkSemaphore ssem = (VkSemaphore)(uintptr_t)sem;
+	VkSubmitInfo si = {
+		.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+		.waitSemaphoreCount = s->pending[index] ? 1 : 0,
+		.pWaitSemaphores = &s->presented[index],
+		.pWaitDstStageMask = &stage,
+		.signalSemaphoreCount = sem ? 1 : 0,
+		.pSignalSemaphores = &ssem,
+	};
+	s->pending[index] = false;
+	VkResult res = vkQueueSubmit(r->dev.queue, 1, &si, (VkFence)(uintptr_t)fence);
+	r->calls++;
+	if (res != VK_SUCCESS)
+		vkr_fatal(r, "the acquire's submit failed: %s", vkr_result_name(res));
+}
+
+static void screenshot(vkr *r, swapchain *s, uint32_t index, int64_t frame);
+
+/* The semaphores a present waits on, live: a batch of ours waits on them. */
+typedef struct present_waits {
+	vkr *r;
+	VkSemaphore *sem;
+	VkPipelineStageFlags *stage;
+	uint32_t n;
+} present_waits;
+
+static void present_wait(void *ctx, const vk_sync_use *u)
+{
+	present_waits *w = ctx;
+	if (u->fence || u->op != VK_SYNC_WAIT)
+		return;
+	w->sem[w->n] = (VkSemaphore)(uintptr_t)vkr_need(w->r, w->r->h_semaphore, u->handle);
+	w->stage[w->n++] = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+}
+
+void vkr_present(vkr *r, vk_args_vkQueuePresentKHR *a)
+{
+	const VkPresentInfoKHR *pi = a->pPresentInfo;
+	if (!pi)
+		vkr_fatal(r, "vkQueuePresentKHR without pPresentInfo");
+	uint64_t queue = vkr_need(r, r->h_queue, (uint64_t)(uintptr_t)a->queue);
+	present_waits w = {
+		.r = r,
+		.sem = trace_arena_alloc(&r->arena, sizeof(VkSemaphore) * (pi->waitSemaphoreCount + 1)),
+		.stage = trace_arena_alloc(&r->arena, sizeof(VkPipelineStageFlags) *
+					   (pi->waitSemaphoreCount + 1)),
+	};
+	vk_sync_walk(VK_SYNC_PRESENT, a, VK_SUCCESS, present_wait, &w);
+	VkSemaphore *signals = trace_arena_alloc(&r->arena, sizeof(VkSemaphore) * (pi->swapchainCount + 1));
+	uint32_t nsignals = 0;
+	for (uint32_t i = 0; i < pi->swapchainCount; i++) {
+		swapchain *s = swapchain_get(r, (uint64_t)(uintptr_t)pi->pSwapchains[i]);
+		uint32_t idx = pi->pImageIndices ? pi->pImageIndices[i] : 0;
+		if (!s || idx >= s->n)
+			vkr_fatal(r, "present of an unknown swapchain or image");
+		if (!s->pending[idx]) {
+			signals[nsignals++] = s->presented[idx];
+			s->pending[idx] = true;
+		}
+	}
+	VkSubmitInfo si = {
+		.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+		.waitSemaphoreCount = w.n,
+		.pWaitSemaphores = w.sem,
+		.pWaitDstStageMask = w.stage,
+		.signalSemaphoreCount = nsignals,
+		.pSignalSemaphores = signals,
+	};
+	VkResult res = vkQueueSubmit((VkQueue)(uintptr_t)queue, 1, &si, VK_NULL_HANDLE);
+	r->calls++;
+	if (res != VK_SUCCESS)
+		vkr_fatal(r, "the present's submit failed: %s", vkr_result_name(res));
+	if (pi->pResults)
+		for (uint32_t i = 0; i < pi->swapchainCount; i++)
+			pi->pResults[i] = VK_SUCCESS;
+	/* the screenshot of this frame: the first swapchain's image */
+	const vkr_options *o = r->opt;
+	if (r->next_shot < o->nscreenshots && o->screenshots[r->next_shot] == (uint64_t)r->frame &&
+	    pi->swapchainCount) {
+		swapchain *s = swapchain_get(r, (uint64_t)(uintptr_t)pi->pSwapchains[0]);
+		screenshot(r, s, pi->pImageIndices ? pi->pImageIndices[0] : 0, r->frame);
+	}
+}
+
+static void screenshot(vkr *r, swapchain *s, uint32_t index, int64_t frame)
+{
+	const vkr_options *o = r->opt;
+	while (r->next_shot < o->nscreenshots && o->screenshots[r->next_shot] <= (uint64_t)frame)
+		r->next_shot++;
+	bool bgra;
+	switch (s->format) {
+	case VK_FORMAT_B8G8R8A8_UNORM: case VK_FORMAT_B8G8R8A8_SRGB: bgra = true; break;
+	case VK_FORMAT_R8G8B8A8_UNORM: case VK_FORMAT_R8G8B8A8_SRGB: bgra = false; break;
+	default:
+		vkr_warn(r, "frame %lld: screenshot of format %d not supported yet", (long long)frame,
+			 s->format);
+		return;
+	}
+	uint32_t w = s->extent.width, h = s->extent.height;
+	VkDeviceSize size = (VkDeviceSize)w * h * 4;
+	VkBufferCreateInfo bci = {
+		.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+		.size = size,
+		.usage = VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+	};
+	VkBuffer buf;
+	VkDevice dev = r->dev.device;
+	if (vkCreateBuffer(dev, &bci, NULL, &buf) != VK_SUCCESS)
+		vkr_fatal(r, "screenshot: cannot make a buffer");
+	VkMemoryRequirements req;
+	vkGetBufferMemoryRequirements(dev, buf, &req);
+	uint32_t type;
+	if (vkd_find_memory_type(&r->dev, req.memoryTypeBits, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT,
+				 VK_MEMORY_PROPERTY_HOST_CACHED_BIT, 0, 0, &type) < 0)
+		vkr_fatal(r, "screenshot: no host-visible memory");
+	vkd_request rq = {.size = req.size, .alignment = req.alignment, .kind = VKD_KIND_LINEAR,
+			  .dedicated = true, .dedicated_buffer = buf};
+	vkd_allocation mem;
+	VkResult res;
+	if ((res = vkd_alloc(&r->dev, NULL, type, &rq, &mem)) != VK_SUCCESS ||
+	    (res = vkBindBufferMemory(dev, buf, mem.memory, mem.offset)) != VK_SUCCESS)
+		vkr_fatal(r, "screenshot: %s", vkr_result_name(res));
+	vkDeviceWaitIdle(dev);
+	VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+				       .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
+	vkResetCommandBuffer(r->cb, 0);
+	vkBeginCommandBuffer(r->cb, &bi);
+	VkImageMemoryBarrier b = {
+		.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
+		.srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT,
+		.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT,
+		.oldLayout = VK_IMAGE_LAYOUT_PRESENT_SRC_KHR,
+		.newLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+		.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+		.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+		.image = s->img[index],
+		.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1},
+	};
+	vkCmdPipelineBarrier(r->cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+			     VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0, NULL, 0, NULL, 1, &b);
+	VkBufferImageCopy region = {
+		.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1},
+		.imageExtent = {w, h, 1},
+	};
+	vkCmdCopyImageToBuffer(r->cb, s->img[index], VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, buf, 1,
+			       &region);
+	b.srcAccessMask = VK_ACCESS_TRANSFER_READ_BIT;
+	b.dstAccessMask = 0;
+	b.oldLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
+	b.newLayout = VK_IMAGE_LAYOUT_PRESENT_SRC_KHR;
+	vkCmdPipelineBarrier(r->cb, VK_PIPELINE_STAGE_TRANSFER_BIT,
+			     VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0, 0, NULL, 0, NULL, 1, &b);
+	vkEndCommandBuffer(r->cb);
+	VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1,
+			   .pCommandBuffers = &r->cb};
+	vkResetFences(dev, 1, &r->fence);
+	if ((res = vkQueueSubmit(r->dev.queue, 1, &si, r->fence)) != VK_SUCCESS ||
+	    (res = vkWaitForFences(dev, 1, &r->fence, VK_TRUE, UINT64_MAX)) != VK_SUCCESS)
+		vkr_fatal(r, "screenshot: %s", vkr_result_name(res));
+	uint8_t *p = vkd_map(&r->dev, &mem, &res);
+	if (!p)
+		vkr_fatal(r, "screenshot: cannot map: %s", vkr_result_name(res));
+	vkd_invalidate(&r->dev, &mem, 0, VK_WHOLE_SIZE);
+	uint8_t *rgba = trace_xcalloc(size, 1);
+	bool opaque = s->alpha == VK_COMPOSITE_ALPHA_OPAQUE_BIT_KHR;
+	for (VkDeviceSize i = 0; i < size; i += 4) {
+		rgba[i + 0] = p[i + (bgra ? 2 : 0)];
+		rgba[i + 1] = p[i + 1];
+		rgba[i + 2] = p[i + (bgra ? 0 : 2)];
+		rgba[i + 3] = opaque ? 255 : p[i + 3];
+	}
+	vkd_unmap(&r->dev, &mem);
+	vkd_free(&r->dev, &mem);
+	vkDestroyBuffer(dev, buf, NULL);
+	char path[4096];
+	if (o->screenshot_out)
+		snprintf(path, sizeof(path), "%s", o->screenshot_out);
+	else
+		snprintf(path, sizeof(path), "%s/frame-%lld.png", o->screenshot_dir ? o->screenshot_dir : ".",
+			 (long long)frame);
+	/* as every output: whole or absent, and a FIFO or /dev/null as it is */
+	char *tmp;
+	trace_error err;
+	FILE *f = trace_output_open(path, &tmp, &err);
+	if (!f)
+		vkr_fatal(r, "%s: %s", path, err.msg);
+	bool ok = png_write_rgba_file(f, rgba, w, h) == 0;
+	if (!ok)
+		trace_error_errno(&err, path, "write error");
+	if (trace_output_close(f, path, tmp, ok, &err) != 0)
+		vkr_fatal(r, "%s: %s", path, err.msg);
+	free(rgba);
+	if (!o->quiet && o->stats)
+		fprintf(stderr, "%s: frame %lld: %s\n", trace_cli_self.prog, (long long)frame, path);
+}

@@ -1,0 +1,322 @@
+/*
+ * Queues: submits, the GPU time of their batches (--stats), and the
+ * statistics printed at the end.
+ */
+#include "replay_internal.h"
+
+/* Spans of one frame on one queue family, read in submit order, count
+ * once where they overlap: the time the family was busy with the frame. */
+static void gpu_account(vkr *r, gpu_timer *t, size_t frame, uint64_t start, uint64_t end)
+{
+	uint64_t m = t->mask, len = (end - start) & m;
+	if (t->busy && t->busy_frame == frame) {
+		uint64_t over = (t->busy_end - start) & m;  /* the last span past this start */
+		if (over <= m / 2)
+			len = over >= len ? 0 : len - over;
+		if (((end - t->busy_end) & m) > m / 2)
+			end = t->busy_end;  /* this one ended first */
+	}
+	t->busy = true;
+	t->busy_frame = frame;
+	t->busy_end = end;
+	if (frame >= r->cap_frame_gpu) {
+		size_t cap = r->cap_frame_gpu ? r->cap_frame_gpu : 256;
+		while (cap <= frame)
+			cap *= 2;
+		r->frame_gpu = trace_xrealloc(r->frame_gpu, cap * sizeof(double));
+		memset(r->frame_gpu + r->cap_frame_gpu, 0, (cap - r->cap_frame_gpu) * sizeof(double));
+		r->cap_frame_gpu = cap;
+	}
+	r->frame_gpu[frame] += (double)len * t->period * 1e-9;
+}
+
+/* Reads the oldest slot in flight; false where its batch is not done
+ * and WAIT is not set. */
+static bool gpu_read(vkr *r, gpu_timer *t, bool wait)
+{
+	uint64_t ts[2];
+	uint32_t s = t->head;
+	VkResult res = vkGetQueryPoolResults(r->dev.device, t->queries, 2 * s, 2, sizeof(ts), ts,
+					     sizeof(ts[0]), VK_QUERY_RESULT_64_BIT |
+					     (wait ? VK_QUERY_RESULT_WAIT_BIT : 0));
+	if (res == VK_NOT_READY)
+		return false;
+	if (res != VK_SUCCESS)
+		vkr_fatal(r, "GPU time: vkGetQueryPoolResults failed: %s", vkr_result_name(res));
+	gpu_account(r, t, t->frame[s], ts[0], ts[1]);
+	t->head = (s + 1) % GPU_SLOTS;
+	t->n--;
+	return true;
+}
+
+/* Reads what is done (everything, waiting, with WAIT). */
+void vkr_gpu_poll(vkr *r, bool wait)
+{
+	for (uint32_t f = 0; f < r->nfamilies; f++) {
+		gpu_timer *t = r->timers[f];
+		while (t && t->n && gpu_read(r, t, wait))
+			;
+	}
+}
+
+/* The timer of FAMILY, made at its first batch: the query pool and the
+ * command buffers of every slot, recorded once (they are submitted again
+ * only once their slot is read, so the batch that used them is done). */
+static gpu_timer *gpu_timer_of(vkr *r, uint32_t family)
+{
+	if (family >= r->nfamilies)
+		return NULL;
+	if (r->timers[family])
+		return r->timers[family];
+	gpu_timer *t = trace_xcalloc(1, sizeof(*t));
+	r->timers[family] = t;
+	uint32_t nq = 0;
+	vkGetPhysicalDeviceQueueFamilyProperties(r->dev.physical, &nq, NULL);
+	VkQueueFamilyProperties *qf = trace_xcalloc(nq, sizeof(*qf));
+	vkGetPhysicalDeviceQueueFamilyProperties(r->dev.physical, &nq, qf);
+	uint32_t bits = family < nq ? qf[family].timestampValidBits : 0;
+	free(qf);
+	if (!bits || r->dev.props.limits.timestampPeriod <= 0)
+		return t;
+	t->mask = bits >= 64 ? UINT64_MAX : (1ull << bits) - 1;
+	t->period = r->dev.props.limits.timestampPeriod;
+	VkDevice dev = r->dev.device;
+	VkCommandPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+				       .queueFamilyIndex = family};
+	VkQueryPoolCreateInfo qci = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
+				     .queryType = VK_QUERY_TYPE_TIMESTAMP,
+				     .queryCount = 2 * GPU_SLOTS};
+	VkCommandBufferAllocateInfo cai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+					   .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+					   .commandBufferCount = 2 * GPU_SLOTS};
+	if (vkCreateCommandPool(dev, &pci, NULL, &t->pool) != VK_SUCCESS ||
+	    vkCreateQueryPool(dev, &qci, NULL, &t->queries) != VK_SUCCESS ||
+	    (cai.commandPool = t->pool, vkAllocateCommandBuffers(dev, &cai, t->cb)) != VK_SUCCESS)
+		vkr_fatal(r, "GPU time: cannot make the query pool and command buffers");
+	/* simultaneous use: the end of a batch's work is seen (its timestamp)
+	 * before the batch itself is known done */
+	VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+				       .flags = VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT};
+	for (uint32_t i = 0; i < GPU_SLOTS; i++) {
+		vkBeginCommandBuffer(t->cb[2 * i], &bi);
+		vkCmdResetQueryPool(t->cb[2 * i], t->queries, 2 * i, 2);
+		vkCmdWriteTimestamp(t->cb[2 * i], VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, t->queries, 2 * i);
+		vkEndCommandBuffer(t->cb[2 * i]);
+		vkBeginCommandBuffer(t->cb[2 * i + 1], &bi);
+		vkCmdWriteTimestamp(t->cb[2 * i + 1], VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, t->queries,
+				    2 * i + 1);
+		vkEndCommandBuffer(t->cb[2 * i + 1]);
+	}
+	t->usable = true;
+	return t;
+}
+
+void vkr_gpu_timers_free(vkr *r)
+{
+	for (uint32_t f = 0; f < r->nfamilies; f++) {
+		gpu_timer *t = r->timers[f];
+		if (t && t->usable) {
+			vkDestroyQueryPool(r->dev.device, t->queries, NULL);
+			vkDestroyCommandPool(r->dev.device, t->pool, NULL);
+		}
+		free(t);
+	}
+	free(r->timers);
+	r->timers = NULL;
+	r->nfamilies = 0;
+}
+
+/* The timer for a submit to QUEUE (live) now, or NULL: --stats, a frame
+ * it counts, a queue family with timestamps. */
+static gpu_timer *gpu_timer_for(vkr *r, VkQueue queue)
+{
+	if (!r->opt->stats || r->opt->no_gpu_time || r->frame < r->opt->first_frame ||
+	    !r->nfamilies)
+		return NULL;
+	uint64_t *h = tmap_at(&r->queues, (uint64_t)(uintptr_t)queue, TAG_QUEUE);
+	gpu_timer *t = h ? gpu_timer_of(r, (uint32_t)*h) : NULL;
+	if (!t || !t->usable)
+		r->gpu_unmeasured = true;
+	return t && t->usable ? t : NULL;
+}
+
+/* A slot for the next batch, after the K taken for this submit: the
+ * oldest slot is waited for where the ring is full; UINT32_MAX where the
+ * submit took every slot. */
+static uint32_t gpu_slot(vkr *r, gpu_timer *t, uint32_t k)
+{
+	if (t->n && t->n + k == GPU_SLOTS)
+		gpu_read(r, t, true);
+	if (t->n + k == GPU_SLOTS)
+		return UINT32_MAX;
+	uint32_t s = (t->head + t->n + k) % GPU_SLOTS;
+	t->frame[s] = r->nframe_times;
+	return s;
+}
+
+/* A batch that can take our command buffers: not protected, not for a
+ * device group (its masks count the command buffers). */
+static bool gpu_timeable(const void *pnext)
+{
+	for (const base_out *b = pnext; b; b = b->pNext)
+		if (b->sType == VK_STRUCTURE_TYPE_DEVICE_GROUP_SUBMIT_INFO ||
+		    b->sType == VK_STRUCTURE_TYPE_PROTECTED_SUBMIT_INFO)
+			return false;
+	return true;
+}
+
+/* The slot for a batch of a submit that took *K so far, or UINT32_MAX
+ * where it is not TIMEABLE or no slot is left; *K counts the slots taken. */
+static uint32_t gpu_batch_slot(vkr *r, gpu_timer *t, bool timeable, uint32_t *k)
+{
+	uint32_t s = timeable ? gpu_slot(r, t, *k) : UINT32_MAX;
+	if (s != UINT32_MAX)
+		(*k)++;
+	return s;
+}
+
+/* vkQueueSubmit; under --stats each batch's command buffers between the
+ * two of a slot. */
+void vkr_submit(vkr *r, const cmd_entry *e, vk_args_vkQueueSubmit *a)
+{
+	if (!vkr_remap_args(r, e->cmd, a))
+		return;
+	gpu_timer *t = gpu_timer_for(r, a->queue);
+	uint32_t k = 0;
+	if (t && a->pSubmits) {
+		VkSubmitInfo *si = trace_arena_alloc(&r->arena, sizeof(*si) * a->submitCount);
+		memcpy(si, a->pSubmits, sizeof(*si) * a->submitCount);
+		for (uint32_t i = 0; i < a->submitCount; i++) {
+			uint32_t n = si[i].commandBufferCount;
+			uint32_t s = gpu_batch_slot(r, t, n && gpu_timeable(si[i].pNext), &k);
+			if (s == UINT32_MAX)
+				continue;
+			VkCommandBuffer *cb = trace_arena_alloc(&r->arena, sizeof(*cb) * (n + 2));
+			cb[0] = t->cb[2 * s];
+			memcpy(cb + 1, si[i].pCommandBuffers, sizeof(*cb) * n);
+			cb[n + 1] = t->cb[2 * s + 1];
+			si[i].pCommandBuffers = cb;
+			si[i].commandBufferCount = n + 2;
+		}
+		a->pSubmits = si;
+	}
+	if (vkr_invoke(r, e, a) == VK_SUCCESS && t)
+		t->n += k;
+}
+
+void vkr_submit2(vkr *r, const cmd_entry *e, vk_args_vkQueueSubmit2 *a)
+{
+	if (!vkr_remap_args(r, e->cmd, a))
+		return;
+	gpu_timer *t = gpu_timer_for(r, a->queue);
+	uint32_t k = 0;
+	if (t && a->pSubmits) {
+		VkSubmitInfo2 *si = trace_arena_alloc(&r->arena, sizeof(*si) * a->submitCount);
+		memcpy(si, a->pSubmits, sizeof(*si) * a->submitCount);
+		for (uint32_t i = 0; i < a->submitCount; i++) {
+			uint32_t n = si[i].commandBufferInfoCount;
+			uint32_t s = gpu_batch_slot(r, t, n && !(si[i].flags & VK_SUBMIT_PROTECTED_BIT) &&
+							  gpu_timeable(si[i].pNext), &k);
+			if (s == UINT32_MAX)
+				continue;
+			VkCommandBufferSubmitInfo *cb = trace_arena_alloc(&r->arena, sizeof(*cb) * (n + 2));
+			cb[0] = (VkCommandBufferSubmitInfo){
+				.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO,
+				.commandBuffer = t->cb[2 * s]};
+			memcpy(cb + 1, si[i].pCommandBufferInfos, sizeof(*cb) * n);
+			cb[n + 1] = cb[0];
+			cb[n + 1].commandBuffer = t->cb[2 * s + 1];
+			si[i].pCommandBufferInfos = cb;
+			si[i].commandBufferInfoCount = n + 2;
+		}
+		a->pSubmits = si;
+	}
+	if (vkr_invoke(r, e, a) == VK_SUCCESS && t)
+		t->n += k;
+}
+
+/* ------------------------------------------------------------------ */
+/* Statistics (--stats). */
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The median, 99th percentile and maximum of N values, in milliseconds;
+ * the sum in seconds. */
+typedef struct spread {
+	double med, p99, max, sum;
+} spread;
+
+static spread spread_of(const double *v, size_t n)
+{
+	spread sp = {0};
+	if (!n)
+		return sp;
+	double *s = trace_xcalloc(n, sizeof(double));
+	memcpy(s, v, n * sizeof(double));
+	qsort(s, n, sizeof(double), cmp_double);
+	for (size_t i = 0; i < n; i++)
+		sp.sum += s[i];
+	sp.med = s[n / 2] * 1e3;
+	sp.p99 = s[(n * 99) / 100 < n ? (n * 99) / 100 : n - 1] * 1e3;
+	sp.max = s[n - 1] * 1e3;
+	free(s);
+	return sp;
+}
+
+void vkr_print_stats(vkr *r, double total)
+{
+	double span = r->frames_done ? r->t_last_frame - r->t_first_frame : 0;
+	double fps = span > 0 ? (double)r->frames_done / span : 0;
+	spread cpu = spread_of(r->frame_times, r->nframe_times);
+	/* frames whose batches were never timed (none, or a family without
+	 * timestamps alone) count 0 */
+	bool gpu = r->frame_gpu && !r->gpu_unmeasured;
+	double *g = trace_xcalloc(r->nframe_times, sizeof(double));
+	for (size_t i = 0; gpu && i < r->nframe_times && i < r->cap_frame_gpu; i++)
+		g[i] = r->frame_gpu[i];
+	spread gs = spread_of(g, r->nframe_times);
+	free(g);
+	FILE *o = stdout;
+	if (r->opt->stats == 2) {
+		fprintf(o, "{\"device\": \"%s\", \"frames\": %llu, \"seconds\": %.6f, "
+			"\"fps\": %.3f, \"frame_ms\": {\"median\": %.3f, \"p99\": %.3f, \"max\": %.3f}, ",
+			r->dev.props.deviceName, (unsigned long long)r->frames_done, total, fps,
+			cpu.med, cpu.p99, cpu.max);
+		if (gpu)
+			fprintf(o, "\"frame_gpu_ms\": {\"median\": %.3f, \"p99\": %.3f, \"max\": %.3f}, "
+				"\"gpu_seconds\": %.6f, ", gs.med, gs.p99, gs.max, gs.sum);
+		else
+			fprintf(o, "\"frame_gpu_ms\": null, \"gpu_seconds\": null, ");
+		fprintf(o, "\"calls\": %llu, \"calls_per_second\": %.0f, \"warnings\": %llu, "
+			"\"heaps\": [", (unsigned long long)r->calls,
+			total > 0 ? (double)r->calls / total : 0, (unsigned long long)r->warnings);
+		for (uint32_t h = 0; h < r->dev.memory.memoryHeapCount; h++)
+			fprintf(o, "%s{\"heap\": %u, \"peak_bytes\": %llu}", h ? ", " : "", h,
+				(unsigned long long)r->dev.heap_stats[h].memory_peak);
+		fprintf(o, "]}\n");
+		return;
+	}
+	fprintf(o, "device:            %s\n", r->dev.props.deviceName);
+	fprintf(o, "frames:            %llu\n", (unsigned long long)r->frames_done);
+	fprintf(o, "replay time:       %.3f s\n", total);
+	fprintf(o, "frames per second: %.1f\n", fps);
+	fprintf(o, "frame CPU time:    median %.3f ms, p99 %.3f ms, max %.3f ms\n", cpu.med,
+		cpu.p99, cpu.max);
+	if (gpu)
+		fprintf(o, "frame GPU time:    median %.3f ms, p99 %.3f ms, max %.3f ms (busy)\n"
+			"GPU time:          %.3f s\n", gs.med, gs.p99, gs.max, gs.sum);
+	else
+		fprintf(o, "frame GPU time:    not measured (%s)\n", r->opt->no_gpu_time
+			? "--no-gpu-time" : r->gpu_unmeasured
+			? "a queue without timestamps, or not from vkGetDeviceQueue"
+			: "no command buffer submitted");
+	fprintf(o, "calls:             %llu (%.0f per second)\n", (unsigned long long)r->calls,
+		total > 0 ? (double)r->calls / total : 0);
+	for (uint32_t h = 0; h < r->dev.memory.memoryHeapCount; h++)
+		fprintf(o, "heap %u peak:       %.1f MiB\n", h,
+			(double)r->dev.heap_stats[h].memory_peak / (1024.0 * 1024.0));
+}

@@ -1,0 +1,911 @@
+/*
+ * The Vulkan replayer; see vkreplay.h and trace-replay(1).
+ *
+ * One record at a time, in record order, on one thread: decode the
+ * arguments into the vk_args_NAME struct of the command (an arena per
+ * record), map every handle in them from its capture value to the live
+ * one, call the command through its generated thunk, and map the handles
+ * it made.  What differs from a plain call is in a file of its own, by
+ * Vulkan concept (replay_internal.h lists them); this one holds the
+ * dispatch, the handle map and the run.
+ */
+#include "replay_internal.h"
+
+#include <time.h>
+
+typedef void (*vk_call_fn)(PFN_vkVoidFunction fn, void *args);
+extern const vk_call_fn vk_calls[];
+extern const uint32_t vk_ncalls;
+
+#define WARNINGS_SHOWN 20
+
+double vkr_now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+void vkr_warn(vkr *r, const char *fmt, ...)
+{
+	if (++r->warnings > WARNINGS_SHOWN || r->opt->quiet)
+		return;
+	trace_cli_progress_done();
+	va_list ap;
+	fprintf(stderr, "%s: %s: call %llu: warning: ", trace_cli_self.prog, r->opt->input,
+		r->call ? (unsigned long long)r->call->no : 0ull);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* A failure that stops the replay: exit 1 with the call number. */
+noreturn void vkr_fatal(vkr *r, const char *fmt, ...)
+{
+	trace_cli_progress_done();
+	va_list ap;
+	fprintf(stderr, "%s: %s: ", trace_cli_self.prog, r->opt->input);
+	if (r->call)
+		fprintf(stderr, "call %llu (%s): ", (unsigned long long)r->call->no,
+			r->call->sig->name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+const char *vkr_result_name(VkResult res)
+{
+	const vk_enum_info *e = vk_enum_lookup("VkResult");
+	const char *n = e ? trace_enum_name(&e->sig, res) : NULL;
+	return n ? n : "VkResult";
+}
+
+/* ------------------------------------------------------------------ */
+/* Handles. */
+
+/* vk_walk_handles over the inputs: capture values into live ones. */
+void vkr_remap_in(void *ctx, const vk_handle_info *h, uint64_t *value, bool top,
+		  const vk_field *f)
+{
+	vkr *r = ctx;
+	uint64_t live;
+	if (vkr_map_get(r, h, *value, &live)) {
+		*value = live;
+		return;
+	}
+	if (top && !(f->flags & VK_F_OPTIONAL)) {
+		r->skip_call = true;
+		r->missing_type = h;
+		r->missing_value = *value;
+	} else {
+		r->unknown_handles++;
+		if (r->unknown_handles <= 3)
+			vkr_warn(r, "%s.%s: %s 0x%llx unknown (left out: null)", r->call->sig->name,
+				 f->name, h->name, (unsigned long long)*value);
+	}
+	*value = 0;
+}
+
+typedef struct collect {
+	uint64_t *vals;
+	const vk_handle_info **types;
+	size_t n, cap;
+	bool live;   /* second pass: pair with the first */
+	vkr *r;
+	size_t at;
+} collect;
+
+static void collect_out(void *ctx, const vk_handle_info *h, uint64_t *value, bool top,
+			const vk_field *f)
+{
+	(void)top;
+	(void)f;
+	collect *c = ctx;
+	if (c->live) {
+		if (c->at < c->n && c->types[c->at] == h)
+			vkr_map_put(c->r, h, c->vals[c->at], *value);
+		c->at++;
+		return;
+	}
+	if (c->n == c->cap) {
+		c->cap = c->cap ? c->cap * 2 : 16;
+		c->vals = trace_xrealloc(c->vals, c->cap * sizeof(*c->vals));
+		c->types = trace_xrealloc(c->types, c->cap * sizeof(*c->types));
+	}
+	c->vals[c->n] = *value;
+	c->types[c->n++] = h;
+}
+
+typedef struct destroyed {
+	const vk_handle_info *h;
+	uint64_t vals[8];
+	size_t n;
+	uint64_t *more;
+	size_t nmore, capmore;
+} destroyed;
+
+/* ------------------------------------------------------------------ */
+/* Dispatch. */
+
+static PFN_vkVoidFunction lookup_fn(vkr *r, const cmd_entry *e)
+{
+	int32_t i = e->index;
+	if (r->fn_done[i])
+		return r->fns[i];
+	const vk_command_info *cmd = e->cmd;
+	PFN_vkVoidFunction fn = NULL;
+	for (int k = 0; k < 2 && !fn; k++) {
+		const char *name = k ? cmd->alias_of : cmd->sig.name;
+		if (!name)
+			continue;
+		if (cmd->level == VK_LEVEL_DEVICE && r->dev.device)
+			fn = vkGetDeviceProcAddr(r->dev.device, name);
+		if (!fn)
+			fn = vkGetInstanceProcAddr(cmd->level == VK_LEVEL_GLOBAL ? NULL
+						   : r->dev.instance, name);
+	}
+	r->fns[i] = fn;
+	r->fn_done[i] = 1;
+	return fn;
+}
+
+void vkr_reset_fns(vkr *r)
+{
+	memset(r->fn_done, 0, vk_ncommands);
+}
+
+/* A command's code in a table by name, or DFLT. */
+typedef struct named {
+	const char *name;
+	uint8_t code;
+} named;
+
+static int by_name(const named *table, size_t n, const char *name, int dflt)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(name, table[i].name))
+			return table[i].code;
+	return dflt;
+}
+
+static enum special special_of(const char *n, const vk_command_info *cmd)
+{
+	static const named table[] = {
+		{"vkCreateInstance", SP_CREATE_INSTANCE},
+		{"vkDestroyInstance", SP_DESTROY_INSTANCE},
+		{"vkEnumeratePhysicalDevices", SP_ENUM_PHYSICAL},
+		{"vkEnumeratePhysicalDeviceGroups", SP_ENUM_GROUPS},
+		{"vkEnumeratePhysicalDeviceGroupsKHR", SP_ENUM_GROUPS},
+		{"vkCreateDevice", SP_CREATE_DEVICE},
+		{"vkDestroyDevice", SP_DESTROY_DEVICE},
+		{"vkAllocateMemory", SP_ALLOC_MEMORY},
+		{"vkFreeMemory", SP_FREE_MEMORY},
+		{"vkMapMemory", SP_SKIP},
+		{"vkMapMemory2KHR", SP_SKIP},
+		{"vkUnmapMemory", SP_SKIP},
+		{"vkUnmapMemory2KHR", SP_SKIP},
+		{"vkFlushMappedMemoryRanges", SP_SKIP},
+		{"vkInvalidateMappedMemoryRanges", SP_SKIP},
+		{"vkGetDeviceMemoryCommitment", SP_SKIP},
+		{"vkCreateBuffer", SP_CREATE_BUFFER},
+		{"vkCreateImage", SP_CREATE_IMAGE},
+		{"vkDestroyBuffer", SP_DESTROY_BUFFER},
+		{"vkDestroyImage", SP_DESTROY_IMAGE},
+		{"vkBindBufferMemory", SP_BIND_BUFFER},
+		{"vkBindImageMemory", SP_BIND_IMAGE},
+		{"vkBindBufferMemory2", SP_BIND_BUFFER2},
+		{"vkBindBufferMemory2KHR", SP_BIND_BUFFER2},
+		{"vkBindImageMemory2", SP_BIND_IMAGE2},
+		{"vkBindImageMemory2KHR", SP_BIND_IMAGE2},
+		{"vkGetBufferMemoryRequirements", SP_BUFFER_REQS},
+		{"vkGetImageMemoryRequirements", SP_IMAGE_REQS},
+		{"vkGetBufferMemoryRequirements2", SP_BUFFER_REQS2},
+		{"vkGetBufferMemoryRequirements2KHR", SP_BUFFER_REQS2},
+		{"vkGetImageMemoryRequirements2", SP_IMAGE_REQS2},
+		{"vkGetImageMemoryRequirements2KHR", SP_IMAGE_REQS2},
+		{"vkGetPhysicalDeviceMemoryProperties", SP_MEMORY_PROPS},
+		{"vkGetPhysicalDeviceMemoryProperties2", SP_MEMORY_PROPS2},
+		{"vkGetPhysicalDeviceMemoryProperties2KHR", SP_MEMORY_PROPS2},
+		{"vkWaitForFences", SP_WAIT_FENCES},
+		{"vkWaitSemaphores", SP_WAIT_SEMAPHORES},
+		{"vkWaitSemaphoresKHR", SP_WAIT_SEMAPHORES},
+		{"vkGetFenceStatus", SP_FENCE_STATUS},
+		{"vkGetSemaphoreCounterValue", SP_SEMAPHORE_VALUE},
+		{"vkGetSemaphoreCounterValueKHR", SP_SEMAPHORE_VALUE},
+		{"vkGetQueryPoolResults", SP_QUERY_RESULTS},
+		{"vkDestroySurfaceKHR", SP_DESTROY_SURFACE},
+		{"vkCreateSwapchainKHR", SP_CREATE_SWAPCHAIN},
+		{"vkDestroySwapchainKHR", SP_DESTROY_SWAPCHAIN},
+		{"vkGetSwapchainImagesKHR", SP_SWAPCHAIN_IMAGES},
+		{"vkAcquireNextImageKHR", SP_ACQUIRE},
+		{"vkAcquireNextImage2KHR", SP_ACQUIRE2},
+		{"vkQueuePresentKHR", SP_PRESENT},
+		{"vkGetSwapchainStatusKHR", SP_SKIP},
+		{"vkSetHdrMetadataEXT", SP_SKIP},
+		{"vkReleaseSwapchainImagesEXT", SP_SKIP},
+		{"vkCreateDebugUtilsMessengerEXT", SP_FAKE_CREATE},
+		{"vkDestroyDebugUtilsMessengerEXT", SP_FAKE_DESTROY},
+		{"vkCreateDebugReportCallbackEXT", SP_FAKE_CREATE},
+		{"vkDestroyDebugReportCallbackEXT", SP_FAKE_DESTROY},
+		{"vkSubmitDebugUtilsMessageEXT", SP_SKIP},
+		{"vkDebugReportMessageEXT", SP_SKIP},
+		{"vkGetInstanceProcAddr", SP_SKIP},
+		{"vkGetDeviceProcAddr", SP_SKIP},
+		{"vkEnumerateInstanceVersion", SP_SKIP},
+		{"vkEnumerateInstanceExtensionProperties", SP_SKIP},
+		{"vkEnumerateInstanceLayerProperties", SP_SKIP},
+		{"vkEnumerateDeviceLayerProperties", SP_SKIP},
+		{"vkCreateDescriptorUpdateTemplate", SP_CREATE_TEMPLATE},
+		{"vkCreateDescriptorUpdateTemplateKHR", SP_CREATE_TEMPLATE},
+		{"vkDestroyDescriptorUpdateTemplate", SP_DESTROY_TEMPLATE},
+		{"vkDestroyDescriptorUpdateTemplateKHR", SP_DESTROY_TEMPLATE},
+		{"vkUpdateDescriptorSetWithTemplate", SP_TEMPLATE_DATA},
+		{"vkUpdateDescriptorSetWithTemplateKHR", SP_TEMPLATE_DATA},
+		{"vkCmdPushDescriptorSetWithTemplateKHR", SP_TEMPLATE_DATA},
+		{"vkCmdPushDescriptorSetWithTemplate", SP_TEMPLATE_DATA},
+		{"vkGetDeviceQueue", SP_GET_QUEUE},
+		{"vkGetDeviceQueue2", SP_GET_QUEUE2},
+		{"vkQueueSubmit", SP_SUBMIT},
+		{"vkQueueSubmit2", SP_SUBMIT2},
+		{"vkQueueSubmit2KHR", SP_SUBMIT2},
+		{"vkCmdDrawMultiEXT", SP_DRAW_MULTI},
+		{"vkCmdDrawMultiIndexedEXT", SP_DRAW_MULTI_INDEXED},
+	};
+	int sp = by_name(table, sizeof(table) / sizeof(table[0]), n, -1);
+	if (sp >= 0)
+		return (enum special)sp;
+	/* surfaces: made up; what the window system said is in the trace */
+	if (!strncmp(n, "vkCreate", 8) && strstr(n, "SurfaceKHR") && cmd->action == VK_ACTION_CREATE)
+		return SP_CREATE_SURFACE;
+	if (strstr(n, "Surface") || strstr(n, "PresentationSupport") ||
+	    strstr(n, "PresentRectangles"))
+		return SP_SKIP;
+	return SP_NONE;
+}
+
+static enum loop_kind loop_kind_of(const char *n, const vk_command_info *cmd)
+{
+	static const named table[] = {
+		{"vkBeginCommandBuffer", LK_BEGIN_CB},
+		{"vkEndCommandBuffer", LK_END_CB},
+		{"vkResetCommandBuffer", LK_RESET_CB},
+		{"vkAllocateCommandBuffers", LK_ALLOC_CBS},
+		{"vkFreeCommandBuffers", LK_FREE_CBS},
+		{"vkResetCommandPool", LK_RESET_CPOOL},
+		{"vkDestroyCommandPool", LK_DESTROY_CPOOL},
+		{"vkCreateDescriptorPool", LK_CREATE_DPOOL},
+		{"vkAllocateDescriptorSets", LK_ALLOC_SETS},
+		{"vkFreeDescriptorSets", LK_FREE_SETS},
+		{"vkResetDescriptorPool", LK_RESET_DPOOL},
+		{"vkDestroyDescriptorPool", LK_DESTROY_DPOOL},
+		{"vkCreateSemaphore", LK_CREATE_SEMAPHORE},
+		{"vkCreateFence", LK_CREATE_FENCE},
+		{"vkDestroySemaphore", LK_DESTROY_SYNC},
+		{"vkDestroyFence", LK_DESTROY_SYNC},
+	};
+	return (enum loop_kind)by_name(table, sizeof(table) / sizeof(table[0]), n,
+				       cmd->action == VK_ACTION_RECORD ? LK_RECORD : LK_NONE);
+}
+
+static bool field_wanted(const vk_field *f)
+{
+	return (f->flags & VK_F_PNEXT) || f->base == VK_B_HANDLE ||
+	       (f->base == VK_B_STRUCT && f->ref && ((const vk_struct_info *)f->ref)->handles);
+}
+
+cmd_entry *vkr_entry_of(vkr *r, const trace_call *c)
+{
+	uint64_t *h = tmap_at(&r->sigs, (uint64_t)(uintptr_t)c->sig, TAG_SIG);
+	if (h)
+		return (cmd_entry *)(uintptr_t)*h;
+	const vk_command_info *cmd = vk_command_lookup(c->sig->name);
+	if (!cmd)
+		return NULL;
+	cmd_entry *e = trace_xcalloc(1, sizeof(*e));
+	e->cmd = cmd;
+	e->index = vk_command_index(cmd);
+	if (e->index < 0 || (uint32_t)e->index >= vk_ncalls) {
+		free(e);
+		return NULL;
+	}
+	e->special = (uint8_t)special_of(cmd->sig.name, cmd);
+	e->loop = (uint8_t)loop_kind_of(cmd->sig.name, cmd);
+	e->sync = (uint8_t)vk_sync_command(cmd);
+	e->result = cmd->ret && cmd->ret->base == VK_B_ENUM && !strcmp(cmd->ret->type, "VkResult");
+	e->allocator = e->tmpl = e->data = -1;
+	for (uint32_t i = 0; i < cmd->nparams; i++) {
+		const vk_field *f = &cmd->params[i];
+		if (!strcmp(f->name, "descriptorUpdateTemplate"))
+			e->tmpl = (int16_t)i;
+		if (!strcmp(f->name, "pData"))
+			e->data = (int16_t)i;
+		if ((f->flags & VK_F_OUT) && field_wanted(f))
+			e->out_handles = true;
+		if (f->base == VK_B_STRUCT && f->ref == r->s_allocator)
+			e->allocator = (int16_t)i;
+	}
+	tmap_set(&r->sigs, (uint64_t)(uintptr_t)c->sig, TAG_SIG, (uint64_t)(uintptr_t)e);
+	return e;
+}
+
+/* Compares the result with the capture's; a change of success is reported. */
+void vkr_check_result(vkr *r, const cmd_entry *e, bool have_cap, VkResult cap, VkResult now)
+{
+	(void)e;
+	if (!have_cap || vkr_failed(cap) == vkr_failed(now))
+		return;
+	if (vkr_failed(now)) {
+		r->errors++;
+		trace_cli_progress_done();
+		fprintf(stderr, "%s: %s: call %llu: %s failed: %s (%d); it returned %s at capture\n",
+			trace_cli_self.prog, r->opt->input, (unsigned long long)r->call->no,
+			r->call->sig->name, vkr_result_name(now), now, vkr_result_name(cap));
+	} else {
+		vkr_warn(r, "%s succeeded (%s) where it failed at capture (%s)", r->call->sig->name,
+			 vkr_result_name(now), vkr_result_name(cap));
+	}
+}
+
+/* The handles of the inputs made live; false, with a warning, where one
+ * the call cannot go without is unknown (then the call is not made). */
+bool vkr_remap_args(vkr *r, const vk_command_info *cmd, void *args)
+{
+	r->skip_call = false;
+	vk_walk_handles(cmd, args, false, vkr_remap_in, r);
+	if (r->skip_call)
+		vkr_warn(r, "%s: %s 0x%llx unknown: call not replayed", cmd->sig.name,
+			 r->missing_type->name, (unsigned long long)r->missing_value);
+	return !r->skip_call;
+}
+
+/* Calls the command with its inputs live, compares the result with the
+ * capture's and maps the handles it made. */
+VkResult vkr_invoke(vkr *r, const cmd_entry *e, void *args)
+{
+	const vk_command_info *cmd = e->cmd;
+	VkResult cap = VK_SUCCESS, now = VK_SUCCESS;
+	bool has_ret = e->result && r->call->ret;
+	if (has_ret)
+		memcpy(&cap, (uint8_t *)args + cmd->ret->offset, sizeof(cap));
+	if (e->allocator >= 0)
+		memset((uint8_t *)args + cmd->params[e->allocator].offset, 0, sizeof(void *));
+	collect col = {.r = r};
+	if (e->out_handles)
+		vk_walk_handles(cmd, args, true, collect_out, &col);
+	PFN_vkVoidFunction fn = lookup_fn(r, e);
+	if (!fn)
+		vkr_fatal(r, "%s is not available on %s (an extension the replay did not enable?)",
+			  cmd->sig.name, r->dev.props.deviceName[0] ? r->dev.props.deviceName : "this device");
+	vk_calls[e->index](fn, args);
+	r->calls++;
+	if (has_ret) {
+		memcpy(&now, (uint8_t *)args + cmd->ret->offset, sizeof(now));
+		vkr_check_result(r, e, true, cap, now);
+	}
+	if (e->out_handles && !vkr_failed(now)) {
+		col.live = true;
+		vk_walk_handles(cmd, args, true, collect_out, &col);
+	}
+	free(col.vals);
+	free(col.types);
+	return now;
+}
+
+/* The generic path: remap, call, map what it made, forget what it ended. */
+VkResult vkr_call_generic(vkr *r, const cmd_entry *e, void *args)
+{
+	const vk_command_info *cmd = e->cmd;
+	/* what a destroy or free ends: its capture values */
+	destroyed d = {0};
+	if (cmd->action == VK_ACTION_DESTROY || cmd->action == VK_ACTION_FREE) {
+		for (uint32_t i = 0; i < cmd->nparams; i++) {
+			const vk_field *f = &cmd->params[i];
+			if (f->base != VK_B_HANDLE || f->ref != cmd->object || (f->flags & VK_F_OUT))
+				continue;
+			uint8_t *fp = (uint8_t *)args + f->offset;
+			if (f->ptr == 0) {
+				memcpy(&d.vals[0], fp, 8);
+				d.n = 1;
+			} else {
+				const uint64_t *arr;
+				memcpy(&arr, fp, sizeof(arr));
+				/* the count is the parameter before it */
+				uint32_t count = 0;
+				if (i > 0 && cmd->params[i - 1].base == VK_B_UINT && !cmd->params[i - 1].ptr)
+					memcpy(&count, (uint8_t *)args + cmd->params[i - 1].offset, 4);
+				if (arr && count) {
+					d.more = trace_xcalloc(count, 8);
+					memcpy(d.more, arr, (size_t)count * 8);
+					d.nmore = count;
+				}
+			}
+		}
+		d.h = cmd->object;
+	}
+	if (!vkr_remap_args(r, cmd, args)) {
+		free(d.more);
+		return VK_SUCCESS;
+	}
+	VkResult now = vkr_invoke(r, e, args);
+	if (d.h) {
+		for (size_t i = 0; i < d.n; i++)
+			vkr_map_del(r, d.h, d.vals[i]);
+		for (size_t i = 0; i < d.nmore; i++)
+			vkr_map_del(r, d.h, d.more[i]);
+	}
+	free(d.more);
+	return now;
+}
+
+/* ------------------------------------------------------------------ */
+/* One record. */
+
+static PFN_vkVoidFunction device_fn(vkr *r, const char *a, const char *b)
+{
+	PFN_vkVoidFunction f = vkGetDeviceProcAddr(r->dev.device, a);
+	return f ? f : vkGetDeviceProcAddr(r->dev.device, b);
+}
+
+void vkr_replay_call(vkr *r, const trace_call *c)
+{
+	const char *name = c->sig->name;
+	if (!strncmp(name, "tracekit.", 9)) {
+		if (vk_is_update(name))
+			vkr_update(r, c);
+		return;
+	}
+	cmd_entry *e = vkr_entry_of(r, c);
+	if (!e)
+		vkr_fatal(r, "unknown function");
+	const vk_command_info *cmd = e->cmd;
+	if (e->special == SP_SKIP)
+		return;
+	void *args = trace_arena_alloc(&r->arena, cmd->args_size);
+	/* (r->err is not cleared first: 800 bytes a record; a failure fills
+	 * the message, the one thing fatal() prints) */
+	if (vk_decode_args(cmd, c, &r->arena, args, &r->err) < 0)
+		vkr_fatal(r, "malformed record: %s", r->err.msg);
+	if (e->special != SP_CREATE_INSTANCE && !r->have_instance)
+		vkr_fatal(r, "a call before vkCreateInstance");
+	bool dev_needed = cmd->level == VK_LEVEL_DEVICE;
+	if (dev_needed && !r->dev.device && e->special != SP_DESTROY_DEVICE)
+		vkr_fatal(r, "a device call before vkCreateDevice");
+	if (r->loop && !vkr_loop_call(r, e, args))
+		return;
+	VkResult capres = vkr_cap_result(c);
+	switch ((enum special)e->special) {
+	case SP_NONE:
+		vkr_call_generic(r, e, args);
+		return;
+	case SP_SKIP:
+		return;
+	case SP_UNSUPPORTED:
+		vkr_warn(r, "%s: not supported yet (left out)", name);
+		return;
+	case SP_CREATE_INSTANCE:
+		vkr_create_instance(r, args);
+		return;
+	case SP_DESTROY_INSTANCE:
+		vkr_end_instance(r);
+		return;
+	case SP_ENUM_PHYSICAL: {
+		vk_args_vkEnumeratePhysicalDevices *a = args;
+		if (a->pPhysicalDevices && a->pPhysicalDeviceCount)
+			for (uint32_t i = 0; i < *a->pPhysicalDeviceCount; i++)
+				vkr_map_put(r, r->h_physical, (uint64_t)(uintptr_t)a->pPhysicalDevices[i],
+					    (uint64_t)(uintptr_t)r->dev.physical);
+		return;
+	}
+	case SP_ENUM_GROUPS: {
+		vk_args_vkEnumeratePhysicalDeviceGroups *a = args;
+		if (a->pPhysicalDeviceGroupProperties && a->pPhysicalDeviceGroupCount)
+			for (uint32_t i = 0; i < *a->pPhysicalDeviceGroupCount; i++) {
+				VkPhysicalDeviceGroupProperties *g = &a->pPhysicalDeviceGroupProperties[i];
+				for (uint32_t j = 0; j < g->physicalDeviceCount && j < VK_MAX_DEVICE_GROUP_SIZE; j++)
+					vkr_map_put(r, r->h_physical, (uint64_t)(uintptr_t)g->physicalDevices[j],
+						    (uint64_t)(uintptr_t)r->dev.physical);
+			}
+		return;
+	}
+	case SP_CREATE_DEVICE:
+		if (vkr_failed(capres))
+			return;
+		vkr_create_device(r, args);
+		return;
+	case SP_DESTROY_DEVICE:
+		vkr_end_device(r);
+		return;
+	case SP_ALLOC_MEMORY:
+		vkr_alloc_memory(r, args);
+		return;
+	case SP_FREE_MEMORY:
+		vkr_free_memory(r, (uint64_t)(uintptr_t)((vk_args_vkFreeMemory *)args)->memory);
+		return;
+	case SP_CREATE_BUFFER: {
+		vk_args_vkCreateBuffer *a = args;
+		uint64_t cap = a->pBuffer ? (uint64_t)(uintptr_t)*a->pBuffer : 0;
+		VkDeviceSize size = a->pCreateInfo ? a->pCreateInfo->size : 0;
+		bool address = a->pCreateInfo &&
+			(a->pCreateInfo->usage & VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT);
+		if (vkr_call_generic(r, e, args) == VK_SUCCESS && cap && a->pBuffer)
+			vkr_new_obj(r, cap, (uint64_t)(uintptr_t)*a->pBuffer, false, true, size)->address =
+				address;
+		return;
+	}
+	case SP_CREATE_IMAGE: {
+		vk_args_vkCreateImage *a = args;
+		uint64_t cap = a->pImage ? (uint64_t)(uintptr_t)*a->pImage : 0;
+		bool linear = a->pCreateInfo && a->pCreateInfo->tiling == VK_IMAGE_TILING_LINEAR;
+		if (vkr_call_generic(r, e, args) == VK_SUCCESS && cap && a->pImage)
+			vkr_new_obj(r, cap, (uint64_t)(uintptr_t)*a->pImage, true, linear, 0);
+		return;
+	}
+	case SP_DESTROY_BUFFER:
+	case SP_DESTROY_IMAGE: {
+		uint64_t cap;
+		memcpy(&cap, (uint8_t *)args + cmd->params[1].offset, 8);
+		vkr_call_generic(r, e, args);
+		uint64_t v;
+		if (cap && tmap_del(&r->objects, cap, TAG_OBJ, &v)) {
+			vkr_release_obj(r, (obj *)(uintptr_t)v);
+			free((obj *)(uintptr_t)v);
+		}
+		return;
+	}
+	case SP_BIND_BUFFER: {
+		vk_args_vkBindBufferMemory *a = args;
+		vkr_bind_obj(r, (uint64_t)(uintptr_t)a->buffer, (uint64_t)(uintptr_t)a->memory,
+			     a->memoryOffset, false, capres);
+		return;
+	}
+	case SP_BIND_IMAGE: {
+		vk_args_vkBindImageMemory *a = args;
+		vkr_bind_obj(r, (uint64_t)(uintptr_t)a->image, (uint64_t)(uintptr_t)a->memory,
+			     a->memoryOffset, true, capres);
+		return;
+	}
+	case SP_BIND_BUFFER2: {
+		vk_args_vkBindBufferMemory2 *a = args;
+		for (uint32_t i = 0; a->pBindInfos && i < a->bindInfoCount; i++)
+			vkr_bind_obj(r, (uint64_t)(uintptr_t)a->pBindInfos[i].buffer,
+				     (uint64_t)(uintptr_t)a->pBindInfos[i].memory,
+				     a->pBindInfos[i].memoryOffset, false, capres);
+		return;
+	}
+	case SP_BIND_IMAGE2: {
+		vk_args_vkBindImageMemory2 *a = args;
+		for (uint32_t i = 0; a->pBindInfos && i < a->bindInfoCount; i++)
+			vkr_bind_obj(r, (uint64_t)(uintptr_t)a->pBindInfos[i].image,
+				     (uint64_t)(uintptr_t)a->pBindInfos[i].memory,
+				     a->pBindInfos[i].memoryOffset, true, capres);
+		return;
+	}
+	case SP_BUFFER_REQS: {
+		vk_args_vkGetBufferMemoryRequirements *a = args;
+		obj *o = vkr_obj_get(r, (uint64_t)(uintptr_t)a->buffer);
+		if (o && a->pMemoryRequirements)
+			o->cap_req = a->pMemoryRequirements->size;
+		return;
+	}
+	case SP_IMAGE_REQS: {
+		vk_args_vkGetImageMemoryRequirements *a = args;
+		obj *o = vkr_obj_get(r, (uint64_t)(uintptr_t)a->image);
+		if (o && a->pMemoryRequirements)
+			o->cap_req = a->pMemoryRequirements->size;
+		return;
+	}
+	case SP_BUFFER_REQS2: {
+		vk_args_vkGetBufferMemoryRequirements2 *a = args;
+		obj *o = a->pInfo ? vkr_obj_get(r, (uint64_t)(uintptr_t)a->pInfo->buffer) : NULL;
+		if (o && a->pMemoryRequirements)
+			o->cap_req = a->pMemoryRequirements->memoryRequirements.size;
+		return;
+	}
+	case SP_IMAGE_REQS2: {
+		vk_args_vkGetImageMemoryRequirements2 *a = args;
+		obj *o = a->pInfo ? vkr_obj_get(r, (uint64_t)(uintptr_t)a->pInfo->image) : NULL;
+		if (o && a->pMemoryRequirements)
+			o->cap_req = a->pMemoryRequirements->memoryRequirements.size;
+		return;
+	}
+	case SP_MEMORY_PROPS: {
+		vk_args_vkGetPhysicalDeviceMemoryProperties *a = args;
+		if (a->pMemoryProperties) {
+			r->cap_mem = *a->pMemoryProperties;
+			r->have_cap_mem = true;
+		}
+		return;
+	}
+	case SP_MEMORY_PROPS2: {
+		vk_args_vkGetPhysicalDeviceMemoryProperties2 *a = args;
+		if (a->pMemoryProperties) {
+			r->cap_mem = a->pMemoryProperties->memoryProperties;
+			r->have_cap_mem = true;
+		}
+		return;
+	}
+	case SP_WAIT_FENCES: {
+		/* a wait that succeeded at capture succeeds here: no timeout */
+		if (capres == VK_TIMEOUT)
+			return;
+		((vk_args_vkWaitForFences *)args)->timeout = UINT64_MAX;
+		vkr_call_generic(r, e, args);
+		return;
+	}
+	case SP_WAIT_SEMAPHORES:
+		if (capres == VK_TIMEOUT)
+			return;
+		((vk_args_vkWaitSemaphores *)args)->timeout = UINT64_MAX;
+		vkr_call_generic(r, e, args);
+		return;
+	case SP_FENCE_STATUS: {
+		if (capres != VK_SUCCESS)
+			return;  /* not ready at capture: nothing to wait for */
+		vk_args_vkGetFenceStatus *a = args;
+		VkFence f = (VkFence)(uintptr_t)vkr_need(r, r->h_fence, (uint64_t)(uintptr_t)a->fence);
+		VkResult res = vkWaitForFences(r->dev.device, 1, &f, VK_TRUE, UINT64_MAX);
+		r->calls++;
+		vkr_check_result(r, e, true, capres, res);
+		return;
+	}
+	case SP_SEMAPHORE_VALUE: {
+		vk_args_vkGetSemaphoreCounterValue *a = args;
+		if (capres != VK_SUCCESS || !a->pValue)
+			return;
+		VkSemaphore s = (VkSemaphore)(uintptr_t)vkr_need(r, r->h_semaphore,
+							      (uint64_t)(uintptr_t)a->semaphore);
+		PFN_vkWaitSemaphores wait = (PFN_vkWaitSemaphores)device_fn(r, "vkWaitSemaphores",
+									     "vkWaitSemaphoresKHR");
+		if (!wait)
+			return;
+		VkSemaphoreWaitInfo wi = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO,
+					  .semaphoreCount = 1, .pSemaphores = &s, .pValues = a->pValue};
+		VkResult res = wait(r->dev.device, &wi, UINT64_MAX);
+		r->calls++;
+		vkr_check_result(r, e, true, capres, res);
+		return;
+	}
+	case SP_QUERY_RESULTS: {
+		vk_args_vkGetQueryPoolResults *a = args;
+		if (capres == VK_SUCCESS)
+			a->flags |= VK_QUERY_RESULT_WAIT_BIT;  /* they were there at capture */
+		else if (capres == VK_NOT_READY)
+			return;
+		vkr_call_generic(r, e, args);
+		return;
+	}
+	case SP_CREATE_SURFACE:
+	case SP_FAKE_CREATE: {
+		/* the last output handle: a made-up value that nothing calls */
+		for (uint32_t i = cmd->nparams; i-- > 0;) {
+			const vk_field *f = &cmd->params[i];
+			if (f->base == VK_B_HANDLE && (f->flags & VK_F_OUT)) {
+				uint64_t *p;
+				memcpy(&p, (uint8_t *)args + f->offset, sizeof(p));
+				if (p && *p)
+					vkr_map_put(r, f->ref, *p, *p);
+				break;
+			}
+		}
+		return;
+	}
+	case SP_DESTROY_SURFACE:
+	case SP_FAKE_DESTROY:
+		return;
+	case SP_CREATE_SWAPCHAIN:
+		if (!vkr_failed(capres))
+			vkr_create_swapchain(r, args);
+		return;
+	case SP_DESTROY_SWAPCHAIN: {
+		uint64_t cap = (uint64_t)(uintptr_t)((vk_args_vkDestroySwapchainKHR *)args)->swapchain;
+		uint64_t v;
+		if (cap && tmap_del(&r->swapchains, cap, TAG_SWAPCHAIN, &v)) {
+			vkDeviceWaitIdle(r->dev.device);
+			vkr_destroy_swapchain(r, (swapchain *)(uintptr_t)v);
+		}
+		return;
+	}
+	case SP_SWAPCHAIN_IMAGES:
+		if (!vkr_failed(capres))
+			vkr_swapchain_images(r, args);
+		return;
+	case SP_ACQUIRE: {
+		vk_args_vkAcquireNextImageKHR *a = args;
+		vkr_acquire(r, (uint64_t)(uintptr_t)a->swapchain, a->pImageIndex ? *a->pImageIndex : 0,
+			    (uint64_t)(uintptr_t)a->semaphore, (uint64_t)(uintptr_t)a->fence, capres);
+		return;
+	}
+	case SP_ACQUIRE2: {
+		vk_args_vkAcquireNextImage2KHR *a = args;
+		if (!a->pAcquireInfo)
+			vkr_fatal(r, "vkAcquireNextImage2KHR without pAcquireInfo");
+		vkr_acquire(r, (uint64_t)(uintptr_t)a->pAcquireInfo->swapchain,
+			    a->pImageIndex ? *a->pImageIndex : 0,
+			    (uint64_t)(uintptr_t)a->pAcquireInfo->semaphore,
+			    (uint64_t)(uintptr_t)a->pAcquireInfo->fence, capres);
+		return;
+	}
+	case SP_PRESENT:
+		vkr_present(r, args);
+		return;
+	case SP_CREATE_TEMPLATE:
+		vkr_create_template(r, e, args);
+		return;
+	case SP_DESTROY_TEMPLATE:
+		vkr_destroy_template(r, e, args);
+		return;
+	case SP_TEMPLATE_DATA:
+		vkr_template_data(r, e, args);
+		return;
+	case SP_GET_QUEUE: {
+		vk_args_vkGetDeviceQueue *a = args;
+		vkr_call_generic(r, e, args);
+		if (a->pQueue && *a->pQueue)
+			tmap_set(&r->queues, (uint64_t)(uintptr_t)*a->pQueue, TAG_QUEUE, a->queueFamilyIndex);
+		return;
+	}
+	case SP_GET_QUEUE2: {
+		vk_args_vkGetDeviceQueue2 *a = args;
+		vkr_call_generic(r, e, args);
+		if (a->pQueue && *a->pQueue && a->pQueueInfo)
+			tmap_set(&r->queues, (uint64_t)(uintptr_t)*a->pQueue, TAG_QUEUE,
+			     a->pQueueInfo->queueFamilyIndex);
+		return;
+	}
+	case SP_SUBMIT:
+		vkr_submit(r, e, args);
+		return;
+	case SP_SUBMIT2:
+		vkr_submit2(r, e, args);
+		return;
+	/* the draws are in the record one after the other, whatever stride
+	 * the application laid them out with (zink: 12 bytes): read with the
+	 * captured stride they would be read past their end */
+	case SP_DRAW_MULTI:
+		((vk_args_vkCmdDrawMultiEXT *)args)->stride = sizeof(VkMultiDrawInfoEXT);
+		vkr_call_generic(r, e, args);
+		return;
+	case SP_DRAW_MULTI_INDEXED:
+		((vk_args_vkCmdDrawMultiIndexedEXT *)args)->stride = sizeof(VkMultiDrawIndexedInfoEXT);
+		vkr_call_generic(r, e, args);
+		return;
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* The run. */
+
+void vkr_frame_ended(vkr *r, int64_t frame)
+{
+	double t = vkr_now_s(), dt = t - r->t_last_frame;
+	r->t_last_frame = t;
+	if (r->opt->last_frame >= 0 && frame >= r->opt->last_frame)
+		r->stop = true;
+	if (frame < r->opt->first_frame)
+		return;
+	if (!r->frames_done++)
+		r->t_first_frame = t - dt;
+	if (!r->opt->stats)
+		return;
+	if (r->nframe_times == r->cap_frame_times) {
+		r->cap_frame_times = r->cap_frame_times ? r->cap_frame_times * 2 : 256;
+		r->frame_times = trace_xrealloc(r->frame_times, r->cap_frame_times * sizeof(double));
+	}
+	r->frame_times[r->nframe_times++] = dt;
+	vkr_gpu_poll(r, false);
+}
+
+int vkr_run(trace_reader *in, const vkr_options *opt)
+{
+	static vkr rs;
+	vkr *r = &rs;
+	r->opt = opt;
+	r->fns = trace_xcalloc(vk_ncommands, sizeof(*r->fns));
+	r->fn_done = trace_xcalloc(vk_ncommands, 1);
+	trace_arena_init(&r->arena);
+	r->h_buffer = vk_handle_lookup("VkBuffer");
+	r->h_image = vk_handle_lookup("VkImage");
+	r->h_memory = vk_handle_lookup("VkDeviceMemory");
+	r->h_physical = vk_handle_lookup("VkPhysicalDevice");
+	r->h_surface = vk_handle_lookup("VkSurfaceKHR");
+	r->h_swapchain = vk_handle_lookup("VkSwapchainKHR");
+	r->h_semaphore = vk_handle_lookup("VkSemaphore");
+	r->h_fence = vk_handle_lookup("VkFence");
+	r->h_queue = vk_handle_lookup("VkQueue");
+	r->h_device = vk_handle_lookup("VkDevice");
+	r->h_instance = vk_handle_lookup("VkInstance");
+	r->s_allocator = vk_struct_lookup("VkAllocationCallbacks");
+	if (vk_ncalls != vk_ncommands) {
+		fprintf(stderr, "trace-replay: the generated thunks do not match the schema\n");
+		return 1;
+	}
+	vkr_parse_header_memory(r, trace_reader_header(in));
+	trace_frames_init(&r->frames);
+	r->t_start = r->t_last_frame = vkr_now_s();
+	trace_call *c;
+	int k = 0;
+	uint64_t records = 0;
+	/* --loop: the records before the range replay as they come, the
+	 * range's are kept, then replayed opt->loop times */
+	bool looping = opt->loop > 1;
+	if (looping)
+		vkr_loop_init(r);
+	while (!r->stop && (k = trace_reader_next(in, &c, &r->err)) > 0) {
+		r->call = c;
+		int64_t f = trace_frames_next(&r->frames, c, &r->err);
+		if (f < 0)
+			vkr_fatal(r, "%s", r->err.msg);
+		trace_cli_progress(in, ++records);
+		if (looping && f >= opt->first_frame) {
+			vkr_keep(r, c, f, r->frames.ended);
+			if (r->frames.ended && opt->last_frame >= 0 && f >= opt->last_frame)
+				break;
+			continue;
+		}
+		r->frame = f;
+		vkr_replay_call(r, c);
+		trace_arena_reset(&r->arena);
+		if (r->frames.ended)
+			vkr_frame_ended(r, f);
+	}
+	trace_cli_progress_done();
+	r->call = NULL;
+	if (!r->stop && k < 0) {
+		trace_error_print(&r->err, trace_cli_self.prog, stderr);
+		exit(1);
+	}
+	if (looping) {
+		vkr_loop_check(r);
+		r->t_last_frame = vkr_now_s();
+		vkr_loop_run(r);
+		vkr_loop_free(r);
+	}
+	if (r->dev.device) {
+		vkDeviceWaitIdle(r->dev.device);
+		vkr_gpu_poll(r, true);
+	}
+	double total = vkr_now_s() - r->t_start;
+	if (r->frames_done)
+		r->t_last_frame = vkr_now_s();
+	if (r->next_shot < opt->nscreenshots)
+		vkr_warn(r, "frame %llu: never presented, no screenshot",
+			 (unsigned long long)opt->screenshots[r->next_shot]);
+	if (opt->stats)
+		vkr_print_stats(r, total);
+	fflush(stdout);
+	/* a stream that ends early (trace-trim, --frames) leaves the device */
+	if (r->have_instance) {
+		vkr_device_teardown(r);
+		vkd_close(&r->dev);
+	}
+	if (r->warnings > WARNINGS_SHOWN && !opt->quiet)
+		fprintf(stderr, "%s: %s: %llu more warnings not shown\n", trace_cli_self.prog,
+			opt->input, (unsigned long long)(r->warnings - WARNINGS_SHOWN));
+	tmap_free(&r->handles);
+	for (size_t i = 0; i < r->sigs.cap; i++)
+		if (tmap_used(&r->sigs, i))
+			free((cmd_entry *)(uintptr_t)r->sigs.vals[i]);
+	tmap_free(&r->sigs);
+	free(r->fns);
+	free(r->fn_done);
+	free(r->frame_times);
+	free(r->frame_gpu);
+	trace_arena_free(&r->arena);
+	int status = 0;
+	if (r->dev.validation_errors) {
+		fprintf(stderr, "%s: %s: %llu validation error%s\n", trace_cli_self.prog, opt->input,
+			(unsigned long long)r->dev.validation_errors,
+			r->dev.validation_errors == 1 ? "" : "s");
+		status = 1;
+	}
+	if (r->errors) {
+		fprintf(stderr, "%s: %s: %llu call%s failed that succeeded at capture\n",
+			trace_cli_self.prog, opt->input, (unsigned long long)r->errors,
+			r->errors == 1 ? "" : "s");
+		status = 1;
+	}
+	return status;
+}

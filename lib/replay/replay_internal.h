@@ -1,0 +1,430 @@
+/*
+ * The Vulkan replayer's own header: its state and what its files share;
+ * not installed (vkreplay.h is the interface).  One file a Vulkan
+ * concept, as in Mesa's src/vulkan/runtime:
+ *
+ *   replay.c      dispatch, the handle map, messages and the run
+ *   instance.c    instances and devices
+ *   memory.c      memory placement, object by object; the bytes the trace wrote
+ *   present.c     swapchains (offscreen), acquires, presents, screenshots
+ *   queue.c       submits, their GPU time and the statistics (--stats)
+ *   template.c    descriptor update templates
+ *   loop.c        --loop: the kept records and the passes
+ *   loop_check.c  --loop: what a pass could not replay, refused first
+ *
+ * What one file lends another is named vkr_*.  The per-record path
+ * (vkr_replay_call, vkr_entry_of, vkr_remap_in, vkr_invoke,
+ * vkr_call_generic) is in replay.c, one file, for the compiler to inline;
+ * the handle map's helpers are inline below.
+ */
+#ifndef TRACE_REPLAY_INTERNAL_H
+#define TRACE_REPLAY_INTERNAL_H
+
+/* first: vkschema_cmds.h includes <vulkan/vulkan.h> with the platforms it
+ * describes */
+#include "internal.h"
+#include "vkschema_cmds.h"
+
+#include "vkreplay.h"
+
+#include "cli.h"
+#include "frames.h"
+#include "tmap.h"
+#include "vkschema.h"
+#include "vksync.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------ */
+/* State. */
+
+/* What a command needs beyond the generic path. */
+enum special {
+	SP_NONE = 0, SP_SKIP, SP_UNSUPPORTED,
+	SP_CREATE_INSTANCE, SP_DESTROY_INSTANCE, SP_ENUM_PHYSICAL, SP_ENUM_GROUPS,
+	SP_CREATE_DEVICE, SP_DESTROY_DEVICE,
+	SP_ALLOC_MEMORY, SP_FREE_MEMORY,
+	SP_CREATE_BUFFER, SP_CREATE_IMAGE, SP_DESTROY_BUFFER, SP_DESTROY_IMAGE,
+	SP_BIND_BUFFER, SP_BIND_IMAGE, SP_BIND_BUFFER2, SP_BIND_IMAGE2,
+	SP_BUFFER_REQS, SP_IMAGE_REQS, SP_BUFFER_REQS2, SP_IMAGE_REQS2,
+	SP_MEMORY_PROPS, SP_MEMORY_PROPS2,
+	SP_WAIT_FENCES, SP_WAIT_SEMAPHORES, SP_FENCE_STATUS, SP_SEMAPHORE_VALUE,
+	SP_QUERY_RESULTS,
+	SP_CREATE_SURFACE, SP_DESTROY_SURFACE,
+	SP_CREATE_SWAPCHAIN, SP_DESTROY_SWAPCHAIN, SP_SWAPCHAIN_IMAGES,
+	SP_ACQUIRE, SP_ACQUIRE2, SP_PRESENT,
+	SP_FAKE_CREATE, SP_FAKE_DESTROY,
+	SP_CREATE_TEMPLATE, SP_DESTROY_TEMPLATE, SP_TEMPLATE_DATA,
+	SP_GET_QUEUE, SP_GET_QUEUE2, SP_SUBMIT, SP_SUBMIT2, SP_DRAW_MULTI, SP_DRAW_MULTI_INDEXED,
+};
+
+/* What --loop follows a command for, beyond what it makes and ends: the
+ * state of command buffers, pools, fences and semaphores. */
+enum loop_kind {
+	LK_NONE = 0,
+	LK_RECORD, LK_BEGIN_CB, LK_END_CB, LK_RESET_CB,
+	LK_ALLOC_CBS, LK_FREE_CBS, LK_RESET_CPOOL, LK_DESTROY_CPOOL,
+	LK_CREATE_DPOOL, LK_ALLOC_SETS, LK_FREE_SETS, LK_RESET_DPOOL, LK_DESTROY_DPOOL,
+	LK_CREATE_SEMAPHORE, LK_CREATE_FENCE,
+	LK_DESTROY_SYNC,
+};
+
+typedef struct cmd_entry {
+	const vk_command_info *cmd;
+	int32_t index;
+	uint8_t special;
+	uint8_t loop;        /* enum loop_kind: what --loop follows it for */
+	uint8_t sync;        /* vk_sync_cmd: the fences and semaphores it uses */
+	bool out_handles;    /* an output parameter may hold handles */
+	bool result;         /* it returns a VkResult */
+	int16_t allocator;   /* the pAllocator parameter, or -1 */
+	int16_t tmpl, data;  /* SP_TEMPLATE_DATA: descriptorUpdateTemplate, pData */
+} cmd_entry;
+
+typedef struct memobj memobj;
+typedef struct group {
+	vkd_allocation alloc;
+	uint32_t refs;
+	uint8_t *mapped;     /* host-visible: mapped for its life */
+	bool coherent;
+	bool address;        /* VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT: a VkDeviceMemory
+			      * of its own, not from vkdevice.c's pools */
+	VkDeviceSize cap_base; /* capture offset in its memory of the first object */
+} group;
+
+typedef struct obj {
+	uint64_t cap, live;
+	bool image, linear;
+	bool address;               /* a buffer made for device addresses */
+	VkDeviceSize create_size;   /* buffers */
+	VkDeviceSize cap_req;       /* size from the capture's requirements, 0 if unknown */
+	group *group;
+	VkDeviceSize rel;           /* its offset in the group's allocation */
+	memobj *mem;                /* capture memory it is bound to */
+	VkDeviceSize mem_off, cap_extent;
+	struct obj *next_in_mem;
+} obj;
+
+struct memobj {
+	uint64_t cap;
+	VkDeviceSize size;
+	uint32_t cap_type;
+	obj *objs;
+};
+
+typedef struct swapchain {
+	uint64_t cap;
+	VkFormat format;
+	VkExtent2D extent;
+	uint32_t layers;
+	VkImageUsageFlags usage;
+	VkSharingMode sharing;
+	VkCompositeAlphaFlagBitsKHR alpha;
+	uint32_t n;
+	VkImage *img;
+	uint64_t *cap_img;
+	vkd_allocation *mem;
+	VkSemaphore *presented;  /* signalled by the present that showed it */
+	bool *pending;
+} swapchain;
+
+/* A descriptor update template's entries: where its pData's descriptors
+ * are, so their handles can be mapped (vk_walk_template_handles). */
+typedef struct tmpl {
+	uint32_t n;
+	VkDescriptorUpdateTemplateEntry e[];
+} tmpl;
+
+enum tag {
+	TAG_SIG = 1, TAG_OBJ, TAG_MEM, TAG_SWAPCHAIN, TAG_TEMPLATE, TAG_QUEUE,
+	/* --loop */
+	TAG_CBLOG, TAG_DPOOL, TAG_FENCE, TAG_BINARY, TAG_TIMELINE, TAG_SHIFT, TAG_BASE,
+	TAG_RESTORE, TAG_RESET,
+};
+
+/*
+ * --stats: the GPU time of the batches submitted to one queue family,
+ * from two timestamps per batch written by command buffers of our own put
+ * first and last in it.  Slots form a ring read in submit order, a frame
+ * or more later, without waiting (or waiting for the oldest when the ring
+ * is full): the replay does not wait for the GPU to time it.
+ */
+#define GPU_SLOTS 128
+
+typedef struct gpu_timer {
+	bool usable;                /* the family has timestamps */
+	uint64_t mask;              /* timestampValidBits */
+	double period;              /* nanoseconds per tick */
+	VkCommandPool pool;
+	VkQueryPool queries;        /* slot i: 2i at the start, 2i + 1 at the end */
+	VkCommandBuffer cb[2 * GPU_SLOTS];  /* slot i: 2i writes the start, 2i + 1 the end */
+	size_t frame[GPU_SLOTS];    /* the index of the frame a slot's batch counts for */
+	uint32_t head, n;           /* the oldest slot in flight; slots in flight */
+	size_t busy_frame;          /* the frame of the last batch read, and */
+	uint64_t busy_end;          /* where its span ended: spans overlap */
+	bool busy;
+} gpu_timer;
+
+typedef struct vkr {
+	const vkr_options *opt;
+	vkd_device dev;
+	bool have_instance;
+	tmap handles;      /* (capture, type) -> live */
+	tmap objects;      /* (capture, TAG_OBJ) -> obj* */
+	tmap sigs;         /* (sig pointer, TAG_SIG) -> cmd_entry* */
+	tmap mems;         /* (capture, TAG_MEM) -> memobj* */
+	tmap swapchains;   /* (capture, TAG_SWAPCHAIN) -> swapchain* */
+	tmap templates;    /* (capture, TAG_TEMPLATE) -> tmpl* */
+	tmap queues;       /* (live queue, TAG_QUEUE) -> its family */
+	PFN_vkVoidFunction *fns;
+	uint8_t *fn_done;
+	trace_arena arena;
+	const vk_handle_info *h_buffer, *h_image, *h_memory, *h_physical, *h_surface,
+		*h_swapchain, *h_semaphore, *h_fence, *h_queue, *h_device, *h_instance;
+	const vk_struct_info *s_allocator;
+	VkPhysicalDeviceMemoryProperties cap_mem;  /* the capture device's */
+	bool have_cap_mem;
+	/* our own submits (acquire, present, screenshots) */
+	VkCommandPool pool;
+	VkCommandBuffer cb;
+	VkFence fence;
+	uint64_t fake_next;
+	/* the record in progress */
+	const trace_call *call;
+	uint64_t warnings, errors, unknown_handles;
+	bool skip_call;
+	const vk_handle_info *missing_type;
+	uint64_t missing_value;
+	/* frames */
+	trace_frames frames;
+	int64_t frame;
+	size_t next_shot;
+	uint64_t calls, frames_done;
+	double t_start, t_first_frame, t_last_frame, frame_cpu_max, frame_cpu_min;
+	double *frame_times;
+	size_t nframe_times, cap_frame_times;
+	/* --stats: GPU time, by queue family; seconds per frame, as frame_times */
+	gpu_timer **timers;
+	uint32_t nfamilies;
+	double *frame_gpu;
+	size_t cap_frame_gpu;
+	bool gpu_unmeasured;  /* a batch went to a family without timestamps
+			       * (or to a queue of no known family) */
+	bool stop;
+	/* --loop: the range's records, replayed again, and what a pass
+	 * needs to begin where the range began (NULL without --loop) */
+	struct kept *kept;
+	size_t nkept, capkept;
+	struct loop_state *loop;
+	trace_error err;
+} vkr;
+
+/* The head of every struct of a pNext chain. */
+typedef struct base_out {
+	VkStructureType sType;
+	struct base_out *pNext;
+} base_out;
+
+typedef struct kept {
+	trace_call call;
+	int64_t frame;
+	bool ends_frame;
+} kept;
+
+/* What a range does to a command buffer begun before it, first. */
+enum touch { T_NONE, T_RESET, T_CONTENT, T_SUBMIT };
+
+/* A command buffer's recording since its last vkBeginCommandBuffer, from
+ * the records before the range. */
+typedef struct cblog {
+	uint64_t pool;
+	bool one_time;        /* begun with ONE_TIME_SUBMIT: a submit ends it */
+	trace_call *calls;
+	size_t n, cap;
+	uint8_t first;        /* loop_check: what the range does to it first */
+	bool changed;         /* and whether the range leaves it otherwise */
+} cblog;
+
+/* An object made before the range that a pass ended: alive, out of the
+ * map (its capture value may be made again) until the pass is over. */
+typedef struct parked {
+	const vk_handle_info *h;
+	uint64_t cap, live;
+	uint64_t side;        /* its obj, memobj, swapchain or tmpl */
+	memobj *mem;          /* a buffer's or image's memory: out of its list meanwhile */
+	uintptr_t sync_kind;  /* its entry in sync (TAG_FENCE...), 0 if none */
+	uint64_t sync;
+} parked;
+
+typedef struct loop_state {
+	const vk_handle_info *h_cb, *h_cpool, *h_set, *h_dpool, *h_template, *h_messenger,
+		*h_report;
+	/* what the records before the range leave */
+	tmap logs;      /* (command buffer, TAG_CBLOG) -> cblog* */
+	tmap sets;      /* (descriptor set, its type) -> its pool */
+	tmap dpools;    /* (descriptor pool, TAG_DPOOL) -> its create flags */
+	tmap sync;      /* (fence, TAG_FENCE), (binary semaphore, TAG_BINARY) -> 1 if
+			 * signalled; (timeline semaphore, TAG_TIMELINE) -> the highest
+			 * value signalled; from the records replayed so far */
+	tmap start;     /* sync as the range began */
+	/* from loop_check */
+	tmap shift;     /* (timeline semaphore made before the range, TAG_SHIFT) -> D,
+			 * (the same, TAG_BASE) -> its value as the range began */
+	tmap restore;   /* (command pool, TAG_RESTORE): reset and recorded again */
+	/* the passes */
+	bool in_range, last, rewinding;
+	uint32_t pass;
+	tmap born;      /* made in the pass (in loop_check: the range) and alive:
+			 * (handle, its type) -> its pool + 1 */
+	parked *parked;
+	size_t nparked, capparked;
+} loop_state;
+
+enum life_mode {
+	LIFE_CHECK,  /* loop_check: the range read, not replayed */
+	LIFE_PARK,   /* a pass but the last */
+	LIFE_LAST,
+};
+
+typedef struct born_ctx {
+	tmap *born;
+	const vk_handle_info *want;
+	uint64_t pool;
+} born_ctx;
+
+/* replay.c: dispatch, the handle map, messages and the run */
+double vkr_now_s(void);
+void vkr_warn(vkr *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+noreturn void vkr_fatal(vkr *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+const char *vkr_result_name(VkResult res);
+void vkr_remap_in(void *ctx, const vk_handle_info *h, uint64_t *value, bool top,
+		  const vk_field *f);
+void vkr_reset_fns(vkr *r);
+cmd_entry *vkr_entry_of(vkr *r, const trace_call *c);
+void vkr_check_result(vkr *r, const cmd_entry *e, bool have_cap, VkResult cap, VkResult now);
+bool vkr_remap_args(vkr *r, const vk_command_info *cmd, void *args);
+VkResult vkr_invoke(vkr *r, const cmd_entry *e, void *args);
+VkResult vkr_call_generic(vkr *r, const cmd_entry *e, void *args);
+void vkr_replay_call(vkr *r, const trace_call *c);
+void vkr_frame_ended(vkr *r, int64_t frame);
+int vkr_run(trace_reader *in, const vkr_options *opt);
+
+/* instance.c: instances and devices */
+void vkr_create_instance(vkr *r, vk_args_vkCreateInstance *a);
+void vkr_create_device(vkr *r, vk_args_vkCreateDevice *a);
+const vk_command_info *vkr_destroyer(vkr *r, const vk_handle_info *h);
+void vkr_device_teardown(vkr *r);
+void vkr_end_device(vkr *r);
+void vkr_end_instance(vkr *r);
+
+/* memory.c: memory placement, object by object; the bytes the trace wrote */
+void vkr_parse_header_memory(vkr *r, const trace_header *h);
+obj *vkr_obj_get(vkr *r, uint64_t cap);
+obj *vkr_new_obj(vkr *r, uint64_t cap, uint64_t live, bool image, bool linear, VkDeviceSize size);
+void vkr_unlink_obj(obj *o);
+void vkr_release_obj(vkr *r, obj *o);
+void vkr_alloc_memory(vkr *r, vk_args_vkAllocateMemory *a);
+void vkr_free_memory(vkr *r, uint64_t cap);
+void vkr_bind_obj(vkr *r, uint64_t cap_obj, uint64_t cap_mem, VkDeviceSize offset,
+		  bool image, VkResult cap_res);
+void vkr_update(vkr *r, const trace_call *c);
+
+/* present.c: swapchains (offscreen), acquires, presents, screenshots */
+void vkr_create_swapchain(vkr *r, vk_args_vkCreateSwapchainKHR *a);
+void vkr_destroy_swapchain(vkr *r, swapchain *s);
+void vkr_swapchain_images(vkr *r, vk_args_vkGetSwapchainImagesKHR *a);
+void vkr_acquire(vkr *r, uint64_t cap_swapchain, uint32_t index, uint64_t cap_sem,
+		 uint64_t cap_fence, VkResult cap_res);
+void vkr_present(vkr *r, vk_args_vkQueuePresentKHR *a);
+
+/* queue.c: submits, their GPU time and the statistics (--stats) */
+void vkr_gpu_poll(vkr *r, bool wait);
+void vkr_gpu_timers_free(vkr *r);
+void vkr_submit(vkr *r, const cmd_entry *e, vk_args_vkQueueSubmit *a);
+void vkr_submit2(vkr *r, const cmd_entry *e, vk_args_vkQueueSubmit2 *a);
+void vkr_print_stats(vkr *r, double total);
+
+/* template.c: descriptor update templates */
+void vkr_create_template(vkr *r, const cmd_entry *e, vk_args_vkCreateDescriptorUpdateTemplate *a);
+void vkr_destroy_template(vkr *r, const cmd_entry *e, vk_args_vkDestroyDescriptorUpdateTemplate *a);
+void vkr_free_templates(vkr *r);
+void vkr_template_data(vkr *r, const cmd_entry *e, void *args);
+
+/* loop.c: --loop: the kept records and the passes */
+void vkr_keep(vkr *r, const trace_call *c, int64_t frame, bool ends);
+noreturn void vkr_loop_refuse(vkr *r, const char *why, const char *need, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+uint64_t vkr_handle_at(const void *args, const vk_field *f);
+uint64_t vkr_first_handle(const trace_call *c);
+cblog *vkr_cblog_of(loop_state *l, uint64_t cb);
+void vkr_born_note(void *ctx, const vk_handle_info *h, uint64_t *value, bool top,
+		   const vk_field *f);
+void vkr_need_free_bit(vkr *r, uint64_t pool, uint64_t set);
+bool vkr_life_step(vkr *r, enum life_mode mode, const cmd_entry *e, void *args);
+bool vkr_born_has(loop_state *l, uint64_t cap, const vk_handle_info *h);
+bool vkr_loop_call(vkr *r, const cmd_entry *e, void *args);
+void vkr_loop_init(vkr *r);
+void vkr_loop_run(vkr *r);
+void vkr_loop_free(vkr *r);
+
+/* loop_check.c: --loop: what a pass could not replay, refused first */
+void vkr_loop_check(vkr *r);
+
+/* The handle map: (capture value, handle type) -> live value. */
+
+static inline void vkr_map_put(vkr *r, const vk_handle_info *h, uint64_t cap, uint64_t live)
+{
+	if (cap)
+		tmap_set(&r->handles, cap, (uintptr_t)h, live);
+}
+
+static inline bool vkr_map_get(vkr *r, const vk_handle_info *h, uint64_t cap, uint64_t *live)
+{
+	if (!cap) {
+		*live = 0;
+		return true;
+	}
+	uint64_t *e = tmap_at(&r->handles, cap, (uintptr_t)h);
+	if (!e)
+		return false;
+	*live = *e;
+	return true;
+}
+
+static inline void vkr_map_del(vkr *r, const vk_handle_info *h, uint64_t cap)
+{
+	if (cap)
+		tmap_del(&r->handles, cap, (uintptr_t)h, NULL);
+}
+
+static inline uint64_t vkr_need(vkr *r, const vk_handle_info *h, uint64_t cap)
+{
+	uint64_t live;
+	if (!vkr_map_get(r, h, cap, &live))
+		vkr_fatal(r, "%s 0x%llx was never made (or failed to replay)", h->name,
+		      (unsigned long long)cap);
+	return live;
+}
+
+static inline bool vkr_failed(VkResult res)
+{
+	return res < 0;
+}
+
+static inline VkResult vkr_cap_result(const trace_call *c)
+{
+	if (!c->ret)
+		return VK_SUCCESS;
+	if (c->ret->kind == TRACE_ENUM)
+		return (VkResult)c->ret->en.value;
+	if (c->ret->kind == TRACE_SINT)
+		return (VkResult)c->ret->i;
+	if (c->ret->kind == TRACE_UINT)
+		return (VkResult)(int32_t)c->ret->u;
+	return VK_SUCCESS;
+}
+
+#endif
