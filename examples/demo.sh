@@ -1,7 +1,10 @@
 #!/bin/sh
-# make demo: tracekit's main job on a bundled trace — a real apitrace
-# capture of glxgears (tests/data/glxgears.trace) — read, counted, edited
-# with sed, cut, written back, and checked with apitrace itself.
+# make demo: tracekit's main job — capture a Vulkan program, cut out one
+# frame, edit it as text, replay it headless and compare its pixels with
+# the capture (examples/vulkan-pipeline.sh) — then the record stream on a
+# bundled GL trace (a real apitrace capture of glxgears,
+# tests/data/glxgears.trace): read, counted, edited with sed, cut, written
+# back and checked with apitrace itself; then a VMA recording.
 set -eu
 cd "$(dirname "$0")/.."
 bin=bin
@@ -11,7 +14,10 @@ trap 'rm -rf "$out"' EXIT
 
 step() { printf '\n== %s\n' "$*"; }
 
-step "What is in the trace: calls per function (trace-filter --count)"
+step "The main job: capture vkcube, trim frame 100, edit it, replay it, compare"
+examples/vulkan-pipeline.sh 100
+
+step "A GL trace: what is in it: calls per function (trace-filter --count)"
 "$bin/trace-filter" --count "$trace" | head -8
 echo "   ..."
 "$bin/trace-filter" --count "$trace" | tail -1
@@ -51,4 +57,4 @@ if [ -x "$bin/vma-import" ] && [ -x examples/vma-pipeline.sh ]; then
 	examples/vma-pipeline.sh
 fi
 
-step "Done: every step above ran on the bundled trace and checked its result"
+step "Done: every step above ran and checked its result"

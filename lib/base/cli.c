@@ -74,7 +74,8 @@ const char *trace_cli_parse(int argc, char **argv, const char *shorts,
 	while (longs && longs[n].name)
 		n++;
 	struct option *all = trace_xcalloc(n + 5, sizeof(*all));
-	memcpy(all, longs, n * sizeof(*all));
+	if (n)
+		memcpy(all, longs, n * sizeof(*all));
 	memcpy(all + n, common, sizeof(common));
 	char optstring[64];
 	snprintf(optstring, sizeof(optstring), ":%so:h", shorts ? shorts : "");
