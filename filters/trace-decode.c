@@ -15,12 +15,7 @@ int main(int argc, char **argv)
 	const char *in = trace_cli_parse(argc, argv, NULL, NULL, NULL, NULL,
 					 "Writes TRACE (default: standard input) as text, one record "
 					 "a line.\n\n", &out);
-	trace_error err;
-	trace_error_clear(&err);
-	trace_reader *r = trace_reader_open(in, &err);
-	if (!r)
-		trace_cli_fail(&err);
 	trace_writer_options opt = {.format = TRACE_FMT_TEXT, .quality = -1};
-	trace_cli_convert(r, out, &opt);
+	trace_cli_convert(trace_cli_open(in), out, &opt);
 	return 0;
 }

@@ -15,9 +15,7 @@ static void option(int c, const char *arg, void *ctx)
 {
 	trace_writer_options *opt = ctx;
 	if (c == 'z') {
-		opt->format = trace_cli_format(arg);
-		if (opt->format == TRACE_FMT_AUTO || opt->format == TRACE_FMT_TEXT)
-			trace_cli_usage_error("unknown compression '%s' (snappy, brotli, none)", arg);
+		opt->format = trace_cli_compression(arg);
 	} else {
 		char *end;
 		long q = strtol(arg, &end, 10);
@@ -47,11 +45,6 @@ int main(int argc, char **argv)
 	if (opt.quality >= 0 && opt.format != TRACE_FMT_BROTLI)
 		trace_cli_usage_error("--quality is for -z brotli");
 
-	trace_error err;
-	trace_error_clear(&err);
-	trace_reader *r = trace_reader_open(in, &err);
-	if (!r)
-		trace_cli_fail(&err);
-	trace_cli_convert(r, out, &opt);
+	trace_cli_convert(trace_cli_open(in), out, &opt);
 	return 0;
 }

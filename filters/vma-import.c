@@ -29,9 +29,7 @@ static void option(int c, const char *arg, void *ctx)
 		else
 			trace_cli_usage_error("unknown format '%s' (binary, text)", arg);
 	} else {
-		o->w.format = trace_cli_format(arg);
-		if (o->w.format == TRACE_FMT_AUTO || o->w.format == TRACE_FMT_TEXT)
-			trace_cli_usage_error("unknown compression '%s' (snappy, brotli, none)", arg);
+		o->w.format = trace_cli_compression(arg);
 		o->compression = true;
 	}
 }

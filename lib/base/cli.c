@@ -153,6 +153,24 @@ trace_format trace_cli_format(const char *name)
 	return TRACE_FMT_AUTO;
 }
 
+trace_format trace_cli_compression(const char *name)
+{
+	trace_format f = trace_cli_format(name);
+	if (f == TRACE_FMT_AUTO || f == TRACE_FMT_TEXT)
+		trace_cli_usage_error("unknown compression '%s' (snappy, brotli, none)", name);
+	return f;
+}
+
+trace_reader *trace_cli_open(const char *path)
+{
+	trace_error err;
+	trace_error_clear(&err);
+	trace_reader *r = trace_reader_open(path, &err);
+	if (!r)
+		trace_cli_fail(&err);
+	return r;
+}
+
 static int copy(trace_reader *r, trace_writer *w, trace_error *err)
 {
 	if (trace_writer_header(w, trace_reader_header(r), err) < 0)

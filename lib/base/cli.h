@@ -47,6 +47,13 @@ void trace_cli_progress_done(void);
 
 /* Parses "snappy", "brotli", "none", "text"; TRACE_FMT_AUTO if unknown. */
 trace_format trace_cli_format(const char *name);
+/* -z's argument: "snappy", "brotli" or "none"; anything else is a usage
+ * error. */
+trace_format trace_cli_compression(const char *name);
+
+/* Opens PATH ("-": standard input) as a trace, or exits 1 with the
+ * message. */
+trace_reader *trace_cli_open(const char *path);
 
 /* Writes every record of R (header included) to OUT, a path or "-" for
  * standard output, with OPT, and closes both; on an error, the output
