@@ -189,6 +189,26 @@ static int lookup_id(trace_binreader *b, idtab *tab, uint64_t id, const void **f
 	return 0;
 }
 
+/* A signature's id, and what it names when it was read before. */
+static int rd_sig_id(trace_binreader *b, idtab *tab, uint64_t *id, const void **found,
+		     const char *what, trace_error *err)
+{
+	TRY(rd_uint(b, id, what, err));
+	return lookup_id(b, tab, *id, found, what, err);
+}
+
+/* A signature's count of values or flags: bounded, since each costs
+ * memory before the next byte is read. */
+static int rd_sig_count(trace_binreader *b, uint64_t *n, const char *what, const char *items,
+			trace_error *err)
+{
+	TRY(rd_uint(b, n, what, err));
+	if (*n > 1u << 20)
+		return fail(b, err, trace_source_offset(b->s), "%s has %llu %s", what,
+			    (unsigned long long)*n, items);
+	return 0;
+}
+
 /* Names of a signature being read, in scratch storage. */
 static int rd_names(trace_binreader *b, uint64_t n, const char ***names, const char *what,
 		    trace_error *err)
@@ -210,8 +230,7 @@ static int rd_func_sig(trace_binreader *b, const trace_func_sig **out, trace_err
 {
 	uint64_t id;
 	const void *found;
-	TRY(rd_uint(b, &id, "function signature", err));
-	TRY(lookup_id(b, &b->funcs, id, &found, "function signature", err));
+	TRY(rd_sig_id(b, &b->funcs, &id, &found, "function signature", err));
 	if (found) {
 		*out = found;
 		return 0;
@@ -252,16 +271,12 @@ static int rd_enum_sig(trace_binreader *b, trace_arena *a, const trace_enum_sig 
 {
 	uint64_t id, n;
 	const void *found;
-	TRY(rd_uint(b, &id, "enum signature", err));
-	TRY(lookup_id(b, &b->enums, id, &found, "enum signature", err));
+	TRY(rd_sig_id(b, &b->enums, &id, &found, "enum signature", err));
 	if (found) {
 		*out = found;
 		return 0;
 	}
-	TRY(rd_uint(b, &n, "enum signature", err));
-	if (n > 1u << 20)
-		return fail(b, err, trace_source_offset(b->s), "enum signature has %llu values",
-			    (unsigned long long)n);
+	TRY(rd_sig_count(b, &n, "enum signature", "values", err));
 	trace_enum_entry *vals = trace_xmalloc(sizeof(*vals) * (n ? n : 1));
 	for (uint64_t i = 0; i < n; i++) {
 		if (rd_sig_string(b, &vals[i].name, "enum signature", err) < 0 ||
@@ -281,16 +296,12 @@ static int rd_bitmask_sig(trace_binreader *b, const trace_bitmask_sig **out,
 {
 	uint64_t id, n;
 	const void *found;
-	TRY(rd_uint(b, &id, "bitmask signature", err));
-	TRY(lookup_id(b, &b->bitmasks, id, &found, "bitmask signature", err));
+	TRY(rd_sig_id(b, &b->bitmasks, &id, &found, "bitmask signature", err));
 	if (found) {
 		*out = found;
 		return 0;
 	}
-	TRY(rd_uint(b, &n, "bitmask signature", err));
-	if (n > 1u << 20)
-		return fail(b, err, trace_source_offset(b->s), "bitmask signature has %llu flags",
-			    (unsigned long long)n);
+	TRY(rd_sig_count(b, &n, "bitmask signature", "flags", err));
 	trace_bitmask_flag *flags = trace_xmalloc(sizeof(*flags) * (n ? n : 1));
 	for (uint64_t i = 0; i < n; i++) {
 		if (rd_sig_string(b, &flags[i].name, "bitmask signature", err) < 0 ||
@@ -310,8 +321,7 @@ static int rd_struct_sig(trace_binreader *b, const trace_struct_sig **out,
 {
 	uint64_t id, n;
 	const void *found;
-	TRY(rd_uint(b, &id, "struct signature", err));
-	TRY(lookup_id(b, &b->structs, id, &found, "struct signature", err));
+	TRY(rd_sig_id(b, &b->structs, &id, &found, "struct signature", err));
 	if (found) {
 		*out = found;
 		return 0;
@@ -699,16 +709,7 @@ int trace_binreader_header(trace_binreader *b, trace_header *h, trace_arena *a,
 		if (!len)
 			return 0;
 		TRY(rd_string(b, a, &value, NULL, "the header's properties", err));
-		if (h->nprops == cap) {
-			cap = cap ? cap * 2 : 16;
-			trace_property *n = trace_arena_alloc(a, sizeof(*n) * cap);
-			if (h->nprops)
-				memcpy(n, h->props, sizeof(*n) * h->nprops);
-			h->props = n;
-		}
-		h->props[h->nprops].name = name;
-		h->props[h->nprops].value = value;
-		h->nprops++;
+		trace_header_add(h, a, &cap, name, value);
 	}
 }
 

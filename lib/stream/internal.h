@@ -162,6 +162,11 @@ int trace_textreader_header(trace_textreader *x, trace_header *h, trace_arena *a
 int trace_textreader_next(trace_textreader *x, trace_call **call, trace_error *err);
 void trace_textreader_free(trace_textreader *x);
 
+/* Appends the property NAME: VALUE to H, its array in A (CAP: its
+ * room, 0 at first); the readers build a header with it. */
+void trace_header_add(trace_header *h, trace_arena *a, size_t *cap, const char *name,
+		      const char *value);
+
 /* Text writing of one record or header into b (no trailing newline). */
 void trace_text_header(tbuf *b, const trace_header *h);
 typedef struct trace_textcache trace_textcache;

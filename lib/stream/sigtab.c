@@ -291,6 +291,21 @@ const char *trace_value_kind_name(trace_value_kind k)
 	return (unsigned)k < sizeof(names) / sizeof(names[0]) ? names[k] : "?";
 }
 
+void trace_header_add(trace_header *h, trace_arena *a, size_t *cap, const char *name,
+		      const char *value)
+{
+	if (h->nprops == *cap) {
+		*cap = *cap ? *cap * 2 : 16;
+		trace_property *n = trace_arena_alloc(a, sizeof(*n) * *cap);
+		if (h->nprops)
+			memcpy(n, h->props, sizeof(*n) * h->nprops);
+		h->props = n;
+	}
+	h->props[h->nprops].name = name;
+	h->props[h->nprops].value = value;
+	h->nprops++;
+}
+
 const char *trace_header_get(const trace_header *h, const char *name)
 {
 	for (uint32_t i = 0; i < h->nprops; i++)

@@ -198,7 +198,8 @@ static bool is_float_syntax(const char *s, size_t n)
 	return digits && (dot || exp);
 }
 
-static double parse_real(const char *s, size_t n)
+/* YAML's .inf and .nan, signed, which strtod does not spell that way */
+static bool special_real(const char *s, double *v)
 {
 	const char *p = s;
 	bool neg = false;
@@ -207,26 +208,27 @@ static double parse_real(const char *s, size_t n)
 		p++;
 	}
 	if (!strncmp(p, ".inf", 4))
-		return neg ? -INFINITY : INFINITY;
-	if (!strncmp(p, ".nan", 4))
-		return neg ? -NAN : NAN;
-	(void)n;
-	return strtod(s, NULL);
+		*v = neg ? -INFINITY : INFINITY;
+	else if (!strncmp(p, ".nan", 4))
+		*v = neg ? -NAN : NAN;
+	else
+		return false;
+	return true;
 }
 
+static double parse_real(const char *s, size_t n)
+{
+	double v;
+	(void)n;
+	return special_real(s, &v) ? v : strtod(s, NULL);
+}
+
+/* a float read as float (strtof rounds once; a double then a float may
+ * round twice) */
 static float parse_real_f(const char *s)
 {
-	const char *p = s;
-	bool neg = false;
-	if (*p == '-' || *p == '+') {
-		neg = *p == '-';
-		p++;
-	}
-	if (!strncmp(p, ".inf", 4))
-		return neg ? -INFINITY : INFINITY;
-	if (!strncmp(p, ".nan", 4))
-		return neg ? -NAN : NAN;
-	return strtof(s, NULL);
+	double v;
+	return special_real(s, &v) ? (float)v : strtof(s, NULL);
 }
 
 /* UTF-8 from libyaml (always valid) into code points. */
@@ -971,16 +973,7 @@ int trace_textreader_header(trace_textreader *x, trace_header *h, trace_arena *a
 				if (x->ev.type != YAML_SCALAR_EVENT || plain(x))
 					return fail(x, "property %s must be a quoted string", name);
 				TRY(text_scalar(x, &ps, &pl));
-				if (h->nprops == cap) {
-					cap = cap ? cap * 2 : 16;
-					trace_property *n = trace_arena_alloc(a, sizeof(*n) * cap);
-					if (h->nprops)
-						memcpy(n, h->props, sizeof(*n) * h->nprops);
-					h->props = n;
-				}
-				h->props[h->nprops].name = name;
-				h->props[h->nprops].value = trace_arena_strndup(a, ps, pl);
-				h->nprops++;
+				trace_header_add(h, a, &cap, name, trace_arena_strndup(a, ps, pl));
 			}
 		} else {
 			return fail(x, "unknown header key '%s'", k);
