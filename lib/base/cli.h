@@ -47,6 +47,8 @@ void trace_cli_progress_done(void);
 
 /* Parses "snappy", "brotli", "none", "text"; TRACE_FMT_AUTO if unknown. */
 trace_format trace_cli_format(const char *name);
+/* -f's value (snappy, brotli, none, text); another is a usage error. */
+trace_format trace_cli_format_arg(const char *arg);
 
 /* Writes every record of R (header included) to OUT, a path or "-" for
  * standard output, with OPT, and closes both; on an error, the output
