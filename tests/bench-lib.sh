@@ -12,6 +12,35 @@ bench_cleanup() {
 	rm -rf "$work"
 }
 
+# bench_need NAME WHAT PROGRAM...: exits 0 with a line on standard error
+# unless every PROGRAM is installed: no WHAT figures, not a failure.
+bench_need() {
+	local name=$1 what=$2 p
+	shift 2
+	for p in "$@"; do
+		if ! command -v "$p" >/dev/null; then
+			echo "$name: $p is not installed: no $what figures" >&2
+			exit 0
+		fi
+	done
+}
+
+# bench_has_gfxr: whether GFXReconstruct's capture layer is installed.
+bench_has_gfxr() {
+	ls /usr/share/vulkan/explicit_layer.d/ 2>/dev/null | grep -qi gfxreconstruct
+}
+
+# bench_vulkan_env [NAME...]: a runtime folder in $work, our layer's build
+# folder before the installed layers, and none of the caller's layer
+# settings (VK_INSTANCE_LAYERS, TRACEKIT_OUTPUT, TRACEKIT_COMPRESSION and
+# the NAMEs) in the environment.
+bench_vulkan_env() {
+	export XDG_RUNTIME_DIR="$work/xdg"
+	mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
+	export VK_LAYER_PATH="$top/build/layer:/usr/share/vulkan/explicit_layer.d"
+	unset VK_INSTANCE_LAYERS TRACEKIT_OUTPUT TRACEKIT_COMPRESSION "$@"
+}
+
 # bench_xvfb NAME D...: starts Xvfb on the first free display of D...;
 # sets $display (":D") and $xvfb, or exits 1 naming NAME.
 bench_xvfb() {
