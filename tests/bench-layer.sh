@@ -37,10 +37,8 @@ set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 runs=${RUNS:-5}
 limit=${LIMIT:-120}   # seconds for any one program run
-work=$(mktemp -d)
 . "$top/tests/bench-lib.sh"
-trap bench_cleanup EXIT
-trap 'exit 130' INT TERM
+bench_start
 
 if [ ! -f "$top/build/layer/VK_LAYER_TRACEKIT_capture.json" ]; then
 	echo "bench-layer: build/layer is missing: run make first" >&2

@@ -1,10 +1,18 @@
 # Sourced by every bench script: an X display of their own, a timed run
-# in a session of its own, medians and ratios.  The script sets $work,
-# $limit (seconds for any one run), $runs and an EXIT trap calling
-# bench_cleanup before it uses them.
+# in a session of its own, medians and ratios.  The script sets $limit
+# (seconds for any one run) and $runs, and $work with an EXIT trap
+# calling bench_cleanup (bench_start, or its own) before it uses them.
 
 cur=""                # the process group running now
 xvfb=""
+
+# bench_start: $work, this run's folder, removed (and the run in progress
+# killed) at exit, and an interrupt made an exit.
+bench_start() {
+	work=$(mktemp -d)
+	trap bench_cleanup EXIT
+	trap 'exit 130' INT TERM
+}
 
 bench_cleanup() {
 	[ -n "$cur" ] && kill -KILL -- "-$cur" 2>/dev/null || true

@@ -34,10 +34,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 bin="$top/bin"
 runs=${RUNS:-3}
 limit=${LIMIT:-120}   # seconds for any one program run
-work=$(mktemp -d)
 . "$top/tests/bench-lib.sh"
-trap bench_cleanup EXIT
-trap 'exit 130' INT TERM
+bench_start
 
 if [ ! -f "$top/build/layer/VK_LAYER_TRACEKIT_capture.json" ] || [ ! -x "$bin/trace-replay" ]; then
 	echo "bench-replay: build/layer or bin/trace-replay is missing: run make first" >&2

@@ -18,10 +18,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 bin="$top/bin"
 runs=${RUNS:-5}
 limit=${LIMIT:-300}   # seconds for any one program run
-work=$(mktemp -d)
 . "$top/tests/bench-lib.sh"
-trap bench_cleanup EXIT
-trap 'exit 130' INT TERM
+bench_start
 
 bench_need bench-trim trim Xvfb vkcube glmark2 bc
 gfxr=true

@@ -10,10 +10,8 @@ bin="$top/bin"
 runs=${BENCH_RUNS:-5}
 seconds=${BENCH_SECONDS:-6}
 limit=600
-work=$(mktemp -d)
 . "$top/tests/bench-lib.sh"
-trap bench_cleanup EXIT
-trap 'exit 130' INT TERM
+bench_start
 
 rate() { echo "scale=0; $1 / $2" | bc -l; }
 
