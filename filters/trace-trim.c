@@ -15,7 +15,6 @@
 #include "vktrim.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +24,7 @@ static const char usage[] =
 	"usage: trace-trim (--frames A[-B] | --calls A[-B]) [-f FORMAT] [-o FILE] "
 	"[--verbose] [--quiet] [TRACE]";
 
-enum { OPT_FRAMES = 256, OPT_CALLS, OPT_QUIET, OPT_VERBOSE, OPT_VERSION };
+enum { OPT_FRAMES = 256, OPT_CALLS, OPT_VERBOSE };
 
 #define PROP_FRAMES "tracekit.trim.frames"
 #define PROP_CALLS "tracekit.trim.calls"
@@ -175,22 +174,36 @@ static int put_marker(trace_writer *w, trace_sigtab *sigs, const job *j, uint64_
 	return rc;
 }
 
-static void help(void)
+static const char help[] =
+	"Writes the part of TRACE (default: standard input) that draws frames A to B\n"
+	"(or makes calls A to B), with a setup prefix that recreates every object\n"
+	"they use and its contents, so that the result replays on its own and frame\n"
+	"N keeps its number.  For Vulkan captures and VMA streams.\n\n"
+	"  --frames A[-B]       frames A to B (A-: to the end)\n"
+	"  --calls A[-B]        calls A to B (A-: to the end)\n"
+	"  -f, --format F       write snappy, brotli, none or text (default: as read)\n"
+	"      --verbose        say what the setup holds, on standard error\n";
+
+typedef struct preamble {
+	job *j;
+	bool have_range;
+} preamble;
+
+static void option(int c, const char *arg, void *ctx)
 {
-	printf("%s\n\n"
-	       "Writes the part of TRACE (default: standard input) that draws frames A to B\n"
-	       "(or makes calls A to B), with a setup prefix that recreates every object\n"
-	       "they use and its contents, so that the result replays on its own and frame\n"
-	       "N keeps its number.  For Vulkan captures and VMA streams.\n\n"
-	       "  --frames A[-B]      frames A to B (A-: to the end)\n"
-	       "  --calls A[-B]       calls A to B (A-: to the end)\n"
-	       "  -f, --format F      write snappy, brotli, none or text (default: as read)\n"
-	       "  -o, --output FILE   write to FILE (default: standard output)\n"
-	       "      --verbose       say what the setup holds, on standard error\n"
-	       "      --quiet         no progress line\n"
-	       "  -h, --help          this help\n"
-	       "      --version       the version\n",
-	       usage);
+	preamble *p = ctx;
+	switch (c) {
+	case OPT_FRAMES:
+	case OPT_CALLS:
+		if (p->have_range)
+			trace_cli_usage_error("one range: --frames or --calls, once");
+		p->have_range = true;
+		p->j->by_frames = c == OPT_FRAMES;
+		p->j->want = parse_range(p->j->by_frames ? "--frames" : "--calls", arg);
+		break;
+	case 'f': p->j->format = trace_cli_format_arg(arg); break;
+	case OPT_VERBOSE: p->j->verbose = true; break;
+	}
 }
 
 int main(int argc, char **argv)
@@ -199,48 +212,16 @@ int main(int argc, char **argv)
 		{"frames", required_argument, NULL, OPT_FRAMES},
 		{"calls", required_argument, NULL, OPT_CALLS},
 		{"format", required_argument, NULL, 'f'},
-		{"output", required_argument, NULL, 'o'},
 		{"verbose", no_argument, NULL, OPT_VERBOSE},
-		{"quiet", no_argument, NULL, OPT_QUIET},
-		{"help", no_argument, NULL, 'h'},
-		{"version", no_argument, NULL, OPT_VERSION},
 		{NULL, 0, NULL, 0},
 	};
-	job j = {.out = "-", .format = TRACE_FMT_AUTO};
-	bool have_range = false;
-	int c;
+	job j = {.format = TRACE_FMT_AUTO};
+	preamble p = {&j, false};
 
 	trace_cli_init("trace-trim", usage);
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":f:o:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case OPT_FRAMES:
-		case OPT_CALLS:
-			if (have_range)
-				trace_cli_usage_error("one range: --frames or --calls, once");
-			have_range = true;
-			j.by_frames = c == OPT_FRAMES;
-			j.want = parse_range(j.by_frames ? "--frames" : "--calls", optarg);
-			break;
-		case 'f':
-			j.format = trace_cli_format(optarg);
-			if (j.format == TRACE_FMT_AUTO)
-				trace_cli_usage_error("unknown format '%s' (snappy, brotli, none, text)",
-						      optarg);
-			break;
-		case 'o': j.out = optarg; break;
-		case OPT_VERBOSE: j.verbose = true; break;
-		case OPT_QUIET: trace_cli_self.quiet = true; break;
-		case 'h': help(); return 0;
-		case OPT_VERSION: trace_cli_version();
-		default: trace_cli_bad_option(c, argv);
-		}
-	}
-	if (argc - optind > 1)
-		trace_cli_usage_error("one input at a time");
-	if (!have_range)
+	j.in = trace_cli_parse(argc, argv, "f:", longopts, option, &p, help, &j.out);
+	if (!p.have_range)
 		trace_cli_usage_error("which part? --frames A[-B] or --calls A-B");
-	j.in = optind < argc ? argv[optind] : "-";
 
 	trace_error err;
 	trace_error_clear(&err);

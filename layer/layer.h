@@ -2,11 +2,14 @@
  * VK_LAYER_TRACEKIT_capture: what the layer's files share.
  *
  * capture.c: the loader interface, instances and devices, the name
- * lookups, the trace writer thread; memory.c: object-based memory
- * tracking (shadow copies of mapped memory, update pseudo-calls at queue
- * submits); refs.c: what submitted command buffers may read, so that a
-submit compares only that memory; screenshot.c: TRACEKIT_SCREENSHOT (presented images saved as
- * PNG with lib/png.c).  The wrappers are generated (build/gen/layer_gen.c).
+ * lookups, the device extensions let through; output.c: the records, the
+ * trace writer thread, the header's properties, the fatal signal flush;
+ * memory.c: object-based memory tracking (shadow copies of mapped memory,
+ * update pseudo-calls at queue submits); refs.c: what submitted command
+ * buffers may read, so that a submit compares only that memory;
+ * screenshot.c: TRACEKIT_SCREENSHOT (presented images saved as PNG with
+ * lib/png.c).  The wrappers are generated (build/gen/layer_gen.c, included
+ * by capture.c only).
  */
 #ifndef LAYER_H
 #define LAYER_H
@@ -107,6 +110,12 @@ bool tk_tracing(void);
 
 /* The trace's path (TRACEKIT_OUTPUT or its default). */
 const char *tk_output_path(void);
+/* Opens the output and starts the writer thread, once a process (at the
+ * first vkCreateInstance). */
+void tk_output_start(void);
+/* The header's device properties, from the first device made; the
+ * writer waits for them before it writes the header. */
+void tk_output_describe(tk_device *dev);
 
 /* memory.c */
 void tk_memory_init(tk_device *dev);

@@ -37,23 +37,16 @@ set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 runs=${RUNS:-5}
 limit=${LIMIT:-120}   # seconds for any one program run
-work=$(mktemp -d)
 . "$top/tests/bench-lib.sh"
-trap bench_cleanup EXIT
-trap 'exit 130' INT TERM
+bench_start
 
 if [ ! -f "$top/build/layer/VK_LAYER_TRACEKIT_capture.json" ]; then
 	echo "bench-layer: build/layer is missing: run make first" >&2
 	exit 1
 fi
-for p in Xvfb vkcube glmark2 bc /usr/bin/time; do
-	if ! command -v "$p" >/dev/null; then
-		echo "bench-layer: $p is not installed: no layer figures" >&2
-		exit 0
-	fi
-done
+bench_need bench-layer layer Xvfb vkcube glmark2 bc /usr/bin/time
 gfxr_layer=VK_LAYER_LUNARG_gfxreconstruct
-if ! ls /usr/share/vulkan/explicit_layer.d/ 2>/dev/null | grep -qi gfxreconstruct; then
+if ! bench_has_gfxr; then
 	echo "bench-layer: GFXReconstruct is not installed: no layer figures" >&2
 	exit 0
 fi
@@ -62,10 +55,7 @@ if [ ! -x "$top/build/tests/bench-calls" ]; then
 	exit 1
 fi
 
-export XDG_RUNTIME_DIR="$work/xdg"
-mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
-export VK_LAYER_PATH="$top/build/layer:/usr/share/vulkan/explicit_layer.d"
-unset VK_INSTANCE_LAYERS TRACEKIT_OUTPUT TRACEKIT_COMPRESSION
+bench_vulkan_env
 
 # an X display of our own
 bench_xvfb bench-layer 80 81 82 83 84 85 86

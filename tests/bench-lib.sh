@@ -1,15 +1,52 @@
 # Sourced by every bench script: an X display of their own, a timed run
-# in a session of its own, medians and ratios.  The script sets $work,
-# $limit (seconds for any one run), $runs and an EXIT trap calling
-# bench_cleanup before it uses them.
+# in a session of its own, medians and ratios.  The script sets $limit
+# (seconds for any one run) and $runs, and $work with an EXIT trap
+# calling bench_cleanup (bench_start, or its own) before it uses them.
 
 cur=""                # the process group running now
 xvfb=""
+
+# bench_start: $work, this run's folder, removed (and the run in progress
+# killed) at exit, and an interrupt made an exit.
+bench_start() {
+	work=$(mktemp -d)
+	trap bench_cleanup EXIT
+	trap 'exit 130' INT TERM
+}
 
 bench_cleanup() {
 	[ -n "$cur" ] && kill -KILL -- "-$cur" 2>/dev/null || true
 	[ -n "$xvfb" ] && kill -- "-$xvfb" 2>/dev/null || true
 	rm -rf "$work"
+}
+
+# bench_need NAME WHAT PROGRAM...: exits 0 with a line on standard error
+# unless every PROGRAM is installed: no WHAT figures, not a failure.
+bench_need() {
+	local name=$1 what=$2 p
+	shift 2
+	for p in "$@"; do
+		if ! command -v "$p" >/dev/null; then
+			echo "$name: $p is not installed: no $what figures" >&2
+			exit 0
+		fi
+	done
+}
+
+# bench_has_gfxr: whether GFXReconstruct's capture layer is installed.
+bench_has_gfxr() {
+	ls /usr/share/vulkan/explicit_layer.d/ 2>/dev/null | grep -qi gfxreconstruct
+}
+
+# bench_vulkan_env [NAME...]: a runtime folder in $work, our layer's build
+# folder before the installed layers, and none of the caller's layer
+# settings (VK_INSTANCE_LAYERS, TRACEKIT_OUTPUT, TRACEKIT_COMPRESSION and
+# the NAMEs) in the environment.
+bench_vulkan_env() {
+	export XDG_RUNTIME_DIR="$work/xdg"
+	mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
+	export VK_LAYER_PATH="$top/build/layer:/usr/share/vulkan/explicit_layer.d"
+	unset VK_INSTANCE_LAYERS TRACEKIT_OUTPUT TRACEKIT_COMPRESSION "$@"
 }
 
 # bench_xvfb NAME D...: starts Xvfb on the first free display of D...;

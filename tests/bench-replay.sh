@@ -34,31 +34,21 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 bin="$top/bin"
 runs=${RUNS:-3}
 limit=${LIMIT:-120}   # seconds for any one program run
-work=$(mktemp -d)
 . "$top/tests/bench-lib.sh"
-trap bench_cleanup EXIT
-trap 'exit 130' INT TERM
+bench_start
 
 if [ ! -f "$top/build/layer/VK_LAYER_TRACEKIT_capture.json" ] || [ ! -x "$bin/trace-replay" ]; then
 	echo "bench-replay: build/layer or bin/trace-replay is missing: run make first" >&2
 	exit 1
 fi
-for p in Xvfb vkcube glmark2 gfxrecon-replay bc python3; do
-	if ! command -v "$p" >/dev/null; then
-		echo "bench-replay: $p is not installed: no replay figures" >&2
-		exit 0
-	fi
-done
+bench_need bench-replay replay Xvfb vkcube glmark2 gfxrecon-replay bc python3
 gfxr_layer=VK_LAYER_LUNARG_gfxreconstruct
-if ! ls /usr/share/vulkan/explicit_layer.d/ 2>/dev/null | grep -qi gfxreconstruct; then
+if ! bench_has_gfxr; then
 	echo "bench-replay: GFXReconstruct is not installed: no replay figures" >&2
 	exit 0
 fi
 
-export XDG_RUNTIME_DIR="$work/xdg"
-mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
-export VK_LAYER_PATH="$top/build/layer:/usr/share/vulkan/explicit_layer.d"
-unset VK_INSTANCE_LAYERS TRACEKIT_OUTPUT TRACEKIT_COMPRESSION TRACEKIT_SCREENSHOT
+bench_vulkan_env TRACEKIT_SCREENSHOT
 
 # an X display of our own
 bench_xvfb bench-replay 70 71 72 73 74 75 76

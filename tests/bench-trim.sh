@@ -18,24 +18,14 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 bin="$top/bin"
 runs=${RUNS:-5}
 limit=${LIMIT:-300}   # seconds for any one program run
-work=$(mktemp -d)
 . "$top/tests/bench-lib.sh"
-trap bench_cleanup EXIT
-trap 'exit 130' INT TERM
+bench_start
 
-for p in Xvfb vkcube glmark2 bc; do
-	if ! command -v "$p" >/dev/null; then
-		echo "bench-trim: $p is not installed: no trim figures" >&2
-		exit 0
-	fi
-done
+bench_need bench-trim trim Xvfb vkcube glmark2 bc
 gfxr=true
-ls /usr/share/vulkan/explicit_layer.d/ 2>/dev/null | grep -qi gfxreconstruct || gfxr=false
+bench_has_gfxr || gfxr=false
 
-export XDG_RUNTIME_DIR="$work/xdg"
-mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
-export VK_LAYER_PATH="$top/build/layer:/usr/share/vulkan/explicit_layer.d"
-unset VK_INSTANCE_LAYERS TRACEKIT_OUTPUT TRACEKIT_COMPRESSION
+bench_vulkan_env
 bench_xvfb bench-trim 70 71 72 73 74 75 76
 export DISPLAY="$display"
 

@@ -10,10 +10,8 @@ bin="$top/bin"
 runs=${BENCH_RUNS:-5}
 seconds=${BENCH_SECONDS:-6}
 limit=600
-work=$(mktemp -d)
 . "$top/tests/bench-lib.sh"
-trap bench_cleanup EXIT
-trap 'exit 130' INT TERM
+bench_start
 
 rate() { echo "scale=0; $1 / $2" | bc -l; }
 
@@ -67,22 +65,14 @@ t_enc=$(runs=1 time_median "$bin/trace-encode" -z brotli -q 11 -o "$work/ours2.b
 printf '%-46s %11ss %11ss %7sx %s\n' "  time to compress (quality 11)" "$t_enc" "$t_rep" \
 	"$(ratio "$t_rep" "$t_enc")" "(for information)"
 
-if [ -x "$top/tests/bench-vma.sh" ] && [ -x "$bin/vma-import" ]; then
+# bench_part NAME TEST FILE: tests/bench-NAME.sh, where it and what it
+# needs (test TEST FILE) are there
+bench_part() {
+	[ -x "$top/tests/bench-$1.sh" ] && test "$2" "$3" || return 0
 	echo
-	"$top/tests/bench-vma.sh"
-fi
-
-if [ -x "$top/tests/bench-layer.sh" ] && [ -f "$top/build/layer/VK_LAYER_TRACEKIT_capture.json" ]; then
-	echo
-	"$top/tests/bench-layer.sh"
-fi
-
-if [ -x "$top/tests/bench-replay.sh" ] && [ -x "$bin/trace-replay" ]; then
-	echo
-	"$top/tests/bench-replay.sh"
-fi
-
-if [ -x "$top/tests/bench-trim.sh" ] && [ -x "$bin/trace-trim" ]; then
-	echo
-	"$top/tests/bench-trim.sh"
-fi
+	"$top/tests/bench-$1.sh"
+}
+bench_part vma -x "$bin/vma-import"
+bench_part layer -f "$top/build/layer/VK_LAYER_TRACEKIT_capture.json"
+bench_part replay -x "$bin/trace-replay"
+bench_part trim -x "$bin/trace-trim"

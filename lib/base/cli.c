@@ -171,6 +171,14 @@ trace_reader *trace_cli_open(const char *path)
 	return r;
 }
 
+trace_format trace_cli_format_arg(const char *arg)
+{
+	trace_format f = trace_cli_format(arg);
+	if (f == TRACE_FMT_AUTO)
+		trace_cli_usage_error("unknown format '%s' (snappy, brotli, none, text)", arg);
+	return f;
+}
+
 static int copy(trace_reader *r, trace_writer *w, trace_error *err)
 {
 	if (trace_writer_header(w, trace_reader_header(r), err) < 0)

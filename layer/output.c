@@ -1,0 +1,857 @@
+/*
+ * The layer's output: the records application threads queue, the one
+ * writer thread that encodes them (a thread of the sink compresses), the
+ * trace's header properties, and the fatal signals that flush what is
+ * queued before the process dies.
+ *
+ * Application threads only copy: each wrapper turns its arguments into a
+ * record (the generated schema's deep copy) and queues it.  The writer
+ * and the compressor run at the lowest priority, SCHED_IDLE
+ * (TRACEKIT_WRITER_SCHED=normal for the usual): they take what CPU the
+ * application leaves, and where it leaves none, the queue's limit makes
+ * the application wait for them.  The enter event is queued before the
+ * call goes down (or, for a call that writes nothing back, held by its
+ * thread until it returns), so a call that crashes the driver is in the
+ * trace.
+ *
+ * The only global state: the one output.
+ */
+#include "layer.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Above this many queued bytes, application threads wait for the writer. */
+#define TK_QUEUE_LIMIT (256u << 20)
+/* The writer is woken when this many bytes or records are queued, else
+ * it looks every TK_WAKE_MS: a wake-up for every record costs the
+ * application more than the copying (two context switches a call). */
+#define TK_WAKE_BYTES (256u << 10)
+#define TK_WAKE_RECORDS 2048
+#define TK_WAKE_MS 10
+
+/* ------------------------------------------------------------------ */
+/* The output: a queue of records and the thread that writes them. */
+
+struct tk_rec {
+	tk_rec *next;
+	tk_rec *enter;  /* for a leave: its enter, which numbered the call */
+	bool leave;
+	bool folded;    /* an enter queued at its leave, standing for both */
+	tk_rec *outer;  /* for a folded enter: the thread's call it is inside */
+	uint8_t *own;   /* an update's bytes, up to megabytes: kept out of the
+			 * arena, whose chunk a spare record keeps */
+	size_t own_len, own_cap;
+	trace_call call;
+};
+
+/*
+ * Update bytes of TK_BLOCK_MIN and more go back, written, to a pool of
+ * blocks (at most TK_BLOCK_KEEP bytes in all) for the next updates.
+ * Through malloc they came and went as fresh pages: a buffer rewritten
+ * every frame (glmark2's buffer scene: 144 KB, four times a frame) cost a
+ * page fault per 4 KB on the submitting thread, every frame.
+ */
+#define TK_BLOCK_MIN (64u << 10)
+#define TK_BLOCK_KEEP (64u << 20)
+
+typedef struct tk_block {
+	struct tk_block *next;
+	size_t cap;
+} tk_block;
+
+static struct {
+	pthread_mutex_t lock;
+	tk_block *list;
+	size_t bytes;
+} blocks = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+/* A block for N bytes (N >= TK_BLOCK_MIN), its capacity in *CAP: a kept
+ * one no more than twice as large, else a new one. */
+static uint8_t *block_take(size_t n, size_t *cap)
+{
+	pthread_mutex_lock(&blocks.lock);
+	for (tk_block **at = &blocks.list; *at; at = &(*at)->next) {
+		tk_block *b = *at;
+		if (b->cap >= n && b->cap / 2 <= n) {
+			*at = b->next;
+			blocks.bytes -= b->cap;
+			pthread_mutex_unlock(&blocks.lock);
+			*cap = b->cap;
+			return (uint8_t *)b;
+		}
+	}
+	pthread_mutex_unlock(&blocks.lock);
+	*cap = n;
+	return malloc(n);
+}
+
+static void block_give(uint8_t *p, size_t cap)
+{
+	pthread_mutex_lock(&blocks.lock);
+	if (blocks.bytes + cap <= TK_BLOCK_KEEP) {
+		tk_block *b = (tk_block *)p;
+		b->cap = cap;
+		b->next = blocks.list;
+		blocks.list = b;
+		blocks.bytes += cap;
+		p = NULL;
+	}
+	pthread_mutex_unlock(&blocks.lock);
+	free(p);
+}
+
+/* The kept blocks, when the writer ends. */
+static void blocks_free(void)
+{
+	pthread_mutex_lock(&blocks.lock);
+	for (tk_block *b = blocks.list, *next; b; b = next) {
+		next = b->next;
+		free(b);
+	}
+	blocks.list = NULL;
+	blocks.bytes = 0;
+	pthread_mutex_unlock(&blocks.lock);
+}
+
+/* The update bytes of R go back. */
+static void own_free(tk_rec *r)
+{
+	if (r->own && r->own_cap >= TK_BLOCK_MIN)
+		block_give(r->own, r->own_cap);
+	else
+		free(r->own);
+	r->own = NULL;
+	r->own_len = r->own_cap = 0;
+}
+
+/* Written records go back to application threads (out.spare), their
+ * arena's chunk kept, up to this many of at most TK_SPARE_BYTES: a
+ * malloc and a free for the record and its chunk on either side were
+ * about a tenth of the layer's instructions on glmark2-zink (callgrind). */
+#define TK_SPARE_MAX 8192
+#define TK_SPARE_BYTES 4096
+
+#define TK_MAX_PROPS 48
+
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t more, room;
+	tk_rec *head, *tail;
+	tk_rec *spare;           /* written records, reset, for reuse */
+	size_t nspare;
+	size_t queued;           /* bytes in the queue */
+	size_t nqueued;          /* records in the queue */
+	bool header_ready;       /* device properties known (or giving up on them) */
+	bool stop;
+	bool running;
+	pthread_t thread;
+	trace_writer *w;
+	FILE *f;
+	char *path;
+	trace_property props[TK_MAX_PROPS];
+	uint32_t nprops;
+	sem_t flushed;
+} out = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.more = PTHREAD_COND_INITIALIZER,
+	.room = PTHREAD_COND_INITIALIZER,
+};
+
+static atomic_bool tracing;
+static atomic_uint next_thread;
+static _Thread_local uint32_t thread_plus1;
+/* A spare record for this thread's next one, taken at its last push; the
+ * key frees it should the thread end first. */
+static _Thread_local tk_rec *next_spare;
+static pthread_key_t spare_key;
+static pthread_once_t start_once = PTHREAD_ONCE_INIT;
+
+const char *tk_output_path(void)
+{
+	return out.path;
+}
+
+bool tk_tracing(void)
+{
+	return atomic_load_explicit(&tracing, memory_order_relaxed);
+}
+
+static uint32_t thread_no(void)
+{
+	if (!thread_plus1)
+		thread_plus1 = atomic_fetch_add(&next_thread, 1) + 1;
+	return thread_plus1 - 1;
+}
+
+/* Under out.lock. */
+static void add_prop(const char *name, const char *value)
+{
+	for (uint32_t i = 0; i < out.nprops; i++)
+		if (!strcmp(out.props[i].name, name))
+			return;
+	if (out.nprops < TK_MAX_PROPS) {
+		out.props[out.nprops].name = strdup(name);
+		out.props[out.nprops].value = strdup(value);
+		out.nprops++;
+	}
+}
+
+static void free_rec(tk_rec *r)
+{
+	trace_call_free(&r->call);
+	own_free(r);
+	free(r);
+}
+
+static void free_spare(void *r)
+{
+	free_rec(r);
+}
+
+static tk_rec *new_rec(void)
+{
+	tk_rec *r = next_spare;
+	if (r) {
+		next_spare = NULL;
+		pthread_setspecific(spare_key, NULL);
+		return r;
+	}
+	r = calloc(1, sizeof(*r));
+	trace_call_init(&r->call);
+	return r;
+}
+
+/* R, written, reset onto the list *DONE for reuse, or freed (a large
+ * one: the spares stay small). */
+static void retire(tk_rec **done, tk_rec *r)
+{
+	own_free(r);
+	trace_call_reset(&r->call);
+	if (r->call.arena.total > TK_SPARE_BYTES) {
+		free_rec(r);
+		return;
+	}
+	r->enter = NULL;
+	r->leave = false;
+	r->folded = false;
+	r->next = *done;
+	*done = r;
+}
+
+/*
+ * The records of DONE become spares, as many as fit; the rest are freed.
+ * Walked outside out.lock, which application threads wait for: only this
+ * (the writer) thread adds spares, so the room can only have grown.
+ */
+static void keep_spares(tk_rec *done)
+{
+	pthread_mutex_lock(&out.lock);
+	size_t room = TK_SPARE_MAX - out.nspare;
+	pthread_mutex_unlock(&out.lock);
+	tk_rec *head = done, *tail = NULL;
+	size_t n = 0;
+	for (; done && n < room; done = done->next, n++)
+		tail = done;
+	if (tail)
+		tail->next = NULL;
+	while (done) {
+		tk_rec *next = done->next;
+		free_rec(done);
+		done = next;
+	}
+	if (!tail)
+		return;
+	pthread_mutex_lock(&out.lock);
+	tail->next = out.spare;
+	out.spare = head;
+	out.nspare += n;
+	pthread_mutex_unlock(&out.lock);
+}
+
+/* Under out.lock: R at the queue's tail. */
+static void append(tk_rec *r)
+{
+	r->next = NULL;
+	if (out.tail)
+		out.tail->next = r;
+	else
+		out.head = r;
+	out.tail = r;
+}
+
+/* R, not to be written: a folded record or a leave and its enter are
+ * freed; an enter alone is left to the leave, whose owner frees it. */
+static void discard(tk_rec *r)
+{
+	if (r->folded) {
+		free_rec(r);
+	} else if (r->leave) {
+		free_rec(r->enter);
+		free_rec(r);
+	}
+}
+
+static void push(tk_rec *r)
+{
+	size_t bytes = r->call.arena.total + r->own_len + sizeof(*r);
+	pthread_mutex_lock(&out.lock);
+	if (!out.running) {
+		pthread_mutex_unlock(&out.lock);
+		discard(r);
+		return;
+	}
+	while (out.queued > TK_QUEUE_LIMIT && out.header_ready && out.running)
+		pthread_cond_wait(&out.room, &out.lock);
+	append(r);
+	out.queued += bytes;
+	if (!next_spare && out.spare) {
+		next_spare = out.spare;
+		out.spare = next_spare->next;
+		out.nspare--;
+		pthread_setspecific(spare_key, next_spare);
+	}
+	/* the writer sleeps until the first record, then until a batch */
+	if (++out.nqueued == 1 || out.nqueued == TK_WAKE_RECORDS ||
+	    (out.queued >= TK_WAKE_BYTES && out.queued - bytes < TK_WAKE_BYTES))
+		pthread_cond_signal(&out.more);
+	pthread_mutex_unlock(&out.lock);
+}
+
+static tk_rec *enter_rec(const vk_command_info *cmd, const void *args)
+{
+	tk_rec *r = new_rec();
+	r->call.thread = thread_no();
+	vk_encode_args(cmd, &r->call, args, VK_PHASE_ENTER);
+	return r;
+}
+
+/*
+ * A vkCmd* (void, no output parameter) has a leave record of nothing.
+ * Its enter is queued at the leave instead, and written as both: half
+ * the records, locks and wake ups of recording command buffers.  While the call is down, its record
+ * is the thread's `inflight` (a stack, should the call come back in
+ * through a callback), which a fatal signal queues as an enter alone: a
+ * call that crashes the driver is in the trace all the same.  The order
+ * of the trace stays one the program could have made: what another
+ * thread does because of this call comes after the call returned.
+ */
+static _Thread_local tk_rec *inflight;
+
+/*
+ * Only vkCmd* calls: they touch nothing but their command buffer.  A
+ * vkDestroy* or vkFree* also writes nothing back, but queued at its
+ * return it could follow another thread's create that got the freed
+ * handle again, and the trace would destroy the new object.
+ */
+static bool leaves_nothing(const vk_command_info *cmd)
+{
+	if (cmd->action != VK_ACTION_RECORD || cmd->ret)
+		return false;
+	for (uint32_t i = 0; i < cmd->nparams; i++)
+		if (cmd->params[i].flags & VK_F_OUT)
+			return false;
+	return true;
+}
+
+static void enqueue_enter(tk_rec *r, const vk_command_info *cmd)
+{
+	if (!leaves_nothing(cmd)) {
+		push(r);
+		return;
+	}
+	r->folded = true;
+	r->outer = inflight;
+	atomic_signal_fence(memory_order_seq_cst); /* whole before the handler sees it */
+	inflight = r;
+}
+
+tk_rec *tk_enter(const vk_command_info *cmd, const void *args)
+{
+	if (!tk_tracing())
+		return NULL;
+	tk_rec *r = enter_rec(cmd, args);
+	enqueue_enter(r, cmd);
+	return r;
+}
+
+static void set_blob(trace_value *v, const uint8_t *p, size_t n)
+{
+	v->kind = TRACE_BLOB;
+	v->len = (uint32_t)n;
+	v->blob = p;
+}
+
+tk_rec *tk_enter_blob(const vk_command_info *cmd, const void *args, uint32_t param,
+		      uint64_t size, void (*fill)(void *ctx, uint8_t *blob), void *ctx)
+{
+	if (!tk_tracing())
+		return NULL;
+	tk_rec *r = enter_rec(cmd, args);
+	trace_value *v = &r->call.args[param];
+	if (size <= UINT32_MAX) {
+		uint8_t *blob = trace_arena_alloc(&r->call.arena, size ? size : 1); /* zeroed */
+		fill(ctx, blob);
+		set_blob(v, blob, size);
+	}
+	enqueue_enter(r, cmd);
+	return r;
+}
+
+void tk_leave(tk_rec *enter, const vk_command_info *cmd, const void *args)
+{
+	if (!enter)
+		return;
+	if (enter->folded) {
+		inflight = enter->outer;
+		/* off the stack before queued: a fatal signal in between must
+		 * not queue it twice */
+		atomic_signal_fence(memory_order_seq_cst);
+		enter->outer = NULL;
+		push(enter);
+		return;
+	}
+	tk_rec *r = new_rec();
+	r->call.thread = enter->call.thread;
+	vk_encode_args(cmd, &r->call, args, VK_PHASE_LEAVE);
+	r->leave = true;
+	r->enter = enter;
+	push(r);
+}
+
+/* An update record of OBJECT at OFFSET under SIG (args 0 and 1 set),
+ * with SIZE bytes of its own for the caller to fill; NULL when not
+ * tracing, or out of memory (tracing stops: a trace without these bytes
+ * would replay wrong, silently). */
+static tk_rec *update_rec(const trace_func_sig *sig, uint64_t object, uint64_t offset, size_t size)
+{
+	if (!tk_tracing())
+		return NULL;
+	size_t cap = size;
+	uint8_t *own = size >= TK_BLOCK_MIN ? block_take(size, &cap) : malloc(size ? size : 1);
+	if (!own) {
+		atomic_store(&tracing, false);
+		fprintf(stderr, "tracekit: out of memory for %zu bytes of an update; the trace "
+			"stops here, the application runs on untraced\n", size);
+		return NULL;
+	}
+	tk_rec *e = new_rec();
+	e->call.thread = thread_no();
+	e->call.sig = sig;
+	e->call.args = trace_call_values(&e->call, sig->nargs);
+	e->call.args[0].kind = TRACE_POINTER;
+	e->call.args[0].u = object;
+	e->call.args[1].kind = TRACE_UINT;
+	e->call.args[1].u = offset;
+	e->own = own;
+	e->own_cap = cap;
+	e->own_len = size;
+	e->folded = true; /* written as its enter and an empty leave */
+	return e;
+}
+
+void tk_update(uint64_t object, uint64_t offset, const void *data, size_t size)
+{
+	tk_rec *e = update_rec(&vk_update_sig, object, offset, size);
+	if (!e)
+		return;
+	memcpy(e->own, data, size);
+	set_blob(&e->call.args[2], e->own, size);
+	push(e);
+}
+
+bool tk_update_sparse(uint64_t object, uint64_t offset, const uint8_t *live, uint8_t *old,
+		      size_t nwords)
+{
+	size_t mlen = (nwords + 7) / 8;
+	tk_rec *e = update_rec(&vk_update_sparse_sig, object, offset, mlen + 4 * nwords);
+	if (!e)
+		return false;
+	size_t k = vk_update_gather(live, old, nwords, e->own, e->own + mlen);
+	e->own_len = mlen + 4 * k;
+	set_blob(&e->call.args[2], e->own, mlen);
+	set_blob(&e->call.args[3], e->own + mlen, 4 * k);
+	push(e);
+	return true;
+}
+
+/* Stops tracing after an output error: one message, the program goes on. */
+static void give_up(const trace_error *err)
+{
+	atomic_store(&tracing, false);
+	trace_error_print(err, "tracekit", stderr);
+	fprintf(stderr, "tracekit: the trace stops here; %s keeps what was written, "
+		"the application runs on untraced\n", out.path);
+}
+
+static const trace_func_sig no_outputs = { "", 0, NULL };
+
+static int write_rec(tk_rec *r, tk_rec **done, trace_error *err)
+{
+	if (r->folded) {
+		if (trace_writer_enter(out.w, &r->call, err) < 0) {
+			retire(done, r);
+			return -1;
+		}
+		trace_call leave = { .no = r->call.no, .thread = r->call.thread, .sig = &no_outputs };
+		int rc = trace_writer_leave(out.w, &leave, err);
+		retire(done, r);
+		return rc;
+	}
+	if (!r->leave)
+		return trace_writer_enter(out.w, &r->call, err);
+	r->call.no = r->enter->call.no;
+	int rc = trace_writer_leave(out.w, &r->call, err);
+	retire(done, r->enter);
+	retire(done, r);
+	return rc;
+}
+
+/*
+ * The writer's scheduling: SCHED_IDLE unless TRACEKIT_WRITER_SCHED=normal.
+ * Threads it starts (the sink's compressor) inherit it.  On 2 cores
+ * running glmark2-zink, whose threads leave a core idle about half the
+ * time, this took the capture's wall-time overhead from 0.23 s to 0.13 s
+ * (medians of each turn's difference, 10 turns).
+ */
+static void writer_sched(void)
+{
+	const char *v = getenv("TRACEKIT_WRITER_SCHED");
+	if (v && !strcmp(v, "normal"))
+		return;
+	if (v && *v && strcmp(v, "idle"))
+		fprintf(stderr, "tracekit: TRACEKIT_WRITER_SCHED=%s: expected idle or normal; "
+			"using idle\n", v);
+	struct sched_param sp = { 0 };
+	if (pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp) != 0)
+		fprintf(stderr, "tracekit: cannot lower the writer's priority; it runs as usual\n");
+}
+
+static void *writer_main(void *unused)
+{
+	(void)unused;
+	sigset_t all;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL); /* signals go to the application's threads */
+	pthread_setname_np(pthread_self(), "tracekit-write");
+	writer_sched();
+	/* before anything is written: the stream goes out through this FILE
+	 * only, after the first full block or the first flush */
+	if (ftruncate(fileno(out.f), 0) != 0 && errno != EINVAL)
+		fprintf(stderr, "tracekit: cannot truncate %s: %s\n", out.path, strerror(errno));
+	trace_error err;
+	trace_error_clear(&err);
+	bool header_written = false, failed = false;
+	pthread_mutex_lock(&out.lock);
+	for (;;) {
+		/* records come in batches: after the first, wait for a
+		 * batch's worth or for TK_WAKE_MS */
+		bool waited = false;
+		while (!out.stop) {
+			if (!out.head || !out.header_ready) {
+				pthread_cond_wait(&out.more, &out.lock);
+				waited = false;
+				continue;
+			}
+			if (waited || out.queued >= TK_WAKE_BYTES || out.nqueued >= TK_WAKE_RECORDS)
+				break;
+			struct timespec until;
+			clock_gettime(CLOCK_REALTIME, &until);
+			until.tv_nsec += TK_WAKE_MS * 1000000L;
+			if (until.tv_nsec >= 1000000000L) {
+				until.tv_sec++;
+				until.tv_nsec -= 1000000000L;
+			}
+			if (pthread_cond_timedwait(&out.more, &out.lock, &until) == ETIMEDOUT)
+				waited = true;
+		}
+		tk_rec *list = out.head;
+		out.head = out.tail = NULL;
+		out.queued = 0;
+		out.nqueued = 0;
+		pthread_cond_broadcast(&out.room);
+		bool stop = out.stop;
+		trace_header h = { .version = TRACE_FORMAT_VERSION,
+				   .semantic_version = TRACE_FORMAT_VERSION,
+				   .nprops = out.nprops, .props = out.props };
+		pthread_mutex_unlock(&out.lock);
+		if (!header_written && !failed) {
+			header_written = true;
+			if (trace_writer_header(out.w, &h, &err) < 0) {
+				failed = true;
+				give_up(&err);
+			}
+		}
+		tk_rec *done = NULL;
+		while (list) {
+			tk_rec *next = list->next;
+			if (failed) {
+				discard(list);
+			} else if (write_rec(list, &done, &err) < 0) {
+				failed = true;
+				give_up(&err);
+			}
+			list = next;
+		}
+		keep_spares(done);
+		pthread_mutex_lock(&out.lock);
+		if (stop && !out.head)
+			break;
+	}
+	out.running = false;
+	while (out.spare) {
+		tk_rec *next = out.spare->next;
+		free_rec(out.spare);
+		out.spare = next;
+	}
+	out.nspare = 0;
+	blocks_free();
+	pthread_cond_broadcast(&out.room);
+	pthread_mutex_unlock(&out.lock);
+	if (!failed && trace_writer_close(out.w, &err) < 0)
+		give_up(&err);
+	else if (failed)
+		trace_writer_abort(out.w);
+	out.w = NULL;
+	fclose(out.f);
+	out.f = NULL;
+	sem_post(&out.flushed);
+	return NULL;
+}
+
+/* Ends the trace: everything queued is written and the file closed. */
+static void finish(void)
+{
+	pthread_mutex_lock(&out.lock);
+	bool running = out.running && !out.stop;
+	out.stop = true;
+	out.header_ready = true;
+	pthread_cond_signal(&out.more);
+	pthread_mutex_unlock(&out.lock);
+	if (running)
+		pthread_join(out.thread, NULL);
+}
+
+/* ------------------------------------------------------------------ */
+/* Fatal signals: flush, then die as the program would have. */
+
+static const int fatal_signals[] = { SIGSEGV, SIGABRT, SIGBUS, SIGILL, SIGFPE };
+static struct sigaction old_actions[5];
+static atomic_bool in_fatal;
+
+/* Under out.lock, in a fatal signal's handler: the calls of this thread
+ * that are down (folded enters, not queued yet), outermost first, as
+ * enters alone. */
+static void queue_inflight(void)
+{
+	tk_rec *calls[64];
+	size_t n = 0;
+	for (tk_rec *r = inflight; r && n < 64; r = r->outer)
+		calls[n++] = r;
+	while (n--) {
+		calls[n]->folded = false;
+		append(calls[n]);
+	}
+	inflight = NULL;
+}
+
+static void on_fatal(int sig)
+{
+	if (!atomic_exchange(&in_fatal, true) && out.running) {
+		atomic_store(&tracing, false);
+		/* the crashing thread may hold the lock: try for a while */
+		struct timespec pause = { 0, 1000000 };
+		for (int i = 0; i < 1000; i++) {
+			if (pthread_mutex_trylock(&out.lock) == 0) {
+				queue_inflight();
+				out.stop = true;
+				out.header_ready = true;
+				pthread_cond_signal(&out.more);
+				pthread_mutex_unlock(&out.lock);
+				struct timespec until;
+				clock_gettime(CLOCK_REALTIME, &until);
+				until.tv_sec += 5;
+				while (sem_timedwait(&out.flushed, &until) < 0 && errno == EINTR)
+					;
+				break;
+			}
+			nanosleep(&pause, NULL);
+		}
+	}
+	for (size_t i = 0; i < 5; i++)
+		if (fatal_signals[i] == sig)
+			sigaction(sig, &old_actions[i], NULL);
+	raise(sig);
+}
+
+/* ------------------------------------------------------------------ */
+/* Starting: the configuration, the header's process properties. */
+
+static char *read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	size_t cap = 4096, n = 0;
+	char *buf = malloc(cap + 1);
+	size_t got;
+	while ((got = fread(buf + n, 1, cap - n, f)) > 0) {
+		n += got;
+		if (n == cap)
+			buf = realloc(buf, (cap *= 2) + 1);
+	}
+	fclose(f);
+	buf[n] = 0;
+	*len = n;
+	return buf;
+}
+
+static void start(void)
+{
+	const char *name = program_invocation_short_name;
+	const char *env = getenv("TRACEKIT_OUTPUT");
+	char def[512];
+	snprintf(def, sizeof(def), "%s.trace", name && *name ? name : "vulkan");
+	out.path = strdup(env && *env ? env : def);
+
+	trace_writer_options opt = { .format = TRACE_FMT_SNAPPY, .quality = -1 };
+	const char *z = getenv("TRACEKIT_COMPRESSION");
+	if (z && *z) {
+		if (!strcmp(z, "brotli"))
+			opt.format = TRACE_FMT_BROTLI;
+		else if (!strcmp(z, "none"))
+			opt.format = TRACE_FMT_RAW;
+		else if (strcmp(z, "snappy"))
+			fprintf(stderr, "tracekit: TRACEKIT_COMPRESSION=%s: expected snappy, brotli "
+				"or none; using snappy\n", z);
+	}
+	/* not truncated here but by the writer thread: dropping the pages of
+	 * an earlier capture of the same name took milliseconds (4 ms for
+	 * 14 MB) of the application's vkCreateInstance */
+	int fd = open(out.path, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
+	out.f = fd < 0 ? NULL : fdopen(fd, "wb");
+	if (fd >= 0 && !out.f)
+		close(fd);
+	trace_error err;
+	trace_error_clear(&err);
+	if (!out.f) {
+		fprintf(stderr, "tracekit: cannot write %s: %s; the application runs untraced\n",
+			out.path, strerror(errno));
+		return;
+	}
+	out.w = trace_writer_open_file(out.f, out.path, &opt, &err);
+	if (!out.w) {
+		trace_error_print(&err, "tracekit", stderr);
+		fprintf(stderr, "tracekit: the application runs untraced\n");
+		fclose(out.f);
+		return;
+	}
+
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	exe[n > 0 ? n : 0] = 0;
+	size_t len = 0;
+	char *cmdline = read_file("/proc/self/cmdline", &len);
+	for (size_t i = 0; cmdline && len && i < len - 1; i++)
+		if (!cmdline[i])
+			cmdline[i] = ' ';
+	char pid[32];
+	snprintf(pid, sizeof(pid), "%ld", (long)getpid());
+	pthread_mutex_lock(&out.lock);
+	add_prop("api", "Vulkan");
+	add_prop("process.name", n > 0 ? exe : name);
+	add_prop("process.cmdline", cmdline ? cmdline : "");
+	add_prop("process.pid", pid);
+	add_prop("tracekit.layer.version", TRACE_TOOL_VERSION);
+	add_prop("tracekit.layer", TK_LAYER_NAME);
+	pthread_mutex_unlock(&out.lock);
+	free(cmdline);
+
+	sem_init(&out.flushed, 0, 0);
+	pthread_key_create(&spare_key, free_spare);
+	out.running = true;
+	atomic_store(&tracing, true);
+	if (pthread_create(&out.thread, NULL, writer_main, NULL) != 0) {
+		out.running = false;
+		atomic_store(&tracing, false);
+		fprintf(stderr, "tracekit: cannot start the writer thread; the application runs untraced\n");
+		return;
+	}
+	atexit(finish);
+	for (size_t i = 0; i < 5; i++) {
+		struct sigaction sa;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_fatal;
+		sigemptyset(&sa.sa_mask);
+		sa.sa_flags = SA_NODEFER;
+		sigaction(fatal_signals[i], &sa, &old_actions[i]);
+	}
+}
+
+void tk_output_start(void)
+{
+	pthread_once(&start_once, start);
+}
+
+void tk_output_describe(tk_device *dev)
+{
+	VkPhysicalDeviceProperties p;
+	dev->inst->disp.vkGetPhysicalDeviceProperties(dev->physical, &p);
+	const VkPhysicalDeviceMemoryProperties *m = &dev->memprops;
+	char buf[2048];
+	pthread_mutex_lock(&out.lock);
+	if (out.header_ready) {
+		pthread_mutex_unlock(&out.lock);
+		return;
+	}
+	add_prop("device.name", p.deviceName);
+	snprintf(buf, sizeof(buf), "0x%04x", p.vendorID);
+	add_prop("device.vendor", buf);
+	snprintf(buf, sizeof(buf), "0x%04x", p.deviceID);
+	add_prop("device.id", buf);
+	snprintf(buf, sizeof(buf), "%u", p.deviceType);
+	add_prop("device.type", buf);
+	snprintf(buf, sizeof(buf), "%u.%u.%u", VK_API_VERSION_MAJOR(p.apiVersion),
+		 VK_API_VERSION_MINOR(p.apiVersion), VK_API_VERSION_PATCH(p.apiVersion));
+	add_prop("device.api_version", buf);
+	snprintf(buf, sizeof(buf), "0x%08x", p.driverVersion);
+	add_prop("device.driver_version", buf);
+	size_t k = 0;
+	buf[0] = 0;
+	for (uint32_t i = 0; i < m->memoryHeapCount && k < sizeof(buf) - 64; i++)
+		k += snprintf(buf + k, sizeof(buf) - k, "%s%u: size %llu flags 0x%x", i ? "; " : "", i,
+			      (unsigned long long)m->memoryHeaps[i].size, m->memoryHeaps[i].flags);
+	add_prop("memory.heaps", buf);
+	k = 0;
+	buf[0] = 0;
+	for (uint32_t i = 0; i < m->memoryTypeCount && k < sizeof(buf) - 64; i++)
+		k += snprintf(buf + k, sizeof(buf) - k, "%s%u: heap %u flags 0x%x", i ? "; " : "", i,
+			      m->memoryTypes[i].heapIndex, m->memoryTypes[i].propertyFlags);
+	add_prop("memory.types", buf);
+	const VkPhysicalDeviceLimits *l = &p.limits;
+#define LIMIT(field, fmt, cast)                                        \
+	snprintf(buf, sizeof(buf), fmt, (cast)l->field);               \
+	add_prop("limits." #field, buf);
+	LIMIT(maxImageDimension2D, "%u", unsigned)
+	LIMIT(maxMemoryAllocationCount, "%u", unsigned)
+	LIMIT(maxUniformBufferRange, "%u", unsigned)
+	LIMIT(maxStorageBufferRange, "%u", unsigned)
+	LIMIT(bufferImageGranularity, "%llu", unsigned long long)
+	LIMIT(nonCoherentAtomSize, "%llu", unsigned long long)
+	LIMIT(minMemoryMapAlignment, "%llu", unsigned long long)
+	LIMIT(minUniformBufferOffsetAlignment, "%llu", unsigned long long)
+	LIMIT(timestampPeriod, "%g", double)
+#undef LIMIT
+	out.header_ready = true;
+	pthread_cond_signal(&out.more);
+	pthread_mutex_unlock(&out.lock);
+}
