@@ -45,7 +45,7 @@ typedef struct vec {
 
 
 
-static void vpush(vec *v, void *p)
+static void vec_push(vec *v, void *p)
 {
 	if (v->n == v->cap) {
 		v->cap = v->cap ? 2 * v->cap : 4;
@@ -54,7 +54,7 @@ static void vpush(vec *v, void *p)
 	v->v[v->n++] = p;
 }
 
-static bool vhas(const vec *v, const void *p)
+static bool vec_has(const vec *v, const void *p)
 {
 	for (uint32_t i = 0; i < v->n; i++)
 		if (v->v[i] == p)
@@ -62,7 +62,7 @@ static bool vhas(const vec *v, const void *p)
 	return false;
 }
 
-static void vfree(vec *v)
+static void vec_free(vec *v)
 {
 	free(v->v);
 	*v = (vec){0};
@@ -340,7 +340,7 @@ static void rec_unref(rec *r)
 /* Byte ranges. */
 
 /* The end of LEN bytes from OFF, or the object's end past 64 bits. */
-static uint64_t upto(uint64_t off, uint64_t len)
+static uint64_t span_upto(uint64_t off, uint64_t len)
 {
 	return len > UINT64_MAX - off ? UINT64_MAX : off + len;
 }
@@ -612,7 +612,7 @@ static void obj_shed(obj *o)
 {
 	for (uint32_t i = 0; i < o->writers.n; i++)
 		submit_unref(o->writers.v[i]);
-	vfree(&o->writers);
+	vec_free(&o->writers);
 	content_unref(o->cont);
 	o->cont = NULL;
 	recording_unref(o->cur);
@@ -621,7 +621,7 @@ static void obj_shed(obj *o)
 	o->reset = NULL;
 	for (uint32_t i = 0; i < o->storage.n; i++)
 		obj_unref(o->storage.v[i]);
-	vfree(&o->storage);
+	vec_free(&o->storage);
 }
 
 static void obj_unref(obj *o)
@@ -631,13 +631,13 @@ static void obj_unref(obj *o)
 	obj_shed(o);
 	for (uint32_t i = 0; i < o->recs.n; i++)
 		rec_unref(o->recs.v[i]);
-	vfree(&o->recs);
+	vec_free(&o->recs);
 	for (uint32_t i = 0; i < o->deps.n; i++)
 		obj_unref(o->deps.v[i]);
-	vfree(&o->deps);
+	vec_free(&o->deps);
 	obj_unref(o->owner);
 	obj_unref(o->target);
-	vfree(&o->views);
+	vec_free(&o->views);
 	free(o->att_layout);
 	free(o->tmpl);
 	spans_free(&o->rd);
@@ -650,10 +650,10 @@ static void obj_unref(obj *o)
 
 static void obj_dep(obj *o, obj *d)
 {
-	if (!d || d == o || vhas(&o->deps, d))
+	if (!d || d == o || vec_has(&o->deps, d))
 		return;
 	d->refs++;
-	vpush(&o->deps, d);
+	vec_push(&o->deps, d);
 }
 
 static obj *obj_new(trim *t, uint64_t handle, const vk_handle_info *h)
@@ -684,17 +684,17 @@ static void obj_kill(trim *t, obj *o, rec *r)
 }
 
 /* Every object that came from POOL ends with it. */
-static void kill_children(trim *t, obj *pool, rec *r)
+static void obj_kill_children(trim *t, obj *pool, rec *r)
 {
 	vec dead = {0};
 	for (size_t i = 0; i < t->objs.cap; i++) {
 		obj *o = t->objs.slot[i];
 		if (o && o->owner == pool)
-			vpush(&dead, o);
+			vec_push(&dead, o);
 	}
 	for (uint32_t i = 0; i < dead.n; i++)
 		obj_kill(t, dead.v[i], r);
-	vfree(&dead);
+	vec_free(&dead);
 }
 
 /* ------------------------------------------------------------------ */
@@ -706,13 +706,13 @@ static void recording_unref(recording *r)
 		return;
 	for (uint32_t i = 0; i < r->recs.n; i++)
 		rec_unref(r->recs.v[i]);
-	vfree(&r->recs);
+	vec_free(&r->recs);
 	for (uint32_t i = 0; i < r->deps.n; i++)
 		obj_unref(r->deps.v[i]);
-	vfree(&r->deps);
+	vec_free(&r->deps);
 	tmap_free(&r->seen);
-	vfree(&r->writes);
-	vfree(&r->discards);
+	vec_free(&r->writes);
+	vec_free(&r->discards);
 	rec_unref(r->reset);
 	free(r->lays);
 	breads_free(&r->reads);
@@ -726,7 +726,7 @@ static void recording_dep(recording *r, obj *o)
 		return;
 	tmap_put(&r->seen, o, 1);
 	o->refs++;
-	vpush(&r->deps, o);
+	vec_push(&r->deps, o);
 }
 
 static void recording_write(recording *r, obj *o, bool discard)
@@ -734,11 +734,11 @@ static void recording_write(recording *r, obj *o, bool discard)
 	if (!o)
 		return;
 	recording_dep(r, o);
-	if (vhas(&r->writes, o))
+	if (vec_has(&r->writes, o))
 		return;
-	vpush(&r->writes, o);
+	vec_push(&r->writes, o);
 	if (discard)
-		vpush(&r->discards, o);
+		vec_push(&r->discards, o);
 }
 
 static void recording_layout(recording *r, obj *o, int32_t expect, int32_t final)
@@ -765,7 +765,7 @@ static void submit_unref(submit *s)
 	obj_unref(s->queue);
 	for (uint32_t i = 0; i < s->recordings.n; i++)
 		recording_unref(s->recordings.v[i]);
-	vfree(&s->recordings);
+	vec_free(&s->recordings);
 	for (uint32_t i = 0; i < s->nsnaps; i++) {
 		obj_unref(s->snaps[i].o);
 		content_unref(s->snaps[i].c);
@@ -781,7 +781,7 @@ static void submit_unref(submit *s)
 /* ------------------------------------------------------------------ */
 /* Classifying functions. */
 
-static bool named(const char *n, const char *base)
+static bool trim_named(const char *n, const char *base)
 {
 	size_t k = strlen(base);
 	return !strncmp(n, base, k) && (!n[k] || !strcmp(n + k, "KHR") || !strcmp(n + k, "EXT"));
@@ -804,7 +804,7 @@ static bool query(const char *n, const vk_command_info *cmd)
 	if (cmd->action != VK_ACTION_USE)
 		return false;
 	for (size_t i = 0; i < sizeof(asked) / sizeof(*asked); i++)
-		if (named(n, asked[i]))
+		if (trim_named(n, asked[i]))
 			return true;
 	return !strncmp(n, "vkGetPhysicalDevice", 19) &&
 	       strncmp(n, "vkGetPhysicalDeviceMemoryProperties", 35);
@@ -821,33 +821,33 @@ static enum kind vk_kind(const char *n, const vk_command_info *cmd)
 		"vkGetSwapchainStatusKHR", "vkGetDeviceMemoryCommitment",
 		"vkGetInstanceProcAddr", "vkGetDeviceProcAddr",
 	};
-	if (named(n, "vkAcquireNextImage") || named(n, "vkAcquireNextImage2") ||
-	    named(n, "vkQueuePresent") || named(n, "vkQueueBindSparse"))
+	if (trim_named(n, "vkAcquireNextImage") || trim_named(n, "vkAcquireNextImage2") ||
+	    trim_named(n, "vkQueuePresent") || trim_named(n, "vkQueueBindSparse"))
 		return K_SYNC;
 	for (size_t i = 0; i < sizeof(drop) / sizeof(*drop); i++)
-		if (named(n, drop[i]))
+		if (trim_named(n, drop[i]))
 			return K_DROP;
 	if (query(n, cmd))
 		return K_DROP;
-	if (named(n, "vkQueueSubmit"))
+	if (trim_named(n, "vkQueueSubmit"))
 		return K_SUBMIT;
-	if (named(n, "vkQueueSubmit2"))
+	if (trim_named(n, "vkQueueSubmit2"))
 		return K_SUBMIT2;
-	if (named(n, "vkBeginCommandBuffer"))
+	if (trim_named(n, "vkBeginCommandBuffer"))
 		return K_BEGIN;
-	if (named(n, "vkEndCommandBuffer"))
+	if (trim_named(n, "vkEndCommandBuffer"))
 		return K_RECORD;
-	if (named(n, "vkResetCommandBuffer"))
+	if (trim_named(n, "vkResetCommandBuffer"))
 		return K_RESET_CB;
-	if (named(n, "vkResetCommandPool"))
+	if (trim_named(n, "vkResetCommandPool"))
 		return K_RESET_CMD_POOL;
-	if (named(n, "vkResetDescriptorPool"))
+	if (trim_named(n, "vkResetDescriptorPool"))
 		return K_RESET_DESC_POOL;
-	if (named(n, "vkResetFences"))
+	if (trim_named(n, "vkResetFences"))
 		return K_RESET_FENCES;
-	if (named(n, "vkSignalSemaphore"))
+	if (trim_named(n, "vkSignalSemaphore"))
 		return K_SIGNAL;
-	if (named(n, "vkUpdateDescriptorSets"))
+	if (trim_named(n, "vkUpdateDescriptorSets"))
 		return K_UPDATE_SETS;
 	switch (cmd->action) {
 	case VK_ACTION_CREATE:
@@ -860,7 +860,7 @@ static enum kind vk_kind(const char *n, const vk_command_info *cmd)
 	}
 }
 
-static enum kind vma_kind(const char *n)
+static enum kind trim_vma_kind(const char *n)
 {
 	if (!strcmp(n, "tracekit.time"))
 		return K_VMA_TIME;
@@ -884,7 +884,7 @@ static enum kind vma_kind(const char *n)
 	return K_VMA_GLOBAL;
 }
 
-static enum kind kind_of(trim *t, const trace_call *c, const vk_command_info **cmd)
+static enum kind trim_kind_of(trim *t, const trace_call *c, const vk_command_info **cmd)
 {
 	uint64_t v;
 	*cmd = NULL;
@@ -895,7 +895,7 @@ static enum kind kind_of(trim *t, const trace_call *c, const vk_command_info **c
 	const char *n = c->sig->name;
 	enum kind k = K_UNSEEN;
 	if (t->api == TRIM_VMA) {
-		k = vma_kind(n);
+		k = trim_vma_kind(n);
 	} else if (vk_is_update(n)) {
 		k = K_UPDATE;
 	} else if (!strncmp(n, "tracekit.", 9)) {
@@ -923,7 +923,7 @@ typedef struct finds {
 	uint32_t n, cap;
 } finds;
 
-static void find_fn(void *ctx, const vk_handle_info *h, uint64_t *value, bool top,
+static void finds_add(void *ctx, const vk_handle_info *h, uint64_t *value, bool top,
 		    const vk_field *f)
 {
 	finds *fs = ctx;
@@ -951,26 +951,26 @@ static struct {
 	const vk_handle_info *fence;
 	const vk_handle_info *queue;
 	const vk_handle_info *swapchain;
-} H;
+} trim_types;
 
-static void handles_init(void)
+static void trim_types_init(void)
 {
-	H.buffer = vk_handle_lookup("VkBuffer");
-	H.image = vk_handle_lookup("VkImage");
-	H.image_view = vk_handle_lookup("VkImageView");
-	H.buffer_view = vk_handle_lookup("VkBufferView");
-	H.descriptor_set = vk_handle_lookup("VkDescriptorSet");
-	H.descriptor_update_template = vk_handle_lookup("VkDescriptorUpdateTemplate");
-	H.command_buffer = vk_handle_lookup("VkCommandBuffer");
-	H.render_pass = vk_handle_lookup("VkRenderPass");
-	H.framebuffer = vk_handle_lookup("VkFramebuffer");
-	H.semaphore = vk_handle_lookup("VkSemaphore");
-	H.fence = vk_handle_lookup("VkFence");
-	H.queue = vk_handle_lookup("VkQueue");
-	H.swapchain = vk_handle_lookup("VkSwapchainKHR");
+	trim_types.buffer = vk_handle_lookup("VkBuffer");
+	trim_types.image = vk_handle_lookup("VkImage");
+	trim_types.image_view = vk_handle_lookup("VkImageView");
+	trim_types.buffer_view = vk_handle_lookup("VkBufferView");
+	trim_types.descriptor_set = vk_handle_lookup("VkDescriptorSet");
+	trim_types.descriptor_update_template = vk_handle_lookup("VkDescriptorUpdateTemplate");
+	trim_types.command_buffer = vk_handle_lookup("VkCommandBuffer");
+	trim_types.render_pass = vk_handle_lookup("VkRenderPass");
+	trim_types.framebuffer = vk_handle_lookup("VkFramebuffer");
+	trim_types.semaphore = vk_handle_lookup("VkSemaphore");
+	trim_types.fence = vk_handle_lookup("VkFence");
+	trim_types.queue = vk_handle_lookup("VkQueue");
+	trim_types.swapchain = vk_handle_lookup("VkSwapchainKHR");
 }
 
-static obj *lookup(trim *t, const vk_handle_info *h, uint64_t v)
+static obj *obj_lookup(trim *t, const vk_handle_info *h, uint64_t v)
 {
 	return omap_get(&t->objs, v, h);
 }
@@ -982,15 +982,15 @@ static const obj *template_of(trim *t, const trace_call *c, const vk_command_inf
 {
 	const char *n = cmd->sig.name;
 	uint64_t tmpl, v;
-	if (named(n, "vkUpdateDescriptorSetWithTemplate"))
+	if (trim_named(n, "vkUpdateDescriptorSetWithTemplate"))
 		tmpl = (uint64_t)((const vk_args_vkUpdateDescriptorSetWithTemplate *)args)
 			       ->descriptorUpdateTemplate;
-	else if (named(n, "vkCmdPushDescriptorSetWithTemplate"))
+	else if (trim_named(n, "vkCmdPushDescriptorSetWithTemplate"))
 		tmpl = (uint64_t)((const vk_args_vkCmdPushDescriptorSetWithTemplateKHR *)args)
 			       ->descriptorUpdateTemplate;
 	else
 		return NULL;
-	const obj *o = lookup(t, H.descriptor_update_template, tmpl);
+	const obj *o = obj_lookup(t, trim_types.descriptor_update_template, tmpl);
 	if (tmpl && tmap_get(&t->range_tmpl, (void *)(uintptr_t)tmpl, &v))
 		o = (const obj *)(uintptr_t)v;
 	if (!o || !o->tmpl)
@@ -1015,7 +1015,7 @@ static void template_handles(trim *t, const trace_call *c, const vk_command_info
 	/* the walker may write: it gets a copy */
 	void *copy = trace_arena_alloc(&t->scratch, v->len);
 	memcpy(copy, v->blob, v->len);
-	vk_walk_template_handles(o->tmpl, o->ntmpl, copy, v->len, find_fn, in);
+	vk_walk_template_handles(o->tmpl, o->ntmpl, copy, v->len, finds_add, in);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1064,19 +1064,19 @@ static void bsink_put(bsink *k, uint32_t binding, uint32_t elem, obj *o, uint64_
 static void buffer_info(trim *t, bsink *k, uint32_t binding, uint32_t elem, VkDescriptorType ty,
 			const VkDescriptorBufferInfo *bi)
 {
-	obj *o = lookup(t, H.buffer, (uint64_t)bi->buffer);
+	obj *o = obj_lookup(t, trim_types.buffer, (uint64_t)bi->buffer);
 	uint64_t off = bi->offset, end = UINT64_MAX;
 	if (ty == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER || ty == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC)
 		off = 0;
 	else if (ty == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER && bi->range != VK_WHOLE_SIZE)
-		end = upto(off, bi->range);
+		end = span_upto(off, bi->range);
 	bsink_put(k, binding, elem, o, off, end);
 }
 
 static void texel_view(trim *t, bsink *k, uint32_t binding, uint32_t elem, VkDescriptorType ty,
 		       VkBufferView view)
 {
-	obj *v = lookup(t, H.buffer_view, (uint64_t)view);
+	obj *v = obj_lookup(t, trim_types.buffer_view, (uint64_t)view);
 	if (!v || !v->target)
 		return;
 	if (ty == VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER)
@@ -1104,7 +1104,7 @@ static void write_reads(trim *t, bsink *k, const VkWriteDescriptorSet *w)
 				texel_view(t, k, w->dstBinding, elem, ty, w->pTexelBufferView[i]);
 			break;
 		default: /* images, samplers, inline blocks; acceleration
-			  * structures read their buffers whole (see host_use) */
+			  * structures read their buffers whole (see buffer_host_use) */
 			break;
 		}
 	}
@@ -1237,35 +1237,35 @@ static uint64_t copy_end(const obj *img, uint64_t off, uint32_t row, uint32_t he
 	/* past any real image (and past what the product below holds) */
 	if (!bytes_per || w > 65536 || h > 65536 || slices > 65536)
 		return UINT64_MAX;
-	return upto(off, ((w + bw - 1) / bw) * ((h + bh - 1) / bh) * bytes_per * slices);
+	return span_upto(off, ((w + bw - 1) / bw) * ((h + bh - 1) / bh) * bytes_per * slices);
 }
 
 static bool barrier_cmd(const char *n)
 {
-	return strstr(n, "Barrier") || named(n, "vkCmdWaitEvents") || named(n, "vkCmdWaitEvents2") ||
-	       named(n, "vkCmdSetEvent2");
+	return strstr(n, "Barrier") || trim_named(n, "vkCmdWaitEvents") ||
+	       trim_named(n, "vkCmdWaitEvents2") || trim_named(n, "vkCmdSetEvent2");
 }
 
 /* The vertex buffers a bind names, from their offsets (to their sizes,
  * if bound with them); false if N is no vertex buffer bind. */
 static bool vertex_reads(trim *t, const char *n, const void *args, breads *out)
 {
-	const vk_handle_info *hb = H.buffer;
+	const vk_handle_info *hb = trim_types.buffer;
 	if (!strcmp(n, "vkCmdBindVertexBuffers")) {
 		const vk_args_vkCmdBindVertexBuffers *a = args;
 		for (uint32_t i = 0; i < a->bindingCount && a->pBuffers && a->pOffsets; i++)
-			breads_add(out, lookup(t, hb, (uint64_t)a->pBuffers[i]), a->pOffsets[i],
+			breads_add(out, obj_lookup(t, hb, (uint64_t)a->pBuffers[i]), a->pOffsets[i],
 				   UINT64_MAX);
 		return true;
 	}
-	if (!named(n, "vkCmdBindVertexBuffers2"))
+	if (!trim_named(n, "vkCmdBindVertexBuffers2"))
 		return false;
 	const vk_args_vkCmdBindVertexBuffers2 *a = args;
 	for (uint32_t i = 0; i < a->bindingCount && a->pBuffers && a->pOffsets; i++) {
 		uint64_t off = a->pOffsets[i], end = UINT64_MAX;
 		if (a->pSizes && a->pSizes[i] != VK_WHOLE_SIZE)
-			end = upto(off, a->pSizes[i]);
-		breads_add(out, lookup(t, hb, (uint64_t)a->pBuffers[i]), off, end);
+			end = span_upto(off, a->pSizes[i]);
+		breads_add(out, obj_lookup(t, hb, (uint64_t)a->pBuffers[i]), off, end);
 	}
 	return true;
 }
@@ -1273,23 +1273,23 @@ static bool vertex_reads(trim *t, const char *n, const void *args, breads *out)
 /* The regions a copy from a buffer reads; false if N is no such copy. */
 static bool copy_reads(trim *t, const char *n, const void *args, breads *out)
 {
-	const vk_handle_info *hb = H.buffer;
+	const vk_handle_info *hb = trim_types.buffer;
 	if (!strcmp(n, "vkCmdCopyBuffer")) {
 		const vk_args_vkCmdCopyBuffer *a = args;
-		obj *o = lookup(t, hb, (uint64_t)a->srcBuffer);
+		obj *o = obj_lookup(t, hb, (uint64_t)a->srcBuffer);
 		for (uint32_t i = 0; i < a->regionCount; i++)
 			breads_add(out, o, a->pRegions[i].srcOffset,
-				   upto(a->pRegions[i].srcOffset, a->pRegions[i].size));
-	} else if (named(n, "vkCmdCopyBuffer2")) {
+				   span_upto(a->pRegions[i].srcOffset, a->pRegions[i].size));
+	} else if (trim_named(n, "vkCmdCopyBuffer2")) {
 		const VkCopyBufferInfo2 *ci = ((const vk_args_vkCmdCopyBuffer2 *)args)->pCopyBufferInfo;
-		obj *o = lookup(t, hb, (uint64_t)ci->srcBuffer);
+		obj *o = obj_lookup(t, hb, (uint64_t)ci->srcBuffer);
 		for (uint32_t i = 0; i < ci->regionCount; i++)
 			breads_add(out, o, ci->pRegions[i].srcOffset,
-				   upto(ci->pRegions[i].srcOffset, ci->pRegions[i].size));
+				   span_upto(ci->pRegions[i].srcOffset, ci->pRegions[i].size));
 	} else if (!strcmp(n, "vkCmdCopyBufferToImage")) {
 		const vk_args_vkCmdCopyBufferToImage *a = args;
-		obj *o = lookup(t, hb, (uint64_t)a->srcBuffer);
-		const obj *img = lookup(t, H.image, (uint64_t)a->dstImage);
+		obj *o = obj_lookup(t, hb, (uint64_t)a->srcBuffer);
+		const obj *img = obj_lookup(t, trim_types.image, (uint64_t)a->dstImage);
 		for (uint32_t i = 0; i < a->regionCount; i++) {
 			const VkBufferImageCopy *r = &a->pRegions[i];
 			breads_add(out, o, r->bufferOffset,
@@ -1297,11 +1297,11 @@ static bool copy_reads(trim *t, const char *n, const void *args, breads *out)
 					    r->bufferImageHeight, r->imageExtent,
 					    r->imageSubresource.layerCount));
 		}
-	} else if (named(n, "vkCmdCopyBufferToImage2")) {
+	} else if (trim_named(n, "vkCmdCopyBufferToImage2")) {
 		const VkCopyBufferToImageInfo2 *ci =
 			((const vk_args_vkCmdCopyBufferToImage2 *)args)->pCopyBufferToImageInfo;
-		obj *o = lookup(t, hb, (uint64_t)ci->srcBuffer);
-		const obj *img = lookup(t, H.image, (uint64_t)ci->dstImage);
+		obj *o = obj_lookup(t, hb, (uint64_t)ci->srcBuffer);
+		const obj *img = obj_lookup(t, trim_types.image, (uint64_t)ci->dstImage);
 		for (uint32_t i = 0; i < ci->regionCount; i++) {
 			const VkBufferImageCopy2 *r = &ci->pRegions[i];
 			breads_add(out, o, r->bufferOffset,
@@ -1327,20 +1327,20 @@ static void cmd_reads(trim *t, const trace_call *c, const vk_command_info *cmd, 
 	bsink k = {NULL, out};
 	if (barrier_cmd(n) || vertex_reads(t, n, args, out) || copy_reads(t, n, args, out))
 		return;
-	if (named(n, "vkCmdPushDescriptorSet")) {
+	if (trim_named(n, "vkCmdPushDescriptorSet")) {
 		const vk_args_vkCmdPushDescriptorSetKHR *a = args;
 		for (uint32_t i = 0; i < a->descriptorWriteCount; i++)
 			write_reads(t, &k, &a->pDescriptorWrites[i]);
 		return;
 	}
-	if (named(n, "vkCmdPushDescriptorSetWithTemplate")) {
+	if (trim_named(n, "vkCmdPushDescriptorSetWithTemplate")) {
 		template_reads(t, &k, c, cmd, args);
 		return;
 	}
 	for (uint32_t i = 0; i < in->n; i++) {
 		const found *f = &in->v[i];
 		const char *fn = f->f ? f->f->name : "";
-		if (f->h != H.buffer || !strncmp(fn, "dst", 3))
+		if (f->h != trim_types.buffer || !strncmp(fn, "dst", 3))
 			continue;
 		/* buffer, offset; countBuffer, countBufferOffset */
 		char at[64];
@@ -1349,7 +1349,7 @@ static void cmd_reads(trim *t, const trace_call *c, const vk_command_info *cmd, 
 		snprintf(at, sizeof(at), "%s%s", plain ? "" : fn, plain ? "offset" : "Offset");
 		if (!f->top || !param_u64(cmd, args, at, &off))
 			off = 0;
-		breads_add(out, lookup(t, H.buffer, f->value), off, UINT64_MAX);
+		breads_add(out, obj_lookup(t, trim_types.buffer, f->value), off, UINT64_MAX);
 	}
 }
 
@@ -1357,7 +1357,7 @@ static void cmd_reads(trim *t, const trace_call *c, const vk_command_info *cmd, 
  * binds, sizes or describes it reads nothing; any other (a device
  * address, an acceleration structure over it, a host copy) may read all
  * of it. */
-static void host_use(trim *t, const char *n, const finds *in)
+static void buffer_host_use(trim *t, const char *n, const finds *in)
 {
 	static const char *const harmless[] = {
 		"vkCreateBuffer", "vkDestroyBuffer", "vkBindBufferMemory", "vkGetBufferMemoryRequirements",
@@ -1367,8 +1367,8 @@ static void host_use(trim *t, const char *n, const finds *in)
 		if (!strncmp(n, harmless[i], strlen(harmless[i])))
 			return;
 	for (uint32_t i = 0; i < in->n; i++)
-		if (in->v[i].h == H.buffer) {
-			obj *o = lookup(t, H.buffer, in->v[i].value);
+		if (in->v[i].h == trim_types.buffer) {
+			obj *o = obj_lookup(t, trim_types.buffer, in->v[i].value);
 			if (o)
 				o->whole = true;
 		}
@@ -1377,23 +1377,23 @@ static void host_use(trim *t, const char *n, const finds *in)
 /* ------------------------------------------------------------------ */
 /* Before the range. */
 
-static void attach(obj *o, rec *r)
+static void obj_attach(obj *o, rec *r)
 {
-	if (!vhas(&o->recs, r))
-		vpush(&o->recs, rec_ref(r));
+	if (!vec_has(&o->recs, r))
+		vec_push(&o->recs, rec_ref(r));
 }
 
 /* R belongs to O: O keeps it, and everything it names. */
-static void attach_all(trim *t, obj *o, rec *r, const finds *in)
+static void obj_attach_all(trim *t, obj *o, rec *r, const finds *in)
 {
-	attach(o, r);
+	obj_attach(o, r);
 	for (uint32_t i = 0; i < in->n; i++)
-		obj_dep(o, lookup(t, in->v[i].h, in->v[i].value));
+		obj_dep(o, obj_lookup(t, in->v[i].h, in->v[i].value));
 }
 
-static void keep_global(trim *t, rec *r)
+static void trim_keep_global(trim *t, rec *r)
 {
-	vpush(&t->globals, rec_ref(r));
+	vec_push(&t->globals, rec_ref(r));
 	t->live_records++;
 }
 
@@ -1410,53 +1410,53 @@ static void storage_targets(trim *t, const VkWriteDescriptorSet *w, vec *out)
 {
 	if (!storage_type(w->descriptorType))
 		return;
-	const vk_handle_info *himg = H.image_view;
-	const vk_handle_info *hbuf = H.buffer;
-	const vk_handle_info *hbv = H.buffer_view;
+	const vk_handle_info *himg = trim_types.image_view;
+	const vk_handle_info *hbuf = trim_types.buffer;
+	const vk_handle_info *hbv = trim_types.buffer_view;
 	for (uint32_t i = 0; i < w->descriptorCount; i++) {
 		obj *o = NULL;
 		if (w->descriptorType == VK_DESCRIPTOR_TYPE_STORAGE_IMAGE && w->pImageInfo)
-			o = lookup(t, himg, (uint64_t)w->pImageInfo[i].imageView);
+			o = obj_lookup(t, himg, (uint64_t)w->pImageInfo[i].imageView);
 		else if (w->descriptorType == VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER &&
 			 w->pTexelBufferView)
-			o = lookup(t, hbv, (uint64_t)w->pTexelBufferView[i]);
+			o = obj_lookup(t, hbv, (uint64_t)w->pTexelBufferView[i]);
 		else if (w->pBufferInfo)
-			o = lookup(t, hbuf, (uint64_t)w->pBufferInfo[i].buffer);
+			o = obj_lookup(t, hbuf, (uint64_t)w->pBufferInfo[i].buffer);
 		if (o && o->target)
 			o = o->target;
-		if (o && !vhas(out, o))
-			vpush(out, o);
+		if (o && !vec_has(out, o))
+			vec_push(out, o);
 	}
 }
 
 static void update_sets(trim *t, rec *r, const void *args, const finds *in)
 {
 	const vk_args_vkUpdateDescriptorSets *a = args;
-	const vk_handle_info *hset = H.descriptor_set;
+	const vk_handle_info *hset = trim_types.descriptor_set;
 	for (uint32_t i = 0; i < a->descriptorWriteCount; i++) {
-		obj *s = lookup(t, hset, (uint64_t)a->pDescriptorWrites[i].dstSet);
+		obj *s = obj_lookup(t, hset, (uint64_t)a->pDescriptorWrites[i].dstSet);
 		if (!s)
 			continue;
-		attach_all(t, s, r, in);
+		obj_attach_all(t, s, r, in);
 		bsink sk = {s, NULL};
 		write_reads(t, &sk, &a->pDescriptorWrites[i]);
 		vec st = {0};
 		storage_targets(t, &a->pDescriptorWrites[i], &st);
 		for (uint32_t k = 0; k < st.n; k++) {
 			obj *o = st.v[k];
-			if (!vhas(&s->storage, o)) {
+			if (!vec_has(&s->storage, o)) {
 				o->refs++;
-				vpush(&s->storage, o);
+				vec_push(&s->storage, o);
 			}
 		}
-		vfree(&st);
+		vec_free(&st);
 	}
 	for (uint32_t i = 0; i < a->descriptorCopyCount; i++) {
-		obj *s = lookup(t, hset, (uint64_t)a->pDescriptorCopies[i].dstSet);
-		obj *from = lookup(t, hset, (uint64_t)a->pDescriptorCopies[i].srcSet);
+		obj *s = obj_lookup(t, hset, (uint64_t)a->pDescriptorCopies[i].dstSet);
+		obj *from = obj_lookup(t, hset, (uint64_t)a->pDescriptorCopies[i].srcSet);
 		if (!s)
 			continue;
-		attach_all(t, s, r, in);
+		obj_attach_all(t, s, r, in);
 		/* which it copies matters little: all of them, for good */
 		for (uint32_t k = 0; from && from != s && k < from->nbd; k++)
 			set_bdesc(s, UINT32_MAX, 0, from->bd[k].r.o, from->bd[k].r.off,
@@ -1481,7 +1481,7 @@ static VkImageAspectFlags aspect_of(VkFormat f)
 
 /* Whether a load op drops what the attachment held: CLEAR and DONT_CARE
  * do; LOAD reads it, NONE keeps it. */
-static bool load_discards(VkAttachmentLoadOp op)
+static bool load_op_discards(VkAttachmentLoadOp op)
 {
 	return op == VK_ATTACHMENT_LOAD_OP_CLEAR || op == VK_ATTACHMENT_LOAD_OP_DONT_CARE;
 }
@@ -1494,7 +1494,7 @@ static void attachment(obj *o, uint32_t i, VkImageLayout initial, VkImageLayout 
 	o->att_layout[2 * i] = initial;
 	o->att_layout[2 * i + 1] = final;
 	if (i < 32 && (initial == VK_IMAGE_LAYOUT_UNDEFINED ||
-		       (load_discards(load) && load_discards(stencil_load))))
+		       (load_op_discards(load) && load_op_discards(stencil_load))))
 		o->discard |= 1u << i;
 }
 
@@ -1521,18 +1521,18 @@ static void created(trim *t, obj *o, const char *n, const void *args)
 		o->device = (uint64_t)(uintptr_t)a->device;
 	} else if (!strcmp(n, "vkCreateImageView")) {
 		const vk_args_vkCreateImageView *a = args;
-		o->target = lookup(t, H.image, (uint64_t)a->pCreateInfo->image);
+		o->target = obj_lookup(t, trim_types.image, (uint64_t)a->pCreateInfo->image);
 	} else if (!strcmp(n, "vkCreateBufferView")) {
 		const VkBufferViewCreateInfo *ci = ((const vk_args_vkCreateBufferView *)args)->pCreateInfo;
-		o->target = lookup(t, H.buffer, (uint64_t)ci->buffer);
+		o->target = obj_lookup(t, trim_types.buffer, (uint64_t)ci->buffer);
 		o->voff = ci->offset;
-		o->vend = ci->range == VK_WHOLE_SIZE ? UINT64_MAX : upto(ci->offset, ci->range);
+		o->vend = ci->range == VK_WHOLE_SIZE ? UINT64_MAX : span_upto(ci->offset, ci->range);
 	} else if (!strcmp(n, "vkCreateFramebuffer")) {
 		const VkFramebufferCreateInfo *ci = ((const vk_args_vkCreateFramebuffer *)args)->pCreateInfo;
-		const vk_handle_info *hv = H.image_view;
+		const vk_handle_info *hv = trim_types.image_view;
 		if (!(ci->flags & VK_FRAMEBUFFER_CREATE_IMAGELESS_BIT))
 			for (uint32_t i = 0; i < ci->attachmentCount && ci->pAttachments; i++)
-				vpush(&o->views, lookup(t, hv, (uint64_t)ci->pAttachments[i]));
+				vec_push(&o->views, obj_lookup(t, hv, (uint64_t)ci->pAttachments[i]));
 	} else if (!strcmp(n, "vkCreateRenderPass")) {
 		const VkRenderPassCreateInfo *ci = ((const vk_args_vkCreateRenderPass *)args)->pCreateInfo;
 		o->natt = ci->attachmentCount;
@@ -1541,7 +1541,7 @@ static void created(trim *t, obj *o, const char *n, const void *args)
 			const VkAttachmentDescription *d = &ci->pAttachments[i];
 			attachment(o, i, d->initialLayout, d->finalLayout, d->loadOp, d->stencilLoadOp);
 		}
-	} else if (named(n, "vkCreateRenderPass2")) {
+	} else if (trim_named(n, "vkCreateRenderPass2")) {
 		const VkRenderPassCreateInfo2 *ci = ((const vk_args_vkCreateRenderPass2 *)args)->pCreateInfo;
 		o->natt = ci->attachmentCount;
 		o->att_layout = trace_xcalloc(2 * o->natt, sizeof(*o->att_layout));
@@ -1549,7 +1549,7 @@ static void created(trim *t, obj *o, const char *n, const void *args)
 			const VkAttachmentDescription2 *d = &ci->pAttachments[i];
 			attachment(o, i, d->initialLayout, d->finalLayout, d->loadOp, d->stencilLoadOp);
 		}
-	} else if (named(n, "vkCreateDescriptorUpdateTemplate")) {
+	} else if (trim_named(n, "vkCreateDescriptorUpdateTemplate")) {
 		const VkDescriptorUpdateTemplateCreateInfo *ci =
 			((const vk_args_vkCreateDescriptorUpdateTemplate *)args)->pCreateInfo;
 		o->ntmpl = ci->descriptorUpdateEntryCount;
@@ -1566,11 +1566,11 @@ static void created(trim *t, obj *o, const char *n, const void *args)
 static void create(trim *t, rec *r, const vk_command_info *cmd, const void *args, const finds *in)
 {
 	finds out = {0};
-	vk_walk_handles(cmd, (void *)args, true, find_fn, &out);
+	vk_walk_handles(cmd, (void *)args, true, finds_add, &out);
 	const char *n = cmd->sig.name;
 	if (!out.n) {
 		/* a count query: the call that fills comes next */
-		keep_global(t, r);
+		trim_keep_global(t, r);
 		free(out.v);
 		return;
 	}
@@ -1578,15 +1578,15 @@ static void create(trim *t, rec *r, const vk_command_info *cmd, const void *args
 	if (cmd->action == VK_ACTION_ALLOCATE)
 		for (uint32_t i = 0; i < in->n && !owner; i++)
 			if (in->v[i].h && strstr(in->v[i].h->name, "Pool"))
-				owner = lookup(t, in->v[i].h, in->v[i].value);
+				owner = obj_lookup(t, in->v[i].h, in->v[i].value);
 	for (uint32_t i = 0; i < out.n; i++) {
-		obj *o = lookup(t, out.v[i].h, out.v[i].value);
+		obj *o = obj_lookup(t, out.v[i].h, out.v[i].value);
 		if (o && cmd->action == VK_ACTION_GET)
 			continue; /* asked again: the first answer made it */
 		if (o) /* a handle reused without a destroy we saw */
 			obj_kill(t, o, NULL);
 		o = obj_new(t, out.v[i].value, out.v[i].h);
-		attach_all(t, o, r, in);
+		obj_attach_all(t, o, r, in);
 		if (owner) {
 			owner->refs++;
 			o->owner = owner;
@@ -1598,7 +1598,7 @@ static void create(trim *t, rec *r, const vk_command_info *cmd, const void *args
 	}
 	if (!strcmp(n, "vkCreateSemaphore")) {
 		const vk_args_vkCreateSemaphore *a = args;
-		obj *o = lookup(t, out.v[0].h, out.v[0].value);
+		obj *o = obj_lookup(t, out.v[0].h, out.v[0].value);
 		for (const VkBaseInStructure *p = a->pCreateInfo->pNext; p; p = p->pNext)
 			if (p->sType == VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO) {
 				const VkSemaphoreTypeCreateInfo *ty = (const void *)p;
@@ -1610,8 +1610,8 @@ static void create(trim *t, rec *r, const vk_command_info *cmd, const void *args
 		o->device = (uint64_t)(uintptr_t)a->device;
 	}
 	if (!strcmp(n, "vkCreateFence") || (!strcmp(n, "vkCreateSemaphore") &&
-					    lookup(t, out.v[0].h, out.v[0].value)->timeline))
-		r->fixup = lookup(t, out.v[0].h, out.v[0].value);
+					    obj_lookup(t, out.v[0].h, out.v[0].value)->timeline))
+		r->fixup = obj_lookup(t, out.v[0].h, out.v[0].value);
 	free(out.v);
 }
 
@@ -1620,20 +1620,20 @@ static void destroy(trim *t, rec *r, const vk_command_info *cmd, const finds *in
 	for (uint32_t i = 0; i < in->n; i++) {
 		if (in->v[i].h != cmd->object)
 			continue;
-		obj *o = lookup(t, in->v[i].h, in->v[i].value);
+		obj *o = obj_lookup(t, in->v[i].h, in->v[i].value);
 		if (!o)
 			continue;
 		if (strstr(o->h->name, "Pool"))
-			kill_children(t, o, r);
+			obj_kill_children(t, o, r);
 		obj_kill(t, o, r);
 	}
 }
 
 /* The command buffer a vkCmd* (or begin, end, reset) names first. */
-static obj *command_buffer(trim *t, const finds *in)
+static obj *finds_command_buffer(trim *t, const finds *in)
 {
-	if (in->n && in->v[0].top && in->v[0].h == H.command_buffer)
-		return lookup(t, in->v[0].h, in->v[0].value);
+	if (in->n && in->v[0].top && in->v[0].h == trim_types.command_buffer)
+		return obj_lookup(t, in->v[0].h, in->v[0].value);
 	return NULL;
 }
 
@@ -1658,19 +1658,19 @@ typedef void (*image_fn)(void *ctx, obj *img, bool write, bool discard, int32_t 
 /* The images a render pass instance writes, and which it discards. */
 static void render_pass_images(trim *t, const VkRenderPassBeginInfo *bi, image_fn fn, void *ctx)
 {
-	obj *rp = lookup(t, H.render_pass, (uint64_t)bi->renderPass);
-	obj *fb = lookup(t, H.framebuffer, (uint64_t)bi->framebuffer);
+	obj *rp = obj_lookup(t, trim_types.render_pass, (uint64_t)bi->renderPass);
+	obj *fb = obj_lookup(t, trim_types.framebuffer, (uint64_t)bi->framebuffer);
 	if (!fb)
 		return;
-	const vk_handle_info *hv = H.image_view;
+	const vk_handle_info *hv = trim_types.image_view;
 	vec views = {0};
 	for (uint32_t i = 0; i < fb->views.n; i++)
-		vpush(&views, fb->views.v[i]);
+		vec_push(&views, fb->views.v[i]);
 	for (const VkBaseInStructure *p = bi->pNext; p; p = p->pNext)
 		if (p->sType == VK_STRUCTURE_TYPE_RENDER_PASS_ATTACHMENT_BEGIN_INFO) {
 			const VkRenderPassAttachmentBeginInfo *ab = (const void *)p;
 			for (uint32_t i = 0; i < ab->attachmentCount; i++)
-				vpush(&views, lookup(t, hv, (uint64_t)ab->pAttachments[i]));
+				vec_push(&views, obj_lookup(t, hv, (uint64_t)ab->pAttachments[i]));
 		}
 	for (uint32_t i = 0; i < views.n; i++) {
 		obj *v = views.v[i];
@@ -1680,12 +1680,12 @@ static void render_pass_images(trim *t, const VkRenderPassBeginInfo *bi, image_f
 		fn(ctx, v->target, true, rp && i < 32 && (rp->discard >> i & 1),
 		   known ? rp->att_layout[2 * i] : -1, known ? rp->att_layout[2 * i + 1] : -1);
 	}
-	vfree(&views);
+	vec_free(&views);
 }
 
 static void rendering_images(trim *t, const VkRenderingInfo *ri, image_fn fn, void *ctx)
 {
-	const vk_handle_info *hv = H.image_view;
+	const vk_handle_info *hv = trim_types.image_view;
 	const VkRenderingAttachmentInfo *att[34];
 	uint32_t n = 0;
 	for (uint32_t i = 0; i < ri->colorAttachmentCount && n < 32; i++)
@@ -1695,11 +1695,11 @@ static void rendering_images(trim *t, const VkRenderingInfo *ri, image_fn fn, vo
 	if (ri->pStencilAttachment)
 		att[n++] = ri->pStencilAttachment;
 	for (uint32_t i = 0; i < n; i++) {
-		obj *v = lookup(t, hv, (uint64_t)att[i]->imageView);
+		obj *v = obj_lookup(t, hv, (uint64_t)att[i]->imageView);
 		if (v && v->target)
-			fn(ctx, v->target, true, load_discards(att[i]->loadOp), att[i]->imageLayout,
+			fn(ctx, v->target, true, load_op_discards(att[i]->loadOp), att[i]->imageLayout,
 			   att[i]->imageLayout);
-		v = lookup(t, hv, (uint64_t)att[i]->resolveImageView);
+		v = obj_lookup(t, hv, (uint64_t)att[i]->resolveImageView);
 		if (v && v->target)
 			fn(ctx, v->target, true, false, att[i]->resolveImageLayout,
 			   att[i]->resolveImageLayout);
@@ -1719,28 +1719,28 @@ static void barrier_image(obj *o, VkImageLayout from, VkImageLayout to, image_fn
  * barriers, render passes. */
 static void command_images(trim *t, const char *n, const void *args, image_fn fn, void *ctx)
 {
-	const vk_handle_info *hi = H.image;
+	const vk_handle_info *hi = trim_types.image;
 	if (!strcmp(n, "vkCmdPipelineBarrier")) {
 		const vk_args_vkCmdPipelineBarrier *a = args;
 		for (uint32_t i = 0; i < a->imageMemoryBarrierCount; i++) {
 			const VkImageMemoryBarrier *b = &a->pImageMemoryBarriers[i];
-			barrier_image(lookup(t, hi, (uint64_t)b->image), b->oldLayout, b->newLayout,
+			barrier_image(obj_lookup(t, hi, (uint64_t)b->image), b->oldLayout, b->newLayout,
 				      fn, ctx);
 		}
-	} else if (named(n, "vkCmdPipelineBarrier2")) {
+	} else if (trim_named(n, "vkCmdPipelineBarrier2")) {
 		const VkDependencyInfo *d = ((const vk_args_vkCmdPipelineBarrier2 *)args)->pDependencyInfo;
 		for (uint32_t i = 0; i < d->imageMemoryBarrierCount; i++) {
 			const VkImageMemoryBarrier2 *b = &d->pImageMemoryBarriers[i];
-			barrier_image(lookup(t, hi, (uint64_t)b->image), b->oldLayout, b->newLayout,
+			barrier_image(obj_lookup(t, hi, (uint64_t)b->image), b->oldLayout, b->newLayout,
 				      fn, ctx);
 		}
 	} else if (!strcmp(n, "vkCmdBeginRenderPass")) {
 		render_pass_images(t, ((const vk_args_vkCmdBeginRenderPass *)args)->pRenderPassBegin,
 				   fn, ctx);
-	} else if (named(n, "vkCmdBeginRenderPass2")) {
+	} else if (trim_named(n, "vkCmdBeginRenderPass2")) {
 		render_pass_images(t, ((const vk_args_vkCmdBeginRenderPass2 *)args)->pRenderPassBegin,
 				   fn, ctx);
-	} else if (named(n, "vkCmdBeginRendering")) {
+	} else if (trim_named(n, "vkCmdBeginRendering")) {
 		rendering_images(t, ((const vk_args_vkCmdBeginRendering *)args)->pRenderingInfo, fn,
 				 ctx);
 	}
@@ -1762,42 +1762,42 @@ static void recording_image(void *ctx, obj *o, bool write, bool discard, int32_t
 static void record_special(trim *t, recording *rc, const char *n, const void *args)
 {
 	command_images(t, n, args, recording_image, rc);
-	if (named(n, "vkCmdPushDescriptorSet")) {
+	if (trim_named(n, "vkCmdPushDescriptorSet")) {
 		const vk_args_vkCmdPushDescriptorSetKHR *a = args;
 		vec st = {0};
 		for (uint32_t i = 0; i < a->descriptorWriteCount; i++)
 			storage_targets(t, &a->pDescriptorWrites[i], &st);
 		for (uint32_t i = 0; i < st.n; i++)
 			recording_write(rc, st.v[i], false);
-		vfree(&st);
+		vec_free(&st);
 	}
 }
 
 /* A command recorded: what it names, what it writes. */
 static void record(trim *t, rec *r, const vk_command_info *cmd, const void *args, const finds *in)
 {
-	obj *cb = command_buffer(t, in);
+	obj *cb = finds_command_buffer(t, in);
 	if (!cb)
 		return;
 	recording *rc = cb->cur ? cb->cur : recording_new(cb);
-	vpush(&rc->recs, rec_ref(r));
+	vec_push(&rc->recs, rec_ref(r));
 	t->live_records++;
 	const char *n = cmd->sig.name;
 	record_special(t, rc, n, args);
 	cmd_reads(t, &r->c, cmd, args, in, &rc->reads);
 	for (uint32_t i = 1; i < in->n; i++) {
 		const found *f = &in->v[i];
-		obj *o = lookup(t, f->h, f->value);
+		obj *o = obj_lookup(t, f->h, f->value);
 		if (!o)
 			continue;
 		recording_dep(rc, o);
 		const char *fn = f->f ? f->f->name : "";
-		if (f->h == H.buffer && !strncmp(fn, "dst", 3))
+		if (f->h == trim_types.buffer && !strncmp(fn, "dst", 3))
 			recording_write(rc, o, false);
-		else if (f->h == H.image &&
+		else if (f->h == trim_types.image &&
 			 (!strcmp(fn, "dstImage") || (f->top && !strcmp(fn, "image"))))
 			recording_write(rc, o, false);
-		else if (f->h == H.descriptor_set)
+		else if (f->h == trim_types.descriptor_set)
 			for (uint32_t k = 0; k < o->storage.n; k++)
 				recording_write(rc, o->storage.v[k], false);
 	}
@@ -1811,8 +1811,8 @@ static void reach(trim *t, obj *o, vec *out)
 		return;
 	o->stamp = t->stamp;
 	if (o->cont || o->layout >= 0)
-		vpush(out, o);
-	if (o->h == H.descriptor_set || o->h == H.framebuffer)
+		vec_push(out, o);
+	if (o->h == trim_types.descriptor_set || o->h == trim_types.framebuffer)
 		for (uint32_t i = 0; i < o->deps.n; i++)
 			reach(t, o->deps.v[i], out);
 	if (o->target)
@@ -1822,19 +1822,19 @@ static void reach(trim *t, obj *o, vec *out)
 /* The buffer bytes the descriptor sets RC binds hold now, into OUT; with
  * SECONDARIES, those of the secondary command buffers it executes too
  * (their own reads as well). */
-static void set_reads(trim *t, const recording *rc, breads *out, bool secondaries)
+static void recording_set_reads(trim *t, const recording *rc, breads *out, bool secondaries)
 {
 	for (uint32_t i = 0; i < rc->deps.n; i++) {
 		const obj *o = rc->deps.v[i];
-		if (o->h == H.descriptor_set) {
+		if (o->h == trim_types.descriptor_set) {
 			for (uint32_t k = 0; k < o->nbd; k++)
 				breads_add(out, o->bd[k].r.o, o->bd[k].r.off, o->bd[k].r.end);
-		} else if (secondaries && i > 0 && o->h == H.command_buffer && o->cur) {
+		} else if (secondaries && i > 0 && o->h == trim_types.command_buffer && o->cur) {
 			const recording *sec = o->cur;
 			for (uint32_t k = 0; k < sec->reads.n; k++)
 				breads_add(out, sec->reads.v[k].o, sec->reads.v[k].off,
 					   sec->reads.v[k].end);
-			set_reads(t, sec, out, false);
+			recording_set_reads(t, sec, out, false);
 		}
 	}
 }
@@ -1845,7 +1845,7 @@ static bool supersedes(const submit *s, const submit *old, const obj *o)
 {
 	for (uint32_t i = 0; i < old->recordings.n; i++) {
 		const recording *r = old->recordings.v[i];
-		if (vhas(&r->writes, o) && !vhas(&s->recordings, r))
+		if (vec_has(&r->writes, o) && !vec_has(&s->recordings, r))
 			return false;
 	}
 	return true;
@@ -1863,12 +1863,12 @@ static void add_writer(obj *o, submit *s, bool discard)
 	}
 	o->writers.n = k;
 	s->refs++;
-	vpush(&o->writers, s);
+	vec_push(&o->writers, s);
 }
 
 static void timeline_signal(trim *t, uint64_t sem, uint64_t value)
 {
-	obj *o = lookup(t, H.semaphore, sem);
+	obj *o = obj_lookup(t, trim_types.semaphore, sem);
 	if (o && o->timeline && value > o->value)
 		o->value = value;
 }
@@ -1877,7 +1877,7 @@ static void timeline_signal(trim *t, uint64_t sem, uint64_t value)
  * takes VALUE, a binary one holds a signal until something waits. */
 static void semaphore_signal(trim *t, uint64_t sem, uint64_t value, uint64_t queue)
 {
-	obj *o = lookup(t, H.semaphore, sem);
+	obj *o = obj_lookup(t, trim_types.semaphore, sem);
 	if (o && o->timeline) {
 		timeline_signal(t, sem, value);
 	} else if (o) {
@@ -1890,14 +1890,14 @@ static void semaphore_signal(trim *t, uint64_t sem, uint64_t value, uint64_t que
  * value. */
 static void semaphore_wait(trim *t, uint64_t sem)
 {
-	obj *o = lookup(t, H.semaphore, sem);
+	obj *o = obj_lookup(t, trim_types.semaphore, sem);
 	if (o && !o->timeline)
 		o->pending = false;
 }
 
 static void fence_signal(trim *t, uint64_t fence)
 {
-	obj *o = lookup(t, H.fence, fence);
+	obj *o = obj_lookup(t, trim_types.fence, fence);
 	if (o)
 		o->fence = 1;
 }
@@ -1959,19 +1959,19 @@ static void submit_sync(trim *t, enum kind k, const void *args)
  * signal or wait for.  An acquire that got no image signals nothing. */
 static void sync_call(trim *t, const char *n, const void *args)
 {
-	if (named(n, "vkAcquireNextImage")) {
+	if (trim_named(n, "vkAcquireNextImage")) {
 		const vk_args_vkAcquireNextImageKHR *a = args;
 		if (a->result != VK_SUCCESS && a->result != VK_SUBOPTIMAL_KHR)
 			return;
 		semaphore_signal(t, (uint64_t)a->semaphore, 0, 0);
 		fence_signal(t, (uint64_t)a->fence);
-	} else if (named(n, "vkAcquireNextImage2")) {
+	} else if (trim_named(n, "vkAcquireNextImage2")) {
 		const vk_args_vkAcquireNextImage2KHR *a = args;
 		if (!a->pAcquireInfo || (a->result != VK_SUCCESS && a->result != VK_SUBOPTIMAL_KHR))
 			return;
 		semaphore_signal(t, (uint64_t)a->pAcquireInfo->semaphore, 0, 0);
 		fence_signal(t, (uint64_t)a->pAcquireInfo->fence);
-	} else if (named(n, "vkQueuePresent")) {
+	} else if (trim_named(n, "vkQueuePresent")) {
 		const VkPresentInfoKHR *pi = ((const vk_args_vkQueuePresentKHR *)args)->pPresentInfo;
 		if (!pi)
 			return;
@@ -1983,7 +1983,7 @@ static void sync_call(trim *t, const char *n, const void *args)
 				for (uint32_t j = 0; f->pFences && j < f->swapchainCount; j++)
 					fence_signal(t, (uint64_t)f->pFences[j]);
 			}
-	} else if (named(n, "vkQueueBindSparse")) {
+	} else if (trim_named(n, "vkQueueBindSparse")) {
 		const vk_args_vkQueueBindSparse *a = args;
 		for (uint32_t i = 0; a->pBindInfo && i < a->bindInfoCount; i++) {
 			const VkBindSparseInfo *bi = &a->pBindInfo[i];
@@ -2000,23 +2000,23 @@ static void sync_call(trim *t, const char *n, const void *args)
  * remember. */
 static void queue_submit(trim *t, rec *r, enum kind k, const void *args, const finds *in)
 {
-	const vk_handle_info *hcb = H.command_buffer;
+	const vk_handle_info *hcb = trim_types.command_buffer;
 	submit *s = trace_xcalloc(1, sizeof(*s));
 	s->refs = 1;
 	s->r = rec_ref(r);
 	r->sub = s;
 	if (in->n && in->v[0].top) {
-		s->queue = lookup(t, in->v[0].h, in->v[0].value);
+		s->queue = obj_lookup(t, in->v[0].h, in->v[0].value);
 		if (s->queue)
 			s->queue->refs++;
 	}
 	for (uint32_t i = 0; i < in->n; i++) {
 		if (in->v[i].h != hcb)
 			continue;
-		obj *cb = lookup(t, hcb, in->v[i].value);
-		if (cb && cb->cur && !vhas(&s->recordings, cb->cur)) {
+		obj *cb = obj_lookup(t, hcb, in->v[i].value);
+		if (cb && cb->cur && !vec_has(&s->recordings, cb->cur)) {
 			cb->cur->refs++;
-			vpush(&s->recordings, cb->cur);
+			vec_push(&s->recordings, cb->cur);
 		}
 	}
 	submit_sync(t, k, args);
@@ -2046,15 +2046,15 @@ static void queue_submit(trim *t, rec *r, enum kind k, const void *args, const f
 				s->before[s->nbefore++] = (lay){o, o->layout, o->layout};
 			}
 		}
-		vfree(&seen);
+		vec_free(&seen);
 		for (uint32_t i = 0; i < s->recordings.n; i++)
-			set_reads(t, s->recordings.v[i], &s->reads, true);
+			recording_set_reads(t, s->recordings.v[i], &s->reads, true);
 		for (uint32_t i = 0; i < s->recordings.n; i++) {
 			recording *rc = s->recordings.v[i];
 			for (uint32_t j = 0; j < rc->writes.n; j++) {
 				obj *o = rc->writes.v[j];
 				if (o->alive)
-					add_writer(o, s, vhas(&rc->discards, o));
+					add_writer(o, s, vec_has(&rc->discards, o));
 			}
 		}
 	}
@@ -2119,14 +2119,14 @@ static void content_update(obj *o, const vk_update *u)
 	free(x.known);
 }
 
-static int update(trim *t, const trace_call *c)
+static int content_track(trim *t, const trace_call *c)
 {
 	vk_update u;
 	if (vk_update_read(c, &u, t->err) < 0)
 		return -1;
-	obj *o = lookup(t, H.buffer, u.object);
+	obj *o = obj_lookup(t, trim_types.buffer, u.object);
 	if (!o)
-		o = lookup(t, H.image, u.object);
+		o = obj_lookup(t, trim_types.image, u.object);
 	if (o)
 		content_update(o, &u);
 	return 0;
@@ -2142,9 +2142,9 @@ static void other(trim *t, rec *r, const vk_command_info *cmd, const finds *in)
 	if (cmd->object && !cmd->object->dispatchable) {
 		for (uint32_t i = 0; i < in->n; i++)
 			if (in->v[i].h == cmd->object) {
-				obj *o = lookup(t, in->v[i].h, in->v[i].value);
+				obj *o = obj_lookup(t, in->v[i].h, in->v[i].value);
 				if (o) {
-					attach_all(t, o, r, in);
+					obj_attach_all(t, o, r, in);
 					attached = true;
 				}
 			}
@@ -2154,16 +2154,16 @@ static void other(trim *t, rec *r, const vk_command_info *cmd, const finds *in)
 		for (uint32_t i = 0; i < in->n; i++) {
 			if (!in->v[i].h || in->v[i].h->dispatchable || (ty && in->v[i].h != ty))
 				continue;
-			obj *o = lookup(t, in->v[i].h, in->v[i].value);
+			obj *o = obj_lookup(t, in->v[i].h, in->v[i].value);
 			if (o) {
 				ty = o->h;
-				attach_all(t, o, r, in);
+				obj_attach_all(t, o, r, in);
 				attached = true;
 			}
 		}
 	}
 	if (!attached)
-		keep_global(t, r);
+		trim_keep_global(t, r);
 	else
 		t->live_records++;
 }
@@ -2173,7 +2173,7 @@ static int vk_before(trim *t, const trace_call *c, enum kind k, const vk_command
 	if (k == K_DROP)
 		return 0;
 	if (k == K_UPDATE)
-		return update(t, c);
+		return content_track(t, c);
 	trace_arena_reset(&t->scratch);
 	void *args = trace_arena_alloc(&t->scratch, cmd->args_size);
 	if (vk_decode_args(cmd, c, &t->scratch, args, t->err) < 0)
@@ -2183,15 +2183,15 @@ static int vk_before(trim *t, const trace_call *c, enum kind k, const vk_command
 		return 0;
 	}
 	finds in = {0};
-	vk_walk_handles(cmd, args, false, find_fn, &in);
+	vk_walk_handles(cmd, args, false, finds_add, &in);
 	template_handles(t, c, cmd, args, &in);
-	host_use(t, cmd->sig.name, &in);
+	buffer_host_use(t, cmd->sig.name, &in);
 	rec *r = rec_new(c);
 	switch (k) {
 	case K_CREATE: create(t, r, cmd, args, &in); break;
 	case K_DESTROY: destroy(t, r, cmd, &in); break;
 	case K_BEGIN: {
-		obj *cb = command_buffer(t, &in);
+		obj *cb = finds_command_buffer(t, &in);
 		if (cb) {
 			recording_new(cb);
 			record(t, r, cmd, args, &in);
@@ -2200,7 +2200,7 @@ static int vk_before(trim *t, const trace_call *c, enum kind k, const vk_command
 	}
 	case K_RECORD: record(t, r, cmd, args, &in); break;
 	case K_RESET_CB: {
-		obj *cb = command_buffer(t, &in);
+		obj *cb = finds_command_buffer(t, &in);
 		if (cb) {
 			recording_unref(cb->cur);
 			cb->cur = NULL;
@@ -2210,7 +2210,7 @@ static int vk_before(trim *t, const trace_call *c, enum kind k, const vk_command
 		break;
 	}
 	case K_RESET_CMD_POOL: {
-		obj *pool = in.n > 1 ? lookup(t, in.v[1].h, in.v[1].value) : NULL;
+		obj *pool = in.n > 1 ? obj_lookup(t, in.v[1].h, in.v[1].value) : NULL;
 		for (size_t i = 0; pool && i < t->objs.cap; i++) {
 			obj *cb = t->objs.slot[i];
 			if (cb && cb->owner == pool) {
@@ -2223,17 +2223,17 @@ static int vk_before(trim *t, const trace_call *c, enum kind k, const vk_command
 		break;
 	}
 	case K_RESET_DESC_POOL: {
-		obj *pool = in.n > 1 ? lookup(t, in.v[1].h, in.v[1].value) : NULL;
+		obj *pool = in.n > 1 ? obj_lookup(t, in.v[1].h, in.v[1].value) : NULL;
 		if (pool) /* sets kept for a record that names them end here */
-			kill_children(t, pool, r);
+			obj_kill_children(t, pool, r);
 		break;
 	}
 	case K_SUBMIT:
 	case K_SUBMIT2: queue_submit(t, r, k, args, &in); break;
 	case K_RESET_FENCES: {
 		for (uint32_t i = 0; i < in.n; i++) {
-			obj *o = lookup(t, in.v[i].h, in.v[i].value);
-			if (o && o->h == H.fence)
+			obj *o = obj_lookup(t, in.v[i].h, in.v[i].value);
+			if (o && o->h == trim_types.fence)
 				o->fence = 2;
 		}
 		break;
@@ -2246,9 +2246,10 @@ static int vk_before(trim *t, const trace_call *c, enum kind k, const vk_command
 	case K_UPDATE_SETS: update_sets(t, r, args, &in); break;
 	default:
 		other(t, r, cmd, &in);
-		if (named(cmd->sig.name, "vkUpdateDescriptorSetWithTemplate")) {
+		if (trim_named(cmd->sig.name, "vkUpdateDescriptorSetWithTemplate")) {
 			const vk_args_vkUpdateDescriptorSetWithTemplate *a = args;
-			bsink sk = {lookup(t, H.descriptor_set, (uint64_t)a->descriptorSet), NULL};
+			bsink sk = {obj_lookup(t, trim_types.descriptor_set, (uint64_t)a->descriptorSet),
+				    NULL};
 			if (sk.set)
 				template_reads(t, &sk, c, cmd, args);
 		}
@@ -2269,11 +2270,11 @@ static void vma_pointers(const trace_call *c, const vma_function *f, bool output
 			continue;
 		const trace_value *v = &c->args[i];
 		if (v->kind == TRACE_POINTER && v->u)
-			vpush(out, (void *)(uintptr_t)v->u);
+			vec_push(out, (void *)(uintptr_t)v->u);
 		else if (v->kind == TRACE_ARRAY)
 			for (uint32_t k = 0; k < v->len; k++)
 				if (v->items[k].kind == TRACE_POINTER && v->items[k].u)
-					vpush(out, (void *)(uintptr_t)v->items[k].u);
+					vec_push(out, (void *)(uintptr_t)v->items[k].u);
 	}
 }
 
@@ -2287,10 +2288,10 @@ static void vma_replace(obj *o, rec *r)
 			return;
 		}
 	}
-	attach(o, r);
+	obj_attach(o, r);
 }
 
-static int vma_before(trim *t, const trace_call *c, enum kind k)
+static int trim_vma_before(trim *t, const trace_call *c, enum kind k)
 {
 	if (k == K_DROP)
 		return 0;
@@ -2310,18 +2311,18 @@ static int vma_before(trim *t, const trace_call *c, enum kind k)
 	case K_VMA_CREATE:
 		for (uint32_t i = 0; i < out.n; i++) {
 			uint64_t h = (uint64_t)(uintptr_t)out.v[i];
-			obj *o = lookup(t, NULL, h);
+			obj *o = obj_lookup(t, NULL, h);
 			if (o)
 				obj_kill(t, o, NULL);
 			o = obj_new(t, h, NULL);
-			attach(o, r);
+			obj_attach(o, r);
 			for (uint32_t j = 0; j < in.n; j++)
-				obj_dep(o, lookup(t, NULL, (uint64_t)(uintptr_t)in.v[j]));
+				obj_dep(o, obj_lookup(t, NULL, (uint64_t)(uintptr_t)in.v[j]));
 		}
 		break;
 	case K_VMA_DESTROY:
 		for (uint32_t i = 0; i < in.n; i++) {
-			obj *o = lookup(t, NULL, (uint64_t)(uintptr_t)in.v[i]);
+			obj *o = obj_lookup(t, NULL, (uint64_t)(uintptr_t)in.v[i]);
 			if (o)
 				obj_kill(t, o, r);
 		}
@@ -2329,7 +2330,7 @@ static int vma_before(trim *t, const trace_call *c, enum kind k)
 	case K_VMA_MAP:
 	case K_VMA_UNMAP:
 		for (uint32_t i = 0; i < in.n; i++) {
-			obj *o = lookup(t, NULL, (uint64_t)(uintptr_t)in.v[i]);
+			obj *o = obj_lookup(t, NULL, (uint64_t)(uintptr_t)in.v[i]);
 			if (!o)
 				continue;
 			rec *last = o->recs.n > 1 ? o->recs.v[o->recs.n - 1] : NULL;
@@ -2337,21 +2338,21 @@ static int vma_before(trim *t, const trace_call *c, enum kind k)
 				rec_unref(last);
 				o->recs.n--;
 			} else {
-				vpush(&o->recs, rec_ref(r));
+				vec_push(&o->recs, rec_ref(r));
 			}
 		}
 		break;
 	case K_VMA_OTHER: {
 		bool attached = false;
 		for (uint32_t i = 0; i < in.n; i++) {
-			obj *o = lookup(t, NULL, (uint64_t)(uintptr_t)in.v[i]);
+			obj *o = obj_lookup(t, NULL, (uint64_t)(uintptr_t)in.v[i]);
 			if (o) {
 				vma_replace(o, r);
 				attached = true;
 			}
 		}
 		if (!attached)
-			keep_global(t, r);
+			trim_keep_global(t, r);
 		break;
 	}
 	default: {
@@ -2365,13 +2366,13 @@ static int vma_before(trim *t, const trace_call *c, enum kind k)
 			rec_unref(t->globals.v[i]);
 			t->globals.v[i] = rec_ref(r);
 		} else {
-			keep_global(t, r);
+			trim_keep_global(t, r);
 		}
 		break;
 	}
 	}
-	vfree(&in);
-	vfree(&out);
+	vec_free(&in);
+	vec_free(&out);
 	rec_unref(r);
 	return 0;
 }
@@ -2385,7 +2386,7 @@ static void set_where(trace_error *err, const trace_call *c)
 int trim_before(trim *t, const trace_call *c, trace_error *err)
 {
 	const vk_command_info *cmd;
-	enum kind k = kind_of(t, c, &cmd);
+	enum kind k = trim_kind_of(t, c, &cmd);
 	t->err = err;
 	if (k == K_UNSEEN) {
 		trace_error_set(err, "%s is not a %s call: trace-trim cuts Vulkan captures and "
@@ -2394,7 +2395,7 @@ int trim_before(trim *t, const trace_call *c, trace_error *err)
 		set_where(err, c);
 		return -1;
 	}
-	int rc = t->api == TRIM_VMA ? vma_before(t, c, k) : vk_before(t, c, k, cmd);
+	int rc = t->api == TRIM_VMA ? trim_vma_before(t, c, k) : vk_before(t, c, k, cmd);
 	if (rc < 0)
 		set_where(err, c);
 	return rc;
@@ -2403,11 +2404,11 @@ int trim_before(trim *t, const trace_call *c, trace_error *err)
 /* ------------------------------------------------------------------ */
 /* The range: what it names, what it may read, what it overwrites first. */
 
-static void root(trim *t, obj *o)
+static void range_root(trim *t, obj *o)
 {
 	if (o && !tmap_get(&t->rooted, o, NULL)) {
 		tmap_put(&t->rooted, o, 1);
-		vpush(&t->roots, o);
+		vec_push(&t->roots, o);
 	}
 }
 
@@ -2460,13 +2461,13 @@ static bool transfer_dst(const char *n, const found *f)
 		"vkCmdCopyQueryPoolResults",
 	};
 	const char *fn = f->f ? f->f->name : "";
-	if (f->h != H.buffer && f->h != H.image)
+	if (f->h != trim_types.buffer && f->h != trim_types.image)
 		return false;
-	if (named(n, "vkCmdClearColorImage") || named(n, "vkCmdClearDepthStencilImage"))
+	if (trim_named(n, "vkCmdClearColorImage") || trim_named(n, "vkCmdClearDepthStencilImage"))
 		return f->top && !strcmp(fn, "image");
 	for (size_t i = 0; i < sizeof(copies) / sizeof(*copies); i++)
-		if (named(n, copies[i]))
-			return !strcmp(fn, f->h == H.buffer ? "dstBuffer" : "dstImage");
+		if (trim_named(n, copies[i]))
+			return !strcmp(fn, f->h == trim_types.buffer ? "dstBuffer" : "dstImage");
 	return false;
 }
 
@@ -2476,7 +2477,7 @@ static void touch_reach(touches *l, obj *o)
 {
 	if (!o || !touch_add(l, o, USE_READ))
 		return;
-	if (o->h == H.descriptor_set || o->h == H.framebuffer)
+	if (o->h == trim_types.descriptor_set || o->h == trim_types.framebuffer)
 		for (uint32_t i = 0; i < o->deps.n; i++)
 			touch_reach(l, o->deps.v[i]);
 	touch_reach(l, o->target);
@@ -2494,8 +2495,8 @@ static void touch_cmd(trim *t, obj *cb, touches *l, const vk_command_info *cmd,
 	if (barrier_cmd(cmd->sig.name))
 		return;
 	for (uint32_t i = 1; i < in->n; i++) {
-		obj *o = lookup(t, in->v[i].h, in->v[i].value);
-		if (o && o->h == H.command_buffer && o != cb && secondaries) {
+		obj *o = obj_lookup(t, in->v[i].h, in->v[i].value);
+		if (o && o->h == trim_types.command_buffer && o != cb && secondaries) {
 			/* a secondary it executes: its uses, here */
 			touch_before(t, o);
 			for (uint32_t k = 0; k < o->rt.n; k++)
@@ -2521,7 +2522,7 @@ static bool touch_recording(trim *t, recording *rc, touches *l, bool secondaries
 	for (uint32_t i = 0; i < rc->recs.n; i++) {
 		const trace_call *c = &((rec *)rc->recs.v[i])->c;
 		const vk_command_info *cmd;
-		kind_of(t, c, &cmd);
+		trim_kind_of(t, c, &cmd);
 		if (!cmd)
 			continue;
 		trace_arena_reset(&a);
@@ -2531,7 +2532,7 @@ static bool touch_recording(trim *t, recording *rc, touches *l, bool secondaries
 			continue;
 		}
 		finds in = {0};
-		vk_walk_handles(cmd, args, false, find_fn, &in);
+		vk_walk_handles(cmd, args, false, finds_add, &in);
 		template_handles(t, c, cmd, args, &in);
 		touch_cmd(t, cb, l, cmd, args, &in, secondaries);
 		free(in.v);
@@ -2558,8 +2559,8 @@ static void range_submit(trim *t, const finds *in)
 {
 	t->range_submitted = true;
 	for (uint32_t i = 0; i < in->n; i++) {
-		obj *cb = in->v[i].h == H.command_buffer ? lookup(t, H.command_buffer, in->v[i].value)
-							 : NULL;
+		const vk_handle_info *hcb = trim_types.command_buffer;
+		obj *cb = in->v[i].h == hcb ? obj_lookup(t, hcb, in->v[i].value) : NULL;
 		if (!cb)
 			continue;
 		touch_before(t, cb);
@@ -2575,15 +2576,15 @@ static void range_present(trim *t, const vk_args_vkQueuePresentKHR *a)
 {
 	const VkPresentInfoKHR *pi = a->pPresentInfo;
 	for (uint32_t i = 0; pi && pi->pSwapchains && i < pi->swapchainCount; i++) {
-		obj *sc = lookup(t, H.swapchain, (uint64_t)pi->pSwapchains[i]);
+		obj *sc = obj_lookup(t, trim_types.swapchain, (uint64_t)pi->pSwapchains[i]);
 		int64_t idx = pi->pImageIndices ? (int64_t)pi->pImageIndices[i] : -1;
 		for (size_t k = 0; sc && k < t->objs.cap; k++) {
 			obj *x = t->objs.slot[k];
-			if (!x || x->h != H.image || !vhas(&x->deps, sc))
+			if (!x || x->h != trim_types.image || !vec_has(&x->deps, sc))
 				continue;
 			if (idx < 0 || x->index < 0 || x->index == idx) {
 				use_then(&x->range_first, USE_READ);
-				root(t, x);
+				range_root(t, x);
 			}
 		}
 	}
@@ -2595,7 +2596,8 @@ static void range_update_sets(trim *t, const vk_args_vkUpdateDescriptorSets *a)
 	for (uint32_t i = 0; i < a->descriptorWriteCount; i++)
 		write_reads(t, &k, &a->pDescriptorWrites[i]);
 	for (uint32_t i = 0; i < a->descriptorCopyCount; i++) {
-		const obj *from = lookup(t, H.descriptor_set, (uint64_t)a->pDescriptorCopies[i].srcSet);
+		const obj *from = obj_lookup(t, trim_types.descriptor_set,
+					     (uint64_t)a->pDescriptorCopies[i].srcSet);
 		for (uint32_t j = 0; from && j < from->nbd; j++)
 			breads_add(&t->range_reads, from->bd[j].r.o, from->bd[j].r.off,
 				   from->bd[j].r.end);
@@ -2608,13 +2610,13 @@ static void range_template(trim *t, const vk_command_info *cmd, const void *args
 	const VkDescriptorUpdateTemplateCreateInfo *ci =
 		((const vk_args_vkCreateDescriptorUpdateTemplate *)args)->pCreateInfo;
 	finds out = {0};
-	vk_walk_handles(cmd, (void *)args, true, find_fn, &out);
+	vk_walk_handles(cmd, (void *)args, true, finds_add, &out);
 	if (out.n && ci) {
 		obj *o = trace_xcalloc(1, sizeof(*o));
 		o->ntmpl = ci->descriptorUpdateEntryCount;
 		o->tmpl = trace_xcalloc(o->ntmpl, sizeof(*o->tmpl));
 		memcpy(o->tmpl, ci->pDescriptorUpdateEntries, o->ntmpl * sizeof(*o->tmpl));
-		vpush(&t->range_tmpls, o);
+		vec_push(&t->range_tmpls, o);
 		tmap_put(&t->range_tmpl, (void *)(uintptr_t)out.v[0].value, (uint64_t)(uintptr_t)o);
 	}
 	free(out.v);
@@ -2627,8 +2629,8 @@ static void range_effects(trim *t, const trace_call *c, enum kind k, const vk_co
 			  const void *args, const finds *in)
 {
 	const char *n = cmd->sig.name;
-	obj *cb = k == K_BEGIN || k == K_RECORD ? command_buffer(t, in) : NULL;
-	host_use(t, n, in);
+	obj *cb = k == K_BEGIN || k == K_RECORD ? finds_command_buffer(t, in) : NULL;
+	buffer_host_use(t, n, in);
 	if (cb) {
 		if (k == K_BEGIN) {
 			cb->rt.n = 0;
@@ -2640,19 +2642,21 @@ static void range_effects(trim *t, const trace_call *c, enum kind k, const vk_co
 		cmd_reads(t, c, cmd, args, in, &t->range_reads);
 	} else if (k == K_SUBMIT || k == K_SUBMIT2) {
 		range_submit(t, in);
-	} else if (named(n, "vkQueuePresentKHR")) {
+	} else if (trim_named(n, "vkQueuePresentKHR")) {
 		range_present(t, args);
 	} else if (k == K_UPDATE_SETS) {
 		range_update_sets(t, args);
-	} else if (named(n, "vkUpdateDescriptorSetWithTemplate")) {
+	} else if (trim_named(n, "vkUpdateDescriptorSetWithTemplate")) {
 		bsink sk = {NULL, &t->range_reads};
 		template_reads(t, &sk, c, cmd, args);
-	} else if (named(n, "vkCreateDescriptorUpdateTemplate")) {
+	} else if (trim_named(n, "vkCreateDescriptorUpdateTemplate")) {
 		range_template(t, cmd, args);
 	} else if (strstr(n, "Copy") && strncmp(n, "vkCmd", 5)) {
 		/* a host copy reads images as they are */
 		for (uint32_t i = 0; i < in->n; i++) {
-			obj *o = in->v[i].h == H.image ? lookup(t, H.image, in->v[i].value) : NULL;
+			obj *o = in->v[i].h == trim_types.image
+					 ? obj_lookup(t, trim_types.image, in->v[i].value)
+					 : NULL;
 			if (o)
 				use_then(&o->range_first, USE_READ);
 		}
@@ -2666,20 +2670,20 @@ static int range_update(trim *t, const trace_call *c)
 	vk_update u;
 	if (vk_update_read(c, &u, t->err) < 0)
 		return -1;
-	obj *o = lookup(t, H.buffer, u.object);
+	obj *o = obj_lookup(t, trim_types.buffer, u.object);
 	if (!o)
-		o = lookup(t, H.image, u.object);
-	root(t, o);
+		o = obj_lookup(t, trim_types.image, u.object);
+	range_root(t, o);
 	/* a sparse one leaves the bytes between its words as they were */
 	if (o && !t->range_submitted && !u.mask)
-		spans_add(&o->covered, u.offset, upto(u.offset, u.len));
+		spans_add(&o->covered, u.offset, span_upto(u.offset, u.len));
 	return 0;
 }
 
 int trim_range(trim *t, const trace_call *c, trace_error *err)
 {
 	const vk_command_info *cmd;
-	enum kind k = kind_of(t, c, &cmd);
+	enum kind k = trim_kind_of(t, c, &cmd);
 	t->err = err;
 	if (t->api == TRIM_VMA) {
 		if (k == K_UNSEEN || k == K_DROP || k == K_VMA_TIME)
@@ -2688,8 +2692,8 @@ int trim_range(trim *t, const trace_call *c, trace_error *err)
 		vec in = {0};
 		vma_pointers(c, f, false, &in);
 		for (uint32_t i = 0; i < in.n; i++)
-			root(t, lookup(t, NULL, (uint64_t)(uintptr_t)in.v[i]));
-		vfree(&in);
+			range_root(t, obj_lookup(t, NULL, (uint64_t)(uintptr_t)in.v[i]));
+		vec_free(&in);
 		return 0;
 	}
 	if (k == K_UPDATE) {
@@ -2715,14 +2719,14 @@ int trim_range(trim *t, const trace_call *c, trace_error *err)
 		return -1;
 	}
 	finds in = {0};
-	vk_walk_handles(cmd, args, false, find_fn, &in);
+	vk_walk_handles(cmd, args, false, finds_add, &in);
 	template_handles(t, c, cmd, args, &in);
 	for (uint32_t i = 0; i < in.n; i++) {
-		obj *o = lookup(t, in.v[i].h, in.v[i].value);
-		root(t, o);
+		obj *o = obj_lookup(t, in.v[i].h, in.v[i].value);
+		range_root(t, o);
 		/* a command buffer the range records afresh before it
 		 * submits it does not need its recording from before */
-		if (o && o->h == H.command_buffer && !o->range_use)
+		if (o && o->h == trim_types.command_buffer && !o->range_use)
 			o->range_use = k == K_BEGIN && i == 0 ? 1 : 2;
 	}
 	range_effects(t, c, k, cmd, args, &in);
@@ -2745,7 +2749,7 @@ typedef struct closure {
 static bool range_overwrites(const obj *o)
 {
 	return o->range_first == USE_DISCARD ||
-	       (o->range_first == USE_WRITE && !(o->h == H.buffer && o->whole));
+	       (o->range_first == USE_WRITE && !(o->h == trim_types.buffer && o->whole));
 }
 
 /* Whether recording R's commands may read what O held before them: all
@@ -2780,7 +2784,7 @@ static void close_submit(trim *t, closure *cl, submit *s)
 	if (s->stamp == t->stamp)
 		return;
 	s->stamp = t->stamp;
-	vpush(&cl->submits, s);
+	vec_push(&cl->submits, s);
 	close_obj(t, cl, s->queue, true);
 	for (uint32_t i = 0; i < s->recordings.n; i++)
 		close_recording(t, cl, s->recordings.v[i], true);
@@ -2791,7 +2795,7 @@ static void close_recording(trim *t, closure *cl, recording *r, bool inputs)
 	if (!r || (r->stamp == t->stamp && (!inputs || r->istamp == t->stamp)))
 		return;
 	if (r->stamp != t->stamp)
-		vpush(&cl->recordings, r);
+		vec_push(&cl->recordings, r);
 	r->stamp = t->stamp;
 	if (inputs)
 		r->istamp = t->stamp;
@@ -2799,7 +2803,7 @@ static void close_recording(trim *t, closure *cl, recording *r, bool inputs)
 		obj *o = r->deps.v[i];
 		close_obj(t, cl, o, inputs && !(range_overwrites(o) && !recording_reads(t, r, o)));
 		/* a secondary it executes (deps[0] is its own buffer) */
-		if (i > 0 && o->h == H.command_buffer)
+		if (i > 0 && o->h == trim_types.command_buffer)
 			close_recording(t, cl, o->cur, inputs);
 	}
 }
@@ -2809,7 +2813,7 @@ static void close_obj(trim *t, closure *cl, obj *o, bool inputs)
 	if (!o || (o->stamp == t->stamp && (!inputs || o->istamp == t->stamp)))
 		return;
 	if (o->stamp != t->stamp)
-		vpush(&cl->objs, o);
+		vec_push(&cl->objs, o);
 	o->stamp = t->stamp;
 	if (inputs)
 		o->istamp = t->stamp;
@@ -3020,7 +3024,7 @@ static int put_submit(out *o, rec *r)
 {
 	trim *t = o->t;
 	const vk_command_info *cmd;
-	enum kind k = kind_of(t, &r->c, &cmd);
+	enum kind k = trim_kind_of(t, &r->c, &cmd);
 	trace_arena_reset(&o->arena);
 	void *args = trace_arena_alloc(&o->arena, cmd->args_size);
 	if (vk_decode_args(cmd, &r->c, &o->arena, args, o->err) < 0)
@@ -3080,12 +3084,12 @@ static int put_fixup(out *o, rec *r)
 {
 	obj *x = r->fixup;
 	const vk_command_info *cmd;
-	kind_of(o->t, &r->c, &cmd);
+	trim_kind_of(o->t, &r->c, &cmd);
 	trace_arena_reset(&o->arena);
 	void *args = trace_arena_alloc(&o->arena, cmd->args_size);
 	if (vk_decode_args(cmd, &r->c, &o->arena, args, o->err) < 0)
 		return -1;
-	if (x->h == H.fence) {
+	if (x->h == trim_types.fence) {
 		VkFenceCreateInfo *ci = (VkFenceCreateInfo *)((vk_args_vkCreateFence *)args)->pCreateInfo;
 		if (x->fence == 1)
 			ci->flags |= VK_FENCE_CREATE_SIGNALED_BIT;
@@ -3111,10 +3115,10 @@ static int put_fixup(out *o, rec *r)
  * queue the range does not use) the first the setup makes on its device. */
 static obj *signal_queue(trim *t, const closure *cl, const obj *x)
 {
-	obj *want = x->signal_queue ? lookup(t, H.queue, x->signal_queue) : NULL, *first = NULL;
+	obj *want = x->signal_queue ? obj_lookup(t, trim_types.queue, x->signal_queue) : NULL, *first = NULL;
 	for (uint32_t i = 0; i < cl->objs.n; i++) {
 		obj *q = cl->objs.v[i];
-		if (!q->alive || q->h != H.queue || q->device != x->device)
+		if (!q->alive || q->h != trim_types.queue || q->device != x->device)
 			continue;
 		if (q == want)
 			return q;
@@ -3136,8 +3140,8 @@ static int put_signals(out *o, const closure *cl)
 	vec sems = {0};
 	for (uint32_t i = 0; i < cl->objs.n; i++) {
 		obj *x = cl->objs.v[i];
-		if (x->alive && x->h == H.semaphore && !x->timeline && x->pending)
-			vpush(&sems, x);
+		if (x->alive && x->h == trim_types.semaphore && !x->timeline && x->pending)
+			vec_push(&sems, x);
 	}
 	VkSemaphore *v = trace_xcalloc(sems.n + 1, sizeof(*v));
 	int rc = 0;
@@ -3162,7 +3166,7 @@ static int put_signals(out *o, const closure *cl)
 		rc = put_encoded(o, &vk_cmd_vkQueueSubmit, &a);
 	}
 	free(v);
-	vfree(&sems);
+	vec_free(&sems);
 	return rc;
 }
 
@@ -3170,7 +3174,7 @@ static void collect(trim *t, vec *recs, rec *r)
 {
 	if (r && r->stamp != t->stamp) {
 		r->stamp = t->stamp;
-		vpush(recs, r);
+		vec_push(recs, r);
 	}
 }
 
@@ -3186,18 +3190,18 @@ static int by_no(const void *a, const void *b)
  * reads.  A buffer whose device address was asked for (zink makes every
  * buffer able to have one, and asks for none) or may be known from an
  * earlier run is read whole. */
-static void readable(trim *t, const closure *cl)
+static void closure_readable(trim *t, const closure *cl)
 {
 	breads all = {0};
 	for (uint32_t i = 0; i < cl->objs.n; i++) {
 		obj *x = cl->objs.v[i];
 		x->rd.n = 0;
-		if (x->h == H.buffer && x->whole)
+		if (x->h == trim_types.buffer && x->whole)
 			spans_add(&x->rd, 0, UINT64_MAX);
 	}
 	for (uint32_t i = 0; i < cl->objs.n; i++) {
 		obj *x = cl->objs.v[i];
-		if (x->h == H.descriptor_set && tmap_get(&t->rooted, x, NULL))
+		if (x->h == trim_types.descriptor_set && tmap_get(&t->rooted, x, NULL))
 			for (uint32_t k = 0; k < x->nbd; k++)
 				spans_add(&x->bd[k].r.o->rd, x->bd[k].r.off, x->bd[k].r.end);
 	}
@@ -3205,7 +3209,7 @@ static void readable(trim *t, const closure *cl)
 		const recording *r = cl->recordings.v[i];
 		for (uint32_t k = 0; k < r->reads.n; k++)
 			spans_add(&r->reads.v[k].o->rd, r->reads.v[k].off, r->reads.v[k].end);
-		set_reads(t, r, &all, false);
+		recording_set_reads(t, r, &all, false);
 	}
 	for (uint32_t i = 0; i < cl->submits.n; i++) {
 		const submit *s = cl->submits.v[i];
@@ -3225,7 +3229,7 @@ static void readable(trim *t, const closure *cl)
 static int put_final(out *o, obj *x)
 {
 	spans allow = {0};
-	if (x->h == H.buffer)
+	if (x->h == trim_types.buffer)
 		for (uint32_t i = 0; i < x->rd.n; i++)
 			spans_add(&allow, x->rd.v[i].off, x->rd.v[i].end);
 	else
@@ -3253,7 +3257,7 @@ int trim_write_setup(trim *t, trace_writer *w, uint64_t *no, trim_stats *stats,
 	t->stamp++;
 	for (size_t i = 0; i < t->objs.cap; i++) {
 		obj *x = t->objs.slot[i];
-		if (x && x->h && x->h->dispatchable && x->h != H.command_buffer)
+		if (x && x->h && x->h->dispatchable && x->h != trim_types.command_buffer)
 			close_obj(t, &cl, x, false);
 	}
 	/* a command buffer's recording from before only if the range may
@@ -3262,10 +3266,10 @@ int trim_write_setup(trim *t, trace_writer *w, uint64_t *no, trim_stats *stats,
 	for (uint32_t i = 0; i < t->roots.n; i++) {
 		obj *x = t->roots.v[i];
 		close_obj(t, &cl, x, false);
-		if (x->h == H.command_buffer && x->range_use == 2)
+		if (x->h == trim_types.command_buffer && x->range_use == 2)
 			close_recording(t, &cl, x->cur, false);
 	}
-	readable(t, &cl);
+	closure_readable(t, &cl);
 
 	vec recs = {0};
 	t->stamp++;
@@ -3304,7 +3308,7 @@ int trim_write_setup(trim *t, trace_writer *w, uint64_t *no, trim_stats *stats,
 				if (x->stamp != in_closure)
 					continue;
 				rc = put_contents(&o, x, s->snaps[k].c, x->emitted,
-						  x->h == H.buffer ? &x->rd : NULL);
+						  x->h == trim_types.buffer ? &x->rd : NULL);
 				x->emitted = s->snaps[k].c;
 			}
 			o.thread = r->c.thread;
@@ -3346,7 +3350,7 @@ int trim_write_setup(trim *t, trace_writer *w, uint64_t *no, trim_stats *stats,
 		obj *x = cl.objs.v[i];
 		if (x->alive && x->cont && !range_overwrites(x))
 			rc = put_final(&o, x);
-		if (x->alive && !o.queue && x->h == H.queue)
+		if (x->alive && !o.queue && x->h == trim_types.queue)
 			o.queue = x;
 		if (x->alive && x->layout >= 0)
 			want_layout(&o, x, x->layout);
@@ -3361,10 +3365,10 @@ int trim_write_setup(trim *t, trace_writer *w, uint64_t *no, trim_stats *stats,
 	}
 	if (rc == 0)
 		rc = put_pseudo(&o, TRIM_SETUP_END);
-	vfree(&recs);
-	vfree(&cl.objs);
-	vfree(&cl.recordings);
-	vfree(&cl.submits);
+	vec_free(&recs);
+	vec_free(&cl.objs);
+	vec_free(&cl.recordings);
+	vec_free(&cl.submits);
 	free(o.bar);
 	trace_arena_free(&o.arena);
 	return rc;
@@ -3375,7 +3379,7 @@ int trim_write_setup(trim *t, trace_writer *w, uint64_t *no, trim_stats *stats,
 trim *trim_new(trim_api api, trace_sigtab *sigs)
 {
 	trim *t = trace_xcalloc(1, sizeof(*t));
-	handles_init();
+	trim_types_init();
 	t->api = api;
 	t->sigs = sigs;
 	trace_arena_init(&t->scratch);
@@ -3387,12 +3391,12 @@ void trim_free(trim *t)
 	if (!t)
 		return;
 	/* the roots were looked up, not referenced */
-	vfree(&t->roots);
+	vec_free(&t->roots);
 	tmap_free(&t->rooted);
 	vec all = {0};
 	for (size_t i = 0; i < t->objs.cap; i++)
 		if (t->objs.slot[i])
-			vpush(&all, t->objs.slot[i]);
+			vec_push(&all, t->objs.slot[i]);
 	/* kill first (dropping writers and recordings), then let go: of what
 	 * they name first, for objects name each other (the descriptor sets
 	 * one vkUpdateDescriptorSets writes) */
@@ -3405,15 +3409,15 @@ void trim_free(trim *t)
 		obj *o = all.v[i];
 		for (uint32_t k = 0; k < o->deps.n; k++)
 			obj_unref(o->deps.v[k]);
-		vfree(&o->deps);
+		vec_free(&o->deps);
 	}
 	for (uint32_t i = 0; i < all.n; i++)
 		obj_unref(all.v[i]);
-	vfree(&all);
+	vec_free(&all);
 	free(t->objs.slot);
 	for (uint32_t i = 0; i < t->globals.n; i++)
 		rec_unref(t->globals.v[i]);
-	vfree(&t->globals);
+	vec_free(&t->globals);
 	rec_unref(t->last_time);
 	breads_free(&t->range_reads);
 	for (uint32_t i = 0; i < t->range_tmpls.n; i++) {
@@ -3421,7 +3425,7 @@ void trim_free(trim *t)
 		free(o->tmpl);
 		free(o);
 	}
-	vfree(&t->range_tmpls);
+	vec_free(&t->range_tmpls);
 	tmap_free(&t->range_tmpl);
 	tmap_free(&t->kinds);
 	tmap_free(&t->cmds);
