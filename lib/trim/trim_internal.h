@@ -1,0 +1,384 @@
+/*
+ * The trimmer's private model, shared by the files of lib/trim/; the
+ * public API is vktrim.h.  See vktrim.h for what the state is; the parts:
+ *
+ *   rec        a record kept, shared by reference count
+ *   obj        a Vulkan object (or a VMA pool or allocation) alive, or
+ *              dead but still named by a record someone keeps (a zombie:
+ *              its destroying record is kept with it)
+ *   recording  one recording of a command buffer, begin to end
+ *   submit     a submit whose commands wrote buffers or images, with the
+ *              host-written contents it read, as they were then
+ *   content    the bytes the host wrote into a buffer or image: extents
+ *              over shared blocks, copied on write, so that a submit's
+ *              view of them costs a reference
+ *   spans      byte ranges: of a buffer, those a command, a descriptor
+ *              or the range may read (breads, bdesc), worked out per
+ *              setup into what of its contents is written
+ *   touch      how the range's command buffers use an object, in submit
+ *              order: an image cleared before it is read, or a buffer or
+ *              image the range only copies into, needs no earlier writer
+ *
+ * References run one way: records and recordings name objects, objects
+ * name their writers only while alive.  What nothing names is freed.
+ *
+ * The files, by concern:
+ *
+ *   trim.c      the entry points: each call classified and routed; the
+ *               range's walk (what it names, reads, overwrites first)
+ *   state.c     Vulkan calls before the range: objects made and
+ *               destroyed, their records, recordings, submits, sync
+ *   objects.c   the model's lifetimes: records, the object map,
+ *               recordings, submits; the handles a call names
+ *   access.c    what commands and descriptors access: the buffer bytes
+ *               they may read, the images they write, their layouts
+ *   contents.c  host-written bytes: extents, tracekit.update merged in
+ *   spans.c     byte ranges and the buffer reads made of them
+ *   closure.c   what the range needs: how commands use earlier contents
+ *               (touches), the closure of the roots, its readable bytes
+ *   setup.c     writing the setup prefix: records, submits run alone,
+ *               contents, layouts, fences and semaphores as they were
+ *   vma_trim.c  the VMA path: pointers as objects, maps, globals
+ *
+ * Like vkreplay.c it reads the generated argument structs
+ * (build/gen/vkschema_cmds.h), so only trace-trim links these files.
+ */
+#ifndef TRACE_TRIM_INTERNAL_H
+#define TRACE_TRIM_INTERNAL_H
+
+/* first: it includes <vulkan/vulkan.h> with the platforms it describes */
+#include "internal.h"
+#include "vkschema_cmds.h"
+
+#include "vktrim.h"
+
+#include "tmap.h"
+#include "vkschema.h"
+#include "vma.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Small containers. */
+
+typedef struct vec {
+	void **v;
+	uint32_t n, cap;
+} vec;
+
+static inline void vec_push(vec *v, void *p)
+{
+	if (v->n == v->cap) {
+		v->cap = v->cap ? 2 * v->cap : 4;
+		v->v = trace_xrealloc(v->v, v->cap * sizeof(*v->v));
+	}
+	v->v[v->n++] = p;
+}
+
+static inline bool vec_has(const vec *v, const void *p)
+{
+	for (uint32_t i = 0; i < v->n; i++)
+		if (v->v[i] == p)
+			return true;
+	return false;
+}
+
+static inline void vec_free(vec *v)
+{
+	free(v->v);
+	*v = (vec){0};
+}
+
+/* The model. */
+
+typedef struct submit submit;
+typedef struct recording recording;
+
+typedef struct rec {
+	trace_call c;
+	uint32_t refs;
+	uint32_t stamp;     /* collected for this setup */
+	submit *sub;        /* a submit's record: written with its care */
+	struct obj *fixup;  /* a fence's or semaphore's creation: its state */
+	struct rec *time;   /* VMA: the tracekit.time it came after */
+} rec;
+
+typedef struct block {
+	uint32_t refs;
+	uint8_t data[];
+} block;
+
+typedef struct extent {
+	uint64_t off, len;
+	block *b;
+	uint64_t boff;
+} extent;
+
+typedef struct content {
+	uint32_t refs;
+	uint32_t n, cap;
+	extent *e;
+} content;
+
+/* Byte ranges [off, end) of an object, sorted and apart; an end of
+ * UINT64_MAX runs to the object's end. */
+typedef struct span {
+	uint64_t off, end;
+} span;
+
+typedef struct spans {
+	span *v;
+	uint32_t n, cap;
+} spans;
+
+typedef struct obj obj;
+
+/* Bytes of buffer O a command may read. */
+typedef struct bread {
+	obj *o;
+	uint64_t off, end;
+} bread;
+
+typedef struct breads {
+	bread *v;
+	uint32_t n, cap;
+} breads;
+
+/* A descriptor set's buffer descriptor (binding UINT32_MAX: copied in). */
+typedef struct bdesc {
+	uint32_t binding, elem;
+	bread r;
+} bdesc;
+
+/* What commands do to an object's earlier contents, from their first use
+ * on: nothing yet, drop them before anything reads them, may read them,
+ * or (so far) only write over some of them, a copy's destination: what
+ * comes next decides. */
+enum use { USE_NONE, USE_DISCARD, USE_READ, USE_WRITE };
+
+/* Commands' use of O, in the order they run. */
+typedef struct touch {
+	obj *o;
+	enum use u;
+} touch;
+
+typedef struct touches {
+	touch *v;
+	uint32_t n, cap;
+} touches;
+
+struct obj {
+	uint64_t handle;
+	const vk_handle_info *h;   /* NULL: a VMA object */
+	uint32_t refs;             /* 1 while alive, + 1 per record set naming it */
+	bool alive;
+	uint32_t stamp;            /* in the closure being built */
+	vec recs;                  /* rec*: creation, then what changed it */
+	vec deps;                  /* obj*: what those records name */
+	obj *owner;                /* the pool it came from */
+	rec *destroy;              /* a zombie's end */
+	content *cont;             /* buffers, images: host-written bytes */
+	const content *emitted;    /* while writing: what the setup has written */
+	vec writers;               /* submit*: the last to write it */
+	recording *cur;            /* command buffers: the current recording */
+	rec *reset;                /* command buffers: a reset since the last begin */
+	uint64_t usage;
+	obj *target;               /* views: the image or buffer */
+	vec views;                 /* framebuffers: attachments (obj*, not referenced) */
+	uint32_t discard;          /* render passes: attachments whose contents go */
+	vec storage;               /* descriptor sets: written through storage descriptors */
+	int fence;                 /* fences: 0 as created, 1 signaled, 2 unsignaled */
+	uint64_t value;            /* timeline semaphores: the last value signaled */
+	bool timeline;             /* semaphores: a timeline one */
+	/* binary semaphores: a signal submitted (or an acquire's) and no wait
+	 * for it since, and the queue it was submitted to (0: an acquire) */
+	bool pending;
+	uint64_t signal_queue;
+	/* images: the layout the last submit left (-1 unknown), the one the
+	 * setup has left so far, and what a barrier on them names */
+	int32_t layout, sim, initial;
+	VkImageAspectFlags aspect;
+	/* render passes: each attachment's initial and final layout */
+	uint32_t natt;
+	int32_t *att_layout;       /* 2 per attachment */
+	/* queues: their family; queues and semaphores: their device */
+	uint32_t family;
+	uint64_t device;
+	int range_use;             /* command buffers: 0, 1 re-recorded first in the range, 2 used */
+	VkDescriptorUpdateTemplateEntry *tmpl;  /* update templates: their entries */
+	uint32_t ntmpl;
+	/* buffers: read anywhere (device addresses, storage); the bytes the
+	 * setup's submits and the range may read, worked out per setup */
+	bool whole;
+	spans rd;
+	uint64_t voff, vend;       /* buffer views: their bytes of the buffer */
+	int32_t format;            /* images */
+	int64_t index;             /* swapchain images: their index (-1: not one) */
+	bdesc *bd;                 /* descriptor sets: buffer descriptors */
+	uint32_t nbd, capbd;
+	/* what the range does: the bytes it writes before its first submit,
+	 * what its commands do to the contents, and for command buffers, the
+	 * uses of what their commands name in the range (rstate 1: after the
+	 * recording from before, 2: recorded afresh) */
+	spans covered;
+	enum use range_first;
+	touches rt;
+	int rstate;
+	uint32_t istamp;           /* in the closure as a setup submit's input */
+};
+
+/* An image's layout across one recording: what its first command needs
+ * (UNDEFINED: anything) and what the last leaves. */
+typedef struct lay {
+	obj *o;
+	int32_t expect, final;
+} lay;
+
+struct recording {
+	uint32_t refs;
+	uint32_t stamp;
+	vec recs;
+	vec deps;                  /* obj*, referenced */
+	tmap seen;                 /* obj* -> 1 for deps */
+	vec writes;                /* obj* (in deps) the commands write */
+	vec discards;              /* obj* whose earlier contents they discard */
+	rec *reset;                /* the reset before its begin */
+	lay *lays;
+	uint32_t nlays, caplays;
+	breads reads;              /* buffer bytes its commands may read */
+	uint32_t istamp;
+	/* what its commands do to what they name, worked out when a setup
+	 * runs it again (unknown: a record no longer decodes) */
+	touches uses;
+	bool used, unknown;
+};
+
+typedef struct snap {
+	obj *o;
+	content *c;
+} snap;
+
+struct submit {
+	uint32_t refs;
+	uint32_t stamp;
+	rec *r;
+	obj *queue;
+	vec recordings;            /* recording*, referenced */
+	snap *snaps;               /* host-written contents it saw */
+	uint32_t nsnaps;
+	lay *before;               /* the layouts of the images it names, then */
+	uint32_t nbefore;
+	breads reads;              /* its descriptor sets' buffer bytes, then */
+};
+
+typedef struct omap {
+	obj **slot;
+	size_t cap, n;
+} omap;
+
+/* How a function changes the state; found once per signature. */
+enum kind {
+	K_UNSEEN = 0,
+	K_OTHER,          /* attach to its subjects, or keep globally */
+	K_DROP,           /* nothing the setup needs: waits, maps, queries */
+	K_CREATE,
+	K_DESTROY,
+	K_BEGIN,
+	K_RECORD,
+	K_RESET_CB,
+	K_RESET_CMD_POOL,
+	K_RESET_DESC_POOL,
+	K_SUBMIT,
+	K_SUBMIT2,
+	K_RESET_FENCES,
+	K_SIGNAL,
+	K_SYNC,           /* not kept, but signals or waits: acquires, presents, sparse binds */
+	K_UPDATE_SETS,
+	K_UPDATE,         /* tracekit.update, tracekit.update.sparse */
+	K_VMA_CREATE,
+	K_VMA_DESTROY,
+	K_VMA_MAP,
+	K_VMA_UNMAP,
+	K_VMA_OTHER,
+	K_VMA_GLOBAL,     /* keep the last of each */
+	K_VMA_TIME,
+};
+
+struct trim {
+	trim_api api;
+	trace_sigtab *sigs;
+	omap objs;
+	vec globals;          /* rec*: records with no object to belong to */
+	tmap kinds;           /* sig -> kind + 1 */
+	tmap cmds;            /* sig -> vk_command_info* */
+	trace_arena scratch;
+	uint32_t stamp;
+	vec roots;            /* obj*: what the range names */
+	tmap rooted;
+	rec *last_time;       /* VMA: the last tracekit.time */
+	trace_error *err;
+	const trace_call *call;
+	uint64_t live_records;
+	uint64_t fake;        /* handles of objects the setup makes itself */
+	/* the range: buffer bytes it may read, whether it has submitted yet,
+	 * the entries of the update templates it creates */
+	breads range_reads;
+	bool range_submitted;
+	tmap range_tmpl;      /* handle -> obj* of its own (not in objs) */
+	vec range_tmpls;
+};
+
+typedef struct found {
+	const vk_handle_info *h;
+	uint64_t value;
+	const vk_field *f;
+	bool top;
+} found;
+
+typedef struct finds {
+	found *v;
+	uint32_t n, cap;
+} finds;
+
+/* The handle types the state looks at, found in the schema once. */
+typedef struct trim_handle_types {
+	const vk_handle_info *buffer;
+	const vk_handle_info *image;
+	const vk_handle_info *image_view;
+	const vk_handle_info *buffer_view;
+	const vk_handle_info *descriptor_set;
+	const vk_handle_info *descriptor_update_template;
+	const vk_handle_info *command_buffer;
+	const vk_handle_info *render_pass;
+	const vk_handle_info *framebuffer;
+	const vk_handle_info *semaphore;
+	const vk_handle_info *fence;
+	const vk_handle_info *queue;
+	const vk_handle_info *swapchain;
+} trim_handle_types;
+
+/* Set by trim_types_init(), the same for every trim (read-only after). */
+extern trim_handle_types trim_types;
+
+/* Where descriptors' buffer bytes go: a set's descriptors, or a list of
+ * reads. */
+typedef struct bsink {
+	obj *set;
+	breads *out;
+} bsink;
+
+/* What a command does to an image: writes it (discarding what was there,
+ * or not), the layout it expects and the one it leaves (-1: none). */
+typedef void (*image_fn)(void *ctx, obj *img, bool write, bool discard, int32_t expect,
+			 int32_t final);
+
+typedef struct closure {
+	vec objs;
+	vec recordings;
+	vec submits;
+} closure;
+
+/* BEGIN cross-file functions */
+/* END cross-file functions */
+
+#endif
