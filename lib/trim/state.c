@@ -9,7 +9,7 @@
 /* ------------------------------------------------------------------ */
 /* Records. */
 
-static rec *rec_new(const trace_call *c)
+rec *rec_new(const trace_call *c)
 {
 	rec *r = trace_xcalloc(1, sizeof(*r));
 	trace_call_init(&r->c);
@@ -18,14 +18,14 @@ static rec *rec_new(const trace_call *c)
 	return r;
 }
 
-static rec *rec_ref(rec *r)
+rec *rec_ref(rec *r)
 {
 	if (r)
 		r->refs++;
 	return r;
 }
 
-static void rec_unref(rec *r)
+void rec_unref(rec *r)
 {
 	if (!r || --r->refs)
 		return;
@@ -346,7 +346,7 @@ static void obj_unref(obj *o)
 	free(o);
 }
 
-static void obj_dep(obj *o, obj *d)
+void obj_dep(obj *o, obj *d)
 {
 	if (!d || d == o || vec_has(&o->deps, d))
 		return;
@@ -354,7 +354,7 @@ static void obj_dep(obj *o, obj *d)
 	vec_push(&o->deps, d);
 }
 
-static obj *obj_new(trim *t, uint64_t handle, const vk_handle_info *h)
+obj *obj_new(trim *t, uint64_t handle, const vk_handle_info *h)
 {
 	obj *o = trace_xcalloc(1, sizeof(*o));
 	o->handle = handle;
@@ -370,7 +370,7 @@ static obj *obj_new(trim *t, uint64_t handle, const vk_handle_info *h)
 
 /* O ends with record R (NULL: with its pool): out of the map, kept only as
  * long as a record that is kept names it. */
-static void obj_kill(trim *t, obj *o, rec *r)
+void obj_kill(trim *t, obj *o, rec *r)
 {
 	if (!o->alive)
 		return;
@@ -558,30 +558,6 @@ static enum kind vk_kind(const char *n, const vk_command_info *cmd)
 	}
 }
 
-static enum kind trim_vma_kind(const char *n)
-{
-	if (!strcmp(n, "tracekit.time"))
-		return K_VMA_TIME;
-	if (!strncmp(n, "tracekit.", 9))
-		return K_DROP;
-	const vma_function *f = vma_function_lookup(n, strlen(n));
-	if (!f)
-		return K_UNSEEN;
-	if (!strncmp(n, "vmaFree", 7) || !strncmp(n, "vmaDestroy", 10))
-		return K_VMA_DESTROY;
-	if (!strcmp(n, "vmaMapMemory"))
-		return K_VMA_MAP;
-	if (!strcmp(n, "vmaUnmapMemory"))
-		return K_VMA_UNMAP;
-	for (uint32_t i = 0; i < f->nparams; i++)
-		if (f->params[i].output)
-			return K_VMA_CREATE;
-	for (uint32_t i = 0; i < f->nparams; i++)
-		if (f->params[i].type == VMA_POINTER || f->params[i].type == VMA_POINTER_LIST)
-			return K_VMA_OTHER;
-	return K_VMA_GLOBAL;
-}
-
 static enum kind trim_kind_of(trim *t, const trace_call *c, const vk_command_info **cmd)
 {
 	uint64_t v;
@@ -641,7 +617,7 @@ static void trim_types_init(void)
 	trim_types.swapchain = vk_handle_lookup("VkSwapchainKHR");
 }
 
-static obj *obj_lookup(trim *t, const vk_handle_info *h, uint64_t v)
+obj *obj_lookup(trim *t, const vk_handle_info *h, uint64_t v)
 {
 	return omap_get(&t->objs, v, h);
 }
@@ -1041,7 +1017,7 @@ static void buffer_host_use(trim *t, const char *n, const finds *in)
 /* ------------------------------------------------------------------ */
 /* Before the range. */
 
-static void obj_attach(obj *o, rec *r)
+void obj_attach(obj *o, rec *r)
 {
 	if (!vec_has(&o->recs, r))
 		vec_push(&o->recs, rec_ref(r));
@@ -1055,7 +1031,7 @@ static void obj_attach_all(trim *t, obj *o, rec *r, const finds *in)
 		obj_dep(o, obj_lookup(t, in->v[i].h, in->v[i].value));
 }
 
-static void trim_keep_global(trim *t, rec *r)
+void trim_keep_global(trim *t, rec *r)
 {
 	vec_push(&t->globals, rec_ref(r));
 	t->live_records++;
@@ -1919,123 +1895,6 @@ static int vk_before(trim *t, const trace_call *c, enum kind k, const vk_command
 	return 0;
 }
 
-/* VMA: pointers are the objects, the function table says which a call
- * makes; a map and its unmap cancel; of other calls on an object (user
- * data, touches, infos) the last of each function is its state. */
-static void vma_pointers(const trace_call *c, const vma_function *f, bool outputs, vec *out)
-{
-	for (uint32_t i = 0; i < f->nparams && i < c->sig->nargs; i++) {
-		if (f->params[i].output != outputs)
-			continue;
-		const trace_value *v = &c->args[i];
-		if (v->kind == TRACE_POINTER && v->u)
-			vec_push(out, (void *)(uintptr_t)v->u);
-		else if (v->kind == TRACE_ARRAY)
-			for (uint32_t k = 0; k < v->len; k++)
-				if (v->items[k].kind == TRACE_POINTER && v->items[k].u)
-					vec_push(out, (void *)(uintptr_t)v->items[k].u);
-	}
-}
-
-static void vma_replace(obj *o, rec *r)
-{
-	for (uint32_t i = 0; i < o->recs.n; i++) {
-		rec *x = o->recs.v[i];
-		if (i > 0 && x->c.sig == r->c.sig) {
-			rec_unref(x);
-			o->recs.v[i] = rec_ref(r);
-			return;
-		}
-	}
-	obj_attach(o, r);
-}
-
-static int trim_vma_before(trim *t, const trace_call *c, enum kind k)
-{
-	if (k == K_DROP)
-		return 0;
-	rec *r = rec_new(c);
-	if (k == K_VMA_TIME) {
-		rec_unref(t->last_time);
-		t->last_time = r;
-		return 0;
-	}
-	r->time = rec_ref(t->last_time);
-	const char *n = c->sig->name;
-	const vma_function *f = vma_function_lookup(n, strlen(n));
-	vec in = {0}, out = {0};
-	vma_pointers(c, f, false, &in);
-	vma_pointers(c, f, true, &out);
-	switch (k) {
-	case K_VMA_CREATE:
-		for (uint32_t i = 0; i < out.n; i++) {
-			uint64_t h = (uint64_t)(uintptr_t)out.v[i];
-			obj *o = obj_lookup(t, NULL, h);
-			if (o)
-				obj_kill(t, o, NULL);
-			o = obj_new(t, h, NULL);
-			obj_attach(o, r);
-			for (uint32_t j = 0; j < in.n; j++)
-				obj_dep(o, obj_lookup(t, NULL, (uint64_t)(uintptr_t)in.v[j]));
-		}
-		break;
-	case K_VMA_DESTROY:
-		for (uint32_t i = 0; i < in.n; i++) {
-			obj *o = obj_lookup(t, NULL, (uint64_t)(uintptr_t)in.v[i]);
-			if (o)
-				obj_kill(t, o, r);
-		}
-		break;
-	case K_VMA_MAP:
-	case K_VMA_UNMAP:
-		for (uint32_t i = 0; i < in.n; i++) {
-			obj *o = obj_lookup(t, NULL, (uint64_t)(uintptr_t)in.v[i]);
-			if (!o)
-				continue;
-			rec *last = o->recs.n > 1 ? o->recs.v[o->recs.n - 1] : NULL;
-			if (k == K_VMA_UNMAP && last && !strcmp(last->c.sig->name, "vmaMapMemory")) {
-				rec_unref(last);
-				o->recs.n--;
-			} else {
-				vec_push(&o->recs, rec_ref(r));
-			}
-		}
-		break;
-	case K_VMA_OTHER: {
-		bool attached = false;
-		for (uint32_t i = 0; i < in.n; i++) {
-			obj *o = obj_lookup(t, NULL, (uint64_t)(uintptr_t)in.v[i]);
-			if (o) {
-				vma_replace(o, r);
-				attached = true;
-			}
-		}
-		if (!attached)
-			trim_keep_global(t, r);
-		break;
-	}
-	default: {
-		/* global: vmaCreateAllocator stays, of others the last */
-		uint32_t i = 0;
-		if (strcmp(n, "vmaCreateAllocator"))
-			for (; i < t->globals.n; i++)
-				if (((rec *)t->globals.v[i])->c.sig == c->sig)
-					break;
-		if (i < t->globals.n) {
-			rec_unref(t->globals.v[i]);
-			t->globals.v[i] = rec_ref(r);
-		} else {
-			trim_keep_global(t, r);
-		}
-		break;
-	}
-	}
-	vec_free(&in);
-	vec_free(&out);
-	rec_unref(r);
-	return 0;
-}
-
 static void set_where(trace_error *err, const trace_call *c)
 {
 	err->call = (int64_t)c->no;
@@ -2063,7 +1922,7 @@ int trim_before(trim *t, const trace_call *c, trace_error *err)
 /* ------------------------------------------------------------------ */
 /* The range: what it names, what it may read, what it overwrites first. */
 
-static void range_root(trim *t, obj *o)
+void range_root(trim *t, obj *o)
 {
 	if (o && !tmap_get(&t->rooted, o, NULL)) {
 		tmap_put(&t->rooted, o, 1);
@@ -2345,14 +2204,7 @@ int trim_range(trim *t, const trace_call *c, trace_error *err)
 	enum kind k = trim_kind_of(t, c, &cmd);
 	t->err = err;
 	if (t->api == TRIM_VMA) {
-		if (k == K_UNSEEN || k == K_DROP || k == K_VMA_TIME)
-			return 0;
-		const vma_function *f = vma_function_lookup(c->sig->name, strlen(c->sig->name));
-		vec in = {0};
-		vma_pointers(c, f, false, &in);
-		for (uint32_t i = 0; i < in.n; i++)
-			range_root(t, obj_lookup(t, NULL, (uint64_t)(uintptr_t)in.v[i]));
-		vec_free(&in);
+		trim_vma_range(t, c, k);
 		return 0;
 	}
 	if (k == K_UPDATE) {

@@ -379,6 +379,22 @@ typedef struct closure {
 } closure;
 
 /* BEGIN cross-file functions */
+/* state.c */
+rec *rec_new(const trace_call *c);
+rec *rec_ref(rec *r);
+void rec_unref(rec *r);
+void obj_dep(obj *o, obj *d);
+obj *obj_new(trim *t, uint64_t handle, const vk_handle_info *h);
+void obj_kill(trim *t, obj *o, rec *r);
+obj *obj_lookup(trim *t, const vk_handle_info *h, uint64_t v);
+void obj_attach(obj *o, rec *r);
+void trim_keep_global(trim *t, rec *r);
+void range_root(trim *t, obj *o);
+
+/* vma_trim.c */
+enum kind trim_vma_kind(const char *n);
+int trim_vma_before(trim *t, const trace_call *c, enum kind k);
+void trim_vma_range(trim *t, const trace_call *c, enum kind k);
 /* END cross-file functions */
 
 #endif
