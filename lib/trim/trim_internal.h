@@ -379,6 +379,14 @@ typedef struct closure {
 } closure;
 
 /* BEGIN cross-file functions */
+/* spans.c */
+uint64_t span_upto(uint64_t off, uint64_t len);
+void spans_add(spans *s, uint64_t off, uint64_t end);
+void spans_sub(spans *s, uint64_t off, uint64_t end);
+void spans_free(spans *s);
+void breads_add(breads *b, obj *o, uint64_t off, uint64_t end);
+void breads_free(breads *b);
+
 /* state.c */
 rec *rec_new(const trace_call *c);
 rec *rec_ref(rec *r);
