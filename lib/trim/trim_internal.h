@@ -379,6 +379,11 @@ typedef struct closure {
 } closure;
 
 /* BEGIN cross-file functions */
+/* contents.c */
+void content_unref(content *c);
+content *content_ref(content *c);
+int content_track(trim *t, const trace_call *c);
+
 /* spans.c */
 uint64_t span_upto(uint64_t off, uint64_t len);
 void spans_add(spans *s, uint64_t off, uint64_t end);
