@@ -384,6 +384,29 @@ void content_unref(content *c);
 content *content_ref(content *c);
 int content_track(trim *t, const trace_call *c);
 
+/* objects.c */
+rec *rec_new(const trace_call *c);
+rec *rec_ref(rec *r);
+void rec_unref(rec *r);
+void obj_unref(obj *o);
+void obj_dep(obj *o, obj *d);
+obj *obj_new(trim *t, uint64_t handle, const vk_handle_info *h);
+void obj_kill(trim *t, obj *o, rec *r);
+void obj_kill_children(trim *t, obj *pool, rec *r);
+void recording_unref(recording *r);
+void recording_dep(recording *r, obj *o);
+void recording_write(recording *r, obj *o, bool discard);
+void recording_layout(recording *r, obj *o, int32_t expect, int32_t final);
+void submit_unref(submit *s);
+void finds_add(void *ctx, const vk_handle_info *h, uint64_t *value, bool top,
+	     const vk_field *f);
+void trim_types_init(void);
+obj *obj_lookup(trim *t, const vk_handle_info *h, uint64_t v);
+const obj *template_of(trim *t, const trace_call *c, const vk_command_info *cmd,
+		       const void *args, const trace_value **data);
+void template_handles(trim *t, const trace_call *c, const vk_command_info *cmd,
+		      const void *args, finds *in);
+
 /* spans.c */
 uint64_t span_upto(uint64_t off, uint64_t len);
 void spans_add(spans *s, uint64_t off, uint64_t end);
@@ -393,15 +416,10 @@ void breads_add(breads *b, obj *o, uint64_t off, uint64_t end);
 void breads_free(breads *b);
 
 /* state.c */
-rec *rec_new(const trace_call *c);
-rec *rec_ref(rec *r);
-void rec_unref(rec *r);
-void obj_dep(obj *o, obj *d);
-obj *obj_new(trim *t, uint64_t handle, const vk_handle_info *h);
-void obj_kill(trim *t, obj *o, rec *r);
-obj *obj_lookup(trim *t, const vk_handle_info *h, uint64_t v);
+bool trim_named(const char *n, const char *base);
 void obj_attach(obj *o, rec *r);
 void trim_keep_global(trim *t, rec *r);
+void destroy(trim *t, rec *r, const vk_command_info *cmd, const finds *in);
 void range_root(trim *t, obj *o);
 
 /* vma_trim.c */
