@@ -379,6 +379,19 @@ typedef struct closure {
 } closure;
 
 /* BEGIN cross-file functions */
+/* access.c */
+void set_bdesc(obj *s, uint32_t binding, uint32_t elem, obj *o, uint64_t off, uint64_t end);
+void write_reads(trim *t, bsink *k, const VkWriteDescriptorSet *w);
+void template_reads(trim *t, bsink *k, const trace_call *c, const vk_command_info *cmd,
+		    const void *args);
+bool barrier_cmd(const char *n);
+void cmd_reads(trim *t, const trace_call *c, const vk_command_info *cmd, const void *args,
+	       const finds *in, breads *out);
+void buffer_host_use(trim *t, const char *n, const finds *in);
+void storage_targets(trim *t, const VkWriteDescriptorSet *w, vec *out);
+bool load_op_discards(VkAttachmentLoadOp op);
+void command_images(trim *t, const char *n, const void *args, image_fn fn, void *ctx);
+
 /* contents.c */
 void content_unref(content *c);
 content *content_ref(content *c);
