@@ -392,6 +392,16 @@ void storage_targets(trim *t, const VkWriteDescriptorSet *w, vec *out);
 bool load_op_discards(VkAttachmentLoadOp op);
 void command_images(trim *t, const char *n, const void *args, image_fn fn, void *ctx);
 
+/* closure.c */
+void use_then(enum use *at, enum use u);
+void touch_cmd(trim *t, obj *cb, touches *l, const vk_command_info *cmd,
+	       const void *args, const finds *in, bool secondaries);
+void touch_before(trim *t, obj *cb);
+bool range_overwrites(const obj *o);
+void close_recording(trim *t, closure *cl, recording *r, bool inputs);
+void close_obj(trim *t, closure *cl, obj *o, bool inputs);
+void closure_readable(trim *t, const closure *cl);
+
 /* contents.c */
 void content_unref(content *c);
 content *content_ref(content *c);
@@ -430,9 +440,11 @@ void breads_free(breads *b);
 
 /* state.c */
 bool trim_named(const char *n, const char *base);
+enum kind trim_kind_of(trim *t, const trace_call *c, const vk_command_info **cmd);
 void obj_attach(obj *o, rec *r);
 void trim_keep_global(trim *t, rec *r);
 void destroy(trim *t, rec *r, const vk_command_info *cmd, const finds *in);
+void recording_set_reads(trim *t, const recording *rc, breads *out, bool secondaries);
 void range_root(trim *t, obj *o);
 
 /* vma_trim.c */
