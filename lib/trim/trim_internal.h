@@ -430,6 +430,9 @@ const obj *template_of(trim *t, const trace_call *c, const vk_command_info *cmd,
 void template_handles(trim *t, const trace_call *c, const vk_command_info *cmd,
 		      const void *args, finds *in);
 
+/* setup.c */
+obj *signal_queue(trim *t, const closure *cl, const obj *x);
+
 /* spans.c */
 uint64_t span_upto(uint64_t off, uint64_t len);
 void spans_add(spans *s, uint64_t off, uint64_t end);
