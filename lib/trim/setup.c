@@ -293,7 +293,7 @@ static int put_fixup(out *o, rec *r)
 /* The queue to signal binary semaphore X on: the one its signal was
  * submitted to, if the setup makes that queue, else (an acquire's, or a
  * queue the range does not use) the first the setup makes on its device. */
-obj *signal_queue(trim *t, const closure *cl, const obj *x)
+static obj *signal_queue(trim *t, const closure *cl, const obj *x)
 {
 	obj *want = x->signal_queue ? obj_lookup(t, trim_types.queue, x->signal_queue) : NULL, *first = NULL;
 	for (uint32_t i = 0; i < cl->objs.n; i++) {

@@ -430,9 +430,6 @@ const obj *template_of(trim *t, const trace_call *c, const vk_command_info *cmd,
 void template_handles(trim *t, const trace_call *c, const vk_command_info *cmd,
 		      const void *args, finds *in);
 
-/* setup.c */
-obj *signal_queue(trim *t, const closure *cl, const obj *x);
-
 /* spans.c */
 uint64_t span_upto(uint64_t off, uint64_t len);
 void spans_add(spans *s, uint64_t off, uint64_t end);
@@ -442,12 +439,15 @@ void breads_add(breads *b, obj *o, uint64_t off, uint64_t end);
 void breads_free(breads *b);
 
 /* state.c */
-bool trim_named(const char *n, const char *base);
-enum kind trim_kind_of(trim *t, const trace_call *c, const vk_command_info **cmd);
 void obj_attach(obj *o, rec *r);
 void trim_keep_global(trim *t, rec *r);
-void destroy(trim *t, rec *r, const vk_command_info *cmd, const finds *in);
+obj *finds_command_buffer(trim *t, const finds *in);
 void recording_set_reads(trim *t, const recording *rc, breads *out, bool secondaries);
+int trim_vk_before(trim *t, const trace_call *c, enum kind k, const vk_command_info *cmd);
+
+/* trim.c */
+bool trim_named(const char *n, const char *base);
+enum kind trim_kind_of(trim *t, const trace_call *c, const vk_command_info **cmd);
 void range_root(trim *t, obj *o);
 
 /* vma_trim.c */
