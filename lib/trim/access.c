@@ -20,10 +20,7 @@ void set_bdesc(obj *s, uint32_t binding, uint32_t elem, obj *o, uint64_t off, ui
 		if (binding == UINT32_MAX && d->r.o == o && d->r.off == off && d->r.end == end)
 			return;
 	}
-	if (s->nbd == s->capbd) {
-		s->capbd = s->capbd ? 2 * s->capbd : 4;
-		s->bd = trace_xrealloc(s->bd, s->capbd * sizeof(*s->bd));
-	}
+	s->bd = array_grow(s->bd, s->nbd, &s->capbd, sizeof(*s->bd), 4);
 	s->bd[s->nbd++] = (bdesc){binding, elem, r};
 }
 

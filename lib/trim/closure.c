@@ -25,10 +25,7 @@ static bool touch_add(touches *l, obj *o, enum use u)
 			use_then(&l->v[i].u, u);
 			return false;
 		}
-	if (l->n == l->cap) {
-		l->cap = l->cap ? 2 * l->cap : 16;
-		l->v = trace_xrealloc(l->v, l->cap * sizeof(*l->v));
-	}
+	l->v = array_grow(l->v, l->n, &l->cap, sizeof(*l->v), 16);
 	l->v[l->n++] = (touch){o, u};
 	return true;
 }

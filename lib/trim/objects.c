@@ -230,10 +230,7 @@ void recording_layout(recording *r, obj *o, int32_t expect, int32_t final)
 			r->lays[i].final = final;
 			return;
 		}
-	if (r->nlays == r->caplays) {
-		r->caplays = r->caplays ? 2 * r->caplays : 4;
-		r->lays = trace_xrealloc(r->lays, r->caplays * sizeof(*r->lays));
-	}
+	r->lays = array_grow(r->lays, r->nlays, &r->caplays, sizeof(*r->lays), 4);
 	r->lays[r->nlays++] = (lay){o, expect, final};
 }
 
@@ -264,10 +261,7 @@ void finds_add(void *ctx, const vk_handle_info *h, uint64_t *value, bool top,
 	finds *fs = ctx;
 	if (!*value)
 		return;
-	if (fs->n == fs->cap) {
-		fs->cap = fs->cap ? 2 * fs->cap : 16;
-		fs->v = trace_xrealloc(fs->v, fs->cap * sizeof(*fs->v));
-	}
+	fs->v = array_grow(fs->v, fs->n, &fs->cap, sizeof(*fs->v), 16);
 	fs->v[fs->n++] = (found){h, *value, f, top};
 }
 

@@ -135,10 +135,7 @@ static void want_layout(out *o, obj *x, int32_t layout)
 	for (uint32_t i = 0; i < o->nbar; i++)
 		if (o->bar[i].image == (VkImage)(uintptr_t)x->handle)
 			return;
-	if (o->nbar == o->capbar) {
-		o->capbar = o->capbar ? 2 * o->capbar : 8;
-		o->bar = trace_xrealloc(o->bar, o->capbar * sizeof(*o->bar));
-	}
+	o->bar = array_grow(o->bar, o->nbar, &o->capbar, sizeof(*o->bar), 8);
 	o->bar[o->nbar++] = (VkImageMemoryBarrier){
 		.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
 		.srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT,

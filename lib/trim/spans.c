@@ -27,10 +27,7 @@ void spans_add(spans *s, uint64_t off, uint64_t end)
 			end = s->v[j].end;
 	}
 	if (j == i) {
-		if (s->n == s->cap) {
-			s->cap = s->cap ? 2 * s->cap : 4;
-			s->v = trace_xrealloc(s->v, s->cap * sizeof(*s->v));
-		}
+		s->v = array_grow(s->v, s->n, &s->cap, sizeof(*s->v), 4);
 		memmove(s->v + i + 1, s->v + i, (s->n - i) * sizeof(*s->v));
 		s->n++;
 	} else if (j > i + 1) {
@@ -71,10 +68,7 @@ void breads_add(breads *b, obj *o, uint64_t off, uint64_t end)
 	for (uint32_t i = b->n, k = 0; i-- > 0 && k < 16; k++)
 		if (b->v[i].o == o && b->v[i].off <= off && b->v[i].end >= end)
 			return;
-	if (b->n == b->cap) {
-		b->cap = b->cap ? 2 * b->cap : 4;
-		b->v = trace_xrealloc(b->v, b->cap * sizeof(*b->v));
-	}
+	b->v = array_grow(b->v, b->n, &b->cap, sizeof(*b->v), 4);
 	b->v[b->n++] = (bread){o, off, end};
 }
 

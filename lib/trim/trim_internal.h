@@ -61,6 +61,17 @@
 
 /* Small containers. */
 
+/* V, an array of N elements of SIZE bytes with room for *CAP, with room
+ * for one more: doubled when full, FIRST to begin with. */
+static inline void *array_grow(void *v, uint32_t n, uint32_t *cap, size_t size, uint32_t first)
+{
+	if (n == *cap) {
+		*cap = *cap ? 2 * *cap : first;
+		v = trace_xrealloc(v, *cap * size);
+	}
+	return v;
+}
+
 typedef struct vec {
 	void **v;
 	uint32_t n, cap;
@@ -68,10 +79,7 @@ typedef struct vec {
 
 static inline void vec_push(vec *v, void *p)
 {
-	if (v->n == v->cap) {
-		v->cap = v->cap ? 2 * v->cap : 4;
-		v->v = trace_xrealloc(v->v, v->cap * sizeof(*v->v));
-	}
+	v->v = array_grow(v->v, v->n, &v->cap, sizeof(*v->v), 4);
 	v->v[v->n++] = p;
 }
 
