@@ -39,43 +39,34 @@ static bool query(const char *n, const vk_command_info *cmd)
 
 static enum kind vk_kind(const char *n, const vk_command_info *cmd)
 {
-	static const char *const drop[] = {
-		"vkWaitForFences", "vkGetFenceStatus", "vkWaitSemaphores",
-		"vkGetSemaphoreCounterValue", "vkQueueWaitIdle", "vkDeviceWaitIdle",
-		"vkGetQueryPoolResults", "vkMapMemory", "vkMapMemory2", "vkUnmapMemory",
-		"vkUnmapMemory2", "vkFlushMappedMemoryRanges", "vkInvalidateMappedMemoryRanges",
-		"vkGetEventStatus", "vkSetEvent", "vkResetEvent",
-		"vkGetSwapchainStatusKHR", "vkGetDeviceMemoryCommitment",
-		"vkGetInstanceProcAddr", "vkGetDeviceProcAddr",
+	static const struct {
+		const char *name;
+		enum kind k;
+	} by_name[] = {
+		{"vkAcquireNextImage", K_SYNC}, {"vkAcquireNextImage2", K_SYNC},
+		{"vkQueuePresent", K_SYNC}, {"vkQueueBindSparse", K_SYNC},
+		{"vkWaitForFences", K_DROP}, {"vkGetFenceStatus", K_DROP},
+		{"vkWaitSemaphores", K_DROP}, {"vkGetSemaphoreCounterValue", K_DROP},
+		{"vkQueueWaitIdle", K_DROP}, {"vkDeviceWaitIdle", K_DROP},
+		{"vkGetQueryPoolResults", K_DROP}, {"vkMapMemory", K_DROP}, {"vkMapMemory2", K_DROP},
+		{"vkUnmapMemory", K_DROP}, {"vkUnmapMemory2", K_DROP},
+		{"vkFlushMappedMemoryRanges", K_DROP}, {"vkInvalidateMappedMemoryRanges", K_DROP},
+		{"vkGetEventStatus", K_DROP}, {"vkSetEvent", K_DROP}, {"vkResetEvent", K_DROP},
+		{"vkGetSwapchainStatusKHR", K_DROP}, {"vkGetDeviceMemoryCommitment", K_DROP},
+		{"vkGetInstanceProcAddr", K_DROP}, {"vkGetDeviceProcAddr", K_DROP},
+		{"vkQueueSubmit", K_SUBMIT}, {"vkQueueSubmit2", K_SUBMIT2},
+		{"vkBeginCommandBuffer", K_BEGIN}, {"vkEndCommandBuffer", K_RECORD},
+		{"vkResetCommandBuffer", K_RESET_CB}, {"vkResetCommandPool", K_RESET_CMD_POOL},
+		{"vkResetDescriptorPool", K_RESET_DESC_POOL}, {"vkResetFences", K_RESET_FENCES},
+		{"vkSignalSemaphore", K_SIGNAL}, {"vkUpdateDescriptorSets", K_UPDATE_SETS},
 	};
-	if (trim_named(n, "vkAcquireNextImage") || trim_named(n, "vkAcquireNextImage2") ||
-	    trim_named(n, "vkQueuePresent") || trim_named(n, "vkQueueBindSparse"))
-		return K_SYNC;
-	for (size_t i = 0; i < sizeof(drop) / sizeof(*drop); i++)
-		if (trim_named(n, drop[i]))
-			return K_DROP;
+	/* trim_named() matches a name whole (but for a KHR or EXT suffix):
+	 * no two entries match one function */
+	for (size_t i = 0; i < sizeof(by_name) / sizeof(*by_name); i++)
+		if (trim_named(n, by_name[i].name))
+			return by_name[i].k;
 	if (query(n, cmd))
 		return K_DROP;
-	if (trim_named(n, "vkQueueSubmit"))
-		return K_SUBMIT;
-	if (trim_named(n, "vkQueueSubmit2"))
-		return K_SUBMIT2;
-	if (trim_named(n, "vkBeginCommandBuffer"))
-		return K_BEGIN;
-	if (trim_named(n, "vkEndCommandBuffer"))
-		return K_RECORD;
-	if (trim_named(n, "vkResetCommandBuffer"))
-		return K_RESET_CB;
-	if (trim_named(n, "vkResetCommandPool"))
-		return K_RESET_CMD_POOL;
-	if (trim_named(n, "vkResetDescriptorPool"))
-		return K_RESET_DESC_POOL;
-	if (trim_named(n, "vkResetFences"))
-		return K_RESET_FENCES;
-	if (trim_named(n, "vkSignalSemaphore"))
-		return K_SIGNAL;
-	if (trim_named(n, "vkUpdateDescriptorSets"))
-		return K_UPDATE_SETS;
 	switch (cmd->action) {
 	case VK_ACTION_CREATE:
 	case VK_ACTION_ALLOCATE:
