@@ -217,6 +217,14 @@ static uint64_t copy_end(const obj *img, uint64_t off, uint32_t row, uint32_t he
 	return span_upto(off, ((w + bw - 1) / bw) * ((h + bh - 1) / bh) * bytes_per * slices);
 }
 
+/* The bytes of buffer O a copy of region R into image IMG reads. */
+static void region_reads(breads *out, obj *o, const obj *img, const VkBufferImageCopy *r)
+{
+	breads_add(out, o, r->bufferOffset,
+		   copy_end(img, r->bufferOffset, r->bufferRowLength, r->bufferImageHeight,
+			    r->imageExtent, r->imageSubresource.layerCount));
+}
+
 bool barrier_cmd(const char *n)
 {
 	return strstr(n, "Barrier") || trim_named(n, "vkCmdWaitEvents") ||
@@ -267,13 +275,8 @@ static bool copy_reads(trim *t, const char *n, const void *args, breads *out)
 		const vk_args_vkCmdCopyBufferToImage *a = args;
 		obj *o = obj_lookup(t, hb, (uint64_t)a->srcBuffer);
 		const obj *img = obj_lookup(t, trim_types.image, (uint64_t)a->dstImage);
-		for (uint32_t i = 0; i < a->regionCount; i++) {
-			const VkBufferImageCopy *r = &a->pRegions[i];
-			breads_add(out, o, r->bufferOffset,
-				   copy_end(img, r->bufferOffset, r->bufferRowLength,
-					    r->bufferImageHeight, r->imageExtent,
-					    r->imageSubresource.layerCount));
-		}
+		for (uint32_t i = 0; i < a->regionCount; i++)
+			region_reads(out, o, img, &a->pRegions[i]);
 	} else if (trim_named(n, "vkCmdCopyBufferToImage2")) {
 		const VkCopyBufferToImageInfo2 *ci =
 			((const vk_args_vkCmdCopyBufferToImage2 *)args)->pCopyBufferToImageInfo;
@@ -281,10 +284,10 @@ static bool copy_reads(trim *t, const char *n, const void *args, breads *out)
 		const obj *img = obj_lookup(t, trim_types.image, (uint64_t)ci->dstImage);
 		for (uint32_t i = 0; i < ci->regionCount; i++) {
 			const VkBufferImageCopy2 *r = &ci->pRegions[i];
-			breads_add(out, o, r->bufferOffset,
-				   copy_end(img, r->bufferOffset, r->bufferRowLength,
-					    r->bufferImageHeight, r->imageExtent,
-					    r->imageSubresource.layerCount));
+			VkBufferImageCopy r1 = {r->bufferOffset, r->bufferRowLength,
+						r->bufferImageHeight, r->imageSubresource,
+						r->imageOffset, r->imageExtent};
+			region_reads(out, o, img, &r1);
 		}
 	} else {
 		return false;

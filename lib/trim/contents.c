@@ -179,14 +179,24 @@ static void content_update(obj *o, const vk_update *u)
 	free(x.known);
 }
 
+/* A tracekit.update into U, and the buffer or image it writes into *O
+ * (NULL: neither is alive); -1 if it does not read. */
+int content_update_read(trim *t, const trace_call *c, vk_update *u, obj **o)
+{
+	if (vk_update_read(c, u, t->err) < 0)
+		return -1;
+	*o = obj_lookup(t, trim_types.buffer, u->object);
+	if (!*o)
+		*o = obj_lookup(t, trim_types.image, u->object);
+	return 0;
+}
+
 int content_track(trim *t, const trace_call *c)
 {
 	vk_update u;
-	if (vk_update_read(c, &u, t->err) < 0)
+	obj *o;
+	if (content_update_read(t, c, &u, &o) < 0)
 		return -1;
-	obj *o = obj_lookup(t, trim_types.buffer, u.object);
-	if (!o)
-		o = obj_lookup(t, trim_types.image, u.object);
 	if (o)
 		content_update(o, &u);
 	return 0;

@@ -269,19 +269,21 @@ trim_handle_types trim_types;
 
 void trim_types_init(void)
 {
-	trim_types.buffer = vk_handle_lookup("VkBuffer");
-	trim_types.image = vk_handle_lookup("VkImage");
-	trim_types.image_view = vk_handle_lookup("VkImageView");
-	trim_types.buffer_view = vk_handle_lookup("VkBufferView");
-	trim_types.descriptor_set = vk_handle_lookup("VkDescriptorSet");
-	trim_types.descriptor_update_template = vk_handle_lookup("VkDescriptorUpdateTemplate");
-	trim_types.command_buffer = vk_handle_lookup("VkCommandBuffer");
-	trim_types.render_pass = vk_handle_lookup("VkRenderPass");
-	trim_types.framebuffer = vk_handle_lookup("VkFramebuffer");
-	trim_types.semaphore = vk_handle_lookup("VkSemaphore");
-	trim_types.fence = vk_handle_lookup("VkFence");
-	trim_types.queue = vk_handle_lookup("VkQueue");
-	trim_types.swapchain = vk_handle_lookup("VkSwapchainKHR");
+	trim_handle_types *ht = &trim_types;
+	const struct {
+		const vk_handle_info **h;
+		const char *name;
+	} types[] = {
+		{&ht->buffer, "VkBuffer"}, {&ht->image, "VkImage"},
+		{&ht->image_view, "VkImageView"}, {&ht->buffer_view, "VkBufferView"},
+		{&ht->descriptor_set, "VkDescriptorSet"},
+		{&ht->descriptor_update_template, "VkDescriptorUpdateTemplate"},
+		{&ht->command_buffer, "VkCommandBuffer"}, {&ht->render_pass, "VkRenderPass"},
+		{&ht->framebuffer, "VkFramebuffer"}, {&ht->semaphore, "VkSemaphore"},
+		{&ht->fence, "VkFence"}, {&ht->queue, "VkQueue"}, {&ht->swapchain, "VkSwapchainKHR"},
+	};
+	for (size_t i = 0; i < sizeof(types) / sizeof(*types); i++)
+		*types[i].h = vk_handle_lookup(types[i].name);
 }
 
 obj *obj_lookup(trim *t, const vk_handle_info *h, uint64_t v)

@@ -249,11 +249,9 @@ static void range_effects(trim *t, const trace_call *c, enum kind k, const vk_co
 static int range_update(trim *t, const trace_call *c)
 {
 	vk_update u;
-	if (vk_update_read(c, &u, t->err) < 0)
+	obj *o;
+	if (content_update_read(t, c, &u, &o) < 0)
 		return -1;
-	obj *o = obj_lookup(t, trim_types.buffer, u.object);
-	if (!o)
-		o = obj_lookup(t, trim_types.image, u.object);
 	range_root(t, o);
 	/* a sparse one leaves the bytes between its words as they were */
 	if (o && !t->range_submitted && !u.mask)

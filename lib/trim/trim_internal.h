@@ -350,19 +350,10 @@ typedef struct finds {
 
 /* The handle types the state looks at, found in the schema once. */
 typedef struct trim_handle_types {
-	const vk_handle_info *buffer;
-	const vk_handle_info *image;
-	const vk_handle_info *image_view;
-	const vk_handle_info *buffer_view;
-	const vk_handle_info *descriptor_set;
-	const vk_handle_info *descriptor_update_template;
-	const vk_handle_info *command_buffer;
-	const vk_handle_info *render_pass;
-	const vk_handle_info *framebuffer;
-	const vk_handle_info *semaphore;
-	const vk_handle_info *fence;
-	const vk_handle_info *queue;
-	const vk_handle_info *swapchain;
+	const vk_handle_info *buffer, *image, *image_view, *buffer_view;
+	const vk_handle_info *descriptor_set, *descriptor_update_template;
+	const vk_handle_info *command_buffer, *render_pass, *framebuffer;
+	const vk_handle_info *semaphore, *fence, *queue, *swapchain;
 } trim_handle_types;
 
 /* Set by trim_types_init(), the same for every trim (read-only after). */
@@ -413,6 +404,7 @@ void closure_readable(trim *t, const closure *cl);
 /* contents.c */
 void content_unref(content *c);
 content *content_ref(content *c);
+int content_update_read(trim *t, const trace_call *c, vk_update *u, obj **o);
 int content_track(trim *t, const trace_call *c);
 
 /* objects.c */
