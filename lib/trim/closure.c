@@ -171,6 +171,21 @@ static bool recording_reads(trim *t, recording *r, const obj *o)
 	return true;
 }
 
+/* Whether X (with its STAMP and ISTAMP) is walked now: the first time it
+ * is reached (then it goes into LIST), or the first time as an input. */
+static bool close_visit(const trim *t, uint32_t *stamp, uint32_t *istamp, bool inputs,
+			vec *list, void *x)
+{
+	if (*stamp == t->stamp && (!inputs || *istamp == t->stamp))
+		return false;
+	if (*stamp != t->stamp)
+		vec_push(list, x);
+	*stamp = t->stamp;
+	if (inputs)
+		*istamp = t->stamp;
+	return true;
+}
+
 /*
  * INPUTS: reached from a submit the setup runs again, whose commands may
  * read it.  An object the range overwrites (range_overwrites) needs the
@@ -191,13 +206,8 @@ static void close_submit(trim *t, closure *cl, submit *s)
 
 void close_recording(trim *t, closure *cl, recording *r, bool inputs)
 {
-	if (!r || (r->stamp == t->stamp && (!inputs || r->istamp == t->stamp)))
+	if (!r || !close_visit(t, &r->stamp, &r->istamp, inputs, &cl->recordings, r))
 		return;
-	if (r->stamp != t->stamp)
-		vec_push(&cl->recordings, r);
-	r->stamp = t->stamp;
-	if (inputs)
-		r->istamp = t->stamp;
 	for (uint32_t i = 0; i < r->deps.n; i++) {
 		obj *o = r->deps.v[i];
 		close_obj(t, cl, o, inputs && !(range_overwrites(o) && !recording_reads(t, r, o)));
@@ -209,13 +219,8 @@ void close_recording(trim *t, closure *cl, recording *r, bool inputs)
 
 void close_obj(trim *t, closure *cl, obj *o, bool inputs)
 {
-	if (!o || (o->stamp == t->stamp && (!inputs || o->istamp == t->stamp)))
+	if (!o || !close_visit(t, &o->stamp, &o->istamp, inputs, &cl->objs, o))
 		return;
-	if (o->stamp != t->stamp)
-		vec_push(&cl->objs, o);
-	o->stamp = t->stamp;
-	if (inputs)
-		o->istamp = t->stamp;
 	for (uint32_t i = 0; i < o->deps.n; i++)
 		close_obj(t, cl, o->deps.v[i], inputs);
 	close_obj(t, cl, o->owner, inputs);

@@ -227,6 +227,15 @@ obj *finds_command_buffer(trim *t, const finds *in)
 	return NULL;
 }
 
+/* CB reset by record R: its recording goes, R is kept for the next. */
+static void reset_command_buffer(obj *cb, rec *r)
+{
+	recording_unref(cb->cur);
+	cb->cur = NULL;
+	rec_unref(cb->reset);
+	cb->reset = rec_ref(r);
+}
+
 static recording *recording_new(obj *cb)
 {
 	recording *r = trace_xcalloc(1, sizeof(*r));
@@ -629,24 +638,16 @@ int trim_vk_before(trim *t, const trace_call *c, enum kind k, const vk_command_i
 	case K_RECORD: record(t, r, cmd, args, &in); break;
 	case K_RESET_CB: {
 		obj *cb = finds_command_buffer(t, &in);
-		if (cb) {
-			recording_unref(cb->cur);
-			cb->cur = NULL;
-			rec_unref(cb->reset);
-			cb->reset = rec_ref(r);
-		}
+		if (cb)
+			reset_command_buffer(cb, r);
 		break;
 	}
 	case K_RESET_CMD_POOL: {
 		obj *pool = in.n > 1 ? obj_lookup(t, in.v[1].h, in.v[1].value) : NULL;
 		for (size_t i = 0; pool && i < t->objs.cap; i++) {
 			obj *cb = t->objs.slot[i];
-			if (cb && cb->owner == pool) {
-				recording_unref(cb->cur);
-				cb->cur = NULL;
-				rec_unref(cb->reset);
-				cb->reset = rec_ref(r);
-			}
+			if (cb && cb->owner == pool)
+				reset_command_buffer(cb, r);
 		}
 		break;
 	}
