@@ -91,6 +91,24 @@ static void omap_del(omap *m, obj *o)
 
 /* What an object dead or dying no longer needs: its contents do not
  * matter, nothing will run its commands. */
+static void obj_unref(obj *o);
+
+/* Lets go of the records V holds, and of V. */
+void recs_release(vec *v)
+{
+	for (uint32_t i = 0; i < v->n; i++)
+		rec_unref(v->v[i]);
+	vec_free(v);
+}
+
+/* Lets go of the objects V holds, and of V. */
+void objs_release(vec *v)
+{
+	for (uint32_t i = 0; i < v->n; i++)
+		obj_unref(v->v[i]);
+	vec_free(v);
+}
+
 static void obj_shed(obj *o)
 {
 	for (uint32_t i = 0; i < o->writers.n; i++)
@@ -102,22 +120,16 @@ static void obj_shed(obj *o)
 	o->cur = NULL;
 	rec_unref(o->reset);
 	o->reset = NULL;
-	for (uint32_t i = 0; i < o->storage.n; i++)
-		obj_unref(o->storage.v[i]);
-	vec_free(&o->storage);
+	objs_release(&o->storage);
 }
 
-void obj_unref(obj *o)
+static void obj_unref(obj *o)
 {
 	if (!o || --o->refs)
 		return;
 	obj_shed(o);
-	for (uint32_t i = 0; i < o->recs.n; i++)
-		rec_unref(o->recs.v[i]);
-	vec_free(&o->recs);
-	for (uint32_t i = 0; i < o->deps.n; i++)
-		obj_unref(o->deps.v[i]);
-	vec_free(&o->deps);
+	recs_release(&o->recs);
+	objs_release(&o->deps);
 	obj_unref(o->owner);
 	obj_unref(o->target);
 	vec_free(&o->views);
@@ -184,12 +196,8 @@ void recording_unref(recording *r)
 {
 	if (!r || --r->refs)
 		return;
-	for (uint32_t i = 0; i < r->recs.n; i++)
-		rec_unref(r->recs.v[i]);
-	vec_free(&r->recs);
-	for (uint32_t i = 0; i < r->deps.n; i++)
-		obj_unref(r->deps.v[i]);
-	vec_free(&r->deps);
+	recs_release(&r->recs);
+	objs_release(&r->deps);
 	tmap_free(&r->seen);
 	vec_free(&r->writes);
 	vec_free(&r->discards);
@@ -289,6 +297,14 @@ void trim_types_init(void)
 obj *obj_lookup(trim *t, const vk_handle_info *h, uint64_t v)
 {
 	return omap_get(&t->objs, v, h);
+}
+
+/* Update template O's entries, a copy of those CI makes it with. */
+void obj_template(obj *o, const VkDescriptorUpdateTemplateCreateInfo *ci)
+{
+	o->ntmpl = ci->descriptorUpdateEntryCount;
+	o->tmpl = trace_xcalloc(o->ntmpl, sizeof(*o->tmpl));
+	memcpy(o->tmpl, ci->pDescriptorUpdateEntries, o->ntmpl * sizeof(*o->tmpl));
 }
 
 /* The template a template write uses (one the range made, first) and its

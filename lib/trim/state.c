@@ -76,6 +76,13 @@ static VkImageAspectFlags aspect_of(VkFormat f)
 	}
 }
 
+/* Render pass O has N attachments: room for their layouts. */
+static void attachments_new(obj *o, uint32_t n)
+{
+	o->natt = n;
+	o->att_layout = trace_xcalloc(2 * o->natt, sizeof(*o->att_layout));
+}
+
 /* Render pass O's attachment I: its layouts, and whether its contents go
  * at the start (a transition from UNDEFINED, or nothing loaded). */
 static void attachment(obj *o, uint32_t i, VkImageLayout initial, VkImageLayout final,
@@ -125,16 +132,14 @@ static void created(trim *t, obj *o, const char *n, const void *args)
 				vec_push(&o->views, obj_lookup(t, hv, (uint64_t)ci->pAttachments[i]));
 	} else if (!strcmp(n, "vkCreateRenderPass")) {
 		const VkRenderPassCreateInfo *ci = ((const vk_args_vkCreateRenderPass *)args)->pCreateInfo;
-		o->natt = ci->attachmentCount;
-		o->att_layout = trace_xcalloc(2 * o->natt, sizeof(*o->att_layout));
+		attachments_new(o, ci->attachmentCount);
 		for (uint32_t i = 0; i < ci->attachmentCount; i++) {
 			const VkAttachmentDescription *d = &ci->pAttachments[i];
 			attachment(o, i, d->initialLayout, d->finalLayout, d->loadOp, d->stencilLoadOp);
 		}
 	} else if (trim_named(n, "vkCreateRenderPass2")) {
 		const VkRenderPassCreateInfo2 *ci = ((const vk_args_vkCreateRenderPass2 *)args)->pCreateInfo;
-		o->natt = ci->attachmentCount;
-		o->att_layout = trace_xcalloc(2 * o->natt, sizeof(*o->att_layout));
+		attachments_new(o, ci->attachmentCount);
 		for (uint32_t i = 0; i < ci->attachmentCount; i++) {
 			const VkAttachmentDescription2 *d = &ci->pAttachments[i];
 			attachment(o, i, d->initialLayout, d->finalLayout, d->loadOp, d->stencilLoadOp);
@@ -142,9 +147,7 @@ static void created(trim *t, obj *o, const char *n, const void *args)
 	} else if (trim_named(n, "vkCreateDescriptorUpdateTemplate")) {
 		const VkDescriptorUpdateTemplateCreateInfo *ci =
 			((const vk_args_vkCreateDescriptorUpdateTemplate *)args)->pCreateInfo;
-		o->ntmpl = ci->descriptorUpdateEntryCount;
-		o->tmpl = trace_xcalloc(o->ntmpl, sizeof(*o->tmpl));
-		memcpy(o->tmpl, ci->pDescriptorUpdateEntries, o->ntmpl * sizeof(*o->tmpl));
+		obj_template(o, ci);
 	} else if (!strcmp(n, "vkCreateFence")) {
 		const vk_args_vkCreateFence *a = args;
 		o->fence = a->pCreateInfo->flags & VK_FENCE_CREATE_SIGNALED_BIT ? 1 : 2;

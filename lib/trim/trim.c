@@ -194,9 +194,7 @@ static void range_template(trim *t, const vk_command_info *cmd, const void *args
 	vk_walk_handles(cmd, (void *)args, true, finds_add, &out);
 	if (out.n && ci) {
 		obj *o = trace_xcalloc(1, sizeof(*o));
-		o->ntmpl = ci->descriptorUpdateEntryCount;
-		o->tmpl = trace_xcalloc(o->ntmpl, sizeof(*o->tmpl));
-		memcpy(o->tmpl, ci->pDescriptorUpdateEntries, o->ntmpl * sizeof(*o->tmpl));
+		obj_template(o, ci);
 		vec_push(&t->range_tmpls, o);
 		tmap_put(&t->range_tmpl, (void *)(uintptr_t)out.v[0].value, (uint64_t)(uintptr_t)o);
 	}
@@ -337,17 +335,11 @@ void trim_free(trim *t)
 	}
 	for (uint32_t i = 0; i < all.n; i++) {
 		obj *o = all.v[i];
-		for (uint32_t k = 0; k < o->deps.n; k++)
-			obj_unref(o->deps.v[k]);
-		vec_free(&o->deps);
+		objs_release(&o->deps);
 	}
-	for (uint32_t i = 0; i < all.n; i++)
-		obj_unref(all.v[i]);
-	vec_free(&all);
+	objs_release(&all);
 	free(t->objs.slot);
-	for (uint32_t i = 0; i < t->globals.n; i++)
-		rec_unref(t->globals.v[i]);
-	vec_free(&t->globals);
+	recs_release(&t->globals);
 	rec_unref(t->last_time);
 	breads_free(&t->range_reads);
 	for (uint32_t i = 0; i < t->range_tmpls.n; i++) {

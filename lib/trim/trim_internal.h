@@ -411,7 +411,8 @@ int content_track(trim *t, const trace_call *c);
 rec *rec_new(const trace_call *c);
 rec *rec_ref(rec *r);
 void rec_unref(rec *r);
-void obj_unref(obj *o);
+void recs_release(vec *v);
+void objs_release(vec *v);
 void obj_dep(obj *o, obj *d);
 obj *obj_new(trim *t, uint64_t handle, const vk_handle_info *h);
 void obj_kill(trim *t, obj *o, rec *r);
@@ -425,6 +426,7 @@ void finds_add(void *ctx, const vk_handle_info *h, uint64_t *value, bool top,
 	     const vk_field *f);
 void trim_types_init(void);
 obj *obj_lookup(trim *t, const vk_handle_info *h, uint64_t v);
+void obj_template(obj *o, const VkDescriptorUpdateTemplateCreateInfo *ci);
 const obj *template_of(trim *t, const trace_call *c, const vk_command_info *cmd,
 		       const void *args, const trace_value **data);
 void template_handles(trim *t, const trace_call *c, const vk_command_info *cmd,
