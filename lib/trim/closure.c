@@ -117,15 +117,13 @@ static bool touch_recording(trim *t, recording *rc, touches *l, bool secondaries
 		trim_kind_of(t, c, &cmd);
 		if (!cmd)
 			continue;
-		trace_arena_reset(&a);
-		void *args = trace_arena_alloc(&a, cmd->args_size);
-		if (vk_decode_args(cmd, c, &a, args, &e) < 0) {
+		void *args;
+		if (trim_decode(&a, cmd, c, &args, &e) < 0) {
 			ok = false;
 			continue;
 		}
 		finds in = {0};
-		vk_walk_handles(cmd, args, false, finds_add, &in);
-		template_handles(t, c, cmd, args, &in);
+		call_handles(t, c, cmd, args, &in);
 		touch_cmd(t, cb, l, cmd, args, &in, secondaries);
 		free(in.v);
 	}

@@ -337,7 +337,7 @@ const obj *template_of(trim *t, const trace_call *c, const vk_command_info *cmd,
 
 /* The handles in a template's pData (a blob: man/trace-format.5), after
  * those of the parameters. */
-void template_handles(trim *t, const trace_call *c, const vk_command_info *cmd,
+static void template_handles(trim *t, const trace_call *c, const vk_command_info *cmd,
 		      const void *args, finds *in)
 {
 	const trace_value *v;
@@ -348,4 +348,22 @@ void template_handles(trim *t, const trace_call *c, const vk_command_info *cmd,
 	void *copy = trace_arena_alloc(&t->scratch, v->len);
 	memcpy(copy, v->blob, v->len);
 	vk_walk_template_handles(o->tmpl, o->ntmpl, copy, v->len, finds_add, in);
+}
+
+/* The handles C names, into IN: its parameters', then those in a template
+ * write's pData. */
+void call_handles(trim *t, const trace_call *c, const vk_command_info *cmd, void *args,
+		  finds *in)
+{
+	vk_walk_handles(cmd, args, false, finds_add, in);
+	template_handles(t, c, cmd, args, in);
+}
+
+/* C's arguments decoded into *ARGS, in A (reset first); -1 with ERR. */
+int trim_decode(trace_arena *a, const vk_command_info *cmd, const trace_call *c, void **args,
+		trace_error *err)
+{
+	trace_arena_reset(a);
+	*args = trace_arena_alloc(a, cmd->args_size);
+	return vk_decode_args(cmd, c, a, *args, err);
 }

@@ -202,9 +202,8 @@ static int put_submit(out *o, rec *r)
 	trim *t = o->t;
 	const vk_command_info *cmd;
 	enum kind k = trim_kind_of(t, &r->c, &cmd);
-	trace_arena_reset(&o->arena);
-	void *args = trace_arena_alloc(&o->arena, cmd->args_size);
-	if (vk_decode_args(cmd, &r->c, &o->arena, args, o->err) < 0)
+	void *args;
+	if (trim_decode(&o->arena, cmd, &r->c, &args, o->err) < 0)
 		return -1;
 	VkQueue queue;
 	if (k == K_SUBMIT) {
@@ -262,9 +261,8 @@ static int put_fixup(out *o, rec *r)
 	obj *x = r->fixup;
 	const vk_command_info *cmd;
 	trim_kind_of(o->t, &r->c, &cmd);
-	trace_arena_reset(&o->arena);
-	void *args = trace_arena_alloc(&o->arena, cmd->args_size);
-	if (vk_decode_args(cmd, &r->c, &o->arena, args, o->err) < 0)
+	void *args;
+	if (trim_decode(&o->arena, cmd, &r->c, &args, o->err) < 0)
 		return -1;
 	if (x->h == trim_types.fence) {
 		VkFenceCreateInfo *ci = (VkFenceCreateInfo *)((vk_args_vkCreateFence *)args)->pCreateInfo;

@@ -614,17 +614,15 @@ int trim_vk_before(trim *t, const trace_call *c, enum kind k, const vk_command_i
 		return 0;
 	if (k == K_UPDATE)
 		return content_track(t, c);
-	trace_arena_reset(&t->scratch);
-	void *args = trace_arena_alloc(&t->scratch, cmd->args_size);
-	if (vk_decode_args(cmd, c, &t->scratch, args, t->err) < 0)
+	void *args;
+	if (trim_decode(&t->scratch, cmd, c, &args, t->err) < 0)
 		return -1;
 	if (k == K_SYNC) {
 		sync_call(t, cmd->sig.name, args);
 		return 0;
 	}
 	finds in = {0};
-	vk_walk_handles(cmd, args, false, finds_add, &in);
-	template_handles(t, c, cmd, args, &in);
+	call_handles(t, c, cmd, args, &in);
 	buffer_host_use(t, cmd->sig.name, &in);
 	rec *r = rec_new(c);
 	switch (k) {

@@ -282,15 +282,13 @@ int trim_range(trim *t, const trace_call *c, trace_error *err)
 		}
 		return 0;
 	}
-	trace_arena_reset(&t->scratch);
-	void *args = trace_arena_alloc(&t->scratch, cmd->args_size);
-	if (vk_decode_args(cmd, c, &t->scratch, args, err) < 0) {
+	void *args;
+	if (trim_decode(&t->scratch, cmd, c, &args, err) < 0) {
 		set_where(err, c);
 		return -1;
 	}
 	finds in = {0};
-	vk_walk_handles(cmd, args, false, finds_add, &in);
-	template_handles(t, c, cmd, args, &in);
+	call_handles(t, c, cmd, args, &in);
 	for (uint32_t i = 0; i < in.n; i++) {
 		obj *o = obj_lookup(t, in.v[i].h, in.v[i].value);
 		range_root(t, o);

@@ -429,8 +429,10 @@ obj *obj_lookup(trim *t, const vk_handle_info *h, uint64_t v);
 void obj_template(obj *o, const VkDescriptorUpdateTemplateCreateInfo *ci);
 const obj *template_of(trim *t, const trace_call *c, const vk_command_info *cmd,
 		       const void *args, const trace_value **data);
-void template_handles(trim *t, const trace_call *c, const vk_command_info *cmd,
-		      const void *args, finds *in);
+void call_handles(trim *t, const trace_call *c, const vk_command_info *cmd, void *args,
+		  finds *in);
+int trim_decode(trace_arena *a, const vk_command_info *cmd, const trace_call *c, void **args,
+		trace_error *err);
 
 /* spans.c */
 uint64_t span_upto(uint64_t off, uint64_t len);
