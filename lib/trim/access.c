@@ -8,6 +8,8 @@
  */
 #include "trim_internal.h"
 
+/* Set S's buffer descriptor BINDING, ELEM reads [OFF, END) of O; one
+ * copied in (BINDING UINT32_MAX) is added unless it is there. */
 void set_bdesc(obj *s, uint32_t binding, uint32_t elem, obj *o, uint64_t off, uint64_t end)
 {
 	bread r = {o, off, end};

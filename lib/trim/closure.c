@@ -9,6 +9,9 @@
  */
 #include "trim_internal.h"
 
+/* ------------------------------------------------------------------ */
+/* Touches: how commands use the earlier contents of what they name. */
+
 /* Use U after AT: the first that discards or reads decides; writes over
  * part of the contents leave it open. */
 void use_then(enum use *at, enum use u)
@@ -142,6 +145,9 @@ void touch_before(trim *t, obj *cb)
 	if (cb->cur)
 		touch_recording(t, cb->cur, &cb->rt, true);
 }
+
+/* ------------------------------------------------------------------ */
+/* The closure of the roots. */
 
 /* Whether nothing the range does can read what O held when it began: it
  * drops it first, or only copies into it (a readback buffer).  Shaders

@@ -7,6 +7,9 @@
  */
 #include "trim_internal.h"
 
+/* ------------------------------------------------------------------ */
+/* Records. */
+
 rec *rec_new(const trace_call *c)
 {
 	rec *r = trace_xcalloc(1, sizeof(*r));
@@ -31,6 +34,9 @@ void rec_unref(rec *r)
 	trace_call_free(&r->c);
 	free(r);
 }
+
+/* ------------------------------------------------------------------ */
+/* The map of live objects, by handle and handle type. */
 
 static size_t omap_home(const omap *m, uint64_t handle, const vk_handle_info *h)
 {
@@ -89,8 +95,9 @@ static void omap_del(omap *m, obj *o)
 	}
 }
 
-/* What an object dead or dying no longer needs: its contents do not
- * matter, nothing will run its commands. */
+/* ------------------------------------------------------------------ */
+/* Objects. */
+
 static void obj_unref(obj *o);
 
 /* Lets go of the records V holds, and of V. */
@@ -109,6 +116,8 @@ void objs_release(vec *v)
 	vec_free(v);
 }
 
+/* What an object dead or dying no longer needs: its contents do not
+ * matter, nothing will run its commands. */
 static void obj_shed(obj *o)
 {
 	for (uint32_t i = 0; i < o->writers.n; i++)
@@ -192,6 +201,9 @@ void obj_kill_children(trim *t, obj *pool, rec *r)
 	vec_free(&dead);
 }
 
+/* ------------------------------------------------------------------ */
+/* Recordings and submits. */
+
 void recording_unref(recording *r)
 {
 	if (!r || --r->refs)
@@ -263,8 +275,11 @@ void submit_unref(submit *s)
 	free(s);
 }
 
+/* ------------------------------------------------------------------ */
+/* The handles a Vulkan call names, its arguments. */
+
 void finds_add(void *ctx, const vk_handle_info *h, uint64_t *value, bool top,
-	     const vk_field *f)
+	       const vk_field *f)
 {
 	finds *fs = ctx;
 	if (!*value)
@@ -338,7 +353,7 @@ const obj *template_of(trim *t, const trace_call *c, const vk_command_info *cmd,
 /* The handles in a template's pData (a blob: man/trace-format.5), after
  * those of the parameters. */
 static void template_handles(trim *t, const trace_call *c, const vk_command_info *cmd,
-		      const void *args, finds *in)
+			     const void *args, finds *in)
 {
 	const trace_value *v;
 	const obj *o = template_of(t, c, cmd, args, &v);

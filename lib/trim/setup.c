@@ -9,6 +9,7 @@
  */
 #include "trim_internal.h"
 
+/* The setup being written, and where. */
 typedef struct out {
 	trim *t;
 	trace_writer *w;

@@ -6,6 +6,7 @@
  */
 #include "trim_internal.h"
 
+/* R belongs to O (once). */
 void obj_attach(obj *o, rec *r)
 {
 	if (!vec_has(&o->recs, r))

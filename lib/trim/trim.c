@@ -8,6 +8,10 @@
  */
 #include "trim_internal.h"
 
+/* ------------------------------------------------------------------ */
+/* Classifying calls: how a function changes the state, once a signature. */
+
+/* Whether function N is BASE, or BASE with a KHR or EXT suffix. */
 bool trim_named(const char *n, const char *base)
 {
 	size_t k = strlen(base);
@@ -102,6 +106,9 @@ enum kind trim_kind_of(trim *t, const trace_call *c, const vk_command_info **cmd
 	return k;
 }
 
+/* ------------------------------------------------------------------ */
+/* Before the range. */
+
 static void set_where(trace_error *err, const trace_call *c)
 {
 	err->call = (int64_t)c->no;
@@ -126,6 +133,10 @@ int trim_before(trim *t, const trace_call *c, trace_error *err)
 	return rc;
 }
 
+/* ------------------------------------------------------------------ */
+/* The range: what it names, what it may read, what it overwrites first. */
+
+/* O (NULL: none) is a root: the setup makes it and what it needs. */
 void range_root(trim *t, obj *o)
 {
 	if (o && !tmap_get(&t->rooted, o, NULL)) {
@@ -301,6 +312,9 @@ int trim_range(trim *t, const trace_call *c, trace_error *err)
 	free(in.v);
 	return 0;
 }
+
+/* ------------------------------------------------------------------ */
+/* A trim. */
 
 trim *trim_new(trim_api api, trace_sigtab *sigs)
 {

@@ -40,7 +40,7 @@
  *               contents, layouts, fences and semaphores as they were
  *   vma_trim.c  the VMA path: pointers as objects, maps, globals
  *
- * Like vkreplay.c it reads the generated argument structs
+ * Like lib/replay/ it reads the generated argument structs
  * (build/gen/vkschema_cmds.h), so only trace-trim links these files.
  */
 #ifndef TRACE_TRIM_INTERNAL_H
@@ -336,6 +336,8 @@ struct trim {
 	vec range_tmpls;
 };
 
+/* A handle a Vulkan call names (call_handles() finds them): its type,
+ * its value, the field it is in, whether that is a parameter. */
 typedef struct found {
 	const vk_handle_info *h;
 	uint64_t value;
@@ -371,43 +373,19 @@ typedef struct bsink {
 typedef void (*image_fn)(void *ctx, obj *img, bool write, bool discard, int32_t expect,
 			 int32_t final);
 
+/* What a setup needs (closure.c): objects, recordings, submits, in the
+ * order they were reached. */
 typedef struct closure {
 	vec objs;
 	vec recordings;
 	vec submits;
 } closure;
 
-/* BEGIN cross-file functions */
-/* access.c */
-void set_bdesc(obj *s, uint32_t binding, uint32_t elem, obj *o, uint64_t off, uint64_t end);
-void write_reads(trim *t, bsink *k, const VkWriteDescriptorSet *w);
-void template_reads(trim *t, bsink *k, const trace_call *c, const vk_command_info *cmd,
-		    const void *args);
-bool barrier_cmd(const char *n);
-void cmd_reads(trim *t, const trace_call *c, const vk_command_info *cmd, const void *args,
-	       const finds *in, breads *out);
-void buffer_host_use(trim *t, const char *n, const finds *in);
-void storage_targets(trim *t, const VkWriteDescriptorSet *w, vec *out);
-bool load_op_discards(VkAttachmentLoadOp op);
-void command_images(trim *t, const char *n, const void *args, image_fn fn, void *ctx);
+/* ------------------------------------------------------------------ */
+/* Functions one file of lib/trim/ offers the others, by file. */
 
-/* closure.c */
-void use_then(enum use *at, enum use u);
-void touch_cmd(trim *t, obj *cb, touches *l, const vk_command_info *cmd,
-	       const void *args, const finds *in, bool secondaries);
-void touch_before(trim *t, obj *cb);
-bool range_overwrites(const obj *o);
-void close_recording(trim *t, closure *cl, recording *r, bool inputs);
-void close_obj(trim *t, closure *cl, obj *o, bool inputs);
-void closure_readable(trim *t, const closure *cl);
-
-/* contents.c */
-void content_unref(content *c);
-content *content_ref(content *c);
-int content_update_read(trim *t, const trace_call *c, vk_update *u, obj **o);
-int content_track(trim *t, const trace_call *c);
-
-/* objects.c */
+/* objects.c: records, the object map, recordings, submits; the handles a call
+ * names, and its arguments decoded */
 rec *rec_new(const trace_call *c);
 rec *rec_ref(rec *r);
 void rec_unref(rec *r);
@@ -423,7 +401,7 @@ void recording_write(recording *r, obj *o, bool discard);
 void recording_layout(recording *r, obj *o, int32_t expect, int32_t final);
 void submit_unref(submit *s);
 void finds_add(void *ctx, const vk_handle_info *h, uint64_t *value, bool top,
-	     const vk_field *f);
+	       const vk_field *f);
 void trim_types_init(void);
 obj *obj_lookup(trim *t, const vk_handle_info *h, uint64_t v);
 void obj_template(obj *o, const VkDescriptorUpdateTemplateCreateInfo *ci);
@@ -434,7 +412,7 @@ void call_handles(trim *t, const trace_call *c, const vk_command_info *cmd, void
 int trim_decode(trace_arena *a, const vk_command_info *cmd, const trace_call *c, void **args,
 		trace_error *err);
 
-/* spans.c */
+/* spans.c: byte ranges, and the buffer reads made of them */
 uint64_t span_upto(uint64_t off, uint64_t len);
 void spans_add(spans *s, uint64_t off, uint64_t end);
 void spans_sub(spans *s, uint64_t off, uint64_t end);
@@ -442,22 +420,50 @@ void spans_free(spans *s);
 void breads_add(breads *b, obj *o, uint64_t off, uint64_t end);
 void breads_free(breads *b);
 
-/* state.c */
+/* contents.c: host-written bytes */
+void content_unref(content *c);
+content *content_ref(content *c);
+int content_update_read(trim *t, const trace_call *c, vk_update *u, obj **o);
+int content_track(trim *t, const trace_call *c);
+
+/* access.c: what commands and descriptors read and write */
+void set_bdesc(obj *s, uint32_t binding, uint32_t elem, obj *o, uint64_t off, uint64_t end);
+void write_reads(trim *t, bsink *k, const VkWriteDescriptorSet *w);
+void template_reads(trim *t, bsink *k, const trace_call *c, const vk_command_info *cmd,
+		    const void *args);
+bool barrier_cmd(const char *n);
+void cmd_reads(trim *t, const trace_call *c, const vk_command_info *cmd, const void *args,
+	       const finds *in, breads *out);
+void buffer_host_use(trim *t, const char *n, const finds *in);
+void storage_targets(trim *t, const VkWriteDescriptorSet *w, vec *out);
+bool load_op_discards(VkAttachmentLoadOp op);
+void command_images(trim *t, const char *n, const void *args, image_fn fn, void *ctx);
+
+/* state.c: Vulkan calls before the range */
 void obj_attach(obj *o, rec *r);
 void trim_keep_global(trim *t, rec *r);
 obj *finds_command_buffer(trim *t, const finds *in);
 void recording_set_reads(trim *t, const recording *rc, breads *out, bool secondaries);
 int trim_vk_before(trim *t, const trace_call *c, enum kind k, const vk_command_info *cmd);
 
-/* trim.c */
+/* closure.c: what the range needs */
+void use_then(enum use *at, enum use u);
+void touch_cmd(trim *t, obj *cb, touches *l, const vk_command_info *cmd,
+	       const void *args, const finds *in, bool secondaries);
+void touch_before(trim *t, obj *cb);
+bool range_overwrites(const obj *o);
+void close_recording(trim *t, closure *cl, recording *r, bool inputs);
+void close_obj(trim *t, closure *cl, obj *o, bool inputs);
+void closure_readable(trim *t, const closure *cl);
+
+/* trim.c: classifying calls; the range's roots */
 bool trim_named(const char *n, const char *base);
 enum kind trim_kind_of(trim *t, const trace_call *c, const vk_command_info **cmd);
 void range_root(trim *t, obj *o);
 
-/* vma_trim.c */
+/* vma_trim.c: the VMA path */
 enum kind trim_vma_kind(const char *n);
 int trim_vma_before(trim *t, const trace_call *c, enum kind k);
 void trim_vma_range(trim *t, const trace_call *c, enum kind k);
-/* END cross-file functions */
 
 #endif

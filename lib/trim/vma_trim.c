@@ -8,6 +8,7 @@
  */
 #include "trim_internal.h"
 
+/* How VMA function N changes the state, from the function table. */
 enum kind trim_vma_kind(const char *n)
 {
 	if (!strcmp(n, "tracekit.time"))
@@ -63,6 +64,7 @@ static void vma_replace(obj *o, rec *r)
 	obj_attach(o, r);
 }
 
+/* A VMA call before the range, of kind K. */
 int trim_vma_before(trim *t, const trace_call *c, enum kind k)
 {
 	if (k == K_DROP)
