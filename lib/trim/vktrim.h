@@ -24,9 +24,9 @@
  * semaphores left signaled (a submit's or an acquire's signal nothing
  * waited for before the range) are signaled by a submit of its own.
  *
- * Like vkreplay.c it reads the generated argument structs
- * (build/gen/vkschema_cmds.h), so only trace-trim links it.  See
- * trace-trim(1).
+ * Like lib/replay/ it reads the generated argument structs
+ * (build/gen/vkschema_cmds.h), so only trace-trim links lib/trim/ (whose
+ * files trim_internal.h lists).  See trace-trim(1).
  */
 #ifndef TRACE_VKTRIM_H
 #define TRACE_VKTRIM_H

@@ -1,0 +1,487 @@
+/*
+ * access: what commands and descriptors access.  The buffer bytes they
+ * may read: a descriptor's range, a copy's source regions, a bound vertex
+ * buffer from its offset, a buffer named beside an offset from there on,
+ * any other all of it.  The images they write (render pass attachments,
+ * barriers from UNDEFINED, storage descriptors), whether they discard
+ * what was there, and the layouts they expect and leave.
+ */
+#include "trim_internal.h"
+
+/* Set S's buffer descriptor BINDING, ELEM reads [OFF, END) of O; one
+ * copied in (BINDING UINT32_MAX) is added unless it is there. */
+void set_bdesc(obj *s, uint32_t binding, uint32_t elem, obj *o, uint64_t off, uint64_t end)
+{
+	bread r = {o, off, end};
+	for (uint32_t i = 0; i < s->nbd; i++) {
+		bdesc *d = &s->bd[i];
+		if (binding != UINT32_MAX && d->binding == binding && d->elem == elem) {
+			d->r = r;
+			return;
+		}
+		if (binding == UINT32_MAX && d->r.o == o && d->r.off == off && d->r.end == end)
+			return;
+	}
+	s->bd = array_grow(s->bd, s->nbd, &s->capbd, sizeof(*s->bd), 4);
+	s->bd[s->nbd++] = (bdesc){binding, elem, r};
+}
+
+static void bsink_put(bsink *k, uint32_t binding, uint32_t elem, obj *o, uint64_t off,
+		      uint64_t end)
+{
+	if (!o)
+		return;
+	if (k->set)
+		set_bdesc(k->set, binding, elem, o, off, end);
+	else
+		breads_add(k->out, o, off, end);
+}
+
+/* A buffer descriptor: its range; a dynamic one from its offset on (the
+ * offset at bind time adds to it); a storage one all of the buffer, as
+ * shaders may write it. */
+static void buffer_info(trim *t, bsink *k, uint32_t binding, uint32_t elem, VkDescriptorType ty,
+			const VkDescriptorBufferInfo *bi)
+{
+	obj *o = obj_lookup(t, trim_types.buffer, (uint64_t)bi->buffer);
+	uint64_t off = bi->offset, end = UINT64_MAX;
+	if (ty == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER || ty == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC)
+		off = 0;
+	else if (ty == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER && bi->range != VK_WHOLE_SIZE)
+		end = span_upto(off, bi->range);
+	bsink_put(k, binding, elem, o, off, end);
+}
+
+static void texel_view(trim *t, bsink *k, uint32_t binding, uint32_t elem, VkDescriptorType ty,
+		       VkBufferView view)
+{
+	obj *v = obj_lookup(t, trim_types.buffer_view, (uint64_t)view);
+	if (!v || !v->target)
+		return;
+	if (ty == VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER)
+		bsink_put(k, binding, elem, v->target, 0, UINT64_MAX);
+	else
+		bsink_put(k, binding, elem, v->target, v->voff, v->vend);
+}
+
+void write_reads(trim *t, bsink *k, const VkWriteDescriptorSet *w)
+{
+	VkDescriptorType ty = w->descriptorType;
+	for (uint32_t i = 0; i < w->descriptorCount; i++) {
+		uint32_t elem = w->dstArrayElement + i;
+		switch (ty) {
+		case VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER:
+		case VK_DESCRIPTOR_TYPE_STORAGE_BUFFER:
+		case VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC:
+		case VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC:
+			if (w->pBufferInfo)
+				buffer_info(t, k, w->dstBinding, elem, ty, &w->pBufferInfo[i]);
+			break;
+		case VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER:
+		case VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER:
+			if (w->pTexelBufferView)
+				texel_view(t, k, w->dstBinding, elem, ty, w->pTexelBufferView[i]);
+			break;
+		default: /* images, samplers, inline blocks; acceleration
+			  * structures read their buffers whole (see buffer_host_use) */
+			break;
+		}
+	}
+}
+
+typedef struct tread {
+	trim *t;
+	bsink *k;
+	const uint8_t *data;
+} tread;
+
+static void template_read(void *ctx, const VkDescriptorUpdateTemplateEntry *e, uint32_t j,
+			  uint64_t at, uint64_t len)
+{
+	tread *r = ctx;
+	VkDescriptorType ty = e->descriptorType;
+	uint32_t elem = e->dstArrayElement + j;
+	if (ty == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER || ty == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER ||
+	    ty == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC ||
+	    ty == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC) {
+		VkDescriptorBufferInfo bi;
+		if (len < sizeof(bi))
+			return;
+		memcpy(&bi, r->data + at, sizeof(bi));
+		buffer_info(r->t, r->k, e->dstBinding, elem, ty, &bi);
+	} else if (ty == VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER ||
+		   ty == VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER) {
+		VkBufferView view;
+		if (len < sizeof(view))
+			return;
+		memcpy(&view, r->data + at, sizeof(view));
+		texel_view(r->t, r->k, e->dstBinding, elem, ty, view);
+	}
+}
+
+/* The buffer descriptors of a template write.  With a descriptor type the
+ * walk does not know, its buffers are not found at all (nor kept). */
+void template_reads(trim *t, bsink *k, const trace_call *c, const vk_command_info *cmd,
+		    const void *args)
+{
+	const trace_value *v;
+	const obj *o = template_of(t, c, cmd, args, &v);
+	if (!o)
+		return;
+	tread r = {t, k, v->blob};
+	vk_walk_template_data(o->tmpl, o->ntmpl, v->len, template_read, &r);
+}
+
+/* A parameter of CMD by name, as an unsigned value, or false. */
+static bool param_u64(const vk_command_info *cmd, const void *args, const char *name, uint64_t *v)
+{
+	for (uint32_t i = 0; i < cmd->nparams; i++) {
+		const vk_field *f = &cmd->params[i];
+		if (strcmp(f->name, name) || f->ptr || f->base != VK_B_UINT || f->size > 8)
+			continue;
+		*v = 0;
+		memcpy(v, (const uint8_t *)args + f->offset, f->size); /* little-endian */
+		return true;
+	}
+	return false;
+}
+
+/* Bytes per texel block of a format, and the block's width and height;
+ * 0 when this does not know it (then a copy reads to the buffer's end). */
+static uint32_t texel_block(int32_t f, uint32_t *bw, uint32_t *bh)
+{
+	*bw = *bh = 1;
+	if (f >= VK_FORMAT_BC1_RGB_UNORM_BLOCK && f <= VK_FORMAT_EAC_R11G11_SNORM_BLOCK) {
+		*bw = *bh = 4;
+		if (f <= VK_FORMAT_BC1_RGBA_SRGB_BLOCK || f == VK_FORMAT_BC4_UNORM_BLOCK ||
+		    f == VK_FORMAT_BC4_SNORM_BLOCK ||
+		    (f >= VK_FORMAT_ETC2_R8G8B8_UNORM_BLOCK && f <= VK_FORMAT_ETC2_R8G8B8A1_SRGB_BLOCK) ||
+		    f == VK_FORMAT_EAC_R11_UNORM_BLOCK || f == VK_FORMAT_EAC_R11_SNORM_BLOCK)
+			return 8;
+		return 16;
+	}
+	if (f == VK_FORMAT_R4G4_UNORM_PACK8)
+		return 1;
+	if (f <= VK_FORMAT_A1R5G5B5_UNORM_PACK16)
+		return f > VK_FORMAT_UNDEFINED ? 2 : 0;
+	if (f <= VK_FORMAT_R8_SRGB)
+		return 1;
+	if (f <= VK_FORMAT_R8G8_SRGB)
+		return 2;
+	if (f <= VK_FORMAT_B8G8R8_SRGB)
+		return 3;
+	if (f <= VK_FORMAT_A2B10G10R10_SINT_PACK32)
+		return 4;
+	if (f <= VK_FORMAT_R16_SFLOAT)
+		return 2;
+	if (f <= VK_FORMAT_R16G16_SFLOAT)
+		return 4;
+	if (f <= VK_FORMAT_R16G16B16_SFLOAT)
+		return 6;
+	if (f <= VK_FORMAT_R16G16B16A16_SFLOAT)
+		return 8;
+	if (f <= VK_FORMAT_R32_SFLOAT)
+		return 4;
+	if (f <= VK_FORMAT_R32G32_SFLOAT)
+		return 8;
+	if (f <= VK_FORMAT_R32G32B32_SFLOAT)
+		return 12;
+	if (f <= VK_FORMAT_R32G32B32A32_SFLOAT)
+		return 16;
+	if (f <= VK_FORMAT_R64_SFLOAT)
+		return 8;
+	if (f <= VK_FORMAT_R64G64_SFLOAT)
+		return 16;
+	if (f <= VK_FORMAT_R64G64B64_SFLOAT)
+		return 24;
+	if (f <= VK_FORMAT_R64G64B64A64_SFLOAT)
+		return 32;
+	if (f <= VK_FORMAT_E5B9G9R9_UFLOAT_PACK32)
+		return 4;
+	/* depth and stencil: a copy moves one aspect, at most 4 bytes a texel */
+	if (f <= VK_FORMAT_D32_SFLOAT_S8_UINT)
+		return 4;
+	return 0;  /* ASTC, planar, later ones */
+}
+
+/* The bytes a copy between buffer and image reads of the buffer: whole
+ * rows and slices of the region's extent, from its offset. */
+static uint64_t copy_end(const obj *img, uint64_t off, uint32_t row, uint32_t height,
+			 VkExtent3D ext, uint32_t layers)
+{
+	uint32_t bw = 1, bh = 1;
+	uint32_t bytes_per = img ? texel_block(img->format, &bw, &bh) : 0;
+	uint64_t w = row ? row : ext.width, h = height ? height : ext.height;
+	uint64_t slices = (uint64_t)ext.depth * layers;
+	/* past any real image (and past what the product below holds) */
+	if (!bytes_per || w > 65536 || h > 65536 || slices > 65536)
+		return UINT64_MAX;
+	return span_upto(off, ((w + bw - 1) / bw) * ((h + bh - 1) / bh) * bytes_per * slices);
+}
+
+/* The bytes of buffer O a copy of region R into image IMG reads. */
+static void region_reads(breads *out, obj *o, const obj *img, const VkBufferImageCopy *r)
+{
+	breads_add(out, o, r->bufferOffset,
+		   copy_end(img, r->bufferOffset, r->bufferRowLength, r->bufferImageHeight,
+			    r->imageExtent, r->imageSubresource.layerCount));
+}
+
+bool barrier_cmd(const char *n)
+{
+	return strstr(n, "Barrier") || trim_named(n, "vkCmdWaitEvents") ||
+	       trim_named(n, "vkCmdWaitEvents2") || trim_named(n, "vkCmdSetEvent2");
+}
+
+/* The vertex buffers a bind names, from their offsets (to their sizes,
+ * if bound with them); false if N is no vertex buffer bind. */
+static bool vertex_reads(trim *t, const char *n, const void *args, breads *out)
+{
+	const vk_handle_info *hb = trim_types.buffer;
+	if (!strcmp(n, "vkCmdBindVertexBuffers")) {
+		const vk_args_vkCmdBindVertexBuffers *a = args;
+		for (uint32_t i = 0; i < a->bindingCount && a->pBuffers && a->pOffsets; i++)
+			breads_add(out, obj_lookup(t, hb, (uint64_t)a->pBuffers[i]), a->pOffsets[i],
+				   UINT64_MAX);
+		return true;
+	}
+	if (!trim_named(n, "vkCmdBindVertexBuffers2"))
+		return false;
+	const vk_args_vkCmdBindVertexBuffers2 *a = args;
+	for (uint32_t i = 0; i < a->bindingCount && a->pBuffers && a->pOffsets; i++) {
+		uint64_t off = a->pOffsets[i], end = UINT64_MAX;
+		if (a->pSizes && a->pSizes[i] != VK_WHOLE_SIZE)
+			end = span_upto(off, a->pSizes[i]);
+		breads_add(out, obj_lookup(t, hb, (uint64_t)a->pBuffers[i]), off, end);
+	}
+	return true;
+}
+
+/* The regions a copy from a buffer reads; false if N is no such copy. */
+static bool copy_reads(trim *t, const char *n, const void *args, breads *out)
+{
+	const vk_handle_info *hb = trim_types.buffer;
+	if (!strcmp(n, "vkCmdCopyBuffer")) {
+		const vk_args_vkCmdCopyBuffer *a = args;
+		obj *o = obj_lookup(t, hb, (uint64_t)a->srcBuffer);
+		for (uint32_t i = 0; i < a->regionCount; i++)
+			breads_add(out, o, a->pRegions[i].srcOffset,
+				   span_upto(a->pRegions[i].srcOffset, a->pRegions[i].size));
+	} else if (trim_named(n, "vkCmdCopyBuffer2")) {
+		const VkCopyBufferInfo2 *ci = ((const vk_args_vkCmdCopyBuffer2 *)args)->pCopyBufferInfo;
+		obj *o = obj_lookup(t, hb, (uint64_t)ci->srcBuffer);
+		for (uint32_t i = 0; i < ci->regionCount; i++)
+			breads_add(out, o, ci->pRegions[i].srcOffset,
+				   span_upto(ci->pRegions[i].srcOffset, ci->pRegions[i].size));
+	} else if (!strcmp(n, "vkCmdCopyBufferToImage")) {
+		const vk_args_vkCmdCopyBufferToImage *a = args;
+		obj *o = obj_lookup(t, hb, (uint64_t)a->srcBuffer);
+		const obj *img = obj_lookup(t, trim_types.image, (uint64_t)a->dstImage);
+		for (uint32_t i = 0; i < a->regionCount; i++)
+			region_reads(out, o, img, &a->pRegions[i]);
+	} else if (trim_named(n, "vkCmdCopyBufferToImage2")) {
+		const VkCopyBufferToImageInfo2 *ci =
+			((const vk_args_vkCmdCopyBufferToImage2 *)args)->pCopyBufferToImageInfo;
+		obj *o = obj_lookup(t, hb, (uint64_t)ci->srcBuffer);
+		const obj *img = obj_lookup(t, trim_types.image, (uint64_t)ci->dstImage);
+		for (uint32_t i = 0; i < ci->regionCount; i++) {
+			const VkBufferImageCopy2 *r = &ci->pRegions[i];
+			VkBufferImageCopy r1 = {r->bufferOffset, r->bufferRowLength,
+						r->bufferImageHeight, r->imageSubresource,
+						r->imageOffset, r->imageExtent};
+			region_reads(out, o, img, &r1);
+		}
+	} else {
+		return false;
+	}
+	return true;
+}
+
+/* The bytes of buffers a command may read, into OUT: the regions it copies
+ * from, the vertex buffers it binds, its push descriptors, a buffer it
+ * names beside an offset (index, indirect, counts) from there on; any
+ * other buffer it names, all of it; none of what it writes (dst*) nor
+ * what its barriers name. */
+void cmd_reads(trim *t, const trace_call *c, const vk_command_info *cmd, const void *args,
+	       const finds *in, breads *out)
+{
+	const char *n = cmd->sig.name;
+	bsink k = {NULL, out};
+	if (barrier_cmd(n) || vertex_reads(t, n, args, out) || copy_reads(t, n, args, out))
+		return;
+	if (trim_named(n, "vkCmdPushDescriptorSet")) {
+		const vk_args_vkCmdPushDescriptorSetKHR *a = args;
+		for (uint32_t i = 0; i < a->descriptorWriteCount; i++)
+			write_reads(t, &k, &a->pDescriptorWrites[i]);
+		return;
+	}
+	if (trim_named(n, "vkCmdPushDescriptorSetWithTemplate")) {
+		template_reads(t, &k, c, cmd, args);
+		return;
+	}
+	for (uint32_t i = 0; i < in->n; i++) {
+		const found *f = &in->v[i];
+		const char *fn = f->f ? f->f->name : "";
+		if (f->h != trim_types.buffer || !strncmp(fn, "dst", 3))
+			continue;
+		/* buffer, offset; countBuffer, countBufferOffset */
+		char at[64];
+		uint64_t off = 0;
+		bool plain = !strcmp(fn, "buffer");
+		snprintf(at, sizeof(at), "%s%s", plain ? "" : fn, plain ? "offset" : "Offset");
+		if (!f->top || !param_u64(cmd, args, at, &off))
+			off = 0;
+		breads_add(out, obj_lookup(t, trim_types.buffer, f->value), off, UINT64_MAX);
+	}
+}
+
+/* A call outside command buffers that names a buffer: one that makes,
+ * binds, sizes or describes it reads nothing; any other (a device
+ * address, an acceleration structure over it, a host copy) may read all
+ * of it. */
+void buffer_host_use(trim *t, const char *n, const finds *in)
+{
+	static const char *const harmless[] = {
+		"vkCreateBuffer", "vkDestroyBuffer", "vkBindBufferMemory", "vkGetBufferMemoryRequirements",
+		"vkUpdateDescriptorSet", "vkCmd", "vkQueueSubmit", "vkSetDebugUtils", "vkDebugMarker",
+	};
+	for (size_t i = 0; i < sizeof(harmless) / sizeof(*harmless); i++)
+		if (!strncmp(n, harmless[i], strlen(harmless[i])))
+			return;
+	for (uint32_t i = 0; i < in->n; i++)
+		if (in->v[i].h == trim_types.buffer) {
+			obj *o = obj_lookup(t, trim_types.buffer, in->v[i].value);
+			if (o)
+				o->whole = true;
+		}
+}
+
+static bool storage_type(VkDescriptorType ty)
+{
+	return ty == VK_DESCRIPTOR_TYPE_STORAGE_IMAGE || ty == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER ||
+	       ty == VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER ||
+	       ty == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC;
+}
+
+/* What a write of storage descriptors lets shaders write: images (through
+ * their views), buffers, texel buffers (through theirs). */
+void storage_targets(trim *t, const VkWriteDescriptorSet *w, vec *out)
+{
+	if (!storage_type(w->descriptorType))
+		return;
+	const vk_handle_info *himg = trim_types.image_view;
+	const vk_handle_info *hbuf = trim_types.buffer;
+	const vk_handle_info *hbv = trim_types.buffer_view;
+	for (uint32_t i = 0; i < w->descriptorCount; i++) {
+		obj *o = NULL;
+		if (w->descriptorType == VK_DESCRIPTOR_TYPE_STORAGE_IMAGE && w->pImageInfo)
+			o = obj_lookup(t, himg, (uint64_t)w->pImageInfo[i].imageView);
+		else if (w->descriptorType == VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER &&
+			 w->pTexelBufferView)
+			o = obj_lookup(t, hbv, (uint64_t)w->pTexelBufferView[i]);
+		else if (w->pBufferInfo)
+			o = obj_lookup(t, hbuf, (uint64_t)w->pBufferInfo[i].buffer);
+		if (o && o->target)
+			o = o->target;
+		if (o && !vec_has(out, o))
+			vec_push(out, o);
+	}
+}
+
+/* Whether a load op drops what the attachment held: CLEAR and DONT_CARE
+ * do; LOAD reads it, NONE keeps it. */
+bool load_op_discards(VkAttachmentLoadOp op)
+{
+	return op == VK_ATTACHMENT_LOAD_OP_CLEAR || op == VK_ATTACHMENT_LOAD_OP_DONT_CARE;
+}
+
+/* The images a render pass instance writes, and which it discards. */
+static void render_pass_images(trim *t, const VkRenderPassBeginInfo *bi, image_fn fn, void *ctx)
+{
+	obj *rp = obj_lookup(t, trim_types.render_pass, (uint64_t)bi->renderPass);
+	obj *fb = obj_lookup(t, trim_types.framebuffer, (uint64_t)bi->framebuffer);
+	if (!fb)
+		return;
+	const vk_handle_info *hv = trim_types.image_view;
+	vec views = {0};
+	for (uint32_t i = 0; i < fb->views.n; i++)
+		vec_push(&views, fb->views.v[i]);
+	for (const VkBaseInStructure *p = bi->pNext; p; p = p->pNext)
+		if (p->sType == VK_STRUCTURE_TYPE_RENDER_PASS_ATTACHMENT_BEGIN_INFO) {
+			const VkRenderPassAttachmentBeginInfo *ab = (const void *)p;
+			for (uint32_t i = 0; i < ab->attachmentCount; i++)
+				vec_push(&views, obj_lookup(t, hv, (uint64_t)ab->pAttachments[i]));
+		}
+	for (uint32_t i = 0; i < views.n; i++) {
+		obj *v = views.v[i];
+		if (!v || !v->target)
+			continue;
+		bool known = rp && i < rp->natt;
+		fn(ctx, v->target, true, rp && i < 32 && (rp->discard >> i & 1),
+		   known ? rp->att_layout[2 * i] : -1, known ? rp->att_layout[2 * i + 1] : -1);
+	}
+	vec_free(&views);
+}
+
+static void rendering_images(trim *t, const VkRenderingInfo *ri, image_fn fn, void *ctx)
+{
+	const vk_handle_info *hv = trim_types.image_view;
+	const VkRenderingAttachmentInfo *att[34];
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < ri->colorAttachmentCount && n < 32; i++)
+		att[n++] = &ri->pColorAttachments[i];
+	if (ri->pDepthAttachment)
+		att[n++] = ri->pDepthAttachment;
+	if (ri->pStencilAttachment)
+		att[n++] = ri->pStencilAttachment;
+	for (uint32_t i = 0; i < n; i++) {
+		obj *v = obj_lookup(t, hv, (uint64_t)att[i]->imageView);
+		if (v && v->target)
+			fn(ctx, v->target, true, load_op_discards(att[i]->loadOp), att[i]->imageLayout,
+			   att[i]->imageLayout);
+		v = obj_lookup(t, hv, (uint64_t)att[i]->resolveImageView);
+		if (v && v->target)
+			fn(ctx, v->target, true, false, att[i]->resolveImageLayout,
+			   att[i]->resolveImageLayout);
+	}
+}
+
+/* A barrier changes an image's layout, not its contents, unless it comes
+ * from UNDEFINED: then what was there is gone. */
+static void barrier_image(obj *o, VkImageLayout from, VkImageLayout to, image_fn fn, void *ctx)
+{
+	if (o)
+		fn(ctx, o, from == VK_IMAGE_LAYOUT_UNDEFINED, from == VK_IMAGE_LAYOUT_UNDEFINED,
+		   from, to);
+}
+
+/* The images of commands whose structs say more than their handles:
+ * barriers, render passes. */
+void command_images(trim *t, const char *n, const void *args, image_fn fn, void *ctx)
+{
+	const vk_handle_info *hi = trim_types.image;
+	if (!strcmp(n, "vkCmdPipelineBarrier")) {
+		const vk_args_vkCmdPipelineBarrier *a = args;
+		for (uint32_t i = 0; i < a->imageMemoryBarrierCount; i++) {
+			const VkImageMemoryBarrier *b = &a->pImageMemoryBarriers[i];
+			barrier_image(obj_lookup(t, hi, (uint64_t)b->image), b->oldLayout, b->newLayout,
+				      fn, ctx);
+		}
+	} else if (trim_named(n, "vkCmdPipelineBarrier2")) {
+		const VkDependencyInfo *d = ((const vk_args_vkCmdPipelineBarrier2 *)args)->pDependencyInfo;
+		for (uint32_t i = 0; i < d->imageMemoryBarrierCount; i++) {
+			const VkImageMemoryBarrier2 *b = &d->pImageMemoryBarriers[i];
+			barrier_image(obj_lookup(t, hi, (uint64_t)b->image), b->oldLayout, b->newLayout,
+				      fn, ctx);
+		}
+	} else if (!strcmp(n, "vkCmdBeginRenderPass")) {
+		render_pass_images(t, ((const vk_args_vkCmdBeginRenderPass *)args)->pRenderPassBegin,
+				   fn, ctx);
+	} else if (trim_named(n, "vkCmdBeginRenderPass2")) {
+		render_pass_images(t, ((const vk_args_vkCmdBeginRenderPass2 *)args)->pRenderPassBegin,
+				   fn, ctx);
+	} else if (trim_named(n, "vkCmdBeginRendering")) {
+		rendering_images(t, ((const vk_args_vkCmdBeginRendering *)args)->pRenderingInfo, fn,
+				 ctx);
+	}
+}

@@ -1,0 +1,203 @@
+/*
+ * contents: the bytes the host wrote into a buffer or image (its
+ * tracekit.update records), as extents over shared blocks, copied on
+ * write so that a submit's view of them costs a reference; a sparse
+ * update is merged with what they held into one extent per stretch.
+ */
+#include "trim_internal.h"
+
+static void block_unref(block *b)
+{
+	if (b && !--b->refs)
+		free(b);
+}
+
+void content_unref(content *c)
+{
+	if (!c || --c->refs)
+		return;
+	for (uint32_t i = 0; i < c->n; i++)
+		block_unref(c->e[i].b);
+	free(c->e);
+	free(c);
+}
+
+content *content_ref(content *c)
+{
+	c->refs++;
+	return c;
+}
+
+/* O's contents, its own to change (copied if a submit shares them). */
+static content *content_own(obj *o)
+{
+	content *c = o->cont;
+	if (c && c->refs == 1)
+		return c;
+	content *n = trace_xcalloc(1, sizeof(*n));
+	n->refs = 1;
+	if (c) {
+		n->cap = c->n + 4;
+		n->e = trace_xmalloc(n->cap * sizeof(*n->e));
+		memcpy(n->e, c->e, c->n * sizeof(*n->e));
+		n->n = c->n;
+		for (uint32_t i = 0; i < n->n; i++)
+			n->e[i].b->refs++;
+		content_unref(c);
+	}
+	o->cont = n;
+	return n;
+}
+
+/*
+ * The bytes [OFF, OFF + LEN) of DATA into O's contents, those KNOWN marks
+ * (NULL: all), as one block: one extent per stretch of marked bytes; the
+ * extents there before go (a sparse update's caller read them into DATA
+ * first).  One pass over the extents, however many stretches.
+ */
+static void content_replace(obj *o, uint64_t off, uint64_t len, const uint8_t *data,
+			    const uint8_t *known)
+{
+	if (!len)
+		return;
+	size_t stretches = 1;
+	if (known) {
+		stretches = 0;
+		for (uint64_t i = 0; i < len; i++)
+			if (known[i] && (i == 0 || !known[i - 1]))
+				stretches++;
+	}
+	content *c = content_own(o);
+	block *b = trace_xmalloc(sizeof(*b) + len);
+	b->refs = 0;
+	memcpy(b->data, data, len);
+	uint64_t end = off + len;
+	/* the extents before, the pieces left of those it overlaps, the new
+	 * ones, the pieces right of them, the extents after */
+	extent *out = trace_xmalloc((c->n + 2 + stretches) * sizeof(*out));
+	uint32_t k = 0, i = 0;
+	for (; i < c->n && c->e[i].off + c->e[i].len <= off; i++)
+		out[k++] = c->e[i];
+	extent right = {0};
+	for (; i < c->n && c->e[i].off < end; i++) {
+		extent e = c->e[i];
+		if (e.off < off) {
+			extent l = e;
+			l.len = off - e.off;
+			l.b->refs++;
+			out[k++] = l;
+		}
+		if (e.off + e.len > end) {
+			right = e;
+			right.boff += end - e.off;
+			right.len = e.off + e.len - end;
+			right.off = end;
+			right.b->refs++;
+		}
+		block_unref(e.b);
+	}
+	for (uint64_t x = 0; x < len;) {
+		if (known && !known[x]) {
+			x++;
+			continue;
+		}
+		uint64_t y = known ? x + 1 : len;
+		while (y < len && known[y])
+			y++;
+		b->refs++;
+		out[k++] = (extent){off + x, y - x, b, x};
+		x = y;
+	}
+	if (!b->refs)
+		free(b);
+	if (right.b)
+		out[k++] = right;
+	uint32_t rest = c->n - i;
+	if (rest)
+		memcpy(out + k, c->e + i, rest * sizeof(*out));
+	free(c->e);
+	c->cap = c->n + 2 + (uint32_t)stretches;
+	c->e = out;
+	c->n = k + rest;
+}
+
+static void content_write(obj *o, uint64_t off, const uint8_t *data, uint64_t len)
+{
+	content_replace(o, off, len, data, NULL);
+}
+
+/* The bytes of O's contents over [OFF, OFF + LEN) into BUF, KNOWN[i] set
+ * for each byte it holds. */
+static void content_read(const obj *o, uint64_t off, uint64_t len, uint8_t *buf, uint8_t *known)
+{
+	const content *c = o->cont;
+	uint64_t end = off + len;
+	for (uint32_t i = 0; c && i < c->n; i++) {
+		const extent *e = &c->e[i];
+		if (e->off + e->len <= off || e->off >= end)
+			continue;
+		uint64_t a = e->off > off ? e->off : off;
+		uint64_t b = e->off + e->len < end ? e->off + e->len : end;
+		memcpy(buf + (a - off), e->b->data + e->boff + (a - e->off), b - a);
+		memset(known + (a - off), 1, b - a);
+	}
+}
+
+typedef struct scatter {
+	uint64_t off;
+	uint8_t *buf, *known;
+} scatter;
+
+static void scatter_run(void *ctx, uint64_t off, const uint8_t *data, uint64_t len)
+{
+	const scatter *x = ctx;
+	memcpy(x->buf + (off - x->off), data, len);
+	memset(x->known + (off - x->off), 1, len);
+}
+
+/*
+ * U into O's contents.  A sparse update writes a word here and there: it
+ * is merged with what the contents held over its span and written as one
+ * extent (one per stretch of bytes known after it), in one pass: not as a
+ * content_write per run of words, thousands a frame where a buffer's
+ * every vertex changes one member, each copying the extent list.
+ */
+static void content_update(obj *o, const vk_update *u)
+{
+	if (!u->mask) {
+		content_write(o, u->offset, u->data, u->len);
+		return;
+	}
+	uint64_t len = u->end - u->offset;
+	if (!len)
+		return;
+	scatter x = { u->offset, trace_xmalloc(len), trace_xcalloc(len, 1) };
+	content_read(o, u->offset, len, x.buf, x.known);
+	vk_update_runs(u, scatter_run, &x);
+	content_replace(o, u->offset, len, x.buf, x.known);
+	free(x.buf);
+	free(x.known);
+}
+
+/* A tracekit.update into U, and the buffer or image it writes into *O
+ * (NULL: neither is alive); -1 if it does not read. */
+int content_update_read(trim *t, const trace_call *c, vk_update *u, obj **o)
+{
+	if (vk_update_read(c, u, t->err) < 0)
+		return -1;
+	*o = obj_lookup(t, trim_types.buffer, u->object);
+	if (!*o)
+		*o = obj_lookup(t, trim_types.image, u->object);
+	return 0;
+}
+
+int content_track(trim *t, const trace_call *c)
+{
+	vk_update u;
+	obj *o;
+	if (content_update_read(t, c, &u, &o) < 0)
+		return -1;
+	if (o)
+		content_update(o, &u);
+	return 0;
+}

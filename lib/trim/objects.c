@@ -1,0 +1,384 @@
+/*
+ * objects: the model's lifetimes (see trim_internal.h): records kept by
+ * reference count; the map of live objects by handle and type; objects
+ * that die while a kept record names them (zombies); command buffers'
+ * recordings and the submits that ran them.  And the handles a Vulkan
+ * call names, template writes' pData included.
+ */
+#include "trim_internal.h"
+
+/* ------------------------------------------------------------------ */
+/* Records. */
+
+rec *rec_new(const trace_call *c)
+{
+	rec *r = trace_xcalloc(1, sizeof(*r));
+	trace_call_init(&r->c);
+	trace_call_copy(&r->c, c);
+	r->refs = 1;
+	return r;
+}
+
+rec *rec_ref(rec *r)
+{
+	if (r)
+		r->refs++;
+	return r;
+}
+
+void rec_unref(rec *r)
+{
+	if (!r || --r->refs)
+		return;
+	rec_unref(r->time);
+	trace_call_free(&r->c);
+	free(r);
+}
+
+/* ------------------------------------------------------------------ */
+/* The map of live objects, by handle and handle type. */
+
+static size_t omap_home(const omap *m, uint64_t handle, const vk_handle_info *h)
+{
+	uint64_t x = (handle ^ (uint64_t)(uintptr_t)h) * 0x9e3779b97f4a7c15ull;
+	return (size_t)(x >> 29) & (m->cap - 1);
+}
+
+static obj *omap_get(const omap *m, uint64_t handle, const vk_handle_info *h)
+{
+	if (!m->cap)
+		return NULL;
+	for (size_t i = omap_home(m, handle, h);; i = (i + 1) & (m->cap - 1)) {
+		obj *o = m->slot[i];
+		if (!o)
+			return NULL;
+		if (o->handle == handle && o->h == h)
+			return o;
+	}
+}
+
+static void omap_put(omap *m, obj *o)
+{
+	if (2 * (m->n + 1) > m->cap) {
+		omap old = *m;
+		m->cap = old.cap ? 2 * old.cap : 256;
+		m->slot = trace_xcalloc(m->cap, sizeof(*m->slot));
+		m->n = 0;
+		for (size_t i = 0; i < old.cap; i++)
+			if (old.slot[i])
+				omap_put(m, old.slot[i]);
+		free(old.slot);
+	}
+	size_t i = omap_home(m, o->handle, o->h);
+	while (m->slot[i])
+		i = (i + 1) & (m->cap - 1);
+	m->slot[i] = o;
+	m->n++;
+}
+
+/* Removes o, shifting back what follows (no tombstones). */
+static void omap_del(omap *m, obj *o)
+{
+	size_t i = omap_home(m, o->handle, o->h);
+	while (m->slot[i] != o)
+		i = (i + 1) & (m->cap - 1);
+	m->slot[i] = NULL;
+	m->n--;
+	for (size_t j = (i + 1) & (m->cap - 1); m->slot[j]; j = (j + 1) & (m->cap - 1)) {
+		size_t home = omap_home(m, m->slot[j]->handle, m->slot[j]->h);
+		/* j's entry may move to i if its home is not in (i, j] */
+		if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
+			m->slot[i] = m->slot[j];
+			m->slot[j] = NULL;
+			i = j;
+		}
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Objects. */
+
+static void obj_unref(obj *o);
+
+/* Lets go of the records V holds, and of V. */
+void recs_release(vec *v)
+{
+	for (uint32_t i = 0; i < v->n; i++)
+		rec_unref(v->v[i]);
+	vec_free(v);
+}
+
+/* Lets go of the objects V holds, and of V. */
+void objs_release(vec *v)
+{
+	for (uint32_t i = 0; i < v->n; i++)
+		obj_unref(v->v[i]);
+	vec_free(v);
+}
+
+/* What an object dead or dying no longer needs: its contents do not
+ * matter, nothing will run its commands. */
+static void obj_shed(obj *o)
+{
+	for (uint32_t i = 0; i < o->writers.n; i++)
+		submit_unref(o->writers.v[i]);
+	vec_free(&o->writers);
+	content_unref(o->cont);
+	o->cont = NULL;
+	recording_unref(o->cur);
+	o->cur = NULL;
+	rec_unref(o->reset);
+	o->reset = NULL;
+	objs_release(&o->storage);
+}
+
+static void obj_unref(obj *o)
+{
+	if (!o || --o->refs)
+		return;
+	obj_shed(o);
+	recs_release(&o->recs);
+	objs_release(&o->deps);
+	obj_unref(o->owner);
+	obj_unref(o->target);
+	vec_free(&o->views);
+	free(o->att_layout);
+	free(o->tmpl);
+	spans_free(&o->rd);
+	spans_free(&o->covered);
+	free(o->bd);
+	free(o->rt.v);
+	rec_unref(o->destroy);
+	free(o);
+}
+
+void obj_dep(obj *o, obj *d)
+{
+	if (!d || d == o || vec_has(&o->deps, d))
+		return;
+	d->refs++;
+	vec_push(&o->deps, d);
+}
+
+obj *obj_new(trim *t, uint64_t handle, const vk_handle_info *h)
+{
+	obj *o = trace_xcalloc(1, sizeof(*o));
+	o->handle = handle;
+	o->h = h;
+	o->refs = 1;
+	o->alive = true;
+	o->layout = -1;
+	o->index = -1;
+	o->aspect = VK_IMAGE_ASPECT_COLOR_BIT;
+	omap_put(&t->objs, o);
+	return o;
+}
+
+/* O ends with record R (NULL: with its pool): out of the map, kept only as
+ * long as a record that is kept names it. */
+void obj_kill(trim *t, obj *o, rec *r)
+{
+	if (!o->alive)
+		return;
+	o->alive = false;
+	omap_del(&t->objs, o);
+	obj_shed(o);
+	o->destroy = rec_ref(r);
+	obj_unref(o);
+}
+
+/* Every object that came from POOL ends with it. */
+void obj_kill_children(trim *t, obj *pool, rec *r)
+{
+	vec dead = {0};
+	for (size_t i = 0; i < t->objs.cap; i++) {
+		obj *o = t->objs.slot[i];
+		if (o && o->owner == pool)
+			vec_push(&dead, o);
+	}
+	for (uint32_t i = 0; i < dead.n; i++)
+		obj_kill(t, dead.v[i], r);
+	vec_free(&dead);
+}
+
+/* ------------------------------------------------------------------ */
+/* Recordings and submits. */
+
+void recording_unref(recording *r)
+{
+	if (!r || --r->refs)
+		return;
+	recs_release(&r->recs);
+	objs_release(&r->deps);
+	tmap_free(&r->seen);
+	vec_free(&r->writes);
+	vec_free(&r->discards);
+	rec_unref(r->reset);
+	free(r->lays);
+	breads_free(&r->reads);
+	free(r->uses.v);
+	free(r);
+}
+
+void recording_dep(recording *r, obj *o)
+{
+	if (!o || tmap_get(&r->seen, o, NULL))
+		return;
+	tmap_put(&r->seen, o, 1);
+	o->refs++;
+	vec_push(&r->deps, o);
+}
+
+void recording_write(recording *r, obj *o, bool discard)
+{
+	if (!o)
+		return;
+	recording_dep(r, o);
+	if (vec_has(&r->writes, o))
+		return;
+	vec_push(&r->writes, o);
+	if (discard)
+		vec_push(&r->discards, o);
+}
+
+void recording_layout(recording *r, obj *o, int32_t expect, int32_t final)
+{
+	if (!o)
+		return;
+	for (uint32_t i = 0; i < r->nlays; i++)
+		if (r->lays[i].o == o) {
+			r->lays[i].final = final;
+			return;
+		}
+	r->lays = array_grow(r->lays, r->nlays, &r->caplays, sizeof(*r->lays), 4);
+	r->lays[r->nlays++] = (lay){o, expect, final};
+}
+
+void submit_unref(submit *s)
+{
+	if (!s || --s->refs)
+		return;
+	rec_unref(s->r);
+	obj_unref(s->queue);
+	for (uint32_t i = 0; i < s->recordings.n; i++)
+		recording_unref(s->recordings.v[i]);
+	vec_free(&s->recordings);
+	for (uint32_t i = 0; i < s->nsnaps; i++) {
+		obj_unref(s->snaps[i].o);
+		content_unref(s->snaps[i].c);
+	}
+	free(s->snaps);
+	for (uint32_t i = 0; i < s->nbefore; i++)
+		obj_unref(s->before[i].o);
+	free(s->before);
+	breads_free(&s->reads);
+	free(s);
+}
+
+/* ------------------------------------------------------------------ */
+/* The handles a Vulkan call names, its arguments. */
+
+void finds_add(void *ctx, const vk_handle_info *h, uint64_t *value, bool top,
+	       const vk_field *f)
+{
+	finds *fs = ctx;
+	if (!*value)
+		return;
+	fs->v = array_grow(fs->v, fs->n, &fs->cap, sizeof(*fs->v), 16);
+	fs->v[fs->n++] = (found){h, *value, f, top};
+}
+
+trim_handle_types trim_types;
+
+void trim_types_init(void)
+{
+	trim_handle_types *ht = &trim_types;
+	const struct {
+		const vk_handle_info **h;
+		const char *name;
+	} types[] = {
+		{&ht->buffer, "VkBuffer"}, {&ht->image, "VkImage"},
+		{&ht->image_view, "VkImageView"}, {&ht->buffer_view, "VkBufferView"},
+		{&ht->descriptor_set, "VkDescriptorSet"},
+		{&ht->descriptor_update_template, "VkDescriptorUpdateTemplate"},
+		{&ht->command_buffer, "VkCommandBuffer"}, {&ht->render_pass, "VkRenderPass"},
+		{&ht->framebuffer, "VkFramebuffer"}, {&ht->semaphore, "VkSemaphore"},
+		{&ht->fence, "VkFence"}, {&ht->queue, "VkQueue"}, {&ht->swapchain, "VkSwapchainKHR"},
+	};
+	for (size_t i = 0; i < sizeof(types) / sizeof(*types); i++)
+		*types[i].h = vk_handle_lookup(types[i].name);
+}
+
+obj *obj_lookup(trim *t, const vk_handle_info *h, uint64_t v)
+{
+	return omap_get(&t->objs, v, h);
+}
+
+/* Update template O's entries, a copy of those CI makes it with. */
+void obj_template(obj *o, const VkDescriptorUpdateTemplateCreateInfo *ci)
+{
+	o->ntmpl = ci->descriptorUpdateEntryCount;
+	o->tmpl = trace_xcalloc(o->ntmpl, sizeof(*o->tmpl));
+	memcpy(o->tmpl, ci->pDescriptorUpdateEntries, o->ntmpl * sizeof(*o->tmpl));
+}
+
+/* The template a template write uses (one the range made, first) and its
+ * pData, or NULL. */
+const obj *template_of(trim *t, const trace_call *c, const vk_command_info *cmd,
+		       const void *args, const trace_value **data)
+{
+	const char *n = cmd->sig.name;
+	uint64_t tmpl, v;
+	if (trim_named(n, "vkUpdateDescriptorSetWithTemplate"))
+		tmpl = (uint64_t)((const vk_args_vkUpdateDescriptorSetWithTemplate *)args)
+			       ->descriptorUpdateTemplate;
+	else if (trim_named(n, "vkCmdPushDescriptorSetWithTemplate"))
+		tmpl = (uint64_t)((const vk_args_vkCmdPushDescriptorSetWithTemplateKHR *)args)
+			       ->descriptorUpdateTemplate;
+	else
+		return NULL;
+	const obj *o = obj_lookup(t, trim_types.descriptor_update_template, tmpl);
+	if (tmpl && tmap_get(&t->range_tmpl, (void *)(uintptr_t)tmpl, &v))
+		o = (const obj *)(uintptr_t)v;
+	if (!o || !o->tmpl)
+		return NULL;
+	for (uint32_t i = 0; i < c->sig->nargs; i++)
+		if (!strcmp(c->sig->arg_names[i], "pData") && c->args[i].kind == TRACE_BLOB) {
+			*data = &c->args[i];
+			return o;
+		}
+	return NULL;
+}
+
+/* The handles in a template's pData (a blob: man/trace-format.5), after
+ * those of the parameters. */
+static void template_handles(trim *t, const trace_call *c, const vk_command_info *cmd,
+			     const void *args, finds *in)
+{
+	const trace_value *v;
+	const obj *o = template_of(t, c, cmd, args, &v);
+	if (!o)
+		return;
+	/* the walker may write: it gets a copy */
+	void *copy = trace_arena_alloc(&t->scratch, v->len);
+	memcpy(copy, v->blob, v->len);
+	vk_walk_template_handles(o->tmpl, o->ntmpl, copy, v->len, finds_add, in);
+}
+
+/* The handles C names, into IN: its parameters', then those in a template
+ * write's pData. */
+void call_handles(trim *t, const trace_call *c, const vk_command_info *cmd, void *args,
+		  finds *in)
+{
+	vk_walk_handles(cmd, args, false, finds_add, in);
+	template_handles(t, c, cmd, args, in);
+}
+
+/* C's arguments decoded into *ARGS, in A (reset first); -1 with ERR. */
+int trim_decode(trace_arena *a, const vk_command_info *cmd, const trace_call *c, void **args,
+		trace_error *err)
+{
+	trace_arena_reset(a);
+	*args = trace_arena_alloc(a, cmd->args_size);
+	return vk_decode_args(cmd, c, a, *args, err);
+}

@@ -1,0 +1,511 @@
+/*
+ * setup: writing the setup prefix, between tracekit.setup.begin and
+ * tracekit.setup.end: the closure's records in the trace's order; its
+ * submits run one at a time, without their semaphores and fences, after
+ * the contents they read and the layouts they expect; then the contents
+ * and layouts as the range found them, fences and timeline semaphores
+ * created in the state they had, and the binary semaphores left
+ * signaled signaled by a submit of the setup's own.
+ */
+#include "trim_internal.h"
+
+/* The setup being written, and where. */
+typedef struct out {
+	trim *t;
+	trace_writer *w;
+	uint64_t *no;
+	trim_stats *st;
+	trace_error *err;
+	trace_arena arena;
+	obj *queue;            /* of the last submit written */
+	uint32_t thread;
+	VkImageMemoryBarrier *bar;  /* layout changes waiting to be written */
+	uint32_t nbar, capbar;
+} out;
+
+static int put(out *o, trace_call *c)
+{
+	c->no = (*o->no)++;
+	o->st->records++;
+	return trace_writer_call(o->w, c, o->err);
+}
+
+static int put_pseudo(out *o, const char *name)
+{
+	trace_call c;
+	trace_call_init(&c);
+	c.sig = trace_sigtab_func(o->t->sigs, name, 0, NULL);
+	c.args = NULL;
+	int rc = put(o, &c);
+	trace_call_free(&c);
+	return rc;
+}
+
+static const trace_func_sig *update_sig(out *o)
+{
+	return trace_sigtab_func(o->t->sigs, vk_update_sig.name, vk_update_sig.nargs,
+				 (const char *const *)vk_update_sig.arg_names);
+}
+
+/* LEN bytes of X at OFF as updates: those ALLOW (NULL: all) lets by. */
+static int put_update(out *o, const obj *x, uint64_t off, const uint8_t *data, uint64_t len,
+		      const spans *allow)
+{
+	span all = {0, UINT64_MAX};
+	const span *v = allow ? allow->v : &all;
+	uint32_t n = allow ? allow->n : 1;
+	for (uint32_t i = 0; i < n; i++) {
+		if (v[i].end <= off || v[i].off >= off + len)
+			continue;
+		uint64_t a = v[i].off > off ? v[i].off : off;
+		uint64_t b = v[i].end < off + len ? v[i].end : off + len;
+		trace_call c;
+		trace_call_init(&c);
+		c.sig = update_sig(o);
+		c.args = trace_call_values(&c, 3);
+		c.args[0] = (trace_value){.kind = TRACE_POINTER, .u = x->handle};
+		c.args[1] = (trace_value){.kind = TRACE_UINT, .u = a};
+		c.args[2] = (trace_value){.kind = TRACE_BLOB, .len = (uint32_t)(b - a),
+					  .blob = data + (a - off)};
+		o->st->updates++;
+		o->st->update_bytes += b - a;
+		int rc = put(o, &c);
+		trace_call_free(&c);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* The extents of TO that FROM lacks, as updates of X (runs of adjacent
+ * extents as one), of the bytes ALLOW (NULL: all) lets by. */
+static int put_contents(out *o, obj *x, const content *to, const content *from,
+			const spans *allow)
+{
+	if (!to || to == from)
+		return 0;
+	uint32_t j = 0, i = 0;
+	while (i < to->n) {
+		const extent *e = &to->e[i];
+		while (from && j < from->n && from->e[j].off < e->off)
+			j++;
+		if (from && j < from->n && !memcmp(&from->e[j], e, sizeof(*e))) {
+			i++;
+			continue;
+		}
+		/* a run of extents to write */
+		uint32_t k = i + 1;
+		while (k < to->n && to->e[k].off == to->e[k - 1].off + to->e[k - 1].len) {
+			uint32_t jj = j;
+			while (from && jj < from->n && from->e[jj].off < to->e[k].off)
+				jj++;
+			if (from && jj < from->n && !memcmp(&from->e[jj], &to->e[k], sizeof(*e)))
+				break;
+			k++;
+		}
+		uint64_t len = to->e[k - 1].off + to->e[k - 1].len - e->off;
+		uint8_t *data = trace_xmalloc(len);
+		for (uint32_t m = i; m < k; m++)
+			memcpy(data + (to->e[m].off - e->off), to->e[m].b->data + to->e[m].boff,
+			       to->e[m].len);
+		int rc = put_update(o, x, e->off, data, len, allow);
+		free(data);
+		if (rc < 0)
+			return rc;
+		i = k;
+	}
+	return 0;
+}
+
+static int put_encoded(out *o, const vk_command_info *cmd, const void *args)
+{
+	trace_call c;
+	trace_call_init(&c);
+	vk_encode_call(cmd, &c, args);
+	c.thread = o->thread;
+	int rc = put(o, &c);
+	trace_call_free(&c);
+	return rc;
+}
+
+/* Image X goes from the layout the setup left it in to LAYOUT. */
+static void want_layout(out *o, obj *x, int32_t layout)
+{
+	if (layout == VK_IMAGE_LAYOUT_UNDEFINED || layout < 0 || x->sim == layout)
+		return;
+	for (uint32_t i = 0; i < o->nbar; i++)
+		if (o->bar[i].image == (VkImage)(uintptr_t)x->handle)
+			return;
+	o->bar = array_grow(o->bar, o->nbar, &o->capbar, sizeof(*o->bar), 8);
+	o->bar[o->nbar++] = (VkImageMemoryBarrier){
+		.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
+		.srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT,
+		.dstAccessMask = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT,
+		.oldLayout = (VkImageLayout)x->sim,
+		.newLayout = (VkImageLayout)layout,
+		.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+		.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+		.image = (VkImage)(uintptr_t)x->handle,
+		.subresourceRange = {x->aspect, 0, VK_REMAINING_MIP_LEVELS, 0,
+				     VK_REMAINING_ARRAY_LAYERS},
+	};
+	x->sim = layout;
+}
+
+/* The layout changes wanted, as a command buffer of the setup's own on
+ * QUEUE: what the submits the setup leaves out did to layouts. */
+static int put_layouts(out *o, obj *queue)
+{
+	if (!o->nbar || !queue)
+		return 0;
+	trim *t = o->t;
+	VkDevice dev = (VkDevice)(uintptr_t)queue->device;
+	VkQueue q = (VkQueue)(uintptr_t)queue->handle;
+	VkCommandPool pool = (VkCommandPool)(uintptr_t)(0x7ace000000000000ull + 2 * ++t->fake);
+	VkCommandBuffer cb = (VkCommandBuffer)(uintptr_t)(0x7ace000000000001ull + 2 * t->fake);
+	VkCommandPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+				       .queueFamilyIndex = queue->family};
+	VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+					  .commandPool = pool,
+					  .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+					  .commandBufferCount = 1};
+	VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+				       .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
+	VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1,
+			   .pCommandBuffers = &cb};
+	vk_args_vkCreateCommandPool a1 = {dev, &pci, NULL, &pool, VK_SUCCESS};
+	vk_args_vkAllocateCommandBuffers a2 = {dev, &ai, &cb, VK_SUCCESS};
+	vk_args_vkBeginCommandBuffer a3 = {cb, &bi, VK_SUCCESS};
+	vk_args_vkCmdPipelineBarrier a4 = {cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+					   VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 0, NULL, 0, NULL,
+					   o->nbar, o->bar};
+	vk_args_vkEndCommandBuffer a5 = {cb, VK_SUCCESS};
+	vk_args_vkQueueSubmit a6 = {q, 1, &si, VK_NULL_HANDLE, VK_SUCCESS};
+	vk_args_vkQueueWaitIdle a7 = {q, VK_SUCCESS};
+	vk_args_vkDestroyCommandPool a8 = {dev, pool, NULL};
+	o->nbar = 0;
+	int rc = put_encoded(o, &vk_cmd_vkCreateCommandPool, &a1);
+	if (!rc) rc = put_encoded(o, &vk_cmd_vkAllocateCommandBuffers, &a2);
+	if (!rc) rc = put_encoded(o, &vk_cmd_vkBeginCommandBuffer, &a3);
+	if (!rc) rc = put_encoded(o, &vk_cmd_vkCmdPipelineBarrier, &a4);
+	if (!rc) rc = put_encoded(o, &vk_cmd_vkEndCommandBuffer, &a5);
+	if (!rc) rc = put_encoded(o, &vk_cmd_vkQueueSubmit, &a6);
+	if (!rc) rc = put_encoded(o, &vk_cmd_vkQueueWaitIdle, &a7);
+	if (!rc) rc = put_encoded(o, &vk_cmd_vkDestroyCommandPool, &a8);
+	return rc;
+}
+
+/* A setup submit runs alone: no semaphores to wait for or signal (their
+ * partners are not in the setup), no fence (fences start in the state
+ * the range expects), and the queue idle after it. */
+static int put_submit(out *o, rec *r)
+{
+	trim *t = o->t;
+	const vk_command_info *cmd;
+	enum kind k = trim_kind_of(t, &r->c, &cmd);
+	void *args;
+	if (trim_decode(&o->arena, cmd, &r->c, &args, o->err) < 0)
+		return -1;
+	VkQueue queue;
+	if (k == K_SUBMIT) {
+		vk_args_vkQueueSubmit *a = args;
+		for (uint32_t i = 0; i < a->submitCount; i++) {
+			VkSubmitInfo *si = (VkSubmitInfo *)&a->pSubmits[i];
+			si->waitSemaphoreCount = 0;
+			si->pWaitSemaphores = NULL;
+			si->pWaitDstStageMask = NULL;
+			si->signalSemaphoreCount = 0;
+			si->pSignalSemaphores = NULL;
+			const VkBaseInStructure **p = (const VkBaseInStructure **)&si->pNext;
+			while (*p) {
+				if ((*p)->sType == VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO)
+					*p = (*p)->pNext;
+				else
+					p = (const VkBaseInStructure **)&(*p)->pNext;
+			}
+		}
+		a->fence = VK_NULL_HANDLE;
+		queue = a->queue;
+	} else {
+		vk_args_vkQueueSubmit2 *a = args;
+		for (uint32_t i = 0; i < a->submitCount; i++) {
+			VkSubmitInfo2 *si = (VkSubmitInfo2 *)&a->pSubmits[i];
+			si->waitSemaphoreInfoCount = 0;
+			si->pWaitSemaphoreInfos = NULL;
+			si->signalSemaphoreInfoCount = 0;
+			si->pSignalSemaphoreInfos = NULL;
+		}
+		a->fence = VK_NULL_HANDLE;
+		queue = a->queue;
+	}
+	trace_call c;
+	trace_call_init(&c);
+	vk_encode_call(cmd, &c, args);
+	c.thread = r->c.thread;
+	int rc = put(o, &c);
+	if (rc == 0) {
+		trace_call_reset(&c);
+		vk_args_vkQueueWaitIdle wa = {queue, VK_SUCCESS};
+		vk_encode_call(&vk_cmd_vkQueueWaitIdle, &c, &wa);
+		c.thread = r->c.thread;
+		rc = put(o, &c);
+	}
+	trace_call_free(&c);
+	o->st->submits++;
+	return rc;
+}
+
+/* A fence or timeline semaphore created in the state it had when the
+ * range began. */
+static int put_fixup(out *o, rec *r)
+{
+	obj *x = r->fixup;
+	const vk_command_info *cmd;
+	trim_kind_of(o->t, &r->c, &cmd);
+	void *args;
+	if (trim_decode(&o->arena, cmd, &r->c, &args, o->err) < 0)
+		return -1;
+	if (x->h == trim_types.fence) {
+		VkFenceCreateInfo *ci = (VkFenceCreateInfo *)((vk_args_vkCreateFence *)args)->pCreateInfo;
+		if (x->fence == 1)
+			ci->flags |= VK_FENCE_CREATE_SIGNALED_BIT;
+		else if (x->fence == 2)
+			ci->flags &= ~(VkFenceCreateFlags)VK_FENCE_CREATE_SIGNALED_BIT;
+	} else {
+		const VkSemaphoreCreateInfo *ci = ((vk_args_vkCreateSemaphore *)args)->pCreateInfo;
+		for (const VkBaseInStructure *p = ci->pNext; p; p = p->pNext)
+			if (p->sType == VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO)
+				((VkSemaphoreTypeCreateInfo *)p)->initialValue = x->value;
+	}
+	trace_call c;
+	trace_call_init(&c);
+	vk_encode_call(cmd, &c, args);
+	c.thread = r->c.thread;
+	int rc = put(o, &c);
+	trace_call_free(&c);
+	return rc;
+}
+
+/* The queue to signal binary semaphore X on: the one its signal was
+ * submitted to, if the setup makes that queue, else (an acquire's, or a
+ * queue the range does not use) the first the setup makes on its device. */
+static obj *signal_queue(trim *t, const closure *cl, const obj *x)
+{
+	obj *want = x->signal_queue ? obj_lookup(t, trim_types.queue, x->signal_queue) : NULL, *first = NULL;
+	for (uint32_t i = 0; i < cl->objs.n; i++) {
+		obj *q = cl->objs.v[i];
+		if (!q->alive || q->h != trim_types.queue || q->device != x->device)
+			continue;
+		if (q == want)
+			return q;
+		if (!first)
+			first = q;
+	}
+	return first;
+}
+
+/*
+ * The binary semaphores the range finds signaled: a submit before it
+ * signaled them, or an acquire did, and nothing waited since (vkcube's
+ * present waits for what the submit before it signaled).  The setup's
+ * submits run without their semaphores, so it signals them itself: one
+ * submit of no command buffers per queue, after the rest of the setup.
+ */
+static int put_signals(out *o, const closure *cl)
+{
+	vec sems = {0};
+	for (uint32_t i = 0; i < cl->objs.n; i++) {
+		obj *x = cl->objs.v[i];
+		if (x->alive && x->h == trim_types.semaphore && !x->timeline && x->pending)
+			vec_push(&sems, x);
+	}
+	VkSemaphore *v = trace_xcalloc(sems.n + 1, sizeof(*v));
+	int rc = 0;
+	while (rc == 0 && sems.n) {
+		obj *q = signal_queue(o->t, cl, sems.v[0]);
+		uint32_t n = 0, k = 0;
+		for (uint32_t i = 0; i < sems.n; i++) {
+			obj *x = sems.v[i];
+			if (signal_queue(o->t, cl, x) == q)
+				v[n++] = (VkSemaphore)(uintptr_t)x->handle;
+			else
+				sems.v[k++] = x;
+		}
+		sems.n = k;
+		if (!q) /* no queue of its device: nothing in the range submits */
+			continue;
+		VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+				   .signalSemaphoreCount = n,
+				   .pSignalSemaphores = v};
+		vk_args_vkQueueSubmit a = {(VkQueue)(uintptr_t)q->handle, 1, &si, VK_NULL_HANDLE,
+					   VK_SUCCESS};
+		rc = put_encoded(o, &vk_cmd_vkQueueSubmit, &a);
+	}
+	free(v);
+	vec_free(&sems);
+	return rc;
+}
+
+static void collect(trim *t, vec *recs, rec *r)
+{
+	if (r && r->stamp != t->stamp) {
+		r->stamp = t->stamp;
+		vec_push(recs, r);
+	}
+}
+
+static int by_no(const void *a, const void *b)
+{
+	const rec *x = *(rec *const *)a, *y = *(rec *const *)b;
+	return x->c.no < y->c.no ? -1 : x->c.no > y->c.no;
+}
+
+/* X's contents as the range found them: of a buffer what may be read, of
+ * either what the range does not write before its first submit. */
+static int put_final(out *o, obj *x)
+{
+	spans allow = {0};
+	if (x->h == trim_types.buffer)
+		for (uint32_t i = 0; i < x->rd.n; i++)
+			spans_add(&allow, x->rd.v[i].off, x->rd.v[i].end);
+	else
+		spans_add(&allow, 0, UINT64_MAX);
+	for (uint32_t i = 0; i < x->covered.n; i++)
+		spans_sub(&allow, x->covered.v[i].off, x->covered.v[i].end);
+	int rc = put_contents(o, x, x->cont, x->emitted, &allow);
+	spans_free(&allow);
+	return rc;
+}
+
+int trim_write_setup(trim *t, trace_writer *w, uint64_t *no, trim_stats *stats,
+		     trace_error *err)
+{
+	trim_stats dummy;
+	out o = {t, w, no, stats ? stats : &dummy, err, {0}};
+	memset(o.st, 0, sizeof(*o.st));
+	trace_arena_init(&o.arena);
+	o.st->live_objects = t->objs.n;
+	o.st->live_records = t->live_records;
+
+	/* what the range needs: what it names, the instance, devices and
+	 * queues whatever it names, and everything those need */
+	closure cl = {0};
+	t->stamp++;
+	for (size_t i = 0; i < t->objs.cap; i++) {
+		obj *x = t->objs.slot[i];
+		if (x && x->h && x->h->dispatchable && x->h != trim_types.command_buffer)
+			close_obj(t, &cl, x, false);
+	}
+	/* a command buffer's recording from before only if the range may
+	 * submit it: not those it records afresh, nor those a kept submit
+	 * ran (their recording now may be a later one) */
+	for (uint32_t i = 0; i < t->roots.n; i++) {
+		obj *x = t->roots.v[i];
+		close_obj(t, &cl, x, false);
+		if (x->h == trim_types.command_buffer && x->range_use == 2)
+			close_recording(t, &cl, x->cur, false);
+	}
+	closure_readable(t, &cl);
+
+	vec recs = {0};
+	t->stamp++;
+	for (uint32_t i = 0; i < t->globals.n; i++)
+		collect(t, &recs, t->globals.v[i]);
+	for (uint32_t i = 0; i < cl.objs.n; i++) {
+		obj *x = cl.objs.v[i];
+		for (uint32_t k = 0; k < x->recs.n; k++)
+			collect(t, &recs, x->recs.v[k]);
+		collect(t, &recs, x->destroy);
+		x->emitted = NULL;
+		x->sim = x->initial;
+	}
+	for (uint32_t i = 0; i < cl.recordings.n; i++) {
+		recording *r = cl.recordings.v[i];
+		collect(t, &recs, r->reset);
+		for (uint32_t k = 0; k < r->recs.n; k++)
+			collect(t, &recs, r->recs.v[k]);
+	}
+	for (uint32_t i = 0; i < cl.submits.n; i++)
+		collect(t, &recs, ((submit *)cl.submits.v[i])->r);
+	if (recs.n) /* a range from the first call has none: qsort wants an array */
+		qsort(recs.v, recs.n, sizeof(*recs.v), by_no);
+	o.st->objects = cl.objs.n;
+
+	/* the closure's objects carry stamp t->stamp - 1 */
+	uint32_t in_closure = t->stamp - 1;
+	const rec *time = NULL;  /* VMA: the last tracekit.time written */
+	int rc = put_pseudo(&o, TRIM_SETUP_BEGIN);
+	for (uint32_t i = 0; rc == 0 && i < recs.n; i++) {
+		rec *r = recs.v[i];
+		if (r->sub) {
+			submit *s = r->sub;
+			for (uint32_t k = 0; rc == 0 && k < s->nsnaps; k++) {
+				obj *x = s->snaps[k].o;
+				if (x->stamp != in_closure)
+					continue;
+				rc = put_contents(&o, x, s->snaps[k].c, x->emitted,
+						  x->h == trim_types.buffer ? &x->rd : NULL);
+				x->emitted = s->snaps[k].c;
+			}
+			o.thread = r->c.thread;
+			for (uint32_t k = 0; k < s->nbefore; k++)
+				if (s->before[k].o->stamp == in_closure)
+					want_layout(&o, s->before[k].o, s->before[k].expect);
+			for (uint32_t k = 0; k < s->recordings.n; k++) {
+				recording *rcd = s->recordings.v[k];
+				for (uint32_t m = 0; m < rcd->nlays; m++)
+					if (rcd->lays[m].o->stamp == in_closure)
+						want_layout(&o, rcd->lays[m].o, rcd->lays[m].expect);
+			}
+			if (rc == 0)
+				rc = put_layouts(&o, s->queue);
+			if (rc == 0)
+				rc = put_submit(&o, r);
+			for (uint32_t k = 0; k < s->recordings.n; k++) {
+				recording *rcd = s->recordings.v[k];
+				for (uint32_t m = 0; m < rcd->nlays; m++)
+					rcd->lays[m].o->sim = rcd->lays[m].final;
+			}
+			if (s->queue)
+				o.queue = s->queue;
+		} else if (r->fixup) {
+			rc = put_fixup(&o, r);
+		} else {
+			if (r->time && r->time != time && rc == 0) {
+				trace_call c = r->time->c;
+				rc = put(&o, &c);
+				time = r->time;
+			}
+			trace_call c = r->c;
+			if (rc == 0)
+				rc = put(&o, &c);
+		}
+	}
+	/* the contents and layouts as the range found them */
+	for (uint32_t i = 0; rc == 0 && i < cl.objs.n; i++) {
+		obj *x = cl.objs.v[i];
+		if (x->alive && x->cont && !range_overwrites(x))
+			rc = put_final(&o, x);
+		if (x->alive && !o.queue && x->h == trim_types.queue)
+			o.queue = x;
+		if (x->alive && x->layout >= 0)
+			want_layout(&o, x, x->layout);
+	}
+	if (rc == 0)
+		rc = put_layouts(&o, o.queue);
+	if (rc == 0)
+		rc = put_signals(&o, &cl);
+	if (rc == 0 && t->last_time && t->last_time != time) {
+		trace_call c = t->last_time->c;
+		rc = put(&o, &c);
+	}
+	if (rc == 0)
+		rc = put_pseudo(&o, TRIM_SETUP_END);
+	vec_free(&recs);
+	vec_free(&cl.objs);
+	vec_free(&cl.recordings);
+	vec_free(&cl.submits);
+	free(o.bar);
+	trace_arena_free(&o.arena);
+	return rc;
+}

@@ -1,0 +1,692 @@
+/*
+ * state: what the Vulkan calls before the range do to the live state:
+ * the objects they make and destroy and the records that made and
+ * changed them, command buffers' recordings, the submits that wrote
+ * buffers and images, semaphores and fences.  See trim_internal.h.
+ */
+#include "trim_internal.h"
+
+/* R belongs to O (once). */
+void obj_attach(obj *o, rec *r)
+{
+	if (!vec_has(&o->recs, r))
+		vec_push(&o->recs, rec_ref(r));
+}
+
+/* R belongs to O: O keeps it, and everything it names. */
+static void obj_attach_all(trim *t, obj *o, rec *r, const finds *in)
+{
+	obj_attach(o, r);
+	for (uint32_t i = 0; i < in->n; i++)
+		obj_dep(o, obj_lookup(t, in->v[i].h, in->v[i].value));
+}
+
+void trim_keep_global(trim *t, rec *r)
+{
+	vec_push(&t->globals, rec_ref(r));
+	t->live_records++;
+}
+
+static void update_sets(trim *t, rec *r, const void *args, const finds *in)
+{
+	const vk_args_vkUpdateDescriptorSets *a = args;
+	const vk_handle_info *hset = trim_types.descriptor_set;
+	for (uint32_t i = 0; i < a->descriptorWriteCount; i++) {
+		obj *s = obj_lookup(t, hset, (uint64_t)a->pDescriptorWrites[i].dstSet);
+		if (!s)
+			continue;
+		obj_attach_all(t, s, r, in);
+		bsink sk = {s, NULL};
+		write_reads(t, &sk, &a->pDescriptorWrites[i]);
+		vec st = {0};
+		storage_targets(t, &a->pDescriptorWrites[i], &st);
+		for (uint32_t k = 0; k < st.n; k++) {
+			obj *o = st.v[k];
+			if (!vec_has(&s->storage, o)) {
+				o->refs++;
+				vec_push(&s->storage, o);
+			}
+		}
+		vec_free(&st);
+	}
+	for (uint32_t i = 0; i < a->descriptorCopyCount; i++) {
+		obj *s = obj_lookup(t, hset, (uint64_t)a->pDescriptorCopies[i].dstSet);
+		obj *from = obj_lookup(t, hset, (uint64_t)a->pDescriptorCopies[i].srcSet);
+		if (!s)
+			continue;
+		obj_attach_all(t, s, r, in);
+		/* which it copies matters little: all of them, for good */
+		for (uint32_t k = 0; from && from != s && k < from->nbd; k++)
+			set_bdesc(s, UINT32_MAX, 0, from->bd[k].r.o, from->bd[k].r.off,
+				  from->bd[k].r.end);
+	}
+}
+
+static VkImageAspectFlags aspect_of(VkFormat f)
+{
+	switch (f) {
+	case VK_FORMAT_D16_UNORM:
+	case VK_FORMAT_X8_D24_UNORM_PACK32:
+	case VK_FORMAT_D32_SFLOAT: return VK_IMAGE_ASPECT_DEPTH_BIT;
+	case VK_FORMAT_S8_UINT: return VK_IMAGE_ASPECT_STENCIL_BIT;
+	case VK_FORMAT_D16_UNORM_S8_UINT:
+	case VK_FORMAT_D24_UNORM_S8_UINT:
+	case VK_FORMAT_D32_SFLOAT_S8_UINT:
+		return VK_IMAGE_ASPECT_DEPTH_BIT | VK_IMAGE_ASPECT_STENCIL_BIT;
+	default: return VK_IMAGE_ASPECT_COLOR_BIT;
+	}
+}
+
+/* Render pass O has N attachments: room for their layouts. */
+static void attachments_new(obj *o, uint32_t n)
+{
+	o->natt = n;
+	o->att_layout = trace_xcalloc(2 * o->natt, sizeof(*o->att_layout));
+}
+
+/* Render pass O's attachment I: its layouts, and whether its contents go
+ * at the start (a transition from UNDEFINED, or nothing loaded). */
+static void attachment(obj *o, uint32_t i, VkImageLayout initial, VkImageLayout final,
+		       VkAttachmentLoadOp load, VkAttachmentLoadOp stencil_load)
+{
+	o->att_layout[2 * i] = initial;
+	o->att_layout[2 * i + 1] = final;
+	if (i < 32 && (initial == VK_IMAGE_LAYOUT_UNDEFINED ||
+		       (load_op_discards(load) && load_op_discards(stencil_load))))
+		o->discard |= 1u << i;
+}
+
+/* Creation: the object remembers what later analysis wants of it. */
+static void created(trim *t, obj *o, const char *n, const void *args)
+{
+	if (!strcmp(n, "vkCreateBuffer")) {
+		const VkBufferCreateInfo *ci = ((const vk_args_vkCreateBuffer *)args)->pCreateInfo;
+		o->usage = ci->usage;
+		o->whole = ci->flags & VK_BUFFER_CREATE_DEVICE_ADDRESS_CAPTURE_REPLAY_BIT;
+	} else if (!strcmp(n, "vkCreateImage")) {
+		const VkImageCreateInfo *ci = ((const vk_args_vkCreateImage *)args)->pCreateInfo;
+		o->usage = ci->usage;
+		o->initial = ci->initialLayout;
+		o->aspect = aspect_of(ci->format);
+		o->format = ci->format;
+	} else if (!strcmp(n, "vkGetDeviceQueue")) {
+		const vk_args_vkGetDeviceQueue *a = args;
+		o->family = a->queueFamilyIndex;
+		o->device = (uint64_t)(uintptr_t)a->device;
+	} else if (!strcmp(n, "vkGetDeviceQueue2")) {
+		const vk_args_vkGetDeviceQueue2 *a = args;
+		o->family = a->pQueueInfo->queueFamilyIndex;
+		o->device = (uint64_t)(uintptr_t)a->device;
+	} else if (!strcmp(n, "vkCreateImageView")) {
+		const vk_args_vkCreateImageView *a = args;
+		o->target = obj_lookup(t, trim_types.image, (uint64_t)a->pCreateInfo->image);
+	} else if (!strcmp(n, "vkCreateBufferView")) {
+		const VkBufferViewCreateInfo *ci = ((const vk_args_vkCreateBufferView *)args)->pCreateInfo;
+		o->target = obj_lookup(t, trim_types.buffer, (uint64_t)ci->buffer);
+		o->voff = ci->offset;
+		o->vend = ci->range == VK_WHOLE_SIZE ? UINT64_MAX : span_upto(ci->offset, ci->range);
+	} else if (!strcmp(n, "vkCreateFramebuffer")) {
+		const VkFramebufferCreateInfo *ci = ((const vk_args_vkCreateFramebuffer *)args)->pCreateInfo;
+		const vk_handle_info *hv = trim_types.image_view;
+		if (!(ci->flags & VK_FRAMEBUFFER_CREATE_IMAGELESS_BIT))
+			for (uint32_t i = 0; i < ci->attachmentCount && ci->pAttachments; i++)
+				vec_push(&o->views, obj_lookup(t, hv, (uint64_t)ci->pAttachments[i]));
+	} else if (!strcmp(n, "vkCreateRenderPass")) {
+		const VkRenderPassCreateInfo *ci = ((const vk_args_vkCreateRenderPass *)args)->pCreateInfo;
+		attachments_new(o, ci->attachmentCount);
+		for (uint32_t i = 0; i < ci->attachmentCount; i++) {
+			const VkAttachmentDescription *d = &ci->pAttachments[i];
+			attachment(o, i, d->initialLayout, d->finalLayout, d->loadOp, d->stencilLoadOp);
+		}
+	} else if (trim_named(n, "vkCreateRenderPass2")) {
+		const VkRenderPassCreateInfo2 *ci = ((const vk_args_vkCreateRenderPass2 *)args)->pCreateInfo;
+		attachments_new(o, ci->attachmentCount);
+		for (uint32_t i = 0; i < ci->attachmentCount; i++) {
+			const VkAttachmentDescription2 *d = &ci->pAttachments[i];
+			attachment(o, i, d->initialLayout, d->finalLayout, d->loadOp, d->stencilLoadOp);
+		}
+	} else if (trim_named(n, "vkCreateDescriptorUpdateTemplate")) {
+		const VkDescriptorUpdateTemplateCreateInfo *ci =
+			((const vk_args_vkCreateDescriptorUpdateTemplate *)args)->pCreateInfo;
+		obj_template(o, ci);
+	} else if (!strcmp(n, "vkCreateFence")) {
+		const vk_args_vkCreateFence *a = args;
+		o->fence = a->pCreateInfo->flags & VK_FENCE_CREATE_SIGNALED_BIT ? 1 : 2;
+	}
+	if (o->target)
+		o->target->refs++;
+}
+
+static void create(trim *t, rec *r, const vk_command_info *cmd, const void *args, const finds *in)
+{
+	finds out = {0};
+	vk_walk_handles(cmd, (void *)args, true, finds_add, &out);
+	const char *n = cmd->sig.name;
+	if (!out.n) {
+		/* a count query: the call that fills comes next */
+		trim_keep_global(t, r);
+		free(out.v);
+		return;
+	}
+	obj *owner = NULL;
+	if (cmd->action == VK_ACTION_ALLOCATE)
+		for (uint32_t i = 0; i < in->n && !owner; i++)
+			if (in->v[i].h && strstr(in->v[i].h->name, "Pool"))
+				owner = obj_lookup(t, in->v[i].h, in->v[i].value);
+	for (uint32_t i = 0; i < out.n; i++) {
+		obj *o = obj_lookup(t, out.v[i].h, out.v[i].value);
+		if (o && cmd->action == VK_ACTION_GET)
+			continue; /* asked again: the first answer made it */
+		if (o) /* a handle reused without a destroy we saw */
+			obj_kill(t, o, NULL);
+		o = obj_new(t, out.v[i].value, out.v[i].h);
+		obj_attach_all(t, o, r, in);
+		if (owner) {
+			owner->refs++;
+			o->owner = owner;
+		}
+		created(t, o, n, args);
+		if (!strcmp(n, "vkGetSwapchainImagesKHR"))
+			o->index = i;
+		t->live_records++;
+	}
+	if (!strcmp(n, "vkCreateSemaphore")) {
+		const vk_args_vkCreateSemaphore *a = args;
+		obj *o = obj_lookup(t, out.v[0].h, out.v[0].value);
+		for (const VkBaseInStructure *p = a->pCreateInfo->pNext; p; p = p->pNext)
+			if (p->sType == VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO) {
+				const VkSemaphoreTypeCreateInfo *ty = (const void *)p;
+				if (ty->semaphoreType == VK_SEMAPHORE_TYPE_TIMELINE) {
+					o->timeline = true;
+					o->value = ty->initialValue;
+				}
+			}
+		o->device = (uint64_t)(uintptr_t)a->device;
+	}
+	if (!strcmp(n, "vkCreateFence") || (!strcmp(n, "vkCreateSemaphore") &&
+					    obj_lookup(t, out.v[0].h, out.v[0].value)->timeline))
+		r->fixup = obj_lookup(t, out.v[0].h, out.v[0].value);
+	free(out.v);
+}
+
+static void destroy(trim *t, rec *r, const vk_command_info *cmd, const finds *in)
+{
+	for (uint32_t i = 0; i < in->n; i++) {
+		if (in->v[i].h != cmd->object)
+			continue;
+		obj *o = obj_lookup(t, in->v[i].h, in->v[i].value);
+		if (!o)
+			continue;
+		if (strstr(o->h->name, "Pool"))
+			obj_kill_children(t, o, r);
+		obj_kill(t, o, r);
+	}
+}
+
+/* The command buffer a vkCmd* (or begin, end, reset) names first. */
+obj *finds_command_buffer(trim *t, const finds *in)
+{
+	if (in->n && in->v[0].top && in->v[0].h == trim_types.command_buffer)
+		return obj_lookup(t, in->v[0].h, in->v[0].value);
+	return NULL;
+}
+
+/* CB reset by record R: its recording goes, R is kept for the next. */
+static void reset_command_buffer(obj *cb, rec *r)
+{
+	recording_unref(cb->cur);
+	cb->cur = NULL;
+	rec_unref(cb->reset);
+	cb->reset = rec_ref(r);
+}
+
+static recording *recording_new(obj *cb)
+{
+	recording *r = trace_xcalloc(1, sizeof(*r));
+	r->refs = 1;
+	/* it needs its command buffer: the cycle ends when the buffer dies */
+	recording_dep(r, cb);
+	r->reset = cb->reset;
+	cb->reset = NULL;
+	recording_unref(cb->cur);
+	cb->cur = r;
+	return r;
+}
+
+static void recording_image(void *ctx, obj *o, bool write, bool discard, int32_t expect,
+			    int32_t final)
+{
+	recording *rc = ctx;
+	recording_dep(rc, o);
+	if (write)
+		recording_write(rc, o, discard);
+	if (expect >= 0)
+		recording_layout(rc, o, expect, final);
+}
+
+/* The writes (and layouts) of commands whose structs say more than their
+ * handles: barriers, render passes, push descriptors. */
+static void record_special(trim *t, recording *rc, const char *n, const void *args)
+{
+	command_images(t, n, args, recording_image, rc);
+	if (trim_named(n, "vkCmdPushDescriptorSet")) {
+		const vk_args_vkCmdPushDescriptorSetKHR *a = args;
+		vec st = {0};
+		for (uint32_t i = 0; i < a->descriptorWriteCount; i++)
+			storage_targets(t, &a->pDescriptorWrites[i], &st);
+		for (uint32_t i = 0; i < st.n; i++)
+			recording_write(rc, st.v[i], false);
+		vec_free(&st);
+	}
+}
+
+/* A command recorded: what it names, what it writes. */
+static void record(trim *t, rec *r, const vk_command_info *cmd, const void *args, const finds *in)
+{
+	obj *cb = finds_command_buffer(t, in);
+	if (!cb)
+		return;
+	recording *rc = cb->cur ? cb->cur : recording_new(cb);
+	vec_push(&rc->recs, rec_ref(r));
+	t->live_records++;
+	const char *n = cmd->sig.name;
+	record_special(t, rc, n, args);
+	cmd_reads(t, &r->c, cmd, args, in, &rc->reads);
+	for (uint32_t i = 1; i < in->n; i++) {
+		const found *f = &in->v[i];
+		obj *o = obj_lookup(t, f->h, f->value);
+		if (!o)
+			continue;
+		recording_dep(rc, o);
+		const char *fn = f->f ? f->f->name : "";
+		if (f->h == trim_types.buffer && !strncmp(fn, "dst", 3))
+			recording_write(rc, o, false);
+		else if (f->h == trim_types.image &&
+			 (!strcmp(fn, "dstImage") || (f->top && !strcmp(fn, "image"))))
+			recording_write(rc, o, false);
+		else if (f->h == trim_types.descriptor_set)
+			for (uint32_t k = 0; k < o->storage.n; k++)
+				recording_write(rc, o->storage.v[k], false);
+	}
+}
+
+/* The contents a submit sees: buffers and images its commands name,
+ * directly or through views, descriptor sets and framebuffers. */
+static void reach(trim *t, obj *o, vec *out)
+{
+	if (!o || o->stamp == t->stamp)
+		return;
+	o->stamp = t->stamp;
+	if (o->cont || o->layout >= 0)
+		vec_push(out, o);
+	if (o->h == trim_types.descriptor_set || o->h == trim_types.framebuffer)
+		for (uint32_t i = 0; i < o->deps.n; i++)
+			reach(t, o->deps.v[i], out);
+	if (o->target)
+		reach(t, o->target, out);
+}
+
+/* The buffer bytes the descriptor sets RC binds hold now, into OUT; with
+ * SECONDARIES, those of the secondary command buffers it executes too
+ * (their own reads as well). */
+void recording_set_reads(trim *t, const recording *rc, breads *out, bool secondaries)
+{
+	for (uint32_t i = 0; i < rc->deps.n; i++) {
+		const obj *o = rc->deps.v[i];
+		if (o->h == trim_types.descriptor_set) {
+			for (uint32_t k = 0; k < o->nbd; k++)
+				breads_add(out, o->bd[k].r.o, o->bd[k].r.off, o->bd[k].r.end);
+		} else if (secondaries && i > 0 && o->h == trim_types.command_buffer && o->cur) {
+			const recording *sec = o->cur;
+			for (uint32_t k = 0; k < sec->reads.n; k++)
+				breads_add(out, sec->reads.v[k].o, sec->reads.v[k].off,
+					   sec->reads.v[k].end);
+			recording_set_reads(t, sec, out, false);
+		}
+	}
+}
+
+/* Whether every recording of OLD that writes O is in S: S does again
+ * all that OLD did to O. */
+static bool supersedes(const submit *s, const submit *old, const obj *o)
+{
+	for (uint32_t i = 0; i < old->recordings.n; i++) {
+		const recording *r = old->recordings.v[i];
+		if (vec_has(&r->writes, o) && !vec_has(&s->recordings, r))
+			return false;
+	}
+	return true;
+}
+
+static void add_writer(obj *o, submit *s, bool discard)
+{
+	uint32_t k = 0;
+	for (uint32_t i = 0; i < o->writers.n; i++) {
+		submit *w = o->writers.v[i];
+		if (discard || supersedes(s, w, o))
+			submit_unref(w);
+		else
+			o->writers.v[k++] = w;
+	}
+	o->writers.n = k;
+	s->refs++;
+	vec_push(&o->writers, s);
+}
+
+static void timeline_signal(trim *t, uint64_t sem, uint64_t value)
+{
+	obj *o = obj_lookup(t, trim_types.semaphore, sem);
+	if (o && o->timeline && value > o->value)
+		o->value = value;
+}
+
+/* A semaphore a batch (or an acquire: QUEUE 0) signals: a timeline one
+ * takes VALUE, a binary one holds a signal until something waits. */
+static void semaphore_signal(trim *t, uint64_t sem, uint64_t value, uint64_t queue)
+{
+	obj *o = obj_lookup(t, trim_types.semaphore, sem);
+	if (o && o->timeline) {
+		timeline_signal(t, sem, value);
+	} else if (o) {
+		o->pending = true;
+		o->signal_queue = queue;
+	}
+}
+
+/* A wait uses up a binary semaphore's signal; a timeline one keeps its
+ * value. */
+static void semaphore_wait(trim *t, uint64_t sem)
+{
+	obj *o = obj_lookup(t, trim_types.semaphore, sem);
+	if (o && !o->timeline)
+		o->pending = false;
+}
+
+static void fence_signal(trim *t, uint64_t fence)
+{
+	obj *o = obj_lookup(t, trim_types.fence, fence);
+	if (o)
+		o->fence = 1;
+}
+
+static const VkTimelineSemaphoreSubmitInfo *timeline_info(const void *next)
+{
+	for (const VkBaseInStructure *p = next; p; p = p->pNext)
+		if (p->sType == VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO)
+			return (const void *)p;
+	return NULL;
+}
+
+/* A batch of vkQueueSubmit or vkQueueBindSparse on QUEUE: its waits, then
+ * its signals. */
+static void batch_sync(trim *t, uint64_t queue, const void *next, uint32_t nwait,
+		       const VkSemaphore *wait, uint32_t nsignal, const VkSemaphore *signal)
+{
+	const VkTimelineSemaphoreSubmitInfo *ts = timeline_info(next);
+	for (uint32_t j = 0; wait && j < nwait; j++)
+		semaphore_wait(t, (uint64_t)wait[j]);
+	for (uint32_t j = 0; signal && j < nsignal; j++)
+		semaphore_signal(t, (uint64_t)signal[j],
+				 ts && ts->pSignalSemaphoreValues && j < ts->signalSemaphoreValueCount
+					 ? ts->pSignalSemaphoreValues[j]
+					 : 0,
+				 queue);
+}
+
+/* What a submit does to semaphores and fences.  The setup runs no submit
+ * with its semaphores, so it needs to know which binary ones the range
+ * finds signaled (put_signals). */
+static void submit_sync(trim *t, enum kind k, const void *args)
+{
+	if (k == K_SUBMIT) {
+		const vk_args_vkQueueSubmit *a = args;
+		uint64_t q = (uint64_t)(uintptr_t)a->queue;
+		for (uint32_t i = 0; a->pSubmits && i < a->submitCount; i++) {
+			const VkSubmitInfo *si = &a->pSubmits[i];
+			batch_sync(t, q, si->pNext, si->waitSemaphoreCount, si->pWaitSemaphores,
+				   si->signalSemaphoreCount, si->pSignalSemaphores);
+		}
+		fence_signal(t, (uint64_t)a->fence);
+		return;
+	}
+	const vk_args_vkQueueSubmit2 *a = args;
+	uint64_t q = (uint64_t)(uintptr_t)a->queue;
+	for (uint32_t i = 0; a->pSubmits && i < a->submitCount; i++) {
+		const VkSubmitInfo2 *si = &a->pSubmits[i];
+		for (uint32_t j = 0; si->pWaitSemaphoreInfos && j < si->waitSemaphoreInfoCount; j++)
+			semaphore_wait(t, (uint64_t)si->pWaitSemaphoreInfos[j].semaphore);
+		for (uint32_t j = 0; si->pSignalSemaphoreInfos && j < si->signalSemaphoreInfoCount; j++)
+			semaphore_signal(t, (uint64_t)si->pSignalSemaphoreInfos[j].semaphore,
+					 si->pSignalSemaphoreInfos[j].value, q);
+	}
+	fence_signal(t, (uint64_t)a->fence);
+}
+
+/* Acquires, presents and sparse binds: the semaphores and fences they
+ * signal or wait for.  An acquire that got no image signals nothing. */
+static void sync_call(trim *t, const char *n, const void *args)
+{
+	if (trim_named(n, "vkAcquireNextImage")) {
+		const vk_args_vkAcquireNextImageKHR *a = args;
+		if (a->result != VK_SUCCESS && a->result != VK_SUBOPTIMAL_KHR)
+			return;
+		semaphore_signal(t, (uint64_t)a->semaphore, 0, 0);
+		fence_signal(t, (uint64_t)a->fence);
+	} else if (trim_named(n, "vkAcquireNextImage2")) {
+		const vk_args_vkAcquireNextImage2KHR *a = args;
+		if (!a->pAcquireInfo || (a->result != VK_SUCCESS && a->result != VK_SUBOPTIMAL_KHR))
+			return;
+		semaphore_signal(t, (uint64_t)a->pAcquireInfo->semaphore, 0, 0);
+		fence_signal(t, (uint64_t)a->pAcquireInfo->fence);
+	} else if (trim_named(n, "vkQueuePresent")) {
+		const VkPresentInfoKHR *pi = ((const vk_args_vkQueuePresentKHR *)args)->pPresentInfo;
+		if (!pi)
+			return;
+		for (uint32_t j = 0; pi->pWaitSemaphores && j < pi->waitSemaphoreCount; j++)
+			semaphore_wait(t, (uint64_t)pi->pWaitSemaphores[j]);
+		for (const VkBaseInStructure *p = pi->pNext; p; p = p->pNext)
+			if (p->sType == VK_STRUCTURE_TYPE_SWAPCHAIN_PRESENT_FENCE_INFO_EXT) {
+				const VkSwapchainPresentFenceInfoEXT *f = (const void *)p;
+				for (uint32_t j = 0; f->pFences && j < f->swapchainCount; j++)
+					fence_signal(t, (uint64_t)f->pFences[j]);
+			}
+	} else if (trim_named(n, "vkQueueBindSparse")) {
+		const vk_args_vkQueueBindSparse *a = args;
+		for (uint32_t i = 0; a->pBindInfo && i < a->bindInfoCount; i++) {
+			const VkBindSparseInfo *bi = &a->pBindInfo[i];
+			batch_sync(t, (uint64_t)(uintptr_t)a->queue, bi->pNext, bi->waitSemaphoreCount,
+				   bi->pWaitSemaphores, bi->signalSemaphoreCount,
+				   bi->pSignalSemaphores);
+		}
+		fence_signal(t, (uint64_t)a->fence);
+	}
+}
+
+/* A submit: the semaphores and fences it signals (submit_sync); for the
+ * commands that write, a submit that the writers of what they wrote
+ * remember. */
+static void queue_submit(trim *t, rec *r, enum kind k, const void *args, const finds *in)
+{
+	const vk_handle_info *hcb = trim_types.command_buffer;
+	submit *s = trace_xcalloc(1, sizeof(*s));
+	s->refs = 1;
+	s->r = rec_ref(r);
+	r->sub = s;
+	if (in->n && in->v[0].top) {
+		s->queue = obj_lookup(t, in->v[0].h, in->v[0].value);
+		if (s->queue)
+			s->queue->refs++;
+	}
+	for (uint32_t i = 0; i < in->n; i++) {
+		if (in->v[i].h != hcb)
+			continue;
+		obj *cb = obj_lookup(t, hcb, in->v[i].value);
+		if (cb && cb->cur && !vec_has(&s->recordings, cb->cur)) {
+			cb->cur->refs++;
+			vec_push(&s->recordings, cb->cur);
+		}
+	}
+	submit_sync(t, k, args);
+	bool writes = false;
+	for (uint32_t i = 0; i < s->recordings.n && !writes; i++)
+		writes = ((recording *)s->recordings.v[i])->writes.n > 0;
+	if (writes) {
+		/* what the host had written into what it names, and the
+		 * layouts of its images, as they were */
+		vec seen = {0};
+		t->stamp++;
+		for (uint32_t i = 0; i < s->recordings.n; i++) {
+			recording *rc = s->recordings.v[i];
+			for (uint32_t j = 0; j < rc->deps.n; j++)
+				reach(t, rc->deps.v[j], &seen);
+		}
+		s->snaps = trace_xcalloc(seen.n, sizeof(*s->snaps));
+		s->before = trace_xcalloc(seen.n, sizeof(*s->before));
+		for (uint32_t i = 0; i < seen.n; i++) {
+			obj *o = seen.v[i];
+			if (o->cont) {
+				o->refs++;
+				s->snaps[s->nsnaps++] = (snap){o, content_ref(o->cont)};
+			}
+			if (o->layout >= 0) {
+				o->refs++;
+				s->before[s->nbefore++] = (lay){o, o->layout, o->layout};
+			}
+		}
+		vec_free(&seen);
+		for (uint32_t i = 0; i < s->recordings.n; i++)
+			recording_set_reads(t, s->recordings.v[i], &s->reads, true);
+		for (uint32_t i = 0; i < s->recordings.n; i++) {
+			recording *rc = s->recordings.v[i];
+			for (uint32_t j = 0; j < rc->writes.n; j++) {
+				obj *o = rc->writes.v[j];
+				if (o->alive)
+					add_writer(o, s, vec_has(&rc->discards, o));
+			}
+		}
+	}
+	for (uint32_t i = 0; i < s->recordings.n; i++) {
+		recording *rc = s->recordings.v[i];
+		for (uint32_t j = 0; j < rc->nlays; j++)
+			rc->lays[j].o->layout = rc->lays[j].final;
+	}
+	submit_unref(s);
+}
+
+/* A USE call: it belongs to the non-dispatchable objects of the command's
+ * own type it names (a descriptor set it updates, a buffer it binds), or,
+ * for commands of a dispatchable object, to the first non-dispatchable
+ * handle found inside its structs; with neither, it is kept for good. */
+static void other(trim *t, rec *r, const vk_command_info *cmd, const finds *in)
+{
+	bool attached = false;
+	if (cmd->object && !cmd->object->dispatchable) {
+		for (uint32_t i = 0; i < in->n; i++)
+			if (in->v[i].h == cmd->object) {
+				obj *o = obj_lookup(t, in->v[i].h, in->v[i].value);
+				if (o) {
+					obj_attach_all(t, o, r, in);
+					attached = true;
+				}
+			}
+	} else {
+		/* the objects of the first non-dispatchable type it names */
+		const vk_handle_info *ty = NULL;
+		for (uint32_t i = 0; i < in->n; i++) {
+			if (!in->v[i].h || in->v[i].h->dispatchable || (ty && in->v[i].h != ty))
+				continue;
+			obj *o = obj_lookup(t, in->v[i].h, in->v[i].value);
+			if (o) {
+				ty = o->h;
+				obj_attach_all(t, o, r, in);
+				attached = true;
+			}
+		}
+	}
+	if (!attached)
+		trim_keep_global(t, r);
+	else
+		t->live_records++;
+}
+
+int trim_vk_before(trim *t, const trace_call *c, enum kind k, const vk_command_info *cmd)
+{
+	if (k == K_DROP)
+		return 0;
+	if (k == K_UPDATE)
+		return content_track(t, c);
+	void *args;
+	if (trim_decode(&t->scratch, cmd, c, &args, t->err) < 0)
+		return -1;
+	if (k == K_SYNC) {
+		sync_call(t, cmd->sig.name, args);
+		return 0;
+	}
+	finds in = {0};
+	call_handles(t, c, cmd, args, &in);
+	buffer_host_use(t, cmd->sig.name, &in);
+	rec *r = rec_new(c);
+	switch (k) {
+	case K_CREATE: create(t, r, cmd, args, &in); break;
+	case K_DESTROY: destroy(t, r, cmd, &in); break;
+	case K_BEGIN: {
+		obj *cb = finds_command_buffer(t, &in);
+		if (cb) {
+			recording_new(cb);
+			record(t, r, cmd, args, &in);
+		}
+		break;
+	}
+	case K_RECORD: record(t, r, cmd, args, &in); break;
+	case K_RESET_CB: {
+		obj *cb = finds_command_buffer(t, &in);
+		if (cb)
+			reset_command_buffer(cb, r);
+		break;
+	}
+	case K_RESET_CMD_POOL: {
+		obj *pool = in.n > 1 ? obj_lookup(t, in.v[1].h, in.v[1].value) : NULL;
+		for (size_t i = 0; pool && i < t->objs.cap; i++) {
+			obj *cb = t->objs.slot[i];
+			if (cb && cb->owner == pool)
+				reset_command_buffer(cb, r);
+		}
+		break;
+	}
+	case K_RESET_DESC_POOL: {
+		obj *pool = in.n > 1 ? obj_lookup(t, in.v[1].h, in.v[1].value) : NULL;
+		if (pool) /* sets kept for a record that names them end here */
+			obj_kill_children(t, pool, r);
+		break;
+	}
+	case K_SUBMIT:
+	case K_SUBMIT2: queue_submit(t, r, k, args, &in); break;
+	case K_RESET_FENCES: {
+		for (uint32_t i = 0; i < in.n; i++) {
+			obj *o = obj_lookup(t, in.v[i].h, in.v[i].value);
+			if (o && o->h == trim_types.fence)
+				o->fence = 2;
+		}
+		break;
+	}
+	case K_SIGNAL: {
+		const VkSemaphoreSignalInfo *si = ((const vk_args_vkSignalSemaphore *)args)->pSignalInfo;
+		timeline_signal(t, (uint64_t)si->semaphore, si->value);
+		break;
+	}
+	case K_UPDATE_SETS: update_sets(t, r, args, &in); break;
+	default:
+		other(t, r, cmd, &in);
+		if (trim_named(cmd->sig.name, "vkUpdateDescriptorSetWithTemplate")) {
+			const vk_args_vkUpdateDescriptorSetWithTemplate *a = args;
+			bsink sk = {obj_lookup(t, trim_types.descriptor_set, (uint64_t)a->descriptorSet),
+				    NULL};
+			if (sk.set)
+				template_reads(t, &sk, c, cmd, args);
+		}
+		break;
+	}
+	rec_unref(r);
+	free(in.v);
+	return 0;
+}

@@ -1,0 +1,368 @@
+/*
+ * trim: the entry points of vktrim.h.  Each call is classified once per
+ * signature (how it changes the state) and routed: before the range to
+ * state.c or vma_trim.c; in the range, its walk here: the objects it
+ * names are the roots, and what it does that the setup must know (the
+ * buffer bytes it may read, the first uses that discard contents, the
+ * bytes the host writes before the GPU sees them).
+ */
+#include "trim_internal.h"
+
+/* ------------------------------------------------------------------ */
+/* Classifying calls: how a function changes the state, once a signature. */
+
+/* Whether function N is BASE, or BASE with a KHR or EXT suffix. */
+bool trim_named(const char *n, const char *base)
+{
+	size_t k = strlen(base);
+	return !strncmp(n, base, k) && (!n[k] || !strcmp(n + k, "KHR") || !strcmp(n + k, "EXT"));
+}
+
+/* A question whose answer changes nothing and that replay does not use:
+ * what the device supports, how big a layout would be.  The application
+ * acted on the answers before the range; the setup need not ask again.
+ * Memory properties stay (replay maps memory types with them), and so do
+ * queries that return handles (displays). */
+static bool query(const char *n, const vk_command_info *cmd)
+{
+	static const char *const asked[] = {
+		"vkEnumerateDeviceExtensionProperties", "vkEnumerateDeviceLayerProperties",
+		"vkEnumerateInstanceExtensionProperties", "vkEnumerateInstanceLayerProperties",
+		"vkEnumerateInstanceVersion", "vkGetDescriptorSetLayoutSupport",
+		"vkGetDeviceBufferMemoryRequirements", "vkGetDeviceImageMemoryRequirements",
+		"vkGetDeviceImageSparseMemoryRequirements",
+	};
+	if (cmd->action != VK_ACTION_USE)
+		return false;
+	for (size_t i = 0; i < sizeof(asked) / sizeof(*asked); i++)
+		if (trim_named(n, asked[i]))
+			return true;
+	return !strncmp(n, "vkGetPhysicalDevice", 19) &&
+	       strncmp(n, "vkGetPhysicalDeviceMemoryProperties", 35);
+}
+
+static enum kind vk_kind(const char *n, const vk_command_info *cmd)
+{
+	static const struct {
+		const char *name;
+		enum kind k;
+	} by_name[] = {
+		{"vkAcquireNextImage", K_SYNC}, {"vkAcquireNextImage2", K_SYNC},
+		{"vkQueuePresent", K_SYNC}, {"vkQueueBindSparse", K_SYNC},
+		{"vkWaitForFences", K_DROP}, {"vkGetFenceStatus", K_DROP},
+		{"vkWaitSemaphores", K_DROP}, {"vkGetSemaphoreCounterValue", K_DROP},
+		{"vkQueueWaitIdle", K_DROP}, {"vkDeviceWaitIdle", K_DROP},
+		{"vkGetQueryPoolResults", K_DROP}, {"vkMapMemory", K_DROP}, {"vkMapMemory2", K_DROP},
+		{"vkUnmapMemory", K_DROP}, {"vkUnmapMemory2", K_DROP},
+		{"vkFlushMappedMemoryRanges", K_DROP}, {"vkInvalidateMappedMemoryRanges", K_DROP},
+		{"vkGetEventStatus", K_DROP}, {"vkSetEvent", K_DROP}, {"vkResetEvent", K_DROP},
+		{"vkGetSwapchainStatusKHR", K_DROP}, {"vkGetDeviceMemoryCommitment", K_DROP},
+		{"vkGetInstanceProcAddr", K_DROP}, {"vkGetDeviceProcAddr", K_DROP},
+		{"vkQueueSubmit", K_SUBMIT}, {"vkQueueSubmit2", K_SUBMIT2},
+		{"vkBeginCommandBuffer", K_BEGIN}, {"vkEndCommandBuffer", K_RECORD},
+		{"vkResetCommandBuffer", K_RESET_CB}, {"vkResetCommandPool", K_RESET_CMD_POOL},
+		{"vkResetDescriptorPool", K_RESET_DESC_POOL}, {"vkResetFences", K_RESET_FENCES},
+		{"vkSignalSemaphore", K_SIGNAL}, {"vkUpdateDescriptorSets", K_UPDATE_SETS},
+	};
+	/* trim_named() matches a name whole (but for a KHR or EXT suffix):
+	 * no two entries match one function */
+	for (size_t i = 0; i < sizeof(by_name) / sizeof(*by_name); i++)
+		if (trim_named(n, by_name[i].name))
+			return by_name[i].k;
+	if (query(n, cmd))
+		return K_DROP;
+	switch (cmd->action) {
+	case VK_ACTION_CREATE:
+	case VK_ACTION_ALLOCATE:
+	case VK_ACTION_GET: return K_CREATE;
+	case VK_ACTION_DESTROY:
+	case VK_ACTION_FREE: return K_DESTROY;
+	case VK_ACTION_RECORD: return K_RECORD;
+	default: return K_OTHER;
+	}
+}
+
+enum kind trim_kind_of(trim *t, const trace_call *c, const vk_command_info **cmd)
+{
+	uint64_t v;
+	*cmd = NULL;
+	if (tmap_get(&t->cmds, c->sig, &v))
+		*cmd = (const vk_command_info *)(uintptr_t)v;
+	if (tmap_get(&t->kinds, c->sig, &v))
+		return (enum kind)(v - 1);
+	const char *n = c->sig->name;
+	enum kind k = K_UNSEEN;
+	if (t->api == TRIM_VMA) {
+		k = trim_vma_kind(n);
+	} else if (vk_is_update(n)) {
+		k = K_UPDATE;
+	} else if (!strncmp(n, "tracekit.", 9)) {
+		k = K_DROP;
+	} else if ((*cmd = trace_vk_command(n))) {
+		k = vk_kind(n, *cmd);
+		tmap_put(&t->cmds, c->sig, (uint64_t)(uintptr_t)*cmd);
+	}
+	tmap_put(&t->kinds, c->sig, (uint64_t)k + 1);
+	return k;
+}
+
+/* ------------------------------------------------------------------ */
+/* Before the range. */
+
+static void set_where(trace_error *err, const trace_call *c)
+{
+	err->call = (int64_t)c->no;
+	err->offset = c->offset;
+}
+
+int trim_before(trim *t, const trace_call *c, trace_error *err)
+{
+	const vk_command_info *cmd;
+	enum kind k = trim_kind_of(t, c, &cmd);
+	t->err = err;
+	if (k == K_UNSEEN) {
+		trace_error_set(err, "%s is not a %s call: trace-trim cuts Vulkan captures and "
+				"VMA recordings", c->sig->name,
+				t->api == TRIM_VMA ? "VMA" : "Vulkan");
+		set_where(err, c);
+		return -1;
+	}
+	int rc = t->api == TRIM_VMA ? trim_vma_before(t, c, k) : trim_vk_before(t, c, k, cmd);
+	if (rc < 0)
+		set_where(err, c);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* The range: what it names, what it may read, what it overwrites first. */
+
+/* O (NULL: none) is a root: the setup makes it and what it needs. */
+void range_root(trim *t, obj *o)
+{
+	if (o && !tmap_get(&t->rooted, o, NULL)) {
+		tmap_put(&t->rooted, o, 1);
+		vec_push(&t->roots, o);
+	}
+}
+
+/* A submit of the range: the uses of what its command buffers name are
+ * the range's, after those of the submits before it. */
+static void range_submit(trim *t, const finds *in)
+{
+	t->range_submitted = true;
+	for (uint32_t i = 0; i < in->n; i++) {
+		const vk_handle_info *hcb = trim_types.command_buffer;
+		obj *cb = in->v[i].h == hcb ? obj_lookup(t, hcb, in->v[i].value) : NULL;
+		if (!cb)
+			continue;
+		touch_before(t, cb);
+		for (uint32_t k = 0; k < cb->rt.n; k++)
+			use_then(&cb->rt.v[k].o->range_first, cb->rt.v[k].u);
+	}
+}
+
+/* A present shows a swapchain's image as it is: what it held matters,
+ * and the setup makes it (vkGetSwapchainImagesKHR) even where nothing
+ * else in the range names it (a range that begins at the present). */
+static void range_present(trim *t, const vk_args_vkQueuePresentKHR *a)
+{
+	const VkPresentInfoKHR *pi = a->pPresentInfo;
+	for (uint32_t i = 0; pi && pi->pSwapchains && i < pi->swapchainCount; i++) {
+		obj *sc = obj_lookup(t, trim_types.swapchain, (uint64_t)pi->pSwapchains[i]);
+		int64_t idx = pi->pImageIndices ? (int64_t)pi->pImageIndices[i] : -1;
+		for (size_t k = 0; sc && k < t->objs.cap; k++) {
+			obj *x = t->objs.slot[k];
+			if (!x || x->h != trim_types.image || !vec_has(&x->deps, sc))
+				continue;
+			if (idx < 0 || x->index < 0 || x->index == idx) {
+				use_then(&x->range_first, USE_READ);
+				range_root(t, x);
+			}
+		}
+	}
+}
+
+static void range_update_sets(trim *t, const vk_args_vkUpdateDescriptorSets *a)
+{
+	bsink k = {NULL, &t->range_reads};
+	for (uint32_t i = 0; i < a->descriptorWriteCount; i++)
+		write_reads(t, &k, &a->pDescriptorWrites[i]);
+	for (uint32_t i = 0; i < a->descriptorCopyCount; i++) {
+		const obj *from = obj_lookup(t, trim_types.descriptor_set,
+					     (uint64_t)a->pDescriptorCopies[i].srcSet);
+		for (uint32_t j = 0; from && j < from->nbd; j++)
+			breads_add(&t->range_reads, from->bd[j].r.o, from->bd[j].r.off,
+				   from->bd[j].r.end);
+	}
+}
+
+/* A template the range makes: the entries its writes are read with. */
+static void range_template(trim *t, const vk_command_info *cmd, const void *args)
+{
+	const VkDescriptorUpdateTemplateCreateInfo *ci =
+		((const vk_args_vkCreateDescriptorUpdateTemplate *)args)->pCreateInfo;
+	finds out = {0};
+	vk_walk_handles(cmd, (void *)args, true, finds_add, &out);
+	if (out.n && ci) {
+		obj *o = trace_xcalloc(1, sizeof(*o));
+		obj_template(o, ci);
+		vec_push(&t->range_tmpls, o);
+		tmap_put(&t->range_tmpl, (void *)(uintptr_t)out.v[0].value, (uint64_t)(uintptr_t)o);
+	}
+	free(out.v);
+}
+
+/* What the range does that the setup must know: the buffer bytes it may
+ * read, the first uses that discard contents, the bytes the host writes
+ * before the GPU sees them. */
+static void range_effects(trim *t, const trace_call *c, enum kind k, const vk_command_info *cmd,
+			  const void *args, const finds *in)
+{
+	const char *n = cmd->sig.name;
+	obj *cb = k == K_BEGIN || k == K_RECORD ? finds_command_buffer(t, in) : NULL;
+	buffer_host_use(t, n, in);
+	if (cb) {
+		if (k == K_BEGIN) {
+			cb->rt.n = 0;
+			cb->rstate = 2;
+		} else {
+			touch_before(t, cb);
+		}
+		touch_cmd(t, cb, &cb->rt, cmd, args, in, true);
+		cmd_reads(t, c, cmd, args, in, &t->range_reads);
+	} else if (k == K_SUBMIT || k == K_SUBMIT2) {
+		range_submit(t, in);
+	} else if (trim_named(n, "vkQueuePresentKHR")) {
+		range_present(t, args);
+	} else if (k == K_UPDATE_SETS) {
+		range_update_sets(t, args);
+	} else if (trim_named(n, "vkUpdateDescriptorSetWithTemplate")) {
+		bsink sk = {NULL, &t->range_reads};
+		template_reads(t, &sk, c, cmd, args);
+	} else if (trim_named(n, "vkCreateDescriptorUpdateTemplate")) {
+		range_template(t, cmd, args);
+	} else if (strstr(n, "Copy") && strncmp(n, "vkCmd", 5)) {
+		/* a host copy reads images as they are */
+		for (uint32_t i = 0; i < in->n; i++) {
+			obj *o = in->v[i].h == trim_types.image
+					 ? obj_lookup(t, trim_types.image, in->v[i].value)
+					 : NULL;
+			if (o)
+				use_then(&o->range_first, USE_READ);
+		}
+	}
+}
+
+/* The host writes these bytes before the range's first submit: what was
+ * there before cannot matter. */
+static int range_update(trim *t, const trace_call *c)
+{
+	vk_update u;
+	obj *o;
+	if (content_update_read(t, c, &u, &o) < 0)
+		return -1;
+	range_root(t, o);
+	/* a sparse one leaves the bytes between its words as they were */
+	if (o && !t->range_submitted && !u.mask)
+		spans_add(&o->covered, u.offset, span_upto(u.offset, u.len));
+	return 0;
+}
+
+int trim_range(trim *t, const trace_call *c, trace_error *err)
+{
+	const vk_command_info *cmd;
+	enum kind k = trim_kind_of(t, c, &cmd);
+	t->err = err;
+	if (t->api == TRIM_VMA) {
+		trim_vma_range(t, c, k);
+		return 0;
+	}
+	if (k == K_UPDATE) {
+		if (range_update(t, c) < 0) {
+			set_where(err, c);
+			return -1;
+		}
+		return 0;
+	}
+	if (!cmd) {
+		if (k == K_UNSEEN) {
+			trace_error_set(err, "%s is not a Vulkan call: trace-trim cuts Vulkan "
+					"captures and VMA recordings", c->sig->name);
+			set_where(err, c);
+			return -1;
+		}
+		return 0;
+	}
+	void *args;
+	if (trim_decode(&t->scratch, cmd, c, &args, err) < 0) {
+		set_where(err, c);
+		return -1;
+	}
+	finds in = {0};
+	call_handles(t, c, cmd, args, &in);
+	for (uint32_t i = 0; i < in.n; i++) {
+		obj *o = obj_lookup(t, in.v[i].h, in.v[i].value);
+		range_root(t, o);
+		/* a command buffer the range records afresh before it
+		 * submits it does not need its recording from before */
+		if (o && o->h == trim_types.command_buffer && !o->range_use)
+			o->range_use = k == K_BEGIN && i == 0 ? 1 : 2;
+	}
+	range_effects(t, c, k, cmd, args, &in);
+	free(in.v);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* A trim. */
+
+trim *trim_new(trim_api api, trace_sigtab *sigs)
+{
+	trim *t = trace_xcalloc(1, sizeof(*t));
+	trim_types_init();
+	t->api = api;
+	t->sigs = sigs;
+	trace_arena_init(&t->scratch);
+	return t;
+}
+
+void trim_free(trim *t)
+{
+	if (!t)
+		return;
+	/* the roots were looked up, not referenced */
+	vec_free(&t->roots);
+	tmap_free(&t->rooted);
+	vec all = {0};
+	for (size_t i = 0; i < t->objs.cap; i++)
+		if (t->objs.slot[i])
+			vec_push(&all, t->objs.slot[i]);
+	/* kill first (dropping writers and recordings), then let go: of what
+	 * they name first, for objects name each other (the descriptor sets
+	 * one vkUpdateDescriptorSets writes) */
+	for (uint32_t i = 0; i < all.n; i++) {
+		obj *o = all.v[i];
+		o->refs++;
+		obj_kill(t, o, NULL);
+	}
+	for (uint32_t i = 0; i < all.n; i++) {
+		obj *o = all.v[i];
+		objs_release(&o->deps);
+	}
+	objs_release(&all);
+	free(t->objs.slot);
+	recs_release(&t->globals);
+	rec_unref(t->last_time);
+	breads_free(&t->range_reads);
+	for (uint32_t i = 0; i < t->range_tmpls.n; i++) {
+		obj *o = t->range_tmpls.v[i];
+		free(o->tmpl);
+		free(o);
+	}
+	vec_free(&t->range_tmpls);
+	tmap_free(&t->range_tmpl);
+	tmap_free(&t->kinds);
+	tmap_free(&t->cmds);
+	trace_arena_free(&t->scratch);
+	free(t);
+}

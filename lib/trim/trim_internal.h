@@ -1,0 +1,469 @@
+/*
+ * The trimmer's private model, shared by the files of lib/trim/; the
+ * public API is vktrim.h.  See vktrim.h for what the state is; the parts:
+ *
+ *   rec        a record kept, shared by reference count
+ *   obj        a Vulkan object (or a VMA pool or allocation) alive, or
+ *              dead but still named by a record someone keeps (a zombie:
+ *              its destroying record is kept with it)
+ *   recording  one recording of a command buffer, begin to end
+ *   submit     a submit whose commands wrote buffers or images, with the
+ *              host-written contents it read, as they were then
+ *   content    the bytes the host wrote into a buffer or image: extents
+ *              over shared blocks, copied on write, so that a submit's
+ *              view of them costs a reference
+ *   spans      byte ranges: of a buffer, those a command, a descriptor
+ *              or the range may read (breads, bdesc), worked out per
+ *              setup into what of its contents is written
+ *   touch      how the range's command buffers use an object, in submit
+ *              order: an image cleared before it is read, or a buffer or
+ *              image the range only copies into, needs no earlier writer
+ *
+ * References run one way: records and recordings name objects, objects
+ * name their writers only while alive.  What nothing names is freed.
+ *
+ * The files, by concern:
+ *
+ *   trim.c      the entry points: each call classified and routed; the
+ *               range's walk (what it names, reads, overwrites first)
+ *   state.c     Vulkan calls before the range: objects made and
+ *               destroyed, their records, recordings, submits, sync
+ *   objects.c   the model's lifetimes: records, the object map,
+ *               recordings, submits; the handles a call names
+ *   access.c    what commands and descriptors access: the buffer bytes
+ *               they may read, the images they write, their layouts
+ *   contents.c  host-written bytes: extents, tracekit.update merged in
+ *   spans.c     byte ranges and the buffer reads made of them
+ *   closure.c   what the range needs: how commands use earlier contents
+ *               (touches), the closure of the roots, its readable bytes
+ *   setup.c     writing the setup prefix: records, submits run alone,
+ *               contents, layouts, fences and semaphores as they were
+ *   vma_trim.c  the VMA path: pointers as objects, maps, globals
+ *
+ * Like lib/replay/ it reads the generated argument structs
+ * (build/gen/vkschema_cmds.h), so only trace-trim links these files.
+ */
+#ifndef TRACE_TRIM_INTERNAL_H
+#define TRACE_TRIM_INTERNAL_H
+
+/* first: it includes <vulkan/vulkan.h> with the platforms it describes */
+#include "internal.h"
+#include "vkschema_cmds.h"
+
+#include "vktrim.h"
+
+#include "tmap.h"
+#include "vkschema.h"
+#include "vma.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Small containers. */
+
+/* V, an array of N elements of SIZE bytes with room for *CAP, with room
+ * for one more: doubled when full, FIRST to begin with. */
+static inline void *array_grow(void *v, uint32_t n, uint32_t *cap, size_t size, uint32_t first)
+{
+	if (n == *cap) {
+		*cap = *cap ? 2 * *cap : first;
+		v = trace_xrealloc(v, *cap * size);
+	}
+	return v;
+}
+
+typedef struct vec {
+	void **v;
+	uint32_t n, cap;
+} vec;
+
+static inline void vec_push(vec *v, void *p)
+{
+	v->v = array_grow(v->v, v->n, &v->cap, sizeof(*v->v), 4);
+	v->v[v->n++] = p;
+}
+
+static inline bool vec_has(const vec *v, const void *p)
+{
+	for (uint32_t i = 0; i < v->n; i++)
+		if (v->v[i] == p)
+			return true;
+	return false;
+}
+
+static inline void vec_free(vec *v)
+{
+	free(v->v);
+	*v = (vec){0};
+}
+
+/* The model. */
+
+typedef struct submit submit;
+typedef struct recording recording;
+
+typedef struct rec {
+	trace_call c;
+	uint32_t refs;
+	uint32_t stamp;     /* collected for this setup */
+	submit *sub;        /* a submit's record: written with its care */
+	struct obj *fixup;  /* a fence's or semaphore's creation: its state */
+	struct rec *time;   /* VMA: the tracekit.time it came after */
+} rec;
+
+typedef struct block {
+	uint32_t refs;
+	uint8_t data[];
+} block;
+
+typedef struct extent {
+	uint64_t off, len;
+	block *b;
+	uint64_t boff;
+} extent;
+
+typedef struct content {
+	uint32_t refs;
+	uint32_t n, cap;
+	extent *e;
+} content;
+
+/* Byte ranges [off, end) of an object, sorted and apart; an end of
+ * UINT64_MAX runs to the object's end. */
+typedef struct span {
+	uint64_t off, end;
+} span;
+
+typedef struct spans {
+	span *v;
+	uint32_t n, cap;
+} spans;
+
+typedef struct obj obj;
+
+/* Bytes of buffer O a command may read. */
+typedef struct bread {
+	obj *o;
+	uint64_t off, end;
+} bread;
+
+typedef struct breads {
+	bread *v;
+	uint32_t n, cap;
+} breads;
+
+/* A descriptor set's buffer descriptor (binding UINT32_MAX: copied in). */
+typedef struct bdesc {
+	uint32_t binding, elem;
+	bread r;
+} bdesc;
+
+/* What commands do to an object's earlier contents, from their first use
+ * on: nothing yet, drop them before anything reads them, may read them,
+ * or (so far) only write over some of them, a copy's destination: what
+ * comes next decides. */
+enum use { USE_NONE, USE_DISCARD, USE_READ, USE_WRITE };
+
+/* Commands' use of O, in the order they run. */
+typedef struct touch {
+	obj *o;
+	enum use u;
+} touch;
+
+typedef struct touches {
+	touch *v;
+	uint32_t n, cap;
+} touches;
+
+struct obj {
+	uint64_t handle;
+	const vk_handle_info *h;   /* NULL: a VMA object */
+	uint32_t refs;             /* 1 while alive, + 1 per record set naming it */
+	bool alive;
+	uint32_t stamp;            /* in the closure being built */
+	vec recs;                  /* rec*: creation, then what changed it */
+	vec deps;                  /* obj*: what those records name */
+	obj *owner;                /* the pool it came from */
+	rec *destroy;              /* a zombie's end */
+	content *cont;             /* buffers, images: host-written bytes */
+	const content *emitted;    /* while writing: what the setup has written */
+	vec writers;               /* submit*: the last to write it */
+	recording *cur;            /* command buffers: the current recording */
+	rec *reset;                /* command buffers: a reset since the last begin */
+	uint64_t usage;
+	obj *target;               /* views: the image or buffer */
+	vec views;                 /* framebuffers: attachments (obj*, not referenced) */
+	uint32_t discard;          /* render passes: attachments whose contents go */
+	vec storage;               /* descriptor sets: written through storage descriptors */
+	int fence;                 /* fences: 0 as created, 1 signaled, 2 unsignaled */
+	uint64_t value;            /* timeline semaphores: the last value signaled */
+	bool timeline;             /* semaphores: a timeline one */
+	/* binary semaphores: a signal submitted (or an acquire's) and no wait
+	 * for it since, and the queue it was submitted to (0: an acquire) */
+	bool pending;
+	uint64_t signal_queue;
+	/* images: the layout the last submit left (-1 unknown), the one the
+	 * setup has left so far, and what a barrier on them names */
+	int32_t layout, sim, initial;
+	VkImageAspectFlags aspect;
+	/* render passes: each attachment's initial and final layout */
+	uint32_t natt;
+	int32_t *att_layout;       /* 2 per attachment */
+	/* queues: their family; queues and semaphores: their device */
+	uint32_t family;
+	uint64_t device;
+	int range_use;             /* command buffers: 0, 1 re-recorded first in the range, 2 used */
+	VkDescriptorUpdateTemplateEntry *tmpl;  /* update templates: their entries */
+	uint32_t ntmpl;
+	/* buffers: read anywhere (device addresses, storage); the bytes the
+	 * setup's submits and the range may read, worked out per setup */
+	bool whole;
+	spans rd;
+	uint64_t voff, vend;       /* buffer views: their bytes of the buffer */
+	int32_t format;            /* images */
+	int64_t index;             /* swapchain images: their index (-1: not one) */
+	bdesc *bd;                 /* descriptor sets: buffer descriptors */
+	uint32_t nbd, capbd;
+	/* what the range does: the bytes it writes before its first submit,
+	 * what its commands do to the contents, and for command buffers, the
+	 * uses of what their commands name in the range (rstate 1: after the
+	 * recording from before, 2: recorded afresh) */
+	spans covered;
+	enum use range_first;
+	touches rt;
+	int rstate;
+	uint32_t istamp;           /* in the closure as a setup submit's input */
+};
+
+/* An image's layout across one recording: what its first command needs
+ * (UNDEFINED: anything) and what the last leaves. */
+typedef struct lay {
+	obj *o;
+	int32_t expect, final;
+} lay;
+
+struct recording {
+	uint32_t refs;
+	uint32_t stamp;
+	vec recs;
+	vec deps;                  /* obj*, referenced */
+	tmap seen;                 /* obj* -> 1 for deps */
+	vec writes;                /* obj* (in deps) the commands write */
+	vec discards;              /* obj* whose earlier contents they discard */
+	rec *reset;                /* the reset before its begin */
+	lay *lays;
+	uint32_t nlays, caplays;
+	breads reads;              /* buffer bytes its commands may read */
+	uint32_t istamp;
+	/* what its commands do to what they name, worked out when a setup
+	 * runs it again (unknown: a record no longer decodes) */
+	touches uses;
+	bool used, unknown;
+};
+
+typedef struct snap {
+	obj *o;
+	content *c;
+} snap;
+
+struct submit {
+	uint32_t refs;
+	uint32_t stamp;
+	rec *r;
+	obj *queue;
+	vec recordings;            /* recording*, referenced */
+	snap *snaps;               /* host-written contents it saw */
+	uint32_t nsnaps;
+	lay *before;               /* the layouts of the images it names, then */
+	uint32_t nbefore;
+	breads reads;              /* its descriptor sets' buffer bytes, then */
+};
+
+typedef struct omap {
+	obj **slot;
+	size_t cap, n;
+} omap;
+
+/* How a function changes the state; found once per signature. */
+enum kind {
+	K_UNSEEN = 0,
+	K_OTHER,          /* attach to its subjects, or keep globally */
+	K_DROP,           /* nothing the setup needs: waits, maps, queries */
+	K_CREATE,
+	K_DESTROY,
+	K_BEGIN,
+	K_RECORD,
+	K_RESET_CB,
+	K_RESET_CMD_POOL,
+	K_RESET_DESC_POOL,
+	K_SUBMIT,
+	K_SUBMIT2,
+	K_RESET_FENCES,
+	K_SIGNAL,
+	K_SYNC,           /* not kept, but signals or waits: acquires, presents, sparse binds */
+	K_UPDATE_SETS,
+	K_UPDATE,         /* tracekit.update, tracekit.update.sparse */
+	K_VMA_CREATE,
+	K_VMA_DESTROY,
+	K_VMA_MAP,
+	K_VMA_UNMAP,
+	K_VMA_OTHER,
+	K_VMA_GLOBAL,     /* keep the last of each */
+	K_VMA_TIME,
+};
+
+struct trim {
+	trim_api api;
+	trace_sigtab *sigs;
+	omap objs;
+	vec globals;          /* rec*: records with no object to belong to */
+	tmap kinds;           /* sig -> kind + 1 */
+	tmap cmds;            /* sig -> vk_command_info* */
+	trace_arena scratch;
+	uint32_t stamp;
+	vec roots;            /* obj*: what the range names */
+	tmap rooted;
+	rec *last_time;       /* VMA: the last tracekit.time */
+	trace_error *err;
+	const trace_call *call;
+	uint64_t live_records;
+	uint64_t fake;        /* handles of objects the setup makes itself */
+	/* the range: buffer bytes it may read, whether it has submitted yet,
+	 * the entries of the update templates it creates */
+	breads range_reads;
+	bool range_submitted;
+	tmap range_tmpl;      /* handle -> obj* of its own (not in objs) */
+	vec range_tmpls;
+};
+
+/* A handle a Vulkan call names (call_handles() finds them): its type,
+ * its value, the field it is in, whether that is a parameter. */
+typedef struct found {
+	const vk_handle_info *h;
+	uint64_t value;
+	const vk_field *f;
+	bool top;
+} found;
+
+typedef struct finds {
+	found *v;
+	uint32_t n, cap;
+} finds;
+
+/* The handle types the state looks at, found in the schema once. */
+typedef struct trim_handle_types {
+	const vk_handle_info *buffer, *image, *image_view, *buffer_view;
+	const vk_handle_info *descriptor_set, *descriptor_update_template;
+	const vk_handle_info *command_buffer, *render_pass, *framebuffer;
+	const vk_handle_info *semaphore, *fence, *queue, *swapchain;
+} trim_handle_types;
+
+/* Set by trim_types_init(), the same for every trim (read-only after). */
+extern trim_handle_types trim_types;
+
+/* Where descriptors' buffer bytes go: a set's descriptors, or a list of
+ * reads. */
+typedef struct bsink {
+	obj *set;
+	breads *out;
+} bsink;
+
+/* What a command does to an image: writes it (discarding what was there,
+ * or not), the layout it expects and the one it leaves (-1: none). */
+typedef void (*image_fn)(void *ctx, obj *img, bool write, bool discard, int32_t expect,
+			 int32_t final);
+
+/* What a setup needs (closure.c): objects, recordings, submits, in the
+ * order they were reached. */
+typedef struct closure {
+	vec objs;
+	vec recordings;
+	vec submits;
+} closure;
+
+/* ------------------------------------------------------------------ */
+/* Functions one file of lib/trim/ offers the others, by file. */
+
+/* objects.c: records, the object map, recordings, submits; the handles a call
+ * names, and its arguments decoded */
+rec *rec_new(const trace_call *c);
+rec *rec_ref(rec *r);
+void rec_unref(rec *r);
+void recs_release(vec *v);
+void objs_release(vec *v);
+void obj_dep(obj *o, obj *d);
+obj *obj_new(trim *t, uint64_t handle, const vk_handle_info *h);
+void obj_kill(trim *t, obj *o, rec *r);
+void obj_kill_children(trim *t, obj *pool, rec *r);
+void recording_unref(recording *r);
+void recording_dep(recording *r, obj *o);
+void recording_write(recording *r, obj *o, bool discard);
+void recording_layout(recording *r, obj *o, int32_t expect, int32_t final);
+void submit_unref(submit *s);
+void finds_add(void *ctx, const vk_handle_info *h, uint64_t *value, bool top,
+	       const vk_field *f);
+void trim_types_init(void);
+obj *obj_lookup(trim *t, const vk_handle_info *h, uint64_t v);
+void obj_template(obj *o, const VkDescriptorUpdateTemplateCreateInfo *ci);
+const obj *template_of(trim *t, const trace_call *c, const vk_command_info *cmd,
+		       const void *args, const trace_value **data);
+void call_handles(trim *t, const trace_call *c, const vk_command_info *cmd, void *args,
+		  finds *in);
+int trim_decode(trace_arena *a, const vk_command_info *cmd, const trace_call *c, void **args,
+		trace_error *err);
+
+/* spans.c: byte ranges, and the buffer reads made of them */
+uint64_t span_upto(uint64_t off, uint64_t len);
+void spans_add(spans *s, uint64_t off, uint64_t end);
+void spans_sub(spans *s, uint64_t off, uint64_t end);
+void spans_free(spans *s);
+void breads_add(breads *b, obj *o, uint64_t off, uint64_t end);
+void breads_free(breads *b);
+
+/* contents.c: host-written bytes */
+void content_unref(content *c);
+content *content_ref(content *c);
+int content_update_read(trim *t, const trace_call *c, vk_update *u, obj **o);
+int content_track(trim *t, const trace_call *c);
+
+/* access.c: what commands and descriptors read and write */
+void set_bdesc(obj *s, uint32_t binding, uint32_t elem, obj *o, uint64_t off, uint64_t end);
+void write_reads(trim *t, bsink *k, const VkWriteDescriptorSet *w);
+void template_reads(trim *t, bsink *k, const trace_call *c, const vk_command_info *cmd,
+		    const void *args);
+bool barrier_cmd(const char *n);
+void cmd_reads(trim *t, const trace_call *c, const vk_command_info *cmd, const void *args,
+	       const finds *in, breads *out);
+void buffer_host_use(trim *t, const char *n, const finds *in);
+void storage_targets(trim *t, const VkWriteDescriptorSet *w, vec *out);
+bool load_op_discards(VkAttachmentLoadOp op);
+void command_images(trim *t, const char *n, const void *args, image_fn fn, void *ctx);
+
+/* state.c: Vulkan calls before the range */
+void obj_attach(obj *o, rec *r);
+void trim_keep_global(trim *t, rec *r);
+obj *finds_command_buffer(trim *t, const finds *in);
+void recording_set_reads(trim *t, const recording *rc, breads *out, bool secondaries);
+int trim_vk_before(trim *t, const trace_call *c, enum kind k, const vk_command_info *cmd);
+
+/* closure.c: what the range needs */
+void use_then(enum use *at, enum use u);
+void touch_cmd(trim *t, obj *cb, touches *l, const vk_command_info *cmd,
+	       const void *args, const finds *in, bool secondaries);
+void touch_before(trim *t, obj *cb);
+bool range_overwrites(const obj *o);
+void close_recording(trim *t, closure *cl, recording *r, bool inputs);
+void close_obj(trim *t, closure *cl, obj *o, bool inputs);
+void closure_readable(trim *t, const closure *cl);
+
+/* trim.c: classifying calls; the range's roots */
+bool trim_named(const char *n, const char *base);
+enum kind trim_kind_of(trim *t, const trace_call *c, const vk_command_info **cmd);
+void range_root(trim *t, obj *o);
+
+/* vma_trim.c: the VMA path */
+enum kind trim_vma_kind(const char *n);
+int trim_vma_before(trim *t, const trace_call *c, enum kind k);
+void trim_vma_range(trim *t, const trace_call *c, enum kind k);
+
+#endif
