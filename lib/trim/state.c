@@ -5,6 +5,7 @@
  * buffers and images, semaphores and fences.  See trim_internal.h.
  */
 #include "trim_internal.h"
+#include "vksync.h"
 
 /* R belongs to O (once). */
 void obj_attach(obj *o, rec *r)
@@ -409,103 +410,68 @@ static void fence_signal(trim *t, uint64_t fence)
 		o->fence = 1;
 }
 
-static const VkTimelineSemaphoreSubmitInfo *timeline_info(const void *next)
+/* vk_sync_walk's uses, as the trimmer keeps them: what a batch signals
+ * remembers its queue (put_signals signals it there again). */
+typedef struct sync_ctx {
+	trim *t;
+	uint64_t queue;  /* 0 for an acquire */
+} sync_ctx;
+
+static void sync_use(void *ctx, const vk_sync_use *u)
 {
-	for (const VkBaseInStructure *p = next; p; p = p->pNext)
-		if (p->sType == VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO)
-			return (const void *)p;
-	return NULL;
+	sync_ctx *x = ctx;
+	if (u->fence) {
+		if (u->op == VK_SYNC_SIGNAL)
+			fence_signal(x->t, u->handle);
+	} else if (u->op == VK_SYNC_WAIT) {
+		semaphore_wait(x->t, u->handle);
+	} else if (u->op == VK_SYNC_SIGNAL) {
+		semaphore_signal(x->t, u->handle, u->value ? *u->value : 0, x->queue);
+	}
 }
 
-/* A batch of vkQueueSubmit or vkQueueBindSparse on QUEUE: its waits, then
- * its signals. */
-static void batch_sync(trim *t, uint64_t queue, const void *next, uint32_t nwait,
-		       const VkSemaphore *wait, uint32_t nsignal, const VkSemaphore *signal)
+/*
+ * What a submit, a sparse bind, an acquire or a present does to
+ * semaphores and fences.  The setup runs no submit with its semaphores,
+ * so it needs to know which binary ones the range finds signaled
+ * (put_signals).  An acquire that got no image signals nothing.  Only
+ * these: fences and semaphores that the host waits for, signals or
+ * resets keep the state their queue work gave them.
+ */
+static void sync_call(trim *t, const vk_command_info *cmd, void *args)
 {
-	const VkTimelineSemaphoreSubmitInfo *ts = timeline_info(next);
-	for (uint32_t j = 0; wait && j < nwait; j++)
-		semaphore_wait(t, (uint64_t)wait[j]);
-	for (uint32_t j = 0; signal && j < nsignal; j++)
-		semaphore_signal(t, (uint64_t)signal[j],
-				 ts && ts->pSignalSemaphoreValues && j < ts->signalSemaphoreValueCount
-					 ? ts->pSignalSemaphoreValues[j]
-					 : 0,
-				 queue);
-}
-
-/* What a submit does to semaphores and fences.  The setup runs no submit
- * with its semaphores, so it needs to know which binary ones the range
- * finds signaled (put_signals). */
-static void submit_sync(trim *t, enum kind k, const void *args)
-{
-	if (k == K_SUBMIT) {
-		const vk_args_vkQueueSubmit *a = args;
-		uint64_t q = (uint64_t)(uintptr_t)a->queue;
-		for (uint32_t i = 0; a->pSubmits && i < a->submitCount; i++) {
-			const VkSubmitInfo *si = &a->pSubmits[i];
-			batch_sync(t, q, si->pNext, si->waitSemaphoreCount, si->pWaitSemaphores,
-				   si->signalSemaphoreCount, si->pSignalSemaphores);
-		}
-		fence_signal(t, (uint64_t)a->fence);
+	vk_sync_cmd kind = vk_sync_command(cmd);
+	sync_ctx x = {t, 0};
+	VkResult res = VK_SUCCESS;
+	switch (kind) {
+	case VK_SYNC_QUEUE_SUBMIT:
+		x.queue = (uint64_t)(uintptr_t)((const vk_args_vkQueueSubmit *)args)->queue;
+		break;
+	case VK_SYNC_QUEUE_SUBMIT2:
+		x.queue = (uint64_t)(uintptr_t)((const vk_args_vkQueueSubmit2 *)args)->queue;
+		break;
+	case VK_SYNC_BIND_SPARSE:
+		x.queue = (uint64_t)(uintptr_t)((const vk_args_vkQueueBindSparse *)args)->queue;
+		break;
+	case VK_SYNC_ACQUIRE:
+		res = ((const vk_args_vkAcquireNextImageKHR *)args)->result;
+		break;
+	case VK_SYNC_ACQUIRE2:
+		res = ((const vk_args_vkAcquireNextImage2KHR *)args)->result;
+		break;
+	case VK_SYNC_PRESENT:
+		break;
+	default:
 		return;
 	}
-	const vk_args_vkQueueSubmit2 *a = args;
-	uint64_t q = (uint64_t)(uintptr_t)a->queue;
-	for (uint32_t i = 0; a->pSubmits && i < a->submitCount; i++) {
-		const VkSubmitInfo2 *si = &a->pSubmits[i];
-		for (uint32_t j = 0; si->pWaitSemaphoreInfos && j < si->waitSemaphoreInfoCount; j++)
-			semaphore_wait(t, (uint64_t)si->pWaitSemaphoreInfos[j].semaphore);
-		for (uint32_t j = 0; si->pSignalSemaphoreInfos && j < si->signalSemaphoreInfoCount; j++)
-			semaphore_signal(t, (uint64_t)si->pSignalSemaphoreInfos[j].semaphore,
-					 si->pSignalSemaphoreInfos[j].value, q);
-	}
-	fence_signal(t, (uint64_t)a->fence);
+	vk_sync_walk(kind, args, res, sync_use, &x);
 }
 
-/* Acquires, presents and sparse binds: the semaphores and fences they
- * signal or wait for.  An acquire that got no image signals nothing. */
-static void sync_call(trim *t, const char *n, const void *args)
-{
-	if (trim_named(n, "vkAcquireNextImage")) {
-		const vk_args_vkAcquireNextImageKHR *a = args;
-		if (a->result != VK_SUCCESS && a->result != VK_SUBOPTIMAL_KHR)
-			return;
-		semaphore_signal(t, (uint64_t)a->semaphore, 0, 0);
-		fence_signal(t, (uint64_t)a->fence);
-	} else if (trim_named(n, "vkAcquireNextImage2")) {
-		const vk_args_vkAcquireNextImage2KHR *a = args;
-		if (!a->pAcquireInfo || (a->result != VK_SUCCESS && a->result != VK_SUBOPTIMAL_KHR))
-			return;
-		semaphore_signal(t, (uint64_t)a->pAcquireInfo->semaphore, 0, 0);
-		fence_signal(t, (uint64_t)a->pAcquireInfo->fence);
-	} else if (trim_named(n, "vkQueuePresent")) {
-		const VkPresentInfoKHR *pi = ((const vk_args_vkQueuePresentKHR *)args)->pPresentInfo;
-		if (!pi)
-			return;
-		for (uint32_t j = 0; pi->pWaitSemaphores && j < pi->waitSemaphoreCount; j++)
-			semaphore_wait(t, (uint64_t)pi->pWaitSemaphores[j]);
-		for (const VkBaseInStructure *p = pi->pNext; p; p = p->pNext)
-			if (p->sType == VK_STRUCTURE_TYPE_SWAPCHAIN_PRESENT_FENCE_INFO_EXT) {
-				const VkSwapchainPresentFenceInfoEXT *f = (const void *)p;
-				for (uint32_t j = 0; f->pFences && j < f->swapchainCount; j++)
-					fence_signal(t, (uint64_t)f->pFences[j]);
-			}
-	} else if (trim_named(n, "vkQueueBindSparse")) {
-		const vk_args_vkQueueBindSparse *a = args;
-		for (uint32_t i = 0; a->pBindInfo && i < a->bindInfoCount; i++) {
-			const VkBindSparseInfo *bi = &a->pBindInfo[i];
-			batch_sync(t, (uint64_t)(uintptr_t)a->queue, bi->pNext, bi->waitSemaphoreCount,
-				   bi->pWaitSemaphores, bi->signalSemaphoreCount,
-				   bi->pSignalSemaphores);
-		}
-		fence_signal(t, (uint64_t)a->fence);
-	}
-}
-
-/* A submit: the semaphores and fences it signals (submit_sync); for the
+/* A submit: the semaphores and fences it signals (sync_call); for the
  * commands that write, a submit that the writers of what they wrote
  * remember. */
-static void queue_submit(trim *t, rec *r, enum kind k, const void *args, const finds *in)
+static void queue_submit(trim *t, rec *r, const vk_command_info *cmd, void *args,
+			 const finds *in)
 {
 	const vk_handle_info *hcb = trim_types.command_buffer;
 	submit *s = trace_xcalloc(1, sizeof(*s));
@@ -526,7 +492,7 @@ static void queue_submit(trim *t, rec *r, enum kind k, const void *args, const f
 			vec_push(&s->recordings, cb->cur);
 		}
 	}
-	submit_sync(t, k, args);
+	sync_call(t, cmd, args);
 	bool writes = false;
 	for (uint32_t i = 0; i < s->recordings.n && !writes; i++)
 		writes = ((recording *)s->recordings.v[i])->writes.n > 0;
@@ -619,7 +585,7 @@ int trim_vk_before(trim *t, const trace_call *c, enum kind k, const vk_command_i
 	if (trim_decode(&t->scratch, cmd, c, &args, t->err) < 0)
 		return -1;
 	if (k == K_SYNC) {
-		sync_call(t, cmd->sig.name, args);
+		sync_call(t, cmd, args);
 		return 0;
 	}
 	finds in = {0};
@@ -660,7 +626,7 @@ int trim_vk_before(trim *t, const trace_call *c, enum kind k, const vk_command_i
 		break;
 	}
 	case K_SUBMIT:
-	case K_SUBMIT2: queue_submit(t, r, k, args, &in); break;
+	case K_SUBMIT2: queue_submit(t, r, cmd, args, &in); break;
 	case K_RESET_FENCES: {
 		for (uint32_t i = 0; i < in.n; i++) {
 			obj *o = obj_lookup(t, in.v[i].h, in.v[i].value);
