@@ -727,13 +727,6 @@ static void put_value(tbuf *b, const trace_value *v, trace_textcache *c)
  * reads back everywhere.
  */
 
-const vk_command_info *trace_vk_command(const char *name)
-{
-	if (!name || name[0] != 'v' || name[1] != 'k')
-		return NULL;
-	return vk_command_lookup(name);
-}
-
 /* Whether every value of A is one of B's, by the same name: a capture's
  * signature names one value of its type (vk_enum_sig), an older one all
  * of them, in the same order. */

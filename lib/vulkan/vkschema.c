@@ -38,6 +38,14 @@
 LOOKUP(vk_command_lookup, vk_command_info, vk_commands, vk_ncommands, sig.name)
 LOOKUP(vk_struct_lookup, vk_struct_info, vk_structs, vk_nstructs, sig.name)
 LOOKUP(vk_enum_lookup, vk_enum_info, vk_enums, vk_nenums, name)
+
+/* Any record's function name: only "vk..." ones are searched for. */
+const vk_command_info *trace_vk_command(const char *name)
+{
+	if (!name || name[0] != 'v' || name[1] != 'k')
+		return NULL;
+	return vk_command_lookup(name);
+}
 LOOKUP(vk_bitmask_lookup, vk_bitmask_info, vk_bitmasks, vk_nbitmasks, name)
 LOOKUP(vk_handle_lookup, vk_handle_info, vk_handles, vk_nhandles, name)
 
