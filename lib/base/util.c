@@ -46,6 +46,19 @@ char *trace_xstrdup(const char *s)
 
 /* ------------------------------------------------------------------ */
 
+FILE *trace_open_input(const char *path, const char **name, trace_error *err)
+{
+	if (!path || !strcmp(path, "-")) {
+		*name = "-";
+		return stdin;
+	}
+	*name = path;
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		trace_error_errno(err, path, "cannot open");
+	return f;
+}
+
 void tbuf_grow(tbuf *b, size_t extra)
 {
 	size_t want = b->len + extra;

@@ -6,6 +6,7 @@
  * stream last, in enter order, flagged incomplete.  A stream that ends
  * inside an event is an error (apitrace silently drops that call).
  */
+#include "binformat.h"
 #include "internal.h"
 
 #include <stdarg.h>
@@ -15,12 +16,6 @@
 #define MAX_PENDING (1u << 16)
 #define MAX_BYTES (1u << 30)
 
-enum { EV_ENTER = 0, EV_LEAVE = 1 };
-enum { D_END = 0, D_ARG, D_RET, D_THREAD, D_BACKTRACE, D_FLAGS };
-enum {
-	V_NULL = 0, V_FALSE, V_TRUE, V_SINT, V_UINT, V_FLOAT, V_DOUBLE, V_STRING,
-	V_BLOB, V_ENUM, V_BITMASK, V_ARRAY, V_STRUCT, V_OPAQUE, V_REPR, V_WSTRING,
-};
 
 typedef struct idtab {
 	const void **v;
@@ -715,9 +710,7 @@ int trace_binreader_header(trace_binreader *b, trace_header *h, trace_arena *a,
 
 trace_binreader *trace_binreader_new(trace_source *s, trace_sigtab *t)
 {
-	trace_binreader *b = calloc(1, sizeof(*b));
-	if (!b)
-		abort();
+	trace_binreader *b = trace_xcalloc(1, sizeof(*b));
 	b->s = s;
 	b->t = t;
 	b->err_call = -1;

@@ -24,6 +24,11 @@ void *trace_xcalloc(size_t n, size_t size);
 void *trace_xrealloc(void *p, size_t n);
 char *trace_xstrdup(const char *s);
 
+/* An input by its path: standard input for NULL or "-" (*name "-"), else
+ * the file opened for reading (*name PATH); NULL with ERR set if it
+ * cannot be opened.  The caller closes what is not stdin. */
+FILE *trace_open_input(const char *path, const char **name, trace_error *err);
+
 /* ------------------------------------------------------------------ */
 /* A growable byte buffer (git's strbuf, in small). */
 

@@ -67,14 +67,13 @@ trace_reader *trace_reader_open_file(FILE *f, const char *name, trace_error *err
 
 trace_reader *trace_reader_open(const char *path, trace_error *err)
 {
-	if (!path || !strcmp(path, "-"))
-		return trace_reader_open_file(stdin, "-", err);
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		trace_error_errno(err, path, "cannot open");
+	const char *name;
+	FILE *f = trace_open_input(path, &name, err);
+	if (!f)
 		return NULL;
-	}
-	trace_reader *r = trace_reader_open_file(f, path, err);
+	trace_reader *r = trace_reader_open_file(f, name, err);
+	if (f == stdin)
+		return r;
 	if (r)
 		r->src.own_file = true;
 	else

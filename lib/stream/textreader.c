@@ -1139,9 +1139,7 @@ bt_fail:
 
 trace_textreader *trace_textreader_new(trace_source *s, trace_sigtab *t)
 {
-	trace_textreader *x = calloc(1, sizeof(*x));
-	if (!x)
-		abort();
+	trace_textreader *x = trace_xcalloc(1, sizeof(*x));
 	x->s = s;
 	x->t = t;
 	x->call_no = -1;

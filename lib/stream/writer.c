@@ -13,18 +13,13 @@
  * after REORDER_WINDOW of them, and the binary then numbers those calls
  * densely, as apitrace's own trim does.
  */
+#include "binformat.h"
 #include "internal.h"
 
 #include <stdlib.h>
 
 #define REORDER_WINDOW 16384
 
-enum { EV_ENTER = 0, EV_LEAVE = 1 };
-enum { D_END = 0, D_ARG, D_RET, D_THREAD, D_BACKTRACE, D_FLAGS };
-enum {
-	V_NULL = 0, V_FALSE, V_TRUE, V_SINT, V_UINT, V_FLOAT, V_DOUBLE, V_STRING,
-	V_BLOB, V_ENUM, V_BITMASK, V_ARRAY, V_STRUCT, V_OPAQUE, V_REPR, V_WSTRING,
-};
 
 typedef struct held {
 	trace_call call;   /* a deep copy */

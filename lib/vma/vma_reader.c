@@ -564,15 +564,12 @@ vma_reader *vma_reader_open_file(FILE *f, const char *name, trace_error *err)
 
 vma_reader *vma_reader_open(const char *path, trace_error *err)
 {
-	if (!path || !strcmp(path, "-"))
-		return vma_reader_open_file(stdin, "-", err);
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		trace_error_errno(err, path, "cannot open");
-		return NULL;
-	}
+	const char *name;
+	FILE *f = trace_open_input(path, &name, err);
+	if (!f || f == stdin)
+		return f ? vma_reader_open_file(f, name, err) : NULL;
 	trace_error_clear(err);
-	return reader_over_file(reader_new(path, err), f, true);
+	return reader_over_file(reader_new(name, err), f, true);
 }
 
 vma_reader *vma_reader_open_memory(const void *data, size_t size, const char *name,
