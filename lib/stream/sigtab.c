@@ -148,15 +148,32 @@ static const char *intern(trace_sigtab *t, const char *s)
 	return r;
 }
 
+/* The key of a function or struct signature: TAG, its name and its
+ * argument or member names. */
+static void named_key(trace_sigtab *t, char tag, const char *name, uint32_t n,
+		      const char *const *names)
+{
+	t->key.len = 0;
+	tbuf_addc(&t->key, tag);
+	key_str(&t->key, name);
+	key_u64(&t->key, n);
+	for (uint32_t i = 0; i < n; i++)
+		key_str(&t->key, names[i]);
+}
+
+/* N names interned, a missing one as "" */
+static const char **intern_names(trace_sigtab *t, uint32_t n, const char *const *names)
+{
+	const char **v = trace_arena_alloc(&t->arena, sizeof(char *) * n);
+	for (uint32_t i = 0; i < n; i++)
+		v[i] = intern(t, names[i] ? names[i] : "");
+	return v;
+}
+
 const trace_func_sig *trace_sigtab_func(trace_sigtab *t, const char *name,
 					uint32_t nargs, const char *const *arg_names)
 {
-	t->key.len = 0;
-	tbuf_addc(&t->key, 'f');
-	key_str(&t->key, name);
-	key_u64(&t->key, nargs);
-	for (uint32_t i = 0; i < nargs; i++)
-		key_str(&t->key, arg_names[i]);
+	named_key(t, 'f', name, nargs, arg_names);
 	entry *slot;
 	const trace_func_sig *found = find(t, &slot);
 	if (found)
@@ -164,9 +181,7 @@ const trace_func_sig *trace_sigtab_func(trace_sigtab *t, const char *name,
 	trace_func_sig *sig = trace_arena_alloc(&t->arena, sizeof(*sig));
 	sig->name = intern(t, name);
 	sig->nargs = nargs;
-	sig->arg_names = trace_arena_alloc(&t->arena, sizeof(char *) * nargs);
-	for (uint32_t i = 0; i < nargs; i++)
-		sig->arg_names[i] = intern(t, arg_names[i] ? arg_names[i] : "");
+	sig->arg_names = intern_names(t, nargs, arg_names);
 	insert_key(t, sig);
 	return sig;
 }
@@ -175,12 +190,7 @@ const trace_struct_sig *trace_sigtab_struct(trace_sigtab *t, const char *name,
 					    uint32_t nmembers,
 					    const char *const *member_names)
 {
-	t->key.len = 0;
-	tbuf_addc(&t->key, 'S');
-	key_str(&t->key, name);
-	key_u64(&t->key, nmembers);
-	for (uint32_t i = 0; i < nmembers; i++)
-		key_str(&t->key, member_names[i]);
+	named_key(t, 'S', name, nmembers, member_names);
 	entry *slot;
 	const trace_struct_sig *found = find(t, &slot);
 	if (found)
@@ -188,9 +198,7 @@ const trace_struct_sig *trace_sigtab_struct(trace_sigtab *t, const char *name,
 	trace_struct_sig *sig = trace_arena_alloc(&t->arena, sizeof(*sig));
 	sig->name = intern(t, name);
 	sig->nmembers = nmembers;
-	sig->member_names = trace_arena_alloc(&t->arena, sizeof(char *) * nmembers);
-	for (uint32_t i = 0; i < nmembers; i++)
-		sig->member_names[i] = intern(t, member_names[i] ? member_names[i] : "");
+	sig->member_names = intern_names(t, nmembers, member_names);
 	insert_key(t, sig);
 	return sig;
 }
