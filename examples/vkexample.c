@@ -276,7 +276,7 @@ static int want_dump(const struct options *o, unsigned frame)
 }
 
 /* ------------------------------------------------------------------ */
-/* PNG: lib/png.c (zlib only), shared with trace-replay */
+/* PNG: lib/base/png.c (zlib only), shared with trace-replay */
 static void write_png(const char *path, const unsigned char *rgba, uint32_t w, uint32_t h)
 {
 	if (png_write_rgba(path, rgba, w, h) != 0)

@@ -1,7 +1,7 @@
 /*
  * trace-trim: cut a Vulkan capture (or a VMA stream) down to a range of
  * frames or calls that replays on its own: a setup prefix that recreates
- * what the range uses (lib/vktrim.c), then the range as it was.  See
+ * what the range uses (lib/trim), then the range as it was.  See
  * trace-trim(1).
  *
  * One pass keeps the live state up to the range and notes what the range

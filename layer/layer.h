@@ -8,7 +8,7 @@
  * update pseudo-calls at queue submits); refs.c: what submitted command
  * buffers may read, so that a submit compares only that memory;
  * screenshot.c: TRACEKIT_SCREENSHOT (presented images saved as PNG with
- * lib/png.c).  The wrappers are generated (build/gen/layer_gen.c, included
+ * lib/base/png.c).  The wrappers are generated (build/gen/layer_gen.c, included
  * by capture.c only).
  */
 #ifndef LAYER_H

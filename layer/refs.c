@@ -4,7 +4,7 @@
  * memory with the shadow (memory.c) instead of every mapped range.
  *
  * While a command buffer records, each vkCmd* wrapper hands its arguments
- * here; the schema's tables (lib/vkschema.h) say where the handles are,
+ * here; the schema's tables (lib/vulkan/vkschema.h) say where the handles are,
  * in the parameters, the structs and arrays they point at and the pNext
  * chains, so no command is listed by hand but the few that pass handles
  * as untyped bytes (push descriptors by template) and the copies from

@@ -1,6 +1,6 @@
 /*
- * Unit tests of the call-set parser (lib/callset.c) and the frame counter
- * (lib/frames.c).  Prints "N passed, M failed"; exits non-zero on a
+ * Unit tests of the call-set parser (lib/stream/callset.c) and the frame counter
+ * (lib/stream/frames.c).  Prints "N passed, M failed"; exits non-zero on a
  * failure.
  */
 #include "callset.h"
