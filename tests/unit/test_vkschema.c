@@ -46,6 +46,19 @@ static uint64_t get_uint(const void *p, uint32_t size)
 
 static void fill_struct(const vk_struct_info *s, trace_arena *a, uint8_t *p, int depth);
 
+/* How many elements pointer member f of the struct at p points at: a
+ * constant, or what its count member says (a size in bytes for DIV4, a
+ * sample count for SAMPLES, whose mask holds 32 samples a word). */
+static uint64_t elem_count(const vk_struct_info *s, const vk_field *f, const uint8_t *p)
+{
+	if (f->len_op == VK_LEN_CONST)
+		return f->len_arg;
+	if (f->len < 0)
+		return 1;
+	uint64_t c = get_uint(p + s->fields[f->len].offset, s->fields[f->len].size);
+	return f->len_op == VK_LEN_DIV4 ? c / 4 : f->len_op == VK_LEN_SAMPLES ? (c + 31) / 32 : c;
+}
+
 static void fill_string(char *s, size_t cap)
 {
 	size_t n = rnd() % (cap > 12 ? 12 : cap);
@@ -198,13 +211,7 @@ static void fill_struct(const vk_struct_info *s, trace_arena *a, uint8_t *p, int
 		} else if (depth > 4) {
 			q = NULL;
 		} else {
-			uint64_t n = 1;
-			if (f->len_op == VK_LEN_CONST) {
-				n = f->len_arg;
-			} else if (f->len >= 0) {
-				uint64_t c = get_uint(p + s->fields[f->len].offset, s->fields[f->len].size);
-				n = f->len_op == VK_LEN_DIV4 ? c / 4 : f->len_op == VK_LEN_SAMPLES ? (c + 31) / 32 : c;
-			}
+			uint64_t n = elem_count(s, f, p);
 			if (f->ptr == 2) {
 				void **pp = trace_arena_alloc(a, sizeof(void *) * (n ? n : 1));
 				for (uint64_t k = 0; k < n; k++) {
@@ -312,13 +319,7 @@ static bool same_struct(const vk_struct_info *s, const uint8_t *x, const uint8_t
 			}
 			continue;
 		}
-		uint64_t n = 1;
-		if (f->len_op == VK_LEN_CONST) {
-			n = f->len_arg;
-		} else if (f->len >= 0) {
-			uint64_t c = get_uint(x + s->fields[f->len].offset, s->fields[f->len].size);
-			n = f->len_op == VK_LEN_DIV4 ? c / 4 : f->len_op == VK_LEN_SAMPLES ? (c + 31) / 32 : c;
-		}
+		uint64_t n = elem_count(s, f, x);
 		if (f->base == VK_B_CHAR && f->ptr == 1) {
 			if (strcmp((const char *)a, (const char *)b)) {
 				fprintf(stderr, "  %s: string differs\n", sub);
