@@ -132,18 +132,15 @@ def gen(m):
         hdr.append('')
     hdr.append('#endif')
 
-    out.append('static void tk_instance_disp_init(tk_instance_disp *d, PFN_vkGetInstanceProcAddr gipa, VkInstance instance)')
-    out.append('{')
-    for c in inst:
-        vg.guarded(out, c.protect, ['\td->%s = (PFN_%s)gipa(instance, "%s");' % (c.name, c.name, c.name)])
-    out.append('}')
-    out.append('')
-    out.append('static void tk_device_disp_init(tk_device_disp *d, PFN_vkGetDeviceProcAddr gdpa, VkDevice device)')
-    out.append('{')
-    for c in dev:
-        vg.guarded(out, c.protect, ['\td->%s = (PFN_%s)gdpa(device, "%s");' % (c.name, c.name, c.name)])
-    out.append('}')
-    out.append('')
+    for level, cmds, get, owner in (('instance', inst, 'gipa', 'VkInstance'),
+                                    ('device', dev, 'gdpa', 'VkDevice')):
+        out.append('static void tk_%s_disp_init(tk_%s_disp *d, PFN_vkGet%sProcAddr %s, %s %s)'
+                   % (level, level, owner[2:], get, owner, level))
+        out.append('{')
+        for c in cmds:
+            vg.guarded(out, c.protect, ['\td->%s = (PFN_%s)%s(%s, "%s");' % (c.name, c.name, get, level, c.name)])
+        out.append('}')
+        out.append('')
 
     for c in m.commands.values():
         if c.name in HAND:
@@ -204,22 +201,17 @@ def gen(m):
     out.append('')
 
     # the names vkGet*ProcAddr answer, sorted for bsearch
-    out.append('static const tk_entry tk_entries[] = {')
-    for c in sorted(m.commands.values(), key=lambda c: c.name):
-        if c.name in HAND:
-            continue
-        vg.guarded(out, c.protect, ['\t{ "%s", (PFN_vkVoidFunction)tk_%s, %d },'
-                                    % (c.name, c.name, 1 if c.level == 'DEVICE' else 0)])
-    out.append('};')
+    vg.c_array(out, 'static const tk_entry tk_entries[]',
+               ((c.protect, '{ "%s", (PFN_vkVoidFunction)tk_%s, %d },'
+                 % (c.name, c.name, 1 if c.level == 'DEVICE' else 0))
+                for c in sorted(m.commands.values(), key=lambda c: c.name) if c.name not in HAND))
     out.append('')
 
     # the extensions the layer records, sorted for bsearch: a device
     # extension newer than the registry is hidden from the application
     # (its commands would pass through unrecorded)
-    out.append('static const char *const tk_known_extensions[] = {')
-    for name in sorted(m.extensions):
-        out.append('\t"%s",' % name)
-    out.append('};')
+    vg.c_array(out, 'static const char *const tk_known_extensions[]',
+               ((None, '"%s",' % name) for name in sorted(m.extensions)))
     return '\n'.join(hdr) + '\n', '\n'.join(out) + '\n'
 
 

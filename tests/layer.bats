@@ -72,6 +72,18 @@ count_calls() {
 	trace-decode "$1" | grep -c "fn: $2[,}]"
 }
 
+# Every Vulkan command GFXReconstruct saw the program call ($W/$1.gfxr, at
+# least $2 of them) is in our trace of it ($W/$1.trace).
+holds_all_theirs() {
+	theirs "$W/$1.gfxr" >"$W/$1.theirs"
+	ours "$W/$1.trace" >"$W/$1.ours"
+	[ "$(wc -l <"$W/$1.theirs")" -ge "$2" ]
+	local missing
+	missing=$(comm -23 "$W/$1.theirs" "$W/$1.ours")
+	echo "missing: $missing"
+	[ -z "$missing" ]
+}
+
 @test "vkcube under the capture layer exits 0 with its output unchanged" {
 	[ "$(cat "$W/cube.rc")" = 0 ]
 	diff "$W/cube-plain.out" "$W/cube.out"
@@ -85,12 +97,7 @@ count_calls() {
 }
 
 @test "the vkcube trace holds every Vulkan command GFXReconstruct saw vkcube call" {
-	theirs "$W/cube.gfxr" >"$W/cube.theirs"
-	ours "$W/cube.trace" >"$W/cube.ours"
-	[ "$(wc -l <"$W/cube.theirs")" -ge 60 ]
-	missing=$(comm -23 "$W/cube.theirs" "$W/cube.ours")
-	echo "missing: $missing"
-	[ -z "$missing" ]
+	holds_all_theirs cube 60
 }
 
 @test "the header names the API, the process, the device and the layer version" {
@@ -184,17 +191,27 @@ count_calls() {
 	echo "$output" | grep -q 'vkCreateInstance(pCreateInfo = &{sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO'
 }
 
-@test "the validation layer stacked with ours reports nothing it does not report without ours" {
-	messages() {
-		grep -o 'Message Id Name: [A-Za-z0-9_-]*' "$1" | grep -v 'Name: Loader$' | sort
-	}
-	export VK_LAYER_ENABLES=VK_VALIDATION_FEATURE_ENABLE_BEST_PRACTICES_EXT
-	# vkcube --validate exits 1 once validation said anything: the same 1
-	rc_plain=0 rc=0
-	timeout 120 vkcube --validate --c 300 >"$W/val-plain.out" 2>&1 || rc_plain=$?
-	VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$W/val.trace" \
-		timeout 120 vkcube --validate --c 300 >"$W/val.out" 2>&1 || rc=$?
+# The validation messages in a vkcube --validate log, by name, sorted.
+messages() {
+	grep -o 'Message Id Name: [A-Za-z0-9_-]*' "$1" | grep -v 'Name: Loader$' | sort
+}
+
+# Runs vkcube --validate for $2 frames without our layer, into $W/$1-plain.out,
+# and under it, into $W/$1.out and $W/$1.trace, with the rest of the
+# arguments (VAR=value) set for that run.  vkcube --validate exits 1 once
+# validation said anything: the two runs must exit alike.
+validate_vkcube() {
+	local name=$1 frames=$2 rc_plain=0 rc=0
+	shift 2
+	timeout 120 vkcube --validate --c "$frames" >"$W/$name-plain.out" 2>&1 || rc_plain=$?
+	env VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$W/$name.trace" "$@" \
+		timeout 120 vkcube --validate --c "$frames" >"$W/$name.out" 2>&1 || rc=$?
 	[ "$rc" = "$rc_plain" ]
+}
+
+@test "the validation layer stacked with ours reports nothing it does not report without ours" {
+	export VK_LAYER_ENABLES=VK_VALIDATION_FEATURE_ENABLE_BEST_PRACTICES_EXT
+	validate_vkcube val 300
 	# ours was there, under the validation layer, for all 300 frames
 	[ "$(count_calls "$W/val.trace" vkQueuePresentKHR)" -eq 300 ]
 	# best practices says something about vkcube: the comparison is not empty
@@ -236,25 +253,14 @@ count_calls() {
 }
 
 @test "screenshots on, the validation layer stacked with ours reports nothing it does not without ours" {
-	messages() {
-		grep -o 'Message Id Name: [A-Za-z0-9_-]*' "$1" | grep -v 'Name: Loader$' | sort
-	}
 	export VK_LAYER_ENABLES=VK_VALIDATION_FEATURE_ENABLE_BEST_PRACTICES_EXT
-	rc_plain=0 rc=0
-	timeout 120 vkcube --validate --c 20 >"$W/sval-plain.out" 2>&1 || rc_plain=$?
-	VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$W/sval.trace" \
-		TRACEKIT_SCREENSHOT=0,5-7,19 timeout 120 vkcube --validate --c 20 >"$W/sval.out" 2>&1 || rc=$?
-	[ "$rc" = "$rc_plain" ]
+	validate_vkcube sval 20 TRACEKIT_SCREENSHOT=0,5-7,19
 	[ "$(ls "$W"/sval.frame-*.png | wc -l)" -eq 5 ]
 	[ "$(messages "$W/sval-plain.out" | wc -l)" -gt 0 ]
 	diff <(messages "$W/sval-plain.out") <(messages "$W/sval.out")
 	# and synchronization validation finds no hazard in the copies
 	export VK_LAYER_ENABLES=VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT
-	rc_plain=0 rc=0
-	timeout 120 vkcube --validate --c 20 >"$W/ssync-plain.out" 2>&1 || rc_plain=$?
-	VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$W/ssync.trace" \
-		TRACEKIT_SCREENSHOT=0-19 timeout 120 vkcube --validate --c 20 >"$W/ssync.out" 2>&1 || rc=$?
-	[ "$rc" = "$rc_plain" ]
+	validate_vkcube ssync 20 TRACEKIT_SCREENSHOT=0-19
 	[ "$(ls "$W"/ssync.frame-*.png | wc -l)" -eq 20 ]
 	diff <(messages "$W/ssync-plain.out") <(messages "$W/ssync.out")
 }
@@ -288,12 +294,7 @@ count_calls() {
 }
 
 @test "the glmark2 trace holds every Vulkan command zink called" {
-	theirs "$W/glmark.gfxr" >"$W/glmark.theirs"
-	ours "$W/glmark.trace" >"$W/glmark.ours"
-	[ "$(wc -l <"$W/glmark.theirs")" -ge 100 ]
-	missing=$(comm -23 "$W/glmark.theirs" "$W/glmark.ours")
-	echo "missing: $missing"
-	[ -z "$missing" ]
+	holds_all_theirs glmark 100
 	# zink's long pNext chains come back as structs chosen by sType
 	trace-decode "$W/glmark.trace" | grep 'fn: vkCreateDevice,' |
 		grep -q 'pNext: \[{sType: VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, '

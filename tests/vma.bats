@@ -31,6 +31,18 @@ import_error() {
 	run sh -c 'vma-import "$@" 2>&1 >/dev/null' vma-import "$@"
 }
 
+# Writes bad.csv, a recording of format version $1 whose next lines are the
+# other arguments, and imports it for its message: the import must fail.
+import_bad() {
+	recording "$1" >bad.csv
+	shift
+	for line in "$@"; do
+		printf '%s\n' "$line" >>bad.csv
+	done
+	import_error bad.csv
+	[ "$status" -eq 1 ]
+}
+
 @test "every sample recording imports and exports back identical" {
 	for f in $(samples); do
 		vma-import "$f" >a.trace
@@ -299,124 +311,82 @@ import_error() {
 }
 
 @test "an unknown format version is an error at line 2" {
-	recording 1,9 >bad.csv
-	import_error bad.csv
-	[ "$status" -eq 1 ]
+	import_bad 1,9
 	[ "$output" = "vma-import: bad.csv: line 2 column 1, byte 40: unknown format version 1,9 (vma-import reads 1,0 to 1,8)" ]
-	recording 2,0 >bad.csv
-	import_error bad.csv
-	[ "$status" -eq 1 ]
+	import_bad 2,0
 	[[ "$output" == *"line 2 column 1, byte 40: unknown format version 2,0"* ]]
-	recording 'one,two' >bad.csv
-	import_error bad.csv
-	[ "$status" -eq 1 ]
+	import_bad 'one,two'
 	[[ "$output" == *"line 2 column 1, byte 40: bad format version 'one,two'"* ]]
 }
 
 @test "a recording of format 1,3 or later without Config,Begin is an error at line 3" {
-	{ recording 1,3; echo '1,0.000,0,vmaCreateAllocator'; } >bad.csv
-	import_error bad.csv
-	[ "$status" -eq 1 ]
+	import_bad 1,3 '1,0.000,0,vmaCreateAllocator'
 	[[ "$output" == "vma-import: bad.csv: line 3 column 1, byte 44: expected 'Config,Begin'"* ]]
 }
 
 @test "a Config section without Config,End is an error at the end of the input" {
-	{ recording 1,8; echo 'Config,Begin'; echo 'Macro,VMA_DEBUG_MARGIN,0'; } >bad.csv
-	import_error bad.csv
-	[ "$status" -eq 1 ]
+	import_bad 1,8 'Config,Begin' 'Macro,VMA_DEBUG_MARGIN,0'
 	[ "$output" = "vma-import: bad.csv: line 5, byte 82: the Config section has no 'Config,End' line" ]
 }
 
 @test "an unknown function is an error at its line and column" {
-	{ recording 1,2; echo '12552,0.000,0,vmaCreateAllocator'; echo '12552,0.010,0,vmaFrobnicate,000001D85B8B1A80'; } >bad.csv
-	import_error bad.csv
-	[ "$status" -eq 1 ]
+	import_bad 1,2 '12552,0.000,0,vmaCreateAllocator' '12552,0.010,0,vmaFrobnicate,000001D85B8B1A80'
 	[ "$output" = "vma-import: bad.csv: line 4 column 15, byte 91: unknown function 'vmaFrobnicate'" ]
 }
 
 @test "too few columns for a function is an error at the end of its line" {
-	{ recording 1,2; echo '12552,0.017,0,vmaFlushAllocation,000001D85B8B1A80,0'; } >bad.csv
-	import_error bad.csv
-	[ "$status" -eq 1 ]
+	import_bad 1,2 '12552,0.017,0,vmaFlushAllocation,000001D85B8B1A80,0'
 	[ "$output" = "vma-import: bad.csv: line 3 column 52, byte 95: too few columns: vmaFlushAllocation records 3 parameters, this line has 2" ]
-	{ recording 1,2; echo '12552,0.017'; } >bad.csv
-	import_error bad.csv
-	[ "$status" -eq 1 ]
+	import_bad 1,2 '12552,0.017'
 	[[ "$output" == *"line 3 column 12, byte 55: too few columns for a call"* ]]
 }
 
 @test "too many columns for a function is an error at the first extra column" {
-	{ recording 1,2; echo '12552,0.017,0,vmaDestroyImage,000001D85B8B1A80,5,6'; } >bad.csv
-	import_error bad.csv
-	[ "$status" -eq 1 ]
+	import_bad 1,2 '12552,0.017,0,vmaDestroyImage,000001D85B8B1A80,5,6'
 	[ "$output" = "vma-import: bad.csv: line 3 column 48, byte 91: too many columns: vmaDestroyImage records 1 parameter, this line has 3" ]
 }
 
 @test "a number that is not a number is an error at its column" {
-	{ recording 1,2; echo '12552,0.017,0,vmaCreateBuffer,0,76x8,1,0,4,2,0,0,0,0000000000000000,000001D85B8B19E0,'; } >bad.csv
-	import_error bad.csv
-	[ "$status" -eq 1 ]
+	import_bad 1,2 '12552,0.017,0,vmaCreateBuffer,0,76x8,1,0,4,2,0,0,0,0000000000000000,000001D85B8B19E0,'
 	[ "$output" = "vma-import: bad.csv: line 3 column 33, byte 76: '76x8' is not a number (expected bufferCreateInfo.size, a uint64)" ]
-	{ recording 1,2; echo 'main,0.017,0,vmaCreateAllocator'; } >bad.csv
-	import_error bad.csv
-	[ "$status" -eq 1 ]
+	import_bad 1,2 'main,0.017,0,vmaCreateAllocator'
 	[[ "$output" == *"line 3 column 1, byte 44: 'main' is not a number (expected the thread id, a uint32)" ]]
-	{ recording 1,2; echo '1,soon,0,vmaCreateAllocator'; } >bad.csv
-	import_error bad.csv
-	[ "$status" -eq 1 ]
+	import_bad 1,2 '1,soon,0,vmaCreateAllocator'
 	[[ "$output" == *"line 3 column 3, byte 46: 'soon' is not a number (expected the time in seconds, such as 0.017)" ]]
-	{ recording 1,2; echo '1,0.017,-1,vmaCreateAllocator'; } >bad.csv
-	import_error bad.csv
-	[ "$status" -eq 1 ]
+	import_bad 1,2 '1,0.017,-1,vmaCreateAllocator'
 	[[ "$output" == *"line 3 column 9, byte 52: '-1' is not a number (expected the frame index, a uint32)" ]]
-	{ recording 1,2; echo '1,0.017,0,vmaMapMemory,'; } >bad.csv
-	import_error bad.csv
-	[ "$status" -eq 1 ]
+	import_bad 1,2 '1,0.017,0,vmaMapMemory,'
 	[[ "$output" == *"line 3 column 24, byte 67: '' is not a pointer (allocation)"* ]]
 }
 
 @test "a number out of range or with a leading zero is an error at its column" {
-	{ recording 1,2; echo '1,0.017,0,vmaCreatePool,4294967296,0,0,0,0,0,0000000000000010'; } >bad.csv
-	import_error bad.csv
-	[ "$status" -eq 1 ]
+	import_bad 1,2 '1,0.017,0,vmaCreatePool,4294967296,0,0,0,0,0,0000000000000010'
 	[[ "$output" == *"line 3 column 25, byte 68: '4294967296' is out of range for memoryTypeIndex (a uint32)" ]]
-	{ recording 1,2; echo '1,0.017,0,vmaCreatePool,1,0,018446744073709551616,0,0,0,0000000000000010'; } >bad.csv
-	import_error bad.csv
-	[ "$status" -eq 1 ]
+	import_bad 1,2 '1,0.017,0,vmaCreatePool,1,0,018446744073709551616,0,0,0,0000000000000010'
 	[[ "$output" == *"line 3 column 29, byte 72: '018446744073709551616' is not blockSize: a uint64 is written without leading zeros" ]]
-	{ recording 1,2; echo '1,0.017,0,vmaCreatePool,1,0,18446744073709551616,0,0,0,0000000000000010'; } >bad.csv
-	import_error bad.csv
-	[ "$status" -eq 1 ]
+	import_bad 1,2 '1,0.017,0,vmaCreatePool,1,0,18446744073709551616,0,0,0,0000000000000010'
 	[[ "$output" == *"line 3 column 29, byte 72: '18446744073709551616' is out of range for blockSize (a uint64)" ]]
 }
 
 @test "a bool other than 0 or 1 is an error at its column" {
-	{ recording 1,2; echo '1,0.017,0,vmaAllocateMemoryForBuffer,1024,16,7,2,0,0,1,0,0,0,0000000000000000,000001D85B8B1400,'; } >bad.csv
-	import_error bad.csv
-	[ "$status" -eq 1 ]
+	import_bad 1,2 '1,0.017,0,vmaAllocateMemoryForBuffer,1024,16,7,2,0,0,1,0,0,0,0000000000000000,000001D85B8B1400,'
 	[[ "$output" == *"line 3 column 48, byte 91: '2' is not a bool (requiresDedicatedAllocation), which is 0 or 1" ]]
 }
 
 @test "a pointer that is not spelled as %p spells it is an error at its column" {
 	for p in 1D85B8B1A80 000001d85b8b1a80 0x0 0X1d85b8b1a80 0x01d85b8b1a80 nil; do
-		{ recording 1,2; echo "1,0.017,0,vmaDestroyImage,$p"; } >bad.csv
-		import_error bad.csv
-		[ "$status" -eq 1 ]
+		import_bad 1,2 "1,0.017,0,vmaDestroyImage,$p"
 		[[ "$output" == *"line 3 column 27, byte 70: '$p' is not a pointer (allocation)"* ]]
 	done
 }
 
 @test "pointers spelled two ways in one recording are an error at the odd one" {
-	{ recording 1,2; echo '1,0.000,0,vmaDestroyImage,000001D85B8B1A80'; echo '1,0.001,0,vmaDestroyImage,0x1d85b8b1a80'; } >bad.csv
-	import_error bad.csv
-	[ "$status" -eq 1 ]
+	import_bad 1,2 '1,0.000,0,vmaDestroyImage,000001D85B8B1A80' '1,0.001,0,vmaDestroyImage,0x1d85b8b1a80'
 	[ "$output" = "vma-import: bad.csv: line 4 column 27, byte 113: pointer '0x1d85b8b1a80' (allocation) is spelled the glibc way, but this recording spells pointers the windows way" ]
 }
 
 @test "an empty line among the calls is an error at its line" {
-	{ recording 1,2; echo '1,0.000,0,vmaCreateAllocator'; echo; echo '1,0.000,0,vmaDestroyAllocator'; } >bad.csv
-	import_error bad.csv
-	[ "$status" -eq 1 ]
+	import_bad 1,2 '1,0.000,0,vmaCreateAllocator' '' '1,0.000,0,vmaDestroyAllocator'
 	[[ "$output" == "vma-import: bad.csv: line 4 column 1, byte 73: an empty line"* ]]
 }
 

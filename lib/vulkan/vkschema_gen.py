@@ -36,6 +36,12 @@ SCALARS = {
     'char': 'CHAR', 'void': 'VOID',
 }
 
+# the kind of a type by its registry category, where the category says it
+CATEGORY_KINDS = {
+    'struct': 'STRUCT', 'union': 'UNION', 'enum': 'ENUM', 'bitmask': 'BITMASK',
+    'handle': 'HANDLE', 'funcpointer': 'PTRVAL',
+}
+
 
 class Field:
     pass
@@ -217,18 +223,8 @@ def load(registry=REGISTRY):
         if e is None:
             return 'OPAQUE', t
         cat = e.get('category')
-        if cat == 'struct':
-            return 'STRUCT', t
-        if cat == 'union':
-            return 'UNION', t
-        if cat == 'enum':
-            return 'ENUM', t
-        if cat == 'bitmask':
-            return 'BITMASK', t
-        if cat == 'handle':
-            return 'HANDLE', t
-        if cat == 'funcpointer':
-            return 'PTRVAL', t
+        if cat in CATEGORY_KINDS:
+            return CATEGORY_KINDS[cat], t
         if cat == 'basetype':
             under = e.find('type')
             if under is None:
@@ -392,6 +388,26 @@ def guarded(out, protect, lines):
         out.append('#endif')
 
 
+def c_array(out, decl, rows):
+    """Appends the array DECL = { ... };, a line a row: each row a
+    (protect, text) pair, the text under #ifdef protect where it has one."""
+    out.append(decl + ' = {')
+    for protect, text in rows:
+        guarded(out, protect, ['\t' + text])
+    out.append('};')
+
+
+def c_table(out, elem, name, rows, extern=False):
+    """The global table vk_NAME of ELEM (c_array's rows) and its length
+    vk_nNAME, declared extern first where no header declares them."""
+    if extern:
+        out.append('extern const %s vk_%s[];' % (elem, name))
+    c_array(out, 'const %s vk_%s[]' % (elem, name), rows)
+    if extern:
+        out.append('extern const uint32_t vk_n%s;' % name)
+    out.append('const uint32_t vk_n%s = sizeof(vk_%s) / sizeof(vk_%s[0]);' % (name, name, name))
+
+
 def prelude(m):
     out = ['#define VK_ENABLE_BETA_EXTENSIONS']
     for prot, hdr in sorted(m.platforms.items()):
@@ -530,19 +546,14 @@ def gen_c(m):
                         0 if s.bits else len(s.fields), n, int(has_handles(m, n))))
         guarded(out, s.protect, lines)
     out.append('')
-    out.append('const vk_struct_info *const vk_structs[] = {')
-    for n, s in m.structs.items():
-        guarded(out, s.protect, ['\t&vk_struct_%s,' % n])
-    out.append('};')
-    out.append('const uint32_t vk_nstructs = sizeof(vk_structs) / sizeof(vk_structs[0]);')
+    c_table(out, 'vk_struct_info *const', 'structs',
+            ((s.protect, '&vk_struct_%s,' % n) for n, s in m.structs.items()))
     stypes = dict(m.enums['VkStructureType'][2])
     out.append('/* the structs that have an sType, by its value (pNext chains) */')
-    out.append('const vk_struct_info *const vk_structs_by_stype[] = {')
-    for n, s in sorted(((n, s) for n, s in m.structs.items() if s.stype),
-                       key=lambda x: stypes[x[1].stype]):
-        guarded(out, s.protect, ['\t&vk_struct_%s, /* %d */' % (n, stypes[s.stype])])
-    out.append('};')
-    out.append('const uint32_t vk_nstructs_by_stype = sizeof(vk_structs_by_stype) / sizeof(vk_structs_by_stype[0]);')
+    c_table(out, 'vk_struct_info *const', 'structs_by_stype',
+            ((s.protect, '&vk_struct_%s, /* %d */' % (n, stypes[s.stype]))
+             for n, s in sorted(((n, s) for n, s in m.structs.items() if s.stype),
+                                key=lambda x: stypes[x[1].stype])))
     out.append('')
 
     # commands
@@ -570,26 +581,14 @@ def gen_c(m):
                         '"%s"' % c.alias if c.alias else 'NULL'))
         guarded(out, c.protect, lines)
     out.append('')
-    out.append('const vk_command_info *const vk_commands[] = {')
-    for n, c in m.commands.items():
-        guarded(out, c.protect, ['\t&vk_cmd_%s,' % n])
-    out.append('};')
-    out.append('const uint32_t vk_ncommands = sizeof(vk_commands) / sizeof(vk_commands[0]);')
+    c_table(out, 'vk_command_info *const', 'commands',
+            ((c.protect, '&vk_cmd_%s,' % n) for n, c in m.commands.items()))
     out.append('')
-    out.append('const vk_enum_info *const vk_enums[] = {')
-    for n in sorted(m.enums):
-        out.append('\t&vk_enum_%s,' % n)
-    out.append('};')
-    out.append('const uint32_t vk_nenums = sizeof(vk_enums) / sizeof(vk_enums[0]);')
-    out.append('const vk_bitmask_info *const vk_bitmasks[] = {')
-    out += ['\t&vk_bitmask_%s,' % n for n in sorted(m.bitmasks)]
-    out.append('};')
-    out.append('const uint32_t vk_nbitmasks = sizeof(vk_bitmasks) / sizeof(vk_bitmasks[0]);')
-    out.append('const vk_handle_info *const vk_handles[] = {')
-    for n in sorted(m.handles):
-        guarded(out, m.guard.get(n), ['\t&vk_handle_%s,' % n])
-    out.append('};')
-    out.append('const uint32_t vk_nhandles = sizeof(vk_handles) / sizeof(vk_handles[0]);')
+    c_table(out, 'vk_enum_info *const', 'enums', ((None, '&vk_enum_%s,' % n) for n in sorted(m.enums)))
+    c_table(out, 'vk_bitmask_info *const', 'bitmasks',
+            ((None, '&vk_bitmask_%s,' % n) for n in sorted(m.bitmasks)))
+    c_table(out, 'vk_handle_info *const', 'handles',
+            ((m.guard.get(n), '&vk_handle_%s,' % n) for n in sorted(m.handles)))
     return '\n'.join(out) + '\n'
 
 
@@ -635,13 +634,8 @@ def gen_call(m):
         guarded(out, c.protect, lines)
     out.append('')
     out.append('/* parallel to vk_commands[]: the same commands, in the same order */')
-    out.append('extern const vk_call_fn vk_calls[];')
-    out.append('const vk_call_fn vk_calls[] = {')
-    for n, c in m.commands.items():
-        guarded(out, c.protect, ['\tvk_call_%s,' % n])
-    out.append('};')
-    out.append('extern const uint32_t vk_ncalls;')
-    out.append('const uint32_t vk_ncalls = sizeof(vk_calls) / sizeof(vk_calls[0]);')
+    c_table(out, 'vk_call_fn', 'calls', ((c.protect, 'vk_call_%s,' % n) for n, c in m.commands.items()),
+            extern=True)
     return '\n'.join(out) + '\n'
 
 

@@ -1,30 +1,16 @@
 /*
  * Unit tests of the call-set parser (lib/stream/callset.c) and the frame counter
- * (lib/stream/frames.c).  Prints "N passed, M failed"; exits non-zero on a
- * failure.
+ * (lib/stream/frames.c), by the harness of unit.h.
  */
 #include "callset.h"
 #include "frames.h"
+#include "unit.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
 #include <unistd.h>
-
-static int passed, failed;
-
-#define CHECK(cond, ...)                                                   \
-	do {                                                               \
-		if (cond) {                                                \
-			passed++;                                          \
-		} else {                                                   \
-			failed++;                                          \
-			fprintf(stderr, "%s:%d: FAIL: ", __FILE__, __LINE__); \
-			fprintf(stderr, __VA_ARGS__);                      \
-			fputc('\n', stderr);                               \
-		}                                                          \
-	} while (0)
 
 /* Parses spec; on success checks which of 0..limit-1 it contains. */
 static void expect_set(const char *spec, const char *members, uint64_t limit)
@@ -34,7 +20,7 @@ static void expect_set(const char *spec, const char *members, uint64_t limit)
 	trace_callset_init(&s);
 	trace_error_clear(&err);
 	if (trace_callset_parse(&s, spec, &err) < 0) {
-		CHECK(0, "'%s' did not parse: %s", spec, err.msg);
+		check(0, "'%s' did not parse: %s", spec, err.msg);
 		trace_callset_free(&s);
 		return;
 	}
@@ -44,7 +30,7 @@ static void expect_set(const char *spec, const char *members, uint64_t limit)
 		if (trace_callset_contains(&s, i, TRACE_CALLSET_ANY))
 			len += (size_t)snprintf(got + len, sizeof(got) - len, "%s%llu",
 						len ? " " : "", (unsigned long long)i);
-	CHECK(!strcmp(got, members), "'%s' holds [%s], expected [%s]", spec, got, members);
+	check(!strcmp(got, members), "'%s' holds [%s], expected [%s]", spec, got, members);
 	trace_callset_free(&s);
 }
 
@@ -56,9 +42,9 @@ static void expect_error(const char *spec, const char *want)
 	trace_callset_init(&s);
 	trace_error_clear(&err);
 	int rc = trace_callset_parse(&s, spec, &err);
-	CHECK(rc < 0, "'%s' parsed, expected an error with '%s'", spec, want);
+	check(rc < 0, "'%s' parsed, expected an error with '%s'", spec, want);
 	if (rc < 0)
-		CHECK(strstr(err.msg, want) != NULL, "'%s': message '%s' lacks '%s'", spec,
+		check(strstr(err.msg, want) != NULL, "'%s': message '%s' lacks '%s'", spec,
 		      err.msg, want);
 	trace_callset_free(&s);
 }
@@ -93,15 +79,15 @@ static void test_callset(void)
 	/* overlapping ranges, one reaching past the next */
 	expect_set("0-100/50,10-12", "0 10 11 12 50 100", 101);
 
-	CHECK(contains("18446744073709551615", UINT64_MAX, 0), "the largest number");
-	CHECK(contains("5-", UINT64_MAX, 0), "an open range runs to the end");
-	CHECK(!contains("0-9", 10, 0), "a range's end is inclusive, no further");
+	check(contains("18446744073709551615", UINT64_MAX, 0), "the largest number");
+	check(contains("5-", UINT64_MAX, 0), "an open range runs to the end");
+	check(!contains("0-9", 10, 0), "a range's end is inclusive, no further");
 
 	/* /frame: only calls that end a frame */
-	CHECK(contains("*/frame", 7, TRACE_CALLSET_END_FRAME), "*/frame holds a present");
-	CHECK(!contains("*/frame", 7, TRACE_CALLSET_ANY), "*/frame skips other calls");
-	CHECK(contains("frame", 3, TRACE_CALLSET_END_FRAME), "bare 'frame' is */frame");
-	CHECK(!contains("0-5/frame", 6, TRACE_CALLSET_END_FRAME), "/frame keeps the interval");
+	check(contains("*/frame", 7, TRACE_CALLSET_END_FRAME), "*/frame holds a present");
+	check(!contains("*/frame", 7, TRACE_CALLSET_ANY), "*/frame skips other calls");
+	check(contains("frame", 3, TRACE_CALLSET_END_FRAME), "bare 'frame' is */frame");
+	check(!contains("0-5/frame", 6, TRACE_CALLSET_END_FRAME), "/frame keeps the interval");
 
 	/* many ranges: the lookup finds each and nothing between */
 	trace_callset s;
@@ -116,12 +102,12 @@ static void test_callset(void)
 	bool all = true;
 	for (uint64_t i = 0; i < 10000; i++)
 		all &= trace_callset_contains(&s, i, 0) == (i % 10 == 0);
-	CHECK(all, "a thousand single calls, added out of order");
-	CHECK(trace_callset_last(&s) == 9990, "last is %llu",
+	check(all, "a thousand single calls, added out of order");
+	check(trace_callset_last(&s) == 9990, "last is %llu",
 	      (unsigned long long)trace_callset_last(&s));
 	/* a set that fails to parse adds nothing, not even its good part */
-	CHECK(trace_callset_parse(&s, "5,20000/frame,x", &err) < 0, "'5,20000/frame,x' fails");
-	CHECK(!trace_callset_contains(&s, 20000, TRACE_CALLSET_END_FRAME) && !s.has_freq &&
+	check(trace_callset_parse(&s, "5,20000/frame,x", &err) < 0, "'5,20000/frame,x' fails");
+	check(!trace_callset_contains(&s, 20000, TRACE_CALLSET_END_FRAME) && !s.has_freq &&
 	      !trace_callset_contains(&s, 5, 0) && trace_callset_contains(&s, 10, 0),
 	      "a failed parse leaves the set as it was");
 	trace_callset_free(&s);
@@ -151,18 +137,18 @@ static void test_callset_file(void)
 {
 	char path[] = "/tmp/test_callset.XXXXXX";
 	int fd = mkstemp(path);
-	CHECK(fd >= 0, "mkstemp");
+	check(fd >= 0, "mkstemp");
 	if (fd < 0)
 		return;
 	const char text[] = "1-3\n10, 20\n  30-40/5\n";
-	CHECK(write(fd, text, sizeof(text) - 1) == (ssize_t)(sizeof(text) - 1), "write");
+	check(write(fd, text, sizeof(text) - 1) == (ssize_t)(sizeof(text) - 1), "write");
 	close(fd);
 	char spec[256];
 	snprintf(spec, sizeof(spec), "@%s,50", path);
 	expect_set(spec, "1 2 3 10 20 30 35 40 50", 60);
 
 	fd = open(path, O_WRONLY | O_TRUNC);
-	CHECK(write(fd, "1 2\n@x\n3", 8) == 8, "write");
+	check(write(fd, "1 2\n@x\n3", 8) == 8, "write");
 	close(fd);
 	snprintf(spec, sizeof(spec), "@%s", path);
 	/* the message quotes the rest of the line, not the next ones */
@@ -212,27 +198,27 @@ static void test_frames(void)
 	trace_frames_init(&f);
 	trace_error_clear(&err);
 
-	CHECK(feed(&f, &st, "glClear", -1, &err) == 0, "the first frame is 0");
-	CHECK(!f.ended, "glClear ends nothing");
-	CHECK(feed(&f, &st, "glXSwapBuffers", -1, &err) == 0, "a swap is in its frame");
-	CHECK(f.ended, "a swap ends its frame");
-	CHECK(feed(&f, &st, "glClear", -1, &err) == 1, "the call after a swap is in frame 1");
-	CHECK(feed(&f, &st, "vkQueuePresentKHR", -1, &err) == 1, "a present is in its frame");
-	CHECK(feed(&f, &st, "glClear", -1, &err) == 2, "vkQueuePresentKHR ends a frame");
-	CHECK(feed(&f, &st, "tracekit.frame", 10, &err) == 10, "the marker is in its frame");
-	CHECK(feed(&f, &st, "glClear", -1, &err) == 10, "the marker numbers what follows");
-	CHECK(feed(&f, &st, "eglSwapBuffers", -1, &err) == 10, "eglSwapBuffers");
-	CHECK(feed(&f, &st, "glClear", -1, &err) == 11, "counting goes on after a marker");
-	CHECK(feed(&f, &st, "tracekit.frame", 3, &err) == 3, "a marker may go back");
-	CHECK(feed(&f, &st, "glClear", -1, &err) == 3, "and what follows goes with it");
+	check(feed(&f, &st, "glClear", -1, &err) == 0, "the first frame is 0");
+	check(!f.ended, "glClear ends nothing");
+	check(feed(&f, &st, "glXSwapBuffers", -1, &err) == 0, "a swap is in its frame");
+	check(f.ended, "a swap ends its frame");
+	check(feed(&f, &st, "glClear", -1, &err) == 1, "the call after a swap is in frame 1");
+	check(feed(&f, &st, "vkQueuePresentKHR", -1, &err) == 1, "a present is in its frame");
+	check(feed(&f, &st, "glClear", -1, &err) == 2, "vkQueuePresentKHR ends a frame");
+	check(feed(&f, &st, "tracekit.frame", 10, &err) == 10, "the marker is in its frame");
+	check(feed(&f, &st, "glClear", -1, &err) == 10, "the marker numbers what follows");
+	check(feed(&f, &st, "eglSwapBuffers", -1, &err) == 10, "eglSwapBuffers");
+	check(feed(&f, &st, "glClear", -1, &err) == 11, "counting goes on after a marker");
+	check(feed(&f, &st, "tracekit.frame", 3, &err) == 3, "a marker may go back");
+	check(feed(&f, &st, "glClear", -1, &err) == 3, "and what follows goes with it");
 
 	trace_error_clear(&err);
-	CHECK(feed(&f, &st, "tracekit.frame", -2, &err) == -1, "a string index is an error");
-	CHECK(strstr(err.msg, "unsigned integer") != NULL, "message: %s", err.msg);
-	CHECK(err.call == (int64_t)st.call.no, "the error names the call");
+	check(feed(&f, &st, "tracekit.frame", -2, &err) == -1, "a string index is an error");
+	check(strstr(err.msg, "unsigned integer") != NULL, "message: %s", err.msg);
+	check(err.call == (int64_t)st.call.no, "the error names the call");
 	trace_error_clear(&err);
-	CHECK(feed(&f, &st, "tracekit.frame", -1, &err) == -1, "a marker without index");
-	CHECK(strstr(err.msg, "no argument 'index'") != NULL, "message: %s", err.msg);
+	check(feed(&f, &st, "tracekit.frame", -1, &err) == -1, "a marker without index");
+	check(strstr(err.msg, "no argument 'index'") != NULL, "message: %s", err.msg);
 
 	static const char *const ends[] = {
 		"glXSwapBuffers", "glXSwapBuffersMscOML", "eglSwapBuffers",
@@ -244,14 +230,14 @@ static void test_frames(void)
 		"IDXGIDecodeSwapChain::PresentBuffer", "vkQueuePresentKHR",
 	};
 	for (size_t i = 0; i < sizeof(ends) / sizeof(ends[0]); i++)
-		CHECK(trace_frames_is_end(ends[i]), "%s ends a frame", ends[i]);
+		check(trace_frames_is_end(ends[i]), "%s ends a frame", ends[i]);
 	static const char *const others[] = {
 		"glClear", "glXSwapBuffersX", "glSwapBuffers", "IDXGISwapChain::GetBuffer",
 		"IDXGISwapChain::Present::x", "IDXGIFactory::Present", "vkQueueSubmit",
 		"tracekit.frame", "",
 	};
 	for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++)
-		CHECK(!trace_frames_is_end(others[i]), "'%s' ends no frame", others[i]);
+		check(!trace_frames_is_end(others[i]), "'%s' ends no frame", others[i]);
 
 	trace_call_free(&st.call);
 	trace_sigtab_free(st.sigs);
@@ -262,6 +248,5 @@ int main(void)
 	test_callset();
 	test_callset_file();
 	test_frames();
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed != 0;
+	return unit_done("test_callset");
 }

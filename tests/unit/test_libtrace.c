@@ -4,28 +4,11 @@
  * ordering, old format versions, and where errors point.
  */
 #include "internal.h"
+#include "unit.h"
 
 #include <float.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
-
-static int passed, failed;
-
-static void check(bool ok, const char *fmt, ...)
-{
-	if (ok) {
-		passed++;
-		return;
-	}
-	failed++;
-	va_list ap;
-	va_start(ap, fmt);
-	fprintf(stderr, "FAIL: ");
-	vfprintf(stderr, fmt, ap);
-	fprintf(stderr, "\n");
-	va_end(ap);
-}
 
 /* ------------------------------------------------------------------ */
 /* Streams in memory. */
@@ -624,6 +607,5 @@ int main(void)
 	test_base64();
 	test_tmap_take();
 	test_tmap_kinds();
-	printf("test_libtrace: %d passed, %d failed\n", passed, failed);
-	return failed != 0;
+	return unit_done("test_libtrace");
 }

@@ -9,29 +9,10 @@
  */
 #include "vkschema_cmds.h"
 #include "vksync.h"
+#include "unit.h"
 
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int passed, failed;
-
-static void check(bool ok, const char *fmt, ...)
-{
-	if (ok) {
-		passed++;
-		return;
-	}
-	failed++;
-	if (failed > 40)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	fprintf(stderr, "FAIL: ");
-	vfprintf(stderr, fmt, ap);
-	fprintf(stderr, "\n");
-	va_end(ap);
-}
 
 /* ------------------------------------------------------------------ */
 /* Filling structs with varied values, the tables as the guide. */
@@ -64,6 +45,19 @@ static uint64_t get_uint(const void *p, uint32_t size)
 }
 
 static void fill_struct(const vk_struct_info *s, trace_arena *a, uint8_t *p, int depth);
+
+/* How many elements pointer member f of the struct at p points at: a
+ * constant, or what its count member says (a size in bytes for DIV4, a
+ * sample count for SAMPLES, whose mask holds 32 samples a word). */
+static uint64_t elem_count(const vk_struct_info *s, const vk_field *f, const uint8_t *p)
+{
+	if (f->len_op == VK_LEN_CONST)
+		return f->len_arg;
+	if (f->len < 0)
+		return 1;
+	uint64_t c = get_uint(p + s->fields[f->len].offset, s->fields[f->len].size);
+	return f->len_op == VK_LEN_DIV4 ? c / 4 : f->len_op == VK_LEN_SAMPLES ? (c + 31) / 32 : c;
+}
 
 static void fill_string(char *s, size_t cap)
 {
@@ -217,13 +211,7 @@ static void fill_struct(const vk_struct_info *s, trace_arena *a, uint8_t *p, int
 		} else if (depth > 4) {
 			q = NULL;
 		} else {
-			uint64_t n = 1;
-			if (f->len_op == VK_LEN_CONST) {
-				n = f->len_arg;
-			} else if (f->len >= 0) {
-				uint64_t c = get_uint(p + s->fields[f->len].offset, s->fields[f->len].size);
-				n = f->len_op == VK_LEN_DIV4 ? c / 4 : f->len_op == VK_LEN_SAMPLES ? (c + 31) / 32 : c;
-			}
+			uint64_t n = elem_count(s, f, p);
 			if (f->ptr == 2) {
 				void **pp = trace_arena_alloc(a, sizeof(void *) * (n ? n : 1));
 				for (uint64_t k = 0; k < n; k++) {
@@ -331,13 +319,7 @@ static bool same_struct(const vk_struct_info *s, const uint8_t *x, const uint8_t
 			}
 			continue;
 		}
-		uint64_t n = 1;
-		if (f->len_op == VK_LEN_CONST) {
-			n = f->len_arg;
-		} else if (f->len >= 0) {
-			uint64_t c = get_uint(x + s->fields[f->len].offset, s->fields[f->len].size);
-			n = f->len_op == VK_LEN_DIV4 ? c / 4 : f->len_op == VK_LEN_SAMPLES ? (c + 31) / 32 : c;
-		}
+		uint64_t n = elem_count(s, f, x);
 		if (f->base == VK_B_CHAR && f->ptr == 1) {
 			if (strcmp((const char *)a, (const char *)b)) {
 				fprintf(stderr, "  %s: string differs\n", sub);
@@ -398,6 +380,35 @@ static char *through(trace_call *calls, uint32_t n, trace_format fmt, size_t *le
 	return m.data;
 }
 
+/* Frees the first n calls of an array and the array. */
+static void free_calls(trace_call *calls, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		trace_call_free(&calls[i]);
+	free(calls);
+}
+
+/*
+ * Opens a text stream and copies up to n of its records into again[],
+ * saying in *got how many; NULL if it does not open.  The copies point
+ * at the reader's signatures: close it only when done with them.
+ */
+static trace_reader *read_text(const char *text, size_t len, trace_call *again, uint32_t n,
+			       uint32_t *got)
+{
+	trace_error err;
+	trace_error_clear(&err);
+	trace_reader *r = trace_reader_open_memory(text, len, "text", &err);
+	trace_call *c;
+	*got = 0;
+	while (r && *got < n && trace_reader_next(r, &c, &err) == 1) {
+		trace_call_init(&again[*got]);
+		trace_call_copy(&again[*got], c);
+		(*got)++;
+	}
+	return r;
+}
+
 static void test_every_struct_round_trips(void)
 {
 	uint32_t n = vk_nstructs;
@@ -418,27 +429,22 @@ static void test_every_struct_round_trips(void)
 	/* C -> text -> binary */
 	size_t tlen;
 	char *text = through(calls, n, TRACE_FMT_TEXT, &tlen);
-	trace_error err;
-	trace_error_clear(&err);
-	trace_reader *r = trace_reader_open_memory(text, tlen, "text", &err);
-	check(r != NULL, "the text of every struct reads");
 	trace_call *again = calloc(n, sizeof(*again));
 	uint32_t got = 0;
-	trace_call *c;
-	while (r && got < n && trace_reader_next(r, &c, &err) == 1) {
-		trace_call_init(&again[got]);
-		trace_call_copy(&again[got], c);
-		got++;
-	}
+	trace_reader *r = read_text(text, tlen, again, n, &got);
+	check(r != NULL, "the text of every struct reads");
 	check(got == n, "every struct comes back from text (%u of %u)", got, n);
 	size_t blen;
 	char *bin = through(again, got, TRACE_FMT_RAW, &blen);
+	trace_error err;
+	trace_error_clear(&err);
 	trace_reader *rb = trace_reader_open_memory(bin, blen, "binary", &err);
 	check(rb != NULL, "the binary of every struct reads");
 	uint32_t same = 0;
 	trace_arena out;
 	trace_arena_init(&out);
 	for (uint32_t i = 0; rb && i < got; i++) {
+		trace_call *c;
 		if (trace_reader_next(rb, &c, &err) != 1) {
 			check(false, "binary record %u", i);
 			break;
@@ -460,12 +466,8 @@ static void test_every_struct_round_trips(void)
 		trace_reader_close(r);
 	if (rb)
 		trace_reader_close(rb);
-	for (uint32_t i = 0; i < n; i++)
-		trace_call_free(&calls[i]);
-	for (uint32_t i = 0; i < got; i++)
-		trace_call_free(&again[i]);
-	free(calls);
-	free(again);
+	free_calls(calls, n);
+	free_calls(again, got);
 	free(orig);
 	free(text);
 	free(bin);
@@ -508,17 +510,9 @@ static void test_every_command_text_is_its_binary(void)
 	size_t blen, tlen, again_len;
 	char *bin = through(calls, n, TRACE_FMT_RAW, &blen);
 	char *text = through(calls, n, TRACE_FMT_TEXT, &tlen);
-	trace_error err;
-	trace_error_clear(&err);
-	trace_reader *r = trace_reader_open_memory(text, tlen, "text", &err);
 	trace_call *again = calloc(n, sizeof(*again));
 	uint32_t got = 0;
-	trace_call *c;
-	while (r && got < n && trace_reader_next(r, &c, &err) == 1) {
-		trace_call_init(&again[got]);
-		trace_call_copy(&again[got], c);
-		got++;
-	}
+	trace_reader *r = read_text(text, tlen, again, n, &got);
 	char *back = through(again, got, TRACE_FMT_RAW, &again_len);
 	check(got == n && again_len == blen && !memcmp(bin, back, blen),
 	      "%u commands: binary -> text -> binary gives the same %zu bytes (%zu)", n, blen,
@@ -526,12 +520,8 @@ static void test_every_command_text_is_its_binary(void)
 	printf("test_vkschema: %u commands, binary %zu bytes, text %zu bytes\n", n, blen, tlen);
 	if (r)
 		trace_reader_close(r);
-	for (uint32_t i = 0; i < n; i++)
-		trace_call_free(&calls[i]);
-	for (uint32_t i = 0; i < got; i++)
-		trace_call_free(&again[i]);
-	free(calls);
-	free(again);
+	free_calls(calls, n);
+	free_calls(again, got);
 	free(bin);
 	free(text);
 	free(back);
@@ -858,6 +848,5 @@ int main(void)
 	test_every_command_text_is_its_binary();
 	test_sparse_updates_write_back_what_changed();
 	test_sync_walk_sees_every_use();
-	printf("test_vkschema: %d passed, %d failed\n", passed, failed);
-	return failed != 0;
+	return unit_done("test_vkschema");
 }
