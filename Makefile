@@ -31,6 +31,7 @@ INC := $(addprefix -Ilib/,$(LIB_DIRS) trim replay) -Ibuild/gen
 PROG_SRC := $(wildcard filters/*.c)
 PROGS := $(patsubst filters/%.c,bin/%,$(PROG_SRC))
 UNIT_SRC := $(wildcard tests/unit/*.c)
+UNIT_HDR := $(wildcard tests/unit/*.h)
 
 # objs(VARIANT,SOURCES): the objects of lib/ SOURCES in build VARIANT
 objs = $(patsubst lib/%.c,$(1)/lib/%.o,$(2))
@@ -106,10 +107,10 @@ bin/trace-trim: PROG_OBJ := $(TRIM_OBJ)
 build/asan/bin/trace-trim: $(ASAN_TRIM_OBJ)
 build/asan/bin/trace-trim: PROG_OBJ := $(ASAN_TRIM_OBJ)
 
-build/unit/%: tests/unit/%.c build/libtrace.a $(LIB_HDR) | build/unit
+build/unit/%: tests/unit/%.c $(UNIT_HDR) build/libtrace.a $(LIB_HDR) | build/unit
 	$(CC) $(WARN) $(CHECK_WARN) $(CFLAGS) $(INC) -o $@ $< build/libtrace.a $(LIBS)
 
-build/asan/unit/%: tests/unit/%.c build/asan/libtrace.a $(LIB_HDR) | build/asan/unit
+build/asan/unit/%: tests/unit/%.c $(UNIT_HDR) build/asan/libtrace.a $(LIB_HDR) | build/asan/unit
 	$(CC) $(WARN) $(CHECK_WARN) $(ASAN_FLAGS) $(INC) -o $@ $< build/asan/libtrace.a $(LIBS)
 
 bin build/asan/bin build/unit build/asan/unit build/fuzz:
