@@ -10,12 +10,7 @@ set -eu
 frame=${1:-100}
 bin=${BIN:-bin}
 out=$(mktemp -d)
-xvfb=
-cleanup() {
-	[ -n "$xvfb" ] && kill "$xvfb" 2>/dev/null
-	rm -rf "$out"
-}
-trap cleanup EXIT
+trap 'rm -rf "$out"' EXIT
 
 # llvmpipe, whatever GPU the machine has, so that every run draws the same
 # pixels; the validation layer stays on the loader's path beside ours.
@@ -32,26 +27,12 @@ colours() {
 	convert "$1" -crop "$2" +repage -format '%k' info:
 }
 
-echo "-- capture: vkcube, $((frame + 20)) frames, under VK_LAYER_TRACEKIT_capture"
-display=
-for d in 71 72 73 74 75 76 77 78 79; do
-	[ -e "/tmp/.X11-unix/X$d" ] && continue
-	Xvfb ":$d" -screen 0 1024x768x24 -nolisten tcp >/dev/null 2>&1 &
-	xvfb=$!
-	for i in $(seq 50); do
-		[ -e "/tmp/.X11-unix/X$d" ] && break
-		sleep 0.1
-	done
-	display=":$d"
-	break
-done
-[ -n "$display" ] || { echo "no free X display for Xvfb" >&2; exit 1; }
-DISPLAY=$display VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture \
+echo "-- capture: vkcube, $((frame + 20)) frames, under VK_LAYER_TRACEKIT_capture (Xvfb)"
+xvfb-run -a -s '-screen 0 1024x768x24 -nolisten tcp' \
+	env VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture \
 	TRACEKIT_OUTPUT="$out/cube.trace" TRACEKIT_SCREENSHOT="$frame" \
 	timeout 120 vkcube --c $((frame + 20)) >"$out/vkcube.log" 2>&1 ||
 	{ cat "$out/vkcube.log" >&2; exit 1; }
-kill "$xvfb"
-xvfb=
 echo "cube.trace: $(stat -c %s "$out/cube.trace") bytes," \
 	"$("$bin/trace-filter" --count "$out/cube.trace" | tail -1 | awk '{print $1}') calls;" \
 	"the layer saved frame $frame as cube.frame-$frame.png"

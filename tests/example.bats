@@ -383,3 +383,11 @@ trim_check() {
 	cmp t110.trace asan.trace
 	"$ASAN_BIN/trace-trim" --frames 0 -o asan0.trace dumps.trace
 }
+
+@test "examples/vulkan-pipeline.sh (make demo's main job): vkcube captured, frame 40 trimmed, edited, replayed validated; the cut equals the capture's frame, the edit draws a quarter" {
+	run env -u DISPLAY sh -c "cd '$TOP' && examples/vulkan-pipeline.sh 40"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"the cut, replayed: 0 pixels differ from the captured frame"* ]]
+	[[ "$output" == *"the cube is drawn in the top-left quarter only"* ]]
+}

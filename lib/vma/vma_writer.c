@@ -59,37 +59,29 @@ static void put_seconds(tbuf *b, double d)
 	tbuf_addf(b, "%.3f", d);
 }
 
-static vma_writer *writer_new(void)
+/* To PATH, or with PATH NULL to F called NAME (trace_sink_open). */
+static vma_writer *writer_open(const char *path, FILE *f, const char *name, trace_error *err)
 {
-	vma_writer *w = calloc(1, sizeof(*w));
-	if (!w)
-		abort();
+	trace_error_clear(err);
+	vma_writer *w = trace_xcalloc(1, sizeof(*w));
 	tbuf_add(&w->time, "0.000", 5);
+	if (trace_sink_open(&w->k, path, f, name, TRACE_FMT_TEXT, -1, err) < 0) {
+		tbuf_free(&w->time);
+		free(w);
+		return NULL;
+	}
 	return w;
 }
 
 vma_writer *vma_writer_open(const char *path, trace_error *err)
 {
-	trace_error_clear(err);
-	vma_writer *w = writer_new();
-	if (trace_sink_open(&w->k, path, NULL, NULL, TRACE_FMT_TEXT, -1, err) < 0) {
-		tbuf_free(&w->time);
-		free(w);
-		return NULL;
-	}
-	return w;
+	return writer_open(path, NULL, NULL, err);
 }
 
 vma_writer *vma_writer_open_file(FILE *f, const char *name, trace_error *err)
 {
-	trace_error_clear(err);
-	vma_writer *w = writer_new();
-	if (trace_sink_open(&w->k, NULL, f, name, TRACE_FMT_TEXT, -1, err) < 0) {
-		tbuf_free(&w->time);
-		free(w);
-		return NULL;
-	}
-	if (name)
+	vma_writer *w = writer_open(NULL, f, name, err);
+	if (w && name)
 		w->k.name = name;
 	return w;
 }

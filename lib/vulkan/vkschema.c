@@ -139,14 +139,12 @@ static uint64_t read_uint(const void *p, uint32_t size)
 	}
 }
 
+/* The field's bits, sign-extended from its size. */
 static int64_t read_sint(const void *p, uint32_t size)
 {
-	switch (size) {
-	case 1: return *(const int8_t *)p;
-	case 2: { int16_t v; memcpy(&v, p, 2); return v; }
-	case 4: { int32_t v; memcpy(&v, p, 4); return v; }
-	default: { int64_t v; memcpy(&v, p, 8); return v; }
-	}
+	uint64_t v = read_uint(p, size);
+	unsigned shift = 64 - 8 * (size == 1 || size == 2 || size == 4 ? size : 8);
+	return (int64_t)(v << shift) >> shift;
 }
 
 static void write_uint(void *p, uint32_t size, uint64_t v)
