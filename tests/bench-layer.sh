@@ -61,31 +61,6 @@ bench_vulkan_env
 bench_xvfb bench-layer 80 81 82 83 84 85 86
 export DISPLAY="$display"
 
-# glmark2 through zink now and then dies of an X error (BadDrawable from
-# X_PutImage) after its last frame, as it tears its window down while a
-# present is still queued: a race in the program, not a failed capture.
-# Such a run is run again (at most twice more) and counted.
-retried=0
-run_glmark() {
-	local i
-	for i in 1 2 3; do
-		run "$@"
-		if [ "$rc" = 0 ] || ! grep -q 'X Error of failed request' "$work/last.out"; then
-			return 0
-		fi
-		[ "$i" = 3 ] || retried=$((retried + 1))
-	done
-}
-
-# must PROGRAM-NAME FILE: a capture run must end well and leave its file
-must() {
-	if [ "$rc" != 0 ] || { [ -n "$2" ] && [ ! -s "$2" ]; }; then
-		echo "bench-layer: $1 failed (exit $rc${2:+, file $2})" >&2
-		tail -5 "$work/last.out" >&2
-		exit 1
-	fi
-}
-
 ours=(VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture)
 gfxr=(VK_INSTANCE_LAYERS=$gfxr_layer GFXRECON_CAPTURE_FILE_TIMESTAMP=false)
 zink=(LIBGL_ALWAYS_SOFTWARE=1 MESA_LOADER_DRIVER_OVERRIDE=zink)
@@ -119,21 +94,28 @@ c_ours=$(stat -c %s "$work/cube.trace")
 c_br=$(stat -c %s "$work/cube-br.trace")
 c_gfxr=$(stat -c %s "$work/cube.gfxr")
 
+# turn PREFIX: one timed run of glmark2-zink natively, under our layer,
+# under GFXReconstruct and under our layer scanning all memory, in that
+# order; the captures are $work/PREFIX.trace, PREFIX.gfxr, PREFIX-all.trace
+turn() {
+	run_glmark "${zink[@]}" -- "${timed[@]}" "${glmark[@]}"
+	must "glmark2-zink" ""
+	t_native+=("$secs") && cpu_of_run && u_native+=("$cpu")
+	run_glmark "${zink[@]}" "${ours[@]}" TRACEKIT_OUTPUT="$work/$1.trace" -- "${timed[@]}" "${glmark[@]}"
+	must "glmark2-zink under our layer" "$work/$1.trace"
+	t_ours+=("$secs") && cpu_of_run && u_ours+=("$cpu")
+	run_glmark "${zink[@]}" "${gfxr[@]}" GFXRECON_CAPTURE_FILE="$work/$1.gfxr" -- "${timed[@]}" "${glmark[@]}"
+	must "glmark2-zink under GFXReconstruct" "$work/$1.gfxr"
+	t_gfxr+=("$secs") && cpu_of_run && u_gfxr+=("$cpu")
+	run_glmark "${zink[@]}" "${ours[@]}" TRACEKIT_SCAN=all TRACEKIT_OUTPUT="$work/$1-all.trace" -- "${timed[@]}" "${glmark[@]}"
+	must "glmark2-zink under our layer (TRACEKIT_SCAN=all)" "$work/$1-all.trace"
+	t_all+=("$secs") && cpu_of_run && u_all+=("$cpu")
+}
+
 # the size runs of glmark2 are also the first timed runs
 t_native=() t_ours=() t_gfxr=() t_all=()
 u_native=() u_ours=() u_gfxr=() u_all=()
-run_glmark "${zink[@]}" -- "${timed[@]}" "${glmark[@]}"
-must "glmark2-zink" ""
-t_native+=("$secs") && cpu_of_run && u_native+=("$cpu")
-run_glmark "${zink[@]}" "${ours[@]}" TRACEKIT_OUTPUT="$work/glmark.trace" -- "${timed[@]}" "${glmark[@]}"
-must "glmark2-zink under our layer" "$work/glmark.trace"
-t_ours+=("$secs") && cpu_of_run && u_ours+=("$cpu")
-run_glmark "${zink[@]}" "${gfxr[@]}" GFXRECON_CAPTURE_FILE="$work/glmark.gfxr" -- "${timed[@]}" "${glmark[@]}"
-must "glmark2-zink under GFXReconstruct" "$work/glmark.gfxr"
-t_gfxr+=("$secs") && cpu_of_run && u_gfxr+=("$cpu")
-run_glmark "${zink[@]}" "${ours[@]}" TRACEKIT_SCAN=all TRACEKIT_OUTPUT="$work/glmark-all.trace" -- "${timed[@]}" "${glmark[@]}"
-must "glmark2-zink under our layer (TRACEKIT_SCAN=all)" "$work/glmark-all.trace"
-t_all+=("$secs") && cpu_of_run && u_all+=("$cpu")
+turn glmark
 g_ours=$(stat -c %s "$work/glmark.trace")
 g_gfxr=$(stat -c %s "$work/glmark.gfxr")
 run_glmark "${zink[@]}" "${ours[@]}" TRACEKIT_OUTPUT="$work/glmark-br.trace" TRACEKIT_COMPRESSION=brotli -- "${glmark[@]}"
@@ -154,21 +136,8 @@ rm -f "$work"/*.trace "$work"/*.gfxr
 # --- overhead -------------------------------------------------------------
 # in turns, so that a slow spell of the machine falls on all three alike
 for _ in $(seq 2 "$runs"); do
-	run_glmark "${zink[@]}" -- "${timed[@]}" "${glmark[@]}"
-	must "glmark2-zink" ""
-	t_native+=("$secs") && cpu_of_run && u_native+=("$cpu")
-	run_glmark "${zink[@]}" "${ours[@]}" TRACEKIT_OUTPUT="$work/t.trace" -- "${timed[@]}" "${glmark[@]}"
-	must "glmark2-zink under our layer" "$work/t.trace"
-	t_ours+=("$secs") && cpu_of_run && u_ours+=("$cpu")
-	rm -f "$work/t.trace"
-	run_glmark "${zink[@]}" "${gfxr[@]}" GFXRECON_CAPTURE_FILE="$work/t.gfxr" -- "${timed[@]}" "${glmark[@]}"
-	must "glmark2-zink under GFXReconstruct" "$work/t.gfxr"
-	t_gfxr+=("$secs") && cpu_of_run && u_gfxr+=("$cpu")
-	rm -f "$work/t.gfxr"
-	run_glmark "${zink[@]}" "${ours[@]}" TRACEKIT_SCAN=all TRACEKIT_OUTPUT="$work/t.trace" -- "${timed[@]}" "${glmark[@]}"
-	must "glmark2-zink under our layer (TRACEKIT_SCAN=all)" "$work/t.trace"
-	t_all+=("$secs") && cpu_of_run && u_all+=("$cpu")
-	rm -f "$work/t.trace"
+	turn t
+	rm -f "$work"/t*.trace "$work/t.gfxr"
 done
 # paired WITH WITHOUT (array names): the median of each turn's difference
 paired() {

@@ -91,6 +91,33 @@ run() {
 	secs=$(echo "$e - $s" | bc -l)
 }
 
+# run_glmark ENV... -- PROGRAM ARGS...: run, for glmark2 through zink,
+# which now and then dies of an X error (BadDrawable from X_PutImage)
+# after its last frame, as it tears its window down while a present is
+# still queued: a race in the program, not a failed run.  Such a run is
+# run again (at most twice more), counted in $retried.
+retried=0
+run_glmark() {
+	local i
+	for i in 1 2 3; do
+		run "$@"
+		if [ "$rc" = 0 ] || ! grep -q 'X Error of failed request' "$work/last.out"; then
+			return 0
+		fi
+		[ "$i" = 3 ] || retried=$((retried + 1))
+	done
+}
+
+# must WHAT [FILE]: the last run must have ended well (and left FILE);
+# else the script ($0) stops with its output's end
+must() {
+	if [ "$rc" != 0 ] || { [ -n "${2:-}" ] && [ ! -s "$2" ]; }; then
+		echo "$(basename "$0" .sh): $1 failed (exit $rc${2:+, file $2})" >&2
+		tail -5 "$work/last.out" >&2
+		exit 1
+	fi
+}
+
 ratio() { echo "scale=2; $1 / $2" | bc -l; }
 # median V...: the median of the values (of an even count, the mean of
 # the middle two)

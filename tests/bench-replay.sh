@@ -53,27 +53,6 @@ bench_vulkan_env TRACEKIT_SCREENSHOT
 # an X display of our own
 bench_xvfb bench-replay 70 71 72 73 74 75 76
 
-# glmark2 through zink now and then dies of an X error after its last
-# frame (tests/bench-layer.sh): such a capture is made again
-run_glmark() {
-	local i
-	for i in 1 2 3; do
-		run "$@"
-		if [ "$rc" = 0 ] || ! grep -q 'X Error of failed request' "$work/last.out"; then
-			return 0
-		fi
-	done
-}
-
-# must WHAT FILE: a run must end well (and leave FILE)
-must() {
-	if [ "$rc" != 0 ] || { [ -n "$2" ] && [ ! -s "$2" ]; }; then
-		echo "bench-replay: $1 failed (exit $rc${2:+, file $2})" >&2
-		tail -5 "$work/last.out" >&2
-		exit 1
-	fi
-}
-
 x=(DISPLAY="$display")
 headless=(DISPLAY= WAYLAND_DISPLAY=)
 ours=(VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture)
