@@ -50,8 +50,10 @@ static inline uint64_t *tmap_at(const tmap *m, uint64_t key, uint64_t kind)
 		return NULL;
 	size_t i = tmap_home(m, key, kind), mask = m->cap - 1;
 	if (!m->kinds) {
+		if (kind)
+			return NULL;
 		for (; m->keys[i]; i = (i + 1) & mask)
-			if (m->keys[i] == key && !kind)
+			if (m->keys[i] == key)
 				return &m->vals[i];
 		return NULL;
 	}

@@ -412,21 +412,16 @@ static void fence_signal(trim *t, uint64_t fence)
 
 /* vk_sync_walk's uses, as the trimmer keeps them: what a batch signals
  * remembers its queue (put_signals signals it there again). */
-typedef struct sync_ctx {
-	trim *t;
-	uint64_t queue;  /* 0 for an acquire */
-} sync_ctx;
-
 static void sync_use(void *ctx, const vk_sync_use *u)
 {
-	sync_ctx *x = ctx;
+	trim *t = ctx;
 	if (u->fence) {
 		if (u->op == VK_SYNC_SIGNAL)
-			fence_signal(x->t, u->handle);
+			fence_signal(t, u->handle);
 	} else if (u->op == VK_SYNC_WAIT) {
-		semaphore_wait(x->t, u->handle);
+		semaphore_wait(t, u->handle);
 	} else if (u->op == VK_SYNC_SIGNAL) {
-		semaphore_signal(x->t, u->handle, u->value ? *u->value : 0, x->queue);
+		semaphore_signal(t, u->handle, u->value ? *u->value : 0, u->queue);
 	}
 }
 
@@ -441,30 +436,23 @@ static void sync_use(void *ctx, const vk_sync_use *u)
 static void sync_call(trim *t, const vk_command_info *cmd, void *args)
 {
 	vk_sync_cmd kind = vk_sync_command(cmd);
-	sync_ctx x = {t, 0};
 	VkResult res = VK_SUCCESS;
 	switch (kind) {
-	case VK_SYNC_QUEUE_SUBMIT:
-		x.queue = (uint64_t)(uintptr_t)((const vk_args_vkQueueSubmit *)args)->queue;
-		break;
-	case VK_SYNC_QUEUE_SUBMIT2:
-		x.queue = (uint64_t)(uintptr_t)((const vk_args_vkQueueSubmit2 *)args)->queue;
-		break;
-	case VK_SYNC_BIND_SPARSE:
-		x.queue = (uint64_t)(uintptr_t)((const vk_args_vkQueueBindSparse *)args)->queue;
-		break;
 	case VK_SYNC_ACQUIRE:
 		res = ((const vk_args_vkAcquireNextImageKHR *)args)->result;
 		break;
 	case VK_SYNC_ACQUIRE2:
 		res = ((const vk_args_vkAcquireNextImage2KHR *)args)->result;
 		break;
+	case VK_SYNC_QUEUE_SUBMIT:
+	case VK_SYNC_QUEUE_SUBMIT2:
+	case VK_SYNC_BIND_SPARSE:
 	case VK_SYNC_PRESENT:
 		break;
 	default:
 		return;
 	}
-	vk_sync_walk(kind, args, res, sync_use, &x);
+	vk_sync_walk(kind, args, res, sync_use, t);
 }
 
 /* A submit: the semaphores and fences it signals (sync_call); for the

@@ -37,6 +37,7 @@ vk_sync_cmd vk_sync_command(const vk_command_info *cmd)
 typedef struct walk {
 	vk_sync_fn fn;
 	void *ctx;
+	uint64_t queue;
 } walk;
 
 static void use(const walk *w, uint64_t handle, bool fence, vk_sync_op op, vk_sync_type type,
@@ -44,7 +45,7 @@ static void use(const walk *w, uint64_t handle, bool fence, vk_sync_op op, vk_sy
 {
 	if (!handle)
 		return;
-	vk_sync_use u = {handle, fence, (uint8_t)op, (uint8_t)type, (uint64_t *)value};
+	vk_sync_use u = {handle, fence, (uint8_t)op, (uint8_t)type, (uint64_t *)value, w->queue};
 	w->fn(w->ctx, &u);
 }
 
@@ -105,7 +106,7 @@ static bool happened(vk_sync_cmd kind, VkResult result)
 
 void vk_sync_walk(vk_sync_cmd kind, void *args, VkResult result, vk_sync_fn fn, void *ctx)
 {
-	walk w = {fn, ctx};
+	walk w = {fn, ctx, 0};
 	uint64_t fence = 0;  /* signalled last, once the rest is */
 	if (!happened(kind, result))
 		return;
@@ -114,6 +115,7 @@ void vk_sync_walk(vk_sync_cmd kind, void *args, VkResult result, vk_sync_fn fn, 
 		return;
 	case VK_SYNC_QUEUE_SUBMIT: {
 		const vk_args_vkQueueSubmit *a = args;
+		w.queue = (uint64_t)(uintptr_t)a->queue;
 		for (uint32_t i = 0; a->pSubmits && i < a->submitCount; i++) {
 			const VkSubmitInfo *si = &a->pSubmits[i];
 			batch(&w, si->pNext, si->waitSemaphoreCount, si->pWaitSemaphores,
@@ -124,6 +126,7 @@ void vk_sync_walk(vk_sync_cmd kind, void *args, VkResult result, vk_sync_fn fn, 
 	}
 	case VK_SYNC_QUEUE_SUBMIT2: {
 		const vk_args_vkQueueSubmit2 *a = args;
+		w.queue = (uint64_t)(uintptr_t)a->queue;
 		for (uint32_t i = 0; a->pSubmits && i < a->submitCount; i++) {
 			const VkSubmitInfo2 *si = &a->pSubmits[i];
 			infos(&w, VK_SYNC_WAIT, si->waitSemaphoreInfoCount, si->pWaitSemaphoreInfos);
@@ -134,6 +137,7 @@ void vk_sync_walk(vk_sync_cmd kind, void *args, VkResult result, vk_sync_fn fn, 
 	}
 	case VK_SYNC_BIND_SPARSE: {
 		const vk_args_vkQueueBindSparse *a = args;
+		w.queue = (uint64_t)(uintptr_t)a->queue;
 		for (uint32_t i = 0; a->pBindInfo && i < a->bindInfoCount; i++) {
 			const VkBindSparseInfo *bi = &a->pBindInfo[i];
 			batch(&w, bi->pNext, bi->waitSemaphoreCount, bi->pWaitSemaphores,
@@ -143,7 +147,9 @@ void vk_sync_walk(vk_sync_cmd kind, void *args, VkResult result, vk_sync_fn fn, 
 		break;
 	}
 	case VK_SYNC_PRESENT: {
-		const VkPresentInfoKHR *pi = ((const vk_args_vkQueuePresentKHR *)args)->pPresentInfo;
+		const vk_args_vkQueuePresentKHR *a = args;
+		const VkPresentInfoKHR *pi = a->pPresentInfo;
+		w.queue = (uint64_t)(uintptr_t)a->queue;
 		if (!pi)
 			return;
 		for (uint32_t j = 0; pi->pWaitSemaphores && j < pi->waitSemaphoreCount; j++)

@@ -55,6 +55,8 @@ typedef struct vk_sync_use {
 	uint8_t type;      /* vk_sync_type; semaphores */
 	uint64_t *value;   /* the timeline value the command gives for it, in
 			    * ARGS (a caller may write it), or NULL */
+	uint64_t queue;    /* the VkQueue of a submit's, a sparse bind's or a
+			    * present's use; 0 for the host's and an acquire's */
 } vk_sync_use;
 
 typedef void (*vk_sync_fn)(void *ctx, const vk_sync_use *u);

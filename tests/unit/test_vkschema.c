@@ -816,8 +816,8 @@ static void test_sync_walk_sees_every_use(void)
 	VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .pNext = &tl,
 			   .waitSemaphoreCount = 2, .pWaitSemaphores = wait,
 			   .signalSemaphoreCount = 1, .pSignalSemaphores = signal};
-	vk_args_vkQueueSubmit a = {.submitCount = 1, .pSubmits = &si,
-				   .fence = (VkFence)(uintptr_t)0x99};
+	vk_args_vkQueueSubmit a = {.queue = (VkQueue)(uintptr_t)0x77, .submitCount = 1,
+				   .pSubmits = &si, .fence = (VkFence)(uintptr_t)0x99};
 	seen s = {0};
 	check(vk_sync_command(vk_command_lookup("vkQueueSubmit")) == VK_SYNC_QUEUE_SUBMIT &&
 	      vk_sync_command(vk_command_lookup("vkQueueSubmit2KHR")) == VK_SYNC_QUEUE_SUBMIT2 &&
@@ -828,6 +828,8 @@ static void test_sync_walk_sees_every_use(void)
 	      s.u[1].handle == 0x12 && s.u[2].handle == 0x21 && s.u[2].op == VK_SYNC_SIGNAL &&
 	      s.u[3].fence && s.u[3].handle == 0x99 && s.u[3].op == VK_SYNC_SIGNAL,
 	      "a submit: waits, signals, then the fence (%d uses)", s.n);
+	check(s.u[0].queue == 0x77 && s.u[2].queue == 0x77 && s.u[3].queue == 0x77,
+	      "a submit's uses name its queue");
 	check(wv[0] == 105 && wv[1] == 106 && sv[0] == 107,
 	      "a submit's timeline values are written through the walk");
 	vk_args_vkAcquireNextImageKHR acq = {.semaphore = (VkSemaphore)(uintptr_t)0x31,
@@ -838,6 +840,7 @@ static void test_sync_walk_sees_every_use(void)
 	vk_sync_walk(VK_SYNC_ACQUIRE, &acq, VK_SUBOPTIMAL_KHR, note_use, &s);
 	check(s.n == 2 && s.u[0].type == VK_SYNC_BINARY && s.u[1].fence,
 	      "an acquire signals its semaphore and its fence");
+	check(s.n == 2 && !s.u[0].queue && !s.u[1].queue, "an acquire's uses name no queue");
 }
 
 int main(void)
