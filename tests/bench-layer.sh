@@ -34,11 +34,8 @@
 #   tests/bench-layer.sh            (from anywhere, after make)
 #   RUNS=3 tests/bench-layer.sh
 set -eu
-top=$(cd "$(dirname "$0")/.." && pwd)
-runs=${RUNS:-5}
-limit=${LIMIT:-120}   # seconds for any one program run
-. "$top/tests/bench-lib.sh"
-bench_start
+. "$(dirname "$0")/bench-lib.sh"
+bench_start 5 120
 
 if [ ! -f "$top/build/layer/VK_LAYER_TRACEKIT_capture.json" ]; then
 	echo "bench-layer: build/layer is missing: run make first" >&2

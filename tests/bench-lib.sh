@@ -1,14 +1,20 @@
 # Sourced by every bench script: an X display of their own, a timed run
-# in a session of its own, medians and ratios.  The script sets $limit
-# (seconds for any one run) and $runs, and $work with an EXIT trap
-# calling bench_cleanup (bench_start, or its own) before it uses them.
+# in a session of its own, medians and ratios.  It sets $top (the
+# checkout) and $bin; the script calls bench_start RUNS LIMIT (or sets
+# $runs, $limit and $work with an EXIT trap of its own) before the rest.
+
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+bin=${BIN:-$top/bin}
 
 cur=""                # the process group running now
 xvfb=""
 
-# bench_start: $work, this run's folder, removed (and the run in progress
-# killed) at exit, and an interrupt made an exit.
+# bench_start RUNS LIMIT: $runs ($RUNS overrides), $limit (seconds for
+# any one program run; $LIMIT overrides), and $work, this run's folder,
+# removed (and the run in progress killed) at exit; an interrupt exits.
 bench_start() {
+	runs=${RUNS:-$1}
+	limit=${LIMIT:-$2}
 	work=$(mktemp -d)
 	trap bench_cleanup EXIT
 	trap 'exit 130' INT TERM

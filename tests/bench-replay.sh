@@ -30,12 +30,8 @@
 #   tests/bench-replay.sh            (from anywhere, after make)
 #   RUNS=5 tests/bench-replay.sh
 set -eu
-top=$(cd "$(dirname "$0")/.." && pwd)
-bin="$top/bin"
-runs=${RUNS:-3}
-limit=${LIMIT:-120}   # seconds for any one program run
-. "$top/tests/bench-lib.sh"
-bench_start
+. "$(dirname "$0")/bench-lib.sh"
+bench_start 3 120
 
 if [ ! -f "$top/build/layer/VK_LAYER_TRACEKIT_capture.json" ] || [ ! -x "$bin/trace-replay" ]; then
 	echo "bench-replay: build/layer or bin/trace-replay is missing: run make first" >&2

@@ -14,12 +14,8 @@
 # Figures, not a test: it fails only when a program does.
 #   tests/bench-trim.sh            (after make)
 set -eu
-top=$(cd "$(dirname "$0")/.." && pwd)
-bin="$top/bin"
-runs=${RUNS:-5}
-limit=${LIMIT:-300}   # seconds for any one program run
-. "$top/tests/bench-lib.sh"
-bench_start
+. "$(dirname "$0")/bench-lib.sh"
+bench_start 5 300
 
 bench_need bench-trim trim Xvfb vkcube glmark2 bc
 gfxr=true

@@ -8,12 +8,8 @@
 set -eu
 
 calls=${1:-1000000}
-runs=${2:-5}
-bin=${BIN:-bin}
-limit=600
-work=$(mktemp -d)
-. tests/bench-lib.sh
-trap bench_cleanup EXIT
+. "$(dirname "$0")/bench-lib.sh"
+bench_start "${2:-5}" 600
 
 tests/gen-vma-recording.sh "$calls" >"$work/rec.csv"
 "$bin/vma-import" -o "$work/rec.trace" "$work/rec.csv"

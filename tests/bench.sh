@@ -5,13 +5,9 @@
 #
 #   BENCH_RUNS=5 BENCH_SECONDS=6 tests/bench.sh
 set -eu
-top=$(cd "$(dirname "$0")/.." && pwd)
-bin="$top/bin"
-runs=${BENCH_RUNS:-5}
+. "$(dirname "$0")/bench-lib.sh"
+bench_start "${BENCH_RUNS:-5}" 600
 seconds=${BENCH_SECONDS:-6}
-limit=600
-. "$top/tests/bench-lib.sh"
-bench_start
 
 rate() { echo "scale=0; $1 / $2" | bc -l; }
 
