@@ -12,6 +12,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A writer into memory, over *f; the target cannot go on without one. */
+static vma_writer *memory_writer(FILE **f, char **out, size_t *out_size)
+{
+	trace_error err;
+	*f = open_memstream(out, out_size);
+	vma_writer *w = *f ? vma_writer_open_file(*f, "memory", &err) : NULL;
+	if (!w)
+		abort();
+	return w;
+}
+
 /* Reads a recording from memory and writes it back; NULL if it does not
  * read.  The writer must take whatever the reader made. */
 static char *round_trip(const uint8_t *data, size_t size, size_t *out_size)
@@ -20,13 +31,9 @@ static char *round_trip(const uint8_t *data, size_t size, size_t *out_size)
 	vma_reader *r = vma_reader_open_memory(data, size, "fuzz", &err);
 	if (!r)
 		return NULL;
+	FILE *f;
 	char *out = NULL;
-	FILE *f = open_memstream(&out, out_size);
-	if (!f)
-		abort();
-	vma_writer *w = vma_writer_open_file(f, "memory", &err);
-	if (!w)
-		abort();
+	vma_writer *w = memory_writer(&f, &out, out_size);
 	if (vma_writer_header(w, vma_reader_header(r), &err) < 0)
 		abort();
 	trace_call *c;
