@@ -51,6 +51,9 @@ trim_check() {
 	shift 3
 	trace-trim --frames "$f" "$@" -o "t$f.trace" "$trace"
 	run trace-replay --validate --screenshot "$f" --screenshot-dir "s$f" "t$f.trace"
+	# zink blits in the GENERAL layout: the validation layer's performance
+	# advice, given as much to the program run natively, is not a finding
+	output=$(echo "$output" | grep -v 'validation warning: Validation Performance Warning' || true)
 	echo "frame $f: $output"
 	[ "$status" -eq 0 ]
 	[ -z "$output" ]
@@ -199,11 +202,11 @@ call_of() {
 	diff want.txt got.txt
 }
 
-@test "glmark2 through zink, all twelve scenes of the bench in one run: a frame of each, trimmed, pixel-equal" {
+@test "glmark2 through zink, the bench's twelve scenes and terrain in one run: a frame of each, trimmed, pixel-equal, no more updates than the capture" {
 	# GFXReconstruct's capture-time trims of such a run replayed some
 	# scenes black: each scene's frame 2 is cut out here and compared
 	local scenes="build texture shading bump effect2d pulsar desktop buffer ideas jellyfish shadow
-		conditionals" args="" sc n=0 frames=""
+		conditionals terrain" args="" sc n=0 frames=""
 	for sc in $scenes; do
 		args="$args -b $sc:nframes=4"
 		frames="$frames $((n * 4 + 2))"
@@ -215,11 +218,20 @@ call_of() {
 		timeout 180 glmark2 -s 400x300 $args >glmark.out 2>&1 || grep -q BadDrawable glmark.out
 	stop_xvfb
 	unset DISPLAY
-	[ "$(trace-decode all.trace | grep -c 'fn: vkQueuePresentKHR,')" -eq 48 ]
+	[ "$(trace-decode all.trace | grep -c 'fn: vkQueuePresentKHR,')" -eq 52 ]
+	local updates
+	updates=$(trace-decode all.trace | grep -c 'fn: tracekit.update')
 	trace-replay --screenshot "$(echo $frames | tr ' ' ,)" --screenshot-dir full all.trace
 	for f in $frames; do
 		if [ "$f" != 42 ]; then
 			trim_check all.trace full "$f"
+			# the setup writes what memory holds as merged ranges, never
+			# a record per captured update: terrain's vertex buffers
+			# change a word in three (a sparse update each)
+			local cut
+			cut=$(trace-decode "t$f.trace" | grep -c 'fn: tracekit.update')
+			echo "frame $f: $cut updates, the whole trace $updates"
+			[ "$cut" -le "$updates" ]
 			continue
 		fi
 		# shadow: zink itself sets blend state for no attachment (the

@@ -41,14 +41,26 @@ static int put_pseudo(out *o, const char *name)
 	return rc;
 }
 
-static const trace_func_sig *update_sig(out *o)
+static const trace_func_sig *update_sig(out *o, const trace_func_sig *sig)
 {
-	return trace_sigtab_func(o->t->sigs, vk_update_sig.name, vk_update_sig.nargs,
-				 (const char *const *)vk_update_sig.arg_names);
+	return trace_sigtab_func(o->t->sigs, sig->name, sig->nargs,
+				 (const char *const *)sig->arg_names);
 }
 
-/* LEN bytes of X at OFF as updates: those ALLOW (NULL: all) lets by. */
-static int put_update(out *o, const obj *x, uint64_t off, const uint8_t *data, uint64_t len,
+/* A stretch of X's bytes to write: LEN at OFF, from DATA. */
+typedef struct piece {
+	uint64_t off, len;
+	const uint8_t *data;
+} piece;
+
+typedef struct pieces {
+	piece *v;
+	uint32_t n, cap;
+} pieces;
+
+/* The bytes [OFF, OFF + LEN) of DATA that ALLOW (NULL: all) lets by, onto
+ * P, joined to the piece before where they follow it. */
+static void add_piece(pieces *p, uint64_t off, uint64_t len, const uint8_t *data,
 		      const spans *allow)
 {
 	span all = {0, UINT64_MAX};
@@ -59,62 +71,114 @@ static int put_update(out *o, const obj *x, uint64_t off, const uint8_t *data, u
 			continue;
 		uint64_t a = v[i].off > off ? v[i].off : off;
 		uint64_t b = v[i].end < off + len ? v[i].end : off + len;
-		trace_call c;
-		trace_call_init(&c);
-		c.sig = update_sig(o);
-		c.args = trace_call_values(&c, 3);
-		c.args[0] = (trace_value){.kind = TRACE_POINTER, .u = x->handle};
-		c.args[1] = (trace_value){.kind = TRACE_UINT, .u = a};
-		c.args[2] = (trace_value){.kind = TRACE_BLOB, .len = (uint32_t)(b - a),
-					  .blob = data + (a - off)};
-		o->st->updates++;
-		o->st->update_bytes += b - a;
-		int rc = put(o, &c);
-		trace_call_free(&c);
-		if (rc < 0)
-			return rc;
+		p->v = array_grow(p->v, p->n, &p->cap, sizeof(*p->v), 16);
+		p->v[p->n++] = (piece){a, b - a, data + (a - off)};
 	}
-	return 0;
 }
 
-/* The extents of TO that FROM lacks, as updates of X (runs of adjacent
- * extents as one), of the bytes ALLOW (NULL: all) lets by. */
+/* A gap of unwritten bytes a sparse update spans rather than end: its
+ * mask costs a bit a word, a record of its own some 40 bytes. */
+enum { SPARSE_GAP = 1024 };
+
+/* Pieces P[I..] that one sparse update can write: each a whole number of
+ * words at a whole number of words from the first, gaps under
+ * SPARSE_GAP; how many (1: write P[I] plain). */
+static uint32_t sparse_run(const piece *p, uint32_t n, uint32_t i)
+{
+	uint32_t k = i;
+	while (k < n && (p[k].off - p[i].off) % 4 == 0 && p[k].len % 4 == 0 &&
+	       (k == i || p[k].off - (p[k - 1].off + p[k - 1].len) <= SPARSE_GAP))
+		k++;
+	return k - i > 1 ? k - i : 1;
+}
+
+/* P[0..N) as one update of X: plain if one piece, else sparse (a mask of
+ * the words written from the first piece's offset, and those words). */
+static int put_pieces(out *o, const obj *x, const piece *p, uint32_t n)
+{
+	uint64_t off = p[0].off, reach = p[n - 1].off + p[n - 1].len - off, bytes = 0;
+	for (uint32_t i = 0; i < n; i++)
+		bytes += p[i].len;
+	uint8_t *data = trace_xmalloc(bytes ? bytes : 1), *mask = NULL;
+	uint32_t masklen = (uint32_t)((reach / 4 + 7) / 8);
+	if (n > 1)
+		mask = trace_xcalloc(masklen, 1);
+	uint64_t at = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		memcpy(data + at, p[i].data, p[i].len);
+		at += p[i].len;
+		for (uint64_t w = (p[i].off - off) / 4; mask && w < (p[i].off + p[i].len - off) / 4; w++)
+			mask[w / 8] |= (uint8_t)(1u << (w % 8));
+	}
+	trace_call c;
+	trace_call_init(&c);
+	c.sig = update_sig(o, mask ? &vk_update_sparse_sig : &vk_update_sig);
+	c.args = trace_call_values(&c, mask ? 4 : 3);
+	c.args[0] = (trace_value){.kind = TRACE_POINTER, .u = x->handle};
+	c.args[1] = (trace_value){.kind = TRACE_UINT, .u = off};
+	if (mask)
+		c.args[2] = (trace_value){.kind = TRACE_BLOB, .len = masklen, .blob = mask};
+	c.args[mask ? 3 : 2] = (trace_value){.kind = TRACE_BLOB, .len = (uint32_t)bytes,
+					     .blob = data};
+	o->st->updates++;
+	o->st->update_bytes += bytes;
+	int rc = put(o, &c);
+	trace_call_free(&c);
+	free(data);
+	free(mask);
+	return rc;
+}
+
+/* The extents of TO that FROM lacks, the bytes ALLOW (NULL: all) lets by,
+ * as few updates of X as they make: adjacent extents as one stretch, and
+ * stretches a word apart (a vertex member here and there) as one sparse
+ * update, never one record per captured update. */
 static int put_contents(out *o, obj *x, const content *to, const content *from,
 			const spans *allow)
 {
 	if (!to || to == from)
 		return 0;
-	uint32_t j = 0, i = 0;
-	while (i < to->n) {
+	pieces p = {0};
+	uint32_t j = 0;
+	for (uint32_t i = 0; i < to->n; i++) {
 		const extent *e = &to->e[i];
 		while (from && j < from->n && from->e[j].off < e->off)
 			j++;
-		if (from && j < from->n && !memcmp(&from->e[j], e, sizeof(*e))) {
-			i++;
+		if (from && j < from->n && !memcmp(&from->e[j], e, sizeof(*e)))
 			continue;
-		}
-		/* a run of extents to write */
-		uint32_t k = i + 1;
-		while (k < to->n && to->e[k].off == to->e[k - 1].off + to->e[k - 1].len) {
-			uint32_t jj = j;
-			while (from && jj < from->n && from->e[jj].off < to->e[k].off)
-				jj++;
-			if (from && jj < from->n && !memcmp(&from->e[jj], &to->e[k], sizeof(*e)))
-				break;
-			k++;
-		}
-		uint64_t len = to->e[k - 1].off + to->e[k - 1].len - e->off;
-		uint8_t *data = trace_xmalloc(len);
-		for (uint32_t m = i; m < k; m++)
-			memcpy(data + (to->e[m].off - e->off), to->e[m].b->data + to->e[m].boff,
-			       to->e[m].len);
-		int rc = put_update(o, x, e->off, data, len, allow);
-		free(data);
-		if (rc < 0)
-			return rc;
-		i = k;
+		add_piece(&p, e->off, e->len, e->b->data + e->boff, allow);
 	}
-	return 0;
+	/* adjacent pieces as one stretch, copied together */
+	pieces joined = {0};
+	uint8_t **bufs = NULL;
+	uint32_t nbufs = 0, capbufs = 0;
+	for (uint32_t i = 0, k; i < p.n; i = k) {
+		uint64_t len = p.v[i].len;
+		for (k = i + 1; k < p.n && p.v[k].off == p.v[k - 1].off + p.v[k - 1].len; k++)
+			len += p.v[k].len;
+		const uint8_t *data = p.v[i].data;
+		if (k - i > 1) {
+			uint8_t *buf = trace_xmalloc(len);
+			for (uint32_t m = i; m < k; m++)
+				memcpy(buf + (p.v[m].off - p.v[i].off), p.v[m].data, p.v[m].len);
+			bufs = array_grow(bufs, nbufs, &capbufs, sizeof(*bufs), 8);
+			bufs[nbufs++] = buf;
+			data = buf;
+		}
+		joined.v = array_grow(joined.v, joined.n, &joined.cap, sizeof(*joined.v), 16);
+		joined.v[joined.n++] = (piece){p.v[i].off, len, data};
+	}
+	int rc = 0;
+	for (uint32_t i = 0, k; rc == 0 && i < joined.n; i += k) {
+		k = sparse_run(joined.v, joined.n, i);
+		rc = put_pieces(o, x, joined.v + i, k);
+	}
+	for (uint32_t i = 0; i < nbufs; i++)
+		free(bufs[i]);
+	free(bufs);
+	free(joined.v);
+	free(p.v);
+	return rc;
 }
 
 static int put_encoded(out *o, const vk_command_info *cmd, const void *args)
