@@ -627,6 +627,15 @@ static void scan_submit(tk_device *dev, size_t n, VkCommandBuffer (*cb)(const vo
 /* ------------------------------------------------------------------ */
 /* The hooks the generated wrappers call. */
 
+/* The host-pointer import in an allocation's chain, or NULL. */
+static const VkImportMemoryHostPointerInfoEXT *host_import(const void *next)
+{
+	for (const VkBaseInStructure *b = next; b; b = b->pNext)
+		if (b->sType == VK_STRUCTURE_TYPE_IMPORT_MEMORY_HOST_POINTER_INFO_EXT)
+			return (const VkImportMemoryHostPointerInfoEXT *)b;
+	return NULL;
+}
+
 void tk_post_vkAllocateMemory(tk_device *dev, vk_args_vkAllocateMemory *a)
 {
 	if (a->result != VK_SUCCESS)
@@ -637,8 +646,18 @@ void tk_post_vkAllocateMemory(tk_device *dev, vk_args_vkAllocateMemory *a)
 	uint32_t t = a->pAllocateInfo->memoryTypeIndex;
 	mem->host_visible = t < dev->memprops.memoryTypeCount &&
 		(dev->memprops.memoryTypes[t].propertyFlags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT);
+	const VkImportMemoryHostPointerInfoEXT *host = host_import(a->pAllocateInfo->pNext);
 	pthread_mutex_lock(&dev->lock);
 	tk_map_put(&dev->mems, mem->handle, mem);
+	if (host && host->pHostPointer) {
+		/* the application's own bytes: mapped for as long as the
+		 * memory lives, compared at each submit as mapped memory is */
+		mem->host_visible = true;
+		mem->mapped = host->pHostPointer;
+		mem->map_offset = 0;
+		mem->map_size = mem->size;
+		shadow_new(mem);
+	}
 	pthread_mutex_unlock(&dev->lock);
 }
 

@@ -137,10 +137,31 @@ void vkr_release_obj(vkr *r, obj *o)
 		group_free(r, g);
 }
 
+/*
+ * An import in an allocation's chain (any VkImport* struct the registry
+ * defines): its objects get memory of the replay's own, like any other.
+ * Host memory's bytes are in the trace (the layer compares them as it
+ * does mapped memory); a file descriptor's, a dma-buf's, an Android or
+ * Windows handle's are not, and the replay says so rather than compute
+ * on whatever that memory holds.
+ */
+static void imported_contents(vkr *r, const void *next)
+{
+	for (const VkBaseInStructure *b = next; b; b = b->pNext) {
+		const vk_struct_info *s = vk_struct_by_stype((int32_t)b->sType);
+		if (!s || strncmp(s->sig.name, "VkImport", 8) ||
+		    b->sType == VK_STRUCTURE_TYPE_IMPORT_MEMORY_HOST_POINTER_INFO_EXT)
+			continue;
+		vkr_warn(r, "memory imported through %s: its contents were not captured, "
+			 "and its objects start zeroed here", s->sig.name);
+	}
+}
+
 void vkr_alloc_memory(vkr *r, vk_args_vkAllocateMemory *a)
 {
 	if (!a->pMemory || !*a->pMemory || !a->pAllocateInfo)
 		return;  /* failed at capture */
+	imported_contents(r, a->pAllocateInfo->pNext);
 	memobj *m = trace_xcalloc(1, sizeof(*m));
 	m->cap = (uint64_t)(uintptr_t)*a->pMemory;
 	m->size = a->pAllocateInfo->allocationSize;

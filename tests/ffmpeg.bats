@@ -1,0 +1,84 @@
+#!/usr/bin/env bats
+# ffmpeg's Vulkan filters under the capture layer: a program that only
+# computes, and imports each frame's memory from the host
+# (VK_EXT_external_memory_host).  The layer must not change what ffmpeg
+# writes, the trace must carry the frames ffmpeg uploaded, and the replay
+# must run them under the validation layer without a word.  An import the
+# host cannot read (a file descriptor) is a warning naming the call.
+
+load helpers
+
+FILTERS=format=rgba,hwupload,scale_vulkan=w=160:h=120,gblur_vulkan,hflip_vulkan,hwdownload,format=rgba
+
+# vkfilter OUT: ffmpeg's Vulkan filter chain over 30 frames of the test
+# video, raw RGBA into OUT.
+vkfilter() {
+	ffmpeg -nostdin -loglevel error -y -init_hw_device vulkan=vk:0 -filter_hw_device vk \
+		-i "$W/t.mp4" -frames:v 30 -vf "$FILTERS" -f rawvideo "$1"
+}
+
+setup_file() {
+	export W="$BATS_FILE_TMPDIR" TOP
+	export VK_LAYER_PATH="$TOP/build/layer:/usr/share/vulkan/explicit_layer.d"
+	export XDG_RUNTIME_DIR="$W/xdg"
+	mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
+	unset DISPLAY WAYLAND_DISPLAY VK_INSTANCE_LAYERS
+	ffmpeg -nostdin -loglevel error -y -f lavfi -i testsrc=size=320x240:rate=30 -t 1 \
+		-pix_fmt yuv420p "$W/t.mp4"
+	# the frames as hwupload gets them: what the trace must hold
+	ffmpeg -nostdin -loglevel error -y -i "$W/t.mp4" -frames:v 30 -vf format=rgba \
+		-f rawvideo "$W/in.raw"
+	local rc=0
+	vkfilter "$W/native.raw" || rc=$?
+	echo "$rc" >"$W/native.rc"
+	rc=0
+	VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$W/ff.trace" \
+		vkfilter "$W/layer.raw" || rc=$?
+	echo "$rc" >"$W/layer.rc"
+}
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+}
+
+@test "ffmpeg's Vulkan filters: the same exit status and output bytes with the layer as without" {
+	[ "$(cat "$W/native.rc")" = 0 ]
+	[ "$(cat "$W/layer.rc")" = 0 ]
+	[ "$(stat -c %s "$W/native.raw")" = $((30 * 160 * 120 * 4)) ]
+	cmp "$W/native.raw" "$W/layer.raw"
+}
+
+@test "ffmpeg's host-memory imports: the trace holds every frame ffmpeg uploaded" {
+	trace-decode "$W/ff.trace" | grep -q 'VK_STRUCTURE_TYPE_IMPORT_MEMORY_HOST_POINTER_INFO_EXT'
+	# each 320x240 RGBA input frame, whole, in an object's bytes as the
+	# trace's updates leave them at some submit (the layer compares
+	# imported host memory at each submit, and writes what changed)
+	trace-decode "$W/ff.trace" | python3 "$TOP/tests/update-frames.py" "$W/in.raw" $((320 * 240 * 4))
+}
+
+@test "ffmpeg's trace replays under the validation layer without an error or a warning" {
+	run trace-replay --validate "$W/ff.trace"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+}
+
+@test "memory imported from a file descriptor: the replay warns once, naming the call and the import" {
+	# the first host-pointer import made an fd import: bytes the trace
+	# cannot have
+	trace-decode "$W/ff.trace" | awk '
+		!done && /fn: vkAllocateMemory,/ && /IMPORT_MEMORY_HOST_POINTER_INFO_EXT/ {
+			sub(/\{sType: VK_STRUCTURE_TYPE_IMPORT_MEMORY_HOST_POINTER_INFO_EXT[^}]*\}/,
+			    "{sType: VK_STRUCTURE_TYPE_IMPORT_MEMORY_FD_INFO_KHR, pNext: null, handleType: VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT, fd: 7}")
+			match($0, /call: [0-9]+/)
+			print substr($0, RSTART + 6, RLENGTH - 6) >"call"
+			done = 1
+		}
+		{ print }' >fd.txt
+	grep -q IMPORT_MEMORY_FD_INFO_KHR fd.txt
+	run trace-replay fd.txt
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(echo "$output" | grep -c warning)" = 1 ]
+	[[ "$output" == *"fd.txt: call $(cat call): warning: memory imported through VkImportMemoryFdInfoKHR: its contents were not captured"* ]]
+}
