@@ -90,3 +90,9 @@ void tmap_free(tmap *m)
 	free(m->vals);
 	memset(m, 0, sizeof(*m));
 }
+
+void tmap_free_n(tmap *const *maps, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		tmap_free(maps[i]);
+}

@@ -71,6 +71,10 @@ bool tmap_del(tmap *m, uint64_t key, uint64_t kind, uint64_t *val);
 /* Every entry of SRC put into DST. */
 void tmap_copy(tmap *dst, const tmap *src);
 void tmap_free(tmap *m);
+/* Frees each of the maps named: TMAP_FREE(&a->x, &a->y, ...). */
+void tmap_free_n(tmap *const *maps, size_t n);
+#define TMAP_FREE(...) tmap_free_n((tmap *const[]){__VA_ARGS__}, \
+				  sizeof((tmap *const[]){__VA_ARGS__}) / sizeof(tmap *))
 
 /* KEY's value into *val (when val is not NULL); false if absent. */
 static inline bool tmap_get(const tmap *m, const void *key, uint64_t *val)

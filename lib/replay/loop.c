@@ -826,14 +826,8 @@ void vkr_loop_free(vkr *r)
 	for (size_t i = 0; i < l->logs.cap; i++)
 		if (tmap_used(&l->logs, i))
 			cblog_free((cblog *)(uintptr_t)l->logs.vals[i]);
-	tmap_free(&l->logs);
-	tmap_free(&l->sets);
-	tmap_free(&l->dpools);
-	tmap_free(&l->sync);
-	tmap_free(&l->start);
-	tmap_free(&l->shift);
-	tmap_free(&l->restore);
-	tmap_free(&l->born);
+	TMAP_FREE(&l->logs, &l->sets, &l->dpools, &l->sync, &l->start, &l->shift, &l->restore,
+		  &l->born);
 	free(l->parked);
 	free(l);
 	r->loop = NULL;

@@ -619,12 +619,7 @@ static void release(trace_writer *w)
 		free(w->queue[i]);
 	}
 	free(w->queue);
-	tmap_free(&w->funcs);
-	tmap_free(&w->structs);
-	tmap_free(&w->enums);
-	tmap_free(&w->bitmasks);
-	tmap_free(&w->frames);
-	tmap_free(&w->canon_ids);
+	TMAP_FREE(&w->funcs, &w->structs, &w->enums, &w->bitmasks, &w->frames, &w->canon_ids);
 	if (w->canon)
 		trace_sigtab_free(w->canon);
 	tmap_free(&w->waiting);
