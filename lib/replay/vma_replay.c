@@ -937,21 +937,11 @@ static void replay_call(replay *r, const trace_call *c)
 	case FN_SET_USER_DATA:
 	case FN_SET_POOL_NAME:
 		break;
-	case FN_DESTROY_ALLOCATOR:
-		destroy_allocator(r, c);
-		break;
-	case FN_CREATE_POOL:
-		create_pool(r, c);
-		break;
-	case FN_DESTROY_POOL:
-		destroy_pool(r, c);
-		break;
-	case FN_CREATE_BUFFER:
-		create_buffer(r, c);
-		break;
-	case FN_CREATE_IMAGE:
-		create_image(r, c);
-		break;
+	case FN_DESTROY_ALLOCATOR: destroy_allocator(r, c); break;
+	case FN_CREATE_POOL: create_pool(r, c); break;
+	case FN_DESTROY_POOL: destroy_pool(r, c); break;
+	case FN_CREATE_BUFFER: create_buffer(r, c); break;
+	case FN_CREATE_IMAGE: create_image(r, c); break;
 	case FN_DESTROY_BUFFER:
 	case FN_DESTROY_IMAGE:
 	case FN_FREE_MEMORY:
@@ -1004,9 +994,7 @@ static void replay_call(replay *r, const trace_call *c)
 		if ((a = find_alloc(r, c, arg_ptr(r, c, 0), false)) && !a->lost)
 			a->last_use = r->frame;
 		break;
-	case FN_MAKE_LOST:
-		make_lost(r, c);
-		break;
+	case FN_MAKE_LOST: make_lost(r, c); break;
 	case FN_RESIZE:
 		if ((a = find_alloc(r, c, arg_ptr(r, c, 0), false)) && a->mem.block) {
 			uint64_t size = arg_uint(r, c, 1);
