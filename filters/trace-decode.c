@@ -11,8 +11,7 @@ int main(int argc, char **argv)
 {
 	const char *out;
 
-	trace_cli_init("trace-decode", usage);
-	const char *in = trace_cli_parse(argc, argv, NULL, NULL, NULL, NULL,
+	const char *in = trace_cli_start(argc, argv, "trace-decode", usage,
 					 "Writes TRACE (default: standard input) as text, one record "
 					 "a line.\n\n", &out);
 	trace_writer_options opt = {.format = TRACE_FMT_TEXT, .quality = -1};

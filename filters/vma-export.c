@@ -28,8 +28,7 @@ int main(int argc, char **argv)
 {
 	const char *out;
 
-	trace_cli_init("vma-export", usage);
-	const char *in = trace_cli_parse(argc, argv, NULL, NULL, NULL, NULL,
+	const char *in = trace_cli_start(argc, argv, "vma-export", usage,
 					 "Writes the VMA stream TRACE (default: standard input) as a "
 					 "VMA call recording (CSV).\n\n", &out);
 	trace_error err;

@@ -59,6 +59,13 @@ void trace_cli_fail(const trace_error *err)
 	exit(1);
 }
 
+const char *trace_cli_start(int argc, char **argv, const char *prog, const char *usage,
+			    const char *help, const char **out)
+{
+	trace_cli_init(prog, usage);
+	return trace_cli_parse(argc, argv, NULL, NULL, NULL, NULL, help, out);
+}
+
 const char *trace_cli_parse(int argc, char **argv, const char *shorts,
 			    const struct option *longs, trace_cli_option_fn *one, void *ctx,
 			    const char *help, const char **out)

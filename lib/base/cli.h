@@ -35,6 +35,10 @@ typedef void trace_cli_option_fn(int c, const char *arg, void *ctx);
 const char *trace_cli_parse(int argc, char **argv, const char *shorts,
 			    const struct option *longs, trace_cli_option_fn *one, void *ctx,
 			    const char *help, const char **out);
+/* trace_cli_init and trace_cli_parse for a program with no options of
+ * its own. */
+const char *trace_cli_start(int argc, char **argv, const char *prog, const char *usage,
+			    const char *help, const char **out);
 
 /* Prints err once and exits 1. */
 noreturn void trace_cli_fail(const trace_error *err);
