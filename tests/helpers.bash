@@ -105,3 +105,24 @@ export -f replay sanitized
 replay_error() {
 	run bash -c 'replay "$@" 2>&1 >/dev/null' replay "$@"
 }
+
+# usage_cases COMMAND [INPUT]: each line of standard input, ARGS|MESSAGE,
+# run as COMMAND ARGS INPUT (ARGS split on spaces), must exit 2 with
+# "NAME: MESSAGE" as its first line of standard error (NAME: COMMAND's
+# file name) and the usage line after it.  Lists every case that did not.
+usage_cases() {
+	local cmd=$1 input=${2:-} name args want out rc bad=0
+	name=$(basename "$cmd")
+	while IFS='|' read -r args want; do
+		[ -n "$args" ] || continue
+		rc=0
+		# shellcheck disable=SC2086
+		out=$("$cmd" $args ${input:+"$input"} 2>&1 >/dev/null) || rc=$?
+		if [ "$rc" != 2 ] || [ "$(head -n 1 <<<"$out")" != "$name: $want" ] ||
+			! grep -q "^usage: $name " <<<"$out"; then
+			echo "# $name $args: exit $rc, want 2 and '$name: $want': $out"
+			bad=1
+		fi
+	done
+	return "$bad"
+}

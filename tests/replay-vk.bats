@@ -262,13 +262,18 @@ ae() {
 	grep -q "warning: device extensions left out (--remove-unsupported): VK_NV_not_here" <<<"$output"
 }
 
-@test "bad usage exits 2" {
-	for args in "--screenshot 3" "--screenshot x -o a.png" "--screenshot 1,2 -o a.png" \
-		"-o a.png" "--frames 9-3" "--frames x" "--loop 0" "--loop x" "--loop -2"; do
-		replay_error $args "$W/cube.trace"
-		[ "$status" -eq 2 ] || { echo "$args: $status $output"; return 1; }
-		grep -q '^usage: trace-replay' <<<"$output"
-	done
+@test "bad usage exits 2, naming what is wrong, then the usage line" {
+	usage_cases "$REPLAY" "$W/cube.trace" <<'EOF'
+--screenshot 3|--screenshot needs -o FILE.png or --screenshot-dir DIR
+--screenshot x -o a.png|--screenshot wants frame numbers N[,M...], not 'x'
+--screenshot 1,2 -o a.png|-o takes one screenshot; use --screenshot-dir for 2
+-o a.png|-o and --screenshot-dir go with --screenshot N
+--frames 9-3|--frames wants A-B, A- or N (frames from 0), not '9-3'
+--frames x|--frames wants A-B, A- or N (frames from 0), not 'x'
+--loop 0|--loop wants a count, not '0'
+--loop x|--loop wants a count, not 'x'
+--loop -2|--loop wants a count, not '-2'
+EOF
 }
 
 @test "glmark2 through zink, with update templates and push descriptors, replays validated with exit 0 and no message" {

@@ -267,16 +267,23 @@ replayed_counts() {
 	[ "$status" -eq 1 ]
 }
 
-@test "bad usage exits 2" {
+@test "bad usage exits 2, naming what is wrong, then the usage line" {
 	vma-import "$VMA/vma-docs-example-v1.8.csv" >rec.trace
-	for args in "--bogus" "--gpu" "--gpu x" "--gpu 99" "--stats=xml" "--block-size 0" "a b"; do
-		replay_error $args rec.trace
-		[ "$status" -eq 2 ] || { echo "$args: $status $output"; return 1; }
-		grep -q '^usage: trace-replay' <<<"$output"
-	done
+	usage_cases "$REPLAY" rec.trace <<'EOF'
+--bogus|unknown option '--bogus'
+--gpu x|--gpu wants a device number, not 'x'
+--stats=xml|--stats=xml: text or json
+--block-size 0|--block-size wants a size such as 64M, not '0'
+a|one input at a time
+EOF
+	# --gpu with no number takes the input for one
+	usage_cases "$REPLAY" <<'EOF'
+--gpu rec.trace|--gpu wants a device number, not 'rec.trace'
+EOF
 	# --gpu N past the devices lists them
 	replay_error --gpu 99 rec.trace
-	grep -q -- '--gpu 99: there .* (0: ' <<<"$output"
+	[ "$status" -eq 2 ]
+	grep -q -- '^trace-replay: --gpu 99: there .* (0: ' <<<"$output"
 	run "$REPLAY" --help
 	[ "$status" -eq 0 ]
 	grep -q -- '--validate' <<<"$output"
