@@ -473,7 +473,9 @@ EOF
 	     /fn: vkAcquireNextImageKHR,/ && p != "" { print p; p = "" }' "$W/cube.txt" >early.txt
 	[ "$(grep -A1 'fn: vkAcquireNextImageKHR,' early.txt | grep -c 'fn: vkQueuePresentKHR,')" = 299 ]
 	run timeout 60 bash -c 'replay --validate early.txt 2>&1'
+	echo "$output"
 	[ "$status" -eq 0 ]
+	[ -z "$output" ]
 	for range in 10-10 11-19; do
 		run timeout 60 bash -c "replay --validate --loop 3 --frames $range --stats=json early.txt 2>s.err >s.json"
 		cat s.err
