@@ -391,15 +391,12 @@ vmaCreateBuffer,0,60,66,0,0,1,0,0,0,0000000000000000,000001D85B8B16C0," ]
 }
 
 @test "bad usage exits 2; a frame the trace does not reach, or a GL trace, exits 1 with one message" {
-	run trace-trim "$W/cube.trace"
-	[ "$status" -eq 2 ]
-	run trace-trim --frames 5-2 "$W/cube.trace"
-	[ "$status" -eq 2 ]
-	[[ $output == "trace-trim: --frames 5-2: the range ends before it begins"* ]]
-	run trace-trim --frames x "$W/cube.trace"
-	[ "$status" -eq 2 ]
-	run trace-trim --frames 1 --calls 1-2 "$W/cube.trace"
-	[ "$status" -eq 2 ]
+	usage_cases trace-trim "$W/cube.trace" <<'EOF'
+--quiet|which part? --frames A[-B] or --calls A-B
+--frames 5-2|--frames 5-2: the range ends before it begins
+--frames x|--frames takes A, A-B or A- (numbers), not 'x'
+--frames 1 --calls 1-2|one range: --frames or --calls, once
+EOF
 	run trace-trim --frames 400 -o out.trace "$W/cube.trace"
 	echo "$output"
 	[ "$status" -eq 1 ]
