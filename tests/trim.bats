@@ -245,6 +245,12 @@ call_of() {
 			-e 'VUID-vkCmdDraw-None-02859' -e 'VUID-vkCmdDrawIndexed-None-02859'; then
 			false
 		fi
+		# those errors, and no other line, make the exit status 1
+		local nerr
+		nerr=$(echo "$output" | grep -c 'validation error: ' || true)
+		[ "$(echo "$output" | grep -vc -e 'validation error: ' -e 'Validation Performance Warning' \
+			-e ": t42.trace: $nerr validation errors\$")" = 0 ]
+		if [ "$nerr" -gt 0 ]; then [ "$status" -eq 1 ]; else [ "$status" -eq 0 ]; fi
 		[ "$(ae full/frame-42.png s42/frame-42.png)" = 0 ]
 	done
 }
