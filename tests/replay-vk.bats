@@ -557,6 +557,52 @@ open("never.txt", "w").writelines(never)
 	[ -z "$output" ]
 }
 
+# edit SED: vkcube's capture with one sed edit, as edit.txt; sets $L to
+# the line the edit is made on (sed's own address in SED as @LINE@, the
+# first record that matches PATTERN): edit PATTERN SED
+edit() {
+	L=$(grep -m1 -n -- "$1" "$W/cube.txt" | cut -d: -f1)
+	[ -n "$L" ]
+	CALL=$(sed -n "${L}s/^{call: \([0-9]*\),.*/\1/p" "$W/cube.txt")
+	sed "${2//@LINE@/$L}" "$W/cube.txt" >edit.txt
+	! cmp -s edit.txt "$W/cube.txt"
+}
+
+# one_warning MESSAGE: the replay of edit.txt exits 0, with MESSAGE as its
+# one warning (or first of ONE_OF warnings), for call $CALL
+one_warning() {
+	run trace-replay edit.txt
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "trace-replay: edit.txt: call $CALL: warning: $1" ]
+	[ "${#lines[@]}" -eq "${2:-1}" ]
+}
+
+@test "an update past its object's end is cut there, with a warning naming the call and the bytes" {
+	edit 'fn: tracekit.update, args: {object: ' '@LINE@s/offset: 0,/offset: 1000000,/'
+	n=$(sed -n "${L}p" edit.txt | python3 -c 'import base64, re, sys
+print(len(base64.b64decode(re.search(r"data: !!binary \"([^\"]*)\"", sys.stdin.read()).group(1))))')
+	one_warning "tracekit.update past the end of its object (bytes 1000000 to $((1000000 + n))): cut"
+}
+
+@test "an update of an object no record made is left out, with a warning naming the call and the handle" {
+	edit 'fn: tracekit.update, args: {object: ' '@LINE@s/object: 0x[0-9a-f]*/object: 0x1234/'
+	one_warning "tracekit.update of 0x1234, no buffer or image: left out"
+}
+
+@test "a buffer bound twice keeps its first memory, with a warning naming the second bind" {
+	edit 'fn: vkBindBufferMemory,' '@LINE@{p;s/call: [0-9]*,/&/}'
+	one_warning "buffer bound twice"
+}
+
+@test "a call that succeeded at capture and fails at replay: exit 1, naming the call, the result and the capture's" {
+	edit 'fn: vkCreateBuffer,' '@LINE@s/size: [0-9]*,/size: 1099511627776,/'
+	run trace-replay edit.txt
+	[ "$status" -eq 1 ]
+	[ "${lines[0]}" = "trace-replay: edit.txt: call $CALL: vkCreateBuffer failed: VK_ERROR_OUT_OF_DEVICE_MEMORY (-2); it returned VK_SUCCESS at capture" ]
+	[ "${lines[-1]}" = "trace-replay: edit.txt: 1 call failed that succeeded at capture" ]
+}
+
 @test "the sanitizer build replays the example and vkcube, validated, and loops glmark2, without an error or a leak" {
 	[ -x "$TOP/build/asan/bin/trace-replay" ] || skip "make build/asan/bin/trace-replay first"
 	run sanitized "$TOP/build/asan/bin/trace-replay" --validate "$W/ex.trace"
