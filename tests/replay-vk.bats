@@ -557,9 +557,9 @@ open("never.txt", "w").writelines(never)
 	[ -z "$output" ]
 }
 
-# edit SED: vkcube's capture with one sed edit, as edit.txt; sets $L to
-# the line the edit is made on (sed's own address in SED as @LINE@, the
-# first record that matches PATTERN): edit PATTERN SED
+# edit PATTERN SED: vkcube's capture, with the sed program SED run on it,
+# as edit.txt; @LINE@ in SED is the line of the first record that matches
+# PATTERN, which sets $L (that line) and $CALL (its call number)
 edit() {
 	L=$(grep -m1 -n -- "$1" "$W/cube.txt" | cut -d: -f1)
 	[ -n "$L" ]
@@ -568,14 +568,14 @@ edit() {
 	! cmp -s edit.txt "$W/cube.txt"
 }
 
-# one_warning MESSAGE: the replay of edit.txt exits 0, with MESSAGE as its
-# one warning (or first of ONE_OF warnings), for call $CALL
+# one_warning MESSAGE: the replay of edit.txt exits 0 with one line, the
+# warning MESSAGE for call $CALL
 one_warning() {
 	run trace-replay edit.txt
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "${lines[0]}" = "trace-replay: edit.txt: call $CALL: warning: $1" ]
-	[ "${#lines[@]}" -eq "${2:-1}" ]
+	[ "${#lines[@]}" -eq 1 ]
 }
 
 @test "an update past its object's end is cut there, with a warning naming the call and the bytes" {
