@@ -76,6 +76,12 @@ void vkr_remap_in(void *ctx, const vk_handle_info *h, uint64_t *value, bool top,
 		*value = live;
 		return;
 	}
+	/* a handle typed by a sibling field (a debug name's object, private
+	 * data's): nothing to leave out instead, and never the capture's
+	 * value to the driver */
+	if (f->flags & VK_F_TYPED_HANDLE)
+		vkr_fatal(r, "%s: %s 0x%llx: no earlier record made it", f->name, h->name,
+			  (unsigned long long)*value);
 	if (top && !(f->flags & VK_F_OPTIONAL)) {
 		r->skip_call = true;
 		r->missing_type = h;
