@@ -178,7 +178,10 @@ def gen(m):
             disp = 'inst->disp'
         # the next layer's entry: never NULL when called (tk_*_next, capture.c)
         table = 'tk_device_disp' if c.level == 'DEVICE' else 'tk_instance_disp'
-        lines.append('\tPFN_%s down = %s ? %s.%s : NULL;' % (c.name, owner_var(c), disp, c.name))
+        # (an atomic read: tk_gipa or tk_gdpa may fill an empty entry
+        # while another thread calls; relaxed, a plain load on x86)
+        lines.append('\tPFN_%s down = %s ? __atomic_load_n(&%s.%s, __ATOMIC_RELAXED) : NULL;'
+                     % (c.name, owner_var(c), disp, c.name))
         lines.append('\tif (!down && !(down = (PFN_%s)tk_%s_next(%s, offsetof(%s, %s), "%s")))'
                      % (c.name, 'device' if c.level == 'DEVICE' else 'instance', owner_var(c),
                         table, c.name, c.name))
