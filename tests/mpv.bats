@@ -58,7 +58,11 @@ ae() {
 	cat "$W/mpv.out"
 	[ "$(cat "$W/mpv.rc")" = "$(cat "$W/mpv-native.rc")" ]
 	[ "$(cat "$W/mpv.rc")" = 0 ]
-	[ "$(trace-filter --count "$W/mpv.trace" | awk '$2 == "vkQueuePresentKHR" {print $1}')" = 30 ]
+	# (a frame or two more or fewer from run to run: the clip ends when
+	# its last frame is decoded, not after a count of presents)
+	presents=$(trace-filter --count "$W/mpv.trace" | awk '$2 == "vkQueuePresentKHR" {print $1}')
+	echo "presents: $presents"
+	[ "$presents" -gt $SHOT ]
 	[ "$(trace-decode "$W/mpv.trace" | grep -c 'fn: vkCreateInstance,')" = 2 ]
 	# the debug names of extension mpv did not enable: recorded, as the
 	# next layer answered them
@@ -100,7 +104,6 @@ ae() {
 }
 
 @test "mpv's frame trimmed alone is smaller than the whole trace" {
-	skip "trim writes every captured update into the setup (issue 18: compact contents)"
 	trace-trim --frames $SHOT -o cut.trace "$W/mpv.trace"
 	echo "cut $(stat -c %s cut.trace) bytes, whole $(stat -c %s "$W/mpv.trace")"
 	[ "$(stat -c %s cut.trace)" -lt "$(stat -c %s "$W/mpv.trace")" ]
@@ -113,7 +116,11 @@ ae() {
 	[ "$(cat "$W/next.rc")" = "$(cat "$W/next-native.rc")" ]
 	replay_error --validate --screenshot $SHOT -o next.png "$W/next.trace"
 	echo "$output" >replay.log
-	comm -23 <(vuids replay.log) <(vuids "$W/next-native.out") >extra
+	# libplacebo destroys a swapchain semaphore at teardown that a batch
+	# may still wait on: natively the layer says so in some runs and not
+	# in others (the GPU's timing), so one native run cannot pin it
+	{ vuids "$W/next-native.out"; echo VUID-vkDestroySemaphore-semaphore-01137; } | sort -u >native
+	comm -23 <(vuids replay.log) native >extra
 	cat replay.log extra
 	[ ! -s extra ]
 	[ "$(ae next.png "$W/next.frame-$SHOT.png")" = 0 ]
