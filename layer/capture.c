@@ -171,10 +171,59 @@ void tk_pre_vkCmdDrawMultiIndexedEXT(tk_device *dev, vk_args_vkCmdDrawMultiIndex
 typedef struct tk_entry {
 	const char *name;
 	PFN_vkVoidFunction fn;
-	int device;  /* a device-level command */
+	int device;     /* a device-level command */
+	size_t offset;  /* of its entry in tk_device_disp or tk_instance_disp */
 } tk_entry;
 
+static PFN_vkVoidFunction tk_device_next(tk_device *dev, size_t offset, const char *name);
+static PFN_vkVoidFunction tk_instance_next(tk_instance *inst, size_t offset, const char *name);
+
 #include "layer_gen.c"
+
+static PFN_vkVoidFunction *slot_at(void *table, size_t offset)
+{
+	return (PFN_vkVoidFunction *)((char *)table + offset);
+}
+
+/* A table entry filled while wrappers of other threads may read it:
+ * it goes from NULL to the next layer's answer, once. */
+static PFN_vkVoidFunction slot_get(void *table, size_t offset)
+{
+	return __atomic_load_n(slot_at(table, offset), __ATOMIC_ACQUIRE);
+}
+
+static void slot_fill(void *table, size_t offset, PFN_vkVoidFunction fn)
+{
+	PFN_vkVoidFunction none = NULL;
+	__atomic_compare_exchange_n(slot_at(table, offset), &none, fn, false, __ATOMIC_ACQ_REL,
+				    __ATOMIC_ACQUIRE);
+}
+
+/* A wrapper whose table entry is empty was handed out by vkGetInstanceProcAddr
+ * (the device's table was filled by vkGetDeviceProcAddr, which may answer
+ * NULL for a command the next layer's vkGetInstanceProcAddr does give:
+ * VK_EXT_debug_utils' device commands, not enabled): the instance's answer,
+ * kept in the device's table from now on.  NULL, with a message, where
+ * neither has one: the call is not made. */
+static PFN_vkVoidFunction tk_device_next(tk_device *dev, size_t offset, const char *name)
+{
+	PFN_vkVoidFunction fn = dev && dev->inst ? slot_get(&dev->inst->ddisp, offset) : NULL;
+	if (fn)
+		slot_fill(&dev->disp, offset, fn);
+	else
+		fprintf(stderr, "tracekit: %s: the next layer gave no entry point for it: "
+			"not called\n", name);
+	return fn;
+}
+
+static PFN_vkVoidFunction tk_instance_next(tk_instance *inst, size_t offset, const char *name)
+{
+	PFN_vkVoidFunction fn = inst ? slot_get(&inst->disp, offset) : NULL;
+	if (!fn)
+		fprintf(stderr, "tracekit: %s: the next layer gave no entry point for it: "
+			"not called\n", name);
+	return fn;
+}
 
 static const tk_entry *entry_lookup(const char *name)
 {
@@ -368,7 +417,12 @@ static VKAPI_ATTR void VKAPI_CALL tk_vkDestroyDevice(VkDevice device,
 }
 
 /* ------------------------------------------------------------------ */
-/* Name lookups: ours where we record, the next layer's otherwise. */
+/* Name lookups: ours where we record, the next layer's otherwise.  The
+ * layer is invisible: it hands out its wrapper only where the next layer
+ * answers, and then the wrapper calls exactly that answer (kept in the
+ * table the wrapper reads: for a device command looked up by instance,
+ * the instance's ddisp).  So a command of an extension the application
+ * did not enable works, or not, as it does without the layer. */
 
 static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL tk_gipa(VkInstance instance, const char *name);
 static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL tk_gdpa(VkDevice device, const char *name);
@@ -398,10 +452,11 @@ static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL tk_gipa(VkInstance instance, con
 	if (!inst)
 		return NULL;
 	PFN_vkVoidFunction next = inst->gipa(instance, name);
-	if (!next)
-		return NULL;
 	const tk_entry *e = entry_lookup(name);
-	return e ? e->fn : next;
+	if (!next || !e)
+		return next;
+	slot_fill(e->device ? (void *)&inst->ddisp : (void *)&inst->disp, e->offset, next);
+	return e->fn;
 }
 
 static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL tk_gdpa(VkDevice device, const char *name)
@@ -413,10 +468,11 @@ static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL tk_gdpa(VkDevice device, const c
 	if (!dev)
 		return NULL;
 	PFN_vkVoidFunction next = dev->gdpa(device, name);
-	if (!next)
-		return NULL;
 	const tk_entry *e = entry_lookup(name);
-	return e && e->device ? e->fn : next;
+	if (!next || !e || !e->device)
+		return next;
+	slot_fill(&dev->disp, e->offset, next);
+	return e->fn;
 }
 
 TK_EXPORT VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL vkGetInstanceProcAddr(VkInstance instance,

@@ -44,6 +44,10 @@ typedef struct tk_instance {
 	VkInstance handle;
 	PFN_vkGetInstanceProcAddr gipa; /* the next layer's */
 	tk_instance_disp disp;
+	/* what the next layer's vkGetInstanceProcAddr answered for device
+	 * commands the application looked up there: a device's wrapper
+	 * falls back on it where the device's own table has none */
+	tk_device_disp ddisp;
 } tk_instance;
 
 typedef struct tk_device {

@@ -114,8 +114,19 @@ def address_getter(c):
     return c.name.startswith('vkGet') and 'Address' in c.name and c.level == 'DEVICE'
 
 
-def owner_of(c):
-    return 'tk_device_of' if c.level == 'DEVICE' else 'tk_instance_of'
+def owner_var(c):
+    return 'dev' if c.level == 'DEVICE' else 'inst'
+
+
+def missing_result(ret):
+    """What a wrapper answers when the next layer has no entry for it: the
+    call is not made (an application that calls a command it was never
+    given a pointer to)."""
+    if ret == 'void':
+        return ''
+    if ret == 'VkResult':
+        return ' VK_ERROR_EXTENSION_NOT_PRESENT'
+    return ' 0'
 
 
 def gen(m):
@@ -165,6 +176,16 @@ def gen(m):
         else:
             lines.append('\ttk_instance *inst = tk_instance_of(%s);' % obj)
             disp = 'inst->disp'
+        # the next layer's entry: never NULL when called (tk_*_next, capture.c)
+        table = 'tk_device_disp' if c.level == 'DEVICE' else 'tk_instance_disp'
+        # (an atomic read: tk_gipa or tk_gdpa may fill an empty entry
+        # while another thread calls; relaxed, a plain load on x86)
+        lines.append('\tPFN_%s down = %s ? __atomic_load_n(&%s.%s, __ATOMIC_RELAXED) : NULL;'
+                     % (c.name, owner_var(c), disp, c.name))
+        lines.append('\tif (!down && !(down = (PFN_%s)tk_%s_next(%s, offsetof(%s, %s), "%s")))'
+                     % (c.name, 'device' if c.level == 'DEVICE' else 'instance', owner_var(c),
+                        table, c.name, c.name))
+        lines.append('\t\treturn%s;' % missing_result(c.ret))
         lines.append('\tvk_args_%s a = { %s };' % (c.name, args))
         if pre:
             lines.append('\ttk_pre_%s(dev, &a);' % c.name)
@@ -179,7 +200,7 @@ def gen(m):
             lines.append('\ttk_rec *rec = tk_enter_template_create(&vk_cmd_%s, &a, &a.pCreateInfo);' % c.name)
         else:
             lines.append('\ttk_rec *rec = tk_enter(&vk_cmd_%s, &a);' % c.name)
-        call = '%s.%s(%s)' % (disp, c.name, args)
+        call = 'down(%s)' % args
         if c.name in DOWN:
             call = 'tk_down_%s(%s, &a)' % (c.name, 'dev' if c.level == 'DEVICE' else 'inst')
         if c.ret == 'void':
@@ -202,8 +223,9 @@ def gen(m):
 
     # the names vkGet*ProcAddr answer, sorted for bsearch
     vg.c_array(out, 'static const tk_entry tk_entries[]',
-               ((c.protect, '{ "%s", (PFN_vkVoidFunction)tk_%s, %d },'
-                 % (c.name, c.name, 1 if c.level == 'DEVICE' else 0))
+               ((c.protect, '{ "%s", (PFN_vkVoidFunction)tk_%s, %d, offsetof(%s, %s) },'
+                 % (c.name, c.name, 1 if c.level == 'DEVICE' else 0,
+                    'tk_device_disp' if c.level == 'DEVICE' else 'tk_instance_disp', c.name))
                 for c in sorted(m.commands.values(), key=lambda c: c.name) if c.name not in HAND))
     out.append('')
 

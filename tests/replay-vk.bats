@@ -198,6 +198,43 @@ ae() {
 	grep -q "failed.txt: call $n: warning: vkCreateSampler succeeded (VK_SUCCESS) where it failed at capture (VK_ERROR_OUT_OF_DEVICE_MEMORY)" <<<"$output"
 }
 
+@test "validation messages name the call being replayed and its function" {
+	# vkcube's sampler with anisotropy, which its device did not enable
+	sed -E '0,/fn: vkCreateSampler,/s/(fn: vkCreateSampler,.*)anisotropyEnable: false/\1anisotropyEnable: true/' \
+		"$W/cube.txt" >aniso.txt
+	n=$(grep -m1 'anisotropyEnable: true' aniso.txt | grep -o 'call: [0-9]*' | grep -o '[0-9]*')
+	replay_error --validate aniso.txt
+	echo "$output"
+	[ "$status" -eq 1 ]
+	grep -q "^trace-replay: call $n vkCreateSampler: validation error: .*VUID-VkSamplerCreateInfo-anisotropyEnable-01070" <<<"$output"
+}
+
+# vkcube's trace with a probe instance before its own (mpv makes one):
+# the instance and its physical devices again, under other handles
+probe_first() {
+	local inst phys
+	inst=$(sed -n 2p "$W/cube.txt" | grep -o 'pInstance: \[0x[0-9a-f]*' | grep -o '0x[0-9a-f]*')
+	phys=$(grep -m1 -o 'pPhysicalDevices: \[0x[0-9a-f]*' "$W/cube.txt" | grep -o '0x[0-9a-f]*')
+	sed -n 1p "$W/cube.txt"
+	sed -n '2,/pPhysicalDevices: \[0x/p' "$W/cube.txt" | sed "s/$inst/0x1badd00d/; s/$phys/0x2badd00d/"
+	sed -n '2,$p' "$W/cube.txt"
+}
+
+@test "a trace of two instances replays validated: the probe made first, the device on the other" {
+	probe_first >two.txt
+	[ "$(grep -c 'fn: vkCreateInstance,' two.txt)" -eq 2 ]
+	replay_error --validate two.txt
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	# and with the probe ended last
+	echo '{call: 99999, thread: 0, fn: vkDestroyInstance, args: {instance: 0x1badd00d, pAllocator: null}}' >>two.txt
+	replay_error --validate two.txt
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+}
+
 @test "an unknown function stops the replay with exit 1 and its call number" {
 	sed -E 's/fn: vkCmdDraw,/fn: vkCmdFrobnicate,/' "$W/cube.txt" >unknown.txt
 	n=$(grep -m1 'fn: vkCmdFrobnicate,' unknown.txt | grep -o 'call: [0-9]*' | grep -o '[0-9]*')

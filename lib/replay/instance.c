@@ -42,10 +42,43 @@ static bool ext_kept(const VkExtensionProperties *have, uint32_t n, const char *
 	return false;
 }
 
+/* The instance made on replay for live instance LIVE (r->dev or one of
+ * r->others), or NULL. */
+static vkd_device *instance_by_live(vkr *r, uint64_t live)
+{
+	if (live && (uint64_t)(uintptr_t)r->dev.instance == live)
+		return &r->dev;
+	for (size_t i = 0; i < r->nothers; i++)
+		if ((uint64_t)(uintptr_t)r->others[i].instance == live)
+			return &r->others[i];
+	return NULL;
+}
+
+/* The same for a live physical device. */
+static vkd_device *instance_by_physical(vkr *r, uint64_t live)
+{
+	if (live && (uint64_t)(uintptr_t)r->dev.physical == live)
+		return &r->dev;
+	for (size_t i = 0; i < r->nothers; i++)
+		if ((uint64_t)(uintptr_t)r->others[i].physical == live)
+			return &r->others[i];
+	return NULL;
+}
+
+/* Physical device CAP_PHYSICAL of instance CAP_INSTANCE (capture values)
+ * is, on replay, the one --gpu picked on that instance. */
+void vkr_map_physical(vkr *r, uint64_t cap_instance, uint64_t cap_physical)
+{
+	uint64_t live = 0;
+	vkd_device *d = vkr_map_get(r, r->h_instance, cap_instance, &live) ?
+		instance_by_live(r, live) : NULL;
+	if (!d)
+		d = &r->dev;
+	vkr_map_put(r, r->h_physical, cap_physical, (uint64_t)(uintptr_t)d->physical);
+}
+
 void vkr_create_instance(vkr *r, vk_args_vkCreateInstance *a)
 {
-	if (r->have_instance)
-		vkr_fatal(r, "a second instance: not supported yet");
 	const VkInstanceCreateInfo *ci = a->pCreateInfo;
 	uint32_t n = 0;
 	vkEnumerateInstanceExtensionProperties(NULL, &n, NULL);
@@ -78,17 +111,72 @@ void vkr_create_instance(vkr *r, vk_args_vkCreateInstance *a)
 	};
 	if (!portability)
 		req.flags &= ~(VkInstanceCreateFlags)VK_INSTANCE_CREATE_ENUMERATE_PORTABILITY_BIT_KHR;
-	int k = vkd_open_instance(&r->dev, &r->opt->dev, &req, &r->err);
+	/* the first into r->dev, any other beside it */
+	vkd_device *d = &r->dev;
+	if (r->dev.instance) {
+		r->others = trace_xrealloc(r->others, (r->nothers + 1) * sizeof(*r->others));
+		d = &r->others[r->nothers];
+	}
+	int k = vkd_open_instance(d, &r->dopt, &req, &r->err);
 	free(exts);
 	if (k == -2)
 		trace_cli_usage_error("%s", r->err.msg);
 	if (k < 0)
 		vkr_fatal(r, "%s", r->err.msg);
+	if (d != &r->dev)
+		r->nothers++;
 	r->have_instance = true;
 	vkr_reset_fns(r);
 	vkr_map_put(r, r->h_instance, a->pInstance ? (uint64_t)(uintptr_t)*a->pInstance : 0,
-		    (uint64_t)(uintptr_t)r->dev.instance);
+		    (uint64_t)(uintptr_t)d->instance);
 	r->calls++;
+}
+
+/* Another of the trace's instances takes r->dev's place (r->dev has no
+ * device): the one a vkCreateDevice names the physical device of. */
+static void trade_places(vkr *r, vkd_device *other)
+{
+	vkd_device t = r->dev;
+	r->dev = *other;
+	*other = t;
+	vkr_reset_fns(r);
+}
+
+/* Closes instance D (r->dev's, with its device, or one of r->others);
+ * r->dev's place goes to another where there is one. */
+static void close_instance(vkr *r, vkd_device *d)
+{
+	if (d == &r->dev)
+		vkr_device_teardown(r);
+	vkd_close(d);
+	if (d == &r->dev && r->nothers)
+		r->dev = r->others[r->nothers - 1], r->nothers--;
+	else if (d != &r->dev)
+		*d = r->others[--r->nothers];
+	vkr_reset_fns(r);
+	r->have_instance = r->dev.instance != VK_NULL_HANDLE;
+}
+
+void vkr_destroy_instance(vkr *r, vk_args_vkDestroyInstance *a)
+{
+	uint64_t cap = (uint64_t)(uintptr_t)a->instance, live = 0;
+	vkd_device *d = vkr_map_get(r, r->h_instance, cap, &live) ? instance_by_live(r, live) : NULL;
+	if (!d)
+		vkr_fatal(r, "instance: VkInstance 0x%llx was never made (or failed to replay)",
+			  (unsigned long long)cap);
+	close_instance(r, d);
+	vkr_map_del(r, r->h_instance, cap);
+	if (!r->have_instance)
+		tmap_free(&r->handles);
+}
+
+/* At the end of the run: every instance the trace left. */
+void vkr_close_all(vkr *r)
+{
+	while (r->have_instance)
+		close_instance(r, &r->dev);
+	free(r->others);
+	r->others = NULL;
 }
 
 /* Compares the VkBool32 members of WANT with HAVE (one struct, nested
@@ -166,8 +254,15 @@ void vkr_create_device(vkr *r, vk_args_vkCreateDevice *a)
 {
 	if (!r->have_instance)
 		vkr_fatal(r, "vkCreateDevice before vkCreateInstance");
-	if (r->dev.device)
-		vkr_fatal(r, "a second device: not supported yet");
+	/* the device's instance: the one whose physical device it names
+	 * (r->dev's where the trace has no record of that: a cut stream) */
+	uint64_t live = 0;
+	vkd_device *inst = vkr_map_get(r, r->h_physical, (uint64_t)(uintptr_t)a->physicalDevice, &live) ?
+		instance_by_physical(r, live) : NULL;
+	if (inst && inst != &r->dev && !r->dev.device)
+		trade_places(r, inst);
+	else if ((inst && inst != &r->dev) || r->dev.device)
+		vkr_fatal(r, "a second device while the first is alive: not supported yet");
 	VkDeviceCreateInfo *ci = (VkDeviceCreateInfo *)a->pCreateInfo;
 	if (!ci)
 		vkr_fatal(r, "vkCreateDevice without pCreateInfo");
@@ -345,10 +440,4 @@ void vkr_end_device(vkr *r)
 	vkr_reset_fns(r);
 }
 
-void vkr_end_instance(vkr *r)
-{
-	vkr_device_teardown(r);
-	vkd_close(&r->dev);
-	r->have_instance = false;
-	tmap_free(&r->handles);
-}
+

@@ -629,7 +629,8 @@ static void end_born(vkr *r)
 	loop_state *l = r->loop;
 	tmap *b = &l->born;
 	if (born_any(l, r->h_instance)) {
-		vkr_end_instance(r);
+		vkr_close_all(r);
+		tmap_free(&r->handles);
 		tmap_free(b);
 		return;
 	}

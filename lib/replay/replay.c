@@ -76,6 +76,12 @@ void vkr_remap_in(void *ctx, const vk_handle_info *h, uint64_t *value, bool top,
 		*value = live;
 		return;
 	}
+	/* a handle typed by a sibling field (a debug name's object, private
+	 * data's): nothing to leave out instead, and never the capture's
+	 * value to the driver */
+	if (f->flags & VK_F_TYPED_HANDLE)
+		vkr_fatal(r, "%s: %s 0x%llx: no earlier record made it", f->name, h->name,
+			  (unsigned long long)*value);
 	if (top && !(f->flags & VK_F_OPTIONAL)) {
 		r->skip_call = true;
 		r->missing_type = h;
@@ -489,14 +495,14 @@ void vkr_replay_call(vkr *r, const trace_call *c)
 		vkr_create_instance(r, args);
 		return;
 	case SP_DESTROY_INSTANCE:
-		vkr_end_instance(r);
+		vkr_destroy_instance(r, args);
 		return;
 	case SP_ENUM_PHYSICAL: {
 		vk_args_vkEnumeratePhysicalDevices *a = args;
 		if (a->pPhysicalDevices && a->pPhysicalDeviceCount)
 			for (uint32_t i = 0; i < *a->pPhysicalDeviceCount; i++)
-				vkr_map_put(r, r->h_physical, (uint64_t)(uintptr_t)a->pPhysicalDevices[i],
-					    (uint64_t)(uintptr_t)r->dev.physical);
+				vkr_map_physical(r, (uint64_t)(uintptr_t)a->instance,
+						 (uint64_t)(uintptr_t)a->pPhysicalDevices[i]);
 		return;
 	}
 	case SP_ENUM_GROUPS: {
@@ -505,8 +511,8 @@ void vkr_replay_call(vkr *r, const trace_call *c)
 			for (uint32_t i = 0; i < *a->pPhysicalDeviceGroupCount; i++) {
 				VkPhysicalDeviceGroupProperties *g = &a->pPhysicalDeviceGroupProperties[i];
 				for (uint32_t j = 0; j < g->physicalDeviceCount && j < VK_MAX_DEVICE_GROUP_SIZE; j++)
-					vkr_map_put(r, r->h_physical, (uint64_t)(uintptr_t)g->physicalDevices[j],
-						    (uint64_t)(uintptr_t)r->dev.physical);
+					vkr_map_physical(r, (uint64_t)(uintptr_t)a->instance,
+							 (uint64_t)(uintptr_t)g->physicalDevices[j]);
 			}
 		return;
 	}
@@ -798,11 +804,23 @@ void vkr_frame_ended(vkr *r, int64_t frame)
 	vkr_gpu_poll(r, false);
 }
 
+/* What a validation message is about: the call being replayed. */
+static void about_call(void *ctx, char *out, size_t cap)
+{
+	const vkr *r = ctx;
+	if (r->call)
+		snprintf(out, cap, "call %llu %s", (unsigned long long)r->call->no, r->call->sig->name);
+}
+
 int vkr_run(trace_reader *in, const vkr_options *opt)
 {
 	static vkr rs;
 	vkr *r = &rs;
 	r->opt = opt;
+	r->dopt = opt->dev;
+	r->msgs = (vkd_messages){.prog = opt->dev.prog, .quiet = opt->dev.quiet_validation,
+				 .about = about_call, .ctx = r};
+	r->dopt.messages = &r->msgs;
 	r->fns = trace_xcalloc(vk_ncommands, sizeof(*r->fns));
 	r->fn_done = trace_xcalloc(vk_ncommands, 1);
 	trace_arena_init(&r->arena);
@@ -877,10 +895,7 @@ int vkr_run(trace_reader *in, const vkr_options *opt)
 		vkr_print_stats(r, total);
 	fflush(stdout);
 	/* a stream that ends early (trace-trim, --frames) leaves the device */
-	if (r->have_instance) {
-		vkr_device_teardown(r);
-		vkd_close(&r->dev);
-	}
+	vkr_close_all(r);
 	if (r->warnings > WARNINGS_SHOWN && !opt->quiet)
 		fprintf(stderr, "%s: %s: %llu more warnings not shown\n", trace_cli_self.prog,
 			opt->input, (unsigned long long)(r->warnings - WARNINGS_SHOWN));
@@ -895,10 +910,9 @@ int vkr_run(trace_reader *in, const vkr_options *opt)
 	free(r->frame_gpu);
 	trace_arena_free(&r->arena);
 	int status = 0;
-	if (r->dev.validation_errors) {
+	if (r->msgs.errors) {
 		fprintf(stderr, "%s: %s: %llu validation error%s\n", trace_cli_self.prog, opt->input,
-			(unsigned long long)r->dev.validation_errors,
-			r->dev.validation_errors == 1 ? "" : "s");
+			(unsigned long long)r->msgs.errors, r->msgs.errors == 1 ? "" : "s");
 		status = 1;
 	}
 	if (r->errors) {

@@ -169,8 +169,16 @@ typedef struct gpu_timer {
 
 typedef struct vkr {
 	const vkr_options *opt;
+	vkd_options dopt;  /* opt->dev, its messages r->msgs */
+	vkd_messages msgs; /* --validate's, of every instance */
+	/* The instance of the device (or the first instance made), and the
+	 * trace's other instances, each made on replay with the physical
+	 * device --gpu picks; an instance whose physical device a
+	 * vkCreateDevice names trades places with dev's */
 	vkd_device dev;
-	bool have_instance;
+	vkd_device *others;
+	size_t nothers;
+	bool have_instance;  /* any */
 	tmap handles;      /* (capture, type) -> live */
 	tmap objects;      /* (capture, TAG_OBJ) -> obj* */
 	tmap sigs;         /* (sig pointer, TAG_SIG) -> cmd_entry* */
@@ -314,11 +322,13 @@ int vkr_run(trace_reader *in, const vkr_options *opt);
 
 /* instance.c: instances and devices */
 void vkr_create_instance(vkr *r, vk_args_vkCreateInstance *a);
+void vkr_destroy_instance(vkr *r, vk_args_vkDestroyInstance *a);
+void vkr_map_physical(vkr *r, uint64_t cap_instance, uint64_t cap_physical);
+void vkr_close_all(vkr *r);
 void vkr_create_device(vkr *r, vk_args_vkCreateDevice *a);
 const vk_command_info *vkr_destroyer(vkr *r, const vk_handle_info *h);
 void vkr_device_teardown(vkr *r);
 void vkr_end_device(vkr *r);
-void vkr_end_instance(vkr *r);
 
 /* memory.c: memory placement, object by object; the bytes the trace wrote */
 void vkr_parse_header_memory(vkr *r, const trace_header *h);

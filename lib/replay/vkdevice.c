@@ -141,21 +141,25 @@ static VKAPI_ATTR VkBool32 VKAPI_CALL on_message(VkDebugUtilsMessageSeverityFlag
 						 const VkDebugUtilsMessengerCallbackDataEXT *data,
 						 void *user)
 {
-	vkd_device *d = user;
+	vkd_messages *m = user;
 	(void)types;
 	const char *what;
 	if (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT) {
-		d->validation_errors++;
+		m->errors++;
 		what = "error";
 	} else if (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT) {
-		d->validation_warnings++;
+		m->warnings++;
 		what = "warning";
 	} else {
 		return VK_FALSE;
 	}
-	if (!d->quiet_validation)
-		fprintf(stderr, "%s: validation %s: %s\n", d->prog ? d->prog : "vulkan", what,
-			data && data->pMessage ? data->pMessage : "(no message)");
+	if (m->quiet)
+		return VK_FALSE;
+	char about[160] = "";
+	if (m->about)
+		m->about(m->ctx, about, sizeof(about));
+	fprintf(stderr, "%s: %s%svalidation %s: %s\n", m->prog ? m->prog : "vulkan", about,
+		about[0] ? ": " : "", what, data && data->pMessage ? data->pMessage : "(no message)");
 	return VK_FALSE;
 }
 
@@ -215,7 +219,7 @@ static int open_instance(vkd_device *d, const vkd_options *opt, const vkd_instan
 			       VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
 			       VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT,
 		.pfnUserCallback = on_message,
-		.pUserData = d,
+		.pUserData = d->msgs,
 	};
 	if (opt->validate) {
 		if (!has_layer("VK_LAYER_KHRONOS_validation")) {
@@ -356,11 +360,17 @@ static int open_device(vkd_device *d, trace_error *err)
 
 static void set_block_sizes(vkd_device *d);
 
+static void messages_init(vkd_device *d, const vkd_options *opt)
+{
+	d->own.prog = opt->prog;
+	d->own.quiet = opt->quiet_validation;
+	d->msgs = opt->messages ? opt->messages : &d->own;
+}
+
 int vkd_open(vkd_device *d, const vkd_options *opt, trace_error *err)
 {
 	memset(d, 0, sizeof(*d));
-	d->prog = opt->prog;
-	d->quiet_validation = opt->quiet_validation;
+	messages_init(d, opt);
 	int k;
 	if ((k = open_instance(d, opt, NULL, err)) < 0 || (k = pick_device(d, opt->gpu, err)) < 0 ||
 	    (k = open_device(d, err)) < 0) {
@@ -377,8 +387,7 @@ int vkd_open_instance(vkd_device *d, const vkd_options *opt, const vkd_instance_
 		      trace_error *err)
 {
 	memset(d, 0, sizeof(*d));
-	d->prog = opt->prog;
-	d->quiet_validation = opt->quiet_validation;
+	messages_init(d, opt);
 	d->large_block = opt->large_heap_block_size;
 	d->small_heap = opt->small_heap_max_size;
 	int k;

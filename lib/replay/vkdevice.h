@@ -31,11 +31,26 @@
 #define VKD_LARGE_HEAP_BLOCK_SIZE ((VkDeviceSize)256 << 20)
 #define VKD_SMALL_HEAP_MAX_SIZE ((VkDeviceSize)1 << 30)
 
+/* Where --validate's messages go: counted, and printed unless quiet,
+ * each after what ABOUT says it is about ("call 12 vkCmdDraw", the
+ * message's caller as the replayer knows it; NULL or an empty answer:
+ * nothing). */
+typedef struct vkd_messages {
+	const char *prog;
+	bool quiet;
+	uint64_t errors;        /* ERROR messages of the layer */
+	uint64_t warnings;
+	void (*about)(void *ctx, char *out, size_t cap);
+	void *ctx;
+} vkd_messages;
+
 typedef struct vkd_options {
 	const char *prog;       /* prefixes the validation messages */
 	uint32_t gpu;           /* index in vkEnumeratePhysicalDevices order */
 	bool validate;          /* VK_LAYER_KHRONOS_validation + messenger */
 	bool quiet_validation;  /* count validation messages, print none */
+	vkd_messages *messages; /* shared by the devices opened with it; NULL:
+				 * each device's own */
 	VkDeviceSize large_heap_block_size; /* 0: VKD_LARGE_HEAP_BLOCK_SIZE */
 	VkDeviceSize small_heap_max_size;   /* 0: VKD_SMALL_HEAP_MAX_SIZE */
 } vkd_options;
@@ -67,10 +82,8 @@ typedef struct vkd_device {
 	VkPhysicalDeviceProperties props;
 	VkPhysicalDeviceMemoryProperties memory;
 	VkDebugUtilsMessengerEXT messenger;
-	uint64_t validation_errors;           /* ERROR messages of the layer */
-	uint64_t validation_warnings;
-	const char *prog;
-	bool quiet_validation;
+	vkd_messages *msgs;                   /* the options' or &own */
+	vkd_messages own;
 	VkDeviceSize large_block, small_heap;  /* vkd_options' */
 	/* allocator */
 	VkDeviceSize block_size[VK_MAX_MEMORY_HEAPS]; /* default block size per heap */

@@ -1113,10 +1113,10 @@ int vmar_run(trace_reader *in, const vmar_options *o)
 	else if (o->stats == 2)
 		vmar_print_json(&r, stdout);
 	fflush(stdout);
-	uint64_t verrors = r.dev.validation_errors;
+	uint64_t verrors = r.dev.msgs->errors;
 	replay_free(&r);
 	/* the layer may speak while the device and instance go */
-	verrors = r.dev.validation_errors > verrors ? r.dev.validation_errors : verrors;
+	verrors = r.dev.msgs->errors > verrors ? r.dev.msgs->errors : verrors;
 	if (verrors) {
 		fprintf(stderr, "%s: %s: %llu validation error%s\n", trace_cli_self.prog, r.input,
 			(unsigned long long)verrors, verrors == 1 ? "" : "s");

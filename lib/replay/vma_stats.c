@@ -95,7 +95,7 @@ void vmar_print_json(const replay *r, FILE *o)
 		(unsigned long long)r->failed, (unsigned long long)r->made_lost,
 		(unsigned long long)r->defrags_done, (unsigned long long)r->maps,
 		(unsigned long long)r->flushes, (unsigned long long)vmar_total_warnings(r),
-		(unsigned long long)d->validation_errors);
+		(unsigned long long)d->msgs->errors);
 	fprintf(o, "  \"functions\": {");
 	bool first = true;
 	for (int k = FN_CREATE_ALLOCATOR; k < FN_COUNT; k++) {

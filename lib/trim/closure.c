@@ -273,3 +273,25 @@ void closure_readable(trim *t, const closure *cl)
 			  t->range_reads.v[k].end);
 	breads_free(&all);
 }
+
+/* The physical devices and queues of the instances and devices the
+ * closure holds (what the range names reaches those), whether the range
+ * names them or not; an instance or device the range does not reach (a
+ * probe instance made first, a second device) stays out, and with it
+ * whatever it holds. */
+void close_dispatchable(trim *t, closure *cl)
+{
+	for (size_t i = 0; i < t->objs.cap; i++) {
+		obj *x = t->objs.slot[i];
+		if (!x || !x->h || !x->h->dispatchable || x->h == trim_types.command_buffer ||
+		    x->stamp == t->stamp || !strcmp(x->h->name, "VkInstance") ||
+		    !strcmp(x->h->name, "VkDevice") || !x->deps.n)
+			continue;
+		bool held = true;
+		for (uint32_t k = 0; k < x->deps.n && held; k++)
+			held = ((obj *)x->deps.v[k])->stamp == t->stamp;
+		if (held)
+			close_obj(t, cl, x, false);
+	}
+}
+

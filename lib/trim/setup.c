@@ -451,15 +451,10 @@ int trim_write_setup(trim *t, trace_writer *w, uint64_t *no, trim_stats *stats,
 	o.st->live_objects = t->objs.n;
 	o.st->live_records = t->live_records;
 
-	/* what the range needs: what it names, the instance, devices and
-	 * queues whatever it names, and everything those need */
+	/* what the range needs: what it names and everything those need,
+	 * then the physical devices and queues of its instances and devices */
 	closure cl = {0};
 	t->stamp++;
-	for (size_t i = 0; i < t->objs.cap; i++) {
-		obj *x = t->objs.slot[i];
-		if (x && x->h && x->h->dispatchable && x->h != trim_types.command_buffer)
-			close_obj(t, &cl, x, false);
-	}
 	/* a command buffer's recording from before only if the range may
 	 * submit it: not those it records afresh, nor those a kept submit
 	 * ran (their recording now may be a later one) */
@@ -469,6 +464,7 @@ int trim_write_setup(trim *t, trace_writer *w, uint64_t *no, trim_stats *stats,
 		if (x->h == trim_types.command_buffer && x->range_use == 2)
 			close_recording(t, &cl, x->cur, false);
 	}
+	close_dispatchable(t, &cl);
 	closure_readable(t, &cl);
 
 	vec recs = {0};

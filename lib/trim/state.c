@@ -28,6 +28,26 @@ void trim_keep_global(trim *t, rec *r)
 	t->live_records++;
 }
 
+/* A record that names only dispatchable objects (an instance's count
+ * query, a physical device's memory properties, a debug name of a queue)
+ * belongs to the last it names, the most particular (a debug name's
+ * object after its device): kept with it, and dropped with an instance
+ * or device the range does not use.  One that names none is kept for
+ * good. */
+static void keep_with_dispatchable(trim *t, rec *r, const finds *in)
+{
+	obj *o = NULL;
+	for (uint32_t i = in->n; i-- > 0 && !o;)
+		if (in->v[i].h && in->v[i].h->dispatchable)
+			o = obj_lookup(t, in->v[i].h, in->v[i].value);
+	if (!o) {
+		trim_keep_global(t, r);
+		return;
+	}
+	obj_attach_all(t, o, r, in);
+	t->live_records++;
+}
+
 static void update_sets(trim *t, rec *r, const void *args, const finds *in)
 {
 	const vk_args_vkUpdateDescriptorSets *a = args;
@@ -165,7 +185,7 @@ static void create(trim *t, rec *r, const vk_command_info *cmd, const void *args
 	const char *n = cmd->sig.name;
 	if (!out.n) {
 		/* a count query: the call that fills comes next */
-		trim_keep_global(t, r);
+		keep_with_dispatchable(t, r, in);
 		free(out.v);
 		return;
 	}
@@ -530,7 +550,8 @@ static void queue_submit(trim *t, rec *r, const vk_command_info *cmd, void *args
 /* A USE call: it belongs to the non-dispatchable objects of the command's
  * own type it names (a descriptor set it updates, a buffer it binds), or,
  * for commands of a dispatchable object, to the first non-dispatchable
- * handle found inside its structs; with neither, it is kept for good. */
+ * handle found inside its structs; with neither, to the dispatchable
+ * objects it names (keep_with_dispatchable). */
 static void other(trim *t, rec *r, const vk_command_info *cmd, const finds *in)
 {
 	bool attached = false;
@@ -558,7 +579,7 @@ static void other(trim *t, rec *r, const vk_command_info *cmd, const finds *in)
 		}
 	}
 	if (!attached)
-		trim_keep_global(t, r);
+		keep_with_dispatchable(t, r, in);
 	else
 		t->live_records++;
 }

@@ -455,6 +455,7 @@ bool range_overwrites(const obj *o);
 void close_recording(trim *t, closure *cl, recording *r, bool inputs);
 void close_obj(trim *t, closure *cl, obj *o, bool inputs);
 void closure_readable(trim *t, const closure *cl);
+void close_dispatchable(trim *t, closure *cl);
 
 /* trim.c: classifying calls; the range's roots */
 bool trim_named(const char *n, const char *base);

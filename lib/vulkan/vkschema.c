@@ -735,7 +735,7 @@ static void walk_elems(walk *w, const vk_field *f, uint8_t *p, uint64_t n, bool 
 
 static bool walk_wanted(const vk_field *f)
 {
-	if (f->flags & VK_F_PNEXT)
+	if (f->flags & (VK_F_PNEXT | VK_F_TYPED_HANDLE))
 		return true;
 	if (f->base == VK_B_HANDLE)
 		return true;
@@ -747,6 +747,12 @@ static void walk_field(walk *w, const vk_field *fields, const vk_field *f, uint8
 	uint8_t *fp = base + f->offset;
 	if (f->flags & VK_F_PNEXT) {
 		walk_pnext(w, read_ptr(fp));
+		return;
+	}
+	if ((f->flags & VK_F_TYPED_HANDLE) && !f->ptr) {
+		const vk_field *t = &fields[f->typed_by];
+		const vk_handle_info *h = vk_typed_handle_type(t, read_sint(base + t->offset, t->size));
+		w->fn(w->ctx, h, (uint64_t *)fp, top, f);
 		return;
 	}
 	if (f->ptr == 0) {
@@ -793,6 +799,28 @@ void vk_walk_struct_handles(const vk_struct_info *s, void *p, vk_handle_fn fn, v
 {
 	walk w = { fn, ctx };
 	walk_struct(&w, s, p);
+}
+
+extern const vk_typed_handle vk_typed_VkObjectType[], vk_typed_VkDebugReportObjectTypeEXT[];
+extern const uint32_t vk_ntyped_VkObjectType, vk_ntyped_VkDebugReportObjectTypeEXT;
+
+const vk_handle_info vk_handle_untyped = { "an object of no type the registry names", 0, NULL, 0 };
+
+const vk_handle_info *vk_typed_handle_type(const vk_field *type_field, int64_t value)
+{
+	bool report = !strcmp(type_field->type, "VkDebugReportObjectTypeEXT");
+	const vk_typed_handle *t = report ? vk_typed_VkDebugReportObjectTypeEXT : vk_typed_VkObjectType;
+	uint32_t lo = 0, hi = report ? vk_ntyped_VkDebugReportObjectTypeEXT : vk_ntyped_VkObjectType;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (t[mid].value == value)
+			return t[mid].handle;
+		if (t[mid].value < value)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return &vk_handle_untyped;
 }
 
 int32_t vk_command_index(const vk_command_info *cmd)

@@ -71,6 +71,9 @@ enum {
 	VK_F_SINGLE = 1u << 4,   /* T**: each item points at one T */
 	VK_F_PNEXT = 1u << 5,
 	VK_F_STYPE = 1u << 6,
+	VK_F_TYPED_HANDLE = 1u << 7, /* a uint64_t handle of the type that the
+				      * sibling typed_by names (a VkObjectType
+				      * or VkDebugReportObjectTypeEXT) */
 };
 
 /* How an array's length comes from a sibling member (or parameter). */
@@ -117,6 +120,7 @@ typedef struct vk_field {
 	uint8_t len_op;          /* vk_len_op */
 	uint32_t len_arg;
 	const void *ref;         /* vk_struct_info, vk_enum_info, vk_bitmask_info, vk_handle_info */
+	uint16_t typed_by;       /* VK_F_TYPED_HANDLE: the sibling with its type */
 } vk_field;
 
 typedef struct vk_struct_info {
@@ -173,6 +177,19 @@ extern const uint32_t vk_nbitmasks;
 extern const vk_handle_info *const vk_handles[];
 extern const uint32_t vk_nhandles;
 
+/* A value of VkObjectType or VkDebugReportObjectTypeEXT and the handle
+ * type it names (generated, sorted by value). */
+typedef struct vk_typed_handle {
+	int64_t value;
+	const vk_handle_info *handle;
+} vk_typed_handle;
+
+/* What a VK_F_TYPED_HANDLE field whose type field (TYPE_FIELD) holds
+ * VALUE is: the handle type, or vk_handle_untyped where the value names
+ * none (VK_OBJECT_TYPE_UNKNOWN, a value newer than the registry). */
+const vk_handle_info *vk_typed_handle_type(const vk_field *type_field, int64_t value);
+extern const vk_handle_info vk_handle_untyped;
+
 /* Lookups by name (or sType); NULL when the registry has none. */
 const vk_command_info *vk_command_lookup(const char *name);
 const vk_struct_info *vk_struct_lookup(const char *name);
@@ -217,7 +234,9 @@ int vk_decode_struct(const vk_struct_info *s, trace_arena *a, const trace_value 
 /*
  * Every handle that ARGS (a vk_args_NAME, as vk_decode_args() made it)
  * holds, in parameter order: in the parameters themselves, in the structs
- * and arrays they point at, and in pNext chains.  OUTPUTS: the parameters
+ * and arrays they point at, and in pNext chains; a uint64_t typed by a
+ * sibling (VK_F_TYPED_HANDLE) as the handle type the sibling names
+ * (vk_handle_untyped where it names none).  OUTPUTS: the parameters
  * the command writes (VK_F_OUT), else the others.  FN gets the handle's
  * type and its value, which it may change in place; TOP says the value is
  * a parameter itself, not inside a struct or array (f is its field).

@@ -288,8 +288,13 @@ def load(registry=REGISTRY):
             f.optional = (el.get('optional') or '').startswith('true')
             f.out = (is_param and f.ptr > 0 and not f.const and f.kind not in ('EXTERN',))
             out.append(f)
+        names = [f.name for f in out]
         for f in out:
             parse_len(f, out, owner)
+            # a uint64_t handle whose type a sibling VkObjectType or
+            # VkDebugReportObjectTypeEXT names (debug names, private data)
+            typed_by = f.elem.get('objecttype')
+            f.typed_by = names.index(typed_by) if typed_by else None
             if is_param and f.count:
                 # an array parameter (const float blendConstants[4]) is a pointer
                 f.ptr, f.len_op, f.len_arg, f.count = 1, 'CONST', f.count, None
@@ -466,9 +471,13 @@ def field_init(f, owner, m):
         flags.append('VK_F_PNEXT')
     if f.name == 'sType' and kind == 'ENUM':
         flags.append('VK_F_STYPE')
-    return ('{ "%s", "%s", offsetof(%s, %s), %s, VK_B_%s, %d, %s, %s, %d, VK_LEN_%s, %s, %s }'
+    typed_by = getattr(f, 'typed_by', None)
+    if typed_by is not None:
+        flags.append('VK_F_TYPED_HANDLE')
+    return ('{ "%s", "%s", offsetof(%s, %s), %s, VK_B_%s, %d, %s, %s, %d, VK_LEN_%s, %s, %s, %d }'
             % (f.name, f.type, owner, f.name, size, kind, f.ptr, ' | '.join(flags) or '0',
-               f.count or '0', f.len_ref, f.len_op, f.len_arg, ref))
+               f.count or '0', f.len_ref, f.len_op, f.len_arg, ref,
+               typed_by if typed_by is not None else 0))
 
 
 def gen_c(m):
@@ -589,7 +598,32 @@ def gen_c(m):
             ((None, '&vk_bitmask_%s,' % n) for n in sorted(m.bitmasks)))
     c_table(out, 'vk_handle_info *const', 'handles',
             ((m.guard.get(n), '&vk_handle_%s,' % n) for n in sorted(m.handles)))
+    out.append('')
+    gen_typed_handles(out, m)
     return '\n'.join(out) + '\n'
+
+
+def gen_typed_handles(out, m):
+    """The handle type each value of VkObjectType and of
+    VkDebugReportObjectTypeEXT names, sorted by value: what a uint64_t
+    handle typed by a sibling field is (vk_typed_handle_type).  A
+    VK_DEBUG_REPORT_OBJECT_TYPE_X_EXT names the handle whose
+    VK_OBJECT_TYPE_X the registry gives."""
+    by_objtype = {objtype: n for n, (_, _, objtype) in m.handles.items() if objtype}
+    enums = (('VkObjectType', 'VK_OBJECT_TYPE_', ''),
+             ('VkDebugReportObjectTypeEXT', 'VK_DEBUG_REPORT_OBJECT_TYPE_', '_EXT'))
+    for enum, prefix, suffix in enums:
+        rows = {}
+        for name, value in m.enums.get(enum, ('', 0, []))[2]:
+            if not name.startswith(prefix) or not name.endswith(suffix):
+                continue
+            key = 'VK_OBJECT_TYPE_' + name[len(prefix):len(name) - len(suffix)]
+            handle = by_objtype.get(key)
+            if handle and value not in rows:
+                rows[value] = handle
+        c_table(out, 'vk_typed_handle', 'typed_%s' % enum,
+                ((m.guard.get(h), '{ %d, &vk_handle_%s },' % (v, h)) for v, h in sorted(rows.items())),
+                extern=True)
 
 
 def has_handles(m, name, seen=None):
@@ -606,7 +640,7 @@ def has_handles(m, name, seen=None):
     for f in s.fields:
         if f.name == 'pNext':
             continue
-        if f.kind == 'HANDLE':
+        if f.kind == 'HANDLE' or f.typed_by is not None:
             return True
         if f.kind == 'STRUCT' and has_handles(m, f.base, seen):
             return True

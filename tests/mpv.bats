@@ -1,0 +1,127 @@
+#!/usr/bin/env bats
+# mpv, a program tracekit was not built on, as a new user brings it: it
+# plays one second of a test pattern (tests/data/testsrc-160x120.mp4)
+# through libplacebo on llvmpipe under Xvfb.  mpv makes a probe instance
+# first and never ends it, names its objects with VK_EXT_debug_utils
+# without enabling it, and records through push descriptors.  One capture
+# for the suite, and one run under the validation layer alone for what
+# mpv makes natively; --vo=gpu-next once more in its own test.
+
+load helpers
+
+VIDEO="$DATA/testsrc-160x120.mp4"
+SHOT=20
+
+# mpv_run OUT VO [VAR=value...]: mpv plays the clip (30 frames) with
+# those variables; its exit status goes to $W/OUT.rc, its output to
+# $W/OUT.out
+mpv_run() {
+	local out=$1 vo=$2 rc=0
+	shift 2
+	env "$@" timeout 120 mpv --no-config --untimed --vo="$vo" --gpu-api=vulkan \
+		--gpu-context=x11vk '--vulkan-device=llvmpipe (LLVM 15.0.6, 256 bits)' \
+		--frames=30 "$VIDEO" >"$W/$out.out" 2>&1 || rc=$?
+	echo $rc >"$W/$out.rc"
+}
+
+# The validation messages' names (VUIDs, UNASSIGNED-...) in a log, sorted.
+vuids() {
+	grep -o 'VUID-[A-Za-z0-9_-]*\|UNASSIGNED-[A-Za-z0-9_-]*' "$1" | sort -u || true
+}
+
+# capture VO NAME: mpv under the validation layer alone (what it makes
+# natively, and its exit status without ours), then under ours, saving
+# frame $SHOT
+capture() {
+	mpv_run "$2-native" "$1" VK_INSTANCE_LAYERS=VK_LAYER_KHRONOS_validation
+	mpv_run "$2" "$1" VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture \
+		TRACEKIT_OUTPUT="$W/$2.trace" TRACEKIT_SCREENSHOT=$SHOT
+}
+
+setup_file() {
+	export W="$BATS_FILE_TMPDIR" TOP
+	export VK_LAYER_PATH="$TOP/build/layer:/usr/share/vulkan/explicit_layer.d"
+	start_xvfb
+	capture gpu mpv
+	stop_xvfb
+}
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+}
+
+ae() {
+	compare -metric AE "$1" "$2" null: 2>&1 || true
+}
+
+@test "mpv exits as it does without the layer, and the trace holds the frames it presented" {
+	cat "$W/mpv.out"
+	[ "$(cat "$W/mpv.rc")" = "$(cat "$W/mpv-native.rc")" ]
+	[ "$(cat "$W/mpv.rc")" = 0 ]
+	# (a frame or two more or fewer from run to run: the clip ends when
+	# its last frame is decoded, not after a count of presents)
+	presents=$(trace-filter --count "$W/mpv.trace" | awk '$2 == "vkQueuePresentKHR" {print $1}')
+	echo "presents: $presents"
+	[ "$presents" -gt $SHOT ]
+	[ "$(trace-decode "$W/mpv.trace" | grep -c 'fn: vkCreateInstance,')" = 2 ]
+	# the debug names of extension mpv did not enable: recorded, as the
+	# next layer answered them
+	trace-decode "$W/mpv.trace" | grep -q 'fn: vkSetDebugUtilsObjectNameEXT,'
+	[ -s "$W/mpv.frame-$SHOT.png" ]
+}
+
+@test "mpv's trace replays validated with no validation message mpv does not make natively" {
+	replay_error --validate "$W/mpv.trace"
+	echo "$output"
+	echo "$output" >replay.log
+	comm -23 <(vuids replay.log) <(vuids "$W/mpv-native.out") >extra
+	cat extra
+	[ ! -s extra ]
+}
+
+@test "mpv's frame replays pixel for pixel as the layer saved it, the probe instance made too" {
+	replay --screenshot $SHOT -o f.png "$W/mpv.trace"
+	[ "$(ae f.png "$W/mpv.frame-$SHOT.png")" = 0 ]
+}
+
+@test "a debug name of an object no record made stops the replay with the call, the function and the field" {
+	trace-decode "$W/mpv.trace" >mpv.txt
+	n=$(grep -m1 'fn: vkSetDebugUtilsObjectNameEXT,' mpv.txt | grep -o 'call: [0-9]*' | grep -o '[0-9]*')
+	sed -E "/call: $n,/s/objectHandle: [0-9]+/objectHandle: 4660/" mpv.txt >bad.txt
+	replay_error bad.txt
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "$(head -1 <<<"$output")" =~ ^trace-replay:\ bad.txt:\ call\ $n\ \(vkSetDebugUtilsObjectNameEXT\):\ objectHandle:\ Vk[A-Za-z]+\ 0x1234:\ no\ earlier\ record\ made\ it$ ]]
+}
+
+@test "mpv's frame trimmed alone replays validated and pixel-equal, without the probe instance" {
+	trace-trim --frames $SHOT -o cut.trace "$W/mpv.trace"
+	[ "$(trace-decode cut.trace | grep -c 'fn: vkCreateInstance,')" = 1 ]
+	replay_error --validate --screenshot $SHOT -o cut.png cut.trace
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(ae cut.png "$W/mpv.frame-$SHOT.png")" = 0 ]
+}
+
+@test "mpv's frame trimmed alone is smaller than the whole trace" {
+	trace-trim --frames $SHOT -o cut.trace "$W/mpv.trace"
+	echo "cut $(stat -c %s cut.trace) bytes, whole $(stat -c %s "$W/mpv.trace")"
+	[ "$(stat -c %s cut.trace)" -lt "$(stat -c %s "$W/mpv.trace")" ]
+}
+
+@test "mpv --vo=gpu-next: exit status as without the layer, replay with no message it does not make natively, the frame pixel-equal" {
+	start_xvfb
+	capture gpu-next next
+	stop_xvfb
+	[ "$(cat "$W/next.rc")" = "$(cat "$W/next-native.rc")" ]
+	replay_error --validate --screenshot $SHOT -o next.png "$W/next.trace"
+	echo "$output" >replay.log
+	# libplacebo destroys a swapchain semaphore at teardown that a batch
+	# may still wait on: natively the layer says so in some runs and not
+	# in others (the GPU's timing), so one native run cannot pin it
+	{ vuids "$W/next-native.out"; echo VUID-vkDestroySemaphore-semaphore-01137; } | sort -u >native
+	comm -23 <(vuids replay.log) native >extra
+	cat replay.log extra
+	[ ! -s extra ]
+	[ "$(ae next.png "$W/next.frame-$SHOT.png")" = 0 ]
+}
