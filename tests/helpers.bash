@@ -87,7 +87,7 @@ sanitizer_prep() {
 # vma-import are not sanitized)
 sanitized() {
 	LD_PRELOAD="$(cat "$BATS_FILE_TMPDIR/libasan") $BATS_FILE_TMPDIR/nodlclose.so" \
-		LSAN_OPTIONS="suppressions=$TOP/tests/lsan.supp" "$@"
+		LSAN_OPTIONS="suppressions=$TOP/tests/lsan.supp:print_suppressions=0" "$@"
 }
 
 # replay ARGS...: trace-replay, the sanitizer build under sanitized

@@ -53,6 +53,10 @@ noreturn void vkr_fatal(vkr *r, const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+	/* the device's own threads may still run what was submitted: let
+	 * them finish before exit() tears the driver's globals down */
+	if (r->dev.device)
+		vkDeviceWaitIdle(r->dev.device);
 	exit(1);
 }
 

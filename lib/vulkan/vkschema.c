@@ -663,6 +663,35 @@ static int dec_pnext(dec *d, const vk_field *f, const trace_value *v, void **out
 	return 0;
 }
 
+/*
+ * Every array whose length a count gives holds that many: a record whose
+ * count passes its array (a count edited up, an array cut short) would
+ * have the driver, or the walkers, read past what was decoded.  FIELDS[i]
+ * was decoded from VALS[i] into BASE.  A null array is the command's to
+ * judge (many take one with a count: pImageInfo of a buffer write).
+ */
+static int check_lens(dec *d, const vk_field *fields, uint32_t n, const trace_value *vals,
+		      const uint8_t *base)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		const vk_field *f = &fields[i];
+		const trace_value *v = &vals[i];
+		if (!f->ptr || f->len_op == VK_LEN_NONE || (f->flags & VK_F_PNEXT) ||
+		    (v->kind != TRACE_ARRAY && v->kind != TRACE_BLOB))
+			continue;
+		uint64_t want = vk_field_len(fields, f, base);
+		uint64_t have = v->kind == TRACE_ARRAY || f->size <= 1 ? v->len : v->len / f->size;
+		if (want > have) {
+			const char *count = f->len >= 0 ? fields[f->len].name : "its length";
+			trace_error_set(d->err, "%s.%s holds %llu, but %s says %llu", d->where,
+					f->name, (unsigned long long)have, count,
+					(unsigned long long)want);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int vk_decode_struct(const vk_struct_info *s, trace_arena *a, const trace_value *v, void *out,
 		     trace_error *err)
 {
@@ -685,7 +714,7 @@ int vk_decode_struct(const vk_struct_info *s, trace_arena *a, const trace_value 
 	for (uint32_t i = 0; i < n; i++)
 		if (dec_field(&d, &s->fields[i], &v->st.members[i], out) < 0)
 			return -1;
-	return 0;
+	return check_lens(&d, s->fields, n, v->st.members, out);
 }
 
 int vk_decode_args(const vk_command_info *cmd, const trace_call *c, trace_arena *a, void *args,
@@ -696,6 +725,8 @@ int vk_decode_args(const vk_command_info *cmd, const trace_call *c, trace_arena 
 	for (uint32_t i = 0; i < n; i++)
 		if (dec_field(&d, &cmd->params[i], &c->args[i], args) < 0)
 			return -1;
+	if (check_lens(&d, cmd->params, n, c->args, args) < 0)
+		return -1;
 	if (cmd->ret && c->ret)
 		return dec_elem(&d, cmd->ret, c->ret, (uint8_t *)args + cmd->ret->offset);
 	return 0;

@@ -1,0 +1,81 @@
+#!/usr/bin/env bats
+# Hostile traces: one-line edits of a vkcube capture, as sed makes them,
+# that a reader passes (the stream is well formed) but that would have the
+# replayer or the trimmer hand the driver, or read, past what the record
+# holds.  Each is refused before use: exit 1, one message naming the file,
+# the call, the function and the field, nothing written.  The sanitizer
+# build runs them, so an overflow is a failure, not a matter of luck.
+
+load helpers
+
+setup_file() {
+	export W="$BATS_FILE_TMPDIR" TOP
+	export VK_LAYER_PATH="$TOP/build/layer:/usr/share/vulkan/explicit_layer.d"
+	start_xvfb
+	VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$W/cube.trace" \
+		timeout 60 vkcube --c 40 >/dev/null 2>&1
+	stop_xvfb
+	trace-decode "$W/cube.trace" >"$W/cube.txt"
+	sanitizer_prep
+}
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+	unset DISPLAY WAYLAND_DISPLAY
+}
+
+# mutate PATTERN SED: the capture with SED run on the first record that
+# matches PATTERN (sed's address given), as bad.txt; $CALL its number
+mutate() {
+	local l
+	l=$(grep -m1 -n -- "$1" "$W/cube.txt" | cut -d: -f1)
+	[ -n "$l" ]
+	CALL=$(sed -n "${l}s/^{call: \([0-9]*\),.*/\1/p" "$W/cube.txt")
+	sed "${l}$2" "$W/cube.txt" >bad.txt
+	! cmp -s bad.txt "$W/cube.txt"
+}
+
+# refused MESSAGE: the sanitizer builds of trace-replay and trace-trim
+# (to the capture's last frame) both exit 1 with one line naming call
+# $CALL and ending in MESSAGE, and leave no output
+refused() {
+	run sanitized "$ASAN_BIN/trace-replay" bad.txt
+	echo "replay: $status: $output"
+	[ "$status" -eq 1 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == "trace-replay: bad.txt: call $CALL ("*"): malformed record: $1" ]]
+	run sanitized "$ASAN_BIN/trace-trim" --frames 39 -o out.trace bad.txt
+	echo "trim: $status: $output"
+	[ "$status" -eq 1 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == "trace-trim: bad.txt: call $CALL, byte "*": $1" ]]
+	[ ! -e out.trace ]
+}
+
+@test "the capture itself replays and trims" {
+	[ "$(grep -c 'fn: vkQueuePresentKHR,' "$W/cube.txt")" -eq 40 ]
+	trace-replay "$W/cube.txt"
+	trace-trim --frames 39 -o out.trace "$W/cube.txt"
+}
+
+@test "a count past its array (vkResetFences fenceCount 4294967295, one fence) is refused" {
+	mutate 'fn: vkResetFences,' 's/fenceCount: 1,/fenceCount: 4294967295,/'
+	refused "vkResetFences.pFences holds 1, but fenceCount says 4294967295"
+}
+
+@test "a count past its array of structs (vkQueueSubmit submitCount 2, one submit) is refused" {
+	mutate 'fn: vkQueueSubmit,' 's/submitCount: 1,/submitCount: 2,/'
+	refused "vkQueueSubmit.pSubmits holds 1, but submitCount says 2"
+}
+
+@test "a count past its array inside a struct (a present's 65536 wait semaphores) is refused" {
+	mutate 'fn: vkQueuePresentKHR,' 's/waitSemaphoreCount: 1,/waitSemaphoreCount: 65536,/'
+	refused "VkPresentInfoKHR.pWaitSemaphores holds 1, but waitSemaphoreCount says 65536"
+}
+
+@test "a count past its array of bytes (a shader's codeSize) is refused" {
+	mutate 'fn: vkCreateShaderModule,' 's/codeSize: \([0-9]*\),/codeSize: 1\1,/'
+	local n
+	n=$(grep -m1 -o 'fn: vkCreateShaderModule,.*codeSize: [0-9]*' "$W/cube.txt" | sed 's/.*: //')
+	refused "VkShaderModuleCreateInfo.pCode holds $((n / 4)), but codeSize says $((1$n / 4))"
+}
