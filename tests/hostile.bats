@@ -79,3 +79,37 @@ refused() {
 	n=$(grep -m1 -o 'fn: vkCreateShaderModule,.*codeSize: [0-9]*' "$W/cube.txt" | sed 's/.*: //')
 	refused "VkShaderModuleCreateInfo.pCode holds $((n / 4)), but codeSize says $((1$n / 4))"
 }
+
+# stopped MESSAGE: the sanitizer build of trace-replay exits 1 with one
+# line naming call $CALL, its function, and MESSAGE
+stopped() {
+	run sanitized "$ASAN_BIN/trace-replay" bad.txt
+	echo "replay: $status: $output"
+	[ "$status" -eq 1 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == "trace-replay: bad.txt: call $CALL ($FN): $1" ]]
+}
+
+@test "a handle no record made (vkCreateFramebuffer removed) stops the replay at its first use" {
+	mutate 'fn: vkCreateFramebuffer,' d
+	local fb
+	fb=$(grep -m1 'fn: vkCreateFramebuffer,' "$W/cube.txt" | sed 's/.*pFramebuffer: \[\(0x[0-9a-f]*\)\].*/\1/')
+	CALL=$(grep -m1 "fn: vkCmdBeginRenderPass,.*framebuffer: $fb," bad.txt | sed 's/^{call: \([0-9]*\),.*/\1/')
+	FN=vkCmdBeginRenderPass
+	stopped "framebuffer: VkFramebuffer $fb: no earlier record made it, or it is destroyed"
+}
+
+@test "a handle edited to one no record made (a pipeline) stops the replay there, never a call skipped" {
+	mutate 'fn: vkCmdBindPipeline,' 's/pipeline: 0x[0-9a-f]*/pipeline: 0x999/'
+	FN=vkCmdBindPipeline
+	stopped "pipeline: VkPipeline 0x999: no earlier record made it, or it is destroyed"
+}
+
+@test "a buffer whose bind was removed stops the replay at the first call that reads it" {
+	mutate 'fn: vkBindBufferMemory,' d
+	local buf
+	buf=$(grep -m1 'fn: vkBindBufferMemory,' "$W/cube.txt" | sed 's/.*buffer: \(0x[0-9a-f]*\),.*/\1/')
+	CALL=$(grep -m1 -E "fn: (vkUpdateDescriptorSets|vkCmd[A-Za-z]*),.*$buf" bad.txt | sed 's/^{call: \([0-9]*\),.*/\1/')
+	FN=$(grep -m1 -E "fn: (vkUpdateDescriptorSets|vkCmd[A-Za-z]*),.*$buf" bad.txt | sed 's/.*fn: \([A-Za-z]*\),.*/\1/')
+	stopped "buffer: VkBuffer $buf has no memory: no earlier record bound it"
+}

@@ -200,16 +200,14 @@ void vkr_bind_obj(vkr *r, uint64_t cap_obj, uint64_t cap_mem, VkDeviceSize offse
 {
 	obj *o = vkr_obj_get(r, cap_obj);
 	memobj *m = mem_get(r, cap_mem);
-	if (!o) {
-		vkr_warn(r, "%s 0x%llx unknown: not bound", image ? "VkImage" : "VkBuffer",
-			 (unsigned long long)cap_obj);
-		return;
-	}
-	if (!m) {
-		vkr_warn(r, "VkDeviceMemory 0x%llx unknown: %s not bound", (unsigned long long)cap_mem,
-			 image ? "image" : "buffer");
-		return;
-	}
+	if (!o)
+		vkr_fatal(r, "%s: %s 0x%llx: no earlier record made it, or it is destroyed%s",
+			  image ? "image" : "buffer", image ? "VkImage" : "VkBuffer",
+			  (unsigned long long)cap_obj, r->errors ? " (or its create failed here)" : "");
+	if (!m)
+		vkr_fatal(r, "memory: VkDeviceMemory 0x%llx: no earlier record made it, or it is "
+			  "destroyed%s", (unsigned long long)cap_mem,
+			  r->errors ? " (or its allocation failed here)" : "");
 	if (vkr_failed(cap_res))
 		return;
 	if (o->group) {

@@ -179,8 +179,7 @@ static uint32_t gpu_batch_slot(vkr *r, gpu_timer *t, bool timeable, uint32_t *k)
  * two of a slot. */
 void vkr_submit(vkr *r, const cmd_entry *e, vk_args_vkQueueSubmit *a)
 {
-	if (!vkr_remap_args(r, e->cmd, a))
-		return;
+	vkr_remap_args(r, e->cmd, a);
 	gpu_timer *t = gpu_timer_for(r, a->queue);
 	uint32_t k = 0;
 	if (t && a->pSubmits) {
@@ -206,8 +205,7 @@ void vkr_submit(vkr *r, const cmd_entry *e, vk_args_vkQueueSubmit *a)
 
 void vkr_submit2(vkr *r, const cmd_entry *e, vk_args_vkQueueSubmit2 *a)
 {
-	if (!vkr_remap_args(r, e->cmd, a))
-		return;
+	vkr_remap_args(r, e->cmd, a);
 	gpu_timer *t = gpu_timer_for(r, a->queue);
 	uint32_t k = 0;
 	if (t && a->pSubmits) {

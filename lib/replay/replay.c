@@ -70,6 +70,31 @@ const char *vkr_result_name(VkResult res)
 /* ------------------------------------------------------------------ */
 /* Handles. */
 
+/*
+ * Whether the call being replayed reads what a buffer or image holds:
+ * recording a command, writing a descriptor, making a view, copying on
+ * the host.  Binding it, asking for its requirements, naming it and
+ * destroying it do not, and may come before it has memory.
+ */
+static bool reads_contents(const char *fn)
+{
+	return !strncmp(fn, "vkCmd", 5) || !strncmp(fn, "vkUpdateDescriptorSet", 21) ||
+	       !strncmp(fn, "vkCreateBufferView", 18) || !strncmp(fn, "vkCreateImageView", 17) ||
+	       !strncmp(fn, "vkCopy", 6) || !strncmp(fn, "vkTransitionImageLayout", 23);
+}
+
+/* A buffer or image the call reads must be bound: one with no memory
+ * crashes the driver when the device reads it. */
+static void need_bound(vkr *r, const vk_handle_info *h, uint64_t cap, const vk_field *f)
+{
+	if (h != r->h_buffer && h != r->h_image)
+		return;
+	obj *o = vkr_obj_get(r, cap);
+	if (o && !o->group && !o->sparse && reads_contents(r->call->sig->name))
+		vkr_fatal(r, "%s: %s 0x%llx has no memory: no earlier record bound it", f->name,
+			  h->name, (unsigned long long)cap);
+}
+
 /* vk_walk_handles over the inputs: capture values into live ones. */
 void vkr_remap_in(void *ctx, const vk_handle_info *h, uint64_t *value, bool top,
 		  const vk_field *f)
@@ -77,26 +102,18 @@ void vkr_remap_in(void *ctx, const vk_handle_info *h, uint64_t *value, bool top,
 	vkr *r = ctx;
 	uint64_t live;
 	if (vkr_map_get(r, h, *value, &live)) {
+		if (live)
+			need_bound(r, h, *value, f);
 		*value = live;
 		return;
 	}
-	/* a handle typed by a sibling field (a debug name's object, private
-	 * data's): nothing to leave out instead, and never the capture's
-	 * value to the driver */
-	if (f->flags & VK_F_TYPED_HANDLE)
-		vkr_fatal(r, "%s: %s 0x%llx: no earlier record made it", f->name, h->name,
-			  (unsigned long long)*value);
-	if (top && !(f->flags & VK_F_OPTIONAL)) {
-		r->skip_call = true;
-		r->missing_type = h;
-		r->missing_value = *value;
-	} else {
-		r->unknown_handles++;
-		if (r->unknown_handles <= 3)
-			vkr_warn(r, "%s.%s: %s 0x%llx unknown (left out: null)", r->call->sig->name,
-				 f->name, h->name, (unsigned long long)*value);
-	}
-	*value = 0;
+	/* No earlier record made it (a create cut out, a handle edited), or
+	 * it is destroyed, or its create failed here: never the capture's
+	 * value to the driver, and no null or skipped call in its place
+	 * either (a draw with no pipeline bound crashes a driver). */
+	(void)top;
+	vkr_fatal(r, "%s: %s 0x%llx: no earlier record made it, or it is destroyed%s", f->name,
+		  h->name, (unsigned long long)*value, r->errors ? " (or its create failed here)" : "");
 }
 
 typedef struct collect {
@@ -359,16 +376,11 @@ void vkr_check_result(vkr *r, const cmd_entry *e, bool have_cap, VkResult cap, V
 	}
 }
 
-/* The handles of the inputs made live; false, with a warning, where one
- * the call cannot go without is unknown (then the call is not made). */
-bool vkr_remap_args(vkr *r, const vk_command_info *cmd, void *args)
+/* The handles of the inputs made live (one no earlier record made stops
+ * the replay: vkr_remap_in). */
+void vkr_remap_args(vkr *r, const vk_command_info *cmd, void *args)
 {
-	r->skip_call = false;
 	vk_walk_handles(cmd, args, false, vkr_remap_in, r);
-	if (r->skip_call)
-		vkr_warn(r, "%s: %s 0x%llx unknown: call not replayed", cmd->sig.name,
-			 r->missing_type->name, (unsigned long long)r->missing_value);
-	return !r->skip_call;
 }
 
 /* Calls the command with its inputs live, compares the result with the
@@ -435,10 +447,7 @@ VkResult vkr_call_generic(vkr *r, const cmd_entry *e, void *args)
 		}
 		d.h = cmd->object;
 	}
-	if (!vkr_remap_args(r, cmd, args)) {
-		free(d.more);
-		return VK_SUCCESS;
-	}
+	vkr_remap_args(r, cmd, args);
 	VkResult now = vkr_invoke(r, e, args);
 	if (d.h) {
 		for (size_t i = 0; i < d.n; i++)
@@ -540,9 +549,11 @@ void vkr_replay_call(vkr *r, const trace_call *c)
 		VkDeviceSize size = a->pCreateInfo ? a->pCreateInfo->size : 0;
 		bool address = a->pCreateInfo &&
 			(a->pCreateInfo->usage & VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT);
-		if (vkr_call_generic(r, e, args) == VK_SUCCESS && cap && a->pBuffer)
-			vkr_new_obj(r, cap, (uint64_t)(uintptr_t)*a->pBuffer, false, true, size)->address =
-				address;
+		if (vkr_call_generic(r, e, args) == VK_SUCCESS && cap && a->pBuffer) {
+			obj *o = vkr_new_obj(r, cap, (uint64_t)(uintptr_t)*a->pBuffer, false, true, size);
+			o->address = address;
+			o->sparse = a->pCreateInfo->flags & VK_BUFFER_CREATE_SPARSE_BINDING_BIT;
+		}
 		return;
 	}
 	case SP_CREATE_IMAGE: {
@@ -550,7 +561,8 @@ void vkr_replay_call(vkr *r, const trace_call *c)
 		uint64_t cap = a->pImage ? (uint64_t)(uintptr_t)*a->pImage : 0;
 		bool linear = a->pCreateInfo && a->pCreateInfo->tiling == VK_IMAGE_TILING_LINEAR;
 		if (vkr_call_generic(r, e, args) == VK_SUCCESS && cap && a->pImage)
-			vkr_new_obj(r, cap, (uint64_t)(uintptr_t)*a->pImage, true, linear, 0);
+			vkr_new_obj(r, cap, (uint64_t)(uintptr_t)*a->pImage, true, linear, 0)->sparse =
+				a->pCreateInfo->flags & VK_IMAGE_CREATE_SPARSE_BINDING_BIT;
 		return;
 	}
 	case SP_DESTROY_BUFFER:

@@ -98,6 +98,7 @@ typedef struct obj {
 	uint64_t cap, live;
 	bool image, linear;
 	bool address;               /* a buffer made for device addresses */
+	bool sparse;                /* made for sparse binding: no vkBind*Memory */
 	VkDeviceSize create_size;   /* buffers */
 	VkDeviceSize cap_req;       /* size from the capture's requirements, 0 if unknown */
 	group *group;
@@ -201,10 +202,7 @@ typedef struct vkr {
 	uint64_t fake_next;
 	/* the record in progress */
 	const trace_call *call;
-	uint64_t warnings, errors, unknown_handles;
-	bool skip_call;
-	const vk_handle_info *missing_type;
-	uint64_t missing_value;
+	uint64_t warnings, errors;
 	/* frames */
 	trace_frames frames;
 	int64_t frame;
@@ -313,7 +311,7 @@ void vkr_remap_in(void *ctx, const vk_handle_info *h, uint64_t *value, bool top,
 void vkr_reset_fns(vkr *r);
 cmd_entry *vkr_entry_of(vkr *r, const trace_call *c);
 void vkr_check_result(vkr *r, const cmd_entry *e, bool have_cap, VkResult cap, VkResult now);
-bool vkr_remap_args(vkr *r, const vk_command_info *cmd, void *args);
+void vkr_remap_args(vkr *r, const vk_command_info *cmd, void *args);
 VkResult vkr_invoke(vkr *r, const cmd_entry *e, void *args);
 VkResult vkr_call_generic(vkr *r, const cmd_entry *e, void *args);
 void vkr_replay_call(vkr *r, const trace_call *c);
