@@ -59,6 +59,15 @@ void trace_cli_fail(const trace_error *err)
 	exit(1);
 }
 
+void trace_cli_warn_cut(trace_reader *r)
+{
+	const trace_error *w = trace_reader_cut(r);
+	if (!w)
+		return;
+	trace_cli_progress_done();
+	fprintf(stderr, "%s: %s: warning: %s\n", trace_cli_self.prog, w->file, w->msg);
+}
+
 const char *trace_cli_parse(int argc, char **argv, const char *shorts,
 			    const struct option *longs, trace_cli_option_fn *one, void *ctx,
 			    const char *help, const char **out)
@@ -192,6 +201,8 @@ static int copy(trace_reader *r, trace_writer *w, trace_error *err)
 		trace_cli_progress(r, ++n);
 	}
 	trace_cli_progress_done();
+	if (k == 0)
+		trace_cli_warn_cut(r);
 	return k;
 }
 

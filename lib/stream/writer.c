@@ -612,6 +612,12 @@ int trace_writer_call(trace_writer *w, const trace_call *c, trace_error *err)
 	return write_binary_call(w, c);
 }
 
+int trace_writer_flush(trace_writer *w, trace_error *err)
+{
+	w->err = err;
+	return trace_sink_flush(&w->k, err);
+}
+
 static void release(trace_writer *w)
 {
 	for (size_t i = w->qhead; i < w->nqueue; i++) {
