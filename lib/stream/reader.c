@@ -20,6 +20,8 @@ struct trace_reader {
 	trace_textreader *text;
 	char *name;
 	int64_t last_no;   /* the last complete call returned, or -1 */
+	bool end_due;      /* the header promises a TRACE_END record */
+	bool end_seen;     /* and it came */
 	trace_error cut;   /* the warning, once the end of a cut trace is read */
 };
 
@@ -61,6 +63,7 @@ static trace_reader *open_source(trace_reader *r, trace_error *err)
 		if (trace_binreader_header(r->bin, &r->header, &r->header_arena, err) < 0)
 			goto fail;
 	}
+	r->end_due = trace_header_get(&r->header, TRACE_END) != NULL;
 	return r;
 fail:
 	trace_reader_close(r);
@@ -127,13 +130,22 @@ static void describe_cut(trace_reader *r)
 			(unsigned long long)end, after);
 }
 
+static int next_record(trace_reader *r, trace_call **call, trace_error *err)
+{
+	return r->text ? trace_textreader_next(r->text, call, err)
+		       : trace_binreader_next(r->bin, call, err);
+}
+
 int trace_reader_next(trace_reader *r, trace_call **call, trace_error *err)
 {
-	int k = r->text ? trace_textreader_next(r->text, call, err)
-			: trace_binreader_next(r->bin, call, err);
+	int k = next_record(r, call, err);
+	if (k > 0 && r->end_due && !strcmp((*call)->sig->name, TRACE_END)) {
+		r->end_seen = true;
+		k = next_record(r, call, err);
+	}
 	if (k > 0 && !((*call)->flags & TRACE_CALL_INCOMPLETE))
 		r->last_no = (int64_t)(*call)->no;
-	else if (k == 0 && r->src.cut && !r->cut.msg[0])
+	else if (k == 0 && (r->src.cut || (r->end_due && !r->end_seen)) && !r->cut.msg[0])
 		describe_cut(r);
 	return k;
 }

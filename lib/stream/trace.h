@@ -285,7 +285,18 @@ void trace_reader_close(trace_reader *r);
 typedef struct trace_writer_options {
 	trace_format format;   /* SNAPPY, BROTLI, RAW or TEXT */
 	int quality;           /* Brotli quality 0-11, -1 for the default */
+	bool end_marker;       /* event-level binary output only: see TRACE_END */
 } trace_writer_options;
+
+/*
+ * A capture can be cut anywhere, even between whole chunks (a kill): with
+ * end_marker, the header has the property TRACE_END and close writes a
+ * last record, the pseudo-call TRACE_END.  A reader consumes it (no
+ * program sees it), and a stream whose header promised it and that ends
+ * without it was cut off (trace_reader_cut).  Other writers drop the
+ * property from the headers they copy.
+ */
+#define TRACE_END "tracekit.end"
 
 typedef struct trace_writer trace_writer;
 

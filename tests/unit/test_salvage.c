@@ -46,13 +46,13 @@ typedef struct capture {
 } capture;
 
 /* The capture in FMT, each event flushed (trace_writer_flush) and where
- * it ends noted. */
-static capture write_capture(trace_format fmt)
+ * it ends noted; END_MARKER: closed with its TRACE_END record. */
+static capture write_capture(trace_format fmt, bool end_marker)
 {
 	capture cap = {0};
 	FILE *f = open_memstream(&cap.data, &cap.len);
 	trace_error err;
-	trace_writer_options opt = {.format = fmt, .quality = 5};
+	trace_writer_options opt = {.format = fmt, .quality = 5, .end_marker = end_marker};
 	trace_writer *w = trace_writer_open_file(f, "mem", &opt, &err);
 	trace_sigtab *t = trace_sigtab_new();
 	trace_property prop = {"api", "test"};
@@ -183,7 +183,7 @@ static void check_cut(const capture *cap, size_t off, const char *what, bool war
 
 static void test_every_cut(trace_format fmt, bool warn_at_boundary)
 {
-	capture cap = write_capture(fmt);
+	capture cap = write_capture(fmt, false);
 	result whole = read_all(cap.data, cap.len);
 	check(whole.rc == 0 && !whole.cut && !strcmp(whole.text, after[NEVENTS]),
 	      "the whole %s capture reads whole: %s", trace_format_name(fmt), whole.text);
@@ -198,7 +198,7 @@ static void test_every_cut(trace_format fmt, bool warn_at_boundary)
  * events of some prefix, never fewer for a longer cut. */
 static void test_gzip_cuts(void)
 {
-	capture raw = write_capture(TRACE_FMT_RAW);
+	capture raw = write_capture(TRACE_FMT_RAW, false);
 	uLong bound = compressBound(raw.len) + 64;
 	uint8_t *gz = malloc(bound);
 	z_stream z = {0};
@@ -238,7 +238,7 @@ static void test_gzip_cuts(void)
  * fails the read, followed by more chunks or not. */
 static void test_damaged_chunks(void)
 {
-	capture cap = write_capture(TRACE_FMT_SNAPPY);
+	capture cap = write_capture(TRACE_FMT_SNAPPY, false);
 	for (int e = 2; e <= NEVENTS; e += NEVENTS - 2) {
 		char *bad = malloc(cap.len);
 		memcpy(bad, cap.data, cap.len);
@@ -306,6 +306,41 @@ static void test_text_cuts(void)
 	free(res.text);
 }
 
+/* A capture that promised its end record: read whole, the record is not
+ * seen; cut between whole chunks before it (a kill), a warning. */
+static void test_end_marker(void)
+{
+	capture cap = write_capture(TRACE_FMT_SNAPPY, true);
+	result whole = read_all(cap.data, cap.len);
+	check(whole.rc == 0 && !whole.cut && !strcmp(whole.text, after[NEVENTS]),
+	      "a capture with its end record reads whole, the record unseen: %s", whole.text);
+	free(whole.text);
+	result cut = read_all(cap.data, cap.ends[NEVENTS]);
+	check(cut.rc == 0 && cut.cut && !strcmp(cut.text, after[NEVENTS]) &&
+	      cut.warning.call == 2 && cut.warning.file_offset == (int64_t)cap.ends[NEVENTS],
+	      "cut between chunks before its end record, a capture reads its calls and warns "
+	      "after call 2: %s", cut.warning.msg);
+	free(cut.text);
+	/* what programs write from it promise nothing: a copy cut short of
+	 * its end is whole as far as anyone can tell */
+	trace_error err;
+	trace_reader *r = trace_reader_open_memory(cap.data, cap.len, "m", &err);
+	check(r && trace_header_get(trace_reader_header(r), TRACE_END),
+	      "the capture's header promises its end record");
+	char *copy = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&copy, &len);
+	trace_writer_options opt = {.format = TRACE_FMT_TEXT};
+	trace_writer *w = trace_writer_open_file(f, "copy", &opt, &err);
+	trace_writer_header(w, trace_reader_header(r), &err);
+	trace_writer_close(w, &err);
+	fclose(f);
+	check(!strstr(copy, TRACE_END), "a copy's header does not: %s", copy);
+	free(copy);
+	trace_reader_close(r);
+	free(cap.data);
+}
+
 int main(void)
 {
 	test_every_cut(TRACE_FMT_RAW, false);
@@ -313,6 +348,7 @@ int main(void)
 	test_every_cut(TRACE_FMT_BROTLI, true);
 	test_gzip_cuts();
 	test_damaged_chunks();
+	test_end_marker();
 	test_text_cuts();
 	return unit_done("test_salvage");
 }
