@@ -47,6 +47,12 @@
 #define TK_WAKE_MS 10
 /* A chunk goes to the file at most this long after its first record. */
 #define TK_FLUSH_MS 240
+/* Records this old not yet handed to the trace writer make application
+ * threads wait for it: at SCHED_IDLE on a machine the program keeps
+ * busy, the writer can fall seconds behind, all of it lost to a kill.
+ * Checked every TK_STALE_EVERY records. */
+#define TK_STALE_MS 100
+#define TK_STALE_EVERY 64
 
 /* ------------------------------------------------------------------ */
 /* The output: a queue of records and the thread that writes them. */
@@ -167,6 +173,8 @@ static struct {
 	bool closed;             /* the writer has ended the trace */
 	uint64_t flush_asked;    /* flushes asked for (tk_output_flush) */
 	uint64_t flush_done;     /* the last one the writer did */
+	uint64_t head_ms;        /* when the queue's first record came */
+	uint64_t writing_ms;     /* the writer's batch's, until it is written; 0 */
 	pthread_cond_t done;     /* flush_done moved, or closed */
 	pthread_t thread;
 	trace_writer *w;
@@ -316,6 +324,22 @@ static void discard(tk_rec *r)
 	}
 }
 
+/* A coarse clock (a few ns), in milliseconds. */
+static uint64_t now_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &t);
+	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
+}
+
+/* Under out.lock: records older than TK_STALE_MS that the writer has not
+ * written (taken and being written, or still queued). */
+static bool writer_behind(void)
+{
+	uint64_t oldest = out.writing_ms ? out.writing_ms : out.head ? out.head_ms : 0;
+	return oldest && out.header_ready && now_ms() - oldest > TK_STALE_MS;
+}
+
 static void push(tk_rec *r)
 {
 	size_t bytes = r->call.arena.total + r->own_len + sizeof(*r);
@@ -327,6 +351,11 @@ static void push(tk_rec *r)
 	}
 	while (out.queued > TK_QUEUE_LIMIT && out.header_ready && out.running)
 		pthread_cond_wait(&out.room, &out.lock);
+	if (out.nqueued % TK_STALE_EVERY == TK_STALE_EVERY - 1)
+		while (out.running && !out.stop && writer_behind())
+			pthread_cond_wait(&out.room, &out.lock);
+	if (!out.head)
+		out.head_ms = now_ms();
 	append(r);
 	out.queued += bytes;
 	if (!next_spare && out.spare) {
@@ -712,6 +741,7 @@ static void *writer_main(void *unused)
 	pthread_mutex_lock(&out.lock);
 	for (;;) {
 		wait_for_work(wr.unflushed ? &wr.flush_at : NULL);
+		out.writing_ms = out.head ? out.head_ms : 0;
 		tk_rec *list = take_queue();
 		bool stop = out.stop;
 		uint64_t asked = out.flush_asked;
@@ -723,6 +753,10 @@ static void *writer_main(void *unused)
 		if (!stop)
 			flush_chunk(&wr, asked != out.flush_done);
 		pthread_mutex_lock(&out.lock);
+		if (out.writing_ms) {
+			out.writing_ms = 0;
+			pthread_cond_broadcast(&out.room);
+		}
 		if (out.flush_done != asked) {
 			out.flush_done = asked;
 			pthread_cond_broadcast(&out.done);
