@@ -26,7 +26,10 @@
  * pixels on every run.
  *
  *   vkexample [--frames N] [--png-dir DIR] [--dump-frames A,B,...]
- *             [--gpu N] [--validate] [--still] [--present]
+ *             [--gpu N] [--validate] [--still] [--present] [--no-cleanup]
+ *
+ * --no-cleanup ends with exit(0) after the last frame, nothing destroyed:
+ * a program that leaves its instance and device to the end of the process.
  *
  * Exit 0 on success, 1 on a Vulkan error (the call and the VkResult name
  * are printed) or, with --validate, if the validation layer reported an
@@ -155,6 +158,7 @@ struct options {
 	int validate;
 	int still;		/* rotation fixed at frame 0's; compute still moves */
 	int present;		/* an X window and a swapchain */
+	int no_cleanup;		/* exit(0) after the frames, nothing destroyed */
 	const char *png_dir;
 	const char *extension;	/* one more device extension to enable */
 	unsigned *dump;		/* frame numbers to dump; NULL: every frame */
@@ -166,6 +170,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: %s [--frames N] [--png-dir DIR] [--dump-frames A,B,...]\n"
 		"          [--gpu N] [--validate] [--still] [--present] [--extension NAME]\n"
+		"          [--no-cleanup]\n"
 		"  --frames N          frames to render (default 10)\n"
 		"  --png-dir DIR       write DIR/frame-N.png (every frame unless --dump-frames)\n"
 		"  --dump-frames LIST  only these frames (comma-separated, from 0)\n"
@@ -177,7 +182,8 @@ static void usage(FILE *f)
 		"                      buffer is still written every frame); only the\n"
 		"                      compute pattern moves\n"
 		"  --present           also show each frame in an X window ($DISPLAY):\n"
-		"                      a swapchain, one vkQueuePresentKHR per frame\n",
+		"                      a swapchain, one vkQueuePresentKHR per frame\n"
+		"  --no-cleanup        exit(0) after the last frame, destroying nothing\n",
 		prog);
 }
 
@@ -247,6 +253,8 @@ static void parse_options(int argc, char **argv, struct options *o)
 			o->still = 1;
 		} else if (!strcmp(a, "--present")) {
 			o->present = 1;
+		} else if (!strcmp(a, "--no-cleanup")) {
+			o->no_cleanup = 1;
 		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			usage(stdout);
 			exit(0);
@@ -1741,6 +1749,8 @@ int main(int argc, char **argv)
 	if (o.present)
 		create_swapchain();
 	run_frames(&o);
+	if (o.no_cleanup)
+		exit(0);
 	destroy_all();
 	free(o.dump);
 

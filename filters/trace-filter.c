@@ -121,7 +121,8 @@ int main(int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	options o = {.run = {.format = TRACE_FMT_AUTO, .progress = trace_cli_progress,
-			     .progress_done = trace_cli_progress_done}};
+			     .progress_done = trace_cli_progress_done,
+			     .warn_cut = trace_cli_warn_cut}};
 	const char *out;
 
 	trace_cli_init("trace-filter", usage);

@@ -246,6 +246,7 @@ int main(int argc, char **argv)
 		vo.stats = stats;
 		vo.no_gpu_time = no_gpu_time;
 		int status = vkr_run(in, &vo);
+		trace_cli_warn_cut(in);
 		trace_reader_close(in);
 		return status;
 	}
@@ -265,6 +266,7 @@ int main(int argc, char **argv)
 	}
 	vmar_options mo = {.dev = opt, .input = input, .quiet = quiet, .stats = stats};
 	int status = vmar_run(in, &mo);
+	trace_cli_warn_cut(in);
 	trace_reader_close(in);
 	return status;
 }

@@ -123,6 +123,22 @@ static noreturn void fail_in(const job *j, trace_error *err)
 	trace_cli_fail(err);
 }
 
+/* A trace cut off inside frame CUT_FRAME has the frames before it whole:
+ * a range that starts at the cut one or later is not there. */
+static void need_whole_frames(const job *j, uint64_t cut_frame, trace_error *err)
+{
+	if (!j->by_frames || j->want.a < cut_frame)
+		return;
+	if (cut_frame)
+		trace_error_set(err, "no frame %" PRIu64 " in the trace: the capture was cut off "
+				"inside frame %" PRIu64 ", and frame %" PRIu64 " is its last "
+				"complete one", j->want.a, cut_frame, cut_frame - 1);
+	else
+		trace_error_set(err, "no frame %" PRIu64 " in the trace: the capture was cut off "
+				"inside frame 0, before any frame was complete", j->want.a);
+	fail_in(j, err);
+}
+
 static bool is_marker(const trace_call *c)
 {
 	return !strcmp(c->sig->name, TRACE_FRAME_MARKER);
@@ -305,6 +321,9 @@ int main(int argc, char **argv)
 	trace_cli_progress_done();
 	if (k < 0)
 		fail_in(&j, &err);
+	bool cut = k == 0 && trace_reader_cut(r);
+	if (cut)
+		need_whole_frames(&j, frames.ended ? last_frame_seen + 1 : last_frame_seen, &err);
 	if (!j.started) {
 		trace_error_set(&err, "no %s %" PRIu64 " in the trace: it ends at %s %" PRIu64,
 				j.by_frames ? "frame" : "call", j.want.a,
@@ -312,6 +331,9 @@ int main(int argc, char **argv)
 				j.by_frames ? last_frame_seen : last_no_seen);
 		fail_in(&j, &err);
 	}
+
+	if (cut)
+		trace_cli_warn_cut(r);
 
 	/* the output: header, setup, marker, range */
 	char bufs[2][64];

@@ -63,6 +63,7 @@ int main(int argc, char **argv)
 	if (k < 0)
 		goto fail;
 	trace_cli_progress_done();
+	trace_cli_warn_cut(r);
 	trace_reader_close(r);
 	if (vma_writer_close(w, &err) < 0)
 		trace_cli_fail(&err);

@@ -3,7 +3,8 @@
  *
  * capture.c: the loader interface, instances and devices, the name
  * lookups, the device extensions let through; output.c: the records, the
- * trace writer thread, the header's properties, the fatal signal flush;
+ * trace writer thread, the header's properties, the flushes for endings;
+ * ending.c: the signals a program ends by (fatal ones, Ctrl-C, kill);
  * memory.c: object-based memory tracking (shadow copies of mapped memory,
  * update pseudo-calls at queue submits); refs.c: what submitted command
  * buffers may read, so that a submit compares only that memory;
@@ -120,6 +121,17 @@ void tk_output_start(void);
 /* The header's device properties, from the first device made; the
  * writer waits for them before it writes the header. */
 void tk_output_describe(tk_device *dev);
+/* What is queued now, written and put into the file whole; LAST: the
+ * trace then ends (tracing stops, the file is closed).  Waits for it, at
+ * most TIMEOUT_MS; false when that passed.  Not from a signal handler. */
+bool tk_output_flush(bool last, int timeout_ms);
+/* From a fatal signal's handler: tracing stops, the queue and this
+ * thread's calls in flight are written, the file closed (5 s at most). */
+void tk_output_crash(void);
+
+/* ending.c: the handlers of fatal and ending signals, and the thread that
+ * flushes for them; once, when the output starts. */
+void tk_endings_start(void);
 
 /* memory.c */
 void tk_memory_init(tk_device *dev);

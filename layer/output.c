@@ -14,6 +14,13 @@
  * thread until it returns), so a call that crashes the driver is in the
  * trace.
  *
+ * The file is always whole chunks, and at most one partial one that holds
+ * under a quarter second of calls: the writer ends its chunk when it is
+ * full and TK_FLUSH_MS after its first record, and writes each with one
+ * write() (the FILE is unbuffered).  So a program killed, or a full
+ * disk, loses about the last quarter second at most (readers salvage the
+ * rest); the endings the layer can see flush everything (ending.c).
+ *
  * The only global state: the one output.
  */
 #include "layer.h"
@@ -38,6 +45,14 @@
 #define TK_WAKE_BYTES (256u << 10)
 #define TK_WAKE_RECORDS 2048
 #define TK_WAKE_MS 10
+/* A chunk goes to the file at most this long after its first record. */
+#define TK_FLUSH_MS 240
+/* Records this old not yet handed to the trace writer make application
+ * threads wait for it: at SCHED_IDLE on a machine the program keeps
+ * busy, the writer can fall seconds behind, all of it lost to a kill.
+ * Checked every TK_STALE_EVERY records. */
+#define TK_STALE_MS 100
+#define TK_STALE_EVERY 64
 
 /* ------------------------------------------------------------------ */
 /* The output: a queue of records and the thread that writes them. */
@@ -154,6 +169,13 @@ static struct {
 	bool header_ready;       /* device properties known (or giving up on them) */
 	bool stop;
 	bool running;
+	bool started;            /* the writer thread was started */
+	bool closed;             /* the writer has ended the trace */
+	uint64_t flush_asked;    /* flushes asked for (tk_output_flush) */
+	uint64_t flush_done;     /* the last one the writer did */
+	uint64_t head_ms;        /* when the queue's first record came */
+	uint64_t writing_ms;     /* the writer's batch's, until it is written; 0 */
+	pthread_cond_t done;     /* flush_done moved, or closed */
 	pthread_t thread;
 	trace_writer *w;
 	FILE *f;
@@ -165,6 +187,7 @@ static struct {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 	.more = PTHREAD_COND_INITIALIZER,
 	.room = PTHREAD_COND_INITIALIZER,
+	.done = PTHREAD_COND_INITIALIZER,
 };
 
 static atomic_bool tracing;
@@ -301,6 +324,22 @@ static void discard(tk_rec *r)
 	}
 }
 
+/* A coarse clock (a few ns), in milliseconds. */
+static uint64_t now_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &t);
+	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
+}
+
+/* Under out.lock: records older than TK_STALE_MS that the writer has not
+ * written (taken and being written, or still queued). */
+static bool writer_behind(void)
+{
+	uint64_t oldest = out.writing_ms ? out.writing_ms : out.head ? out.head_ms : 0;
+	return oldest && out.header_ready && now_ms() - oldest > TK_STALE_MS;
+}
+
 static void push(tk_rec *r)
 {
 	size_t bytes = r->call.arena.total + r->own_len + sizeof(*r);
@@ -312,6 +351,11 @@ static void push(tk_rec *r)
 	}
 	while (out.queued > TK_QUEUE_LIMIT && out.header_ready && out.running)
 		pthread_cond_wait(&out.room, &out.lock);
+	if (out.nqueued % TK_STALE_EVERY == TK_STALE_EVERY - 1)
+		while (out.running && !out.stop && writer_behind())
+			pthread_cond_wait(&out.room, &out.lock);
+	if (!out.head)
+		out.head_ms = now_ms();
 	append(r);
 	out.queued += bytes;
 	if (!next_spare && out.spare) {
@@ -536,77 +580,125 @@ static void writer_sched(void)
 		fprintf(stderr, "tracekit: cannot lower the writer's priority; it runs as usual\n");
 }
 
-static void *writer_main(void *unused)
+/* The realtime clock MS milliseconds from now, for timed waits. */
+static void deadline_in(struct timespec *t, long ms)
 {
-	(void)unused;
-	sigset_t all;
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, NULL); /* signals go to the application's threads */
-	pthread_setname_np(pthread_self(), "tracekit-write");
-	writer_sched();
-	/* before anything is written: the stream goes out through this FILE
-	 * only, after the first full block or the first flush */
-	if (ftruncate(fileno(out.f), 0) != 0 && errno != EINVAL)
-		fprintf(stderr, "tracekit: cannot truncate %s: %s\n", out.path, strerror(errno));
-	trace_error err;
-	trace_error_clear(&err);
-	bool header_written = false, failed = false;
-	pthread_mutex_lock(&out.lock);
-	for (;;) {
-		/* records come in batches: after the first, wait for a
-		 * batch's worth or for TK_WAKE_MS */
-		bool waited = false;
-		while (!out.stop) {
-			if (!out.head || !out.header_ready) {
-				pthread_cond_wait(&out.more, &out.lock);
-				waited = false;
-				continue;
-			}
-			if (waited || out.queued >= TK_WAKE_BYTES || out.nqueued >= TK_WAKE_RECORDS)
-				break;
-			struct timespec until;
-			clock_gettime(CLOCK_REALTIME, &until);
-			until.tv_nsec += TK_WAKE_MS * 1000000L;
-			if (until.tv_nsec >= 1000000000L) {
-				until.tv_sec++;
-				until.tv_nsec -= 1000000000L;
-			}
-			if (pthread_cond_timedwait(&out.more, &out.lock, &until) == ETIMEDOUT)
-				waited = true;
-		}
-		tk_rec *list = out.head;
-		out.head = out.tail = NULL;
-		out.queued = 0;
-		out.nqueued = 0;
-		pthread_cond_broadcast(&out.room);
-		bool stop = out.stop;
-		trace_header h = { .version = TRACE_FORMAT_VERSION,
-				   .semantic_version = TRACE_FORMAT_VERSION,
-				   .nprops = out.nprops, .props = out.props };
-		pthread_mutex_unlock(&out.lock);
-		if (!header_written && !failed) {
-			header_written = true;
-			if (trace_writer_header(out.w, &h, &err) < 0) {
-				failed = true;
-				give_up(&err);
-			}
-		}
-		tk_rec *done = NULL;
-		while (list) {
-			tk_rec *next = list->next;
-			if (failed) {
-				discard(list);
-			} else if (write_rec(list, &done, &err) < 0) {
-				failed = true;
-				give_up(&err);
-			}
-			list = next;
-		}
-		keep_spares(done);
-		pthread_mutex_lock(&out.lock);
-		if (stop && !out.head)
-			break;
+	clock_gettime(CLOCK_REALTIME, t);
+	t->tv_sec += ms / 1000;
+	t->tv_nsec += (ms % 1000) * 1000000L;
+	if (t->tv_nsec >= 1000000000L) {
+		t->tv_sec++;
+		t->tv_nsec -= 1000000000L;
 	}
+}
+
+static bool before(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+}
+
+static bool passed(const struct timespec *t)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	return !before(&now, t);
+}
+
+/* What the writer thread keeps between batches. */
+typedef struct tk_writer {
+	bool header_written, failed;
+	bool unflushed;           /* records written since the last flush */
+	struct timespec flush_at; /* then: when they go to the file */
+	trace_error err;
+} tk_writer;
+
+/*
+ * Under out.lock: until there is work.  Records come in batches: after
+ * the first, a batch's worth or TK_WAKE_MS; else a flush asked for, the
+ * end, or FLUSH_AT (NULL: nothing waits in the chunk).
+ */
+static void wait_for_work(const struct timespec *flush_at)
+{
+	bool waited = false;
+	while (!out.stop && out.flush_asked == out.flush_done) {
+		bool batch = out.head && out.header_ready;
+		if (batch && (waited || out.queued >= TK_WAKE_BYTES || out.nqueued >= TK_WAKE_RECORDS))
+			return;
+		struct timespec until;
+		if (batch) {
+			deadline_in(&until, TK_WAKE_MS);
+			if (flush_at && before(flush_at, &until))
+				until = *flush_at;
+		} else if (flush_at) {
+			until = *flush_at;
+		} else {
+			pthread_cond_wait(&out.more, &out.lock);
+			waited = false;
+			continue;
+		}
+		if (pthread_cond_timedwait(&out.more, &out.lock, &until) == ETIMEDOUT) {
+			if (flush_at && passed(flush_at))
+				return;
+			waited = true;
+		}
+	}
+}
+
+/* Under out.lock: the queue, emptied. */
+static tk_rec *take_queue(void)
+{
+	tk_rec *list = out.head;
+	out.head = out.tail = NULL;
+	out.queued = 0;
+	out.nqueued = 0;
+	pthread_cond_broadcast(&out.room);
+	return list;
+}
+
+/* The header (first time), then the records of LIST. */
+static void write_batch(tk_writer *wr, const trace_header *h, tk_rec *list)
+{
+	if (!wr->header_written && !wr->failed) {
+		wr->header_written = true;
+		if (trace_writer_header(out.w, h, &wr->err) < 0) {
+			wr->failed = true;
+			give_up(&wr->err);
+		}
+	}
+	if (list && !wr->failed && !wr->unflushed) {
+		wr->unflushed = true;
+		deadline_in(&wr->flush_at, TK_FLUSH_MS);
+	}
+	tk_rec *done = NULL;
+	while (list) {
+		tk_rec *next = list->next;
+		if (wr->failed) {
+			discard(list);
+		} else if (write_rec(list, &done, &wr->err) < 0) {
+			wr->failed = true;
+			give_up(&wr->err);
+		}
+		list = next;
+	}
+	keep_spares(done);
+}
+
+/* The chunk so far into the file, whole, when ASKED or its time came. */
+static void flush_chunk(tk_writer *wr, bool asked)
+{
+	if (!wr->unflushed || wr->failed || (!asked && !passed(&wr->flush_at)))
+		return;
+	wr->unflushed = false;
+	if (trace_writer_flush(out.w, &wr->err) < 0) {
+		wr->failed = true;
+		give_up(&wr->err);
+	}
+}
+
+/* After the last batch: the spares go, the trace is closed (or dropped
+ * after an error: the file keeps what was written). */
+static void writer_end(tk_writer *wr)
+{
 	out.running = false;
 	while (out.spare) {
 		tk_rec *next = out.spare->next;
@@ -617,36 +709,106 @@ static void *writer_main(void *unused)
 	blocks_free();
 	pthread_cond_broadcast(&out.room);
 	pthread_mutex_unlock(&out.lock);
-	if (!failed && trace_writer_close(out.w, &err) < 0)
-		give_up(&err);
-	else if (failed)
+	if (!wr->failed && trace_writer_close(out.w, &wr->err) < 0)
+		give_up(&wr->err);
+	else if (wr->failed)
 		trace_writer_abort(out.w);
 	out.w = NULL;
 	fclose(out.f);
 	out.f = NULL;
+	pthread_mutex_lock(&out.lock);
+	out.closed = true;
+	pthread_cond_broadcast(&out.done);
+	pthread_mutex_unlock(&out.lock);
 	sem_post(&out.flushed);
+}
+
+static void *writer_main(void *unused)
+{
+	(void)unused;
+	sigset_t all;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL); /* signals go to the application's threads */
+	pthread_setname_np(pthread_self(), "tracekit-write");
+	writer_sched();
+	/* before any record: an earlier file of the same name, cut to the
+	 * container's magic that opening wrote (the FILE is unbuffered) */
+	off_t magic = lseek(fileno(out.f), 0, SEEK_CUR);
+	if (ftruncate(fileno(out.f), magic > 0 ? magic : 0) != 0 && errno != EINVAL)
+		fprintf(stderr, "tracekit: cannot truncate %s: %s\n", out.path, strerror(errno));
+	tk_writer wr = {0};
+	trace_error_clear(&wr.err);
+	pthread_mutex_lock(&out.lock);
+	for (;;) {
+		wait_for_work(wr.unflushed ? &wr.flush_at : NULL);
+		out.writing_ms = out.head ? out.head_ms : 0;
+		tk_rec *list = take_queue();
+		bool stop = out.stop;
+		uint64_t asked = out.flush_asked;
+		trace_header h = { .version = TRACE_FORMAT_VERSION,
+				   .semantic_version = TRACE_FORMAT_VERSION,
+				   .nprops = out.nprops, .props = out.props };
+		pthread_mutex_unlock(&out.lock);
+		write_batch(&wr, &h, list);
+		if (!stop)
+			flush_chunk(&wr, asked != out.flush_done);
+		pthread_mutex_lock(&out.lock);
+		if (out.writing_ms) {
+			out.writing_ms = 0;
+			pthread_cond_broadcast(&out.room);
+		}
+		if (out.flush_done != asked) {
+			out.flush_done = asked;
+			pthread_cond_broadcast(&out.done);
+		}
+		if (stop && !out.head)
+			break;
+	}
+	writer_end(&wr);
 	return NULL;
 }
 
-/* Ends the trace: everything queued is written and the file closed. */
+/*
+ * Ends the trace: everything queued is written and the file closed.  At
+ * exit (atexit), so a program that ends without destroying its instance
+ * leaves a whole trace; when an ending signal is already closing it
+ * (tk_output_flush), waits for that instead.
+ */
 static void finish(void)
 {
 	pthread_mutex_lock(&out.lock);
-	bool running = out.running && !out.stop;
+	bool join = out.running && !out.stop;
 	out.stop = true;
 	out.header_ready = true;
 	pthread_cond_signal(&out.more);
+	while (!join && out.started && !out.closed)
+		pthread_cond_wait(&out.done, &out.lock);
 	pthread_mutex_unlock(&out.lock);
-	if (running)
+	if (join)
 		pthread_join(out.thread, NULL);
 }
 
-/* ------------------------------------------------------------------ */
-/* Fatal signals: flush, then die as the program would have. */
+bool tk_output_flush(bool last, int timeout_ms)
+{
+	struct timespec until;
+	deadline_in(&until, timeout_ms);
+	pthread_mutex_lock(&out.lock);
+	if (last) {
+		atomic_store(&tracing, false);
+		out.stop = true;
+		out.header_ready = true;
+	}
+	uint64_t asked = ++out.flush_asked;
+	pthread_cond_signal(&out.more);
+	bool timed_out = false;
+	while (out.started && !out.closed && (last || out.flush_done < asked) && !timed_out)
+		timed_out = pthread_cond_timedwait(&out.done, &out.lock, &until) == ETIMEDOUT;
+	pthread_mutex_unlock(&out.lock);
+	return !timed_out;
+}
 
-static const int fatal_signals[] = { SIGSEGV, SIGABRT, SIGBUS, SIGILL, SIGFPE };
-static struct sigaction old_actions[5];
-static atomic_bool in_fatal;
+/* ------------------------------------------------------------------ */
+/* A fatal signal: what is queued, and the calls in flight, written. */
 
 /* Under out.lock, in a fatal signal's handler: the calls of this thread
  * that are down (folded enters, not queued yet), outermost first, as
@@ -664,33 +826,30 @@ static void queue_inflight(void)
 	inflight = NULL;
 }
 
-static void on_fatal(int sig)
+void tk_output_crash(void)
 {
-	if (!atomic_exchange(&in_fatal, true) && out.running) {
-		atomic_store(&tracing, false);
-		/* the crashing thread may hold the lock: try for a while */
-		struct timespec pause = { 0, 1000000 };
-		for (int i = 0; i < 1000; i++) {
-			if (pthread_mutex_trylock(&out.lock) == 0) {
-				queue_inflight();
-				out.stop = true;
-				out.header_ready = true;
-				pthread_cond_signal(&out.more);
-				pthread_mutex_unlock(&out.lock);
-				struct timespec until;
-				clock_gettime(CLOCK_REALTIME, &until);
-				until.tv_sec += 5;
-				while (sem_timedwait(&out.flushed, &until) < 0 && errno == EINTR)
-					;
-				break;
-			}
-			nanosleep(&pause, NULL);
+	static atomic_bool in_crash;
+	if (atomic_exchange(&in_crash, true) || !out.running)
+		return;
+	atomic_store(&tracing, false);
+	/* the crashing thread may hold the lock: try for a while */
+	struct timespec pause = { 0, 1000000 };
+	for (int i = 0; i < 1000; i++) {
+		if (pthread_mutex_trylock(&out.lock) == 0) {
+			queue_inflight();
+			out.stop = true;
+			out.header_ready = true;
+			pthread_cond_signal(&out.more);
+			pthread_mutex_unlock(&out.lock);
+			struct timespec until;
+			clock_gettime(CLOCK_REALTIME, &until);
+			until.tv_sec += 5;
+			while (sem_timedwait(&out.flushed, &until) < 0 && errno == EINTR)
+				;
+			return;
 		}
+		nanosleep(&pause, NULL);
 	}
-	for (size_t i = 0; i < 5; i++)
-		if (fatal_signals[i] == sig)
-			sigaction(sig, &old_actions[i], NULL);
-	raise(sig);
 }
 
 /* ------------------------------------------------------------------ */
@@ -723,7 +882,8 @@ static void start(void)
 	snprintf(def, sizeof(def), "%s.trace", name && *name ? name : "vulkan");
 	out.path = strdup(env && *env ? env : def);
 
-	trace_writer_options opt = { .format = TRACE_FMT_SNAPPY, .quality = -1 };
+	/* the end marker: a trace without it was cut off (killed, disk full) */
+	trace_writer_options opt = { .format = TRACE_FMT_SNAPPY, .quality = -1, .end_marker = true };
 	const char *z = getenv("TRACEKIT_COMPRESSION");
 	if (z && *z) {
 		if (!strcmp(z, "brotli"))
@@ -741,6 +901,9 @@ static void start(void)
 	out.f = fd < 0 ? NULL : fdopen(fd, "wb");
 	if (fd >= 0 && !out.f)
 		close(fd);
+	/* each chunk in one write(): a kill or a full disk leaves whole ones */
+	if (out.f)
+		setvbuf(out.f, NULL, _IONBF, 0);
 	trace_error err;
 	trace_error_clear(&err);
 	if (!out.f) {
@@ -786,15 +949,9 @@ static void start(void)
 		fprintf(stderr, "tracekit: cannot start the writer thread; the application runs untraced\n");
 		return;
 	}
+	out.started = true;
 	atexit(finish);
-	for (size_t i = 0; i < 5; i++) {
-		struct sigaction sa;
-		memset(&sa, 0, sizeof(sa));
-		sa.sa_handler = on_fatal;
-		sigemptyset(&sa.sa_mask);
-		sa.sa_flags = SA_NODEFER;
-		sigaction(fatal_signals[i], &sa, &old_actions[i]);
-	}
+	tk_endings_start();
 }
 
 void tk_output_start(void)

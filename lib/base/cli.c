@@ -66,6 +66,15 @@ const char *trace_cli_start(int argc, char **argv, const char *prog, const char 
 	return trace_cli_parse(argc, argv, NULL, NULL, NULL, NULL, help, out);
 }
 
+void trace_cli_warn_cut(trace_reader *r)
+{
+	const trace_error *w = trace_reader_cut(r);
+	if (!w)
+		return;
+	trace_cli_progress_done();
+	fprintf(stderr, "%s: %s: warning: %s\n", trace_cli_self.prog, w->file, w->msg);
+}
+
 const char *trace_cli_parse(int argc, char **argv, const char *shorts,
 			    const struct option *longs, trace_cli_option_fn *one, void *ctx,
 			    const char *help, const char **out)
@@ -199,6 +208,8 @@ static int copy(trace_reader *r, trace_writer *w, trace_error *err)
 		trace_cli_progress(r, ++n);
 	}
 	trace_cli_progress_done();
+	if (k == 0)
+		trace_cli_warn_cut(r);
 	return k;
 }
 

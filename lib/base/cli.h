@@ -43,6 +43,10 @@ const char *trace_cli_start(int argc, char **argv, const char *prog, const char 
 /* Prints err once and exits 1. */
 noreturn void trace_cli_fail(const trace_error *err);
 
+/* After reading R to its end: the one warning of a trace cut off
+ * (trace_reader_cut), "PROG: FILE: warning: ...", if it was. */
+void trace_cli_warn_cut(trace_reader *r);
+
 /* Progress on stderr while stderr is a terminal, at most 4 times a second. */
 void trace_cli_progress(trace_reader *r, uint64_t calls);
 /* The same for any input: N WHAT so far, BYTES of input read. */

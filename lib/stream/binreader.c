@@ -4,7 +4,10 @@
  * Calls come out in the order apitrace's own parser returns them: when
  * their leave event is read, and calls still entered at the end of the
  * stream last, in enter order, flagged incomplete.  A stream that ends
- * inside an event is an error (apitrace silently drops that call).
+ * inside an event was cut off (the capture was killed, the disk was
+ * full): it ends at the last whole event, as apitrace's parser drops the
+ * call it was in, and the source says it was cut (the reader warns once).
+ * Inside the header it is an error: there is no stream to salvage.
  */
 #include "binformat.h"
 #include "internal.h"
@@ -35,7 +38,9 @@ struct trace_binreader {
 	trace_call *current;    /* returned last time, recycled next time */
 	int64_t err_call;       /* the call being read, for messages */
 	tbuf scratch;
-	bool done;
+	tbuf staged;            /* a leave's values, set on its call once whole */
+	bool cut;               /* the stream ended inside an event */
+	bool ended;             /* no event follows: only pending calls remain */
 };
 
 #define TRY(x)                   \
@@ -59,8 +64,12 @@ static int fail(trace_binreader *b, trace_error *err, uint64_t at, const char *f
 	return -1;
 }
 
+/* The stream ends inside WHAT.  Only the end of the input is short, so
+ * this is a cut, which the caller may salvage (b->cut). */
 static int truncated(trace_binreader *b, trace_error *err, const char *what)
 {
+	b->cut = true;
+	b->s->cut = true;
 	return fail(b, err, trace_source_offset(b->s),
 		    "truncated trace: the stream ends inside %s", what);
 }
@@ -507,8 +516,40 @@ static int rd_frame(trace_binreader *b, const trace_frame **out, trace_error *er
 	}
 }
 
-static int rd_details(trace_binreader *b, trace_call *c, trace_error *err)
+/* A leave's argument or return value (ARG UINT32_MAX), set on its call at
+ * the leave's end: a leave cut off leaves the call as it was entered. */
+typedef struct staged_value {
+	uint32_t arg;
+	trace_value v;
+} staged_value;
+
+static int rd_staged(trace_binreader *b, trace_call *c, uint32_t arg, trace_error *err)
 {
+	staged_value sv = {.arg = arg};
+	TRY(rd_value(b, &c->arena, &sv.v, 0, err));
+	tbuf_add(&b->staged, &sv, sizeof(sv));
+	return 0;
+}
+
+static void commit_staged(trace_binreader *b, trace_call *c)
+{
+	const staged_value *sv = (const staged_value *)b->staged.data;
+	for (size_t i = 0, n = b->staged.len / sizeof(*sv); i < n; i++) {
+		if (sv[i].arg != UINT32_MAX) {
+			c->args[sv[i].arg] = sv[i].v;
+			continue;
+		}
+		c->ret = trace_arena_alloc(&c->arena, sizeof(*c->ret));
+		*c->ret = sv[i].v;
+	}
+	b->staged.len = 0;
+}
+
+/* The details of an enter, set on C as they are read, or (LEAVE) of a
+ * leave, set once it is whole. */
+static int rd_details(trace_binreader *b, trace_call *c, bool leave, trace_error *err)
+{
+	b->staged.len = 0;
 	for (;;) {
 		uint64_t at = trace_source_offset(b->s);
 		uint8_t d = 0;
@@ -516,6 +557,7 @@ static int rd_details(trace_binreader *b, trace_call *c, trace_error *err)
 		TRY(rd_byte(b, &d, "a call", err));
 		switch (d) {
 		case D_END:
+			commit_staged(b, c);
 			return 0;
 		case D_ARG:
 			TRY(rd_uint(b, &u, "an argument number", err));
@@ -523,9 +565,16 @@ static int rd_details(trace_binreader *b, trace_call *c, trace_error *err)
 				return fail(b, err, at,
 					    "argument %llu of %s, which has %u arguments",
 					    (unsigned long long)u, c->sig->name, c->sig->nargs);
-			TRY(rd_value(b, &c->arena, &c->args[u], 0, err));
+			if (leave)
+				TRY(rd_staged(b, c, (uint32_t)u, err));
+			else
+				TRY(rd_value(b, &c->arena, &c->args[u], 0, err));
 			break;
 		case D_RET:
+			if (leave) {
+				TRY(rd_staged(b, c, UINT32_MAX, err));
+				break;
+			}
 			c->ret = trace_arena_alloc(&c->arena, sizeof(*c->ret));
 			TRY(rd_value(b, &c->arena, c->ret, 0, err));
 			break;
@@ -591,7 +640,7 @@ static int rd_enter(trace_binreader *b, uint64_t at, trace_error *err)
 	if (rd_func_sig(b, &c->sig, err) < 0)
 		goto fail;
 	c->args = trace_call_values(c, c->sig->nargs);
-	if (rd_details(b, c, err) < 0)
+	if (rd_details(b, c, false, err) < 0)
 		goto fail;
 	if (b->npending == MAX_PENDING) {
 		fail(b, err, at, "more than %u calls entered and not left", MAX_PENDING);
@@ -622,14 +671,29 @@ static int rd_leave(trace_binreader *b, uint64_t at, trace_call **out, trace_err
 		return fail(b, err, at, "leave event for call %llu, which is not entered",
 			    (unsigned long long)no);
 	trace_call *c = b->pending[i];
+	int rc = rd_details(b, c, true, err);
+	/* a leave cut off leaves its call pending: entered, never left */
+	if (rc < 0 && b->cut)
+		return -1;
 	memmove(b->pending + i, b->pending + i + 1, (b->npending - i - 1) * sizeof(*b->pending));
 	b->npending--;
-	if (rd_details(b, c, err) < 0) {
+	if (rc < 0) {
 		recycle(b, c);
 		return -1;
 	}
 	*out = c;
 	return 0;
+}
+
+/* After a failed event: when the stream was cut inside it, the stream
+ * ends before it (true, err cleared); otherwise the failure stands. */
+static bool salvage(trace_binreader *b, trace_error *err)
+{
+	if (!b->cut)
+		return false;
+	b->ended = true;
+	trace_error_clear(err);
+	return true;
 }
 
 int trace_binreader_next(trace_binreader *b, trace_call **call, trace_error *err)
@@ -640,29 +704,37 @@ int trace_binreader_next(trace_binreader *b, trace_call **call, trace_error *err
 	}
 	for (;;) {
 		trace_source *s = b->s;
-		TRY(trace_source_need(s, 1, err));
-		uint64_t at = trace_source_offset(s);
-		if (s->p == s->end) {
+		if (!b->ended) {
+			TRY(trace_source_need(s, 1, err));
+			b->ended = s->p == s->end;
+		}
+		if (b->ended) {
 			if (!b->npending)
 				return 0;
-			/* calls never left: the application died inside them */
+			/* calls never left: the application died inside them, or
+			 * their leave was cut off */
 			trace_call *c = b->pending[0];
 			memmove(b->pending, b->pending + 1, --b->npending * sizeof(*b->pending));
 			c->flags |= TRACE_CALL_INCOMPLETE;
 			*call = b->current = c;
 			return 1;
 		}
+		uint64_t at = trace_source_offset(s);
 		uint8_t ev = *s->p++;
-		/* A container error (a truncated or corrupt chunk) met inside
-		 * an event carries no call: name the one being read. */
+		/* A container error (a corrupt chunk) met inside an event
+		 * carries no call: name the one being read. */
 		if (ev == EV_ENTER) {
 			if (rd_enter(b, at, err) < 0) {
+				if (salvage(b, err))
+					continue;
 				err->call = b->err_call;
 				return -1;
 			}
 		} else if (ev == EV_LEAVE) {
 			trace_call *c = NULL;
 			if (rd_leave(b, at, &c, err) < 0) {
+				if (salvage(b, err))
+					continue;
 				err->call = b->err_call;
 				return -1;
 			}
@@ -737,5 +809,6 @@ void trace_binreader_free(trace_binreader *b)
 	free(b->bitmasks.v);
 	free(b->frames.v);
 	tbuf_free(&b->scratch);
+	tbuf_free(&b->staged);
 	free(b);
 }

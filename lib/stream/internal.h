@@ -70,6 +70,8 @@ struct trace_source {
 	uint64_t base;           /* stream offset of the window's first byte */
 	const uint8_t *win;      /* the window's first byte */
 	bool eof;                /* nothing more will come */
+	bool cut;                /* the input ends inside a chunk, a compressed
+				  * stream or a record: cut off */
 	trace_format container;
 
 	/* the compressed input underneath */
@@ -136,6 +138,8 @@ typedef struct trace_sink {
 int trace_sink_open(trace_sink *k, const char *path, FILE *f, const char *name,
 		    trace_format container, int quality, trace_error *err);
 int trace_sink_flush_block(trace_sink *k, trace_error *err);
+/* What was accepted so far, whole in the file (trace_writer_flush). */
+int trace_sink_flush(trace_sink *k, trace_error *err);
 int trace_sink_close(trace_sink *k, trace_error *err);
 void trace_sink_abort(trace_sink *k);
 int trace_sink_write_slow(trace_sink *k, const void *p, size_t n, trace_error *err);

@@ -2,6 +2,9 @@
  * Opening a stream: the container from the first bytes of the input,
  * then the encoding from the first byte inside it ('{' is text, anything
  * else the binary format), so even a gzip-compressed text trace reads.
+ *
+ * A trace cut off (the capture killed, the disk full) reads to its last
+ * whole record; the reader then holds the one warning that says so.
  */
 #include "internal.h"
 
@@ -16,11 +19,17 @@ struct trace_reader {
 	trace_binreader *bin;
 	trace_textreader *text;
 	char *name;
+	int64_t last_no;   /* the last complete call returned, or -1 */
+	bool end_due;      /* the header promises a TRACE_END record */
+	bool end_seen;     /* and it came */
+	trace_error cut;   /* the warning, once the end of a cut trace is read */
 };
 
 static trace_reader *open_source(trace_reader *r, trace_error *err)
 {
 	r->src.name = r->name;
+	r->last_no = -1;
+	trace_error_clear(&r->cut);
 	r->sigs = trace_sigtab_new();
 	trace_arena_init(&r->header_arena);
 	if (trace_source_open(&r->src, err) < 0)
@@ -30,8 +39,13 @@ static trace_reader *open_source(trace_reader *r, trace_error *err)
 	if (r->src.p == r->src.end) {
 		trace_error_clear(err);
 		trace_source_locate(&r->src, err, 0);
-		trace_error_set(err, "empty %s stream: not a trace",
-				trace_format_name(r->src.container));
+		if (r->src.cut)
+			trace_error_set(err, "truncated %s stream: it ends before the trace's "
+					"header (the capture was cut off)",
+					trace_format_name(r->src.container));
+		else
+			trace_error_set(err, "empty %s stream: not a trace",
+					trace_format_name(r->src.container));
 		goto fail;
 	}
 	const uint8_t *p = r->src.p;
@@ -49,6 +63,7 @@ static trace_reader *open_source(trace_reader *r, trace_error *err)
 		if (trace_binreader_header(r->bin, &r->header, &r->header_arena, err) < 0)
 			goto fail;
 	}
+	r->end_due = trace_header_get(&r->header, TRACE_END) != NULL;
 	return r;
 fail:
 	trace_reader_close(r);
@@ -98,11 +113,46 @@ trace_format trace_reader_format(trace_reader *r) { return r->format; }
 trace_sigtab *trace_reader_sigtab(trace_reader *r) { return r->sigs; }
 uint64_t trace_reader_position(trace_reader *r) { return r->src.inpos; }
 
+/* The warning of a trace cut off, read to its end. */
+static void describe_cut(trace_reader *r)
+{
+	trace_error *w = &r->cut;
+	/* all of the input was read: where it ends (a memory block is the
+	 * window itself, not read through) */
+	uint64_t end = r->src.mem ? r->src.memsize : r->src.inpos;
+	snprintf(w->file, sizeof(w->file), "%s", r->name);
+	w->file_offset = (int64_t)end;
+	w->call = r->last_no;
+	char after[48] = "before its first call";
+	if (r->last_no >= 0)
+		snprintf(after, sizeof(after), "after call %lld", (long long)r->last_no);
+	trace_error_set(w, "trace ends mid-record at byte %llu %s: the capture was cut off",
+			(unsigned long long)end, after);
+}
+
+static int next_record(trace_reader *r, trace_call **call, trace_error *err)
+{
+	return r->text ? trace_textreader_next(r->text, call, err)
+		       : trace_binreader_next(r->bin, call, err);
+}
+
 int trace_reader_next(trace_reader *r, trace_call **call, trace_error *err)
 {
-	if (r->text)
-		return trace_textreader_next(r->text, call, err);
-	return trace_binreader_next(r->bin, call, err);
+	int k = next_record(r, call, err);
+	if (k > 0 && r->end_due && !strcmp((*call)->sig->name, TRACE_END)) {
+		r->end_seen = true;
+		k = next_record(r, call, err);
+	}
+	if (k > 0 && !((*call)->flags & TRACE_CALL_INCOMPLETE))
+		r->last_no = (int64_t)(*call)->no;
+	else if (k == 0 && (r->src.cut || (r->end_due && !r->end_seen)) && !r->cut.msg[0])
+		describe_cut(r);
+	return k;
+}
+
+const trace_error *trace_reader_cut(trace_reader *r)
+{
+	return r->cut.msg[0] ? &r->cut : NULL;
 }
 
 void trace_reader_close(trace_reader *r)

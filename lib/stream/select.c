@@ -248,6 +248,8 @@ static int select_all(trace_select *s, trace_reader *r, const char *in, output *
 		opt->progress_done();
 	if (k < 0)
 		return -1;
+	if (k == 0 && opt->warn_cut)
+		opt->warn_cut(r);
 	if (opt->count && opt->by_frame) {
 		frame_print(o->report, one, one_frame);
 		fprintf(o->report, "all frames\n");

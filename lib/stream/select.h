@@ -54,6 +54,9 @@ typedef struct trace_select_options {
 	 * line: trace_cli_progress, trace_cli_progress_done); may be NULL */
 	void (*progress)(trace_reader *r, uint64_t records);
 	void (*progress_done)(void);
+	/* once the whole trace is read: the warning of a trace cut off
+	 * (trace_cli_warn_cut); may be NULL */
+	void (*warn_cut)(trace_reader *r);
 } trace_select_options;
 
 /*

@@ -328,6 +328,34 @@ int trace_sink_flush_block(trace_sink *k, trace_error *err)
 	return r;
 }
 
+/*
+ * Every byte accepted so far goes into the file, whole: the block as a
+ * Snappy chunk (the worker's write waited for) or a Brotli flush (all of
+ * the stream so far decodes), then stdio's buffer.  A file opened
+ * unbuffered (the capture layer's) then gets each chunk in one write().
+ */
+int trace_sink_flush(trace_sink *k, trace_error *err)
+{
+	if (k->failed)
+		return -1;
+	int r;
+	if (k->container == TRACE_FMT_BROTLI) {
+		r = brotli_run(k, BROTLI_OPERATION_FLUSH, err);
+		k->written += k->len;
+		k->len = 0;
+	} else {
+		r = trace_sink_flush_block(k, err);
+		if (r == 0 && k->worker)
+			r = worker_idle(k, err);
+	}
+	if (r == 0 && fflush(k->file) != 0) {
+		trace_error_errno(err, k->name, "write error");
+		k->failed = true;
+		r = -1;
+	}
+	return r;
+}
+
 int trace_sink_write_slow(trace_sink *k, const void *p, size_t n, trace_error *err)
 {
 	const uint8_t *s = p;

@@ -85,6 +85,19 @@ static void reserve(trace_source *s, size_t extra)
 	}
 }
 
+/*
+ * The input ends inside a chunk or a compressed stream: a capture cut off
+ * (killed, a full disk).  Not an error: what came out before is the
+ * stream, the rest is lost, and the reader says so once (trace_reader_cut).
+ * Only the end can be short, so damage in the middle still fails.
+ */
+static int cut_off(trace_source *s)
+{
+	s->eof = true;
+	s->cut = true;
+	return 0;
+}
+
 /* ------------------------------------------------------------------ */
 
 static int fill_plain(trace_source *s, size_t want, trace_error *err)
@@ -112,12 +125,8 @@ static int fill_snappy(trace_source *s, size_t want, trace_error *err)
 		s->eof = true;
 		return 0;
 	}
-	if (r < 4) {
-		locate_here(s, err);
-		err->file_offset = at;
-		trace_error_set(err, "truncated Snappy chunk header (%zu of 4 bytes)", r);
-		return -1;
-	}
+	if (r < 4)
+		return cut_off(s);
 	size_t clen = (size_t)lenb[0] | (size_t)lenb[1] << 8 | (size_t)lenb[2] << 16 |
 		      (size_t)lenb[3] << 24;
 	s->chunk_at = at;
@@ -134,11 +143,8 @@ static int fill_snappy(trace_source *s, size_t want, trace_error *err)
 	r = raw_read(s, s->cbuf, clen, err);
 	if (r == (size_t)-1)
 		return -1;
-	if (r < clen) {
-		locate_here(s, err);
-		trace_error_set(err, "truncated Snappy chunk (%zu of %zu bytes)", r, clen);
-		return -1;
-	}
+	if (r < clen)
+		return cut_off(s);
 	size_t ulen;
 	if (snappy_uncompressed_length((char *)s->cbuf, clen, &ulen) != SNAPPY_OK ||
 	    ulen > TRACE_SNAPPY_CHUNK_MAX) {
@@ -200,11 +206,8 @@ static int fill_brotli(trace_source *s, size_t want, trace_error *err)
 		/* needs more input */
 		if (read_input(s, err) < 0)
 			return -1;
-		if (s->inlen == 0) {
-			locate_here(s, err);
-			trace_error_set(err, "truncated Brotli stream");
-			return -1;
-		}
+		if (s->inlen == 0)
+			return cut_off(s);
 	}
 }
 
@@ -217,11 +220,8 @@ static int fill_gzip(trace_source *s, size_t want, trace_error *err)
 		if (s->inoff == s->inlen) {
 			if (read_input(s, err) < 0)
 				return -1;
-			if (s->inlen == 0) {
-				locate_here(s, err);
-				trace_error_set(err, "truncated gzip stream");
-				return -1;
-			}
+			if (s->inlen == 0)
+				return cut_off(s);
 		}
 		z->next_in = s->inbuf + s->inoff;
 		z->avail_in = (uInt)(s->inlen - s->inoff);

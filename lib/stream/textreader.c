@@ -35,6 +35,8 @@ struct trace_textreader {
 	tbuf flags;            /* scratch: enum and bitmask entries */
 	tbuf text;             /* scratch: a decoded !latin1 string */
 	const vk_field *stype; /* the schema's sType member, for pNext items */
+	bool unterminated;     /* the line read last ends the input, no newline */
+	bool ended;            /* a cut last line was dropped: nothing follows */
 };
 
 #define TRY(x)                   \
@@ -847,6 +849,7 @@ static int read_line(trace_textreader *x, const char **line, size_t *len)
 		if (s->p == s->end)
 			return 0;
 		const uint8_t *end = nl ? nl : s->end;
+		x->unterminated = !nl;
 		x->line_at = trace_source_offset(s);
 		x->lineno++;
 		*line = (const char *)s->p;
@@ -984,7 +987,7 @@ int trace_textreader_header(trace_textreader *x, trace_header *h, trace_arena *a
 	return end(x);
 }
 
-int trace_textreader_next(trace_textreader *x, trace_call **out, trace_error *err)
+static int read_record(trace_textreader *x, trace_call **out, trace_error *err)
 {
 	x->err = err;
 	const char *line;
@@ -1135,6 +1138,25 @@ bt_fail:
 	x->next_no = c->no + 1;
 	*out = c;
 	return 1;
+}
+
+/*
+ * A last line without its newline that does not read is a record cut off
+ * (a capture killed, a full disk): the stream ends before it, and the
+ * source says it was cut.  A bad line anywhere else is an error.
+ */
+int trace_textreader_next(trace_textreader *x, trace_call **out, trace_error *err)
+{
+	if (x->ended)
+		return 0;
+	int r = read_record(x, out, err);
+	if (r < 0 && x->unterminated && x->s->eof && x->s->p == x->s->end) {
+		x->ended = true;
+		x->s->cut = true;
+		trace_error_clear(err);
+		return 0;
+	}
+	return r;
 }
 
 trace_textreader *trace_textreader_new(trace_source *s, trace_sigtab *t)

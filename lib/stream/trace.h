@@ -266,6 +266,15 @@ trace_sigtab *trace_reader_sigtab(trace_reader *r);
  * filled).  The record stays valid until the next call.
  */
 int trace_reader_next(trace_reader *r, trace_call **call, trace_error *err);
+/*
+ * After trace_reader_next returned 0: NULL when the trace ended whole;
+ * when it was cut off inside a chunk, a compressed stream or a record (a
+ * capture killed, a full disk), the warning to print once, naming the
+ * file, the byte where it ends (file_offset) and the last complete call
+ * (call, -1 if none).  The records before the cut were read as usual;
+ * calls entered and not left by then came last, flagged incomplete.
+ */
+const trace_error *trace_reader_cut(trace_reader *r);
 /* Bytes of input consumed so far (for progress lines). */
 uint64_t trace_reader_position(trace_reader *r);
 void trace_reader_close(trace_reader *r);
@@ -276,7 +285,18 @@ void trace_reader_close(trace_reader *r);
 typedef struct trace_writer_options {
 	trace_format format;   /* SNAPPY, BROTLI, RAW or TEXT */
 	int quality;           /* Brotli quality 0-11, -1 for the default */
+	bool end_marker;       /* event-level binary output only: see TRACE_END */
 } trace_writer_options;
+
+/*
+ * A capture can be cut anywhere, even between whole chunks (a kill): with
+ * end_marker, the header has the property TRACE_END and close writes a
+ * last record, the pseudo-call TRACE_END.  A reader consumes it (no
+ * program sees it), and a stream whose header promised it and that ends
+ * without it was cut off (trace_reader_cut).  Other writers drop the
+ * property from the headers they copy.
+ */
+#define TRACE_END "tracekit.end"
 
 typedef struct trace_writer trace_writer;
 
@@ -307,6 +327,14 @@ int trace_writer_leave(trace_writer *w, const trace_call *c, trace_error *err);
  * binary writer need not wait for it before numbering the calls after.
  */
 void trace_writer_skip(trace_writer *w, uint64_t no);
+/*
+ * Puts what was written so far into the output, whole, for a reader of
+ * the file or a program that may die next (the capture layer, every
+ * quarter second): Snappy ends its chunk, Brotli flushes its stream so
+ * that all of it decodes, and the FILE is flushed.  Records held for
+ * their order stay held.  0 or -1.
+ */
+int trace_writer_flush(trace_writer *w, trace_error *err);
 /*
  * Flushes and, for a file, renames into place.  0 or -1.  Held records
  * still point at their reader's signatures: close the writer first.

@@ -47,6 +47,7 @@ struct trace_writer {
 	/* text */
 	tbuf line;
 	trace_textcache *cache;
+	bool end_marker;     /* the header says, and close writes, TRACE_END */
 };
 
 const char *trace_format_name(trace_format f)
@@ -559,6 +560,7 @@ static trace_writer *open_sink(const char *path, FILE *f, const char *name,
 	if (!w)
 		abort();
 	w->fmt = opt && opt->format ? opt->format : TRACE_FMT_SNAPPY;
+	w->end_marker = opt && opt->end_marker;
 	if (trace_sink_open(&w->k, path, f, name, w->fmt, opt ? opt->quality : -1, err) < 0) {
 		free(w);
 		return NULL;
@@ -582,18 +584,32 @@ int trace_writer_header(trace_writer *w, const trace_header *h, trace_error *err
 {
 	w->err = err;
 	if (w->fmt == TRACE_FMT_TEXT) {
+		/* the end marker's promise is only its writer's to make */
+		trace_header own = *h;
+		own.props = trace_xcalloc(h->nprops + 1, sizeof(*own.props));
+		own.nprops = 0;
+		for (uint32_t i = 0; i < h->nprops; i++)
+			if (strcmp(h->props[i].name, TRACE_END))
+				own.props[own.nprops++] = h->props[i];
 		w->line.len = 0;
-		trace_text_header(&w->line, h);
+		trace_text_header(&w->line, &own);
+		free(own.props);
 		tbuf_addc(&w->line, '\n');
 		return w_bytes(w, w->line.data, w->line.len);
 	}
 	TRY(w_uint(w, TRACE_FORMAT_VERSION));
 	TRY(w_uint(w, h->semantic_version));
 	for (uint32_t i = 0; i < h->nprops; i++) {
-		if (!h->props[i].name[0])
-			continue; /* an empty name would end the list */
+		/* an empty name would end the list; the end marker's promise
+		 * is only this writer's to make */
+		if (!h->props[i].name[0] || !strcmp(h->props[i].name, TRACE_END))
+			continue;
 		TRY(w_cstring(w, h->props[i].name));
 		TRY(w_cstring(w, h->props[i].value));
+	}
+	if (w->end_marker) {
+		TRY(w_cstring(w, TRACE_END));
+		TRY(w_cstring(w, "its last record"));
 	}
 	return w_uint(w, 0);
 }
@@ -610,6 +626,12 @@ int trace_writer_call(trace_writer *w, const trace_call *c, trace_error *err)
 		return w_bytes(w, w->line.data, w->line.len);
 	}
 	return write_binary_call(w, c);
+}
+
+int trace_writer_flush(trace_writer *w, trace_error *err)
+{
+	w->err = err;
+	return trace_sink_flush(&w->k, err);
 }
 
 static void release(trace_writer *w)
@@ -629,11 +651,22 @@ static void release(trace_writer *w)
 	free(w);
 }
 
+/* The last record of a stream that promised it: it ended whole. */
+static int write_end(trace_writer *w, trace_error *err)
+{
+	static const trace_func_sig end_sig = { TRACE_END, 0, NULL };
+	trace_call c = { .sig = &end_sig };
+	TRY(trace_writer_enter(w, &c, err));
+	return trace_writer_leave(w, &c, err);
+}
+
 int trace_writer_close(trace_writer *w, trace_error *err)
 {
 	w->err = err;
 	int r = 0;
-	if (w->fmt != TRACE_FMT_TEXT)
+	if (w->end_marker)
+		r = write_end(w, err);
+	if (r == 0 && w->fmt != TRACE_FMT_TEXT)
 		r = pump(w, true);
 	if (r == 0)
 		r = trace_sink_close(&w->k, err);
