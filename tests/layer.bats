@@ -125,10 +125,13 @@ holds_all_theirs() {
 	if grep -q '!enum\|!bitmask\|!struct' "$W/cube.txt"; then false; fi
 	trace-encode -o "$W/cube2.trace" "$W/cube.txt"
 	trace-decode "$W/cube2.trace" | cmp - "$W/cube.txt"
-	# the binary rebuilt from text is the capture to apitrace, enum tables and all
+	# the binary rebuilt from text is the capture to apitrace, enum tables
+	# and all, but for the capture's end marker (the header's promise of
+	# it and its last record, tracekit.end): the layer's alone to write
 	apitrace dump -v --color=never "$W/cube.trace" >"$W/d1" 2>/dev/null
 	apitrace dump -v --color=never "$W/cube2.trace" >"$W/d2" 2>/dev/null
-	cmp "$W/d1" "$W/d2"
+	[ "$(grep -c 'tracekit.end' "$W/d1")" = 2 ]
+	grep -v 'tracekit.end' "$W/d1" | cmp - "$W/d2"
 	# an edit by name goes back into the typed binary
 	sed 's/usage: VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT/usage: VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT|VK_BUFFER_USAGE_TRANSFER_DST_BIT/' \
 		"$W/cube.txt" | trace-encode -o "$W/edited.trace"
