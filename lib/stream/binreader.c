@@ -587,9 +587,10 @@ static int rd_details(trace_binreader *b, trace_call *c, bool leave, trace_error
 			if (u > 4096)
 				return fail(b, err, at, "backtrace of %llu frames",
 					    (unsigned long long)u);
+			/* counted as they read: a cut leaves the call no NULL frame */
 			c->backtrace = trace_arena_alloc(&c->arena, sizeof(*c->backtrace) * u);
-			c->nframes = (uint32_t)u;
-			for (uint64_t i = 0; i < u; i++)
+			c->nframes = 0;
+			for (uint64_t i = 0; i < u; i++, c->nframes++)
 				TRY(rd_frame(b, &c->backtrace[i], err));
 			break;
 		}

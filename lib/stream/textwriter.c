@@ -795,6 +795,18 @@ static bool canonical(trace_textcache *c, const void *sig, const void *type, int
 	return same;
 }
 
+/* Whether enum value V reads back the same from its name alone: its
+ * signature is the schema's TYPE, or (a signature with other entries the
+ * text does not show) the schema gives its value that name. */
+static bool shown_canonical(trace_textcache *c, const trace_value *v, const vk_enum_info *type)
+{
+	if (canonical(c, v->en.sig, type, TRACE_ENUM))
+		return true;
+	const char *name = trace_enum_name(v->en.sig, v->en.value);
+	const char *ours = trace_enum_name(&type->sig, v->en.value);
+	return name && ours && !strcmp(name, ours);
+}
+
 /* Array levels before the field's base type: pointers and T x[N]. */
 static int field_levels(const vk_field *f)
 {
@@ -907,7 +919,7 @@ static void put_typed(tbuf *b, const trace_value *v, const vk_field *f, int leve
 		return put_value(b, v, c);
 	switch ((vk_base)f->base) {
 	case VK_B_ENUM:
-		if (v->kind == TRACE_ENUM && canonical(c, v->en.sig, f->ref, TRACE_ENUM)) {
+		if (v->kind == TRACE_ENUM && shown_canonical(c, v, f->ref)) {
 			const char *name = trace_enum_name(v->en.sig, v->en.value);
 			if (name && is_ident(name, false) && strcmp(name, "null") &&
 			    strcmp(name, "true") && strcmp(name, "false")) {
