@@ -126,3 +126,25 @@ usage_cases() {
 	done
 	return "$bad"
 }
+
+# edit_record TEXT PATTERN SED OUT: TEXT (a decoded trace) with the sed
+# program SED run on it, as OUT; @LINE@ in SED stands for the line of the
+# first record that matches PATTERN, which sets $L (that line) and $CALL
+# (its call number).  Fails if no record matches or nothing changed.
+edit_record() {
+	L=$(grep -m1 -n -- "$2" "$1" | cut -d: -f1)
+	[ -n "$L" ]
+	CALL=$(sed -n "${L}s/^{call: \([0-9]*\),.*/\1/p" "$1")
+	sed "${3//@LINE@/$L}" "$1" >"$4"
+	! cmp -s "$4" "$1"
+}
+
+# layer_capture OUT PROGRAM ARGS...: PROGRAM under our capture layer (the
+# installed layers still found), its trace into OUT, its output dropped
+layer_capture() {
+	local out=$1
+	shift
+	VK_LAYER_PATH="$TOP/build/layer:/usr/share/vulkan/explicit_layer.d" \
+		VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$out" \
+		timeout 60 "$@" >/dev/null 2>&1
+}

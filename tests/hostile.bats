@@ -10,13 +10,11 @@ load helpers
 
 setup_file() {
 	export W="$BATS_FILE_TMPDIR" TOP
-	export VK_LAYER_PATH="$TOP/build/layer:/usr/share/vulkan/explicit_layer.d"
+	sanitizer_prep
 	start_xvfb
-	VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$W/cube.trace" \
-		timeout 60 vkcube --c 40 >/dev/null 2>&1
+	layer_capture "$W/cube.trace" vkcube --c 40
 	stop_xvfb
 	trace-decode "$W/cube.trace" >"$W/cube.txt"
-	sanitizer_prep
 }
 
 setup() {
@@ -24,15 +22,10 @@ setup() {
 	unset DISPLAY WAYLAND_DISPLAY
 }
 
-# mutate PATTERN SED: the capture with SED run on the first record that
-# matches PATTERN (sed's address given), as bad.txt; $CALL its number
+# mutate PATTERN SED: the capture with the sed command SED run on the
+# first record that matches PATTERN, as bad.txt (edit_record)
 mutate() {
-	local l
-	l=$(grep -m1 -n -- "$1" "$W/cube.txt" | cut -d: -f1)
-	[ -n "$l" ]
-	CALL=$(sed -n "${l}s/^{call: \([0-9]*\),.*/\1/p" "$W/cube.txt")
-	sed "${l}$2" "$W/cube.txt" >bad.txt
-	! cmp -s bad.txt "$W/cube.txt"
+	edit_record "$W/cube.txt" "$1" "@LINE@$2" bad.txt
 }
 
 # refused MESSAGE: the sanitizer builds of trace-replay and trace-trim

@@ -604,15 +604,9 @@ open("never.txt", "w").writelines(never)
 	[ -z "$output" ]
 }
 
-# edit PATTERN SED: vkcube's capture, with the sed program SED run on it,
-# as edit.txt; @LINE@ in SED is the line of the first record that matches
-# PATTERN, which sets $L (that line) and $CALL (its call number)
+# edit PATTERN SED: vkcube's capture edited (edit_record) into edit.txt
 edit() {
-	L=$(grep -m1 -n -- "$1" "$W/cube.txt" | cut -d: -f1)
-	[ -n "$L" ]
-	CALL=$(sed -n "${L}s/^{call: \([0-9]*\),.*/\1/p" "$W/cube.txt")
-	sed "${2//@LINE@/$L}" "$W/cube.txt" >edit.txt
-	! cmp -s edit.txt "$W/cube.txt"
+	edit_record "$W/cube.txt" "$1" "$2" edit.txt
 }
 
 # one_warning MESSAGE: the replay of edit.txt exits 0 with one line, the

@@ -42,26 +42,17 @@ static bool ext_kept(const VkExtensionProperties *have, uint32_t n, const char *
 	return false;
 }
 
-/* The instance made on replay for live instance LIVE (r->dev or one of
- * r->others), or NULL. */
-static vkd_device *instance_by_live(vkr *r, uint64_t live)
+/* The instance made on replay (r->dev or one of r->others) whose live
+ * instance, or live physical device where PHYSICAL, is LIVE; or NULL. */
+static vkd_device *instance_of(vkr *r, uint64_t live, bool physical)
 {
-	if (live && (uint64_t)(uintptr_t)r->dev.instance == live)
-		return &r->dev;
-	for (size_t i = 0; i < r->nothers; i++)
-		if ((uint64_t)(uintptr_t)r->others[i].instance == live)
-			return &r->others[i];
-	return NULL;
-}
-
-/* The same for a live physical device. */
-static vkd_device *instance_by_physical(vkr *r, uint64_t live)
-{
-	if (live && (uint64_t)(uintptr_t)r->dev.physical == live)
-		return &r->dev;
-	for (size_t i = 0; i < r->nothers; i++)
-		if ((uint64_t)(uintptr_t)r->others[i].physical == live)
-			return &r->others[i];
+	for (size_t i = 0; live && i <= r->nothers; i++) {
+		vkd_device *d = i ? &r->others[i - 1] : &r->dev;
+		uint64_t h = physical ? (uint64_t)(uintptr_t)d->physical
+				      : (uint64_t)(uintptr_t)d->instance;
+		if (h == live)
+			return d;
+	}
 	return NULL;
 }
 
@@ -71,7 +62,7 @@ void vkr_map_physical(vkr *r, uint64_t cap_instance, uint64_t cap_physical)
 {
 	uint64_t live = 0;
 	vkd_device *d = vkr_map_get(r, r->h_instance, cap_instance, &live) ?
-		instance_by_live(r, live) : NULL;
+		instance_of(r, live, false) : NULL;
 	if (!d)
 		d = &r->dev;
 	vkr_map_put(r, r->h_physical, cap_physical, (uint64_t)(uintptr_t)d->physical);
@@ -160,7 +151,7 @@ static void close_instance(vkr *r, vkd_device *d)
 void vkr_destroy_instance(vkr *r, vk_args_vkDestroyInstance *a)
 {
 	uint64_t cap = (uint64_t)(uintptr_t)a->instance, live = 0;
-	vkd_device *d = vkr_map_get(r, r->h_instance, cap, &live) ? instance_by_live(r, live) : NULL;
+	vkd_device *d = vkr_map_get(r, r->h_instance, cap, &live) ? instance_of(r, live, false) : NULL;
 	if (!d)
 		vkr_fatal(r, "instance: VkInstance 0x%llx was never made (or failed to replay)",
 			  (unsigned long long)cap);
@@ -258,7 +249,7 @@ void vkr_create_device(vkr *r, vk_args_vkCreateDevice *a)
 	 * (r->dev's where the trace has no record of that: a cut stream) */
 	uint64_t live = 0;
 	vkd_device *inst = vkr_map_get(r, r->h_physical, (uint64_t)(uintptr_t)a->physicalDevice, &live) ?
-		instance_by_physical(r, live) : NULL;
+		instance_of(r, live, true) : NULL;
 	if (inst && inst != &r->dev && !r->dev.device)
 		trade_places(r, inst);
 	else if ((inst && inst != &r->dev) || r->dev.device)
