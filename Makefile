@@ -173,7 +173,8 @@ install-layer: layer
 # examples/shaders/NAME.STAGE becomes the C array NAME_STAGE in
 # build/examples/shaders/NAME_STAGE.h (glslangValidator, glslang-tools).
 # EXAMPLES is what `make check` needs built before the bats suites.
-EXAMPLES := build/examples/vkexample build/tests/crashlayer/libVkLayer_tracekit_test_crash.so \
+EXAMPLES := build/examples/vkexample build/examples/vkthreads \
+	build/tests/crashlayer/libVkLayer_tracekit_test_crash.so \
 	build/tests/crashlayer/VK_LAYER_TRACEKIT_test_crash.json
 EXAMPLE_LIBS := -lvulkan -lxcb -lz -lm
 VKEXAMPLE_SHADERS := build/examples/shaders/vkexample_vert.h \
@@ -207,6 +208,10 @@ build/examples/shaders/vkexample_%.h: examples/shaders/vkexample.% | build/examp
 
 build/examples/vkexample: examples/vkexample.c lib/base/png.c lib/base/png.h $(VKEXAMPLE_SHADERS) | build/examples
 	$(CC) $(WARN) $(CHECK_WARN) $(CFLAGS) -Ibuild/examples/shaders -Ilib/base -o $@ $< lib/base/png.c $(EXAMPLE_LIBS)
+
+# Threads that record and submit at once (headless, no shaders).
+build/examples/vkthreads: examples/vkthreads.c | build/examples
+	$(CC) $(WARN) $(CHECK_WARN) $(CFLAGS) -o $@ $< -lvulkan -pthread
 
 build/examples build/examples/shaders:
 	mkdir -p $@

@@ -53,7 +53,7 @@ setup() {
 	# each 320x240 RGBA input frame, whole, in an object's bytes as the
 	# trace's updates leave them at some submit (the layer compares
 	# imported host memory at each submit, and writes what changed)
-	trace-decode "$W/ff.trace" | python3 "$TOP/tests/update-frames.py" "$W/in.raw" $((320 * 240 * 4))
+	trace-decode "$W/ff.trace" | python3 "$TOP/tests/updates.py" frames "$W/in.raw" $((320 * 240 * 4))
 }
 
 @test "ffmpeg's trace replays under the validation layer without an error or a warning" {
