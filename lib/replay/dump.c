@@ -259,11 +259,11 @@ static void plan_free(vkr *r, dump_plan *p)
 	free(p);
 }
 
-/* A layout a copy can read the image in without a transition. */
+/* A layout a copy reads the image in without a transition (GENERAL could
+ * be too, but the validation layer warns of its cost). */
 static bool readable_as_is(int32_t l)
 {
-	return l == VK_IMAGE_LAYOUT_GENERAL || l == VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL ||
-	       l == VK_IMAGE_LAYOUT_SHARED_PRESENT_KHR;
+	return l == VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL || l == VK_IMAGE_LAYOUT_SHARED_PRESENT_KHR;
 }
 
 /* Records into CB: everything before done and visible, each item copied
@@ -432,7 +432,7 @@ static void write_region(vkr *r, const dump_plan *p, const dump_region *g, const
 		k += (size_t)snprintf(sub + k, sizeof(sub) - k, ".mip%u", g->mip);
 	if (im->layers > 1 && im->type != VK_IMAGE_TYPE_3D)
 		k += (size_t)snprintf(sub + k, sizeof(sub) - k, ".layer%u", g->layer);
-	if (depth_stencil(im->format))
+	if (aspects_of(im->format) == (VK_IMAGE_ASPECT_DEPTH_BIT | VK_IMAGE_ASPECT_STENCIL_BIT))
 		snprintf(sub + k, sizeof(sub) - k, ".%s",
 			 g->aspect == VK_IMAGE_ASPECT_STENCIL_BIT ? "stencil" : "depth");
 	int order = g->aspect == VK_IMAGE_ASPECT_COLOR_BIT && g->depth == 1 ? png_order(im->format)
@@ -795,16 +795,18 @@ void vkr_dump_end_device(vkr *r)
 	d->family = UINT32_MAX;
 }
 
-/* At the end: what --dump named that the trace never reached (a stream
- * that could not be read ahead), and the state. */
-void vkr_dump_finish(vkr *r)
+/* At the end: false, with its message, where --dump named a call past the
+ * end of a trace that could not be read ahead (a stream). */
+bool vkr_dump_finish(vkr *r)
 {
 	dump_state *d = r->dump;
 	const vkr_options *o = r->opt;
 	uint64_t last = o->dump ? trace_callset_last(o->dump) : 0;
-	if (o->dump && last != UINT64_MAX && last > d->last_no && !r->stop)
-		vkr_warn(r, "--dump: call %llu is past the end of the trace (its last call is %llu)",
-			 (unsigned long long)last, (unsigned long long)d->last_no);
+	bool ok = !(o->dump && last != UINT64_MAX && last > d->last_no && !r->stop);
+	if (!ok)
+		fprintf(stderr, "%s: %s: --dump: call %llu is past the end of the trace (its last "
+			"call is %llu)\n", trace_cli_self.prog, o->input, (unsigned long long)last,
+			(unsigned long long)d->last_no);
 	vkr_dump_end_device(r);
 	items_clear(&d->items);
 	free(d->items.v);
@@ -812,6 +814,7 @@ void vkr_dump_finish(vkr *r)
 	vkr_dump_free_tracking(r);
 	free(d);
 	r->dump = NULL;
+	return ok;
 }
 
 /* ------------------------------------------------------------------ */

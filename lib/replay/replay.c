@@ -899,8 +899,7 @@ int vkr_run(trace_reader *in, const vkr_options *opt)
 			 (unsigned long long)opt->screenshots[r->next_shot]);
 	if (opt->stats)
 		vkr_print_stats(r, total);
-	if (r->dump)
-		vkr_dump_finish(r);
+	bool dumped = !r->dump || vkr_dump_finish(r);
 	fflush(stdout);
 	/* a stream that ends early (trace-trim, --frames) leaves the device */
 	vkr_close_all(r);
@@ -917,7 +916,7 @@ int vkr_run(trace_reader *in, const vkr_options *opt)
 	free(r->frame_times);
 	free(r->frame_gpu);
 	trace_arena_free(&r->arena);
-	int status = 0;
+	int status = dumped ? 0 : 1;
 	if (r->msgs.errors) {
 		fprintf(stderr, "%s: %s: %llu validation error%s\n", trace_cli_self.prog, opt->input,
 			(unsigned long long)r->msgs.errors, r->msgs.errors == 1 ? "" : "s");

@@ -391,7 +391,7 @@ void vkr_dump_init(vkr *r);
 void vkr_dump_note(vkr *r, const cmd_entry *e, void *args);
 void vkr_dump_after(vkr *r, const trace_call *c);
 void vkr_dump_end_device(vkr *r);
-void vkr_dump_finish(vkr *r);
+bool vkr_dump_finish(vkr *r);
 
 /* The handle map: (capture value, handle type) -> live value. */
 
