@@ -583,7 +583,6 @@ void vkr_dump_track(vkr *r, const cmd_entry *e, void *args)
 				set_put(set_of(d, H(c->dstSet)), c->dstBinding,
 					c->dstArrayElement + x.element - c->srcArrayElement, x.what, x.cap,
 					x.layout);
-				src = get_ptr(&d->sets, H(c->srcSet));  /* set_put may have moved it */
 			}
 		}
 		return;
