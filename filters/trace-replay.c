@@ -7,6 +7,7 @@
  * to the VMA replayer (lib/replay/vma_replay.c, vmar_run).  Other API
  * traces (GL) are refused.  See trace-replay(1).
  */
+#include "callset.h"
 #include "cli.h"
 #include "vkreplay.h"
 #include "vma.h"
@@ -24,7 +25,8 @@
 static const char usage[] =
 	"usage: trace-replay [--gpu N] [--validate] [--stats[=json]] [--no-gpu-time] [--frames A-B] "
 	"[--screenshot N[,M...] (-o FILE.png | --screenshot-dir DIR)] [--remove-unsupported] "
-	"[--loop N] [--block-size SIZE] [-q] [TRACE]";
+	"[--loop N] [--dump CALLS] [--dump-resource HANDLE] [--dump-dir DIR] [--block-size SIZE] "
+	"[-q] [TRACE]";
 
 static uint64_t parse_size(const char *s)
 {
@@ -62,6 +64,11 @@ static void help(void)
 	       "      --screenshot-dir DIR   DIR/frame-N.png for each screenshot\n"
 	       "      --remove-unsupported   go on without extensions/features the device lacks\n"
 	       "      --loop N          replay the --frames range (default: all) N times\n"
+	       "      --dump CALLS      after each call of CALLS (trace-filter's call set: 1234,\n"
+	       "                        100-200, */frame, @FILE), the images and buffers it wrote\n"
+	       "      --dump-resource HANDLE  dump only this image or buffer (at every call\n"
+	       "                        that writes it, without --dump)\n"
+	       "      --dump-dir DIR    where the dumps go (default .)\n"
 	       "      --block-size SIZE device memory block size for large heaps (256M)\n"
 	       "  -q, --quiet           no progress line, no warnings\n"
 	       "  -h, --help            this help\n"
@@ -96,7 +103,8 @@ static void keep_freed_memory(void)
 int main(int argc, char **argv)
 {
 	enum { OPT_GPU = 256, OPT_VALIDATE, OPT_STATS, OPT_BLOCK, OPT_VERSION, OPT_FRAMES,
-	       OPT_SHOT, OPT_SHOT_DIR, OPT_REMOVE, OPT_LOOP, OPT_NO_GPU_TIME };
+	       OPT_SHOT, OPT_SHOT_DIR, OPT_REMOVE, OPT_LOOP, OPT_NO_GPU_TIME, OPT_DUMP,
+	       OPT_DUMP_RESOURCE, OPT_DUMP_DIR };
 	static const struct option longopts[] = {
 		{"gpu", required_argument, NULL, OPT_GPU},
 		{"frames", required_argument, NULL, OPT_FRAMES},
@@ -105,6 +113,9 @@ int main(int argc, char **argv)
 		{"output", required_argument, NULL, 'o'},
 		{"remove-unsupported", no_argument, NULL, OPT_REMOVE},
 		{"loop", required_argument, NULL, OPT_LOOP},
+		{"dump", required_argument, NULL, OPT_DUMP},
+		{"dump-resource", required_argument, NULL, OPT_DUMP_RESOURCE},
+		{"dump-dir", required_argument, NULL, OPT_DUMP_DIR},
 		{"validate", no_argument, NULL, OPT_VALIDATE},
 		{"stats", optional_argument, NULL, OPT_STATS},
 		{"no-gpu-time", no_argument, NULL, OPT_NO_GPU_TIME},
@@ -122,7 +133,8 @@ int main(int argc, char **argv)
 	bool no_gpu_time = false;
 	int c;
 	static vkr_options vo = {.first_frame = 0, .last_frame = -1};
-	static uint64_t shots[256];
+	static uint64_t shots[256], handles[256];
+	static trace_callset dump;
 	bool vk_only = false;
 
 	trace_cli_init("trace-replay", usage);
@@ -182,6 +194,26 @@ int main(int argc, char **argv)
 			vk_only = true;
 			break;
 		}
+		case OPT_DUMP:
+			if (trace_callset_parse(&dump, optarg, &err) < 0)
+				trace_cli_usage_error("--dump %s: %s", optarg, err.msg);
+			vo.dump = &dump;
+			vk_only = true;
+			break;
+		case OPT_DUMP_RESOURCE: {
+			char *end;
+			errno = 0;
+			unsigned long long v = strtoull(optarg, &end, 0);
+			if (errno || end == optarg || *end || *optarg == '-' || !v ||
+			    vo.ndump_handles == sizeof(handles) / sizeof(handles[0]))
+				trace_cli_usage_error("--dump-resource wants a handle of the trace such as "
+						      "0x55d0c0a1b2c0, not '%s'", optarg);
+			handles[vo.ndump_handles++] = v;
+			vo.dump_handles = handles;
+			vk_only = true;
+			break;
+		}
+		case OPT_DUMP_DIR: vo.dump_dir = optarg; vk_only = true; break;
 		case OPT_GPU: {
 			char *end;
 			errno = 0;
@@ -231,6 +263,15 @@ int main(int argc, char **argv)
 	}
 	if (vo.screenshot_dir && mkdir(vo.screenshot_dir, 0777) != 0 && errno != EEXIST)
 		trace_cli_usage_error("--screenshot-dir %s: %s", vo.screenshot_dir, strerror(errno));
+	char msg[512];
+	if (vo.dump_dir && !vo.dump && !vo.ndump_handles)
+		trace_cli_usage_error("--dump-dir goes with --dump CALLS or --dump-resource HANDLE");
+	if ((vo.dump || vo.ndump_handles) && vo.loop > 1)
+		trace_cli_usage_error("--dump and --dump-resource do not go with --loop");
+	if ((vo.dump || vo.ndump_handles) &&
+	    (vkr_dump_dir_check(vo.dump_dir ? vo.dump_dir : ".", msg, sizeof(msg)) < 0 ||
+	     vkr_dump_check(input, &vo, msg, sizeof(msg)) < 0))
+		trace_cli_usage_error("%s", msg);
 
 	trace_error_clear(&err);
 	trace_reader *in = trace_reader_open(input, &err);
@@ -252,8 +293,8 @@ int main(int argc, char **argv)
 	}
 	if (vk_only) {
 		trace_reader_close(in);
-		trace_cli_usage_error("--frames, --screenshot, -o, --screenshot-dir, --loop and "
-				      "--remove-unsupported are for Vulkan traces");
+		trace_cli_usage_error("--frames, --screenshot, -o, --screenshot-dir, --loop, --dump* "
+				      "and --remove-unsupported are for Vulkan traces");
 	}
 	if (!version) {
 		trace_error_clear(&err);

@@ -310,7 +310,70 @@ probe_first() {
 --loop 0|--loop wants a count, not '0'
 --loop x|--loop wants a count, not 'x'
 --loop -2|--loop wants a count, not '-2'
+--dump x|--dump x: bad call set 'x': unknown frequency 'x' (only 'frame')
+--dump-resource zz|--dump-resource wants a handle of the trace such as 0x55d0c0a1b2c0, not 'zz'
+--dump-dir d|--dump-dir goes with --dump CALLS or --dump-resource HANDLE
+--dump 1 --loop 2|--dump and --dump-resource do not go with --loop
 EOF
+}
+
+# call_of LINE: the call number of a record of trace-decode
+call_of() {
+	grep -o 'call: [0-9]*' <<<"$1" | head -n 1 | cut -c7-
+}
+
+@test "--dump on vkcube's submit of frame 150 and on its draw of frame 0: the color attachment is the frame vkcube presented; depth is raw bytes with a sidecar" {
+	# the submit of frame 150: after 150 presents; frame 0's (the last
+	# before the first present: a setup submit comes first), and the draw
+	# recorded into the command buffer it submits
+	n=$(awk '/fn: vkQueuePresentKHR,/ { p++ } /fn: vkQueueSubmit,/ && p == 150' "$W/cube.txt")
+	n=$(call_of "$n")
+	first=$(awk '/fn: vkQueuePresentKHR,/ { p++ } /fn: vkQueueSubmit,/ && p == 0' "$W/cube.txt" |
+		tail -n 1)
+	cb=$(grep -o 'pCommandBuffers: \[0x[0-9a-f]*' <<<"$first" | cut -d'[' -f2)
+	draw=$(grep "fn: vkCmdDraw, args: {commandBuffer: $cb," "$W/cube.txt" | tail -n 1)
+	draw=$(call_of "$draw")
+	replay_error --validate --frames 150 --dump "$draw,$n" --dump-dir d "$W/cube.trace"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	# the draw is inside a render pass: read at its end, and said so
+	[ "$output" = "trace-replay: $W/cube.trace: call $draw: warning: --dump: vkCmdDraw is inside a render pass: what it wrote is read at the pass's end" ]
+	ls d
+	# the dump holds the image's own alpha; the layer's screenshots are opaque
+	c150=$(ls d/call-"$n".image-0x*-color0.png)
+	c0=$(ls d/call-"$draw".image-0x*-color0.png)
+	[ "$(compare -metric AE -alpha off "$W/cube.frame-150.png" "$c150" null: 2>&1)" = 0 ]
+	[ "$(compare -metric AE -alpha off "$W/cube.frame-0.png" "$c0" null: 2>&1)" = 0 ]
+	[ "$(compare -metric AE -alpha off "$W/cube.frame-0.png" "$c150" null: 2>&1 || true)" -gt 1000 ]
+	# named by the handle the trace gave the swapchain's image
+	h=${c150##*image-}
+	grep 'fn: vkGetSwapchainImagesKHR,' "$W/cube.txt" | grep -q "${h%-color0.png}"
+	j=$(ls d/call-"$n".image-0x*-depth.json)
+	cat "$j"
+	[ "$(json "$j" 's["format"]')" = VK_FORMAT_D16_UNORM ]
+	[ "$(json "$j" 's["row_pitch"] * s["extent"][1] == s["size"]')" = True ]
+	[ "$(stat -c %s "${j%.json}.bin")" = "$(json "$j" 's["size"]')" ]
+}
+
+@test "--dump and --dump-resource refuse, before the replay, a call past the end, a handle no image or buffer has, a directory that cannot be made" {
+	last=$(call_of "$(tail -n 1 "$W/cube.txt")")
+	run trace-replay --dump 5,99999999 --dump-dir d "$W/cube.trace"
+	[ "$status" -eq 2 ]
+	[ "${lines[0]}" = "trace-replay: --dump: call 99999999 is past the end of $W/cube.trace (its last call is $last)" ]
+	[ -z "$(ls d)" ]
+	# a handle the trace has, but not of an image or buffer
+	dev=$(grep -m 1 'fn: vkCreateDevice,' "$W/cube.txt" | grep -o 'pDevice: \[0x[0-9a-f]*' | cut -d'[' -f2)
+	run trace-replay --dump-resource "$dev" "$W/cube.trace"
+	[ "$status" -eq 2 ]
+	[ "${lines[0]}" = "trace-replay: --dump-resource $dev: no image or buffer of $W/cube.trace has that handle" ]
+	touch file
+	run trace-replay --dump 5 --dump-dir file/d "$W/cube.trace"
+	[ "$status" -eq 2 ]
+	[ "${lines[0]}" = "trace-replay: --dump-dir file/d: Not a directory" ]
+	# a stream is read once: the call past its end is said at the end, exit 1
+	run bash -c 'trace-replay --dump 99999999 --dump-dir d - <"$1"' _ "$W/cube.trace"
+	[ "$status" -eq 1 ]
+	[ "${lines[-1]}" = "trace-replay: -: --dump: call 99999999 is past the end of the trace (its last call is $last)" ]
 }
 
 @test "glmark2 through zink, with update templates and push descriptors, replays validated with exit 0 and no message" {
@@ -665,4 +728,18 @@ print(len(base64.b64decode(re.search(r"data: !!binary \"([^\"]*)\"", sys.stdin.r
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ -z "$output" ]
+	# --dump: presents, a draw inside a pass; zink's submits and presents
+	draw=$(grep -m 1 'fn: vkCmdDraw,' "$W/cube.txt" | grep -o 'call: [0-9]*' | cut -c7-)
+	run sanitized "$TOP/build/asan/bin/trace-replay" -q --frames 3 --dump "*/frame,$draw" \
+		--dump-dir d "$W/cube.trace"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	[ "$(ls d/*present0.png | wc -l)" = 4 ]
+	run sanitized "$TOP/build/asan/bin/trace-replay" --frames 6 --dump '*/frame' --dump-dir g \
+		"$W/glmark.trace"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	[ "$(ls g/*present0.png | wc -l)" = 7 ]
 }

@@ -494,6 +494,8 @@ void vkr_replay_call(vkr *r, const trace_call *c)
 		vkr_fatal(r, "a device call before vkCreateDevice");
 	if (r->loop && !vkr_loop_call(r, e, args))
 		return;
+	if (r->dump)
+		vkr_dump_note(r, e, args);
 	VkResult capres = vkr_cap_result(c);
 	switch ((enum special)e->special) {
 	case SP_NONE:
@@ -867,6 +869,8 @@ int vkr_run(trace_reader *in, const vkr_options *opt)
 	bool looping = opt->loop > 1;
 	if (looping)
 		vkr_loop_init(r);
+	if (opt->dump || opt->ndump_handles)
+		vkr_dump_init(r);
 	while (!r->stop && (k = trace_reader_next(in, &c, &r->err)) > 0) {
 		r->call = c;
 		int64_t f = trace_frames_next(&r->frames, c, &r->err);
@@ -881,6 +885,8 @@ int vkr_run(trace_reader *in, const vkr_options *opt)
 		}
 		r->frame = f;
 		vkr_replay_call(r, c);
+		if (r->dump)
+			vkr_dump_after(r, c);
 		trace_arena_reset(&r->arena);
 		if (r->frames.ended)
 			vkr_frame_ended(r, f);
@@ -909,6 +915,7 @@ int vkr_run(trace_reader *in, const vkr_options *opt)
 			 (unsigned long long)opt->screenshots[r->next_shot]);
 	if (opt->stats)
 		vkr_print_stats(r, total);
+	bool dumped = !r->dump || vkr_dump_finish(r);
 	fflush(stdout);
 	/* a stream that ends early (trace-trim, --frames) leaves the device */
 	vkr_close_all(r);
@@ -925,7 +932,7 @@ int vkr_run(trace_reader *in, const vkr_options *opt)
 	free(r->frame_times);
 	free(r->frame_gpu);
 	trace_arena_free(&r->arena);
-	int status = 0;
+	int status = dumped ? 0 : 1;
 	if (r->msgs.errors) {
 		fprintf(stderr, "%s: %s: %llu validation error%s\n", trace_cli_self.prog, opt->input,
 			(unsigned long long)r->msgs.errors, r->msgs.errors == 1 ? "" : "s");

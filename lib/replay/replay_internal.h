@@ -224,6 +224,7 @@ typedef struct vkr {
 	struct kept *kept;
 	size_t nkept, capkept;
 	struct loop_state *loop;
+	struct dump_state *dump;  /* --dump, --dump-resource; NULL without */
 	trace_error err;
 } vkr;
 
@@ -380,6 +381,15 @@ void vkr_loop_free(vkr *r);
 
 /* loop_check.c: --loop: what a pass could not replay, refused first */
 void vkr_loop_check(vkr *r);
+
+/* dump.c, dump_track.c: --dump and --dump-resource (dump.h): what a call
+ * wrote, noted before it is made and read back after */
+typedef struct dump_state dump_state;
+void vkr_dump_init(vkr *r);
+void vkr_dump_note(vkr *r, const cmd_entry *e, void *args);
+void vkr_dump_after(vkr *r, const trace_call *c);
+void vkr_dump_end_device(vkr *r);
+bool vkr_dump_finish(vkr *r);
 
 /* The handle map: (capture value, handle type) -> live value. */
 

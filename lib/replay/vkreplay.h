@@ -33,7 +33,19 @@ typedef struct vkr_options {
 	const char *screenshot_dir;   /* --screenshot-dir DIR: DIR/frame-N.png */
 	int stats;                    /* 0, 1 text, 2 json */
 	bool no_gpu_time;             /* --no-gpu-time: --stats without timestamps */
+	const struct trace_callset *dump;  /* --dump CALLS, or NULL */
+	const uint64_t *dump_handles; /* --dump-resource HANDLE..., capture values */
+	size_t ndump_handles;
+	const char *dump_dir;         /* --dump-dir DIR (default .) */
 } vkr_options;
+
+/* --dump, --dump-resource: 0, or -1 with MSG saying which call of INPUT
+ * (a file; a stream is checked as it is replayed) is past its end, or
+ * which handle no image or buffer of it has. */
+int vkr_dump_check(const char *input, const vkr_options *opt, char *msg, size_t cap);
+/* --dump-dir: DIR made where it is not; 0, or -1 with MSG where no file
+ * can be made in it. */
+int vkr_dump_dir_check(const char *dir, char *msg, size_t cap);
 
 /* Replays the rest of IN; the exit status (0, 1; usage errors exit 2). */
 int vkr_run(trace_reader *in, const vkr_options *opt);
