@@ -8,7 +8,7 @@
 #include <string.h>
 
 static const char usage[] =
-	"usage: trace-encode [-z snappy|brotli|none] [-q QUALITY] [-o FILE] [--quiet] [TRACE]";
+	"usage: trace-encode [-z snappy|zstd|brotli|none] [-q LEVEL] [-o FILE] [--quiet] [TRACE]";
 
 /* -z and -q */
 static void option(int c, const char *arg, void *ctx)
@@ -19,8 +19,9 @@ static void option(int c, const char *arg, void *ctx)
 	} else {
 		char *end;
 		long q = strtol(arg, &end, 10);
-		if (*end || end == arg || q < 0 || q > 11)
-			trace_cli_usage_error("quality must be 0 to 11, not '%s'", arg);
+		if (*end || end == arg || q < 0 || q > 19)
+			trace_cli_usage_error("-q wants a level (Brotli 0 to 11, zstd 1 to 19), "
+					      "not '%s'", arg);
 		opt->quality = (int)q;
 	}
 }
@@ -39,11 +40,16 @@ int main(int argc, char **argv)
 	const char *in = trace_cli_parse(argc, argv, "z:q:", longopts, option, &opt,
 					 "Writes TRACE (default: standard input) in apitrace's binary "
 					 "format.\n\n"
-					 "  -z, --compression C  snappy (default), brotli or none\n"
-					 "  -q, --quality N      Brotli quality, 0 to 11 (default 11)\n",
+					 "  -z, --compression C  snappy (default), zstd, brotli or none\n"
+					 "  -q, --quality N      zstd level, 1 to 19 (default 3), or\n"
+					 "                       Brotli quality, 0 to 11 (default 11)\n",
 					 &out);
-	if (opt.quality >= 0 && opt.format != TRACE_FMT_BROTLI)
-		trace_cli_usage_error("--quality is for -z brotli");
+	if (opt.quality >= 0 && opt.format != TRACE_FMT_BROTLI && opt.format != TRACE_FMT_ZSTD)
+		trace_cli_usage_error("--quality is for -z zstd or brotli");
+	if (opt.format == TRACE_FMT_BROTLI && opt.quality > 11)
+		trace_cli_usage_error("-q %d: Brotli's quality is 0 to 11", opt.quality);
+	if (opt.format == TRACE_FMT_ZSTD && opt.quality == 0)
+		trace_cli_usage_error("-q 0: zstd's level is 1 to 19");
 
 	trace_cli_convert(trace_cli_open(in), out, &opt);
 	return 0;

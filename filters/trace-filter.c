@@ -33,7 +33,7 @@ static const char help[] =
 	"                       (repeatable: any of them)\n"
 	"  --count              print calls per function instead of a trace\n"
 	"  --by-frame           with --count, also a table for each frame\n"
-	"  -f, --format F       write snappy, brotli, none or text\n";
+	"  -f, --format F       write snappy, zstd, brotli, none or text\n";
 
 enum {
 	OPT_KEEP = 256,

@@ -197,7 +197,7 @@ static const char help[] =
 	"N keeps its number.  For Vulkan captures and VMA streams.\n\n"
 	"  --frames A[-B]       frames A to B (A-: to the end)\n"
 	"  --calls A[-B]        calls A to B (A-: to the end)\n"
-	"  -f, --format F       write snappy, brotli, none or text (default: as read)\n"
+	"  -f, --format F       write snappy, zstd, brotli, none or text (default: as read)\n"
 	"      --verbose        say what the setup holds, on standard error\n";
 
 typedef struct preamble {

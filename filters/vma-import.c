@@ -8,7 +8,7 @@
 #include <string.h>
 
 static const char usage[] =
-	"usage: vma-import [-f binary|text] [-z snappy|brotli|none] [-o FILE] [--quiet] "
+	"usage: vma-import [-f binary|text] [-z snappy|zstd|brotli|none] [-o FILE] [--quiet] "
 	"[RECORDING]";
 
 
@@ -49,7 +49,7 @@ int main(int argc, char **argv)
 					 "Writes the VMA call recording RECORDING (default: standard "
 					 "input) as a tracekit stream.\n\n"
 					 "  -f, --format F       binary (default) or text\n"
-					 "  -z, --compression C  snappy (default), brotli or none, for binary\n",
+					 "  -z, --compression C  snappy (default), zstd, brotli or none, for binary\n",
 					 &out);
 	if (o.text && o.compression)
 		trace_cli_usage_error("-z is for binary output, not -f text");

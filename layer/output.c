@@ -888,11 +888,13 @@ static void start(void)
 	if (z && *z) {
 		if (!strcmp(z, "brotli"))
 			opt.format = TRACE_FMT_BROTLI;
+		else if (!strcmp(z, "zstd"))
+			opt.format = TRACE_FMT_ZSTD;
 		else if (!strcmp(z, "none"))
 			opt.format = TRACE_FMT_RAW;
 		else if (strcmp(z, "snappy"))
-			fprintf(stderr, "tracekit: TRACEKIT_COMPRESSION=%s: expected snappy, brotli "
-				"or none; using snappy\n", z);
+			fprintf(stderr, "tracekit: TRACEKIT_COMPRESSION=%s: expected snappy, zstd, "
+				"brotli or none; using snappy\n", z);
 	}
 	/* not truncated here but by the writer thread: dropping the pages of
 	 * an earlier capture of the same name took milliseconds (4 ms for

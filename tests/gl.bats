@@ -116,12 +116,32 @@ text_roundtrip_identical() {
 	trace-encode t1.txt >b.trace
 	trace-decode b.trace >t2.txt
 	same t1.txt t2.txt
-	for z in "brotli -q 9" none snappy; do
+	for z in "brotli -q 9" zstd none snappy; do
 		# shellcheck disable=SC2086
 		trace-encode -z $z -o "z.trace" "$in"
 		trace-decode z.trace >tz.txt
 		same t1.txt tz.txt
 	done
+}
+
+# -z zstd: zstd's seekable format (frames, then a seek table of them)
+@test "trace-encode -z zstd writes frames zstd -t accepts, then a seek table that sums to the file" {
+	trace-encode -z zstd -o z.trace "$W/glxgears.trace"
+	zstd -q -t z.trace
+	trace-encode -z none -o raw.trace "$W/glxgears.trace"
+	python3 - z.trace $(($(stat -c %s raw.trace) - 2)) <<'EOF'
+import struct, sys
+d = open(sys.argv[1], "rb").read()
+n, desc, magic = struct.unpack("<IBI", d[-9:])
+assert magic == 0x8F92EAB1 and desc == 0, (hex(magic), desc)
+table = 8 + 8 * n + 9
+skip_magic, size = struct.unpack("<II", d[-table:-table + 8])
+assert skip_magic == 0x184D2A5E and size == table - 8, (hex(skip_magic), size)
+sizes = [struct.unpack("<II", d[-table + 8 + 8 * i:-table + 16 + 8 * i]) for i in range(n)]
+assert sum(c for c, _ in sizes) + table == len(d), "frames and table fill the file"
+assert sum(u for _, u in sizes) == int(sys.argv[2]), "frames hold the stream"
+print("%d frames, %d bytes" % (n, len(d)))
+EOF
 }
 
 # (d) a repacked copy reads as the same text as the Snappy original

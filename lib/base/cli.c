@@ -162,6 +162,8 @@ trace_format trace_cli_format(const char *name)
 		return TRACE_FMT_SNAPPY;
 	if (!strcmp(name, "brotli"))
 		return TRACE_FMT_BROTLI;
+	if (!strcmp(name, "zstd"))
+		return TRACE_FMT_ZSTD;
 	if (!strcmp(name, "none") || !strcmp(name, "raw"))
 		return TRACE_FMT_RAW;
 	if (!strcmp(name, "text"))
@@ -173,7 +175,7 @@ trace_format trace_cli_compression(const char *name)
 {
 	trace_format f = trace_cli_format(name);
 	if (f == TRACE_FMT_AUTO || f == TRACE_FMT_TEXT)
-		trace_cli_usage_error("unknown compression '%s' (snappy, brotli, none)", name);
+		trace_cli_usage_error("unknown compression '%s' (snappy, zstd, brotli, none)", name);
 	return f;
 }
 
@@ -191,7 +193,7 @@ trace_format trace_cli_format_arg(const char *arg)
 {
 	trace_format f = trace_cli_format(arg);
 	if (f == TRACE_FMT_AUTO)
-		trace_cli_usage_error("unknown format '%s' (snappy, brotli, none, text)", arg);
+		trace_cli_usage_error("unknown format '%s' (snappy, zstd, brotli, none, text)", arg);
 	return f;
 }
 

@@ -62,7 +62,7 @@ trace_format trace_cli_compression(const char *name);
 /* Opens PATH ("-": standard input) as a trace, or exits 1 with the
  * message. */
 trace_reader *trace_cli_open(const char *path);
-/* -f's value (snappy, brotli, none, text); another is a usage error. */
+/* -f's value (snappy, zstd, brotli, none, text); another is a usage error. */
 trace_format trace_cli_format_arg(const char *arg);
 
 /* Writes every record of R (header included) to OUT, a path or "-" for

@@ -14,6 +14,10 @@
 
 /* apitrace's reader keeps one chunk of at most 1 MiB; we write no more. */
 #define TRACE_SNAPPY_CHUNK (1u << 20)
+/* Uncompressed bytes in one zstd frame we write (a flush ends one early). */
+#define TRACE_ZSTD_FRAME (2u << 20)
+/* The most one zstd frame may hold when read (apitrace's are ~2 MiB). */
+#define TRACE_ZSTD_FRAME_MAX (64u << 20)
 /* What we accept when reading a chunk: generous, but bounded. */
 #define TRACE_SNAPPY_CHUNK_MAX (64u << 20)
 /* Deepest nesting of values we accept (apitrace writes a handful). */
@@ -84,11 +88,13 @@ struct trace_source {
 	uint64_t inpos;          /* compressed bytes consumed */
 	int64_t chunk_at;        /* file offset of the current chunk */
 
-	void *codec;             /* Brotli or zlib state */
+	void *codec;             /* Brotli, zlib or zstd state */
+	bool zstd_inside;        /* the zstd input so far ends inside a frame */
 	uint8_t *inbuf;          /* compressed input buffer */
 	size_t inlen, inoff;
-	uint8_t *cbuf;           /* one compressed Snappy chunk */
-	size_t ccap;
+	uint8_t *cbuf;           /* one compressed Snappy chunk, or one zstd
+				  * frame as it decompresses */
+	size_t ccap, clen;
 
 	const char *name;
 	int (*fill)(trace_source *s, size_t want, trace_error *err);
@@ -130,7 +136,9 @@ typedef struct trace_sink {
 	size_t ocap;
 	bool failed;
 	uint64_t written;        /* uncompressed bytes accepted */
-	struct trace_sink_worker *worker; /* compresses Snappy blocks, or NULL */
+	struct trace_sink_worker *worker; /* compresses Snappy or zstd blocks, or NULL */
+	uint32_t *seek;          /* zstd: per frame its compressed, then uncompressed size */
+	size_t nseek, capseek;
 } trace_sink;
 
 /* To PATH (a file, renamed into place on close) or, with PATH NULL or

@@ -1,8 +1,13 @@
 /*
  * Output containers.  Bytes of the uncompressed stream gather in one
  * buffer; a full buffer becomes one Snappy chunk (never more than 1 MiB
- * uncompressed, or apitrace cannot read it), feeds the Brotli encoder, or
- * goes out as it is (raw and text).
+ * uncompressed, or apitrace cannot read it) or one zstd frame, feeds the
+ * Brotli encoder, or goes out as it is (raw and text).
+ *
+ * zstd is written in zstd's seekable format, as apitrace writes it: each
+ * block an independent frame, and at the close a seek table (a skippable
+ * frame of each frame's compressed and uncompressed size, then their
+ * count and the seekable magic), which any zstd reader skips.
  *
  * A named output is written whole or not at all (trace_output_open).
  */
@@ -15,6 +20,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zstd.h>
 
 #define PLAIN_BLOCK (256u << 10)
 
@@ -106,7 +112,8 @@ int trace_sink_open(trace_sink *k, const char *path, FILE *f, const char *name,
 		k->file = f ? f : stdout;
 		k->name = f && name ? name : "-";
 	}
-	k->cap = container == TRACE_FMT_SNAPPY ? TRACE_SNAPPY_CHUNK : PLAIN_BLOCK;
+	k->cap = container == TRACE_FMT_SNAPPY ? TRACE_SNAPPY_CHUNK
+		 : container == TRACE_FMT_ZSTD ? TRACE_ZSTD_FRAME : PLAIN_BLOCK;
 	k->buf = trace_xmalloc(k->cap);
 	switch (container) {
 	case TRACE_FMT_SNAPPY:
@@ -115,6 +122,17 @@ int trace_sink_open(trace_sink *k, const char *path, FILE *f, const char *name,
 		return put(k, "at", 2, err);
 	case TRACE_FMT_RAW:
 		return put(k, "tr", 2, err);
+	case TRACE_FMT_ZSTD: {
+		ZSTD_CCtx *cc = ZSTD_createCCtx();
+		if (!cc)
+			abort();
+		ZSTD_CCtx_setParameter(cc, ZSTD_c_compressionLevel, quality < 0 ? 3 : quality);
+		ZSTD_CCtx_setParameter(cc, ZSTD_c_checksumFlag, 1);
+		k->codec = cc;
+		k->ocap = ZSTD_compressBound(TRACE_ZSTD_FRAME);
+		k->obuf = trace_xmalloc(k->ocap);
+		return 0;
+	}
 	case TRACE_FMT_BROTLI: {
 		BrotliEncoderState *st = BrotliEncoderCreateInstance(NULL, NULL, NULL);
 		if (!st)
@@ -163,10 +181,10 @@ static int brotli_run(trace_sink *k, BrotliEncoderOperation op, trace_error *err
 }
 
 /*
- * Snappy chunks are compressed and written by a worker thread while the
- * caller fills the next block: on two cores, compression then costs the
- * writer almost nothing.  The worker starts with the second block, so a
- * small trace never makes a thread.
+ * Snappy chunks and zstd frames are compressed and written by a worker
+ * thread while the caller fills the next block: on two cores, compression
+ * then costs the writer almost nothing.  The worker starts with the second
+ * block, so a small trace never makes a thread.
  */
 typedef struct trace_sink_worker {
 	pthread_t thread;
@@ -178,6 +196,53 @@ typedef struct trace_sink_worker {
 	int error;               /* errno of a failed write, or 0 */
 	trace_sink *k;
 } trace_sink_worker;
+
+static void put_u32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+}
+
+/* Compresses one block into one zstd frame and writes it, noting its
+ * sizes for the seek table; errno-style result. */
+static int zstd_frame(trace_sink *k, const uint8_t *block, size_t len)
+{
+	size_t olen = ZSTD_compress2(k->codec, k->obuf, k->ocap, block, len);
+	if (ZSTD_isError(olen))
+		abort();  /* a bound-sized buffer: only a bug gets here */
+	if (fwrite(k->obuf, 1, olen, k->file) != olen)
+		return errno ? errno : EIO;
+	if (k->nseek == k->capseek) {
+		k->capseek = k->capseek ? 2 * k->capseek : 64;
+		k->seek = trace_xrealloc(k->seek, k->capseek * 2 * sizeof(*k->seek));
+	}
+	k->seek[2 * k->nseek] = (uint32_t)olen;
+	k->seek[2 * k->nseek + 1] = (uint32_t)len;
+	k->nseek++;
+	return 0;
+}
+
+/* The seek table after the last frame: a skippable frame of the frames'
+ * sizes, their count, a descriptor (no checksums) and the magic. */
+static int zstd_seek_table(trace_sink *k, trace_error *err)
+{
+	size_t n = 8 + 8 * k->nseek + 9;
+	uint8_t *t = trace_xmalloc(n);
+	put_u32(t, 0x184D2A5E);
+	put_u32(t + 4, (uint32_t)(n - 8));
+	for (size_t i = 0; i < k->nseek; i++) {
+		put_u32(t + 8 + 8 * i, k->seek[2 * i]);
+		put_u32(t + 12 + 8 * i, k->seek[2 * i + 1]);
+	}
+	put_u32(t + n - 9, (uint32_t)k->nseek);
+	t[n - 5] = 0;
+	put_u32(t + n - 4, 0x8F92EAB1);
+	int r = put(k, t, n, err);
+	free(t);
+	return r;
+}
 
 /* Compresses one block into k->obuf and writes it; errno-style result. */
 static int snappy_chunk(trace_sink *k, const uint8_t *block, size_t len)
@@ -194,10 +259,16 @@ static int snappy_chunk(trace_sink *k, const uint8_t *block, size_t len)
 	return 0;
 }
 
+static int compress_block(trace_sink *k, const uint8_t *block, size_t len)
+{
+	return k->container == TRACE_FMT_ZSTD ? zstd_frame(k, block, len)
+					      : snappy_chunk(k, block, len);
+}
+
 static void *worker_main(void *arg)
 {
 	trace_sink_worker *wk = arg;
-	pthread_setname_np(pthread_self(), "tracekit-snappy");
+	pthread_setname_np(pthread_self(), "tracekit-compress");
 	pthread_mutex_lock(&wk->lock);
 	for (;;) {
 		while (!wk->block && !wk->stop)
@@ -207,7 +278,7 @@ static void *worker_main(void *arg)
 		uint8_t *block = wk->block;
 		size_t len = wk->len;
 		pthread_mutex_unlock(&wk->lock);
-		int e = wk->error ? 0 : snappy_chunk(wk->k, block, len);
+		int e = wk->error ? 0 : compress_block(wk->k, block, len);
 		pthread_mutex_lock(&wk->lock);
 		if (e)
 			wk->error = e;
@@ -264,7 +335,7 @@ static void worker_stop(trace_sink *k)
  * sink owns both buffers; the worker borrows one block at a time, and the
  * spare is only refilled after worker_idle() says the loan is over.
  */
-static int snappy_handoff(trace_sink *k, trace_error *err)
+static int block_handoff(trace_sink *k, trace_error *err)
 {
 	trace_sink_worker *wk = k->worker;
 	if (!wk) {
@@ -279,7 +350,7 @@ static int snappy_handoff(trace_sink *k, trace_error *err)
 			pthread_cond_destroy(&wk->cond);
 			free(wk);
 			/* no thread: compress here */
-			return write_failed(k, snappy_chunk(k, k->buf, k->len), err);
+			return write_failed(k, compress_block(k, k->buf, k->len), err);
 		}
 		k->worker = wk;
 	}
@@ -313,8 +384,9 @@ int trace_sink_flush_block(trace_sink *k, trace_error *err)
 	int r = 0;
 	switch (k->container) {
 	case TRACE_FMT_SNAPPY:
+	case TRACE_FMT_ZSTD:
 		if (k->len)
-			r = snappy_handoff(k, err);
+			r = block_handoff(k, err);
 		break;
 	case TRACE_FMT_BROTLI:
 		r = brotli_run(k, BROTLI_OPERATION_PROCESS, err);
@@ -381,6 +453,9 @@ static void release(trace_sink *k)
 	free(k->spare);
 	if (k->container == TRACE_FMT_BROTLI && k->codec)
 		BrotliEncoderDestroyInstance(k->codec);
+	if (k->container == TRACE_FMT_ZSTD && k->codec)
+		ZSTD_freeCCtx(k->codec);
+	free(k->seek);
 	free(k->buf);
 	free(k->obuf);
 	free(k->path);
@@ -395,6 +470,8 @@ int trace_sink_close(trace_sink *k, trace_error *err)
 		r = worker_finish(k, err);
 	if (r == 0 && k->container == TRACE_FMT_BROTLI)
 		r = brotli_run(k, BROTLI_OPERATION_FINISH, err);
+	if (r == 0 && k->container == TRACE_FMT_ZSTD)
+		r = zstd_seek_table(k, err);
 	if (r == 0 && fflush(k->file) != 0) {
 		trace_error_errno(err, k->name, "write error");
 		r = -1;

@@ -1,12 +1,14 @@
 /*
  * Input containers.  A trace_source turns the bytes of a file, a pipe or
  * a memory block into one window over the uncompressed stream, whatever
- * the container: apitrace's Snappy chunks, Brotli, gzip, our raw "tr"
- * stream, or plain text.  The parsers above only ever see the window.
+ * the container: apitrace's Snappy chunks, zstd frames or Brotli, gzip,
+ * our raw "tr" stream, or plain text.  The parsers above only ever see the
+ * window.
  *
- * Detection follows apitrace ('a' 't' is Snappy, 1f 8b is gzip, anything
- * else is Brotli, which has no magic), with two additions of ours that
- * cannot start a Brotli stream we would meet: "tr" (raw) and '{' (text).
+ * Detection follows apitrace ('a' 't' is Snappy, 28 b5 is a zstd frame's
+ * magic, 1f 8b is gzip, anything else is Brotli, which has no magic), with
+ * two additions of ours that cannot start a Brotli stream we would meet:
+ * "tr" (raw) and '{' (text).
  */
 #include "internal.h"
 
@@ -15,6 +17,7 @@
 #include <snappy-c.h>
 #include <stdlib.h>
 #include <zlib.h>
+#include <zstd.h>
 
 #define READ_BLOCK (256u << 10)
 /* The most one fill reserves: a hostile length grows the window only as
@@ -211,6 +214,59 @@ static int fill_brotli(trace_source *s, size_t want, trace_error *err)
 	}
 }
 
+/*
+ * zstd frames one after another (and skippable frames, such as the
+ * seekable format's seek table, which the decoder passes over).  A frame
+ * joins the window only once it ended and its checksum held, as a Snappy
+ * chunk does: the input may end only where a frame does, and a frame cut
+ * off is lost whole, never read in part.
+ */
+static int fill_zstd(trace_source *s, size_t want, trace_error *err)
+{
+	(void)want;
+	for (;;) {
+		if (s->inoff == s->inlen) {
+			if (read_input(s, err) < 0)
+				return -1;
+			if (s->inlen == 0) {
+				if (s->zstd_inside)
+					return cut_off(s);
+				s->eof = true;
+				return 0;
+			}
+		}
+		if (s->ccap - s->clen < ZSTD_BLOCKSIZE_MAX) {
+			if (s->ccap >= TRACE_ZSTD_FRAME_MAX) {
+				locate_here(s, err);
+				trace_error_set(err, "zstd frame of more than %u bytes: larger than any "
+						"a trace writer makes", TRACE_ZSTD_FRAME_MAX);
+				return -1;
+			}
+			s->ccap = s->ccap ? 2 * s->ccap : TRACE_ZSTD_FRAME;
+			s->cbuf = trace_xrealloc(s->cbuf, s->ccap);
+		}
+		ZSTD_inBuffer in = { s->inbuf, s->inlen, s->inoff };
+		ZSTD_outBuffer out = { s->cbuf, s->ccap, s->clen };
+		size_t res = ZSTD_decompressStream(s->codec, &out, &in);
+		s->inoff = in.pos;
+		s->clen = out.pos;
+		if (ZSTD_isError(res)) {
+			locate_here(s, err);
+			err->file_offset = (int64_t)(s->inpos - (s->inlen - s->inoff));
+			trace_error_set(err, "corrupt zstd stream (%s)", ZSTD_getErrorName(res));
+			return -1;
+		}
+		s->zstd_inside = res != 0;
+		if (res == 0 && s->clen) {
+			reserve(s, s->clen);
+			memcpy((uint8_t *)s->end, s->cbuf, s->clen);
+			s->end += s->clen;
+			s->clen = 0;
+			return 0;
+		}
+	}
+}
+
 static int fill_gzip(trace_source *s, size_t want, trace_error *err)
 {
 	z_stream *z = s->codec;
@@ -279,6 +335,12 @@ int trace_source_open(trace_source *s, trace_error *err)
 		s->container = TRACE_FMT_SNAPPY;
 		s->fill = fill_snappy;
 		consume = true;
+	} else if (n == 2 && magic[0] == 0x28 && magic[1] == 0xb5) {
+		s->container = TRACE_FMT_ZSTD;
+		s->fill = fill_zstd;
+		s->codec = ZSTD_createDCtx();
+		if (!s->codec)
+			abort();
 	} else if (n == 2 && magic[0] == 0x1f && magic[1] == 0x8b) {
 		s->container = TRACE_FMT_GZIP;
 		s->fill = fill_gzip;
@@ -341,6 +403,8 @@ void trace_source_close(trace_source *s)
 {
 	if (s->container == TRACE_FMT_BROTLI && s->codec)
 		BrotliDecoderDestroyInstance(s->codec);
+	if (s->container == TRACE_FMT_ZSTD && s->codec)
+		ZSTD_freeDCtx(s->codec);
 	if (s->container == TRACE_FMT_GZIP && s->codec) {
 		inflateEnd(s->codec);
 		free(s->codec);

@@ -226,6 +226,7 @@ typedef enum trace_format {
 	TRACE_FMT_GZIP,    /* binary in gzip (read only) */
 	TRACE_FMT_RAW,     /* binary uncompressed, after the magic "tr" */
 	TRACE_FMT_TEXT,    /* one YAML flow mapping per line */
+	TRACE_FMT_ZSTD,    /* binary in zstd frames with a seek table (zstd's seekable format) */
 } trace_format;
 
 const char *trace_format_name(trace_format f);

@@ -58,6 +58,7 @@ const char *trace_format_name(trace_format f)
 	case TRACE_FMT_GZIP: return "gzip";
 	case TRACE_FMT_RAW: return "none";
 	case TRACE_FMT_TEXT: return "text";
+	case TRACE_FMT_ZSTD: return "zstd";
 	default: return "auto";
 	}
 }
@@ -65,7 +66,7 @@ const char *trace_format_name(trace_format f)
 bool trace_format_is_binary(trace_format f)
 {
 	return f == TRACE_FMT_SNAPPY || f == TRACE_FMT_BROTLI || f == TRACE_FMT_GZIP ||
-	       f == TRACE_FMT_RAW;
+	       f == TRACE_FMT_RAW || f == TRACE_FMT_ZSTD;
 }
 
 /* ------------------------------------------------------------------ */

@@ -346,6 +346,7 @@ int main(void)
 	test_every_cut(TRACE_FMT_RAW, false);
 	test_every_cut(TRACE_FMT_SNAPPY, false);
 	test_every_cut(TRACE_FMT_BROTLI, true);
+	test_every_cut(TRACE_FMT_ZSTD, false);
 	test_gzip_cuts();
 	test_damaged_chunks();
 	test_end_marker();
