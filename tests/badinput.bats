@@ -325,92 +325,92 @@ mutate() {
 
 # ------------------------------------------------------------------
 
-@test "trace-decode on a Snappy trace cut at 60 offsets reads to the cut with one warning, or fails in the header" {
-	mutate cut trace-decode snappy 40 11
+@test "trace-decode on a Snappy trace cut at 45 offsets reads to the cut with one warning, or fails in the header" {
+	mutate cut trace-decode snappy 24 11
 }
 
-@test "trace-encode on a Snappy trace cut at 60 offsets reads to the cut with one warning, or fails in the header" {
-	mutate cut trace-encode snappy 40 12
+@test "trace-encode on a Snappy trace cut at 45 offsets reads to the cut with one warning, or fails in the header" {
+	mutate cut trace-encode snappy 24 12
 }
 
 @test "trace-decode on a Snappy trace with flipped bytes exits 0 or 1 with one located message" {
-	mutate flip trace-decode snappy 60 13
+	mutate flip trace-decode snappy 40 13
 }
 
 @test "trace-encode on a Snappy trace with flipped bytes exits 0 or 1 with one located message" {
-	mutate flip trace-encode snappy 60 14
+	mutate flip trace-encode snappy 40 14
 }
 
-@test "trace-decode on a two-chunk Snappy trace cut at 50 offsets reads its whole chunks with one warning" {
-	mutate cut trace-decode chunks 30 15
+@test "trace-decode on a two-chunk Snappy trace cut at 45 offsets reads its whole chunks with one warning" {
+	mutate cut trace-decode chunks 24 15
 }
 
 @test "trace-encode on a two-chunk Snappy trace with flipped bytes exits 0 or 1 with one located message" {
-	mutate flip trace-encode chunks 30 16
+	mutate flip trace-encode chunks 24 16
 }
 
-@test "trace-decode on a Brotli trace cut at 60 offsets reads to the cut with one warning, or fails in the header" {
-	mutate cut trace-decode brotli 40 21
+@test "trace-decode on a Brotli trace cut at 45 offsets reads to the cut with one warning, or fails in the header" {
+	mutate cut trace-decode brotli 24 21
 }
 
-@test "trace-encode on a Brotli trace cut at 60 offsets reads to the cut with one warning, or fails in the header" {
-	mutate cut trace-encode brotli 40 22
+@test "trace-encode on a Brotli trace cut at 45 offsets reads to the cut with one warning, or fails in the header" {
+	mutate cut trace-encode brotli 24 22
 }
 
 @test "trace-decode on a Brotli trace with flipped bytes exits 0 or 1 with one located message" {
-	mutate flip trace-decode brotli 60 23
+	mutate flip trace-decode brotli 40 23
 }
 
 @test "trace-encode on a Brotli trace with flipped bytes exits 0 or 1 with one located message" {
-	mutate flip trace-encode brotli 60 24
+	mutate flip trace-encode brotli 40 24
 }
 
-@test "trace-decode on a gzip trace cut at 60 offsets reads to the cut with one warning, or fails in the header" {
-	mutate cut trace-decode gzip 40 31
+@test "trace-decode on a gzip trace cut at 45 offsets reads to the cut with one warning, or fails in the header" {
+	mutate cut trace-decode gzip 24 31
 }
 
-@test "trace-encode on a gzip trace cut at 60 offsets reads to the cut with one warning, or fails in the header" {
-	mutate cut trace-encode gzip 40 32
+@test "trace-encode on a gzip trace cut at 45 offsets reads to the cut with one warning, or fails in the header" {
+	mutate cut trace-encode gzip 24 32
 }
 
 @test "trace-decode on a gzip trace with flipped bytes exits 0 or 1 with one located message" {
-	mutate flip trace-decode gzip 60 33
+	mutate flip trace-decode gzip 40 33
 }
 
 @test "trace-encode on a gzip trace with flipped bytes exits 0 or 1 with one located message" {
-	mutate flip trace-encode gzip 60 34
+	mutate flip trace-encode gzip 40 34
 }
 
-@test "trace-decode on a raw (-z none) trace cut at 60 offsets reads to the cut with one warning, or fails in the header" {
-	mutate cut trace-decode raw 40 41
+@test "trace-decode on a raw (-z none) trace cut at 45 offsets reads to the cut with one warning, or fails in the header" {
+	mutate cut trace-decode raw 24 41
 }
 
-@test "trace-encode on a raw (-z none) trace cut at 60 offsets reads to the cut with one warning, or fails in the header" {
-	mutate cut trace-encode raw 40 42
+@test "trace-encode on a raw (-z none) trace cut at 45 offsets reads to the cut with one warning, or fails in the header" {
+	mutate cut trace-encode raw 24 42
 }
 
 @test "trace-decode on a raw (-z none) trace with flipped bytes exits 0 or 1 with one located message" {
-	mutate flip trace-decode raw 60 43
+	mutate flip trace-decode raw 40 43
 }
 
 @test "trace-encode on a raw (-z none) trace with flipped bytes exits 0 or 1 with one located message" {
-	mutate flip trace-encode raw 60 44
+	mutate flip trace-encode raw 40 44
 }
 
-@test "trace-decode on a text trace cut at 60 offsets reads to the cut with one warning, or fails in the header" {
-	mutate cut trace-decode text 40 51
+@test "trace-decode on a text trace cut at 45 offsets reads to the cut with one warning, or fails in the header" {
+	mutate cut trace-decode text 24 51
 }
 
-@test "trace-encode on a text trace cut at 60 offsets reads to the cut with one warning, or fails in the header" {
-	mutate cut trace-encode text 40 52
+@test "trace-encode on a text trace cut at 45 offsets reads to the cut with one warning, or fails in the header" {
+	mutate cut trace-encode text 24 52
 }
 
 @test "trace-decode on a text trace with flipped bytes exits 0 or 1 with one located message" {
-	mutate flip trace-decode text 60 53
+	mutate flip trace-decode text 40 53
 }
 
 @test "trace-encode on a text trace with flipped bytes exits 0 or 1 with one located message" {
-	mutate flip trace-encode text 60 54
+	mutate flip trace-encode text 40 54
 }
 
 # ------------------------------------------------------------------

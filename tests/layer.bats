@@ -616,8 +616,8 @@ policy_of() {
 		# the compressor starts with the first full 1 MiB chunk
 		for _ in $(seq 60); do
 			sleep 0.5
-			snappy=$(policy_of "$pid" tracekit-snappy)
-			[ "$snappy" = "no thread tracekit-snappy" ] || break
+			snappy=$(policy_of "$pid" tracekit-pack)
+			[ "$snappy" = "no thread tracekit-pack" ] || break
 		done
 		write=$(policy_of "$pid" tracekit-write)
 		main=$(chrt -p "$pid" | sed -n 's/.*scheduling policy: //p')

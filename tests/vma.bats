@@ -418,7 +418,7 @@ bad_line() {
 	usage_cases vma-import <<'EOF'
 --frobnicate|unknown option '--frobnicate'
 -f yaml|unknown format 'yaml' (binary, text)
--z lz4|unknown compression 'lz4' (snappy, brotli, none)
+-z lz4|unknown compression 'lz4' (snappy, zstd, brotli, none)
 -f text -z brotli|-z is for binary output, not -f text
 a.csv b.csv|one input at a time
 -o|option '-o' needs a value

@@ -268,7 +268,7 @@ static int compress_block(trace_sink *k, const uint8_t *block, size_t len)
 static void *worker_main(void *arg)
 {
 	trace_sink_worker *wk = arg;
-	pthread_setname_np(pthread_self(), "tracekit-compress");
+	pthread_setname_np(pthread_self(), "tracekit-pack");
 	pthread_mutex_lock(&wk->lock);
 	for (;;) {
 		while (!wk->block && !wk->stop)
