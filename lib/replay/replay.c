@@ -95,12 +95,27 @@ static void need_bound(vkr *r, const vk_handle_info *h, uint64_t cap, const vk_f
 			  h->name, (unsigned long long)cap);
 }
 
+/* A null handle the driver would use: a parameter the registry does not
+ * call optional, or an item of an array of the objects a submit, a wait
+ * or a present names (a null signal semaphore crashed llvmpipe).  Other
+ * arrays and members may hold null where a feature allows it (null
+ * descriptors, pipeline libraries' set layouts): the registry cannot say. */
+static bool null_refused(vkr *r, const vk_handle_info *h, bool top, const vk_field *f)
+{
+	if (top)
+		return !(f->flags & VK_F_OPTIONAL);
+	return f->ptr == 1 && (h == r->h_semaphore || h == r->h_fence || h == r->h_swapchain ||
+			       h == r->h_queue || h == r->h_command_buffer);
+}
+
 /* vk_walk_handles over the inputs: capture values into live ones. */
 void vkr_remap_in(void *ctx, const vk_handle_info *h, uint64_t *value, bool top,
 		  const vk_field *f)
 {
 	vkr *r = ctx;
 	uint64_t live;
+	if (!*value && null_refused(r, h, top, f))
+		vkr_fatal(r, "%s: a null %s where the call needs one", f->name, h->name);
 	if (vkr_map_get(r, h, *value, &live)) {
 		if (live)
 			need_bound(r, h, *value, f);
@@ -853,6 +868,7 @@ int vkr_run(trace_reader *in, const vkr_options *opt)
 	r->h_queue = vk_handle_lookup("VkQueue");
 	r->h_device = vk_handle_lookup("VkDevice");
 	r->h_instance = vk_handle_lookup("VkInstance");
+	r->h_command_buffer = vk_handle_lookup("VkCommandBuffer");
 	r->s_allocator = vk_struct_lookup("VkAllocationCallbacks");
 	if (vk_ncalls != vk_ncommands) {
 		fprintf(stderr, "trace-replay: the generated thunks do not match the schema\n");

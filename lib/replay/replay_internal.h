@@ -191,7 +191,8 @@ typedef struct vkr {
 	uint8_t *fn_done;
 	trace_arena arena;
 	const vk_handle_info *h_buffer, *h_image, *h_memory, *h_physical, *h_surface,
-		*h_swapchain, *h_semaphore, *h_fence, *h_queue, *h_device, *h_instance;
+		*h_swapchain, *h_semaphore, *h_fence, *h_queue, *h_device, *h_instance,
+		*h_command_buffer;
 	const vk_struct_info *s_allocator;
 	VkPhysicalDeviceMemoryProperties cap_mem;  /* the capture device's */
 	bool have_cap_mem;
