@@ -12,6 +12,7 @@
 #include "replay_internal.h"
 
 #include <time.h>
+#include <unistd.h>
 
 typedef void (*vk_call_fn)(PFN_vkVoidFunction fn, void *args);
 extern const vk_call_fn vk_calls[];
@@ -54,10 +55,36 @@ noreturn void vkr_fatal(vkr *r, const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	/* the device's own threads may still run what was submitted: let
-	 * them finish before exit() tears the driver's globals down */
+	 * them finish before exit() tears the driver's globals down; a
+	 * device stuck on a wait that nothing signals never finishes: no
+	 * teardown then */
+	if (r->stuck) {
+		fflush(stderr);
+		_exit(1);
+	}
 	if (r->dev.device)
 		vkDeviceWaitIdle(r->dev.device);
 	exit(1);
+}
+
+/* The longest wait replay makes.  A wait the capture saw end waits for
+ * what replay signals; a record cut out or edited (a submit, its count,
+ * a fence) leaves nothing to signal it, and UINT64_MAX would wait for
+ * ever. */
+uint64_t vkr_wait_ns(const vkr *r)
+{
+	return r->opt->wait_ns ? r->opt->wait_ns : 10000000000ull;
+}
+
+/* RES, a bounded wait's: a timeout stops the replay. */
+void vkr_bounded(vkr *r, VkResult res, const char *what)
+{
+	if (res != VK_TIMEOUT)
+		return;
+	r->stuck = true;
+	vkr_fatal(r, "%s: nothing signaled it in %.3g s (--wait-timeout), where the capture's "
+		  "wait ended: a record that signals it missing or edited?", what,
+		  (double)vkr_wait_ns(r) / 1e9);
 }
 
 const char *vkr_result_name(VkResult res)
@@ -670,23 +697,24 @@ void vkr_replay_call(vkr *r, const trace_call *c)
 		/* a wait that succeeded at capture succeeds here: no timeout */
 		if (capres == VK_TIMEOUT)
 			return;
-		((vk_args_vkWaitForFences *)args)->timeout = UINT64_MAX;
-		vkr_call_generic(r, e, args);
+		((vk_args_vkWaitForFences *)args)->timeout = vkr_wait_ns(r);
+		vkr_bounded(r, vkr_call_generic(r, e, args), "pFences");
 		return;
 	}
 	case SP_WAIT_SEMAPHORES:
 		if (capres == VK_TIMEOUT)
 			return;
-		((vk_args_vkWaitSemaphores *)args)->timeout = UINT64_MAX;
-		vkr_call_generic(r, e, args);
+		((vk_args_vkWaitSemaphores *)args)->timeout = vkr_wait_ns(r);
+		vkr_bounded(r, vkr_call_generic(r, e, args), "pWaitInfo");
 		return;
 	case SP_FENCE_STATUS: {
 		if (capres != VK_SUCCESS)
 			return;  /* not ready at capture: nothing to wait for */
 		vk_args_vkGetFenceStatus *a = args;
 		VkFence f = (VkFence)(uintptr_t)vkr_need(r, r->h_fence, (uint64_t)(uintptr_t)a->fence);
-		VkResult res = vkWaitForFences(r->dev.device, 1, &f, VK_TRUE, UINT64_MAX);
+		VkResult res = vkWaitForFences(r->dev.device, 1, &f, VK_TRUE, vkr_wait_ns(r));
 		r->calls++;
+		vkr_bounded(r, res, "fence");
 		vkr_check_result(r, e, true, capres, res);
 		return;
 	}
@@ -702,8 +730,9 @@ void vkr_replay_call(vkr *r, const trace_call *c)
 			return;
 		VkSemaphoreWaitInfo wi = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO,
 					  .semaphoreCount = 1, .pSemaphores = &s, .pValues = a->pValue};
-		VkResult res = wait(r->dev.device, &wi, UINT64_MAX);
+		VkResult res = wait(r->dev.device, &wi, vkr_wait_ns(r));
 		r->calls++;
+		vkr_bounded(r, res, "semaphore");
 		vkr_check_result(r, e, true, capres, res);
 		return;
 	}
