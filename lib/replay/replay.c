@@ -534,6 +534,8 @@ void vkr_replay_call(vkr *r, const trace_call *c)
 	bool dev_needed = cmd->level == VK_LEVEL_DEVICE;
 	if (dev_needed && !r->dev.device && e->special != SP_DESTROY_DEVICE)
 		vkr_fatal(r, "a device call before vkCreateDevice");
+	if (!r->loop)  /* --loop follows them itself, pass by pass */
+		vkr_binary_note(r, e, args, vkr_cap_result(c));
 	if (r->loop && !vkr_loop_call(r, e, args))
 		return;
 	if (r->dump)
