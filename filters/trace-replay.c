@@ -25,7 +25,7 @@
 static const char usage[] =
 	"usage: trace-replay [--gpu N] [--validate] [--stats[=json]] [--no-gpu-time] [--frames A-B] "
 	"[--screenshot N[,M...] (-o FILE.png | --screenshot-dir DIR)] [--remove-unsupported] "
-	"[--loop N] [--dump CALLS] [--dump-resource HANDLE] [--dump-dir DIR] [--block-size SIZE] "
+	"[--loop N] [--dump CALLS] [--dump-resource HANDLE] [--dump-dir DIR] [--wait-timeout S] [--block-size SIZE] "
 	"[-q] [TRACE]";
 
 static uint64_t parse_size(const char *s)
@@ -69,6 +69,7 @@ static void help(void)
 	       "      --dump-resource HANDLE  dump only this image or buffer (at every call\n"
 	       "                        that writes it, without --dump)\n"
 	       "      --dump-dir DIR    where the dumps go (default .)\n"
+	       "      --wait-timeout S  the longest a wait may take, in seconds (default 10)\n"
 	       "      --block-size SIZE device memory block size for large heaps (256M)\n"
 	       "  -q, --quiet           no progress line, no warnings\n"
 	       "  -h, --help            this help\n"
@@ -104,7 +105,7 @@ int main(int argc, char **argv)
 {
 	enum { OPT_GPU = 256, OPT_VALIDATE, OPT_STATS, OPT_BLOCK, OPT_VERSION, OPT_FRAMES,
 	       OPT_SHOT, OPT_SHOT_DIR, OPT_REMOVE, OPT_LOOP, OPT_NO_GPU_TIME, OPT_DUMP,
-	       OPT_DUMP_RESOURCE, OPT_DUMP_DIR };
+	       OPT_DUMP_RESOURCE, OPT_DUMP_DIR, OPT_WAIT };
 	static const struct option longopts[] = {
 		{"gpu", required_argument, NULL, OPT_GPU},
 		{"frames", required_argument, NULL, OPT_FRAMES},
@@ -116,6 +117,7 @@ int main(int argc, char **argv)
 		{"dump", required_argument, NULL, OPT_DUMP},
 		{"dump-resource", required_argument, NULL, OPT_DUMP_RESOURCE},
 		{"dump-dir", required_argument, NULL, OPT_DUMP_DIR},
+		{"wait-timeout", required_argument, NULL, OPT_WAIT},
 		{"validate", no_argument, NULL, OPT_VALIDATE},
 		{"stats", optional_argument, NULL, OPT_STATS},
 		{"no-gpu-time", no_argument, NULL, OPT_NO_GPU_TIME},
@@ -191,6 +193,16 @@ int main(int argc, char **argv)
 			if (errno || end == optarg || *end || *optarg == '-' || !v || v > UINT32_MAX)
 				trace_cli_usage_error("--loop wants a count, not '%s'", optarg);
 			vo.loop = (uint32_t)v;
+			vk_only = true;
+			break;
+		}
+		case OPT_WAIT: {
+			char *end;
+			errno = 0;
+			double v = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(v > 0) || v > 1e9)
+				trace_cli_usage_error("--wait-timeout wants seconds, not '%s'", optarg);
+			vo.wait_ns = (uint64_t)(v * 1e9);
 			vk_only = true;
 			break;
 		}

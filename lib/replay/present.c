@@ -279,7 +279,8 @@ static void screenshot(vkr *r, swapchain *s, uint32_t index, int64_t frame)
 			   .pCommandBuffers = &r->cb};
 	vkResetFences(dev, 1, &r->fence);
 	if ((res = vkQueueSubmit(r->dev.queue, 1, &si, r->fence)) != VK_SUCCESS ||
-	    (res = vkWaitForFences(dev, 1, &r->fence, VK_TRUE, UINT64_MAX)) != VK_SUCCESS)
+	    (vkr_bounded(r, res = vkWaitForFences(dev, 1, &r->fence, VK_TRUE, vkr_wait_ns(r)),
+			 "the screenshot's copy"), res != VK_SUCCESS))
 		vkr_fatal(r, "screenshot: %s", vkr_result_name(res));
 	uint8_t *p = vkd_map(&r->dev, &mem, &res);
 	if (!p)

@@ -3,6 +3,7 @@
  * statistics printed at the end.
  */
 #include "replay_internal.h"
+#include "vksync.h"
 
 /* Spans of one frame on one queue family, read in submit order, count
  * once where they overlap: the time the family was busy with the frame. */
@@ -317,4 +318,61 @@ void vkr_print_stats(vkr *r, double total)
 	for (uint32_t h = 0; h < r->dev.memory.memoryHeapCount; h++)
 		fprintf(o, "heap %u peak:       %.1f MiB\n", h,
 			(double)r->dev.heap_stats[h].memory_peak / (1024.0 * 1024.0));
+}
+
+/* ------------------------------------------------------------------ */
+/* Binary semaphores: whether a signal is pending. */
+
+/* vk_sync_walk: a wait on a binary semaphore that nothing replayed
+ * signals first (a submit cut out, its count edited to 0) is refused at
+ * once: llvmpipe's vkQueueSubmit blocks on it for ever, past any bound.
+ * Only semaphores this replay made binary are followed (not imported
+ * ones, whose payload comes from outside). */
+static void binary_use(void *ctx, const vk_sync_use *u)
+{
+	vkr *r = ctx;
+	if (u->fence || u->type == VK_SYNC_TIMELINE)
+		return;
+	uint64_t *s = tmap_at(&r->binary, u->handle, TAG_BINARY);
+	if (!s)
+		return;
+	if (u->op == VK_SYNC_WAIT && !*s)
+		vkr_fatal(r, "VkSemaphore 0x%llx: waited on, but no replayed call signals it "
+			  "first (a submit cut out or edited?)", (unsigned long long)u->handle);
+	*s = u->op == VK_SYNC_SIGNAL;
+}
+
+static void binary_forget(void *ctx, const vk_handle_info *h, uint64_t *value, bool top,
+			  const vk_field *f)
+{
+	(void)top;
+	(void)f;
+	vkr *r = ctx;
+	if (h == r->h_semaphore && *value)
+		tmap_del(&r->binary, *value, TAG_BINARY, NULL);
+}
+
+void vkr_binary_note(vkr *r, const cmd_entry *e, void *args, VkResult capres)
+{
+	const char *n = e->cmd->sig.name;
+	if (e->sync)
+		vk_sync_walk(e->sync, args, capres, binary_use, r);
+	if (!strcmp(n, "vkCreateSemaphore")) {
+		vk_args_vkCreateSemaphore *a = args;
+		if (!a->pSemaphore || !*a->pSemaphore || vkr_failed(capres) || !a->pCreateInfo)
+			return;
+		for (const VkBaseInStructure *b = a->pCreateInfo->pNext; b; b = b->pNext)
+			if (b->sType == VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO &&
+			    ((const VkSemaphoreTypeCreateInfo *)b)->semaphoreType ==
+				    VK_SEMAPHORE_TYPE_TIMELINE)
+				return;
+		tmap_set(&r->binary, (uint64_t)(uintptr_t)*a->pSemaphore, TAG_BINARY, 0);
+	} else if (!strcmp(n, "vkDestroySemaphore")) {
+		uint64_t s = (uint64_t)(uintptr_t)((vk_args_vkDestroySemaphore *)args)->semaphore;
+		if (s)
+			tmap_del(&r->binary, s, TAG_BINARY, NULL);
+	} else if (!strncmp(n, "vkImportSemaphore", 17)) {
+		/* its payload comes from outside: no longer followed */
+		vk_walk_handles(e->cmd, args, false, binary_forget, r);
+	}
 }

@@ -12,6 +12,7 @@
 #include "replay_internal.h"
 
 #include <time.h>
+#include <unistd.h>
 
 typedef void (*vk_call_fn)(PFN_vkVoidFunction fn, void *args);
 extern const vk_call_fn vk_calls[];
@@ -54,10 +55,36 @@ noreturn void vkr_fatal(vkr *r, const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	/* the device's own threads may still run what was submitted: let
-	 * them finish before exit() tears the driver's globals down */
+	 * them finish before exit() tears the driver's globals down; a
+	 * device stuck on a wait that nothing signals never finishes: no
+	 * teardown then */
+	if (r->stuck) {
+		fflush(stderr);
+		_exit(1);
+	}
 	if (r->dev.device)
 		vkDeviceWaitIdle(r->dev.device);
 	exit(1);
+}
+
+/* The longest wait replay makes.  A wait the capture saw end waits for
+ * what replay signals; a record cut out or edited (a submit, its count,
+ * a fence) leaves nothing to signal it, and UINT64_MAX would wait for
+ * ever. */
+uint64_t vkr_wait_ns(const vkr *r)
+{
+	return r->opt->wait_ns ? r->opt->wait_ns : 10000000000ull;
+}
+
+/* RES, a bounded wait's: a timeout stops the replay. */
+void vkr_bounded(vkr *r, VkResult res, const char *what)
+{
+	if (res != VK_TIMEOUT)
+		return;
+	r->stuck = true;
+	vkr_fatal(r, "%s: nothing signaled it in %.3g s (--wait-timeout), where the capture's "
+		  "wait ended: a record that signals it missing or edited?", what,
+		  (double)vkr_wait_ns(r) / 1e9);
 }
 
 const char *vkr_result_name(VkResult res)
@@ -95,12 +122,27 @@ static void need_bound(vkr *r, const vk_handle_info *h, uint64_t cap, const vk_f
 			  h->name, (unsigned long long)cap);
 }
 
+/* A null handle the driver would use: a parameter the registry does not
+ * call optional, or an item of an array of the objects a submit, a wait
+ * or a present names (a null signal semaphore crashed llvmpipe).  Other
+ * arrays and members may hold null where a feature allows it (null
+ * descriptors, pipeline libraries' set layouts): the registry cannot say. */
+static bool null_refused(vkr *r, const vk_handle_info *h, bool top, const vk_field *f)
+{
+	if (top)
+		return !(f->flags & VK_F_OPTIONAL);
+	return f->ptr == 1 && (h == r->h_semaphore || h == r->h_fence || h == r->h_swapchain ||
+			       h == r->h_queue || h == r->h_command_buffer);
+}
+
 /* vk_walk_handles over the inputs: capture values into live ones. */
 void vkr_remap_in(void *ctx, const vk_handle_info *h, uint64_t *value, bool top,
 		  const vk_field *f)
 {
 	vkr *r = ctx;
 	uint64_t live;
+	if (!*value && null_refused(r, h, top, f))
+		vkr_fatal(r, "%s: a null %s where the call needs one", f->name, h->name);
 	if (vkr_map_get(r, h, *value, &live)) {
 		if (live)
 			need_bound(r, h, *value, f);
@@ -492,6 +534,8 @@ void vkr_replay_call(vkr *r, const trace_call *c)
 	bool dev_needed = cmd->level == VK_LEVEL_DEVICE;
 	if (dev_needed && !r->dev.device && e->special != SP_DESTROY_DEVICE)
 		vkr_fatal(r, "a device call before vkCreateDevice");
+	if (!r->loop)  /* --loop follows them itself, pass by pass */
+		vkr_binary_note(r, e, args, vkr_cap_result(c));
 	if (r->loop && !vkr_loop_call(r, e, args))
 		return;
 	if (r->dump)
@@ -655,23 +699,24 @@ void vkr_replay_call(vkr *r, const trace_call *c)
 		/* a wait that succeeded at capture succeeds here: no timeout */
 		if (capres == VK_TIMEOUT)
 			return;
-		((vk_args_vkWaitForFences *)args)->timeout = UINT64_MAX;
-		vkr_call_generic(r, e, args);
+		((vk_args_vkWaitForFences *)args)->timeout = vkr_wait_ns(r);
+		vkr_bounded(r, vkr_call_generic(r, e, args), "pFences");
 		return;
 	}
 	case SP_WAIT_SEMAPHORES:
 		if (capres == VK_TIMEOUT)
 			return;
-		((vk_args_vkWaitSemaphores *)args)->timeout = UINT64_MAX;
-		vkr_call_generic(r, e, args);
+		((vk_args_vkWaitSemaphores *)args)->timeout = vkr_wait_ns(r);
+		vkr_bounded(r, vkr_call_generic(r, e, args), "pWaitInfo");
 		return;
 	case SP_FENCE_STATUS: {
 		if (capres != VK_SUCCESS)
 			return;  /* not ready at capture: nothing to wait for */
 		vk_args_vkGetFenceStatus *a = args;
 		VkFence f = (VkFence)(uintptr_t)vkr_need(r, r->h_fence, (uint64_t)(uintptr_t)a->fence);
-		VkResult res = vkWaitForFences(r->dev.device, 1, &f, VK_TRUE, UINT64_MAX);
+		VkResult res = vkWaitForFences(r->dev.device, 1, &f, VK_TRUE, vkr_wait_ns(r));
 		r->calls++;
+		vkr_bounded(r, res, "fence");
 		vkr_check_result(r, e, true, capres, res);
 		return;
 	}
@@ -687,8 +732,9 @@ void vkr_replay_call(vkr *r, const trace_call *c)
 			return;
 		VkSemaphoreWaitInfo wi = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO,
 					  .semaphoreCount = 1, .pSemaphores = &s, .pValues = a->pValue};
-		VkResult res = wait(r->dev.device, &wi, UINT64_MAX);
+		VkResult res = wait(r->dev.device, &wi, vkr_wait_ns(r));
 		r->calls++;
+		vkr_bounded(r, res, "semaphore");
 		vkr_check_result(r, e, true, capres, res);
 		return;
 	}
@@ -853,6 +899,7 @@ int vkr_run(trace_reader *in, const vkr_options *opt)
 	r->h_queue = vk_handle_lookup("VkQueue");
 	r->h_device = vk_handle_lookup("VkDevice");
 	r->h_instance = vk_handle_lookup("VkInstance");
+	r->h_command_buffer = vk_handle_lookup("VkCommandBuffer");
 	r->s_allocator = vk_struct_lookup("VkAllocationCallbacks");
 	if (vk_ncalls != vk_ncommands) {
 		fprintf(stderr, "trace-replay: the generated thunks do not match the schema\n");

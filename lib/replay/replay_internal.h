@@ -191,7 +191,11 @@ typedef struct vkr {
 	uint8_t *fn_done;
 	trace_arena arena;
 	const vk_handle_info *h_buffer, *h_image, *h_memory, *h_physical, *h_surface,
-		*h_swapchain, *h_semaphore, *h_fence, *h_queue, *h_device, *h_instance;
+		*h_swapchain, *h_semaphore, *h_fence, *h_queue, *h_device, *h_instance,
+		*h_command_buffer;
+	bool stuck;        /* a bounded wait ran out: the device may never idle */
+	tmap binary;       /* (binary semaphore made here, TAG_BINARY) -> 1 while
+			    * a signal is pending (queue.c) */
 	const vk_struct_info *s_allocator;
 	VkPhysicalDeviceMemoryProperties cap_mem;  /* the capture device's */
 	bool have_cap_mem;
@@ -304,6 +308,13 @@ typedef struct born_ctx {
 /* replay.c: dispatch, the handle map, messages and the run */
 double vkr_now_s(void);
 void vkr_warn(vkr *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The longest wait replay makes (--wait-timeout), and the check of a
+ * bounded wait's result: a timeout stops the replay, naming WHAT. */
+uint64_t vkr_wait_ns(const vkr *r);
+/* What call E (ARGS: capture values) does to binary semaphores' pending
+ * signals; a wait on one none is pending for stops the replay. */
+void vkr_binary_note(vkr *r, const cmd_entry *e, void *args, VkResult capres);
+void vkr_bounded(vkr *r, VkResult res, const char *what);
 noreturn void vkr_fatal(vkr *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 const char *vkr_result_name(VkResult res);

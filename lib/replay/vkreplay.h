@@ -37,6 +37,7 @@ typedef struct vkr_options {
 	const uint64_t *dump_handles; /* --dump-resource HANDLE..., capture values */
 	size_t ndump_handles;
 	const char *dump_dir;         /* --dump-dir DIR (default .) */
+	uint64_t wait_ns;             /* --wait-timeout: the longest wait (0: 10 s) */
 } vkr_options;
 
 /* --dump, --dump-resource: 0, or -1 with MSG saying which call of INPUT

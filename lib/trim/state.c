@@ -586,13 +586,16 @@ static void other(trim *t, rec *r, const vk_command_info *cmd, const finds *in)
 
 int trim_vk_before(trim *t, const trace_call *c, enum kind k, const vk_command_info *cmd)
 {
-	if (k == K_DROP)
-		return 0;
 	if (k == K_UPDATE)
 		return content_track(t, c);
+	if (!cmd)
+		return 0;  /* tracekit's own records */
 	void *args;
-	if (trim_decode(&t->scratch, cmd, c, &args, t->err) < 0)
+	if (trim_decode(&t->scratch, cmd, c, &args, t->err) < 0 ||
+	    trim_known(t, cmd, args, t->err) < 0)
 		return -1;
+	if (k == K_DROP)
+		return 0;
 	if (k == K_SYNC) {
 		sync_call(t, cmd, args);
 		return 0;

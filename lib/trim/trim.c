@@ -294,7 +294,8 @@ int trim_range(trim *t, const trace_call *c, trace_error *err)
 		return 0;
 	}
 	void *args;
-	if (trim_decode(&t->scratch, cmd, c, &args, err) < 0) {
+	if (trim_decode(&t->scratch, cmd, c, &args, err) < 0 ||
+	    trim_known(t, cmd, args, err) < 0) {
 		set_where(err, c);
 		return -1;
 	}
@@ -361,6 +362,7 @@ void trim_free(trim *t)
 	}
 	vec_free(&t->range_tmpls);
 	tmap_free(&t->range_tmpl);
+	tmap_free(&t->known);
 	tmap_free(&t->kinds);
 	tmap_free(&t->cmds);
 	trace_arena_free(&t->scratch);

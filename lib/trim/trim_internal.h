@@ -334,6 +334,7 @@ struct trim {
 	bool range_submitted;
 	tmap range_tmpl;      /* handle -> obj* of its own (not in objs) */
 	vec range_tmpls;
+	tmap known;           /* (handle, type): made by a record, alive */
 };
 
 /* A handle a Vulkan call names (call_handles() finds them): its type,
@@ -445,6 +446,11 @@ void trim_keep_global(trim *t, rec *r);
 obj *finds_command_buffer(trim *t, const finds *in);
 void recording_set_reads(trim *t, const recording *rc, breads *out, bool secondaries);
 int trim_vk_before(trim *t, const trace_call *c, enum kind k, const vk_command_info *cmd);
+
+/* known.c: the handles records made.  -1 with ERR when ARGS (CMD's,
+ * decoded) name one no earlier record made, or one destroyed; else what
+ * the call makes and ends is noted. */
+int trim_known(trim *t, const vk_command_info *cmd, void *args, trace_error *err);
 
 /* closure.c: what the range needs */
 void use_then(enum use *at, enum use u);

@@ -9,6 +9,7 @@
 #include "vkschema.h"
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 /* the descriptor types and info structs of update templates (types and
@@ -466,7 +467,12 @@ typedef struct dec {
 	trace_arena *a;
 	trace_error *err;
 	const char *where;   /* the command or struct being decoded */
+	bool out;            /* in what the command writes: values the driver
+			      * gave at capture are not checked (a newer
+			      * driver's formats or present modes) */
 } dec;
+
+static int dec_struct(const dec *up, const vk_struct_info *s, const trace_value *v, void *out);
 
 static int bad(dec *d, const vk_field *f, const trace_value *v, const char *want)
 {
@@ -491,10 +497,54 @@ static bool as_u64(const trace_value *v, uint64_t *u)
 
 static int dec_pnext(dec *d, const vk_field *f, const trace_value *v, void **out);
 
+/*
+ * A value the registry this build was made from does not define for the
+ * field's type is refused, in replay and trim alike: the driver would get
+ * it (an out-of-range VkDescriptorType crashed llvmpipe), and the capture
+ * layer hides every extension newer than the registry, so its own
+ * captures hold none.  A capture from a newer tracekit needs that build.
+ */
+static int check_enum(dec *d, const vk_field *f, const uint8_t *p)
+{
+	const vk_enum_info *e = f->ref;
+	int64_t value = read_sint(p, f->size);
+	if (!e || vk_enum_sig(e, value)->nvalues)
+		return 0;
+	trace_error_set(d->err, "%s.%s: %lld is no %s value this build's registry defines",
+			d->where, f->name, (long long)value, e->name);
+	return -1;
+}
+
+/* Flags: only bits the registry defines for the type (none for a type
+ * whose bits are all reserved). */
+static int check_bits(dec *d, const vk_field *f, const uint8_t *p)
+{
+	const vk_bitmask_info *b = f->ref;
+	uint64_t value = read_uint(p, f->size), known = 0;
+	if (!b)
+		return 0;
+	for (uint32_t i = 0; i < b->sig.nflags; i++)
+		known |= b->sig.flags[i].value;
+	if (!(value & ~known))
+		return 0;
+	trace_error_set(d->err, "%s.%s: 0x%llx has bits (0x%llx) %s does not define", d->where,
+			f->name, (unsigned long long)value, (unsigned long long)(value & ~known),
+			b->name);
+	return -1;
+}
+
 static int dec_elem(dec *d, const vk_field *f, const trace_value *v, uint8_t *p)
 {
 	uint64_t u;
 	switch ((vk_base)f->base) {
+	case VK_B_ENUM:
+	case VK_B_BITMASK:
+		if (!as_u64(v, &u))
+			return bad(d, f, v, "an integer");
+		write_uint(p, f->size, u);
+		if (d->out)
+			return 0;
+		return f->base == VK_B_ENUM ? check_enum(d, f, p) : check_bits(d, f, p);
 	case VK_B_FLOAT:
 		if (v->kind == TRACE_FLOAT)
 			memcpy(p, &v->f, 4);
@@ -521,8 +571,7 @@ static int dec_elem(dec *d, const vk_field *f, const trace_value *v, uint8_t *p)
 		return 0;
 	case VK_B_STRUCT: {
 		const vk_struct_info *s = f->ref;
-		dec sub = { d->a, d->err, s->sig.name };
-		return vk_decode_struct(s, sub.a, v, p, sub.err);
+		return dec_struct(d, s, v, p);
 	}
 	case VK_B_UNION:
 	case VK_B_OPAQUE:
@@ -547,6 +596,11 @@ static int dec_pointee(dec *d, const vk_field *f, const trace_value *v, void **o
 	case TRACE_MISSING:
 		return 0;
 	case TRACE_POINTER:
+		/* an address is what the layer writes for a void* without a
+		 * length (pUserData) alone: one in place of an array would
+		 * be read by the driver */
+		if (v->u && f->base != VK_B_VOID && f->base != VK_B_PTRVAL)
+			return bad(d, f, v, "an array");
 		*out = (void *)(uintptr_t)v->u;
 		return 0;
 	case TRACE_STRING:
@@ -639,20 +693,20 @@ static int dec_pnext(dec *d, const vk_field *f, const trace_value *v, void **out
 			return bad(d, f, st, "a chained struct");
 		if (!as_u64(&st->st.members[0], &stype))
 			return bad(d, f, &st->st.members[0], "an sType");
+		/* an sType the registry lacks: a struct of a size nobody here
+		 * knows, which a driver that knows it would read past its end
+		 * (the layer leaves out the loader's own, and hides newer
+		 * extensions) */
 		const vk_struct_info *s = vk_struct_by_stype((int32_t)stype);
-		base_in *b;
-		if (s) {
-			b = trace_arena_alloc(d->a, s->size);
-			if (vk_decode_struct(s, d->a, st, b, d->err) < 0)
-				return -1;
-		} else {
-			b = trace_arena_alloc(d->a, sizeof(*b));
-			b->sType = (int32_t)stype;
-			void *next;
-			if (dec_pnext(d, f, &st->st.members[1], &next) < 0)
-				return -1;
-			b->pNext = next;
+		if (!s || (int64_t)stype != (int32_t)stype) {
+			trace_error_set(d->err, "%s.%s: item %u has sType %lld, a struct this "
+					"build's registry does not define", d->where, f->name, i,
+					(long long)(int64_t)stype);
+			return -1;
 		}
+		base_in *b = trace_arena_alloc(d->a, s->size);
+		if (dec_struct(d, s, st, b) < 0)
+			return -1;
 		if (last)
 			last->pNext = b;
 		else
@@ -692,10 +746,32 @@ static int check_lens(dec *d, const vk_field *fields, uint32_t n, const trace_va
 	return 0;
 }
 
-int vk_decode_struct(const vk_struct_info *s, trace_arena *a, const trace_value *v, void *out,
-		     trace_error *err)
+/* A struct's sType is its own: drivers read the struct by it. */
+static int check_stype(dec *d, const vk_struct_info *s, const uint8_t *p)
 {
-	dec d = { a, err, s->sig.name };
+	for (uint32_t i = 0; s->stype >= 0 && i < s->nfields; i++) {
+		const vk_field *f = &s->fields[i];
+		if (!(f->flags & VK_F_STYPE) || f->ptr || f->count)
+			continue;
+		int64_t have = read_sint(p + f->offset, f->size);
+		if (have == s->stype)
+			return 0;
+		const trace_enum_sig *got = vk_enum_sig(f->ref, have);
+		const trace_enum_sig *want = vk_enum_sig(f->ref, s->stype);
+		char num[24];
+		snprintf(num, sizeof(num), "%lld", (long long)have);
+		trace_error_set(d->err, "%s.%s: %s, but a %s's is %s", s->sig.name, f->name,
+				got->nvalues ? got->values[0].name : num, s->sig.name,
+				want->nvalues ? want->values[0].name : "another");
+		return -1;
+	}
+	return 0;
+}
+
+static int dec_struct(const dec *up, const vk_struct_info *s, const trace_value *v, void *out)
+{
+	dec d = { up->a, up->err, s->sig.name, up->out };
+	trace_error *err = d.err;
 	if (s->blob) {
 		if (v->kind != TRACE_BLOB) {
 			trace_error_set(err, "%s: expected a blob, found %s", s->sig.name,
@@ -714,17 +790,29 @@ int vk_decode_struct(const vk_struct_info *s, trace_arena *a, const trace_value 
 	for (uint32_t i = 0; i < n; i++)
 		if (dec_field(&d, &s->fields[i], &v->st.members[i], out) < 0)
 			return -1;
+	if (!d.out && check_stype(&d, s, out) < 0)
+		return -1;
 	return check_lens(&d, s->fields, n, v->st.members, out);
+}
+
+int vk_decode_struct(const vk_struct_info *s, trace_arena *a, const trace_value *v, void *out,
+		     trace_error *err)
+{
+	dec d = { a, err, s->sig.name, false };
+	return dec_struct(&d, s, v, out);
 }
 
 int vk_decode_args(const vk_command_info *cmd, const trace_call *c, trace_arena *a, void *args,
 		   trace_error *err)
 {
-	dec d = { a, err, cmd->sig.name };
+	dec d = { a, err, cmd->sig.name, false };
 	uint32_t n = c->sig->nargs < cmd->nparams ? c->sig->nargs : cmd->nparams;
-	for (uint32_t i = 0; i < n; i++)
+	for (uint32_t i = 0; i < n; i++) {
+		d.out = cmd->params[i].flags & VK_F_OUT;
 		if (dec_field(&d, &cmd->params[i], &c->args[i], args) < 0)
 			return -1;
+	}
+	d.out = true;  /* the result: what the driver said */
 	if (check_lens(&d, cmd->params, n, c->args, args) < 0)
 		return -1;
 	if (cmd->ret && c->ret)

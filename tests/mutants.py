@@ -1,0 +1,187 @@
+#!/usr/bin/env python3
+"""Mutants of a capture, run through trace-replay and trace-trim.
+
+    mutants.py --seed S --count N --replay BIN --trim BIN --frames F \\
+        --work DIR TEXT RAW
+
+Draws N mutants of TEXT (a capture decoded to text) and RAW (the same
+capture in the raw container, so that a flipped byte lands on a value, not
+on compressed data), seeded by S so a failure repeats: one-line edits as
+sed makes them (a count, an enum, a flag, an sType, a handle, a number, a
+record removed or two swapped) and flipped bytes.  Each runs through the
+replayer and the trimmer (--frames F) under a timeout, with LD_PRELOAD
+set from $MUTANT_PRELOAD for them alone (the sanitizer builds).  A run
+must exit 0, or 1 with one line on standard error that names the mutant's
+file; anything else (a signal, a sanitizer's exit 99, the timeout, more
+lines) is listed.  Prints the counts per program; exit 1 if any failed.
+"""
+import argparse
+import concurrent.futures
+import os
+import random
+import re
+import subprocess
+import sys
+
+COUNT = re.compile(r"(\w+Count|codeSize|\w+Size): (\d+)")
+ENUM = re.compile(r"(?<!sType): (VK_[A-Z0-9_]+)(?=[,}])")
+FLAGS = re.compile(r"(\w*(?:[Ff]lags|Mask|usage|Usage|Stages|Aspect)): ([A-Z0-9_|x ]+|\d+)(?=[,}])")
+STYPE = re.compile(r"sType: (VK_STRUCTURE_TYPE_[A-Z0-9_]+)")
+HANDLE = re.compile(r"0x[0-9a-f]{6,}")
+NUMBER = re.compile(r"(?<=: )\d+(?=[,}\]])")
+
+
+def pick(rng, lines, pattern):
+    """A random line of LINES (a record) with a match of PATTERN, and one
+    of its matches."""
+    cands = [i for i in range(1, len(lines)) if pattern.search(lines[i])]
+    if not cands:
+        return None, None
+    i = rng.choice(cands)
+    return i, rng.choice(list(pattern.finditer(lines[i])))
+
+
+def edit(line, m, group, new):
+    return line[: m.start(group)] + new + line[m.end(group):]
+
+
+def text_mutant(rng, lines, kind):
+    """LINES with one edit of KIND, and what it was; None if none fits."""
+    out = list(lines)
+    if kind == "delete":
+        # not a command recorded into a command buffer: what a recording
+        # needs (a render pass begun before its end) is the driver's state,
+        # which replay does not follow yet (llvmpipe crashes at a
+        # vkCmdEndRenderPass whose begin was cut out)
+        i = rng.choice([k for k in range(1, len(lines) - 1) if "fn: vkCmd" not in lines[k]])
+        del out[i]
+        return out, "record %d removed" % (i - 1)
+    if kind == "swap":
+        i = rng.randrange(1, len(lines) - 2)
+        out[i], out[i + 1] = out[i + 1], out[i]
+        return out, "records %d and %d swapped" % (i - 1, i)
+    table = {
+        "count": (COUNT, 2, lambda m: rng.choice(["4294967295", "65536", str(int(m.group(2)) + 1), "0"])),
+        "enum": (ENUM, 1, lambda m: rng.choice(["123456789", "-5", "1000"])),
+        "flags": (FLAGS, 2, lambda m: rng.choice(["2147483648", "4294967295", "1073741824"])),
+        "stype": (STYPE, 1, lambda m: rng.choice(["999999", "VK_STRUCTURE_TYPE_SUBMIT_INFO",
+                                                  "VK_STRUCTURE_TYPE_MEMORY_BARRIER"])),
+        "handle": (HANDLE, 0, lambda m: rng.choice(["0x999", "0x0", rng.choice(HANDLE.findall("".join(lines)))])),
+        "number": (NUMBER, 0, lambda m: rng.choice(["4294967295", "0", "18446744073709551615"])),
+    }
+    pattern, group, new = table[kind]
+    i, m = pick(rng, lines, pattern)
+    if i is None:
+        return None, None
+    value = new(m)
+    out[i] = edit(lines[i], m, group, value)
+    if out[i] == lines[i]:
+        return None, None
+    fn = re.search(r"fn: ([\w.]+)", lines[i])
+    return out, "record %d (%s): %s -> %s" % (i - 1, fn.group(1) if fn else "?", m.group(0), value)
+
+
+def raw_mutant(rng, data):
+    out = bytearray(data)
+    n = rng.choice([1, 1, 2, 4])
+    at = rng.randrange(64, len(data) - n)
+    for k in range(n):
+        out[at + k] = rng.randrange(256)
+    return bytes(out), "%d bytes at %d replaced" % (n, at)
+
+
+KINDS = ["count", "enum", "flags", "stype", "handle", "number", "delete", "swap", "flip"]
+
+
+def make(args, rng):
+    lines = open(args.text).read().split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    raw = open(args.raw, "rb").read()
+    made = []
+    while len(made) < args.count:
+        kind = KINDS[len(made) % len(KINDS)]
+        if kind == "flip":
+            data, what = raw_mutant(rng, raw)
+            path = os.path.join(args.work, "m%02d.trace" % len(made))
+            open(path, "wb").write(data)
+        else:
+            out, what = text_mutant(rng, lines, kind)
+            if out is None:
+                continue
+            path = os.path.join(args.work, "m%02d.txt" % len(made))
+            open(path, "w").write("\n".join(out) + "\n")
+        made.append((path, kind, what))
+    return made
+
+
+def run_one(args, prog, path):
+    name = os.path.basename(prog)
+    if name == "trace-trim":
+        out = path + ".out"
+        cmd = [prog, "--frames", str(args.frames), "-o", out, path]
+    else:
+        out = None
+        cmd = [prog, path]
+    env = dict(os.environ)
+    if os.environ.get("MUTANT_PRELOAD"):
+        env["LD_PRELOAD"] = os.environ["MUTANT_PRELOAD"]
+    try:
+        p = subprocess.run(["timeout", "-s", "KILL", str(args.timeout)] + cmd, env=env,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                           errors="replace")
+    except OSError as e:
+        return "crash", str(e)
+    err = p.stderr.strip("\n")
+    if out and os.path.exists(out):
+        os.unlink(out)
+    if p.returncode == 0:
+        return "exit 0", err
+    if p.returncode == 1:
+        one = err.count("\n") == 0 and err.startswith("%s: %s: " % (name, path))
+        return ("clean error" if one else "unclear error"), err
+    if p.returncode in (124, 137) or p.returncode == -9:
+        return "hang", err[-2000:]
+    if p.returncode == 99:
+        return "sanitizer", err[-4000:]
+    return "crash", "exit %d: %s" % (p.returncode, err[-4000:])
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--seed", type=int, required=True)
+    ap.add_argument("--count", type=int, default=40)
+    ap.add_argument("--replay", required=True)
+    ap.add_argument("--trim", required=True)
+    ap.add_argument("--frames", default="0")
+    ap.add_argument("--timeout", type=int, default=20)
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--work", required=True)
+    ap.add_argument("text")
+    ap.add_argument("raw")
+    args = ap.parse_args()
+    made = make(args, random.Random(args.seed))
+    jobs = [(prog, m) for m in made for prog in (args.replay, args.trim)]
+    with concurrent.futures.ThreadPoolExecutor(args.jobs) as ex:
+        results = list(ex.map(lambda j: run_one(args, j[0], j[1][0]), jobs))
+    tally = {}
+    bad = 0
+    for (prog, (path, kind, what)), (verdict, err) in zip(jobs, results):
+        name = os.path.basename(prog)
+        tally.setdefault(name, {}).setdefault(verdict, 0)
+        tally[name][verdict] += 1
+        if verdict not in ("exit 0", "clean error"):
+            bad += 1
+            print("%s %s (%s: %s): %s\n  %s" % (name, path, kind, what, verdict,
+                                             err.replace("\n", "\n  ")))
+        elif os.environ.get("MUTANT_VERBOSE"):
+            print("%s %s (%s: %s): %s: %s" % (name, path, kind, what, verdict, err))
+    for name, t in sorted(tally.items()):
+        print("%s: %s" % (name, ", ".join("%s %d" % kv for kv in sorted(t.items()))))
+    if bad:
+        print("seed %d: %d runs failed" % (args.seed, bad))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
