@@ -89,11 +89,11 @@ proc_rss_kb() {
 
 @test "a reader that stops reading the FIFO stops the program, its memory flat, and the trace is whole once it reads again" {
 	mkfifo "$W/bp.fifo"
-	cat "$W/bp.fifo" >"$W/bp.trace" &
+	cat "$W/bp.fifo" >"$W/bp.trace" 3>&- &
 	local reader=$!
 	# not under timeout: $! is the program's
 	VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$W/bp.fifo" \
-		"$TOP/build/examples/vkexample" --frames 1500 >/dev/null 2>&1 &
+		"$TOP/build/examples/vkexample" --frames 1500 >/dev/null 2>&1 3>&- &
 	local app=$!
 	sleep 0.5
 	kill -STOP $reader
@@ -104,8 +104,16 @@ proc_rss_kb() {
 	sleep 2
 	t1=$(proc_ticks $app) m1=$(proc_rss_kb $app)
 	kill -CONT $reader
-	[ -n "$m0" ] && [ -n "$m1" ] # running still
-	local rc=0
+	# running still
+	[ -n "$m0" ]
+	[ -n "$m1" ]
+	# 60 s at most: a program that never goes on again fails, not hangs
+	local rc=0 i
+	for i in $(seq 600); do
+		kill -0 $app 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -KILL $app 2>/dev/null || true
 	wait $app || rc=$?
 	wait $reader
 	echo "stopped 2 s: $((t1 - t0)) CPU ticks, RSS $m0 -> $m1 kB; exit $rc"
