@@ -131,6 +131,10 @@ LAYER_SO := build/layer/$(LAYER_LIB)
 LAYER_JSON := build/layer/VK_LAYER_TRACEKIT_capture.json
 LAYER_SRC := $(wildcard layer/*.c)
 LAYER_GEN := build/gen/layer_gen.c build/gen/layer_gen.h
+
+# the layer's memory tracking, compiled into its unit test
+build/unit/test_layer_memory build/asan/unit/test_layer_memory: layer/memory.c layer/layer.h $(LAYER_GEN)
+
 PIC_OBJ := $(call objs,build/pic,$(LIB_SRC)) build/pic/gen/vkschema_gen.o
 
 $(LAYER_GEN) &: layer/layer_gen.py lib/vulkan/vkschema_gen.py $(VK_REGISTRY)/vk.xml

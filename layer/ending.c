@@ -11,6 +11,9 @@
  *   called, an ignored signal is ignored (the layer leaves it alone), and
  *   the default kills the process with the signal, so the exit status is
  *   the one without the layer.
+ * - fork(): the child runs as without the layer (output.c's forked):
+ *   the program's dispositions are back, and its exit() or signals leave
+ *   the parent's trace alone.
  * - Anything else (SIGKILL, a power loss, a handler that calls _exit):
  *   the writer puts a whole chunk into the file every quarter second, so
  *   at most that much is lost, and readers salvage the rest.
@@ -90,6 +93,7 @@ static void install_fatal(void)
 static const int end_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
 #define NEND (sizeof(end_signals) / sizeof(end_signals[0]))
 static struct sigaction end_old[NEND];
+static bool end_installed[NEND];
 
 /* A request: 'L' (the last: close the trace, then SIG again to thread
  * TID) or 'F' (flush, then answer on the ack pipe). */
@@ -235,7 +239,25 @@ static void install_end(void)
 		}
 		for (size_t j = 0; j < NEND; j++)
 			sigaddset(&sa.sa_mask, end_signals[j]);
-		sigaction(end_signals[i], &sa, NULL);
+		end_installed[i] = sigaction(end_signals[i], &sa, NULL) == 0;
+	}
+}
+
+/* In a child of fork(): the program's dispositions back, our pipes
+ * closed; the watcher thread is the parent's. */
+void tk_endings_forked(void)
+{
+	for (size_t i = 0; i < NFATAL; i++)
+		sigaction(fatal_signals[i], &fatal_old[i], NULL);
+	for (size_t i = 0; i < NEND; i++)
+		if (end_installed[i])
+			sigaction(end_signals[i], &end_old[i], NULL);
+	for (int i = 0; i < 2; i++) {
+		if (req_pipe[i] >= 0)
+			close(req_pipe[i]);
+		if (ack_pipe[i] >= 0)
+			close(ack_pipe[i]);
+		req_pipe[i] = ack_pipe[i] = -1;
 	}
 }
 

@@ -132,6 +132,8 @@ void tk_output_crash(void);
 /* ending.c: the handlers of fatal and ending signals, and the thread that
  * flushes for them; once, when the output starts. */
 void tk_endings_start(void);
+/* In a child of fork(): the program's signal dispositions back. */
+void tk_endings_forked(void);
 
 /* memory.c */
 void tk_memory_init(tk_device *dev);

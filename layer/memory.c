@@ -320,7 +320,8 @@ static void clear_uncovered(tk_device *dev, tk_mem *mem, const tk_object *o, VkD
 			continue;
 		dev->spans[n++] = (struct tk_span){ plo > lo ? plo : lo, phi < hi ? phi : hi, p, i };
 	}
-	qsort(dev->spans, n, sizeof(*dev->spans), by_start);
+	if (n > 1) /* spans may be unallocated: qsort(NULL, 0) is undefined */
+		qsort(dev->spans, n, sizeof(*dev->spans), by_start);
 	VkDeviceSize at = lo;
 	for (size_t i = 0; i <= n; i++) {
 		VkDeviceSize next = i < n ? dev->spans[i].lo : hi;
@@ -523,7 +524,8 @@ static void scan_some(tk_device *dev, tk_mem *mem, bool marked_only, uint64_t ep
 	if (!mem->mapped || !mem->shadow)
 		return;
 	if (!mem->sorted) {
-		qsort(mem->objs, mem->nobjs, sizeof(*mem->objs), by_offset);
+		if (mem->nobjs > 1) /* objs may be unallocated: qsort(NULL, 0) is undefined */
+			qsort(mem->objs, mem->nobjs, sizeof(*mem->objs), by_offset);
 		mem->sorted = true;
 	}
 	spans_fit(dev, mem->nobjs);
@@ -541,7 +543,7 @@ static void scan_some(tk_device *dev, tk_mem *mem, bool marked_only, uint64_t ep
 			dev->spans[n++] = (struct tk_span){ lo, hi, o, i };
 	}
 	/* whole objects come by offset, so by start; parts need sorting */
-	if (marked_only)
+	if (marked_only && n > 1)
 		qsort(dev->spans, n, sizeof(*dev->spans), by_start);
 	VkDeviceSize done = 0;
 	for (size_t i = 0; i < n; i++) {

@@ -776,6 +776,8 @@ static void *writer_main(void *unused)
  */
 static void finish(void)
 {
+	if (!out.started)
+		return; /* a child of fork(): the trace is its parent's */
 	pthread_mutex_lock(&out.lock);
 	bool join = out.running && !out.stop;
 	out.stop = true;
@@ -850,6 +852,23 @@ void tk_output_crash(void)
 		}
 		nanosleep(&pause, NULL);
 	}
+}
+
+/* ------------------------------------------------------------------ */
+/* fork(): the child runs untraced, as without the layer.  The trace, its
+ * writer thread (not in the child) and its signal watcher are the
+ * parent's: a child that called exit() waited for a writer it does not
+ * have (it hung or crashed), and one that SIGTERM ended asked the parent's
+ * watcher to close the parent's trace and kill the parent. */
+
+static void forked(void)
+{
+	atomic_store(&tracing, false);
+	/* another thread may have held it as the process forked */
+	pthread_mutex_init(&out.lock, NULL);
+	out.running = false;
+	out.started = false;
+	tk_endings_forked();
 }
 
 /* ------------------------------------------------------------------ */
@@ -953,6 +972,7 @@ static void start(void)
 	}
 	out.started = true;
 	atexit(finish);
+	pthread_atfork(NULL, NULL, forked);
 	tk_endings_start();
 }
 

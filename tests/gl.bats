@@ -108,11 +108,29 @@ text_pipe_dumps_alike() {
 	same "$W/$1.dump" piped.dump
 }
 
-# (c) text -> binary -> text is the identity, in every container we write
+# The calls apitrace dumped, one a line: number, thread, function, and
+# whether it is incomplete; from a dump, and from our text of the trace.
+dump_calls() {
+	sed -n 's/^\([0-9][0-9]*\) @\([0-9]*\) \([A-Za-z0-9_]*\)(.*\/\/ incomplete$/\1 @\2 \3 incomplete/p; t
+		s/^\([0-9][0-9]*\) @\([0-9]*\) \([A-Za-z0-9_]*\)(.*/\1 @\2 \3/p' "$1"
+}
+text_calls() {
+	sed -n 's/^{call: \([0-9]*\), thread: \([0-9]*\), fn: \([^,}]*\).*flags: \[incomplete\]}$/\1 @\2 \3 incomplete/p; t
+		s/^{call: \([0-9]*\), thread: \([0-9]*\), fn: \([^,}]*\).*/\1 @\2 \3/p' "$1"
+}
+
+# (c) text -> binary -> text is the identity, in every container we write,
+# and the text has the calls apitrace dumps (its oracle, not our reader):
+# numbers, threads, functions, incomplete ones; and apitrace dumps the
+# Brotli copy as it dumps the input
 text_roundtrip_identical() {
 	local in="$W/$1.trace" z
 	trace-decode "$in" >t1.txt
 	[ "$(wc -l <t1.txt)" -gt 1 ]
+	dump_calls "$W/$1.dump" >apitrace.calls
+	text_calls t1.txt >our.calls
+	[ "$(wc -l <our.calls)" -eq "$(calls "$1")" ]
+	same apitrace.calls our.calls
 	trace-encode t1.txt >b.trace
 	trace-decode b.trace >t2.txt
 	same t1.txt t2.txt
@@ -121,6 +139,8 @@ text_roundtrip_identical() {
 		trace-encode -z $z -o "z.trace" "$in"
 		trace-decode z.trace >tz.txt
 		same t1.txt tz.txt
+		# (snappy's is (a)'s; apitrace reads neither 'tr' nor, here, zstd)
+		[ "$z" != "brotli -q 9" ] || { full_dump z.trace >z.dump && same "$W/$1.dump" z.dump; }
 	done
 }
 
@@ -144,12 +164,17 @@ print("%d frames, %d bytes" % (n, len(d)))
 EOF
 }
 
-# (d) a repacked copy reads as the same text as the Snappy original
+# (d) a repacked copy reads as the same text as the Snappy original, with
+# the calls apitrace dumps of the copy
 copy_reads_alike() {
 	trace-decode "$W/$1.trace" >orig.txt
 	trace-decode "$W/$1.$2.trace" >copy.txt
 	[ "$(wc -l <orig.txt)" -gt 1 ]
 	same orig.txt copy.txt
+	dump_calls "$W/$1.$2.dump" >apitrace.calls
+	text_calls copy.txt >our.calls
+	[ "$(wc -l <our.calls)" -eq "$(calls "$1.$2")" ]
+	same apitrace.calls our.calls
 }
 
 # ------------------------------------------------------------------

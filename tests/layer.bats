@@ -643,6 +643,9 @@ policy_of() {
 	kill -ABRT "$pid"
 	wait "$pid" || status=$?
 	[ "$status" -eq 134 ]
+	# the handler closed the trace: it reads whole, with no warning
 	run trace-decode "$W/abort.trace"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c '^trace-decode:' <<<"$output")" -eq 0 ]
 	[ "$(echo "$output" | grep -c 'fn: vkQueuePresentKHR')" -ge 1 ]
 }

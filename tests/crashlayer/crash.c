@@ -4,15 +4,27 @@
  * TRACEKIT_TEST_CRASH, vkCmdDrawIndexed or vkQueueSubmit, at the call
  * numbered TRACEKIT_TEST_CRASH_AT (from 0, default 0) of that command: a
  * driver that crashes inside a call, for the capture layer's promise that
- * such a call is in the trace.  With TRACEKIT_TEST_EXTENSION set it adds
+ * such a call is in the trace.  TRACEKIT_TEST_CRASH_HOW picks the crash:
+ * segv (the default), bus, ill, fpe (each a real fault, not raise()),
+ * abrt, term (raise(SIGTERM)), or fork (a child that calls exit(0), then
+ * one that SIGTERM ends, each waited for 5 s at most, and said; the
+ * call then goes on).  With TRACEKIT_TEST_HANDLER set, the library's
+ * constructor installs handlers of SIGTERM and the fatal signals that say
+ * which came and _exit(3): a program's own handlers, there before the
+ * capture layer's.  With TRACEKIT_TEST_EXTENSION set it adds
  * the device extension VK_TRACEKIT_test_future (which its manifest
  * declares, so that the loader lets a program enable it) to what
  * vkEnumerateDeviceExtensionProperties answers, and takes it out of
  * vkCreateDevice's list again: a driver newer than the capture layer's
  * registry.  Everything else passes through.
  */
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <vulkan/vk_layer.h>
 #include <vulkan/vulkan.h>
 
@@ -27,12 +39,92 @@ static PFN_vkCmdDrawIndexed next_draw;
 static PFN_vkQueueSubmit next_submit;
 static unsigned long calls;
 
+static void say(const char *what, int n)
+{
+	char buf[96];
+	int len = snprintf(buf, sizeof(buf), "tracekit-test: %s %d\n", what, n);
+	if (write(2, buf, (size_t)len) < 0)
+		return;
+}
+
+static void on_signal(int sig)
+{
+	say("the program's handler of signal", sig);
+	_exit(3);
+}
+
+__attribute__((constructor)) static void install_handlers(void)
+{
+	static const int sigs[] = { SIGTERM, SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT };
+	if (!getenv("TRACEKIT_TEST_HANDLER"))
+		return;
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		signal(sigs[i], on_signal);
+}
+
+/* A child of the program: one that calls exit(), one that SIGTERM ends;
+ * how each ended, said. */
+static void fork_children(void)
+{
+	for (int term = 0; term < 2; term++) {
+		fflush(NULL);
+		pid_t pid = fork();
+		if (pid == 0) {
+			if (!term)
+				exit(0);
+			for (;;)
+				pause();
+		}
+		if (term) {
+			usleep(100000);
+			kill(pid, SIGTERM);
+		}
+		/* a child that hangs (in exit(), waiting for a thread it
+		 * does not have) is said, and killed: no test waits for it */
+		int st = 0, tries = 0;
+		while (waitpid(pid, &st, WNOHANG) == 0 && ++tries < 50)
+			usleep(100000);
+		if (tries == 50) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &st, 0);
+			say("child hung; killed, signal", SIGKILL);
+		} else if (WIFSIGNALED(st))
+			say("child ended by signal", WTERMSIG(st));
+		else
+			say("child exited", WEXITSTATUS(st));
+	}
+}
+
+static void crash(const char *how)
+{
+	volatile int zero = 0, one = 1;
+	if (!how || !strcmp(how, "segv")) {
+		*(volatile int *)NULL = 0;
+	} else if (!strcmp(how, "bus")) {
+		/* a page of a file past its end */
+		FILE *f = tmpfile();
+		volatile char *p = f ? mmap(NULL, 4096, PROT_READ, MAP_SHARED, fileno(f), 0) : NULL;
+		if (p && p != MAP_FAILED)
+			zero = p[0];
+	} else if (!strcmp(how, "ill")) {
+		__builtin_trap();
+	} else if (!strcmp(how, "fpe")) {
+		zero = one / zero; /* not 1 / zero: gcc makes that no division */
+	} else if (!strcmp(how, "abrt")) {
+		abort();
+	} else if (!strcmp(how, "term")) {
+		raise(SIGTERM);
+	} else if (!strcmp(how, "fork")) {
+		fork_children();
+	}
+}
+
 static void maybe_crash(const char *name)
 {
 	const char *which = getenv("TRACEKIT_TEST_CRASH");
 	const char *at = getenv("TRACEKIT_TEST_CRASH_AT");
 	if (which && !strcmp(which, name) && calls++ == (at ? strtoul(at, NULL, 10) : 0))
-		*(volatile int *)NULL = 0;
+		crash(getenv("TRACEKIT_TEST_CRASH_HOW"));
 }
 
 static VKAPI_ATTR void VKAPI_CALL crash_CmdDrawIndexed(VkCommandBuffer cb, uint32_t indexCount,

@@ -1,0 +1,205 @@
+#!/usr/bin/env bats
+# The capture layer's paths that an ordinary run does not take: settings
+# that are wrong or missing, a writer that cannot keep up, the fatal
+# signals besides SIGSEGV, a program's own signal handlers, fork(), and
+# a 10-bit swapchain's screenshots.  The program is the example
+# (build/examples/vkexample, headless) over the test layer
+# (tests/crashlayer/crash.c) that crashes, raises or forks inside its 4th
+# vkQueueSubmit; vkcube under Xvfb for the screenshots.
+
+load helpers
+
+setup_file() {
+	start_xvfb
+	export W="$BATS_FILE_TMPDIR"
+	export VK_LAYER_PATH="$TOP/build/layer:$TOP/build/tests/crashlayer"
+}
+
+teardown_file() {
+	stop_xvfb
+}
+
+# example NAME [VAR=VALUE...]: the example, 10 frames, under our layer
+# over the test layer, tracing to $W/NAME.trace; status and output in
+# $status and $output
+example() {
+	local name=$1
+	shift
+	run env VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture:VK_LAYER_TRACEKIT_test_crash \
+		TRACEKIT_OUTPUT="$W/$name.trace" "$@" \
+		timeout 60 "$TOP/build/examples/vkexample" --frames 10
+}
+
+# in_4th_submit HOW [VAR=VALUE...]: the example, the test layer doing HOW
+# (segv, bus, ill, fpe, abrt, term, fork) in its 4th vkQueueSubmit
+in_4th_submit() {
+	local how=$1
+	shift
+	example "$how" TRACEKIT_TEST_CRASH=vkQueueSubmit TRACEKIT_TEST_CRASH_AT=3 \
+		TRACEKIT_TEST_CRASH_HOW="$how" "$@"
+}
+
+# ends_in_4th_submit NAME: $W/NAME.trace reads with no message, and ends
+# with the 4th vkQueueSubmit, entered and not left, the only such call
+ends_in_4th_submit() {
+	run trace-decode "$W/$1.trace"
+	[ "$status" -eq 0 ]
+	# the message of a trace cut off is stderr's, here mixed in
+	[ "$(grep -c '^trace-decode:' <<<"$output")" -eq 0 ]
+	[ "$(grep -c 'fn: vkQueueSubmit,' <<<"$output")" -eq 4 ]
+	tail -1 <<<"$output" | grep -q 'fn: vkQueueSubmit, .*flags: \[incomplete\]'
+	[ "$(grep -c incomplete <<<"$output")" -eq 1 ]
+}
+
+@test "a TRACEKIT_COMPRESSION that is not snappy, zstd, brotli or none gets one message, and a Snappy trace" {
+	example zbad TRACEKIT_COMPRESSION=lz4
+	[ "$status" -eq 0 ]
+	[ "$(grep -c '^tracekit:' <<<"$output")" -eq 1 ]
+	grep -qx 'tracekit: TRACEKIT_COMPRESSION=lz4: expected snappy, zstd, brotli or none; using snappy' <<<"$output"
+	# apitrace's Snappy container
+	[ "$(head -c 2 "$W/zbad.trace")" = at ]
+	[ "$(trace-decode "$W/zbad.trace" | grep -c 'fn: vkQueueSubmit,')" -eq 11 ]
+}
+
+@test "without TRACEKIT_OUTPUT, or with it empty, the trace is PROGRAM.trace in the working directory" {
+	for how in unset empty; do
+		rm -rf "$W/cwd-$how"
+		mkdir "$W/cwd-$how"
+		if [ $how = unset ]; then
+			(cd "$W/cwd-$how" && env -u TRACEKIT_OUTPUT VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture \
+				timeout 60 "$TOP/build/examples/vkexample" --frames 3 >/dev/null 2>&1)
+		else
+			(cd "$W/cwd-$how" && TRACEKIT_OUTPUT= VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture \
+				timeout 60 "$TOP/build/examples/vkexample" --frames 3 >/dev/null 2>&1)
+		fi
+		[ "$(ls "$W/cwd-$how")" = vkexample.trace ]
+		[ "$(trace-decode "$W/cwd-$how/vkexample.trace" | grep -c 'fn: vkQueueSubmit,')" -eq 4 ]
+	done
+}
+
+# proc_ticks PID: user and system CPU ticks of PID, all its threads
+proc_ticks() {
+	awk '{ print $14 + $15 }' "/proc/$1/stat"
+}
+
+# proc_rss_kb PID
+proc_rss_kb() {
+	sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\) kB/\1/p' "/proc/$1/status"
+}
+
+@test "a reader that stops reading the FIFO stops the program, its memory flat, and the trace is whole once it reads again" {
+	mkfifo "$W/bp.fifo"
+	cat "$W/bp.fifo" >"$W/bp.trace" 3>&- &
+	local reader=$!
+	# not under timeout: $! is the program's
+	VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$W/bp.fifo" \
+		"$TOP/build/examples/vkexample" --frames 1500 >/dev/null 2>&1 3>&- &
+	local app=$!
+	sleep 0.5
+	kill -STOP $reader
+	# the pipe's 64 KiB fill in well under a second, then the writer blocks
+	sleep 1
+	local t0 m0 t1 m1
+	t0=$(proc_ticks $app) m0=$(proc_rss_kb $app)
+	sleep 2
+	t1=$(proc_ticks $app) m1=$(proc_rss_kb $app)
+	kill -CONT $reader
+	# running still
+	[ -n "$m0" ]
+	[ -n "$m1" ]
+	# 60 s at most: a program that never goes on again fails, not hangs
+	local rc=0 i
+	for i in $(seq 600); do
+		kill -0 $app 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -KILL $app 2>/dev/null || true
+	wait $app || rc=$?
+	wait $reader
+	echo "stopped 2 s: $((t1 - t0)) CPU ticks, RSS $m0 -> $m1 kB; exit $rc"
+	[ "$rc" -eq 0 ]
+	# unblocked, 1500 frames take about 3 s: 2 s of it would be 200 ticks
+	[ $((t1 - t0)) -le 10 ]
+	[ $((m1 - m0)) -lt 1024 ]
+	run trace-decode "$W/bp.trace"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c '^trace-decode:' <<<"$output")" -eq 0 ]
+	[ "$(grep -c 'fn: vkQueueSubmit,' <<<"$output")" -eq 1501 ]
+}
+
+@test "a driver that dies of SIGBUS, SIGILL, SIGFPE or SIGABRT in a call: the call ends the trace, the status is the signal's" {
+	for sig in bus:135 ill:132 fpe:136 abrt:134; do
+		in_4th_submit "${sig%:*}"
+		echo "${sig%:*}: status $status"
+		[ "$status" -eq "${sig#*:}" ]
+		ends_in_4th_submit "${sig%:*}"
+	done
+}
+
+@test "the program's own SIGSEGV handler runs after the layer wrote the trace" {
+	in_4th_submit segv TRACEKIT_TEST_HANDLER=1
+	[ "$status" -eq 3 ]
+	grep -qx "tracekit-test: the program's handler of signal 11" <<<"$output"
+	ends_in_4th_submit segv
+}
+
+@test "the program's own SIGTERM handler runs after the layer flushed the trace up to the signal" {
+	in_4th_submit term TRACEKIT_TEST_HANDLER=1
+	[ "$status" -eq 3 ]
+	grep -qx "tracekit-test: the program's handler of signal 15" <<<"$output"
+	# flushed, not closed: the handler's _exit() cuts the trace after
+	# the call the signal came in, which is whole
+	run trace-decode "$W/term.trace"
+	[ "$status" -eq 0 ]
+	grep -q "^trace-decode: $W/term.trace: warning: .* after call [0-9]*: the capture was cut off" <<<"$output"
+	[ "$(grep -c 'fn: vkQueueSubmit,' <<<"$output")" -eq 4 ]
+	grep -v '^trace-decode:' <<<"$output" | tail -1 | grep -q 'fn: vkQueueSubmit, .*flags: \[incomplete\]'
+}
+
+@test "a child of fork() that calls exit() or that SIGTERM ends leaves the program and its trace alone" {
+	in_4th_submit fork
+	echo "$output" | grep tracekit
+	[ "$status" -eq 0 ]
+	grep -qx 'tracekit-test: child exited 0' <<<"$output"
+	grep -qx 'tracekit-test: child ended by signal 15' <<<"$output"
+	[ "$(grep -c '^tracekit:' <<<"$output")" -eq 0 ]
+	run trace-decode "$W/fork.trace"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c '^trace-decode:' <<<"$output")" -eq 0 ]
+	[ "$(grep -c 'fn: vkQueueSubmit,' <<<"$output")" -eq 11 ]
+	[ "$(grep -c incomplete <<<"$output")" -eq 0 ]
+}
+
+@test "a 10-bit swapchain's screenshot (A2R10G10B10) is the 8-bit swapchain's frame, within rounding" {
+	# Xvfb at depth 30: llvmpipe offers A2R10G10B10_UNORM alone
+	local d
+	for d in 81 82 83 84 85 86 87 88 89; do
+		[ -e "/tmp/.X11-unix/X$d" ] || break
+	done
+	Xvfb ":$d" -screen 0 640x480x30 -nolisten tcp >/dev/null 2>&1 &
+	local xvfb30=$!
+	for _ in $(seq 50); do
+		[ -e "/tmp/.X11-unix/X$d" ] && break
+		sleep 0.1
+	done
+	for depth in 24 30; do
+		local display=$DISPLAY
+		[ $depth = 30 ] && display=":$d"
+		DISPLAY=$display VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture \
+			TRACEKIT_OUTPUT="$W/cube$depth.trace" TRACEKIT_SCREENSHOT=5 \
+			timeout 60 vkcube --c 8 >/dev/null 2>&1 || true
+	done
+	kill $xvfb30
+	trace-decode "$W/cube30.trace" | grep -q 'imageFormat: VK_FORMAT_A2R10G10B10_UNORM_PACK32'
+	trace-decode "$W/cube24.trace" | grep -q 'imageFormat: VK_FORMAT_B8G8R8A8_UNORM'
+	# 8 bits of 10, truncated, against 8 bits rounded: 1 in 255 apart at
+	# most (red and blue swapped, 22,000 pixels differ)
+	[ "$(identify -format '%w %h' "$W/cube30.frame-5.png")" = "500 500" ]
+	n=$(compare -metric AE -fuzz 1% "$W/cube24.frame-5.png" "$W/cube30.frame-5.png" null: 2>&1)
+	echo "pixels apart: $n"
+	[ "$n" = 0 ]
+	# and not because both are blank: the 8-bit one differs in 17,000
+	# pixels without the allowance
+	n=$(compare -metric AE "$W/cube24.frame-5.png" "$W/cube30.frame-5.png" null: 2>&1 || true)
+	[ "$n" -gt 1000 ]
+}

@@ -1,0 +1,154 @@
+/*
+ * The layer's memory tracking (layer/memory.c) through its hooks, with
+ * the output stubbed: mapped memory, a buffer bound in it, bytes written
+ * and a submit.  The updates it writes, applied to a zeroed copy of the
+ * buffer (what a replay starts from), must give the buffer's bytes;
+ * bytes of the memory outside the buffer reach no update; a submit that
+ * follows no write writes nothing; and written bytes cost no more than
+ * the runs they make.  Dense and sparse runs, the GAP between runs, and
+ * the vectorised compares are all reached by the patterns below.
+ */
+#include "../../layer/memory.c"
+#include "unit.h"
+
+/* ------------------------------------------------------------------ */
+/* The rest of the layer, as the memory code sees it. */
+
+#define BUF 0x200
+#define BUF_SIZE (96u << 10)
+#define BUF_AT 4096u /* in the memory */
+#define MEM_SIZE (128u << 10)
+
+static uint8_t replayed[BUF_SIZE]; /* the buffer as the updates leave it */
+static size_t updates, bytes_out, outside;
+
+bool tk_tracing(void)
+{
+	return true;
+}
+
+bool tk_refs_collect(tk_device *dev, VkCommandBuffer cb, tk_mark_fn *fn)
+{
+	(void)dev, (void)cb, (void)fn;
+	return false; /* not known: every mapped byte is compared */
+}
+
+void tk_refs_fini(tk_device *dev)
+{
+	(void)dev;
+}
+
+static void apply(uint64_t object, uint64_t offset, const uint8_t *data, size_t size)
+{
+	updates++;
+	bytes_out += size;
+	if (object != BUF || offset > BUF_SIZE || size > BUF_SIZE - offset) {
+		outside++;
+		return;
+	}
+	memcpy(replayed + offset, data, size);
+}
+
+void tk_update(uint64_t object, uint64_t offset, const void *data, size_t size)
+{
+	apply(object, offset, data, size);
+}
+
+bool tk_update_sparse(uint64_t object, uint64_t offset, const uint8_t *live, uint8_t *old,
+		      size_t nwords)
+{
+	for (size_t w = 0; w < nwords; w++)
+		if (memcmp(live + 4 * w, old + 4 * w, 4)) {
+			apply(object, offset + 4 * w, live + 4 * w, 4);
+			memcpy(old + 4 * w, live + 4 * w, 4);
+		}
+	return true;
+}
+
+/* ------------------------------------------------------------------ */
+
+static uint64_t seed = 23;
+static uint32_t rnd(void)
+{
+	seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+	return (uint32_t)(seed >> 33);
+}
+
+static void submit(tk_device *dev)
+{
+	updates = bytes_out = outside = 0;
+	VkCommandBuffer cb = (VkCommandBuffer)(uintptr_t)0x300;
+	VkSubmitInfo si = { .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1,
+			    .pCommandBuffers = &cb };
+	vk_args_vkQueueSubmit a = { .submitCount = 1, .pSubmits = &si };
+	tk_pre_vkQueueSubmit(dev, &a);
+}
+
+int main(void)
+{
+	static tk_device dev;
+	tk_memory_init(&dev);
+	dev.memprops.memoryTypeCount = 1;
+	dev.memprops.memoryTypes[0].propertyFlags = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT;
+
+	VkDeviceMemory memory = (VkDeviceMemory)(uintptr_t)0x100;
+	VkMemoryAllocateInfo ai = { .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+				    .allocationSize = MEM_SIZE };
+	vk_args_vkAllocateMemory am = { .pAllocateInfo = &ai, .pMemory = &memory };
+	tk_post_vkAllocateMemory(&dev, &am);
+	uint8_t *mapped = calloc(1, MEM_SIZE);
+	void *p = mapped;
+	vk_args_vkMapMemory mm = { .memory = memory, .size = VK_WHOLE_SIZE, .ppData = &p };
+	tk_post_vkMapMemory(&dev, &mm);
+	VkBuffer buffer = (VkBuffer)(uintptr_t)BUF;
+	VkBufferCreateInfo bi = { .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, .size = BUF_SIZE };
+	vk_args_vkCreateBuffer cbuf = { .pCreateInfo = &bi, .pBuffer = &buffer };
+	tk_post_vkCreateBuffer(&dev, &cbuf);
+	vk_args_vkBindBufferMemory bm = { .buffer = buffer, .memory = memory,
+					  .memoryOffset = BUF_AT };
+	tk_post_vkBindBufferMemory(&dev, &bm);
+	uint8_t *live = mapped + BUF_AT;
+
+	/* rounds of writes, each a different pattern, each then a submit */
+	for (int round = 0; round < 12; round++) {
+		size_t changed = 0;
+		switch (round % 4) {
+		case 0: /* scattered bytes, each alone */
+			for (int k = 0; k < 200; k++)
+				live[rnd() % BUF_SIZE] = (uint8_t)rnd();
+			break;
+		case 1: /* one member of each 32-byte vertex: a sparse run */
+			for (size_t at = rnd() % 64 * 4; at + 4 <= BUF_SIZE / 2; at += 32)
+				memcpy(live + at, &(uint32_t){ rnd() | 1 }, 4);
+			break;
+		case 2: { /* a dense block, odd ends */
+			size_t at = rnd() % (BUF_SIZE - 9000), n = 1 + rnd() % 9000;
+			for (size_t i = 0; i < n; i++)
+				live[at + i] = (uint8_t)rnd();
+			break;
+		}
+		case 3: /* runs just under and over GAP apart, near the end */
+			for (size_t at = BUF_SIZE - 3000; at < BUF_SIZE; at += GAP + rnd() % 3)
+				live[at] ^= 0x5a;
+			break;
+		}
+		/* and bytes of the memory that no object holds */
+		mapped[rnd() % BUF_AT] = (uint8_t)(rnd() | 1);
+		mapped[BUF_AT + BUF_SIZE + rnd() % (MEM_SIZE - BUF_AT - BUF_SIZE)] ^= 0xff;
+		for (size_t i = 0; i < BUF_SIZE; i++)
+			changed += live[i] != replayed[i];
+		submit(&dev);
+		check(!memcmp(replayed, live, BUF_SIZE),
+		      "round %d: the updates applied give the buffer's bytes", round);
+		check(!outside, "round %d: %zu updates outside the buffer", round, outside);
+		/* each run's gaps (at most GAP bytes) count, no more */
+		check(bytes_out <= changed * (GAP + 1), "round %d: %zu bytes for %zu changed",
+		      round, bytes_out, changed);
+		submit(&dev);
+		check(updates == 0, "round %d: a submit after no write wrote %zu updates", round,
+		      updates);
+	}
+	tk_memory_fini(&dev);
+	free(mapped);
+	return unit_done("test_layer_memory");
+}
