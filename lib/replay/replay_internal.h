@@ -429,9 +429,13 @@ static inline void vkr_map_del(vkr *r, const vk_handle_info *h, uint64_t cap)
 		tmap_del(&r->handles, cap, (uintptr_t)h, NULL);
 }
 
+/* The live handle for CAP, which the call cannot go without: a null one
+ * stops the replay too (the loader aborts on a null queue). */
 static inline uint64_t vkr_need(vkr *r, const vk_handle_info *h, uint64_t cap)
 {
 	uint64_t live;
+	if (!cap)
+		vkr_fatal(r, "a null %s, where the call needs one", h->name);
 	if (!vkr_map_get(r, h, cap, &live))
 		vkr_fatal(r, "%s 0x%llx was never made (or failed to replay)", h->name,
 		      (unsigned long long)cap);

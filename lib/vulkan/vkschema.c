@@ -669,11 +669,23 @@ static int dec_pnext(dec *d, const vk_field *f, const trace_value *v, void **out
 }
 
 /*
+ * A null array with a count: allowed where the registry says the pointer
+ * is optional, leaves its validity to the prose (noautovalidity: the
+ * pImageInfo of a buffer write), or the count is the call's to write (an
+ * enumeration's first call); elsewhere the driver would read through it
+ * (pushConstantRangeCount 65536 with no ranges crashed llvmpipe).
+ */
+static bool null_allowed(const vk_field *fields, const vk_field *f)
+{
+	return (f->flags & (VK_F_OPTIONAL | VK_F_NOAUTO | VK_F_OUT)) ||
+	       (f->len >= 0 && fields[f->len].ptr) || f->len_op != VK_LEN_MEMBER;
+}
+
+/*
  * Every array whose length a count gives holds that many: a record whose
  * count passes its array (a count edited up, an array cut short) would
  * have the driver, or the walkers, read past what was decoded.  FIELDS[i]
- * was decoded from VALS[i] into BASE.  A null array is the command's to
- * judge (many take one with a count: pImageInfo of a buffer write).
+ * was decoded from VALS[i] into BASE.
  */
 static int check_lens(dec *d, const vk_field *fields, uint32_t n, const trace_value *vals,
 		      const uint8_t *base)
@@ -681,8 +693,17 @@ static int check_lens(dec *d, const vk_field *fields, uint32_t n, const trace_va
 	for (uint32_t i = 0; i < n; i++) {
 		const vk_field *f = &fields[i];
 		const trace_value *v = &vals[i];
-		if (!f->ptr || f->len_op == VK_LEN_NONE || (f->flags & VK_F_PNEXT) ||
-		    (v->kind != TRACE_ARRAY && v->kind != TRACE_BLOB))
+		if (!f->ptr || f->len_op == VK_LEN_NONE || (f->flags & VK_F_PNEXT))
+			continue;
+		if (v->kind == TRACE_NULL && !null_allowed(fields, f)) {
+			uint64_t want = vk_field_len(fields, f, base);
+			if (want) {
+				trace_error_set(d->err, "%s.%s is null, but %s says %llu", d->where,
+						f->name, fields[f->len].name, (unsigned long long)want);
+				return -1;
+			}
+		}
+		if (v->kind != TRACE_ARRAY && v->kind != TRACE_BLOB)
 			continue;
 		uint64_t want = vk_field_len(fields, f, base);
 		uint64_t have = v->kind == TRACE_ARRAY || f->size <= 1 ? v->len : v->len / f->size;

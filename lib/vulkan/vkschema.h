@@ -74,6 +74,8 @@ enum {
 	VK_F_TYPED_HANDLE = 1u << 7, /* a uint64_t handle of the type that the
 				      * sibling typed_by names (a VkObjectType
 				      * or VkDebugReportObjectTypeEXT) */
+	VK_F_NOAUTO = 1u << 8,       /* noautovalidity: the registry leaves its
+				      * validity (a null array here) to the prose */
 };
 
 /* How an array's length comes from a sibling member (or parameter). */

@@ -286,6 +286,7 @@ def load(registry=REGISTRY):
             f.type, f.name, f.ptr, f.const, f.count, f.bits = member_decl(el)
             f.kind, f.base = kind_of(f.type, f.ptr)
             f.optional = (el.get('optional') or '').startswith('true')
+            f.noauto = el.get('noautovalidity') == 'true'
             f.out = (is_param and f.ptr > 0 and not f.const and f.kind not in ('EXTERN',))
             out.append(f)
         names = [f.name for f in out]
@@ -461,6 +462,8 @@ def field_init(f, owner, m):
         flags.append('VK_F_CONST')
     if f.optional:
         flags.append('VK_F_OPTIONAL')
+    if getattr(f, 'noauto', False):
+        flags.append('VK_F_NOAUTO')
     if f.out:
         flags.append('VK_F_OUT')
     if f.nullterm:
