@@ -209,7 +209,12 @@ static void fill_struct(const vk_struct_info *s, trace_arena *a, uint8_t *p, int
 		} else if (f->base == VK_B_VOID && f->len_op == VK_LEN_NONE && f->ptr == 1) {
 			q = (void *)(uintptr_t)(rnd() & ~7ull);
 		} else if (depth > 4) {
+			/* too deep: no array, and so no count either (decoding
+			 * refuses a null array with a count where the registry
+			 * does not allow one) */
 			q = NULL;
+			if (f->len >= 0 && f->len_op == VK_LEN_MEMBER && !s->fields[f->len].ptr)
+				put_uint(p + s->fields[f->len].offset, s->fields[f->len].size, 0);
 		} else {
 			uint8_t *sib = NULL;
 			if (f->len_op == VK_LEN_FIELD)
