@@ -157,6 +157,56 @@ static void present_wait(void *ctx, const vk_sync_use *u)
 	w->stage[w->n++] = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
 }
 
+/* The fence of the next present batch: a slot of the ring, free once the
+ * batch PRESENT_FENCES presents ago is done (long done, but for a bound). */
+static VkFence present_fence(vkr *r)
+{
+	VkDevice dev = r->dev.device;
+	VkFence *f = &r->present_fences[r->presents % PRESENT_FENCES];
+	if (!*f) {
+		VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+		if (vkCreateFence(dev, &fci, NULL, f) != VK_SUCCESS)
+			vkr_fatal(r, "cannot make a fence for the present's batch");
+		return *f;
+	}
+	vkr_bounded(r, vkWaitForFences(dev, 1, f, VK_TRUE, vkr_wait_ns(r)),
+		    "an earlier present's batch");
+	vkResetFences(dev, 1, f);
+	return *f;
+}
+
+/* Notes the semaphores the present batch just submitted waits on. */
+static void present_waited(void *ctx, const vk_sync_use *u)
+{
+	vkr *r = ctx;
+	if (!u->fence && u->op == VK_SYNC_WAIT)
+		tmap_set(&r->present_waits, u->handle, TAG_PRESENT_WAIT, r->presents);
+}
+
+void vkr_present_release(vkr *r, uint64_t cap)
+{
+	uint64_t n;
+	if (!cap || !tmap_del(&r->present_waits, cap, TAG_PRESENT_WAIT, &n))
+		return;
+	/* a batch PRESENT_FENCES or more presents ago: its fence was waited
+	 * for when its slot was taken again */
+	if (r->presents - n >= PRESENT_FENCES)
+		return;
+	VkFence *f = &r->present_fences[(n - 1) % PRESENT_FENCES];
+	vkr_bounded(r, vkWaitForFences(r->dev.device, 1, f, VK_TRUE, vkr_wait_ns(r)),
+		    "the present's batch that waits on the semaphore");
+}
+
+void vkr_present_fences_free(vkr *r)
+{
+	for (int i = 0; i < PRESENT_FENCES; i++)
+		if (r->present_fences[i])
+			vkDestroyFence(r->dev.device, r->present_fences[i], NULL);
+	memset(r->present_fences, 0, sizeof(r->present_fences));
+	r->presents = 0;
+	tmap_free(&r->present_waits);
+}
+
 void vkr_present(vkr *r, vk_args_vkQueuePresentKHR *a)
 {
 	const VkPresentInfoKHR *pi = a->pPresentInfo;
@@ -190,10 +240,12 @@ void vkr_present(vkr *r, vk_args_vkQueuePresentKHR *a)
 		.signalSemaphoreCount = nsignals,
 		.pSignalSemaphores = signals,
 	};
-	VkResult res = vkQueueSubmit((VkQueue)(uintptr_t)queue, 1, &si, VK_NULL_HANDLE);
+	VkResult res = vkQueueSubmit((VkQueue)(uintptr_t)queue, 1, &si, present_fence(r));
 	r->calls++;
 	if (res != VK_SUCCESS)
 		vkr_fatal(r, "the present's submit failed: %s", vkr_result_name(res));
+	r->presents++;
+	vk_sync_walk(VK_SYNC_PRESENT, a, VK_SUCCESS, present_waited, r);
 	if (pi->pResults)
 		for (uint32_t i = 0; i < pi->swapchainCount; i++)
 			pi->pResults[i] = VK_SUCCESS;

@@ -54,7 +54,7 @@ enum special {
 	SP_QUERY_RESULTS,
 	SP_CREATE_SURFACE, SP_DESTROY_SURFACE,
 	SP_CREATE_SWAPCHAIN, SP_DESTROY_SWAPCHAIN, SP_SWAPCHAIN_IMAGES,
-	SP_ACQUIRE, SP_ACQUIRE2, SP_PRESENT,
+	SP_ACQUIRE, SP_ACQUIRE2, SP_PRESENT, SP_DESTROY_SEMAPHORE,
 	SP_FAKE_CREATE, SP_FAKE_DESTROY,
 	SP_CREATE_TEMPLATE, SP_DESTROY_TEMPLATE, SP_TEMPLATE_DATA,
 	SP_GET_QUEUE, SP_GET_QUEUE2, SP_SUBMIT, SP_SUBMIT2, SP_DRAW_MULTI, SP_DRAW_MULTI_INDEXED,
@@ -142,7 +142,7 @@ enum tag {
 	TAG_SIG = 1, TAG_OBJ, TAG_MEM, TAG_SWAPCHAIN, TAG_TEMPLATE, TAG_QUEUE,
 	/* --loop */
 	TAG_CBLOG, TAG_DPOOL, TAG_FENCE, TAG_BINARY, TAG_TIMELINE, TAG_SHIFT, TAG_BASE,
-	TAG_RESTORE, TAG_RESET,
+	TAG_RESTORE, TAG_RESET, TAG_PRESENT_WAIT,
 };
 
 /*
@@ -153,6 +153,7 @@ enum tag {
  * is full): the replay does not wait for the GPU to time it.
  */
 #define GPU_SLOTS 128
+#define PRESENT_FENCES 8
 
 typedef struct gpu_timer {
 	bool usable;                /* the family has timestamps */
@@ -203,6 +204,16 @@ typedef struct vkr {
 	VkCommandPool pool;
 	VkCommandBuffer cb;
 	VkFence fence;
+	/* A present is a batch of ours that waits on the application's
+	 * semaphores.  The application may destroy such a semaphore once its
+	 * own fences say its work is done (libplacebo does at teardown), and
+	 * those say nothing of our batch; so each present's batch signals a
+	 * fence of this ring, and a semaphore a present waited on is
+	 * destroyed after that fence (present.c). */
+	VkFence present_fences[PRESENT_FENCES];
+	uint64_t presents;    /* present batches submitted */
+	tmap present_waits;   /* (capture semaphore, TAG_PRESENT_WAIT) -> the
+			       * number of the present batch that waited on it, + 1 */
 	uint64_t fake_next;
 	/* the record in progress */
 	const trace_call *call;
@@ -359,6 +370,11 @@ void vkr_swapchain_images(vkr *r, vk_args_vkGetSwapchainImagesKHR *a);
 void vkr_acquire(vkr *r, uint64_t cap_swapchain, uint32_t index, uint64_t cap_sem,
 		 uint64_t cap_fence, VkResult cap_res);
 void vkr_present(vkr *r, vk_args_vkQueuePresentKHR *a);
+/* Before the application's semaphore CAP is destroyed: the present batch
+ * that waited on it last is done. */
+void vkr_present_release(vkr *r, uint64_t cap);
+/* The present batches' fences, at the device's end (after it idles). */
+void vkr_present_fences_free(vkr *r);
 
 /* queue.c: submits, their GPU time and the statistics (--stats) */
 void vkr_gpu_poll(vkr *r, bool wait);
