@@ -36,7 +36,7 @@ wait_bounded() {
 # under the layer (LAYER 1: $W/NAME.trace) or not, and sent SIG together
 # after SECONDS; $W/NAME.rc is each one's exit status.  NAME "full" runs
 # under a 64 KB file size limit (a full disk: EFBIG; the writer blocks
-# SIGXFSZ).
+# SIGXFSZ), and writes Snappy chunks, which whole_chunks reads here.
 run_signalled() {
 	local secs=$1 spec pids=() specs=()
 	shift
@@ -44,7 +44,7 @@ run_signalled() {
 	for spec in "$@"; do
 		IFS=: read -r name sig layer <<<"$spec"
 		(
-			[ "$name" = full ] && ulimit -f 64
+			[ "$name" = full ] && ulimit -f 64 && export TRACEKIT_COMPRESSION=snappy
 			[ "$layer" = 1 ] && export VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture \
 				TRACEKIT_OUTPUT="$W/$name.trace"
 			exec $VKCUBE >/dev/null 2>"$W/$name.err"

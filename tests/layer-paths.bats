@@ -51,14 +51,29 @@ ends_in_4th_submit() {
 	[ "$(grep -c incomplete <<<"$output")" -eq 1 ]
 }
 
-@test "a TRACEKIT_COMPRESSION that is not snappy, zstd, brotli or none gets one message, and a Snappy trace" {
+@test "a TRACEKIT_COMPRESSION that is not zstd, snappy, brotli or none gets one message, and a zstd trace" {
 	example zbad TRACEKIT_COMPRESSION=lz4
 	[ "$status" -eq 0 ]
 	[ "$(grep -c '^tracekit:' <<<"$output")" -eq 1 ]
-	grep -qx 'tracekit: TRACEKIT_COMPRESSION=lz4: expected snappy, zstd, brotli or none; using snappy' <<<"$output"
-	# apitrace's Snappy container
-	[ "$(head -c 2 "$W/zbad.trace")" = at ]
+	grep -qx 'tracekit: TRACEKIT_COMPRESSION=lz4: expected zstd, snappy, brotli or none; using zstd' <<<"$output"
+	# zstd's frame magic, 28 b5 2f fd
+	[ "$(head -c 4 "$W/zbad.trace" | od -An -tx1 | tr -d ' ')" = 28b52ffd ]
 	[ "$(trace-decode "$W/zbad.trace" | grep -c 'fn: vkQueueSubmit,')" -eq 11 ]
+}
+
+@test "the layer writes zstd by default, zstd -t checks it, and TRACEKIT_COMPRESSION=snappy gives apitrace 11's container" {
+	example zdef
+	[ "$status" -eq 0 ]
+	[ "$(grep -c '^tracekit:' <<<"$output")" -eq 0 ]
+	[ "$(head -c 4 "$W/zdef.trace" | od -An -tx1 | tr -d ' ')" = 28b52ffd ]
+	zstd -tq "$W/zdef.trace"
+	example zsnap TRACEKIT_COMPRESSION=snappy
+	[ "$status" -eq 0 ]
+	[ "$(head -c 2 "$W/zsnap.trace")" = at ]
+	apitrace dump "$W/zsnap.trace" >/dev/null 2>&1
+	# the same calls either way
+	[ "$(trace-decode "$W/zdef.trace" | grep -c 'fn: vkQueueSubmit,')" -eq 11 ]
+	[ "$(trace-decode "$W/zsnap.trace" | grep -c 'fn: vkQueueSubmit,')" -eq 11 ]
 }
 
 @test "without TRACEKIT_OUTPUT, or with it empty, the trace is PROGRAM.trace in the working directory" {

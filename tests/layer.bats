@@ -26,8 +26,9 @@ setup_file() {
 	export VK_LAYER_PATH="$TOP/build/layer:/usr/share/vulkan/explicit_layer.d"
 	# the programs, once under each layer: the tests read the results
 	rc=0
+	# (in Snappy, which apitrace 11 reads: the tests dump it with apitrace)
 	VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$W/cube.trace" \
-		timeout 120 vkcube --c 300 >"$W/cube.out" 2>"$W/cube.err" || rc=$?
+		TRACEKIT_COMPRESSION=snappy timeout 120 vkcube --c 300 >"$W/cube.out" 2>"$W/cube.err" || rc=$?
 	echo $rc >"$W/cube.rc"
 	timeout 120 vkcube --c 300 >"$W/cube-plain.out" 2>"$W/cube-plain.err" || true
 	VK_INSTANCE_LAYERS=VK_LAYER_LUNARG_gfxreconstruct GFXRECON_CAPTURE_FILE="$W/cube.gfxr" \
