@@ -45,7 +45,8 @@
 struct tk_object {
 	uint64_t handle;
 	bool image;
-	bool opaque;           /* an image of optimal tiling: not scanned */
+	bool opaque;           /* an image of optimal tiling, or an object the
+				* device only writes: not scanned */
 	VkDeviceSize size;     /* a buffer's size, an image's memory requirement */
 	tk_mem *mem;           /* bound memory, or NULL */
 	VkDeviceSize offset;   /* in mem */
@@ -731,10 +732,22 @@ static void del_object(tk_device *dev, uint64_t handle)
 	pthread_mutex_unlock(&dev->lock);
 }
 
+/* A buffer or image the device can only write into, never read (a copy's
+ * destination alone: ffmpeg's hwdownload, a readback): what the host
+ * writes there never reaches the device, and what changes there is what
+ * the device wrote, which the trace has as commands.  Not compared, as an
+ * image of optimal tiling: ffmpeg's trace carried every frame it read
+ * back as updates, a fifth of its bytes. */
+static bool device_never_reads(VkFlags usage)
+{
+	return usage && !(usage & ~(VkFlags)VK_BUFFER_USAGE_TRANSFER_DST_BIT);
+}
+
 void tk_post_vkCreateBuffer(tk_device *dev, vk_args_vkCreateBuffer *a)
 {
 	if (a->result == VK_SUCCESS)
-		add_object(dev, (uint64_t)*a->pBuffer, false, false, a->pCreateInfo->size);
+		add_object(dev, (uint64_t)*a->pBuffer, false, device_never_reads(a->pCreateInfo->usage),
+			   a->pCreateInfo->size);
 }
 
 void tk_pre_vkDestroyBuffer(tk_device *dev, vk_args_vkDestroyBuffer *a)
@@ -750,7 +763,8 @@ void tk_post_vkCreateImage(tk_device *dev, vk_args_vkCreateImage *a)
 	 * commands.  Such images are not compared. */
 	if (a->result == VK_SUCCESS)
 		add_object(dev, (uint64_t)*a->pImage, true,
-			   a->pCreateInfo->tiling == VK_IMAGE_TILING_OPTIMAL, 0);
+			   a->pCreateInfo->tiling == VK_IMAGE_TILING_OPTIMAL ||
+			   device_never_reads(a->pCreateInfo->usage), 0);
 }
 
 void tk_pre_vkDestroyImage(tk_device *dev, vk_args_vkDestroyImage *a)

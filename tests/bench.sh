@@ -70,5 +70,7 @@ bench_part() {
 }
 bench_part vma -x "$bin/vma-import"
 bench_part layer -f "$top/build/layer/VK_LAYER_TRACEKIT_capture.json"
+bench_part scenes -f "$top/build/layer/VK_LAYER_TRACEKIT_capture.json"
+bench_part programs -f "$top/build/layer/VK_LAYER_TRACEKIT_capture.json"
 bench_part replay -x "$bin/trace-replay"
 bench_part trim -x "$bin/trace-trim"

@@ -85,6 +85,24 @@ setup() {
 	trace-decode "$W/ff.trace" | python3 "$TOP/tests/updates.py" frames "$W/in.raw" $((320 * 240 * 4))
 }
 
+@test "the buffers ffmpeg reads frames back into, which the device only writes, get no update" {
+	# hwdownload's destinations have usage TRANSFER_DST alone; a handle's
+	# value comes back after a destroy, so each buffer is followed from
+	# its create: the updates of one while it is such a destination
+	trace-decode "$W/ff.trace" | awk '
+		/fn: vkCreateBuffer,/ {
+			match($0, /pBuffer: \[0x[0-9a-f]*\]/); h = substr($0, RSTART + 10, RLENGTH - 11)
+			dst[h] = /usage: VK_BUFFER_USAGE_TRANSFER_DST_BIT,/
+			if (dst[h]) n++
+		}
+		/fn: tracekit.update/ {
+			match($0, /object: 0x[0-9a-f]*/); h = substr($0, RSTART + 8, RLENGTH - 8)
+			if (dst[h]) bad++; else ok++
+		}
+		END { printf "%d readback buffers, %d updates of them, %d of others\n", n, bad, ok
+		      exit !(n > 0 && ok > 0 && bad == 0) }'
+}
+
 @test "ffmpeg's trace replays under the validation layer without an error or a warning" {
 	run trace-replay --validate "$W/ff.trace"
 	echo "$output"

@@ -5,7 +5,8 @@
  * buffer (what a replay starts from), must give the buffer's bytes;
  * bytes of the memory outside the buffer reach no update; a submit that
  * follows no write writes nothing; and written bytes cost no more than
- * the runs they make.  Dense and sparse runs, the GAP between runs, and
+ * the runs they make; a buffer the device only writes gets no update.
+ * Dense and sparse runs, the GAP between runs, and
  * the vectorised compares are all reached by the patterns below.
  */
 #include "../../layer/memory.c"
@@ -148,6 +149,30 @@ int main(void)
 		check(updates == 0, "round %d: a submit after no write wrote %zu updates", round,
 		      updates);
 	}
+
+	/* a buffer the device only writes (a readback's destination), bound
+	 * over the memory past BUF: what changes there reaches no update */
+	VkBuffer dst = (VkBuffer)(uintptr_t)0x400;
+	VkBufferCreateInfo di = { .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, .size = 8192,
+				  .usage = VK_BUFFER_USAGE_TRANSFER_DST_BIT };
+	vk_args_vkCreateBuffer cdst = { .pCreateInfo = &di, .pBuffer = &dst };
+	tk_post_vkCreateBuffer(&dev, &cdst);
+	vk_args_vkBindBufferMemory bd = { .buffer = dst, .memory = memory,
+					  .memoryOffset = BUF_AT + BUF_SIZE };
+	tk_post_vkBindBufferMemory(&dev, &bd);
+	memset(mapped + BUF_AT + BUF_SIZE, 0x77, 8192);
+	submit(&dev);
+	check(updates == 0, "a buffer of usage TRANSFER_DST alone: %zu updates", updates);
+	/* the same with TRANSFER_SRC too: the device may read it */
+	VkBuffer both = (VkBuffer)(uintptr_t)0x500;
+	di.usage |= VK_BUFFER_USAGE_TRANSFER_SRC_BIT;
+	vk_args_vkCreateBuffer cboth = { .pCreateInfo = &di, .pBuffer = &both };
+	tk_post_vkCreateBuffer(&dev, &cboth);
+	bd.buffer = both;
+	tk_post_vkBindBufferMemory(&dev, &bd);
+	submit(&dev);
+	check(updates > 0 && bytes_out >= 8192, "a buffer the device may read: %zu updates, %zu bytes",
+	      updates, bytes_out);
 	tk_memory_fini(&dev);
 	free(mapped);
 	return unit_done("test_layer_memory");
