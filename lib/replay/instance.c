@@ -415,7 +415,7 @@ void vkr_device_teardown(vkr *r)
 			free((memobj *)(uintptr_t)r->mems.vals[i]);
 	tmap_free(&r->mems);
 	vkr_free_templates(r);
-	vkr_present_fences_free(r);
+	vkr_fold_free(r);
 	if (r->fence)
 		vkDestroyFence(r->dev.device, r->fence, NULL);
 	if (r->pool)

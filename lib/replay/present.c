@@ -1,6 +1,7 @@
 /*
- * Swapchains: offscreen images, acquires and presents as submits of our
- * own, and the screenshots of presented frames.
+ * Swapchains: offscreen images, acquires and presents folded into the
+ * application's submits (as batches of our own under --loop), and the
+ * screenshots of presented frames.
  */
 #include "replay_internal.h"
 
@@ -121,6 +122,13 @@ void vkr_acquire(vkr *r, uint64_t cap_swapchain, uint32_t index, uint64_t cap_se
 	uint64_t sem = 0, fence = 0;
 	if (!vkr_map_get(r, r->h_semaphore, cap_sem, &sem) || !vkr_map_get(r, r->h_fence, cap_fence, &fence))
 		vkr_fatal(r, "the acquire's semaphore or fence is unknown");
+	/* without a fence, nothing to signal but the semaphore: the first
+	 * submit that waits on it leaves the wait out instead */
+	if (!fence && sem && !r->loop) {
+		tmap_set(&r->fold_acquired, sem, TAG_ACQUIRED, 1);
+		r->calls++;
+		return;
+	}
 	VkPipelineStageFlags stage = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
 	VkSemaphore ssem = (VkSemaphore)(uintptr_t)sem;
 	VkSubmitInfo si = {
@@ -140,9 +148,44 @@ void vkr_acquire(vkr *r, uint64_t cap_swapchain, uint32_t index, uint64_t cap_se
 
 static void screenshot(vkr *r, swapchain *s, uint32_t index, int64_t frame);
 
+/* Notes that QUEUE's batches wait on semaphore CAP (a capture handle). */
+static void waited_by(vkr *r, uint64_t cap, VkQueue queue)
+{
+	tmap_set(&r->waited_by, cap, TAG_WAITED_BY, (uint64_t)(uintptr_t)queue);
+}
+
+static void fold_wait(vkr *r, VkSemaphore live, uint64_t cap)
+{
+	for (uint32_t i = 0; i < r->nfold_waits; i++)
+		if (r->fold_waits[i] == live)
+			return;
+	if (r->nfold_waits == r->capfold_waits) {
+		r->capfold_waits = r->capfold_waits ? 2 * r->capfold_waits : 8;
+		r->fold_waits = trace_xrealloc(r->fold_waits, r->capfold_waits * sizeof(*r->fold_waits));
+		r->fold_waits_cap = trace_xrealloc(r->fold_waits_cap,
+						   r->capfold_waits * sizeof(*r->fold_waits_cap));
+	}
+	r->fold_waits[r->nfold_waits] = live;
+	r->fold_waits_cap[r->nfold_waits++] = cap;
+}
+
+/* The semaphores a present waits on, into the folded waits. */
+static void present_fold(void *ctx, const vk_sync_use *u)
+{
+	vkr *r = ctx;
+	if (u->fence || u->op != VK_SYNC_WAIT)
+		return;
+	uint64_t live = vkr_need(r, r->h_semaphore, u->handle);
+	/* a present of an image as acquired: the acquire signalled nothing */
+	if (r->fold_acquired.n && tmap_del(&r->fold_acquired, live, TAG_ACQUIRED, NULL))
+		return;
+	fold_wait(r, (VkSemaphore)(uintptr_t)live, u->handle);
+}
+
 /* The semaphores a present waits on, live: a batch of ours waits on them. */
 typedef struct present_waits {
 	vkr *r;
+	VkQueue queue;
 	VkSemaphore *sem;
 	VkPipelineStageFlags *stage;
 	uint32_t n;
@@ -155,66 +198,20 @@ static void present_wait(void *ctx, const vk_sync_use *u)
 		return;
 	w->sem[w->n] = (VkSemaphore)(uintptr_t)vkr_need(w->r, w->r->h_semaphore, u->handle);
 	w->stage[w->n++] = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+	waited_by(w->r, u->handle, w->queue);
 }
 
-/* The fence of the next present batch: a slot of the ring, free once the
- * batch PRESENT_FENCES presents ago is done (long done, but for a bound). */
-static VkFence present_fence(vkr *r)
-{
-	VkDevice dev = r->dev.device;
-	VkFence *f = &r->present_fences[r->presents % PRESENT_FENCES];
-	if (!*f) {
-		VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-		if (vkCreateFence(dev, &fci, NULL, f) != VK_SUCCESS)
-			vkr_fatal(r, "cannot make a fence for the present's batch");
-		return *f;
-	}
-	vkr_bounded(r, vkWaitForFences(dev, 1, f, VK_TRUE, vkr_wait_ns(r)),
-		    "an earlier present's batch");
-	vkResetFences(dev, 1, f);
-	return *f;
-}
-
-/* Notes the semaphores the present batch just submitted waits on. */
-static void present_waited(void *ctx, const vk_sync_use *u)
-{
-	vkr *r = ctx;
-	if (!u->fence && u->op == VK_SYNC_WAIT)
-		tmap_set(&r->present_waits, u->handle, TAG_PRESENT_WAIT, r->presents);
-}
-
-void vkr_present_release(vkr *r, uint64_t cap)
-{
-	uint64_t n;
-	if (!cap || !tmap_del(&r->present_waits, cap, TAG_PRESENT_WAIT, &n))
-		return;
-	/* a batch PRESENT_FENCES or more presents ago: its fence was waited
-	 * for when its slot was taken again */
-	if (r->presents - n >= PRESENT_FENCES)
-		return;
-	VkFence *f = &r->present_fences[(n - 1) % PRESENT_FENCES];
-	vkr_bounded(r, vkWaitForFences(r->dev.device, 1, f, VK_TRUE, vkr_wait_ns(r)),
-		    "the present's batch that waits on the semaphore");
-}
-
-void vkr_present_fences_free(vkr *r)
-{
-	for (int i = 0; i < PRESENT_FENCES; i++)
-		if (r->present_fences[i])
-			vkDestroyFence(r->dev.device, r->present_fences[i], NULL);
-	memset(r->present_fences, 0, sizeof(r->present_fences));
-	r->presents = 0;
-	tmap_free(&r->present_waits);
-}
-
-void vkr_present(vkr *r, vk_args_vkQueuePresentKHR *a)
+/* --loop: a present as a batch of our own on QUEUE, which waits on what
+ * the present waits on and signals each image's 'presented' semaphore,
+ * which the next acquire of the image waits on (a pass replays the
+ * range's presents and acquires again: folded into submits, what a pass
+ * left pending would reach the next). */
+static void present_batch(vkr *r, VkQueue queue, vk_args_vkQueuePresentKHR *a)
 {
 	const VkPresentInfoKHR *pi = a->pPresentInfo;
-	if (!pi)
-		vkr_fatal(r, "vkQueuePresentKHR without pPresentInfo");
-	uint64_t queue = vkr_need(r, r->h_queue, (uint64_t)(uintptr_t)a->queue);
 	present_waits w = {
 		.r = r,
+		.queue = queue,
 		.sem = trace_arena_alloc(&r->arena, sizeof(VkSemaphore) * (pi->waitSemaphoreCount + 1)),
 		.stage = trace_arena_alloc(&r->arena, sizeof(VkPipelineStageFlags) *
 					   (pi->waitSemaphoreCount + 1)),
@@ -225,8 +222,6 @@ void vkr_present(vkr *r, vk_args_vkQueuePresentKHR *a)
 	for (uint32_t i = 0; i < pi->swapchainCount; i++) {
 		swapchain *s = swapchain_get(r, (uint64_t)(uintptr_t)pi->pSwapchains[i]);
 		uint32_t idx = pi->pImageIndices ? pi->pImageIndices[i] : 0;
-		if (!s || idx >= s->n)
-			vkr_fatal(r, "present of an unknown swapchain or image");
 		if (!s->pending[idx]) {
 			signals[nsignals++] = s->presented[idx];
 			s->pending[idx] = true;
@@ -240,12 +235,221 @@ void vkr_present(vkr *r, vk_args_vkQueuePresentKHR *a)
 		.signalSemaphoreCount = nsignals,
 		.pSignalSemaphores = signals,
 	};
-	VkResult res = vkQueueSubmit((VkQueue)(uintptr_t)queue, 1, &si, present_fence(r));
+	VkResult res = vkQueueSubmit(queue, 1, &si, VK_NULL_HANDLE);
 	r->calls++;
 	if (res != VK_SUCCESS)
 		vkr_fatal(r, "the present's submit failed: %s", vkr_result_name(res));
-	r->presents++;
-	vk_sync_walk(VK_SYNC_PRESENT, a, VK_SUCCESS, present_waited, r);
+}
+
+
+void vkr_fold_flush(vkr *r)
+{
+	if (!vkr_fold_pending(r))
+		return;
+	uint32_t nsig = 0;
+	VkSemaphore *sig = trace_arena_alloc(&r->arena, sizeof(*sig) * (r->fold_acquired.n + 1));
+	for (size_t i = 0; i < r->fold_acquired.cap; i++)
+		if (tmap_used(&r->fold_acquired, i))
+			sig[nsig++] = (VkSemaphore)(uintptr_t)r->fold_acquired.keys[i];
+	VkPipelineStageFlags *stage = trace_arena_alloc(&r->arena, sizeof(*stage) * (r->nfold_waits + 1));
+	for (uint32_t i = 0; i < r->nfold_waits; i++) {
+		stage[i] = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+		waited_by(r, r->fold_waits_cap[i], r->dev.queue);
+	}
+	VkSubmitInfo si = {
+		.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+		.waitSemaphoreCount = r->nfold_waits,
+		.pWaitSemaphores = r->fold_waits,
+		.pWaitDstStageMask = stage,
+		.signalSemaphoreCount = nsig,
+		.pSignalSemaphores = sig,
+	};
+	VkResult res = vkQueueSubmit(r->dev.queue, 1, &si, VK_NULL_HANDLE);
+	r->calls++;
+	if (res != VK_SUCCESS)
+		vkr_fatal(r, "the presents' and acquires' batch failed: %s", vkr_result_name(res));
+	r->nfold_waits = 0;
+	tmap_free(&r->fold_acquired);
+}
+
+/* Whether the waits of a batch (N semaphores, live) hold an acquire's. */
+static bool waits_acquired(vkr *r, const VkSemaphore *sem, uint32_t n)
+{
+	for (uint32_t i = 0; r->fold_acquired.n && i < n; i++)
+		if (tmap_at(&r->fold_acquired, (uint64_t)(uintptr_t)sem[i], TAG_ACQUIRED))
+			return true;
+	return false;
+}
+
+/* The timeline values of a batch, where its chain has them (waits of
+ * binary semaphores have a value there too, ignored); NULL if none. */
+static const VkTimelineSemaphoreSubmitInfo *timeline_of(const void *next)
+{
+	for (const VkBaseInStructure *b = next; b; b = b->pNext)
+		if (b->sType == VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO)
+			return (const VkTimelineSemaphoreSubmitInfo *)b;
+	return NULL;
+}
+
+/* A chain folding knows all of: nothing in it counts waits but the
+ * timeline values (a device group's indices would). */
+static bool foldable_chain(const void *next)
+{
+	for (const VkBaseInStructure *b = next; b; b = b->pNext)
+		if (b->sType != VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO)
+			return false;
+	return true;
+}
+
+const VkSubmitInfo *vkr_fold_submit(vkr *r, VkQueue queue, const VkSubmitInfo *si, uint32_t n)
+{
+	if (!vkr_fold_pending(r) || !si || !n)
+		return si;
+	for (uint32_t b = 0; b < n; b++)
+		if (!foldable_chain(si[b].pNext)) {
+			vkr_fold_flush(r);
+			return si;
+		}
+	VkSubmitInfo *out = trace_arena_alloc(&r->arena, sizeof(*out) * n);
+	memcpy(out, si, sizeof(*out) * n);
+	for (uint32_t b = 0; b < n; b++) {
+		uint32_t extra = b ? 0 : r->nfold_waits;
+		if (!extra && !waits_acquired(r, si[b].pWaitSemaphores, si[b].waitSemaphoreCount))
+			continue;
+		uint32_t cap = si[b].waitSemaphoreCount + extra, k = 0;
+		VkSemaphore *sem = trace_arena_alloc(&r->arena, sizeof(*sem) * (cap + 1));
+		VkPipelineStageFlags *stage = trace_arena_alloc(&r->arena, sizeof(*stage) * (cap + 1));
+		uint64_t *val = trace_arena_alloc(&r->arena, sizeof(*val) * (cap + 1));
+		const VkTimelineSemaphoreSubmitInfo *tl = timeline_of(si[b].pNext);
+		for (uint32_t i = 0; i < extra; i++) {
+			sem[k] = r->fold_waits[i];
+			stage[k] = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+			val[k++] = 0;
+			waited_by(r, r->fold_waits_cap[i], queue);
+		}
+		for (uint32_t i = 0; i < si[b].waitSemaphoreCount; i++) {
+			uint64_t acquired;
+			if (tmap_del(&r->fold_acquired, (uint64_t)(uintptr_t)si[b].pWaitSemaphores[i],
+				     TAG_ACQUIRED, &acquired))
+				continue;
+			sem[k] = si[b].pWaitSemaphores[i];
+			stage[k] = si[b].pWaitDstStageMask ? si[b].pWaitDstStageMask[i]
+							   : VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+			val[k++] = tl && tl->pWaitSemaphoreValues && i < tl->waitSemaphoreValueCount
+					   ? tl->pWaitSemaphoreValues[i] : 0;
+		}
+		out[b].waitSemaphoreCount = k;
+		out[b].pWaitSemaphores = sem;
+		out[b].pWaitDstStageMask = stage;
+		if (tl && tl->waitSemaphoreValueCount) {
+			VkTimelineSemaphoreSubmitInfo *t2 = trace_arena_alloc(&r->arena, sizeof(*t2));
+			*t2 = *tl;
+			t2->waitSemaphoreValueCount = k;
+			t2->pWaitSemaphoreValues = val;
+			out[b].pNext = t2;  /* the chain held nothing else (foldable_chain) */
+		}
+	}
+	r->nfold_waits = 0;
+	return out;
+}
+
+const VkSubmitInfo2 *vkr_fold_submit2(vkr *r, VkQueue queue, const VkSubmitInfo2 *si, uint32_t n)
+{
+	if (!vkr_fold_pending(r) || !si || !n)
+		return si;
+	VkSubmitInfo2 *out = trace_arena_alloc(&r->arena, sizeof(*out) * n);
+	memcpy(out, si, sizeof(*out) * n);
+	for (uint32_t b = 0; b < n; b++) {
+		uint32_t extra = b ? 0 : r->nfold_waits;
+		uint32_t cap = si[b].waitSemaphoreInfoCount + extra, k = 0;
+		VkSemaphoreSubmitInfo *w = trace_arena_alloc(&r->arena, sizeof(*w) * (cap + 1));
+		for (uint32_t i = 0; i < extra; i++) {
+			w[k++] = (VkSemaphoreSubmitInfo){
+				.sType = VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO,
+				.semaphore = r->fold_waits[i],
+				.stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT};
+			waited_by(r, r->fold_waits_cap[i], queue);
+		}
+		bool changed = extra;
+		for (uint32_t i = 0; i < si[b].waitSemaphoreInfoCount; i++) {
+			const VkSemaphoreSubmitInfo *x = &si[b].pWaitSemaphoreInfos[i];
+			if (r->fold_acquired.n && tmap_del(&r->fold_acquired, (uint64_t)(uintptr_t)x->semaphore,
+							   TAG_ACQUIRED, NULL)) {
+				changed = true;
+				continue;
+			}
+			w[k++] = *x;
+		}
+		if (changed) {
+			out[b].waitSemaphoreInfoCount = k;
+			out[b].pWaitSemaphoreInfos = w;
+		}
+	}
+	r->nfold_waits = 0;
+	return out;
+}
+
+void vkr_present_release(vkr *r, uint64_t cap)
+{
+	uint64_t live = 0, q;
+	if (!cap)
+		return;
+	/* folded, never submitted: out of what is pending */
+	if (vkr_map_get(r, r->h_semaphore, cap, &live) && live) {
+		tmap_del(&r->fold_acquired, live, TAG_ACQUIRED, NULL);
+		for (uint32_t i = 0; i < r->nfold_waits; i++)
+			if (r->fold_waits[i] == (VkSemaphore)(uintptr_t)live) {
+				r->fold_waits[i] = r->fold_waits[--r->nfold_waits];
+				r->fold_waits_cap[i] = r->fold_waits_cap[r->nfold_waits];
+				break;
+			}
+	}
+	/* a batch waits on it that the application's fences say nothing of
+	 * (libplacebo destroys its 'swapchain out' semaphores at teardown
+	 * after its own fences only): its queue's work so far is done first */
+	if (!tmap_del(&r->waited_by, cap, TAG_WAITED_BY, &q) || !q)
+		return;
+	VkDevice dev = r->dev.device;
+	VkResult res;
+	vkResetFences(dev, 1, &r->fence);
+	if ((res = vkQueueSubmit((VkQueue)(uintptr_t)q, 0, NULL, r->fence)) != VK_SUCCESS)
+		vkr_fatal(r, "a fence after the batch that waits on the semaphore: %s",
+			  vkr_result_name(res));
+	vkr_bounded(r, vkWaitForFences(dev, 1, &r->fence, VK_TRUE, vkr_wait_ns(r)),
+		    "the batch that waits on the semaphore");
+}
+
+void vkr_fold_free(vkr *r)
+{
+	free(r->fold_waits);
+	free(r->fold_waits_cap);
+	r->fold_waits = NULL;
+	r->fold_waits_cap = NULL;
+	r->nfold_waits = r->capfold_waits = 0;
+	TMAP_FREE(&r->fold_acquired, &r->waited_by);
+}
+
+void vkr_present(vkr *r, vk_args_vkQueuePresentKHR *a)
+{
+	const VkPresentInfoKHR *pi = a->pPresentInfo;
+	if (!pi)
+		vkr_fatal(r, "vkQueuePresentKHR without pPresentInfo");
+	uint64_t queue = vkr_need(r, r->h_queue, (uint64_t)(uintptr_t)a->queue);
+	for (uint32_t i = 0; i < pi->swapchainCount; i++) {
+		swapchain *s = swapchain_get(r, (uint64_t)(uintptr_t)pi->pSwapchains[i]);
+		uint32_t idx = pi->pImageIndices ? pi->pImageIndices[i] : 0;
+		if (!s || idx >= s->n)
+			vkr_fatal(r, "present of an unknown swapchain or image");
+	}
+	if (!r->loop) {
+		/* nothing shows the image: what the present waits on, the next
+		 * submit waits on (an acquire's semaphore, never signalled, is
+		 * left out), and no batch of our own is submitted */
+		vk_sync_walk(VK_SYNC_PRESENT, a, VK_SUCCESS, present_fold, r);
+		r->calls++;
+	} else {
+		present_batch(r, (VkQueue)(uintptr_t)queue, a);
+	}
 	if (pi->pResults)
 		for (uint32_t i = 0; i < pi->swapchainCount; i++)
 			pi->pResults[i] = VK_SUCCESS;

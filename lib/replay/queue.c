@@ -181,6 +181,7 @@ static uint32_t gpu_batch_slot(vkr *r, gpu_timer *t, bool timeable, uint32_t *k)
 void vkr_submit(vkr *r, const cmd_entry *e, vk_args_vkQueueSubmit *a)
 {
 	vkr_remap_args(r, e->cmd, a);
+	a->pSubmits = vkr_fold_submit(r, a->queue, a->pSubmits, a->submitCount);
 	gpu_timer *t = gpu_timer_for(r, a->queue);
 	uint32_t k = 0;
 	if (t && a->pSubmits) {
@@ -207,6 +208,7 @@ void vkr_submit(vkr *r, const cmd_entry *e, vk_args_vkQueueSubmit *a)
 void vkr_submit2(vkr *r, const cmd_entry *e, vk_args_vkQueueSubmit2 *a)
 {
 	vkr_remap_args(r, e->cmd, a);
+	a->pSubmits = vkr_fold_submit2(r, a->queue, a->pSubmits, a->submitCount);
 	gpu_timer *t = gpu_timer_for(r, a->queue);
 	uint32_t k = 0;
 	if (t && a->pSubmits) {

@@ -142,7 +142,7 @@ enum tag {
 	TAG_SIG = 1, TAG_OBJ, TAG_MEM, TAG_SWAPCHAIN, TAG_TEMPLATE, TAG_QUEUE,
 	/* --loop */
 	TAG_CBLOG, TAG_DPOOL, TAG_FENCE, TAG_BINARY, TAG_TIMELINE, TAG_SHIFT, TAG_BASE,
-	TAG_RESTORE, TAG_RESET, TAG_PRESENT_WAIT,
+	TAG_RESTORE, TAG_RESET, TAG_ACQUIRED, TAG_WAITED_BY,
 };
 
 /*
@@ -153,7 +153,6 @@ enum tag {
  * is full): the replay does not wait for the GPU to time it.
  */
 #define GPU_SLOTS 128
-#define PRESENT_FENCES 8
 
 typedef struct gpu_timer {
 	bool usable;                /* the family has timestamps */
@@ -204,16 +203,18 @@ typedef struct vkr {
 	VkCommandPool pool;
 	VkCommandBuffer cb;
 	VkFence fence;
-	/* A present is a batch of ours that waits on the application's
-	 * semaphores.  The application may destroy such a semaphore once its
-	 * own fences say its work is done (libplacebo does at teardown), and
-	 * those say nothing of our batch; so each present's batch signals a
-	 * fence of this ring, and a semaphore a present waited on is
-	 * destroyed after that fence (present.c). */
-	VkFence present_fences[PRESENT_FENCES];
-	uint64_t presents;    /* present batches submitted */
-	tmap present_waits;   /* (capture semaphore, TAG_PRESENT_WAIT) -> the
-			       * number of the present batch that waited on it, + 1 */
+	/* Presents and acquires, folded into the application's next submit
+	 * (present.c): what the presents since waited on, to be waited on by
+	 * that submit's first batch, and the acquires' semaphores, signalled
+	 * by no batch, so that a wait on one is left out of it.  On a real GPU
+	 * each batch of our own cost a submit and a semaphore hop between
+	 * batches: vkcube's frame took 70 us there for 41 us of GPU time. */
+	VkSemaphore *fold_waits;
+	uint64_t *fold_waits_cap;  /* their capture handles */
+	uint32_t nfold_waits, capfold_waits;
+	tmap fold_acquired;   /* (live semaphore, TAG_ACQUIRED) -> 1 */
+	tmap waited_by;       /* (capture semaphore, TAG_WAITED_BY) -> the live queue
+			       * a batch of ours, or one we added a wait to, waits on it */
 	uint64_t fake_next;
 	/* the record in progress */
 	const trace_call *call;
@@ -370,11 +371,23 @@ void vkr_swapchain_images(vkr *r, vk_args_vkGetSwapchainImagesKHR *a);
 void vkr_acquire(vkr *r, uint64_t cap_swapchain, uint32_t index, uint64_t cap_sem,
 		 uint64_t cap_fence, VkResult cap_res);
 void vkr_present(vkr *r, vk_args_vkQueuePresentKHR *a);
-/* Before the application's semaphore CAP is destroyed: the present batch
- * that waited on it last is done. */
+/* Before the application's semaphore CAP is destroyed: it is left out of
+ * what is folded, and a batch of ours that waits on it is done. */
 void vkr_present_release(vkr *r, uint64_t cap);
-/* The present batches' fences, at the device's end (after it idles). */
-void vkr_present_fences_free(vkr *r);
+/* The presents' and acquires' folded waits and signals as a batch of
+ * their own, now: before a call that may use them otherwise. */
+void vkr_fold_flush(vkr *r);
+static inline bool vkr_fold_pending(const vkr *r)
+{
+	return r->nfold_waits || r->fold_acquired.n;
+}
+/* The first batch of a submit to QUEUE waits on what the presents since
+ * waited on; waits on the acquires' semaphores are left out: SI (N
+ * batches, live handles), copied into the arena where changed. */
+const VkSubmitInfo *vkr_fold_submit(vkr *r, VkQueue queue, const VkSubmitInfo *si, uint32_t n);
+const VkSubmitInfo2 *vkr_fold_submit2(vkr *r, VkQueue queue, const VkSubmitInfo2 *si, uint32_t n);
+/* What folding keeps, at the device's end. */
+void vkr_fold_free(vkr *r);
 
 /* queue.c: submits, their GPU time and the statistics (--stats) */
 void vkr_gpu_poll(vkr *r, bool wait);
