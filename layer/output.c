@@ -175,6 +175,8 @@ static struct {
 	uint64_t flush_done;     /* the last one the writer did */
 	uint64_t head_ms;        /* when the queue's first record came */
 	uint64_t writing_ms;     /* the writer's batch's, until it is written; 0 */
+	bool idle;               /* the writer runs at SCHED_IDLE, */
+	bool raised;             /* or did until a thread waited for it */
 	pthread_cond_t done;     /* flush_done moved, or closed */
 	pthread_t thread;
 	trace_writer *w;
@@ -340,6 +342,27 @@ static bool writer_behind(void)
 	return oldest && out.header_ready && now_ms() - oldest > TK_STALE_MS;
 }
 
+/*
+ * Under out.lock.  The first time a thread of the program has to wait for
+ * the writer, the writer (and so the compressor, which follows the thread
+ * that feeds it: lib/stream/sink.c) leaves SCHED_IDLE for the usual
+ * scheduling, for good: on cores that other processes keep busy, a
+ * writer at SCHED_IDLE gets almost no CPU, and the program waits on it.
+ * glmark2-zink's default list (5 frames a scene) beside two spinning
+ * processes took +40 to +113 s under the layer (native 8-11 s); raised
+ * only while a thread waited and lowered once it had caught up, +7 to
+ * +45 s, for it fell behind again at once.  A program that never waits
+ * keeps its idle writer.
+ */
+static void writer_raise(void)
+{
+	if (!out.idle || out.raised)
+		return;
+	struct sched_param sp = { 0 };
+	if (pthread_setschedparam(out.thread, SCHED_OTHER, &sp) == 0)
+		out.raised = true;
+}
+
 static void push(tk_rec *r)
 {
 	size_t bytes = r->call.arena.total + r->own_len + sizeof(*r);
@@ -349,11 +372,15 @@ static void push(tk_rec *r)
 		discard(r);
 		return;
 	}
-	while (out.queued > TK_QUEUE_LIMIT && out.header_ready && out.running)
+	while (out.queued > TK_QUEUE_LIMIT && out.header_ready && out.running) {
+		writer_raise();
 		pthread_cond_wait(&out.room, &out.lock);
+	}
 	if (out.nqueued % TK_STALE_EVERY == TK_STALE_EVERY - 1)
-		while (out.running && !out.stop && writer_behind())
+		while (out.running && !out.stop && writer_behind()) {
+			writer_raise();
 			pthread_cond_wait(&out.room, &out.lock);
+		}
 	if (!out.head)
 		out.head_ms = now_ms();
 	append(r);
@@ -561,23 +588,33 @@ static int write_rec(tk_rec *r, tk_rec **done, trace_error *err)
 }
 
 /*
- * The writer's scheduling: SCHED_IDLE unless TRACEKIT_WRITER_SCHED=normal.
- * Threads it starts (the sink's compressor) inherit it.  On 2 cores
+ * The writer's scheduling, TRACEKIT_WRITER_SCHED: auto (the default),
+ * SCHED_IDLE until a thread of the program first waits for it, then as
+ * usual (writer_raise); idle, SCHED_IDLE throughout; normal, as usual.
+ * Threads it starts (the sink's compressor) follow it.  On 2 cores
  * running glmark2-zink, whose threads leave a core idle about half the
- * time, this took the capture's wall-time overhead from 0.23 s to 0.13 s
- * (medians of each turn's difference, 10 turns).
+ * time, SCHED_IDLE took the capture's wall-time overhead from 0.23 s to
+ * 0.13 s (medians of each turn's difference, 10 turns).
  */
 static void writer_sched(void)
 {
 	const char *v = getenv("TRACEKIT_WRITER_SCHED");
 	if (v && !strcmp(v, "normal"))
 		return;
-	if (v && *v && strcmp(v, "idle"))
-		fprintf(stderr, "tracekit: TRACEKIT_WRITER_SCHED=%s: expected idle or normal; "
-			"using idle\n", v);
+	bool stay = v && !strcmp(v, "idle");
+	if (v && *v && !stay && strcmp(v, "auto"))
+		fprintf(stderr, "tracekit: TRACEKIT_WRITER_SCHED=%s: expected auto, idle or normal; "
+			"using auto\n", v);
 	struct sched_param sp = { 0 };
-	if (pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp) != 0)
+	if (pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp) != 0) {
 		fprintf(stderr, "tracekit: cannot lower the writer's priority; it runs as usual\n");
+		return;
+	}
+	if (stay)
+		return;
+	pthread_mutex_lock(&out.lock);
+	out.idle = true;
+	pthread_mutex_unlock(&out.lock);
 }
 
 /* The realtime clock MS milliseconds from now, for timed waits. */

@@ -11,10 +11,14 @@
 #   added time   a scene's wall time under a layer minus its native wall
 #                time, the median over $RUNS turns taken in turn (native,
 #                ours, GFXR), per scene and summed over the scenes
+#   overhead     the whole list in $PAIRS turns (native, ours, GFXR's),
+#                the median of the turns' ratios of added time, with its
+#                spread, on a quiet machine and with every core kept busy;
+#                goal: ours <= 0.5x GFXR's
 #
 # Figures, not a test: it fails only when a program does.
 #   tests/bench-scenes.sh                 (after make)
-#   RUNS=3 NFRAMES=40 tests/bench-scenes.sh
+#   RUNS=3 NFRAMES=40 PAIRS=11 OVERHEAD_FRAMES=10 tests/bench-scenes.sh
 #   SCENES='build:use-vbo=true refract' tests/bench-scenes.sh   (a few only)
 set -eu
 . "$(dirname "$0")/bench-lib.sh"
@@ -114,6 +118,52 @@ if [ "$(echo "$d_gfxr > 0" | bc -l)" = 1 ]; then
 	printf '%-52s %s\n' "added time, summed over scenes, ours / GFXR's:" \
 		"$(ratio "$d_ours" "$d_gfxr")x (${d_ours}s vs ${d_gfxr}s); goal <= 0.5x"
 fi
+
+# --- overhead: the whole list, paired turns, quiet and busy -------------
+# PAIRS turns of the whole default list (OVERHEAD_FRAMES frames a scene),
+# each turn native, ours, GFXR's in that order: per turn, each layer's
+# added time over that turn's native run; the median of the turns' ratios
+# ours / GFXR's, with their spread.  Then the same with every core kept
+# busy by another process (a spinning shell per core, at the same
+# priority), as a game that uses every core would.
+pairs=${PAIRS:-11}
+oframes=${OVERHEAD_FRAMES:-10}
+whole=(glmark2 -s 400x300 -b ":nframes=$oframes")
+hogs=()
+# series NAME: the turns, then the figure line
+series() {
+	local d_o=() d_x=() q=() t
+	for t in $(seq "$pairs"); do
+		run_glmark "${zink[@]}" -- "${whole[@]}"
+		must "glmark2-zink, the default list"
+		local n=$secs
+		run_glmark "${zink[@]}" "${ours[@]}" TRACEKIT_OUTPUT="$work/o.trace" -- "${whole[@]}"
+		must "glmark2-zink, the default list, under our layer" "$work/o.trace"
+		d_o+=("$(echo "$secs - $n" | bc -l)")
+		run_glmark "${zink[@]}" "${gfxr[@]}" GFXRECON_CAPTURE_FILE="$work/o.gfxr" -- "${whole[@]}"
+		must "glmark2-zink, the default list, under GFXReconstruct" "$work/o.gfxr"
+		d_x+=("$(echo "$secs - $n" | bc -l)")
+		q+=("$(echo "${d_o[-1]} / ${d_x[-1]}" | bc -l)")
+		rm -f "$work/o.trace" "$work/o.gfxr"
+	done
+	local lo hi
+	lo=$(printf '%s\n' "${q[@]}" | sort -g | head -1)
+	hi=$(printf '%s\n' "${q[@]}" | sort -g | tail -1)
+	printf '%-52s %.2fx (turns %.2f to %.2f); ours +%.2fs, GFXR +%.2fs (medians); goal <= 0.5x\n' \
+		"added time, whole list, $1, ours / GFXR's:" "$(median "${q[@]}")" "$lo" "$hi" \
+		"$(median "${d_o[@]}")" "$(median "${d_x[@]}")"
+}
+echo
+echo "overhead: the whole default list, $oframes frames a scene, $pairs turns each of native, ours, GFXR's"
+series quiet
+for _ in $(seq "$(nproc)"); do
+	setsid sh -c 'while :; do :; done' </dev/null >/dev/null 2>&1 &
+	hogs+=($!)
+done
+trap 'kill "${hogs[@]}" 2>/dev/null; bench_cleanup' EXIT
+series "busy ($(nproc) spinning processes)"
+kill "${hogs[@]}" 2>/dev/null || true
+
 if [ "$retried" -gt 0 ]; then
 	echo "($retried glmark2 runs were run again after an X error at teardown)"
 fi

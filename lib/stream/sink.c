@@ -195,6 +195,7 @@ typedef struct trace_sink_worker {
 	bool stop;
 	int error;               /* errno of a failed write, or 0 */
 	trace_sink *k;
+	pthread_t feeder;        /* the thread that made it and hands it blocks */
 } trace_sink_worker;
 
 static void put_u32(uint8_t *p, uint32_t v)
@@ -265,10 +266,25 @@ static int compress_block(trace_sink *k, const uint8_t *block, size_t len)
 					      : snappy_chunk(k, block, len);
 }
 
+/* The worker runs as the thread that feeds it: a writer whose
+ * scheduling changes (the capture layer raises its SCHED_IDLE writer
+ * while the program waits for it) takes its compressor along. */
+static void follow_sched(pthread_t feeder, int *policy)
+{
+	struct sched_param sp;
+	int p;
+	if (pthread_getschedparam(feeder, &p, &sp) == 0 && p != *policy &&
+	    pthread_setschedparam(pthread_self(), p, &sp) == 0)
+		*policy = p;
+}
+
 static void *worker_main(void *arg)
 {
 	trace_sink_worker *wk = arg;
 	pthread_setname_np(pthread_self(), "tracekit-pack");
+	struct sched_param sp;
+	int policy = SCHED_OTHER;
+	pthread_getschedparam(pthread_self(), &policy, &sp);
 	pthread_mutex_lock(&wk->lock);
 	for (;;) {
 		while (!wk->block && !wk->stop)
@@ -278,6 +294,7 @@ static void *worker_main(void *arg)
 		uint8_t *block = wk->block;
 		size_t len = wk->len;
 		pthread_mutex_unlock(&wk->lock);
+		follow_sched(wk->feeder, &policy);
 		int e = wk->error ? 0 : compress_block(wk->k, block, len);
 		pthread_mutex_lock(&wk->lock);
 		if (e)
@@ -343,6 +360,7 @@ static int block_handoff(trace_sink *k, trace_error *err)
 		if (!wk)
 			abort();
 		wk->k = k;
+		wk->feeder = pthread_self();
 		pthread_mutex_init(&wk->lock, NULL);
 		pthread_cond_init(&wk->cond, NULL);
 		if (pthread_create(&wk->thread, NULL, worker_main, wk) != 0) {
