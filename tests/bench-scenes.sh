@@ -153,6 +153,7 @@ series() {
 		"added time, whole list, $1, ours / GFXR's:" "$(median "${q[@]}")" "$lo" "$hi" \
 		"$(median "${d_o[@]}")" "$(median "${d_x[@]}")"
 }
+if [ "$pairs" -gt 0 ]; then
 echo
 echo "overhead: the whole default list, $oframes frames a scene, $pairs turns each of native, ours, GFXR's"
 series quiet
@@ -163,6 +164,7 @@ done
 trap 'kill "${hogs[@]}" 2>/dev/null; bench_cleanup' EXIT
 series "busy ($(nproc) spinning processes)"
 kill "${hogs[@]}" 2>/dev/null || true
+fi
 
 if [ "$retried" -gt 0 ]; then
 	echo "($retried glmark2 runs were run again after an X error at teardown)"
