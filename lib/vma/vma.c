@@ -213,25 +213,26 @@ const char *vma_type_name(vma_type t)
 const char vma_hex_upper[] = "0123456789ABCDEF";
 static const char hex_lower[] = "0123456789abcdef";
 
+/* The spellings, indexed by style: one table for both directions. */
+static const char *const pointer_style_names[] = {
+	[VMA_PTR_UNKNOWN] = "unknown",
+	[VMA_PTR_WINDOWS] = "windows",
+	[VMA_PTR_WINDOWS32] = "windows32",
+	[VMA_PTR_GLIBC] = "glibc",
+};
+
 const char *vma_pointer_style_name(vma_pointer_style s)
 {
-	switch (s) {
-	case VMA_PTR_WINDOWS: return "windows";
-	case VMA_PTR_WINDOWS32: return "windows32";
-	case VMA_PTR_GLIBC: return "glibc";
-	case VMA_PTR_UNKNOWN: break;
-	}
-	return "unknown";
+	if ((size_t)s >= ARRAY_LEN(pointer_style_names))
+		s = VMA_PTR_UNKNOWN;
+	return pointer_style_names[s];
 }
 
 vma_pointer_style vma_pointer_style_parse(const char *name)
 {
-	if (!strcmp(name, "windows"))
-		return VMA_PTR_WINDOWS;
-	if (!strcmp(name, "windows32"))
-		return VMA_PTR_WINDOWS32;
-	if (!strcmp(name, "glibc"))
-		return VMA_PTR_GLIBC;
+	for (size_t i = VMA_PTR_UNKNOWN + 1; i < ARRAY_LEN(pointer_style_names); i++)
+		if (!strcmp(name, pointer_style_names[i]))
+			return (vma_pointer_style)i;
 	return VMA_PTR_UNKNOWN;
 }
 
