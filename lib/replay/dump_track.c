@@ -190,6 +190,68 @@ static void copy_to_buffer(dump_state *d, dump_cb *cb, uint64_t no, uint64_t ima
 	}
 }
 
+/* Where a transfer command's arguments hold the image or buffer it writes,
+ * and the image's layout: at those offsets in its arguments or, for the
+ * commands of VK_KHR_copy_commands2, in the struct that its argument at
+ * INFO points at (0: none; the command buffer is every command's first). */
+typedef struct transfer_dst {
+	bool image;
+	uint16_t info, dst, layout;
+} transfer_dst;
+
+static const transfer_dst transfer_dsts[] = {
+	[C_COPY_BUFFER] = {false, 0, offsetof(vk_args_vkCmdCopyBuffer, dstBuffer), 0},
+	[C_COPY_BUFFER2] = {false, offsetof(vk_args_vkCmdCopyBuffer2, pCopyBufferInfo),
+			    offsetof(VkCopyBufferInfo2, dstBuffer), 0},
+	[C_COPY_IMAGE] = {true, 0, offsetof(vk_args_vkCmdCopyImage, dstImage),
+			  offsetof(vk_args_vkCmdCopyImage, dstImageLayout)},
+	[C_COPY_IMAGE2] = {true, offsetof(vk_args_vkCmdCopyImage2, pCopyImageInfo),
+			   offsetof(VkCopyImageInfo2, dstImage),
+			   offsetof(VkCopyImageInfo2, dstImageLayout)},
+	[C_COPY_B2I] = {true, 0, offsetof(vk_args_vkCmdCopyBufferToImage, dstImage),
+			offsetof(vk_args_vkCmdCopyBufferToImage, dstImageLayout)},
+	[C_COPY_B2I2] = {true, offsetof(vk_args_vkCmdCopyBufferToImage2, pCopyBufferToImageInfo),
+			 offsetof(VkCopyBufferToImageInfo2, dstImage),
+			 offsetof(VkCopyBufferToImageInfo2, dstImageLayout)},
+	[C_BLIT] = {true, 0, offsetof(vk_args_vkCmdBlitImage, dstImage),
+		    offsetof(vk_args_vkCmdBlitImage, dstImageLayout)},
+	[C_BLIT2] = {true, offsetof(vk_args_vkCmdBlitImage2, pBlitImageInfo),
+		     offsetof(VkBlitImageInfo2, dstImage), offsetof(VkBlitImageInfo2, dstImageLayout)},
+	[C_RESOLVE] = {true, 0, offsetof(vk_args_vkCmdResolveImage, dstImage),
+		       offsetof(vk_args_vkCmdResolveImage, dstImageLayout)},
+	[C_RESOLVE2] = {true, offsetof(vk_args_vkCmdResolveImage2, pResolveImageInfo),
+			offsetof(VkResolveImageInfo2, dstImage),
+			offsetof(VkResolveImageInfo2, dstImageLayout)},
+	[C_FILL] = {false, 0, offsetof(vk_args_vkCmdFillBuffer, dstBuffer), 0},
+	[C_UPDATE_BUFFER] = {false, 0, offsetof(vk_args_vkCmdUpdateBuffer, dstBuffer), 0},
+	[C_QUERY_COPY] = {false, 0, offsetof(vk_args_vkCmdCopyQueryPoolResults, dstBuffer), 0},
+	[C_CLEAR_COLOR] = {true, 0, offsetof(vk_args_vkCmdClearColorImage, image),
+			   offsetof(vk_args_vkCmdClearColorImage, imageLayout)},
+	[C_CLEAR_DS] = {true, 0, offsetof(vk_args_vkCmdClearDepthStencilImage, image),
+			offsetof(vk_args_vkCmdClearDepthStencilImage, imageLayout)},
+};
+
+static void transfer_write(dump_cb *cb, uint64_t no, const transfer_dst *t, const void *args)
+{
+	const uint8_t *at = args;
+	if (t->info) {
+		memcpy(&at, at + t->info, sizeof(at));
+		if (!at)
+			return;
+	}
+	if (!t->image) {
+		VkBuffer buffer;
+		memcpy(&buffer, at + t->dst, sizeof(buffer));
+		write_buffer(cb, no, H(buffer));
+		return;
+	}
+	VkImage image;
+	VkImageLayout l;
+	memcpy(&image, at + t->dst, sizeof(image));
+	memcpy(&l, at + t->layout, sizeof(l));
+	write_image(cb, no, H(image), (int32_t)l);
+}
+
 static void layout(dump_cb *cb, uint64_t no, uint64_t image, VkImageLayout l)
 {
 	event(cb, no, EV_LAYOUT, image, (int32_t)l, 0, 0);
@@ -632,37 +694,22 @@ void vkr_dump_track(vkr *r, const cmd_entry *e, void *args)
 		}
 		return;
 	case C_COPY_BUFFER:
-		write_buffer(cb, no, H(((vk_args_vkCmdCopyBuffer *)args)->dstBuffer));
+	case C_COPY_BUFFER2:
+	case C_COPY_IMAGE:
+	case C_COPY_IMAGE2:
+	case C_COPY_B2I:
+	case C_COPY_B2I2:
+	case C_BLIT:
+	case C_BLIT2:
+	case C_RESOLVE:
+	case C_RESOLVE2:
+	case C_FILL:
+	case C_UPDATE_BUFFER:
+	case C_QUERY_COPY:
+	case C_CLEAR_COLOR:
+	case C_CLEAR_DS:
+		transfer_write(cb, no, &transfer_dsts[code], args);
 		return;
-	case C_COPY_BUFFER2: {
-		const VkCopyBufferInfo2 *i = ((vk_args_vkCmdCopyBuffer2 *)args)->pCopyBufferInfo;
-		if (i)
-			write_buffer(cb, no, H(i->dstBuffer));
-		return;
-	}
-	case C_COPY_IMAGE: {
-		vk_args_vkCmdCopyImage *a = args;
-		write_image(cb, no, H(a->dstImage), (int32_t)a->dstImageLayout);
-		return;
-	}
-	case C_COPY_IMAGE2: {
-		const VkCopyImageInfo2 *i = ((vk_args_vkCmdCopyImage2 *)args)->pCopyImageInfo;
-		if (i)
-			write_image(cb, no, H(i->dstImage), (int32_t)i->dstImageLayout);
-		return;
-	}
-	case C_COPY_B2I: {
-		vk_args_vkCmdCopyBufferToImage *a = args;
-		write_image(cb, no, H(a->dstImage), (int32_t)a->dstImageLayout);
-		return;
-	}
-	case C_COPY_B2I2: {
-		const VkCopyBufferToImageInfo2 *i =
-			((vk_args_vkCmdCopyBufferToImage2 *)args)->pCopyBufferToImageInfo;
-		if (i)
-			write_image(cb, no, H(i->dstImage), (int32_t)i->dstImageLayout);
-		return;
-	}
 	case C_COPY_I2B: {
 		vk_args_vkCmdCopyImageToBuffer *a = args;
 		layout(cb, no, H(a->srcImage), a->srcImageLayout);
@@ -678,47 +725,6 @@ void vkr_dump_track(vkr *r, const cmd_entry *e, void *args)
 		layout(cb, no, H(i->srcImage), i->srcImageLayout);
 		copy_to_buffer(d, cb, no, H(i->srcImage), H(i->dstBuffer), NULL, i->pRegions,
 			       i->pRegions ? i->regionCount : 0);
-		return;
-	}
-	case C_BLIT: {
-		vk_args_vkCmdBlitImage *a = args;
-		write_image(cb, no, H(a->dstImage), (int32_t)a->dstImageLayout);
-		return;
-	}
-	case C_BLIT2: {
-		const VkBlitImageInfo2 *i = ((vk_args_vkCmdBlitImage2 *)args)->pBlitImageInfo;
-		if (i)
-			write_image(cb, no, H(i->dstImage), (int32_t)i->dstImageLayout);
-		return;
-	}
-	case C_RESOLVE: {
-		vk_args_vkCmdResolveImage *a = args;
-		write_image(cb, no, H(a->dstImage), (int32_t)a->dstImageLayout);
-		return;
-	}
-	case C_RESOLVE2: {
-		const VkResolveImageInfo2 *i = ((vk_args_vkCmdResolveImage2 *)args)->pResolveImageInfo;
-		if (i)
-			write_image(cb, no, H(i->dstImage), (int32_t)i->dstImageLayout);
-		return;
-	}
-	case C_FILL:
-		write_buffer(cb, no, H(((vk_args_vkCmdFillBuffer *)args)->dstBuffer));
-		return;
-	case C_UPDATE_BUFFER:
-		write_buffer(cb, no, H(((vk_args_vkCmdUpdateBuffer *)args)->dstBuffer));
-		return;
-	case C_QUERY_COPY:
-		write_buffer(cb, no, H(((vk_args_vkCmdCopyQueryPoolResults *)args)->dstBuffer));
-		return;
-	case C_CLEAR_COLOR: {
-		vk_args_vkCmdClearColorImage *a = args;
-		write_image(cb, no, H(a->image), (int32_t)a->imageLayout);
-		return;
-	}
-	case C_CLEAR_DS: {
-		vk_args_vkCmdClearDepthStencilImage *a = args;
-		write_image(cb, no, H(a->image), (int32_t)a->imageLayout);
 		return;
 	}
 	case C_BARRIER: {
