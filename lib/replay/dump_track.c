@@ -12,6 +12,7 @@
  * last one says).
  */
 #include "dump.h"
+#include "vkpass.h"
 
 enum code {
 	C_NONE = 1,
@@ -423,6 +424,29 @@ static void pass_role(uint32_t *p, uint32_t att, uint32_t role, uint32_t index)
 	}
 }
 
+/* A render pass made (vkCreateRenderPass's in the second form): each
+ * attachment's final layout and its roles in the subpasses. */
+static void pass_made(dump_state *d, const VkRenderPassCreateInfo2 *ci, const VkRenderPass *made)
+{
+	if (!ci || !made || !*made)
+		return;
+	uint32_t n = ci->pAttachments ? ci->attachmentCount : 0;
+	uint32_t *p = pass_make(n);
+	for (uint32_t i = 0; i < n; i++)
+		p[3 + 3 * i] = (uint32_t)ci->pAttachments[i].finalLayout;
+	for (uint32_t s = 0; ci->pSubpasses && s < ci->subpassCount; s++) {
+		const VkSubpassDescription2 *sp = &ci->pSubpasses[s];
+		for (uint32_t i = 0; sp->pColorAttachments && i < sp->colorAttachmentCount; i++) {
+			pass_role(p, sp->pColorAttachments[i].attachment, ROLE_COLOR, i);
+			if (sp->pResolveAttachments)
+				pass_role(p, sp->pResolveAttachments[i].attachment, ROLE_RESOLVE, i);
+		}
+		if (sp->pDepthStencilAttachment)
+			pass_role(p, sp->pDepthStencilAttachment->attachment, ROLE_DEPTH, 0);
+	}
+	put_ptr(&d->passes, H(*made), p);
+}
+
 static void pass_begin(dump_state *d, dump_cb *cb, uint64_t no, const VkRenderPassBeginInfo *bi)
 {
 	if (!bi)
@@ -570,46 +594,14 @@ void vkr_dump_track(vkr *r, const cmd_entry *e, void *args)
 	}
 	case C_CREATE_RP: {
 		vk_args_vkCreateRenderPass *a = args;
-		const VkRenderPassCreateInfo *ci = a->pCreateInfo;
-		if (!ci || !a->pRenderPass || !*a->pRenderPass)
-			return;
-		uint32_t n = ci->pAttachments ? ci->attachmentCount : 0;
-		uint32_t *p = pass_make(n);
-		for (uint32_t i = 0; i < n; i++)
-			p[3 + 3 * i] = (uint32_t)ci->pAttachments[i].finalLayout;
-		for (uint32_t s = 0; ci->pSubpasses && s < ci->subpassCount; s++) {
-			const VkSubpassDescription *sp = &ci->pSubpasses[s];
-			for (uint32_t i = 0; sp->pColorAttachments && i < sp->colorAttachmentCount; i++) {
-				pass_role(p, sp->pColorAttachments[i].attachment, ROLE_COLOR, i);
-				if (sp->pResolveAttachments)
-					pass_role(p, sp->pResolveAttachments[i].attachment, ROLE_RESOLVE, i);
-			}
-			if (sp->pDepthStencilAttachment)
-				pass_role(p, sp->pDepthStencilAttachment->attachment, ROLE_DEPTH, 0);
-		}
-		put_ptr(&d->passes, H(*a->pRenderPass), p);
+		VkRenderPassCreateInfo2 *ci = vk_render_pass2_of(a->pCreateInfo);
+		pass_made(d, ci, a->pRenderPass);
+		free(ci);
 		return;
 	}
 	case C_CREATE_RP2: {
 		vk_args_vkCreateRenderPass2 *a = args;
-		const VkRenderPassCreateInfo2 *ci = a->pCreateInfo;
-		if (!ci || !a->pRenderPass || !*a->pRenderPass)
-			return;
-		uint32_t n = ci->pAttachments ? ci->attachmentCount : 0;
-		uint32_t *p = pass_make(n);
-		for (uint32_t i = 0; i < n; i++)
-			p[3 + 3 * i] = (uint32_t)ci->pAttachments[i].finalLayout;
-		for (uint32_t s = 0; ci->pSubpasses && s < ci->subpassCount; s++) {
-			const VkSubpassDescription2 *sp = &ci->pSubpasses[s];
-			for (uint32_t i = 0; sp->pColorAttachments && i < sp->colorAttachmentCount; i++) {
-				pass_role(p, sp->pColorAttachments[i].attachment, ROLE_COLOR, i);
-				if (sp->pResolveAttachments)
-					pass_role(p, sp->pResolveAttachments[i].attachment, ROLE_RESOLVE, i);
-			}
-			if (sp->pDepthStencilAttachment)
-				pass_role(p, sp->pDepthStencilAttachment->attachment, ROLE_DEPTH, 0);
-		}
-		put_ptr(&d->passes, H(*a->pRenderPass), p);
+		pass_made(d, a->pCreateInfo, a->pRenderPass);
 		return;
 	}
 	case C_CREATE_TEMPLATE: {
