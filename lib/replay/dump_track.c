@@ -283,28 +283,19 @@ static void set_put(dump_set *s, uint32_t binding, uint32_t element, uint8_t wha
 	s->d[s->n++] = (dump_desc){binding, element, cap, what, lay};
 }
 
-static void set_write(dump_set *s, const VkWriteDescriptorSet *w)
+/* A descriptor written into set CTX: kept where it is a storage one. */
+static void set_write(void *ctx, const vk_descriptor *x)
 {
-	if (!storage_type(w->descriptorType))
+	dump_set *s = ctx;
+	if (!storage_type(x->type))
 		return;
-	for (uint32_t i = 0; i < w->descriptorCount; i++) {
-		uint32_t el = w->dstArrayElement + i;
-		switch (w->descriptorType) {
-		case VK_DESCRIPTOR_TYPE_STORAGE_IMAGE:
-			if (w->pImageInfo)
-				set_put(s, w->dstBinding, el, 0, H(w->pImageInfo[i].imageView),
-					(int32_t)w->pImageInfo[i].imageLayout);
-			break;
-		case VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER:
-			if (w->pTexelBufferView)
-				set_put(s, w->dstBinding, el, 2, H(w->pTexelBufferView[i]), -1);
-			break;
-		default:
-			if (w->pBufferInfo)
-				set_put(s, w->dstBinding, el, 1, H(w->pBufferInfo[i].buffer), -1);
-			break;
-		}
-	}
+	if (x->image)
+		set_put(s, x->binding, x->element, 0, H(x->image->imageView),
+			(int32_t)x->image->imageLayout);
+	else if (x->texel_view)
+		set_put(s, x->binding, x->element, 2, *x->texel_view, -1);
+	else if (x->buffer)
+		set_put(s, x->binding, x->element, 1, H(x->buffer->buffer), -1);
 }
 
 static dump_set *set_of(dump_state *d, uint64_t cap)
@@ -324,35 +315,6 @@ static void set_free(dump_set *s)
 	free(s);
 }
 
-typedef struct tmpl_walk {
-	dump_set *set;
-	const uint8_t *data;
-} tmpl_walk;
-
-static void tmpl_desc(void *ctx, const VkDescriptorUpdateTemplateEntry *e, uint32_t index,
-		      uint64_t at, uint64_t len)
-{
-	tmpl_walk *w = ctx;
-	(void)len;
-	if (!storage_type(e->descriptorType))
-		return;
-	const uint8_t *p = w->data + at;
-	uint32_t el = e->dstArrayElement + index;
-	if (e->descriptorType == VK_DESCRIPTOR_TYPE_STORAGE_IMAGE) {
-		VkDescriptorImageInfo ii;
-		memcpy(&ii, p, sizeof(ii));
-		set_put(w->set, e->dstBinding, el, 0, H(ii.imageView), (int32_t)ii.imageLayout);
-	} else if (e->descriptorType == VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER) {
-		uint64_t v;
-		memcpy(&v, p, sizeof(v));
-		set_put(w->set, e->dstBinding, el, 2, v, -1);
-	} else {
-		VkDescriptorBufferInfo bi;
-		memcpy(&bi, p, sizeof(bi));
-		set_put(w->set, e->dstBinding, el, 1, H(bi.buffer), -1);
-	}
-}
-
 /* The template's descriptors in pData (a blob of the record) into S. */
 static void tmpl_write(vkr *r, uint64_t tcap, const void *data, dump_set *s)
 {
@@ -365,8 +327,7 @@ static void tmpl_write(vkr *r, uint64_t tcap, const void *data, dump_set *s)
 			size = c->args[i].len;
 	if (!t || !data || !s)
 		return;
-	tmpl_walk w = {s, data};
-	vk_walk_template_data(t->e, t->n, size, tmpl_desc, &w);
+	vk_template_descriptors(t->e, t->n, data, size, set_write, s);
 }
 
 static int bind_index(VkPipelineBindPoint bp)
@@ -625,7 +586,8 @@ void vkr_dump_track(vkr *r, const cmd_entry *e, void *args)
 		vk_args_vkUpdateDescriptorSets *a = args;
 		for (uint32_t i = 0; a->pDescriptorWrites && i < a->descriptorWriteCount; i++)
 			if (storage_type(a->pDescriptorWrites[i].descriptorType))
-				set_write(set_of(d, H(a->pDescriptorWrites[i].dstSet)), &a->pDescriptorWrites[i]);
+				vk_write_descriptors(&a->pDescriptorWrites[i], set_write,
+						     set_of(d, H(a->pDescriptorWrites[i].dstSet)));
 		for (uint32_t i = 0; a->pDescriptorCopies && i < a->descriptorCopyCount; i++) {
 			const VkCopyDescriptorSet *c = &a->pDescriptorCopies[i];
 			dump_set *src = get_ptr(&d->sets, H(c->srcSet));
@@ -762,7 +724,7 @@ void vkr_dump_track(vkr *r, const cmd_entry *e, void *args)
 		vk_args_vkCmdPushDescriptorSetKHR *a = args;
 		int bp = bind_index(a->pipelineBindPoint);
 		for (uint32_t i = 0; bp >= 0 && a->pDescriptorWrites && i < a->descriptorWriteCount; i++)
-			set_write(&cb->push[bp], &a->pDescriptorWrites[i]);
+			vk_write_descriptors(&a->pDescriptorWrites[i], set_write, &cb->push[bp]);
 		return;
 	}
 	case C_PUSH_TEMPLATE: {

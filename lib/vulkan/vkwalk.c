@@ -401,3 +401,68 @@ bool vk_walk_template_data(const struct VkDescriptorUpdateTemplateEntry *e, uint
 	}
 	return ok;
 }
+
+/* ------------------------------------------------------------------ */
+/* The descriptors of a write or a template's data, one by one. */
+
+_Static_assert(sizeof(VkBufferView) == 8, "a texel view's handle is 8 bytes");
+
+/* D's type as what a descriptor holds. */
+static void descriptor_holds(vk_descriptor *d, tdesc kind, const VkDescriptorImageInfo *image,
+			     const VkDescriptorBufferInfo *buffer, const uint64_t *view)
+{
+	if (kind == TD_SAMPLER || kind == TD_IMAGE_SAMPLER || kind == TD_IMAGE)
+		d->image = image;
+	else if (kind == TD_BUFFER)
+		d->buffer = buffer;
+	else if (kind == TD_TEXEL)
+		d->texel_view = view;
+}
+
+void vk_write_descriptors(const struct VkWriteDescriptorSet *w, vk_descriptor_fn fn, void *ctx)
+{
+	tdesc kind = tdesc_of(w->descriptorType);
+	/* an inline block's count is its bytes: one descriptor */
+	uint32_t count = kind == TD_INLINE ? 1 : w->descriptorCount;
+	for (uint32_t i = 0; i < count; i++) {
+		vk_descriptor d = {w->dstBinding, w->dstArrayElement + i, w->descriptorType};
+		uint64_t view = 0;
+		if (kind == TD_TEXEL && w->pTexelBufferView) /* the others may be left dangling */
+			memcpy(&view, &w->pTexelBufferView[i], sizeof(view));
+		descriptor_holds(&d, kind, w->pImageInfo ? &w->pImageInfo[i] : NULL,
+				 w->pBufferInfo ? &w->pBufferInfo[i] : NULL,
+				 w->pTexelBufferView ? &view : NULL);
+		fn(ctx, &d);
+	}
+}
+
+typedef struct descriptor_walk {
+	const uint8_t *data;
+	vk_descriptor_fn fn;
+	void *ctx;
+} descriptor_walk;
+
+/* A template's descriptor: its bytes (LEN, as its type reads them) copied
+ * out, pData being unaligned. */
+static void template_descriptor(void *ctx, const VkDescriptorUpdateTemplateEntry *e,
+				uint32_t index, uint64_t at, uint64_t len)
+{
+	const descriptor_walk *w = ctx;
+	union {
+		VkDescriptorImageInfo image;
+		VkDescriptorBufferInfo buffer;
+		uint64_t view;
+	} u;
+	memset(&u, 0, sizeof(u));
+	memcpy(&u, w->data + at, len < sizeof(u) ? len : sizeof(u));
+	vk_descriptor d = {e->dstBinding, e->dstArrayElement + index, e->descriptorType};
+	descriptor_holds(&d, tdesc_of(e->descriptorType), &u.image, &u.buffer, &u.view);
+	w->fn(w->ctx, &d);
+}
+
+bool vk_template_descriptors(const struct VkDescriptorUpdateTemplateEntry *e, uint32_t n,
+			     const void *data, uint64_t size, vk_descriptor_fn fn, void *ctx)
+{
+	descriptor_walk w = {data, fn, ctx};
+	return vk_walk_template_data(e, n, size, template_descriptor, &w);
+}

@@ -985,6 +985,92 @@ static void test_render_pass_second_form(void)
 	check(!vk_render_pass2_of(NULL), "render pass 2: of NULL");
 }
 
+typedef struct seen_descriptors {
+	uint32_t n;
+	vk_descriptor d[8];
+	VkDescriptorImageInfo image[8];
+	VkDescriptorBufferInfo buffer[8];
+	uint64_t view[8];
+} seen_descriptors;
+
+static void see_descriptor(void *ctx, const vk_descriptor *d)
+{
+	seen_descriptors *s = ctx;
+	if (s->n == 8)
+		return;
+	s->d[s->n] = *d;
+	if (d->image)
+		s->image[s->n] = *d->image;
+	if (d->buffer)
+		s->buffer[s->n] = *d->buffer;
+	if (d->texel_view)
+		s->view[s->n] = *d->texel_view;
+	s->n++;
+}
+
+/* A write's and a template's descriptors come one by one with what their
+ * type holds, and nothing from an array their type does not read. */
+static void test_descriptors_one_by_one(void)
+{
+	VkDescriptorBufferInfo bi[2] = {{(VkBuffer)(uintptr_t)0x100, 16, 32},
+					{(VkBuffer)(uintptr_t)0x200, 0, VK_WHOLE_SIZE}};
+	VkWriteDescriptorSet w = {
+		.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstBinding = 3,
+		.dstArrayElement = 1, .descriptorCount = 2,
+		.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .pBufferInfo = bi,
+		/* ignored for a buffer type: never read */
+		.pImageInfo = (const VkDescriptorImageInfo *)(uintptr_t)8,
+		.pTexelBufferView = (const VkBufferView *)(uintptr_t)8,
+	};
+	seen_descriptors s = {0};
+	vk_write_descriptors(&w, see_descriptor, &s);
+	check(s.n == 2 && s.d[0].binding == 3 && s.d[0].element == 1 && s.d[1].element == 2 &&
+	      s.d[0].type == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, "write: 2 buffer descriptors");
+	check(!s.d[0].image && !s.d[0].texel_view && s.d[1].buffer &&
+	      s.buffer[1].buffer == bi[1].buffer && s.buffer[0].offset == 16,
+	      "write: the buffer infos, nothing else");
+
+	VkBufferView views[1] = {(VkBufferView)(uintptr_t)0x300};
+	VkWriteDescriptorSet t = {
+		.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .descriptorCount = 1,
+		.descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, .pTexelBufferView = views,
+	};
+	memset(&s, 0, sizeof(s));
+	vk_write_descriptors(&t, see_descriptor, &s);
+	check(s.n == 1 && s.d[0].texel_view && s.view[0] == 0x300 && !s.d[0].buffer,
+	      "write: a texel view's handle");
+	VkWriteDescriptorSet inl = {
+		.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .descriptorCount = 64,
+		.descriptorType = VK_DESCRIPTOR_TYPE_INLINE_UNIFORM_BLOCK,
+	};
+	memset(&s, 0, sizeof(s));
+	vk_write_descriptors(&inl, see_descriptor, &s);
+	check(s.n == 1 && !s.d[0].image && !s.d[0].buffer && !s.d[0].texel_view,
+	      "write: an inline block is one descriptor holding none");
+
+	/* a template: an image info at 4 (unaligned), a view at 40 */
+	VkDescriptorUpdateTemplateEntry e[2] = {
+		{5, 0, 1, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, 4, 0},
+		{6, 2, 1, VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER, 40, 0},
+	};
+	uint8_t data[48] = {0};
+	VkDescriptorImageInfo ii = {0, (VkImageView)(uintptr_t)0x400, VK_IMAGE_LAYOUT_GENERAL};
+	uint64_t view = 0x500;
+	memcpy(data + 4, &ii, sizeof(ii));
+	memcpy(data + 40, &view, sizeof(view));
+	memset(&s, 0, sizeof(s));
+	check(vk_template_descriptors(e, 2, data, sizeof(data), see_descriptor, &s),
+	      "template: walked");
+	check(s.n == 2 && s.d[0].binding == 5 && s.d[0].image &&
+	      s.image[0].imageView == ii.imageView && s.image[0].imageLayout == VK_IMAGE_LAYOUT_GENERAL,
+	      "template: the image info");
+	check(s.d[1].binding == 6 && s.d[1].element == 2 && s.d[1].texel_view && s.view[1] == 0x500,
+	      "template: the texel view");
+	memset(&s, 0, sizeof(s));
+	check(!vk_template_descriptors(e, 2, data, 40, see_descriptor, &s) && s.n == 1,
+	      "template: a descriptor past pData's end is not given");
+}
+
 int main(void)
 {
 	test_tables_know_the_registry();
@@ -995,5 +1081,6 @@ int main(void)
 	test_sparse_updates_write_back_what_changed();
 	test_sync_walk_sees_every_use();
 	test_render_pass_second_form();
+	test_descriptors_one_by_one();
 	return unit_done("test_vkschema");
 }
