@@ -180,7 +180,7 @@ install-layer: layer
 EXAMPLES := build/examples/vkexample build/examples/vkthreads \
 	build/tests/crashlayer/libVkLayer_tracekit_test_crash.so \
 	build/tests/crashlayer/VK_LAYER_TRACEKIT_test_crash.json
-EXAMPLE_LIBS := -lvulkan -lxcb -lz -lm
+EXAMPLE_LIBS := -lvulkan -lxcb -lz -lm -pthread
 VKEXAMPLE_SHADERS := build/examples/shaders/vkexample_vert.h \
 	build/examples/shaders/vkexample_frag.h build/examples/shaders/vkexample_comp.h
 
@@ -210,12 +210,14 @@ build/tests:
 build/examples/shaders/vkexample_%.h: examples/shaders/vkexample.% | build/examples/shaders
 	glslangValidator -V --vn vkexample_$* -o $@ $<
 
-build/examples/vkexample: examples/vkexample.c lib/base/png.c lib/base/png.h $(VKEXAMPLE_SHADERS) | build/examples
-	$(CC) $(WARN) $(CHECK_WARN) $(CFLAGS) -Ibuild/examples/shaders -Ilib/base -o $@ $< lib/base/png.c $(EXAMPLE_LIBS)
+# Each program is its file and examples/common.c (errors, instance,
+# device, buffers); vkexample has its shaders and lib/base/png.c besides.
+# vkthreads: threads that record and submit at once (headless, no shaders).
+build/examples/vkexample: lib/base/png.c lib/base/png.h $(VKEXAMPLE_SHADERS)
 
-# Threads that record and submit at once (headless, no shaders).
-build/examples/vkthreads: examples/vkthreads.c | build/examples
-	$(CC) $(WARN) $(CHECK_WARN) $(CFLAGS) -o $@ $< -lvulkan -pthread
+build/examples/%: examples/%.c examples/common.c examples/common.h | build/examples
+	$(CC) $(WARN) $(CHECK_WARN) $(CFLAGS) -Ibuild/examples/shaders -Ilib/base -o $@ \
+		$(filter %.c,$^) $(EXAMPLE_LIBS)
 
 build/examples build/examples/shaders:
 	mkdir -p $@

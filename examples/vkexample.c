@@ -40,7 +40,6 @@
 #endif
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -53,6 +52,7 @@
 #include <vulkan/vulkan.h>
 #include <vulkan/vulkan_xcb.h>
 
+#include "common.h"
 #include "png.h"
 
 #include "vkexample_vert.h"
@@ -68,86 +68,6 @@
 /* slot stride in the uniform buffer: 256 is the largest
  * minUniformBufferOffsetAlignment the spec allows, so it fits any device */
 #define UBO_STRIDE 256
-
-static const char *prog = "vkexample";
-
-/* ------------------------------------------------------------------ */
-/* errors */
-
-static const char *result_name(VkResult r)
-{
-	switch (r) {
-#define R(x) case x: return #x;
-	R(VK_SUCCESS)
-	R(VK_NOT_READY)
-	R(VK_TIMEOUT)
-	R(VK_EVENT_SET)
-	R(VK_EVENT_RESET)
-	R(VK_INCOMPLETE)
-	R(VK_ERROR_OUT_OF_HOST_MEMORY)
-	R(VK_ERROR_OUT_OF_DEVICE_MEMORY)
-	R(VK_ERROR_INITIALIZATION_FAILED)
-	R(VK_ERROR_DEVICE_LOST)
-	R(VK_ERROR_MEMORY_MAP_FAILED)
-	R(VK_ERROR_LAYER_NOT_PRESENT)
-	R(VK_ERROR_EXTENSION_NOT_PRESENT)
-	R(VK_ERROR_FEATURE_NOT_PRESENT)
-	R(VK_ERROR_INCOMPATIBLE_DRIVER)
-	R(VK_ERROR_TOO_MANY_OBJECTS)
-	R(VK_ERROR_FORMAT_NOT_SUPPORTED)
-	R(VK_ERROR_FRAGMENTED_POOL)
-	R(VK_ERROR_UNKNOWN)
-	R(VK_ERROR_OUT_OF_POOL_MEMORY)
-	R(VK_ERROR_INVALID_EXTERNAL_HANDLE)
-	R(VK_ERROR_FRAGMENTATION)
-	R(VK_ERROR_INVALID_OPAQUE_CAPTURE_ADDRESS)
-	R(VK_PIPELINE_COMPILE_REQUIRED)
-	R(VK_ERROR_VALIDATION_FAILED_EXT)
-	R(VK_ERROR_INVALID_SHADER_NV)
-	R(VK_ERROR_NOT_PERMITTED_KHR)
-	R(VK_SUBOPTIMAL_KHR)
-	R(VK_ERROR_OUT_OF_DATE_KHR)
-	R(VK_ERROR_SURFACE_LOST_KHR)
-	R(VK_ERROR_NATIVE_WINDOW_IN_USE_KHR)
-#undef R
-	default: return "unknown VkResult";
-	}
-}
-
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-	fprintf(stderr, "%s: ", prog);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(1);
-}
-
-/* VK(vkCreateBuffer(...)): on failure prints "vkCreateBuffer failed:
- * VK_ERROR_... (code)" and exits 1. */
-static void vk_check(VkResult r, const char *expr, int line)
-{
-	if (r == VK_SUCCESS)
-		return;
-	fflush(stdout);
-	fprintf(stderr, "%s: %.*s failed: %s (%d) at line %d\n", prog,
-		(int)strcspn(expr, "("), expr, result_name(r), (int)r, line);
-	exit(1);
-}
-#define VK(call) vk_check((call), #call, __LINE__)
-
-/* the "exact values passed" log, one call per line on stdout */
-static void logv(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	fflush(stdout);
-}
 
 /* ------------------------------------------------------------------ */
 /* options */
@@ -184,7 +104,7 @@ static void usage(FILE *f)
 		"  --present           also show each frame in an X window ($DISPLAY):\n"
 		"                      a swapchain, one vkQueuePresentKHR per frame\n"
 		"  --no-cleanup        exit(0) after the last frame, destroying nothing\n",
-		prog);
+		ex.prog);
 }
 
 static unsigned parse_uint(const char *opt, const char *s)
@@ -457,13 +377,6 @@ static void texture_pattern(unsigned char *p)
 /* ------------------------------------------------------------------ */
 /* the Vulkan objects */
 
-struct buffer {
-	VkBuffer buf;
-	VkDeviceMemory mem;
-	VkDeviceSize size;
-	int coherent;
-};
-
 struct image {
 	VkImage img;
 	VkDeviceMemory mem;
@@ -471,13 +384,7 @@ struct image {
 };
 
 static struct {
-	VkInstance instance;
 	VkDebugUtilsMessengerEXT messenger;
-	VkPhysicalDevice gpu;
-	VkPhysicalDeviceMemoryProperties memprops;
-	VkDevice dev;
-	uint32_t qfamily;
-	VkQueue queue;
 	VkCommandPool pool;
 	VkFormat depth_format;
 
@@ -524,73 +431,11 @@ static VKAPI_ATTR VkBool32 VKAPI_CALL debug_cb(VkDebugUtilsMessageSeverityFlagBi
 	(void)user;
 	if (sev & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT) {
 		g.validation_errors++;
-		fprintf(stderr, "%s: validation error: %s\n", prog, data->pMessage);
+		fprintf(stderr, "%s: validation error: %s\n", ex.prog, data->pMessage);
 	} else if (sev & VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT) {
-		fprintf(stderr, "%s: validation warning: %s\n", prog, data->pMessage);
+		fprintf(stderr, "%s: validation warning: %s\n", ex.prog, data->pMessage);
 	}
 	return VK_FALSE;
-}
-
-static uint32_t find_memory(uint32_t bits, VkMemoryPropertyFlags want, VkMemoryPropertyFlags prefer)
-{
-	uint32_t i;
-	int pass;
-
-	for (pass = 0; pass < 2; pass++) {
-		VkMemoryPropertyFlags need = pass == 0 ? want | prefer : want;
-		for (i = 0; i < g.memprops.memoryTypeCount; i++)
-			if ((bits & (1u << i)) &&
-			    (g.memprops.memoryTypes[i].propertyFlags & need) == need)
-				return i;
-	}
-	die("no memory type with properties 0x%x for type bits 0x%x", want, bits);
-	return 0;
-}
-
-static VkDeviceMemory allocate(VkMemoryRequirements req, VkMemoryPropertyFlags want,
-			       VkMemoryPropertyFlags prefer, int *coherent)
-{
-	VkMemoryAllocateInfo ai = {
-		.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
-		.allocationSize = req.size,
-		.memoryTypeIndex = find_memory(req.memoryTypeBits, want, prefer),
-	};
-	VkDeviceMemory mem;
-
-	logv("vkAllocateMemory allocationSize=%llu memoryTypeIndex=%u",
-	     (unsigned long long)ai.allocationSize, ai.memoryTypeIndex);
-	VK(vkAllocateMemory(g.dev, &ai, NULL, &mem));
-	if (coherent)
-		*coherent = !!(g.memprops.memoryTypes[ai.memoryTypeIndex].propertyFlags &
-			       VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
-	return mem;
-}
-
-static struct buffer create_buffer(VkDeviceSize size, VkBufferUsageFlags usage,
-				   VkMemoryPropertyFlags want, VkMemoryPropertyFlags prefer)
-{
-	VkBufferCreateInfo bi = {
-		.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
-		.size = size,
-		.usage = usage,
-		.sharingMode = VK_SHARING_MODE_EXCLUSIVE,
-	};
-	VkMemoryRequirements req;
-	struct buffer b = { .size = size };
-
-	logv("vkCreateBuffer size=%llu usage=0x%x", (unsigned long long)bi.size, bi.usage);
-	VK(vkCreateBuffer(g.dev, &bi, NULL, &b.buf));
-	vkGetBufferMemoryRequirements(g.dev, b.buf, &req);
-	b.mem = allocate(req, want, prefer, &b.coherent);
-	VK(vkBindBufferMemory(g.dev, b.buf, b.mem, 0));
-	return b;
-}
-
-static void destroy_buffer(struct buffer *b)
-{
-	vkDestroyBuffer(g.dev, b->buf, NULL);
-	vkFreeMemory(g.dev, b->mem, NULL);
-	memset(b, 0, sizeof(*b));
 }
 
 static struct image create_image(VkFormat format, uint32_t w, uint32_t h,
@@ -622,20 +467,20 @@ static struct image create_image(VkFormat format, uint32_t w, uint32_t h,
 	     "samples=%d tiling=%d usage=0x%x",
 	     ii.imageType, ii.format, ii.extent.width, ii.extent.height, ii.extent.depth,
 	     ii.mipLevels, ii.arrayLayers, ii.samples, ii.tiling, ii.usage);
-	VK(vkCreateImage(g.dev, &ii, NULL, &im.img));
-	vkGetImageMemoryRequirements(g.dev, im.img, &req);
-	im.mem = allocate(req, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0, NULL);
-	VK(vkBindImageMemory(g.dev, im.img, im.mem, 0));
+	VK(vkCreateImage(ex.dev, &ii, NULL, &im.img));
+	vkGetImageMemoryRequirements(ex.dev, im.img, &req);
+	im.mem = ex_allocate(req, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0, NULL);
+	VK(vkBindImageMemory(ex.dev, im.img, im.mem, 0));
 	vi.image = im.img;
-	VK(vkCreateImageView(g.dev, &vi, NULL, &im.view));
+	VK(vkCreateImageView(ex.dev, &vi, NULL, &im.view));
 	return im;
 }
 
 static void destroy_image(struct image *im)
 {
-	vkDestroyImageView(g.dev, im->view, NULL);
-	vkDestroyImage(g.dev, im->img, NULL);
-	vkFreeMemory(g.dev, im->mem, NULL);
+	vkDestroyImageView(ex.dev, im->view, NULL);
+	vkDestroyImage(ex.dev, im->img, NULL);
+	vkFreeMemory(ex.dev, im->mem, NULL);
 	memset(im, 0, sizeof(*im));
 }
 
@@ -658,7 +503,7 @@ static VkSampler create_sampler(VkFilter filter, VkSamplerAddressMode mode)
 	     "addressModeV=%d addressModeW=%d",
 	     si.magFilter, si.minFilter, si.mipmapMode, si.addressModeU, si.addressModeV,
 	     si.addressModeW);
-	VK(vkCreateSampler(g.dev, &si, NULL, &s));
+	VK(vkCreateSampler(ex.dev, &si, NULL, &s));
 	return s;
 }
 
@@ -672,7 +517,7 @@ static VkShaderModule create_shader(const uint32_t *code, size_t size)
 	VkShaderModule m;
 
 	logv("vkCreateShaderModule codeSize=%zu", ci.codeSize);
-	VK(vkCreateShaderModule(g.dev, &ci, NULL, &m));
+	VK(vkCreateShaderModule(ex.dev, &ci, NULL, &m));
 	return m;
 }
 
@@ -733,7 +578,7 @@ static void create_surface(void)
 		.window = g.window,
 	};
 
-	VK(vkCreateXcbSurfaceKHR(g.instance, &ci, NULL, &g.surface));
+	VK(vkCreateXcbSurfaceKHR(ex.instance, &ci, NULL, &g.surface));
 }
 
 /* headless, any queue family will do: there is nothing to present to */
@@ -743,7 +588,7 @@ static int can_present(uint32_t family)
 
 	if (!g.surface)
 		return 1;
-	VK(vkGetPhysicalDeviceSurfaceSupportKHR(g.gpu, family, g.surface, &ok));
+	VK(vkGetPhysicalDeviceSurfaceSupportKHR(ex.gpu, family, g.surface, &ok));
 	return ok == VK_TRUE;
 }
 
@@ -780,7 +625,7 @@ static void create_swapchain(void)
 	};
 	uint32_t n = 0, i;
 
-	VK(vkGetPhysicalDeviceSurfaceCapabilitiesKHR(g.gpu, g.surface, &caps));
+	VK(vkGetPhysicalDeviceSurfaceCapabilitiesKHR(ex.gpu, g.surface, &caps));
 	if (!(caps.supportedUsageFlags & VK_IMAGE_USAGE_TRANSFER_DST_BIT))
 		die("--present: the window's images cannot be transfer destinations");
 	/* 0xFFFFFFFF: the window takes the swapchain's size; give it its own */
@@ -798,11 +643,11 @@ static void create_swapchain(void)
 		(VkCompositeAlphaFlagBitsKHR)(caps.supportedCompositeAlpha &
 					      -caps.supportedCompositeAlpha);
 
-	VK(vkGetPhysicalDeviceSurfaceFormatsKHR(g.gpu, g.surface, &n, NULL));
+	VK(vkGetPhysicalDeviceSurfaceFormatsKHR(ex.gpu, g.surface, &n, NULL));
 	formats = calloc(n ? n : 1, sizeof(*formats));
 	if (!formats)
 		die("out of memory");
-	VK(vkGetPhysicalDeviceSurfaceFormatsKHR(g.gpu, g.surface, &n, formats));
+	VK(vkGetPhysicalDeviceSurfaceFormatsKHR(ex.gpu, g.surface, &n, formats));
 	for (i = 0; i < n; i++)
 		if (formats[i].format == VK_FORMAT_B8G8R8A8_UNORM ||
 		    formats[i].format == VK_FORMAT_R8G8B8A8_UNORM)
@@ -812,10 +657,10 @@ static void create_swapchain(void)
 	ci.imageFormat = formats[i].format;
 	ci.imageColorSpace = formats[i].colorSpace;
 	free(formats);
-	vkGetPhysicalDeviceFormatProperties(g.gpu, ci.imageFormat, &fp);
+	vkGetPhysicalDeviceFormatProperties(ex.gpu, ci.imageFormat, &fp);
 	if (!(fp.optimalTilingFeatures & VK_FORMAT_FEATURE_BLIT_DST_BIT))
 		die("--present: the window's format %d cannot be blitted to", ci.imageFormat);
-	vkGetPhysicalDeviceFormatProperties(g.gpu, COLOR_FORMAT, &fp);
+	vkGetPhysicalDeviceFormatProperties(ex.gpu, COLOR_FORMAT, &fp);
 	if (!(fp.optimalTilingFeatures & VK_FORMAT_FEATURE_BLIT_SRC_BIT))
 		die("--present: R8G8B8A8_UNORM cannot be blitted from");
 
@@ -823,18 +668,18 @@ static void create_swapchain(void)
 	     "imageUsage=0x%x presentMode=%d",
 	     ci.minImageCount, ci.imageFormat, ci.imageExtent.width, ci.imageExtent.height,
 	     ci.imageUsage, ci.presentMode);
-	VK(vkCreateSwapchainKHR(g.dev, &ci, NULL, &g.swapchain));
+	VK(vkCreateSwapchainKHR(ex.dev, &ci, NULL, &g.swapchain));
 	g.swap_extent = ci.imageExtent;
-	VK(vkGetSwapchainImagesKHR(g.dev, g.swapchain, &g.nswap, NULL));
+	VK(vkGetSwapchainImagesKHR(ex.dev, g.swapchain, &g.nswap, NULL));
 	g.swap_img = calloc(g.nswap, sizeof(*g.swap_img));
 	g.rendered = calloc(g.nswap, sizeof(*g.rendered));
 	if (!g.swap_img || !g.rendered)
 		die("out of memory");
-	VK(vkGetSwapchainImagesKHR(g.dev, g.swapchain, &g.nswap, g.swap_img));
+	VK(vkGetSwapchainImagesKHR(ex.dev, g.swapchain, &g.nswap, g.swap_img));
 	for (i = 0; i < g.nswap; i++)
-		VK(vkCreateSemaphore(g.dev, &si, NULL, &g.rendered[i]));
+		VK(vkCreateSemaphore(ex.dev, &si, NULL, &g.rendered[i]));
 	for (i = 0; i < FRAMES_IN_FLIGHT; i++)
-		VK(vkCreateSemaphore(g.dev, &si, NULL, &g.acquired[i]));
+		VK(vkCreateSemaphore(ex.dev, &si, NULL, &g.acquired[i]));
 }
 
 static void destroy_swapchain(void)
@@ -842,10 +687,10 @@ static void destroy_swapchain(void)
 	uint32_t i;
 
 	for (i = 0; i < FRAMES_IN_FLIGHT; i++)
-		vkDestroySemaphore(g.dev, g.acquired[i], NULL);
+		vkDestroySemaphore(ex.dev, g.acquired[i], NULL);
 	for (i = 0; i < g.nswap; i++)
-		vkDestroySemaphore(g.dev, g.rendered[i], NULL);
-	vkDestroySwapchainKHR(g.dev, g.swapchain, NULL);
+		vkDestroySemaphore(ex.dev, g.rendered[i], NULL);
+	vkDestroySwapchainKHR(ex.dev, g.swapchain, NULL);
 	free(g.swap_img);
 	free(g.rendered);
 }
@@ -876,14 +721,6 @@ static void create_instance(const struct options *o)
 	static const char *validation = "VK_LAYER_KHRONOS_validation";
 	const char *exts[3];
 	uint32_t next = 0;
-	VkApplicationInfo app = {
-		.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
-		.pApplicationName = "vkexample",
-		.applicationVersion = 1,
-		.pEngineName = "tracekit",
-		.engineVersion = 1,
-		.apiVersion = VK_API_VERSION_1_1,
-	};
 	VkDebugUtilsMessengerCreateInfoEXT mi = {
 		.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
 		.messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT |
@@ -893,130 +730,81 @@ static void create_instance(const struct options *o)
 			       VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT,
 		.pfnUserCallback = debug_cb,
 	};
-	VkInstanceCreateInfo ci = {
-		.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
-		.pApplicationInfo = &app,
-	};
 
 	if (o->validate) {
 		if (!has_layer(validation))
 			die("--validate: %s is not installed (Debian: vulkan-validationlayers)",
 			    validation);
 		exts[next++] = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
-		ci.enabledLayerCount = 1;
-		ci.ppEnabledLayerNames = &validation;
-		ci.pNext = &mi;
 	}
 	if (o->present) {
 		exts[next++] = VK_KHR_SURFACE_EXTENSION_NAME;
 		exts[next++] = VK_KHR_XCB_SURFACE_EXTENSION_NAME;
 	}
-	ci.enabledExtensionCount = next;
-	ci.ppEnabledExtensionNames = next ? exts : NULL;
-	logv("vkCreateInstance apiVersion=%u enabledLayerCount=%u enabledExtensionCount=%u",
-	     app.apiVersion, ci.enabledLayerCount, ci.enabledExtensionCount);
-	VK(vkCreateInstance(&ci, NULL, &g.instance));
+	ex_create_instance(&validation, o->validate ? 1 : 0, exts, next, o->validate ? &mi : NULL);
 	if (o->validate) {
 		PFN_vkCreateDebugUtilsMessengerEXT create =
 			(PFN_vkCreateDebugUtilsMessengerEXT)vkGetInstanceProcAddr(
-				g.instance, "vkCreateDebugUtilsMessengerEXT");
+				ex.instance, "vkCreateDebugUtilsMessengerEXT");
 		if (!create)
 			die("vkCreateDebugUtilsMessengerEXT not found");
-		VK(create(g.instance, &mi, NULL, &g.messenger));
+		VK(create(ex.instance, &mi, NULL, &g.messenger));
 	}
+}
+
+/* A family that draws and computes, and presents to the window if any. */
+static int draws(uint32_t family, const VkQueueFamilyProperties *qf)
+{
+	VkQueueFlags both = VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT;
+
+	return (qf->queueFlags & both) == both && can_present(family);
 }
 
 static void create_device(const struct options *o)
 {
-	uint32_t n = 0, i;
-	VkPhysicalDevice *gpus;
-	VkPhysicalDeviceProperties props;
-	VkQueueFamilyProperties *qf;
-	float prio = 1.0f;
-	VkDeviceQueueCreateInfo qi = {
-		.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
-		.queueCount = 1,
-		.pQueuePriorities = &prio,
-	};
-	static const char *swapchain_ext = VK_KHR_SWAPCHAIN_EXTENSION_NAME;
-	VkDeviceCreateInfo di = {
-		.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
-		.queueCreateInfoCount = 1,
-		.pQueueCreateInfos = &qi,
-	};
 	static const VkFormat depth_formats[] = {
 		VK_FORMAT_D32_SFLOAT, VK_FORMAT_X8_D24_UNORM_PACK32, VK_FORMAT_D16_UNORM,
 	};
+	const char *name, *exts[2];
+	uint32_t family, next = 0, i;
 	VkFormatProperties fp;
 
-	VK(vkEnumeratePhysicalDevices(g.instance, &n, NULL));
-	if (n == 0)
-		die("no Vulkan device (is mesa-vulkan-drivers installed?)");
-	if (o->gpu >= n)
-		die("--gpu %u: there are only %u Vulkan devices", o->gpu, n);
-	gpus = calloc(n, sizeof(*gpus));
-	if (!gpus)
-		die("out of memory");
-	VK(vkEnumeratePhysicalDevices(g.instance, &n, gpus));
-	g.gpu = gpus[o->gpu];
-	free(gpus);
-	vkGetPhysicalDeviceProperties(g.gpu, &props);
-	vkGetPhysicalDeviceMemoryProperties(g.gpu, &g.memprops);
-	printf("device %u: %s\n", o->gpu, props.deviceName);
-
-	vkGetPhysicalDeviceQueueFamilyProperties(g.gpu, &n, NULL);
-	qf = calloc(n ? n : 1, sizeof(*qf));
-	if (!qf)
-		die("out of memory");
-	vkGetPhysicalDeviceQueueFamilyProperties(g.gpu, &n, qf);
-	for (i = 0; i < n; i++)
-		if ((qf[i].queueFlags & (VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT)) ==
-		    (VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT) && can_present(i))
-			break;
-	free(qf);
-	if (i == n)
-		die("%s has no queue family with graphics and compute%s", props.deviceName,
+	ex_pick_gpu(o->gpu);
+	name = ex.props.deviceName;
+	printf("device %u: %s\n", o->gpu, name);
+	family = ex_queue_family(draws);
+	if (family == UINT32_MAX)
+		die("%s has no queue family with graphics and compute%s", name,
 		    g.surface ? " that can present to the window" : "");
-	g.qfamily = qi.queueFamilyIndex = i;
 
 	g.depth_format = VK_FORMAT_UNDEFINED;
 	for (i = 0; i < sizeof(depth_formats) / sizeof(depth_formats[0]); i++) {
-		vkGetPhysicalDeviceFormatProperties(g.gpu, depth_formats[i], &fp);
+		vkGetPhysicalDeviceFormatProperties(ex.gpu, depth_formats[i], &fp);
 		if (fp.optimalTilingFeatures & VK_FORMAT_FEATURE_DEPTH_STENCIL_ATTACHMENT_BIT) {
 			g.depth_format = depth_formats[i];
 			break;
 		}
 	}
 	if (g.depth_format == VK_FORMAT_UNDEFINED)
-		die("%s: no depth format", props.deviceName);
-	vkGetPhysicalDeviceFormatProperties(g.gpu, COLOR_FORMAT, &fp);
+		die("%s: no depth format", name);
+	vkGetPhysicalDeviceFormatProperties(ex.gpu, COLOR_FORMAT, &fp);
 	if (!(fp.optimalTilingFeatures & VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT))
-		die("%s: R8G8B8A8_UNORM cannot be a storage image", props.deviceName);
+		die("%s: R8G8B8A8_UNORM cannot be a storage image", name);
 
-	const char *exts[2];
 	if (g.surface)
-		exts[di.enabledExtensionCount++] = swapchain_ext;
+		exts[next++] = VK_KHR_SWAPCHAIN_EXTENSION_NAME;
 	if (o->extension)
-		exts[di.enabledExtensionCount++] = o->extension;
-	di.ppEnabledExtensionNames = di.enabledExtensionCount ? exts : NULL;
-	logv("vkCreateDevice queueFamilyIndex=%u queueCount=%u enabledExtensionCount=%u",
-	     qi.queueFamilyIndex, qi.queueCount, di.enabledExtensionCount);
-	VK(vkCreateDevice(g.gpu, &di, NULL, &g.dev));
-	vkGetDeviceQueue(g.dev, g.qfamily, 0, &g.queue);
+		exts[next++] = o->extension;
+	ex_create_device(family, exts, next);
 }
 
 static void create_resources(void)
 {
-	VkCommandPoolCreateInfo pi = {
-		.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
-		.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
-		.queueFamilyIndex = g.qfamily,
-	};
 	struct vertex verts[CUBE_VERTICES];
 	uint16_t idx[CUBE_INDICES];
 	void *p;
 
-	VK(vkCreateCommandPool(g.dev, &pi, NULL, &g.pool));
+	g.pool = ex_create_command_pool();
 
 	g.color = create_image(COLOR_FORMAT, WIDTH, HEIGHT,
 			       VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
@@ -1036,12 +824,12 @@ static void create_resources(void)
 	/* vertices and indices in one host-visible buffer, written once through
 	 * a map that is then undone */
 	cube(verts, idx);
-	g.geometry = create_buffer(sizeof(verts) + sizeof(idx),
+	g.geometry = ex_create_buffer(sizeof(verts) + sizeof(idx),
 				   VK_BUFFER_USAGE_VERTEX_BUFFER_BIT | VK_BUFFER_USAGE_INDEX_BUFFER_BIT,
 				   VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT,
 				   VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
 	logv("vkMapMemory offset=0 size=%llu", (unsigned long long)g.geometry.size);
-	VK(vkMapMemory(g.dev, g.geometry.mem, 0, g.geometry.size, 0, &p));
+	VK(vkMapMemory(ex.dev, g.geometry.mem, 0, g.geometry.size, 0, &p));
 	memcpy(p, verts, sizeof(verts));
 	memcpy((char *)p + sizeof(verts), idx, sizeof(idx));
 	if (!g.geometry.coherent) {
@@ -1050,19 +838,19 @@ static void create_resources(void)
 			.memory = g.geometry.mem,
 			.size = VK_WHOLE_SIZE,
 		};
-		VK(vkFlushMappedMemoryRanges(g.dev, 1, &r));
+		VK(vkFlushMappedMemoryRanges(ex.dev, 1, &r));
 	}
-	vkUnmapMemory(g.dev, g.geometry.mem);
+	vkUnmapMemory(ex.dev, g.geometry.mem);
 
 	/* the uniform buffer: one slot per frame in flight, mapped for good */
-	g.ubo = create_buffer((VkDeviceSize)UBO_STRIDE * FRAMES_IN_FLIGHT,
+	g.ubo = ex_create_buffer((VkDeviceSize)UBO_STRIDE * FRAMES_IN_FLIGHT,
 			      VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT,
 			      VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT,
 			      VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
 	logv("vkMapMemory offset=0 size=%llu", (unsigned long long)g.ubo.size);
-	VK(vkMapMemory(g.dev, g.ubo.mem, 0, g.ubo.size, 0, &g.ubo_ptr));
+	VK(vkMapMemory(ex.dev, g.ubo.mem, 0, g.ubo.size, 0, &g.ubo_ptr));
 
-	g.readback = create_buffer((VkDeviceSize)WIDTH * HEIGHT * 4,
+	g.readback = ex_create_buffer((VkDeviceSize)WIDTH * HEIGHT * 4,
 				   VK_BUFFER_USAGE_TRANSFER_DST_BIT,
 				   VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT,
 				   VK_MEMORY_PROPERTY_HOST_CACHED_BIT);
@@ -1073,12 +861,6 @@ static void upload(void)
 {
 	struct buffer staging;
 	VkCommandBuffer cb;
-	VkCommandBufferAllocateInfo ai = {
-		.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-		.commandPool = g.pool,
-		.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
-		.commandBufferCount = 1,
-	};
 	VkCommandBufferBeginInfo bi = {
 		.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
 		.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT,
@@ -1093,11 +875,11 @@ static void upload(void)
 	};
 	void *p;
 
-	staging = create_buffer(TEX_SIZE * TEX_SIZE * 4, VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+	staging = ex_create_buffer(TEX_SIZE * TEX_SIZE * 4, VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
 				VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT,
 				VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
 	logv("vkMapMemory offset=0 size=%llu", (unsigned long long)staging.size);
-	VK(vkMapMemory(g.dev, staging.mem, 0, staging.size, 0, &p));
+	VK(vkMapMemory(ex.dev, staging.mem, 0, staging.size, 0, &p));
 	texture_pattern(p);
 	if (!staging.coherent) {
 		VkMappedMemoryRange r = {
@@ -1105,11 +887,11 @@ static void upload(void)
 			.memory = staging.mem,
 			.size = VK_WHOLE_SIZE,
 		};
-		VK(vkFlushMappedMemoryRanges(g.dev, 1, &r));
+		VK(vkFlushMappedMemoryRanges(ex.dev, 1, &r));
 	}
-	vkUnmapMemory(g.dev, staging.mem);
+	vkUnmapMemory(ex.dev, staging.mem);
 
-	VK(vkAllocateCommandBuffers(g.dev, &ai, &cb));
+	ex_command_buffers(g.pool, 1, &cb);
 	VK(vkBeginCommandBuffer(cb, &bi));
 	image_barrier(cb, g.tex.img, VK_IMAGE_LAYOUT_UNDEFINED,
 		      VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, 0,
@@ -1128,10 +910,10 @@ static void upload(void)
 		      VK_ACCESS_SHADER_WRITE_BIT);
 	VK(vkEndCommandBuffer(cb));
 	si.pCommandBuffers = &cb;
-	VK(vkQueueSubmit(g.queue, 1, &si, VK_NULL_HANDLE));
-	VK(vkQueueWaitIdle(g.queue));
-	vkFreeCommandBuffers(g.dev, g.pool, 1, &cb);
-	destroy_buffer(&staging);
+	VK(vkQueueSubmit(ex.queue, 1, &si, VK_NULL_HANDLE));
+	VK(vkQueueWaitIdle(ex.queue));
+	vkFreeCommandBuffers(ex.dev, g.pool, 1, &cb);
+	ex_destroy_buffer(&staging);
 }
 
 static void create_descriptors(void)
@@ -1179,22 +961,22 @@ static void create_descriptors(void)
 
 	li.bindingCount = 3;
 	li.pBindings = gfx_b;
-	VK(vkCreateDescriptorSetLayout(g.dev, &li, NULL, &g.gfx_dsl));
+	VK(vkCreateDescriptorSetLayout(ex.dev, &li, NULL, &g.gfx_dsl));
 	li.bindingCount = 1;
 	li.pBindings = &comp_b;
-	VK(vkCreateDescriptorSetLayout(g.dev, &li, NULL, &g.comp_dsl));
+	VK(vkCreateDescriptorSetLayout(ex.dev, &li, NULL, &g.comp_dsl));
 
 	logv("vkCreateDescriptorPool maxSets=%u poolSizeCount=%u", pi.maxSets, pi.poolSizeCount);
-	VK(vkCreateDescriptorPool(g.dev, &pi, NULL, &g.dpool));
+	VK(vkCreateDescriptorPool(ex.dev, &pi, NULL, &g.dpool));
 	for (i = 0; i < FRAMES_IN_FLIGHT; i++)
 		layouts[i] = g.gfx_dsl;
 	ai.descriptorPool = g.dpool;
 	ai.descriptorSetCount = FRAMES_IN_FLIGHT;
 	ai.pSetLayouts = layouts;
-	VK(vkAllocateDescriptorSets(g.dev, &ai, g.gfx_set));
+	VK(vkAllocateDescriptorSets(ex.dev, &ai, g.gfx_set));
 	ai.descriptorSetCount = 1;
 	ai.pSetLayouts = &g.comp_dsl;
-	VK(vkAllocateDescriptorSets(g.dev, &ai, &g.comp_set));
+	VK(vkAllocateDescriptorSets(ex.dev, &ai, &g.comp_set));
 
 	memset(w, 0, sizeof(w));
 	for (i = 0; i < FRAMES_IN_FLIGHT; i++) {
@@ -1230,14 +1012,14 @@ static void create_descriptors(void)
 	w[nw].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_IMAGE;
 	w[nw].pImageInfo = &storage_info;
 	nw++;
-	vkUpdateDescriptorSets(g.dev, nw, w, 0, NULL);
+	vkUpdateDescriptorSets(ex.dev, nw, w, 0, NULL);
 
 	pli.pSetLayouts = &g.gfx_dsl;
-	VK(vkCreatePipelineLayout(g.dev, &pli, NULL, &g.gfx_layout));
+	VK(vkCreatePipelineLayout(ex.dev, &pli, NULL, &g.gfx_layout));
 	pli.pSetLayouts = &g.comp_dsl;
 	pli.pushConstantRangeCount = 1;
 	pli.pPushConstantRanges = &push;
-	VK(vkCreatePipelineLayout(g.dev, &pli, NULL, &g.comp_layout));
+	VK(vkCreatePipelineLayout(ex.dev, &pli, NULL, &g.comp_layout));
 }
 
 static void create_render_pass(void)
@@ -1319,9 +1101,9 @@ static void create_render_pass(void)
 		.layers = 1,
 	};
 
-	VK(vkCreateRenderPass(g.dev, &ri, NULL, &g.render_pass));
+	VK(vkCreateRenderPass(ex.dev, &ri, NULL, &g.render_pass));
 	fi.renderPass = g.render_pass;
-	VK(vkCreateFramebuffer(g.dev, &fi, NULL, &g.framebuffer));
+	VK(vkCreateFramebuffer(ex.dev, &fi, NULL, &g.framebuffer));
 }
 
 static void create_pipelines(void)
@@ -1424,27 +1206,21 @@ static void create_pipelines(void)
 	stages[0].module = g.vert;
 	stages[1].module = g.frag;
 	ci.stage.module = g.comp;
-	VK(vkCreateGraphicsPipelines(g.dev, VK_NULL_HANDLE, 1, &gi, NULL, &g.gfx_pipe));
-	VK(vkCreateComputePipelines(g.dev, VK_NULL_HANDLE, 1, &ci, NULL, &g.comp_pipe));
+	VK(vkCreateGraphicsPipelines(ex.dev, VK_NULL_HANDLE, 1, &gi, NULL, &g.gfx_pipe));
+	VK(vkCreateComputePipelines(ex.dev, VK_NULL_HANDLE, 1, &ci, NULL, &g.comp_pipe));
 }
 
 static void create_frames(void)
 {
-	VkCommandBufferAllocateInfo ai = {
-		.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-		.commandPool = g.pool,
-		.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
-		.commandBufferCount = FRAMES_IN_FLIGHT,
-	};
 	VkFenceCreateInfo fi = {
 		.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO,
 		.flags = VK_FENCE_CREATE_SIGNALED_BIT,
 	};
 	int i;
 
-	VK(vkAllocateCommandBuffers(g.dev, &ai, g.cmd));
+	ex_command_buffers(g.pool, FRAMES_IN_FLIGHT, g.cmd);
 	for (i = 0; i < FRAMES_IN_FLIGHT; i++)
-		VK(vkCreateFence(g.dev, &fi, NULL, &g.fence[i]));
+		VK(vkCreateFence(ex.dev, &fi, NULL, &g.fence[i]));
 }
 
 /* ------------------------------------------------------------------ */
@@ -1582,16 +1358,16 @@ static void save_frame(const struct options *o, unsigned frame)
 			.memory = g.readback.mem,
 			.size = VK_WHOLE_SIZE,
 		};
-		VK(vkMapMemory(g.dev, g.readback.mem, 0, VK_WHOLE_SIZE, 0, &p));
-		VK(vkInvalidateMappedMemoryRanges(g.dev, 1, &r));
+		VK(vkMapMemory(ex.dev, g.readback.mem, 0, VK_WHOLE_SIZE, 0, &p));
+		VK(vkInvalidateMappedMemoryRanges(ex.dev, 1, &r));
 	} else {
-		VK(vkMapMemory(g.dev, g.readback.mem, 0, VK_WHOLE_SIZE, 0, &p));
+		VK(vkMapMemory(ex.dev, g.readback.mem, 0, VK_WHOLE_SIZE, 0, &p));
 	}
 	if ((size_t)snprintf(path, sizeof(path), "%s/frame-%u.png", o->png_dir, frame) >=
 	    sizeof(path))
 		die("--png-dir: path too long");
 	write_png(path, p, WIDTH, HEIGHT);
-	vkUnmapMemory(g.dev, g.readback.mem);
+	vkUnmapMemory(ex.dev, g.readback.mem);
 	printf("wrote %s\n", path);
 }
 
@@ -1600,7 +1376,7 @@ static void save_frame(const struct options *o, unsigned frame)
 static uint32_t acquire_image(unsigned slot)
 {
 	uint32_t index = 0;
-	VkResult r = vkAcquireNextImageKHR(g.dev, g.swapchain, UINT64_MAX, g.acquired[slot],
+	VkResult r = vkAcquireNextImageKHR(ex.dev, g.swapchain, UINT64_MAX, g.acquired[slot],
 					   VK_NULL_HANDLE, &index);
 
 	vk_check(r == VK_SUBOPTIMAL_KHR ? VK_SUCCESS : r, "vkAcquireNextImageKHR", __LINE__);
@@ -1617,7 +1393,7 @@ static void present_image(uint32_t index)
 		.pSwapchains = &g.swapchain,
 		.pImageIndices = &index,
 	};
-	VkResult r = vkQueuePresentKHR(g.queue, &pi);
+	VkResult r = vkQueuePresentKHR(ex.queue, &pi);
 
 	vk_check(r == VK_SUBOPTIMAL_KHR ? VK_SUCCESS : r, "vkQueuePresentKHR", __LINE__);
 }
@@ -1640,8 +1416,8 @@ static void run_frames(const struct options *o)
 
 		/* this slot's previous frame is done with its uniforms and
 		 * command buffer */
-		VK(vkWaitForFences(g.dev, 1, &g.fence[slot], VK_TRUE, UINT64_MAX));
-		VK(vkResetFences(g.dev, 1, &g.fence[slot]));
+		VK(vkWaitForFences(ex.dev, 1, &g.fence[slot], VK_TRUE, UINT64_MAX));
+		VK(vkResetFences(ex.dev, 1, &g.fence[slot]));
 
 		frame_ubo_fill(&u, frame, o->still);
 		memcpy((char *)g.ubo_ptr + (size_t)slot * UBO_STRIDE, &u, sizeof(u));
@@ -1651,7 +1427,7 @@ static void run_frames(const struct options *o)
 				.memory = g.ubo.mem,
 				.size = VK_WHOLE_SIZE,
 			};
-			VK(vkFlushMappedMemoryRanges(g.dev, 1, &r));
+			VK(vkFlushMappedMemoryRanges(ex.dev, 1, &r));
 		}
 
 		if (g.swapchain) {
@@ -1664,15 +1440,15 @@ static void run_frames(const struct options *o)
 		}
 		record_frame(g.cmd[slot], slot, frame, dump,
 			     g.swapchain ? g.swap_img[index] : VK_NULL_HANDLE);
-		VK(vkQueueSubmit(g.queue, 1, &si, g.fence[slot]));
+		VK(vkQueueSubmit(ex.queue, 1, &si, g.fence[slot]));
 		if (g.swapchain)
 			present_image(index);
 		if (dump) {
-			VK(vkWaitForFences(g.dev, 1, &g.fence[slot], VK_TRUE, UINT64_MAX));
+			VK(vkWaitForFences(ex.dev, 1, &g.fence[slot], VK_TRUE, UINT64_MAX));
 			save_frame(o, frame);
 		}
 	}
-	VK(vkWaitForFences(g.dev, FRAMES_IN_FLIGHT, g.fence, VK_TRUE, UINT64_MAX));
+	VK(vkWaitForFences(ex.dev, FRAMES_IN_FLIGHT, g.fence, VK_TRUE, UINT64_MAX));
 	printf("frames %u\n", o->frames);
 }
 
@@ -1680,46 +1456,46 @@ static void destroy_all(void)
 {
 	int i;
 
-	VK(vkDeviceWaitIdle(g.dev));
+	VK(vkDeviceWaitIdle(ex.dev));
 	for (i = 0; i < FRAMES_IN_FLIGHT; i++)
-		vkDestroyFence(g.dev, g.fence[i], NULL);
+		vkDestroyFence(ex.dev, g.fence[i], NULL);
 	if (g.swapchain)
 		destroy_swapchain();
-	vkFreeCommandBuffers(g.dev, g.pool, FRAMES_IN_FLIGHT, g.cmd);
-	vkDestroyPipeline(g.dev, g.gfx_pipe, NULL);
-	vkDestroyPipeline(g.dev, g.comp_pipe, NULL);
-	vkDestroyShaderModule(g.dev, g.vert, NULL);
-	vkDestroyShaderModule(g.dev, g.frag, NULL);
-	vkDestroyShaderModule(g.dev, g.comp, NULL);
-	vkDestroyFramebuffer(g.dev, g.framebuffer, NULL);
-	vkDestroyRenderPass(g.dev, g.render_pass, NULL);
-	vkDestroyPipelineLayout(g.dev, g.gfx_layout, NULL);
-	vkDestroyPipelineLayout(g.dev, g.comp_layout, NULL);
-	vkDestroyDescriptorPool(g.dev, g.dpool, NULL);
-	vkDestroyDescriptorSetLayout(g.dev, g.gfx_dsl, NULL);
-	vkDestroyDescriptorSetLayout(g.dev, g.comp_dsl, NULL);
-	vkUnmapMemory(g.dev, g.ubo.mem);
-	destroy_buffer(&g.ubo);
-	destroy_buffer(&g.geometry);
-	destroy_buffer(&g.readback);
-	vkDestroySampler(g.dev, g.tex_sampler, NULL);
-	vkDestroySampler(g.dev, g.anim_sampler, NULL);
+	vkFreeCommandBuffers(ex.dev, g.pool, FRAMES_IN_FLIGHT, g.cmd);
+	vkDestroyPipeline(ex.dev, g.gfx_pipe, NULL);
+	vkDestroyPipeline(ex.dev, g.comp_pipe, NULL);
+	vkDestroyShaderModule(ex.dev, g.vert, NULL);
+	vkDestroyShaderModule(ex.dev, g.frag, NULL);
+	vkDestroyShaderModule(ex.dev, g.comp, NULL);
+	vkDestroyFramebuffer(ex.dev, g.framebuffer, NULL);
+	vkDestroyRenderPass(ex.dev, g.render_pass, NULL);
+	vkDestroyPipelineLayout(ex.dev, g.gfx_layout, NULL);
+	vkDestroyPipelineLayout(ex.dev, g.comp_layout, NULL);
+	vkDestroyDescriptorPool(ex.dev, g.dpool, NULL);
+	vkDestroyDescriptorSetLayout(ex.dev, g.gfx_dsl, NULL);
+	vkDestroyDescriptorSetLayout(ex.dev, g.comp_dsl, NULL);
+	vkUnmapMemory(ex.dev, g.ubo.mem);
+	ex_destroy_buffer(&g.ubo);
+	ex_destroy_buffer(&g.geometry);
+	ex_destroy_buffer(&g.readback);
+	vkDestroySampler(ex.dev, g.tex_sampler, NULL);
+	vkDestroySampler(ex.dev, g.anim_sampler, NULL);
 	destroy_image(&g.anim);
 	destroy_image(&g.tex);
 	destroy_image(&g.depth);
 	destroy_image(&g.color);
-	vkDestroyCommandPool(g.dev, g.pool, NULL);
-	vkDestroyDevice(g.dev, NULL);
+	vkDestroyCommandPool(ex.dev, g.pool, NULL);
+	vkDestroyDevice(ex.dev, NULL);
 	if (g.messenger) {
 		PFN_vkDestroyDebugUtilsMessengerEXT destroy =
 			(PFN_vkDestroyDebugUtilsMessengerEXT)vkGetInstanceProcAddr(
-				g.instance, "vkDestroyDebugUtilsMessengerEXT");
+				ex.instance, "vkDestroyDebugUtilsMessengerEXT");
 		if (destroy)
-			destroy(g.instance, g.messenger, NULL);
+			destroy(ex.instance, g.messenger, NULL);
 	}
 	if (g.surface)
-		vkDestroySurfaceKHR(g.instance, g.surface, NULL);
-	vkDestroyInstance(g.instance, NULL);
+		vkDestroySurfaceKHR(ex.instance, g.surface, NULL);
+	vkDestroyInstance(ex.instance, NULL);
 	if (g.xcb) {
 		xcb_destroy_window(g.xcb, g.window);
 		xcb_disconnect(g.xcb);
@@ -1730,6 +1506,8 @@ int main(int argc, char **argv)
 {
 	struct options o;
 
+	ex.prog = "vkexample";
+	ex.log = 1;
 	parse_options(argc, argv, &o);
 	if (o.png_dir && mkdir(o.png_dir, 0777) != 0 && errno != EEXIST)
 		die("--png-dir %s: %s", o.png_dir, strerror(errno));
@@ -1756,7 +1534,7 @@ int main(int argc, char **argv)
 
 	fflush(stdout);
 	if (g.validation_errors) {
-		fprintf(stderr, "%s: %u validation errors\n", prog, g.validation_errors);
+		fprintf(stderr, "%s: %u validation errors\n", ex.prog, g.validation_errors);
 		return 1;
 	}
 	return 0;

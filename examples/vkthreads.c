@@ -30,59 +30,16 @@
 
 #include <vulkan/vulkan.h>
 
+#include "common.h"
+
 #define SLICE 4096u /* bytes a thread writes a frame */
 #define MAX_THREADS 16
 
-static VkDevice dev;
-static VkQueue queue;
 static pthread_mutex_t queue_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_barrier_t frame_start;
 static uint32_t nthreads = 2, nframes = 30;
-static VkPhysicalDeviceMemoryProperties memprops;
-static uint32_t queue_family;
 static uint8_t *shared_map;  /* every thread's slice of the shared buffer */
 static VkBuffer shared_buf;
-
-static void check(VkResult r, const char *what)
-{
-	if (r != VK_SUCCESS) {
-		fprintf(stderr, "vkthreads: %s failed: %d\n", what, r);
-		exit(1);
-	}
-}
-
-static uint32_t memory_type(uint32_t bits, VkMemoryPropertyFlags want)
-{
-	for (uint32_t i = 0; i < memprops.memoryTypeCount; i++)
-		if ((bits & (1u << i)) && (memprops.memoryTypes[i].propertyFlags & want) == want)
-			return i;
-	fprintf(stderr, "vkthreads: no memory type with flags 0x%x\n", want);
-	exit(1);
-}
-
-/* A buffer of SIZE bytes with memory of its own of the flags WANT. */
-static VkBuffer make_buffer(VkDeviceSize size, VkBufferUsageFlags usage,
-			    VkMemoryPropertyFlags want, VkDeviceMemory *mem)
-{
-	VkBufferCreateInfo bi = {
-		.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
-		.size = size,
-		.usage = usage,
-		.sharingMode = VK_SHARING_MODE_EXCLUSIVE,
-	};
-	VkBuffer b;
-	check(vkCreateBuffer(dev, &bi, NULL, &b), "vkCreateBuffer");
-	VkMemoryRequirements req;
-	vkGetBufferMemoryRequirements(dev, b, &req);
-	VkMemoryAllocateInfo ai = {
-		.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
-		.allocationSize = req.size,
-		.memoryTypeIndex = memory_type(req.memoryTypeBits, want),
-	};
-	check(vkAllocateMemory(dev, &ai, NULL, mem), "vkAllocateMemory");
-	check(vkBindBufferMemory(dev, b, *mem, 0), "vkBindBufferMemory");
-	return b;
-}
 
 static uint32_t pattern(uint32_t thread, uint32_t frame, uint32_t word)
 {
@@ -98,33 +55,20 @@ static uint32_t fill_word(uint32_t thread, uint32_t frame)
 static void *worker(void *arg)
 {
 	uint32_t t = (uint32_t)(uintptr_t)arg;
-	VkCommandPoolCreateInfo pi = {
-		.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
-		.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
-		.queueFamilyIndex = queue_family,
-	};
-	VkCommandPool pool;
-	check(vkCreateCommandPool(dev, &pi, NULL, &pool), "vkCreateCommandPool");
-	VkCommandBufferAllocateInfo ci = {
-		.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-		.commandPool = pool,
-		.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
-		.commandBufferCount = 1,
-	};
+	VkCommandPool pool = ex_create_command_pool();
 	VkCommandBuffer cb;
-	check(vkAllocateCommandBuffers(dev, &ci, &cb), "vkAllocateCommandBuffers");
+	ex_command_buffers(pool, 1, &cb);
 	VkFenceCreateInfo fi = { .sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO };
 	VkFence fence;
-	check(vkCreateFence(dev, &fi, NULL, &fence), "vkCreateFence");
-	VkDeviceMemory dmem, rmem;
-	VkBuffer device = make_buffer(SLICE, VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
-				      VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-				      VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, &dmem);
-	VkBuffer readback = make_buffer(SLICE, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-					VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
-					VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, &rmem);
+	VK(vkCreateFence(ex.dev, &fi, NULL, &fence));
+	struct buffer device = ex_create_buffer(SLICE, VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+						VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+						VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0);
+	struct buffer readback = ex_create_buffer(SLICE, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+						  VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+						  VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, 0);
 	uint32_t *back;
-	check(vkMapMemory(dev, rmem, 0, VK_WHOLE_SIZE, 0, (void **)&back), "vkMapMemory");
+	VK(vkMapMemory(ex.dev, readback.mem, 0, VK_WHOLE_SIZE, 0, (void **)&back));
 	uint32_t *mine = (uint32_t *)(shared_map + (size_t)t * SLICE);
 
 	for (uint32_t f = 0; f < nframes; f++) {
@@ -135,9 +79,9 @@ static void *worker(void *arg)
 			.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
 			.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT,
 		};
-		check(vkBeginCommandBuffer(cb, &bi), "vkBeginCommandBuffer");
+		VK(vkBeginCommandBuffer(cb, &bi));
 		VkBufferCopy in = { (VkDeviceSize)t * SLICE, 0, SLICE };
-		vkCmdCopyBuffer(cb, shared_buf, device, 1, &in);
+		vkCmdCopyBuffer(cb, shared_buf, device.buf, 1, &in);
 		VkMemoryBarrier mb = {
 			.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
 			.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
@@ -145,26 +89,26 @@ static void *worker(void *arg)
 		};
 		vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
 				     0, 1, &mb, 0, NULL, 0, NULL);
-		vkCmdFillBuffer(cb, device, 7 * 4, 4, fill_word(t, f));
+		vkCmdFillBuffer(cb, device.buf, 7 * 4, 4, fill_word(t, f));
 		vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
 				     0, 1, &mb, 0, NULL, 0, NULL);
 		VkBufferCopy out = { 0, 0, SLICE };
-		vkCmdCopyBuffer(cb, device, readback, 1, &out);
+		vkCmdCopyBuffer(cb, device.buf, readback.buf, 1, &out);
 		mb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
 		vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT,
 				     0, 1, &mb, 0, NULL, 0, NULL);
-		check(vkEndCommandBuffer(cb), "vkEndCommandBuffer");
+		VK(vkEndCommandBuffer(cb));
 		VkSubmitInfo si = {
 			.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
 			.commandBufferCount = 1,
 			.pCommandBuffers = &cb,
 		};
 		pthread_mutex_lock(&queue_lock);
-		VkResult r = vkQueueSubmit(queue, 1, &si, fence);
+		VkResult r = vkQueueSubmit(ex.queue, 1, &si, fence);
 		pthread_mutex_unlock(&queue_lock);
-		check(r, "vkQueueSubmit");
-		check(vkWaitForFences(dev, 1, &fence, VK_TRUE, UINT64_MAX), "vkWaitForFences");
-		check(vkResetFences(dev, 1, &fence), "vkResetFences");
+		vk_check(r, "vkQueueSubmit", __LINE__);
+		VK(vkWaitForFences(ex.dev, 1, &fence, VK_TRUE, UINT64_MAX));
+		VK(vkResetFences(ex.dev, 1, &fence));
 		for (uint32_t w = 0; w < SLICE / 4; w++) {
 			uint32_t want = w == 7 ? fill_word(t, f) : pattern(t, f, w);
 			if (back[w] != want) {
@@ -174,13 +118,11 @@ static void *worker(void *arg)
 			}
 		}
 	}
-	vkUnmapMemory(dev, rmem);
-	vkDestroyBuffer(dev, device, NULL);
-	vkDestroyBuffer(dev, readback, NULL);
-	vkFreeMemory(dev, dmem, NULL);
-	vkFreeMemory(dev, rmem, NULL);
-	vkDestroyFence(dev, fence, NULL);
-	vkDestroyCommandPool(dev, pool, NULL);
+	vkUnmapMemory(ex.dev, readback.mem);
+	ex_destroy_buffer(&device);
+	ex_destroy_buffer(&readback);
+	vkDestroyFence(ex.dev, fence, NULL);
+	vkDestroyCommandPool(ex.dev, pool, NULL);
 	return NULL;
 }
 
@@ -195,9 +137,18 @@ static uint32_t number(const char *opt, const char *s, uint32_t lo, uint32_t hi)
 	return (uint32_t)v;
 }
 
+/* A family that copies (graphics implies transfers). */
+static int transfers(uint32_t family, const VkQueueFamilyProperties *qf)
+{
+	(void)family;
+	return (qf->queueFlags & (VK_QUEUE_TRANSFER_BIT | VK_QUEUE_GRAPHICS_BIT)) != 0;
+}
+
 int main(int argc, char **argv)
 {
 	uint32_t gpu = 0;
+
+	ex.prog = "vkthreads";
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--threads"))
 			nthreads = number("--threads", argv[++i], 1, MAX_THREADS);
@@ -210,55 +161,18 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	VkApplicationInfo app = {
-		.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
-		.pApplicationName = "vkthreads",
-		.apiVersion = VK_API_VERSION_1_1,
-	};
-	VkInstanceCreateInfo ii = {
-		.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
-		.pApplicationInfo = &app,
-	};
-	VkInstance inst;
-	check(vkCreateInstance(&ii, NULL, &inst), "vkCreateInstance");
-	VkPhysicalDevice phys[64];
-	uint32_t nphys = 64;
-	check(vkEnumeratePhysicalDevices(inst, &nphys, phys), "vkEnumeratePhysicalDevices");
-	if (gpu >= nphys) {
-		fprintf(stderr, "vkthreads: --gpu %u: there are %u devices\n", gpu, nphys);
-		return 1;
-	}
-	vkGetPhysicalDeviceMemoryProperties(phys[gpu], &memprops);
-	VkQueueFamilyProperties qf[16];
-	uint32_t nqf = 16;
-	vkGetPhysicalDeviceQueueFamilyProperties(phys[gpu], &nqf, qf);
-	for (queue_family = 0; queue_family < nqf; queue_family++)
-		if (qf[queue_family].queueFlags & VK_QUEUE_TRANSFER_BIT ||
-		    qf[queue_family].queueFlags & VK_QUEUE_GRAPHICS_BIT)
-			break;
-	if (queue_family == nqf) {
-		fprintf(stderr, "vkthreads: no queue family does transfers\n");
-		return 1;
-	}
-	float prio = 1.0f;
-	VkDeviceQueueCreateInfo qi = {
-		.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
-		.queueFamilyIndex = queue_family,
-		.queueCount = 1,
-		.pQueuePriorities = &prio,
-	};
-	VkDeviceCreateInfo di = {
-		.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
-		.queueCreateInfoCount = 1,
-		.pQueueCreateInfos = &qi,
-	};
-	check(vkCreateDevice(phys[gpu], &di, NULL, &dev), "vkCreateDevice");
-	vkGetDeviceQueue(dev, queue_family, 0, &queue);
-	VkDeviceMemory smem;
-	shared_buf = make_buffer((VkDeviceSize)nthreads * SLICE, VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
-				 VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
-				 VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, &smem);
-	check(vkMapMemory(dev, smem, 0, VK_WHOLE_SIZE, 0, (void **)&shared_map), "vkMapMemory");
+	ex_create_instance(NULL, 0, NULL, 0, NULL);
+	ex_pick_gpu(gpu);
+	uint32_t family = ex_queue_family(transfers);
+	if (family == UINT32_MAX)
+		die("no queue family does transfers");
+	ex_create_device(family, NULL, 0);
+	struct buffer shared = ex_create_buffer((VkDeviceSize)nthreads * SLICE,
+						VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+						VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+						VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, 0);
+	shared_buf = shared.buf;
+	VK(vkMapMemory(ex.dev, shared.mem, 0, VK_WHOLE_SIZE, 0, (void **)&shared_map));
 
 	pthread_t th[MAX_THREADS];
 	pthread_barrier_init(&frame_start, NULL, nthreads);
@@ -271,11 +185,10 @@ int main(int argc, char **argv)
 		pthread_join(th[t], NULL);
 	pthread_barrier_destroy(&frame_start);
 
-	vkUnmapMemory(dev, smem);
-	vkDestroyBuffer(dev, shared_buf, NULL);
-	vkFreeMemory(dev, smem, NULL);
-	vkDestroyDevice(dev, NULL);
-	vkDestroyInstance(inst, NULL);
+	vkUnmapMemory(ex.dev, shared.mem);
+	ex_destroy_buffer(&shared);
+	vkDestroyDevice(ex.dev, NULL);
+	vkDestroyInstance(ex.instance, NULL);
 	printf("vkthreads: %u threads x %u frames, every readback as written\n", nthreads, nframes);
 	return 0;
 }

@@ -664,15 +664,23 @@ void tk_post_vkAllocateMemory(tk_device *dev, vk_args_vkAllocateMemory *a)
 	pthread_mutex_unlock(&dev->lock);
 }
 
+/* MEMORY's mapping ends, unmapped or the memory freed (FREED: taken out
+ * of the map, for the caller to free): what the program wrote into it
+ * since the last scan goes into the trace first.  Under dev->lock. */
+static tk_mem *mapping_ends(tk_device *dev, uint64_t memory, bool freed)
+{
+	tk_mem *mem = freed ? tk_map_del(&dev->mems, memory) : tk_map_get(&dev->mems, memory);
+	if (mem && tk_tracing())
+		scan(dev, mem);
+	return mem;
+}
+
 void tk_pre_vkFreeMemory(tk_device *dev, vk_args_vkFreeMemory *a)
 {
 	pthread_mutex_lock(&dev->lock);
-	tk_mem *mem = tk_map_del(&dev->mems, (uint64_t)a->memory);
-	if (mem) {
-		if (tk_tracing())
-			scan(dev, mem);
+	tk_mem *mem = mapping_ends(dev, (uint64_t)a->memory, true);
+	if (mem)
 		mem_free(mem);
-	}
 	pthread_mutex_unlock(&dev->lock);
 }
 
@@ -700,12 +708,9 @@ void tk_post_vkMapMemory(tk_device *dev, vk_args_vkMapMemory *a)
 void tk_pre_vkUnmapMemory(tk_device *dev, vk_args_vkUnmapMemory *a)
 {
 	pthread_mutex_lock(&dev->lock);
-	tk_mem *mem = tk_map_get(&dev->mems, (uint64_t)a->memory);
-	if (mem) {
-		if (tk_tracing())
-			scan(dev, mem);
+	tk_mem *mem = mapping_ends(dev, (uint64_t)a->memory, false);
+	if (mem)
 		mem->mapped = NULL; /* the shadow stays: the trace has said it */
-	}
 	pthread_mutex_unlock(&dev->lock);
 }
 
@@ -772,62 +777,56 @@ void tk_pre_vkDestroyImage(tk_device *dev, vk_args_vkDestroyImage *a)
 	del_object(dev, (uint64_t)a->image);
 }
 
-void tk_post_vkBindBufferMemory(tk_device *dev, vk_args_vkBindBufferMemory *a)
+/* N binds of the second form, BUFFERS' or IMAGES', once the call
+ * succeeded; a bind of the first form is one of the second. */
+static void binds(tk_device *dev, VkResult r, uint32_t n, const VkBindBufferMemoryInfo *buffers,
+		  const VkBindImageMemoryInfo *images)
 {
-	if (a->result != VK_SUCCESS)
+	if (r != VK_SUCCESS)
 		return;
 	pthread_mutex_lock(&dev->lock);
-	bind(dev, (uint64_t)a->buffer, (uint64_t)a->memory, a->memoryOffset);
+	for (uint32_t i = 0; i < n; i++)
+		if (buffers)
+			bind(dev, (uint64_t)buffers[i].buffer, (uint64_t)buffers[i].memory,
+			     buffers[i].memoryOffset);
+		else
+			bind(dev, (uint64_t)images[i].image, (uint64_t)images[i].memory,
+			     images[i].memoryOffset);
 	pthread_mutex_unlock(&dev->lock);
+}
+
+void tk_post_vkBindBufferMemory(tk_device *dev, vk_args_vkBindBufferMemory *a)
+{
+	VkBindBufferMemoryInfo b = {.buffer = a->buffer, .memory = a->memory,
+				    .memoryOffset = a->memoryOffset};
+	binds(dev, a->result, 1, &b, NULL);
 }
 
 void tk_post_vkBindImageMemory(tk_device *dev, vk_args_vkBindImageMemory *a)
 {
-	if (a->result != VK_SUCCESS)
-		return;
-	pthread_mutex_lock(&dev->lock);
-	bind(dev, (uint64_t)a->image, (uint64_t)a->memory, a->memoryOffset);
-	pthread_mutex_unlock(&dev->lock);
-}
-
-static void bind_buffers(tk_device *dev, VkResult r, uint32_t n, const VkBindBufferMemoryInfo *b)
-{
-	if (r != VK_SUCCESS)
-		return;
-	pthread_mutex_lock(&dev->lock);
-	for (uint32_t i = 0; i < n; i++)
-		bind(dev, (uint64_t)b[i].buffer, (uint64_t)b[i].memory, b[i].memoryOffset);
-	pthread_mutex_unlock(&dev->lock);
-}
-
-static void bind_images(tk_device *dev, VkResult r, uint32_t n, const VkBindImageMemoryInfo *b)
-{
-	if (r != VK_SUCCESS)
-		return;
-	pthread_mutex_lock(&dev->lock);
-	for (uint32_t i = 0; i < n; i++)
-		bind(dev, (uint64_t)b[i].image, (uint64_t)b[i].memory, b[i].memoryOffset);
-	pthread_mutex_unlock(&dev->lock);
+	VkBindImageMemoryInfo b = {.image = a->image, .memory = a->memory,
+				   .memoryOffset = a->memoryOffset};
+	binds(dev, a->result, 1, NULL, &b);
 }
 
 void tk_post_vkBindBufferMemory2(tk_device *dev, vk_args_vkBindBufferMemory2 *a)
 {
-	bind_buffers(dev, a->result, a->bindInfoCount, a->pBindInfos);
+	binds(dev, a->result, a->bindInfoCount, a->pBindInfos, NULL);
 }
 
 void tk_post_vkBindBufferMemory2KHR(tk_device *dev, vk_args_vkBindBufferMemory2KHR *a)
 {
-	bind_buffers(dev, a->result, a->bindInfoCount, a->pBindInfos);
+	binds(dev, a->result, a->bindInfoCount, a->pBindInfos, NULL);
 }
 
 void tk_post_vkBindImageMemory2(tk_device *dev, vk_args_vkBindImageMemory2 *a)
 {
-	bind_images(dev, a->result, a->bindInfoCount, a->pBindInfos);
+	binds(dev, a->result, a->bindInfoCount, NULL, a->pBindInfos);
 }
 
 void tk_post_vkBindImageMemory2KHR(tk_device *dev, vk_args_vkBindImageMemory2KHR *a)
 {
-	bind_images(dev, a->result, a->bindInfoCount, a->pBindInfos);
+	binds(dev, a->result, a->bindInfoCount, NULL, a->pBindInfos);
 }
 
 /* The command buffers of a submit, in order, behind one index. */

@@ -495,16 +495,7 @@ static void own_cb(vkr *r, uint32_t family)
 		return;
 	if (d->pool)
 		vkDestroyCommandPool(dev, d->pool, NULL);
-	VkCommandPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
-				       .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
-				       .queueFamilyIndex = family};
-	VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-					  .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
-					  .commandBufferCount = 1};
-	VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-	if (vkCreateCommandPool(dev, &pci, NULL, &d->pool) != VK_SUCCESS ||
-	    (ai.commandPool = d->pool, vkAllocateCommandBuffers(dev, &ai, &d->cb)) != VK_SUCCESS ||
-	    (!d->fence && vkCreateFence(dev, &fci, NULL, &d->fence) != VK_SUCCESS))
+	if (vkd_own_commands(dev, family, &d->pool, &d->cb, &d->fence) != VK_SUCCESS)
 		vkr_fatal(r, "--dump: cannot make a command buffer and a fence");
 	d->family = family;
 }
@@ -786,12 +777,7 @@ void vkr_dump_end_device(vkr *r)
 				plan_free(r, cb->plans[k]);
 			cb->nplans = 0;
 		}
-	if (d->pool)
-		vkDestroyCommandPool(r->dev.device, d->pool, NULL);
-	if (d->fence)
-		vkDestroyFence(r->dev.device, d->fence, NULL);
-	d->pool = VK_NULL_HANDLE;
-	d->fence = VK_NULL_HANDLE;
+	vkd_own_commands_free(r->dev.device, &d->pool, &d->cb, &d->fence);
 	d->family = UINT32_MAX;
 }
 

@@ -12,6 +12,7 @@
  * last one says).
  */
 #include "dump.h"
+#include "vkpass.h"
 
 enum code {
 	C_NONE = 1,
@@ -190,6 +191,68 @@ static void copy_to_buffer(dump_state *d, dump_cb *cb, uint64_t no, uint64_t ima
 	}
 }
 
+/* Where a transfer command's arguments hold the image or buffer it writes,
+ * and the image's layout: at those offsets in its arguments or, for the
+ * commands of VK_KHR_copy_commands2, in the struct that its argument at
+ * INFO points at (0: none; the command buffer is every command's first). */
+typedef struct transfer_dst {
+	bool image;
+	uint16_t info, dst, layout;
+} transfer_dst;
+
+static const transfer_dst transfer_dsts[] = {
+	[C_COPY_BUFFER] = {false, 0, offsetof(vk_args_vkCmdCopyBuffer, dstBuffer), 0},
+	[C_COPY_BUFFER2] = {false, offsetof(vk_args_vkCmdCopyBuffer2, pCopyBufferInfo),
+			    offsetof(VkCopyBufferInfo2, dstBuffer), 0},
+	[C_COPY_IMAGE] = {true, 0, offsetof(vk_args_vkCmdCopyImage, dstImage),
+			  offsetof(vk_args_vkCmdCopyImage, dstImageLayout)},
+	[C_COPY_IMAGE2] = {true, offsetof(vk_args_vkCmdCopyImage2, pCopyImageInfo),
+			   offsetof(VkCopyImageInfo2, dstImage),
+			   offsetof(VkCopyImageInfo2, dstImageLayout)},
+	[C_COPY_B2I] = {true, 0, offsetof(vk_args_vkCmdCopyBufferToImage, dstImage),
+			offsetof(vk_args_vkCmdCopyBufferToImage, dstImageLayout)},
+	[C_COPY_B2I2] = {true, offsetof(vk_args_vkCmdCopyBufferToImage2, pCopyBufferToImageInfo),
+			 offsetof(VkCopyBufferToImageInfo2, dstImage),
+			 offsetof(VkCopyBufferToImageInfo2, dstImageLayout)},
+	[C_BLIT] = {true, 0, offsetof(vk_args_vkCmdBlitImage, dstImage),
+		    offsetof(vk_args_vkCmdBlitImage, dstImageLayout)},
+	[C_BLIT2] = {true, offsetof(vk_args_vkCmdBlitImage2, pBlitImageInfo),
+		     offsetof(VkBlitImageInfo2, dstImage), offsetof(VkBlitImageInfo2, dstImageLayout)},
+	[C_RESOLVE] = {true, 0, offsetof(vk_args_vkCmdResolveImage, dstImage),
+		       offsetof(vk_args_vkCmdResolveImage, dstImageLayout)},
+	[C_RESOLVE2] = {true, offsetof(vk_args_vkCmdResolveImage2, pResolveImageInfo),
+			offsetof(VkResolveImageInfo2, dstImage),
+			offsetof(VkResolveImageInfo2, dstImageLayout)},
+	[C_FILL] = {false, 0, offsetof(vk_args_vkCmdFillBuffer, dstBuffer), 0},
+	[C_UPDATE_BUFFER] = {false, 0, offsetof(vk_args_vkCmdUpdateBuffer, dstBuffer), 0},
+	[C_QUERY_COPY] = {false, 0, offsetof(vk_args_vkCmdCopyQueryPoolResults, dstBuffer), 0},
+	[C_CLEAR_COLOR] = {true, 0, offsetof(vk_args_vkCmdClearColorImage, image),
+			   offsetof(vk_args_vkCmdClearColorImage, imageLayout)},
+	[C_CLEAR_DS] = {true, 0, offsetof(vk_args_vkCmdClearDepthStencilImage, image),
+			offsetof(vk_args_vkCmdClearDepthStencilImage, imageLayout)},
+};
+
+static void transfer_write(dump_cb *cb, uint64_t no, const transfer_dst *t, const void *args)
+{
+	const uint8_t *at = args;
+	if (t->info) {
+		memcpy(&at, at + t->info, sizeof(at));
+		if (!at)
+			return;
+	}
+	if (!t->image) {
+		VkBuffer buffer;
+		memcpy(&buffer, at + t->dst, sizeof(buffer));
+		write_buffer(cb, no, H(buffer));
+		return;
+	}
+	VkImage image;
+	VkImageLayout l;
+	memcpy(&image, at + t->dst, sizeof(image));
+	memcpy(&l, at + t->layout, sizeof(l));
+	write_image(cb, no, H(image), (int32_t)l);
+}
+
 static void layout(dump_cb *cb, uint64_t no, uint64_t image, VkImageLayout l)
 {
 	event(cb, no, EV_LAYOUT, image, (int32_t)l, 0, 0);
@@ -220,28 +283,19 @@ static void set_put(dump_set *s, uint32_t binding, uint32_t element, uint8_t wha
 	s->d[s->n++] = (dump_desc){binding, element, cap, what, lay};
 }
 
-static void set_write(dump_set *s, const VkWriteDescriptorSet *w)
+/* A descriptor written into set CTX: kept where it is a storage one. */
+static void set_write(void *ctx, const vk_descriptor *x)
 {
-	if (!storage_type(w->descriptorType))
+	dump_set *s = ctx;
+	if (!storage_type(x->type))
 		return;
-	for (uint32_t i = 0; i < w->descriptorCount; i++) {
-		uint32_t el = w->dstArrayElement + i;
-		switch (w->descriptorType) {
-		case VK_DESCRIPTOR_TYPE_STORAGE_IMAGE:
-			if (w->pImageInfo)
-				set_put(s, w->dstBinding, el, 0, H(w->pImageInfo[i].imageView),
-					(int32_t)w->pImageInfo[i].imageLayout);
-			break;
-		case VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER:
-			if (w->pTexelBufferView)
-				set_put(s, w->dstBinding, el, 2, H(w->pTexelBufferView[i]), -1);
-			break;
-		default:
-			if (w->pBufferInfo)
-				set_put(s, w->dstBinding, el, 1, H(w->pBufferInfo[i].buffer), -1);
-			break;
-		}
-	}
+	if (x->image)
+		set_put(s, x->binding, x->element, 0, H(x->image->imageView),
+			(int32_t)x->image->imageLayout);
+	else if (x->texel_view)
+		set_put(s, x->binding, x->element, 2, *x->texel_view, -1);
+	else if (x->buffer)
+		set_put(s, x->binding, x->element, 1, H(x->buffer->buffer), -1);
 }
 
 static dump_set *set_of(dump_state *d, uint64_t cap)
@@ -261,35 +315,6 @@ static void set_free(dump_set *s)
 	free(s);
 }
 
-typedef struct tmpl_walk {
-	dump_set *set;
-	const uint8_t *data;
-} tmpl_walk;
-
-static void tmpl_desc(void *ctx, const VkDescriptorUpdateTemplateEntry *e, uint32_t index,
-		      uint64_t at, uint64_t len)
-{
-	tmpl_walk *w = ctx;
-	(void)len;
-	if (!storage_type(e->descriptorType))
-		return;
-	const uint8_t *p = w->data + at;
-	uint32_t el = e->dstArrayElement + index;
-	if (e->descriptorType == VK_DESCRIPTOR_TYPE_STORAGE_IMAGE) {
-		VkDescriptorImageInfo ii;
-		memcpy(&ii, p, sizeof(ii));
-		set_put(w->set, e->dstBinding, el, 0, H(ii.imageView), (int32_t)ii.imageLayout);
-	} else if (e->descriptorType == VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER) {
-		uint64_t v;
-		memcpy(&v, p, sizeof(v));
-		set_put(w->set, e->dstBinding, el, 2, v, -1);
-	} else {
-		VkDescriptorBufferInfo bi;
-		memcpy(&bi, p, sizeof(bi));
-		set_put(w->set, e->dstBinding, el, 1, H(bi.buffer), -1);
-	}
-}
-
 /* The template's descriptors in pData (a blob of the record) into S. */
 static void tmpl_write(vkr *r, uint64_t tcap, const void *data, dump_set *s)
 {
@@ -302,8 +327,7 @@ static void tmpl_write(vkr *r, uint64_t tcap, const void *data, dump_set *s)
 			size = c->args[i].len;
 	if (!t || !data || !s)
 		return;
-	tmpl_walk w = {s, data};
-	vk_walk_template_data(t->e, t->n, size, tmpl_desc, &w);
+	vk_template_descriptors(t->e, t->n, data, size, set_write, s);
 }
 
 static int bind_index(VkPipelineBindPoint bp)
@@ -359,6 +383,29 @@ static void pass_role(uint32_t *p, uint32_t att, uint32_t role, uint32_t index)
 		p[1 + 3 * att] = role;
 		p[2 + 3 * att] = index;
 	}
+}
+
+/* A render pass made (vkCreateRenderPass's in the second form): each
+ * attachment's final layout and its roles in the subpasses. */
+static void pass_made(dump_state *d, const VkRenderPassCreateInfo2 *ci, const VkRenderPass *made)
+{
+	if (!ci || !made || !*made)
+		return;
+	uint32_t n = ci->pAttachments ? ci->attachmentCount : 0;
+	uint32_t *p = pass_make(n);
+	for (uint32_t i = 0; i < n; i++)
+		p[3 + 3 * i] = (uint32_t)ci->pAttachments[i].finalLayout;
+	for (uint32_t s = 0; ci->pSubpasses && s < ci->subpassCount; s++) {
+		const VkSubpassDescription2 *sp = &ci->pSubpasses[s];
+		for (uint32_t i = 0; sp->pColorAttachments && i < sp->colorAttachmentCount; i++) {
+			pass_role(p, sp->pColorAttachments[i].attachment, ROLE_COLOR, i);
+			if (sp->pResolveAttachments)
+				pass_role(p, sp->pResolveAttachments[i].attachment, ROLE_RESOLVE, i);
+		}
+		if (sp->pDepthStencilAttachment)
+			pass_role(p, sp->pDepthStencilAttachment->attachment, ROLE_DEPTH, 0);
+	}
+	put_ptr(&d->passes, H(*made), p);
 }
 
 static void pass_begin(dump_state *d, dump_cb *cb, uint64_t no, const VkRenderPassBeginInfo *bi)
@@ -508,46 +555,14 @@ void vkr_dump_track(vkr *r, const cmd_entry *e, void *args)
 	}
 	case C_CREATE_RP: {
 		vk_args_vkCreateRenderPass *a = args;
-		const VkRenderPassCreateInfo *ci = a->pCreateInfo;
-		if (!ci || !a->pRenderPass || !*a->pRenderPass)
-			return;
-		uint32_t n = ci->pAttachments ? ci->attachmentCount : 0;
-		uint32_t *p = pass_make(n);
-		for (uint32_t i = 0; i < n; i++)
-			p[3 + 3 * i] = (uint32_t)ci->pAttachments[i].finalLayout;
-		for (uint32_t s = 0; ci->pSubpasses && s < ci->subpassCount; s++) {
-			const VkSubpassDescription *sp = &ci->pSubpasses[s];
-			for (uint32_t i = 0; sp->pColorAttachments && i < sp->colorAttachmentCount; i++) {
-				pass_role(p, sp->pColorAttachments[i].attachment, ROLE_COLOR, i);
-				if (sp->pResolveAttachments)
-					pass_role(p, sp->pResolveAttachments[i].attachment, ROLE_RESOLVE, i);
-			}
-			if (sp->pDepthStencilAttachment)
-				pass_role(p, sp->pDepthStencilAttachment->attachment, ROLE_DEPTH, 0);
-		}
-		put_ptr(&d->passes, H(*a->pRenderPass), p);
+		VkRenderPassCreateInfo2 *ci = vk_render_pass2_of(a->pCreateInfo);
+		pass_made(d, ci, a->pRenderPass);
+		free(ci);
 		return;
 	}
 	case C_CREATE_RP2: {
 		vk_args_vkCreateRenderPass2 *a = args;
-		const VkRenderPassCreateInfo2 *ci = a->pCreateInfo;
-		if (!ci || !a->pRenderPass || !*a->pRenderPass)
-			return;
-		uint32_t n = ci->pAttachments ? ci->attachmentCount : 0;
-		uint32_t *p = pass_make(n);
-		for (uint32_t i = 0; i < n; i++)
-			p[3 + 3 * i] = (uint32_t)ci->pAttachments[i].finalLayout;
-		for (uint32_t s = 0; ci->pSubpasses && s < ci->subpassCount; s++) {
-			const VkSubpassDescription2 *sp = &ci->pSubpasses[s];
-			for (uint32_t i = 0; sp->pColorAttachments && i < sp->colorAttachmentCount; i++) {
-				pass_role(p, sp->pColorAttachments[i].attachment, ROLE_COLOR, i);
-				if (sp->pResolveAttachments)
-					pass_role(p, sp->pResolveAttachments[i].attachment, ROLE_RESOLVE, i);
-			}
-			if (sp->pDepthStencilAttachment)
-				pass_role(p, sp->pDepthStencilAttachment->attachment, ROLE_DEPTH, 0);
-		}
-		put_ptr(&d->passes, H(*a->pRenderPass), p);
+		pass_made(d, a->pCreateInfo, a->pRenderPass);
 		return;
 	}
 	case C_CREATE_TEMPLATE: {
@@ -571,7 +586,8 @@ void vkr_dump_track(vkr *r, const cmd_entry *e, void *args)
 		vk_args_vkUpdateDescriptorSets *a = args;
 		for (uint32_t i = 0; a->pDescriptorWrites && i < a->descriptorWriteCount; i++)
 			if (storage_type(a->pDescriptorWrites[i].descriptorType))
-				set_write(set_of(d, H(a->pDescriptorWrites[i].dstSet)), &a->pDescriptorWrites[i]);
+				vk_write_descriptors(&a->pDescriptorWrites[i], set_write,
+						     set_of(d, H(a->pDescriptorWrites[i].dstSet)));
 		for (uint32_t i = 0; a->pDescriptorCopies && i < a->descriptorCopyCount; i++) {
 			const VkCopyDescriptorSet *c = &a->pDescriptorCopies[i];
 			dump_set *src = get_ptr(&d->sets, H(c->srcSet));
@@ -632,37 +648,22 @@ void vkr_dump_track(vkr *r, const cmd_entry *e, void *args)
 		}
 		return;
 	case C_COPY_BUFFER:
-		write_buffer(cb, no, H(((vk_args_vkCmdCopyBuffer *)args)->dstBuffer));
+	case C_COPY_BUFFER2:
+	case C_COPY_IMAGE:
+	case C_COPY_IMAGE2:
+	case C_COPY_B2I:
+	case C_COPY_B2I2:
+	case C_BLIT:
+	case C_BLIT2:
+	case C_RESOLVE:
+	case C_RESOLVE2:
+	case C_FILL:
+	case C_UPDATE_BUFFER:
+	case C_QUERY_COPY:
+	case C_CLEAR_COLOR:
+	case C_CLEAR_DS:
+		transfer_write(cb, no, &transfer_dsts[code], args);
 		return;
-	case C_COPY_BUFFER2: {
-		const VkCopyBufferInfo2 *i = ((vk_args_vkCmdCopyBuffer2 *)args)->pCopyBufferInfo;
-		if (i)
-			write_buffer(cb, no, H(i->dstBuffer));
-		return;
-	}
-	case C_COPY_IMAGE: {
-		vk_args_vkCmdCopyImage *a = args;
-		write_image(cb, no, H(a->dstImage), (int32_t)a->dstImageLayout);
-		return;
-	}
-	case C_COPY_IMAGE2: {
-		const VkCopyImageInfo2 *i = ((vk_args_vkCmdCopyImage2 *)args)->pCopyImageInfo;
-		if (i)
-			write_image(cb, no, H(i->dstImage), (int32_t)i->dstImageLayout);
-		return;
-	}
-	case C_COPY_B2I: {
-		vk_args_vkCmdCopyBufferToImage *a = args;
-		write_image(cb, no, H(a->dstImage), (int32_t)a->dstImageLayout);
-		return;
-	}
-	case C_COPY_B2I2: {
-		const VkCopyBufferToImageInfo2 *i =
-			((vk_args_vkCmdCopyBufferToImage2 *)args)->pCopyBufferToImageInfo;
-		if (i)
-			write_image(cb, no, H(i->dstImage), (int32_t)i->dstImageLayout);
-		return;
-	}
 	case C_COPY_I2B: {
 		vk_args_vkCmdCopyImageToBuffer *a = args;
 		layout(cb, no, H(a->srcImage), a->srcImageLayout);
@@ -678,47 +679,6 @@ void vkr_dump_track(vkr *r, const cmd_entry *e, void *args)
 		layout(cb, no, H(i->srcImage), i->srcImageLayout);
 		copy_to_buffer(d, cb, no, H(i->srcImage), H(i->dstBuffer), NULL, i->pRegions,
 			       i->pRegions ? i->regionCount : 0);
-		return;
-	}
-	case C_BLIT: {
-		vk_args_vkCmdBlitImage *a = args;
-		write_image(cb, no, H(a->dstImage), (int32_t)a->dstImageLayout);
-		return;
-	}
-	case C_BLIT2: {
-		const VkBlitImageInfo2 *i = ((vk_args_vkCmdBlitImage2 *)args)->pBlitImageInfo;
-		if (i)
-			write_image(cb, no, H(i->dstImage), (int32_t)i->dstImageLayout);
-		return;
-	}
-	case C_RESOLVE: {
-		vk_args_vkCmdResolveImage *a = args;
-		write_image(cb, no, H(a->dstImage), (int32_t)a->dstImageLayout);
-		return;
-	}
-	case C_RESOLVE2: {
-		const VkResolveImageInfo2 *i = ((vk_args_vkCmdResolveImage2 *)args)->pResolveImageInfo;
-		if (i)
-			write_image(cb, no, H(i->dstImage), (int32_t)i->dstImageLayout);
-		return;
-	}
-	case C_FILL:
-		write_buffer(cb, no, H(((vk_args_vkCmdFillBuffer *)args)->dstBuffer));
-		return;
-	case C_UPDATE_BUFFER:
-		write_buffer(cb, no, H(((vk_args_vkCmdUpdateBuffer *)args)->dstBuffer));
-		return;
-	case C_QUERY_COPY:
-		write_buffer(cb, no, H(((vk_args_vkCmdCopyQueryPoolResults *)args)->dstBuffer));
-		return;
-	case C_CLEAR_COLOR: {
-		vk_args_vkCmdClearColorImage *a = args;
-		write_image(cb, no, H(a->image), (int32_t)a->imageLayout);
-		return;
-	}
-	case C_CLEAR_DS: {
-		vk_args_vkCmdClearDepthStencilImage *a = args;
-		write_image(cb, no, H(a->image), (int32_t)a->imageLayout);
 		return;
 	}
 	case C_BARRIER: {
@@ -764,7 +724,7 @@ void vkr_dump_track(vkr *r, const cmd_entry *e, void *args)
 		vk_args_vkCmdPushDescriptorSetKHR *a = args;
 		int bp = bind_index(a->pipelineBindPoint);
 		for (uint32_t i = 0; bp >= 0 && a->pDescriptorWrites && i < a->descriptorWriteCount; i++)
-			set_write(&cb->push[bp], &a->pDescriptorWrites[i]);
+			vk_write_descriptors(&a->pDescriptorWrites[i], set_write, &cb->push[bp]);
 		return;
 	}
 	case C_PUSH_TEMPLATE: {

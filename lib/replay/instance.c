@@ -334,20 +334,7 @@ void vkr_create_device(vkr *r, vk_args_vkCreateDevice *a)
 	}
 	vkr_map_put(r, r->h_device, a->pDevice ? (uint64_t)(uintptr_t)*a->pDevice : 0,
 		    (uint64_t)(uintptr_t)dev);
-	VkCommandPoolCreateInfo pci = {
-		.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
-		.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
-		.queueFamilyIndex = family,
-	};
-	VkCommandBufferAllocateInfo cai = {
-		.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-		.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
-		.commandBufferCount = 1,
-	};
-	VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-	if (vkCreateCommandPool(dev, &pci, NULL, &r->pool) != VK_SUCCESS ||
-	    (cai.commandPool = r->pool, vkAllocateCommandBuffers(dev, &cai, &r->cb)) != VK_SUCCESS ||
-	    vkCreateFence(dev, &fci, NULL, &r->fence) != VK_SUCCESS)
+	if (vkd_own_commands(dev, family, &r->pool, &r->cb, &r->fence) != VK_SUCCESS)
 		vkr_fatal(r, "cannot make the replay's own command buffer");
 }
 
@@ -416,13 +403,7 @@ void vkr_device_teardown(vkr *r)
 	tmap_free(&r->mems);
 	vkr_free_templates(r);
 	vkr_fold_free(r);
-	if (r->fence)
-		vkDestroyFence(r->dev.device, r->fence, NULL);
-	if (r->pool)
-		vkDestroyCommandPool(r->dev.device, r->pool, NULL);
-	r->fence = VK_NULL_HANDLE;
-	r->pool = VK_NULL_HANDLE;
-	r->cb = VK_NULL_HANDLE;
+	vkd_own_commands_free(r->dev.device, &r->pool, &r->cb, &r->fence);
 }
 
 void vkr_end_device(vkr *r)

@@ -420,6 +420,42 @@ void vkd_close_device(vkd_device *d)
 	d->queue = VK_NULL_HANDLE;
 }
 
+VkResult vkd_own_commands(VkDevice device, uint32_t family, VkCommandPool *pool,
+			  VkCommandBuffer *cb, VkFence *fence)
+{
+	VkCommandPoolCreateInfo pci = {
+		.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+		.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
+		.queueFamilyIndex = family,
+	};
+	VkResult res = vkCreateCommandPool(device, &pci, NULL, pool);
+	if (res != VK_SUCCESS)
+		return res;
+	VkCommandBufferAllocateInfo ai = {
+		.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+		.commandPool = *pool,
+		.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+		.commandBufferCount = 1,
+	};
+	res = vkAllocateCommandBuffers(device, &ai, cb);
+	if (res != VK_SUCCESS || *fence)
+		return res;
+	VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+	return vkCreateFence(device, &fci, NULL, fence);
+}
+
+void vkd_own_commands_free(VkDevice device, VkCommandPool *pool, VkCommandBuffer *cb,
+			   VkFence *fence)
+{
+	if (*fence)
+		vkDestroyFence(device, *fence, NULL);
+	if (*pool)
+		vkDestroyCommandPool(device, *pool, NULL);
+	*fence = VK_NULL_HANDLE;
+	*pool = VK_NULL_HANDLE;
+	*cb = VK_NULL_HANDLE;
+}
+
 static void set_block_sizes(vkd_device *d)
 {
 	VkDeviceSize large = d->large_block ? d->large_block : VKD_LARGE_HEAP_BLOCK_SIZE;

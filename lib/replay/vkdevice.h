@@ -120,6 +120,18 @@ void vkd_attach_device(vkd_device *d, VkDevice device, uint32_t queue_family, Vk
 /* Frees every pool and block left, then the device (the instance stays). */
 void vkd_close_device(vkd_device *d);
 
+/*
+ * The replayer's own commands on d->device's queue family FAMILY, for work
+ * the trace does not hold (a screenshot's copy, --dump's read-backs): a
+ * resettable pool, one primary command buffer from it, and *fence unless
+ * one is made already.  VK_SUCCESS or the first failure.
+ */
+VkResult vkd_own_commands(VkDevice device, uint32_t family, VkCommandPool *pool,
+			  VkCommandBuffer *cb, VkFence *fence);
+/* Destroys what vkd_own_commands made (the buffer goes with its pool). */
+void vkd_own_commands_free(VkDevice device, VkCommandPool *pool, VkCommandBuffer *cb,
+			   VkFence *fence);
+
 /* "DEVICE_LOCAL|HOST_VISIBLE" (or "0"); out needs 160 bytes. */
 const char *vkd_memory_flags_name(char *out, size_t cap, VkMemoryPropertyFlags f);
 /* "DEVICE_LOCAL|MULTI_INSTANCE" (or "0") for heap flags. */

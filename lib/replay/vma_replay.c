@@ -171,32 +171,23 @@ static enum fn function_of(replay *r, const trace_call *c)
 	for (size_t i = 0; i < r->nsigs; i++)
 		if (r->sigs[i] == sig)
 			return (enum fn)r->sig_fn[i];
+	char why[sizeof(r->err.msg)];
+	int kind = vma_record_kind(sig, "recording", why, sizeof(why));
 	enum fn f = FN_NONE;
-	if (!strcmp(sig->name, VMA_CALL_FRAME) || !strcmp(sig->name, VMA_CALL_TIME)) {
-		bool frame = !strcmp(sig->name, VMA_CALL_FRAME);
-		if (sig->nargs != 1 || strcmp(sig->arg_names[0], frame ? "index" : "seconds"))
-			malformed(r, c, "%s takes one argument, %s", sig->name,
-				  frame ? "index" : "seconds");
-		f = frame ? FN_FRAME : FN_TIME;
-	} else if (!strncmp(sig->name, VMA_PSEUDO_PREFIX, strlen(VMA_PSEUDO_PREFIX))) {
+	if (kind == VMA_RECORD_BAD) {
+		malformed(r, c, "%s", why);
+	} else if (kind == VMA_RECORD_FRAME || kind == VMA_RECORD_TIME) {
+		f = kind == VMA_RECORD_FRAME ? FN_FRAME : FN_TIME;
+	} else if (kind == VMA_RECORD_SKIP) {
 		f = FN_SKIP;
 	} else {
-		const vma_function *vf = vma_function_lookup(sig->name, strlen(sig->name));
-		if (!vf)
-			malformed(r, c, "'%s' is not a VMA function (a VMA recording holds only "
-				  "the calls VMA records)", sig->name);
-		if (sig->nargs != vf->nparams)
-			malformed(r, c, "%s has %u argument%s, VMA records %u", vf->name, sig->nargs,
-				  sig->nargs == 1 ? "" : "s", vf->nparams);
-		for (uint32_t i = 0; i < vf->nparams; i++)
-			if (strcmp(sig->arg_names[i], vf->params[i].name))
-				malformed(r, c, "argument %u of %s is '%s', VMA records '%s' there",
-					  i + 1, vf->name, sig->arg_names[i], vf->params[i].name);
+		size_t n;
+		const char *name = vma_functions(&n)[kind].name;
 		for (int k = FN_CREATE_ALLOCATOR; k < FN_COUNT; k++)
-			if (!strcmp(vmar_fn_names[k], vf->name))
+			if (!strcmp(vmar_fn_names[k], name))
 				f = (enum fn)k;
 		if (f == FN_NONE)
-			malformed(r, c, "%s is a VMA function this replayer does not know", vf->name);
+			malformed(r, c, "%s is a VMA function this replayer does not know", name);
 	}
 	if (r->nsigs < sizeof(r->sigs) / sizeof(r->sigs[0])) {
 		r->sigs[r->nsigs] = sig;

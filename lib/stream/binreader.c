@@ -130,8 +130,10 @@ static inline int rd_uint(trace_binreader *b, uint64_t *out, const char *what,
 	return rd_uint_slow(b, out, what, err);
 }
 
-static int rd_bytes(trace_binreader *b, trace_arena *a, const char **out, uint64_t n,
-		    const char *what, trace_error *err)
+/* N bytes at the read position, consumed: *P points at them until the
+ * next read. */
+static int rd_span(trace_binreader *b, uint64_t n, const char *what, const uint8_t **p,
+		   trace_error *err)
 {
 	if (n > MAX_BYTES)
 		return fail(b, err, trace_source_offset(b->s),
@@ -140,8 +142,17 @@ static int rd_bytes(trace_binreader *b, trace_arena *a, const char **out, uint64
 	TRY(trace_source_need(b->s, (size_t)n, err));
 	if ((uint64_t)(b->s->end - b->s->p) < n)
 		return truncated(b, err, what);
-	*out = trace_arena_strndup(a, (const char *)b->s->p, (size_t)n);
+	*p = b->s->p;
 	b->s->p += n;
+	return 0;
+}
+
+static int rd_bytes(trace_binreader *b, trace_arena *a, const char **out, uint64_t n,
+		    const char *what, trace_error *err)
+{
+	const uint8_t *p;
+	TRY(rd_span(b, n, what, &p, err));
+	*out = trace_arena_strndup(a, (const char *)p, (size_t)n);
 	return 0;
 }
 
@@ -161,16 +172,10 @@ static int rd_sig_string(trace_binreader *b, const char **out, const char *what,
 			 trace_error *err)
 {
 	uint64_t n;
+	const uint8_t *p;
 	TRY(rd_uint(b, &n, what, err));
-	if (n > MAX_BYTES)
-		return fail(b, err, trace_source_offset(b->s),
-			    "%s of %llu bytes is larger than 1 GiB", what,
-			    (unsigned long long)n);
-	TRY(trace_source_need(b->s, (size_t)n, err));
-	if ((uint64_t)(b->s->end - b->s->p) < n)
-		return truncated(b, err, what);
-	*out = trace_sigtab_string(b->t, (const char *)b->s->p, (size_t)n);
-	b->s->p += n;
+	TRY(rd_span(b, n, what, &p, err));
+	*out = trace_sigtab_string(b->t, (const char *)p, (size_t)n);
 	return 0;
 }
 
@@ -270,53 +275,46 @@ static int rd_tagged_int(trace_binreader *b, trace_arena *a, int64_t *out, int d
 	}
 }
 
-static int rd_enum_sig(trace_binreader *b, trace_arena *a, const trace_enum_sig **out,
-		       int depth, trace_error *err)
+/* An enum's value or a bitmask's flag: a name and 64 bits either way. */
+typedef union named_value {
+	trace_enum_entry en;
+	trace_bitmask_flag bm;
+} named_value;
+_Static_assert(sizeof(named_value) == sizeof(trace_enum_entry) &&
+	       sizeof(named_value) == sizeof(trace_bitmask_flag),
+	       "an array of named_value is one of either");
+
+/* An enum or a bitmask signature: the same list of names with values, an
+ * enum's tagged integers and a bitmask's plain ones.  *OUT is the
+ * trace_enum_sig or the trace_bitmask_sig. */
+static int rd_named_values_sig(trace_binreader *b, trace_arena *a, bool is_enum,
+			       const void **out, int depth, trace_error *err)
 {
+	const char *what = is_enum ? "enum signature" : "bitmask signature";
+	idtab *tab = is_enum ? &b->enums : &b->bitmasks;
 	uint64_t id, n;
-	const void *found;
-	TRY(rd_sig_id(b, &b->enums, &id, &found, "enum signature", err));
-	if (found) {
-		*out = found;
+	TRY(rd_sig_id(b, tab, &id, out, what, err));
+	if (*out)
 		return 0;
-	}
-	TRY(rd_sig_count(b, &n, "enum signature", "values", err));
-	trace_enum_entry *vals = trace_xmalloc(sizeof(*vals) * (n ? n : 1));
+	TRY(rd_sig_count(b, &n, what, is_enum ? "values" : "flags", err));
+	named_value *vals = trace_xmalloc(sizeof(*vals) * (n ? n : 1));
 	for (uint64_t i = 0; i < n; i++) {
-		if (rd_sig_string(b, &vals[i].name, "enum signature", err) < 0 ||
-		    rd_tagged_int(b, a, &vals[i].value, depth, "enum signature value", err) < 0) {
+		int k = rd_sig_string(b, &vals[i].en.name, what, err);
+		if (k == 0 && is_enum)
+			k = rd_tagged_int(b, a, &vals[i].en.value, depth, "enum signature value", err);
+		else if (k == 0)
+			k = rd_uint(b, &vals[i].bm.value, what, err);
+		if (k < 0) {
 			free(vals);
 			return -1;
 		}
 	}
-	*out = trace_sigtab_enum(b->t, (uint32_t)n, vals);
+	if (is_enum)
+		*out = trace_sigtab_enum(b->t, (uint32_t)n, &vals->en);
+	else
+		*out = trace_sigtab_bitmask(b->t, (uint32_t)n, &vals->bm);
 	free(vals);
-	b->enums.v[id] = *out;
-	return 0;
-}
-
-static int rd_bitmask_sig(trace_binreader *b, const trace_bitmask_sig **out,
-			  trace_error *err)
-{
-	uint64_t id, n;
-	const void *found;
-	TRY(rd_sig_id(b, &b->bitmasks, &id, &found, "bitmask signature", err));
-	if (found) {
-		*out = found;
-		return 0;
-	}
-	TRY(rd_sig_count(b, &n, "bitmask signature", "flags", err));
-	trace_bitmask_flag *flags = trace_xmalloc(sizeof(*flags) * (n ? n : 1));
-	for (uint64_t i = 0; i < n; i++) {
-		if (rd_sig_string(b, &flags[i].name, "bitmask signature", err) < 0 ||
-		    rd_uint(b, &flags[i].value, "bitmask signature", err) < 0) {
-			free(flags);
-			return -1;
-		}
-	}
-	*out = trace_sigtab_bitmask(b->t, (uint32_t)n, flags);
-	free(flags);
-	b->bitmasks.v[id] = *out;
+	tab->v[id] = *out;
 	return 0;
 }
 
@@ -372,6 +370,7 @@ static int rd_value(trace_binreader *b, trace_arena *a, trace_value *v, int dept
 	uint64_t at = trace_source_offset(b->s);
 	uint8_t tag = 0;
 	uint64_t u;
+	const uint8_t *p;
 	TRY(rd_byte(b, &tag, "a value", err));
 	memset(v, 0, sizeof(*v));
 	switch (tag) {
@@ -394,20 +393,14 @@ static int rd_value(trace_binreader *b, trace_arena *a, trace_value *v, int dept
 		v->u = u;
 		return 0;
 	case V_FLOAT:
-		TRY(trace_source_need(b->s, 4, err));
-		if (b->s->end - b->s->p < 4)
-			return truncated(b, err, "a float");
+		TRY(rd_span(b, 4, "a float", &p, err));
 		v->kind = TRACE_FLOAT;
-		memcpy(&v->f, b->s->p, 4);
-		b->s->p += 4;
+		memcpy(&v->f, p, 4);
 		return 0;
 	case V_DOUBLE:
-		TRY(trace_source_need(b->s, 8, err));
-		if (b->s->end - b->s->p < 8)
-			return truncated(b, err, "a double");
+		TRY(rd_span(b, 8, "a double", &p, err));
 		v->kind = TRACE_DOUBLE;
-		memcpy(&v->d, b->s->p, 8);
-		b->s->p += 8;
+		memcpy(&v->d, p, 8);
 		return 0;
 	case V_STRING:
 		v->kind = TRACE_STRING;
@@ -442,7 +435,9 @@ static int rd_value(trace_binreader *b, trace_arena *a, trace_value *v, int dept
 	case V_ENUM:
 		v->kind = TRACE_ENUM;
 		if (b->version >= 3) {
-			TRY(rd_enum_sig(b, a, &v->en.sig, depth, err));
+			const void *sig;
+			TRY(rd_named_values_sig(b, a, true, &sig, depth, err));
+			v->en.sig = sig;
 		} else {
 			/* before version 3: the name, then the value */
 			trace_enum_entry e;
@@ -453,10 +448,13 @@ static int rd_value(trace_binreader *b, trace_arena *a, trace_value *v, int dept
 			return 0;
 		}
 		return rd_tagged_int(b, a, &v->en.value, depth, "an enum value", err);
-	case V_BITMASK:
+	case V_BITMASK: {
+		const void *sig;
 		v->kind = TRACE_BITMASK;
-		TRY(rd_bitmask_sig(b, &v->bm.sig, err));
+		TRY(rd_named_values_sig(b, a, false, &sig, depth, err));
+		v->bm.sig = sig;
 		return rd_uint(b, &v->bm.value, "a bitmask", err);
+	}
 	case V_ARRAY:
 		TRY(rd_uint(b, &u, "an array", err));
 		v->kind = TRACE_ARRAY;

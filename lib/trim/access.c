@@ -53,9 +53,9 @@ static void buffer_info(trim *t, bsink *k, uint32_t binding, uint32_t elem, VkDe
 }
 
 static void texel_view(trim *t, bsink *k, uint32_t binding, uint32_t elem, VkDescriptorType ty,
-		       VkBufferView view)
+		       uint64_t view)
 {
-	obj *v = obj_lookup(t, trim_types.buffer_view, (uint64_t)view);
+	obj *v = obj_lookup(t, trim_types.buffer_view, view);
 	if (!v || !v->target)
 		return;
 	if (ty == VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER)
@@ -64,59 +64,27 @@ static void texel_view(trim *t, bsink *k, uint32_t binding, uint32_t elem, VkDes
 		bsink_put(k, binding, elem, v->target, v->voff, v->vend);
 }
 
-void write_reads(trim *t, bsink *k, const VkWriteDescriptorSet *w)
-{
-	VkDescriptorType ty = w->descriptorType;
-	for (uint32_t i = 0; i < w->descriptorCount; i++) {
-		uint32_t elem = w->dstArrayElement + i;
-		switch (ty) {
-		case VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER:
-		case VK_DESCRIPTOR_TYPE_STORAGE_BUFFER:
-		case VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC:
-		case VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC:
-			if (w->pBufferInfo)
-				buffer_info(t, k, w->dstBinding, elem, ty, &w->pBufferInfo[i]);
-			break;
-		case VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER:
-		case VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER:
-			if (w->pTexelBufferView)
-				texel_view(t, k, w->dstBinding, elem, ty, w->pTexelBufferView[i]);
-			break;
-		default: /* images, samplers, inline blocks; acceleration
-			  * structures read their buffers whole (see buffer_host_use) */
-			break;
-		}
-	}
-}
-
-typedef struct tread {
+typedef struct reads {
 	trim *t;
 	bsink *k;
-	const uint8_t *data;
-} tread;
+} reads;
 
-static void template_read(void *ctx, const VkDescriptorUpdateTemplateEntry *e, uint32_t j,
-			  uint64_t at, uint64_t len)
+/* A descriptor's buffer or texel view, into the reads' sink; images,
+ * samplers and inline blocks read none, and acceleration structures read
+ * their buffers whole (see buffer_host_use). */
+static void descriptor_reads(void *ctx, const vk_descriptor *d)
 {
-	tread *r = ctx;
-	VkDescriptorType ty = e->descriptorType;
-	uint32_t elem = e->dstArrayElement + j;
-	if (ty == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER || ty == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER ||
-	    ty == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC ||
-	    ty == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC) {
-		VkDescriptorBufferInfo bi;
-		if (len < sizeof(bi))
-			return;
-		memcpy(&bi, r->data + at, sizeof(bi));
-		buffer_info(r->t, r->k, e->dstBinding, elem, ty, &bi);
-	} else if (ty == VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER ||
-		   ty == VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER) {
-		VkBufferView view;
-		if (len < sizeof(view))
-			return;
-		memcpy(&view, r->data + at, sizeof(view));
-		texel_view(r->t, r->k, e->dstBinding, elem, ty, view);
-	}
+	const reads *r = ctx;
+	if (d->buffer)
+		buffer_info(r->t, r->k, d->binding, d->element, d->type, d->buffer);
+	else if (d->texel_view)
+		texel_view(r->t, r->k, d->binding, d->element, d->type, *d->texel_view);
+}
+
+void write_reads(trim *t, bsink *k, const VkWriteDescriptorSet *w)
+{
+	reads r = {t, k};
+	vk_write_descriptors(w, descriptor_reads, &r);
 }
 
 /* The buffer descriptors of a template write.  With a descriptor type the
@@ -128,8 +96,8 @@ void template_reads(trim *t, bsink *k, const trace_call *c, const vk_command_inf
 	const obj *o = template_of(t, c, cmd, args, &v);
 	if (!o)
 		return;
-	tread r = {t, k, v->blob};
-	vk_walk_template_data(o->tmpl, o->ntmpl, v->len, template_read, &r);
+	reads r = {t, k};
+	vk_template_descriptors(o->tmpl, o->ntmpl, v->blob, v->len, descriptor_reads, &r);
 }
 
 /* A parameter of CMD by name, as an unsigned value, or false. */

@@ -5,6 +5,7 @@
  * buffers and images, semaphores and fences.  See trim_internal.h.
  */
 #include "trim_internal.h"
+#include "vkpass.h"
 #include "vksync.h"
 
 /* R belongs to O (once). */
@@ -98,23 +99,20 @@ static VkImageAspectFlags aspect_of(VkFormat f)
 	}
 }
 
-/* Render pass O has N attachments: room for their layouts. */
-static void attachments_new(obj *o, uint32_t n)
+/* Render pass O's attachments: their layouts, and whether their contents
+ * go at the start (a transition from UNDEFINED, or nothing loaded). */
+static void attachments(obj *o, const VkRenderPassCreateInfo2 *ci)
 {
-	o->natt = n;
+	o->natt = ci->attachmentCount;
 	o->att_layout = trace_xcalloc(2 * o->natt, sizeof(*o->att_layout));
-}
-
-/* Render pass O's attachment I: its layouts, and whether its contents go
- * at the start (a transition from UNDEFINED, or nothing loaded). */
-static void attachment(obj *o, uint32_t i, VkImageLayout initial, VkImageLayout final,
-		       VkAttachmentLoadOp load, VkAttachmentLoadOp stencil_load)
-{
-	o->att_layout[2 * i] = initial;
-	o->att_layout[2 * i + 1] = final;
-	if (i < 32 && (initial == VK_IMAGE_LAYOUT_UNDEFINED ||
-		       (load_op_discards(load) && load_op_discards(stencil_load))))
-		o->discard |= 1u << i;
+	for (uint32_t i = 0; i < ci->attachmentCount; i++) {
+		const VkAttachmentDescription2 *d = &ci->pAttachments[i];
+		o->att_layout[2 * i] = d->initialLayout;
+		o->att_layout[2 * i + 1] = d->finalLayout;
+		if (i < 32 && (d->initialLayout == VK_IMAGE_LAYOUT_UNDEFINED ||
+			       (load_op_discards(d->loadOp) && load_op_discards(d->stencilLoadOp))))
+			o->discard |= 1u << i;
+	}
 }
 
 /* Creation: the object remembers what later analysis wants of it. */
@@ -153,19 +151,12 @@ static void created(trim *t, obj *o, const char *n, const void *args)
 			for (uint32_t i = 0; i < ci->attachmentCount && ci->pAttachments; i++)
 				vec_push(&o->views, obj_lookup(t, hv, (uint64_t)ci->pAttachments[i]));
 	} else if (!strcmp(n, "vkCreateRenderPass")) {
-		const VkRenderPassCreateInfo *ci = ((const vk_args_vkCreateRenderPass *)args)->pCreateInfo;
-		attachments_new(o, ci->attachmentCount);
-		for (uint32_t i = 0; i < ci->attachmentCount; i++) {
-			const VkAttachmentDescription *d = &ci->pAttachments[i];
-			attachment(o, i, d->initialLayout, d->finalLayout, d->loadOp, d->stencilLoadOp);
-		}
+		VkRenderPassCreateInfo2 *ci =
+			vk_render_pass2_of(((const vk_args_vkCreateRenderPass *)args)->pCreateInfo);
+		attachments(o, ci);
+		free(ci);
 	} else if (trim_named(n, "vkCreateRenderPass2")) {
-		const VkRenderPassCreateInfo2 *ci = ((const vk_args_vkCreateRenderPass2 *)args)->pCreateInfo;
-		attachments_new(o, ci->attachmentCount);
-		for (uint32_t i = 0; i < ci->attachmentCount; i++) {
-			const VkAttachmentDescription2 *d = &ci->pAttachments[i];
-			attachment(o, i, d->initialLayout, d->finalLayout, d->loadOp, d->stencilLoadOp);
-		}
+		attachments(o, ((const vk_args_vkCreateRenderPass2 *)args)->pCreateInfo);
 	} else if (trim_named(n, "vkCreateDescriptorUpdateTemplate")) {
 		const VkDescriptorUpdateTemplateCreateInfo *ci =
 			((const vk_args_vkCreateDescriptorUpdateTemplate *)args)->pCreateInfo;

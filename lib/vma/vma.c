@@ -6,6 +6,7 @@
  */
 #include "vma_columns.h"
 
+#include <stdarg.h>
 #include <stdlib.h>
 
 /* ------------------------------------------------------------------ */
@@ -194,6 +195,43 @@ const vma_function *vma_function_lookup(const char *name, size_t len)
 	return NULL;
 }
 
+_Static_assert(NFUNCTIONS < VMA_RECORD_FRAME, "VMA_RECORD_*: above every index");
+
+__attribute__((format(printf, 3, 4)))
+static int record_bad(char *why, size_t cap, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(why, cap, fmt, ap);
+	va_end(ap);
+	return VMA_RECORD_BAD;
+}
+
+int vma_record_kind(const trace_func_sig *sig, const char *holder, char *why, size_t cap)
+{
+	if (!strcmp(sig->name, VMA_CALL_FRAME) || !strcmp(sig->name, VMA_CALL_TIME)) {
+		bool frame = !strcmp(sig->name, VMA_CALL_FRAME);
+		const char *arg = frame ? "index" : "seconds";
+		if (sig->nargs != 1 || strcmp(sig->arg_names[0], arg))
+			return record_bad(why, cap, "%s takes one argument, %s", sig->name, arg);
+		return frame ? VMA_RECORD_FRAME : VMA_RECORD_TIME;
+	}
+	if (!strncmp(sig->name, VMA_PSEUDO_PREFIX, strlen(VMA_PSEUDO_PREFIX)))
+		return VMA_RECORD_SKIP;
+	const vma_function *f = vma_function_lookup(sig->name, strlen(sig->name));
+	if (!f)
+		return record_bad(why, cap, "'%s' is not a VMA function (a VMA %s holds only the "
+				  "calls VMA records)", sig->name, holder);
+	if (sig->nargs != f->nparams)
+		return record_bad(why, cap, "%s has %u argument%s, VMA records %u", f->name,
+				  sig->nargs, sig->nargs == 1 ? "" : "s", f->nparams);
+	for (uint32_t i = 0; i < f->nparams; i++)
+		if (strcmp(sig->arg_names[i], f->params[i].name))
+			return record_bad(why, cap, "argument %u of %s is '%s', VMA records '%s' there",
+					  i + 1, f->name, sig->arg_names[i], f->params[i].name);
+	return (int)(f - vma_function_table);
+}
+
 const char *vma_type_name(vma_type t)
 {
 	switch (t) {
@@ -213,25 +251,26 @@ const char *vma_type_name(vma_type t)
 const char vma_hex_upper[] = "0123456789ABCDEF";
 static const char hex_lower[] = "0123456789abcdef";
 
+/* The spellings, indexed by style: one table for both directions. */
+static const char *const pointer_style_names[] = {
+	[VMA_PTR_UNKNOWN] = "unknown",
+	[VMA_PTR_WINDOWS] = "windows",
+	[VMA_PTR_WINDOWS32] = "windows32",
+	[VMA_PTR_GLIBC] = "glibc",
+};
+
 const char *vma_pointer_style_name(vma_pointer_style s)
 {
-	switch (s) {
-	case VMA_PTR_WINDOWS: return "windows";
-	case VMA_PTR_WINDOWS32: return "windows32";
-	case VMA_PTR_GLIBC: return "glibc";
-	case VMA_PTR_UNKNOWN: break;
-	}
-	return "unknown";
+	if ((size_t)s >= ARRAY_LEN(pointer_style_names))
+		s = VMA_PTR_UNKNOWN;
+	return pointer_style_names[s];
 }
 
 vma_pointer_style vma_pointer_style_parse(const char *name)
 {
-	if (!strcmp(name, "windows"))
-		return VMA_PTR_WINDOWS;
-	if (!strcmp(name, "windows32"))
-		return VMA_PTR_WINDOWS32;
-	if (!strcmp(name, "glibc"))
-		return VMA_PTR_GLIBC;
+	for (size_t i = VMA_PTR_UNKNOWN + 1; i < ARRAY_LEN(pointer_style_names); i++)
+		if (!strcmp(name, pointer_style_names[i]))
+			return (vma_pointer_style)i;
 	return VMA_PTR_UNKNOWN;
 }
 

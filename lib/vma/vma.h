@@ -64,6 +64,18 @@ const vma_function *vma_functions(size_t *n);
 const vma_function *vma_function_lookup(const char *name, size_t len);
 const char *vma_type_name(vma_type t);
 
+/* What vma_record_kind() answers besides a function's index in the table
+ * (each above any index). */
+enum { VMA_RECORD_BAD = -1, VMA_RECORD_FRAME = 1 << 8, VMA_RECORD_TIME, VMA_RECORD_SKIP };
+/*
+ * What a record of signature SIG is in a VMA stream: the index of its
+ * function in vma_functions() with the table's arguments, a frame or time
+ * pseudo-call with its one argument, or another pseudo-call (skipped).
+ * VMA_RECORD_BAD otherwise, with the sentence in why (cap bytes); HOLDER
+ * names what the reader holds ("stream", "recording").
+ */
+int vma_record_kind(const trace_func_sig *sig, const char *holder, char *why, size_t cap);
+
 /* ------------------------------------------------------------------ */
 /* Pointers: printed with C's %p, so spelled the way the recording's C
  * library spells them.  A file uses one spelling throughout. */

@@ -10,8 +10,6 @@
 /* ------------------------------------------------------------------ */
 /* Writing. */
 
-enum { KIND_FRAME = NFUNCTIONS, KIND_TIME, KIND_SKIP };
-
 struct vma_writer {
 	trace_sink k;
 	trace_error *err;
@@ -19,7 +17,7 @@ struct vma_writer {
 	uint32_t frame;
 	tbuf time;           /* the time column to write */
 	tbuf line;
-	tmap kinds;          /* signature -> function index or KIND_*, plus one */
+	tmap kinds;          /* signature -> function index or VMA_RECORD_*, plus one */
 };
 
 __attribute__((format(printf, 3, 4)))
@@ -179,38 +177,17 @@ int vma_writer_header(vma_writer *w, const trace_header *h, trace_error *err)
 	return trace_sink_write(&w->k, w->line.data, w->line.len, err);
 }
 
-/* What the record is (a function index or KIND_*), checked once per
+/* What the record is (a function index or VMA_RECORD_*), checked once per
  * signature: a VMA function's arguments must be the table's. */
 static int record_kind(vma_writer *w, const trace_call *c)
 {
 	uint64_t v;
 	if (tmap_get(&w->kinds, c->sig, &v))
 		return (int)v - 1;
-	const trace_func_sig *sig = c->sig;
-	int kind;
-	if (!strcmp(sig->name, VMA_CALL_FRAME) || !strcmp(sig->name, VMA_CALL_TIME)) {
-		bool frame = !strcmp(sig->name, VMA_CALL_FRAME);
-		const char *arg = frame ? "index" : "seconds";
-		if (sig->nargs != 1 || strcmp(sig->arg_names[0], arg))
-			return wfail(w, c, "%s takes one argument, %s", sig->name, arg);
-		kind = frame ? KIND_FRAME : KIND_TIME;
-	} else if (!strncmp(sig->name, VMA_PSEUDO_PREFIX, strlen(VMA_PSEUDO_PREFIX))) {
-		kind = KIND_SKIP;
-	} else {
-		const vma_function *f = vma_function_lookup(sig->name, strlen(sig->name));
-		if (!f)
-			return wfail(w, c, "'%s' is not a VMA function (a VMA stream holds only "
-				     "the calls VMA records)", sig->name);
-		if (sig->nargs != f->nparams)
-			return wfail(w, c, "%s has %u argument%s, VMA records %u", f->name,
-				     sig->nargs, sig->nargs == 1 ? "" : "s", f->nparams);
-		for (uint32_t i = 0; i < f->nparams; i++)
-			if (strcmp(sig->arg_names[i], f->params[i].name))
-				return wfail(w, c, "argument %u of %s is '%s', VMA records '%s' "
-					     "there", i + 1, f->name, sig->arg_names[i],
-					     f->params[i].name);
-		kind = (int)(f - vma_function_table);
-	}
+	char why[sizeof(w->err->msg)];
+	int kind = vma_record_kind(c->sig, "stream", why, sizeof(why));
+	if (kind == VMA_RECORD_BAD)
+		return wfail(w, c, "%s", why);
 	tmap_put(&w->kinds, c->sig, (uint64_t)kind + 1);
 	return kind;
 }
@@ -370,11 +347,11 @@ int vma_writer_call(vma_writer *w, const trace_call *c, trace_error *err)
 	int kind = record_kind(w, c);
 	if (kind < 0)
 		return -1;
-	if (kind == KIND_SKIP)
+	if (kind == VMA_RECORD_SKIP)
 		return 0;
-	if (kind == KIND_TIME)
+	if (kind == VMA_RECORD_TIME)
 		return set_time(w, c);
-	if (kind == KIND_FRAME) {
+	if (kind == VMA_RECORD_FRAME) {
 		const trace_value *v = &c->args[0];
 		if (v->kind != TRACE_UINT || v->u > UINT32_MAX)
 			return wfail(w, c, "%s: index must be a uint32", VMA_CALL_FRAME);

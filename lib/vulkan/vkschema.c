@@ -446,6 +446,30 @@ static bool as_u64(const trace_value *v, uint64_t *u)
 	}
 }
 
+/* V as a float and as a double, for a member of either width: a float or
+ * a double as it is (its bits) and converted to the other width, an
+ * integer (signed where V is) rounded to each. */
+static bool as_real(const trace_value *v, float *f, double *d)
+{
+	uint64_t u;
+	if (v->kind == TRACE_FLOAT) {
+		memcpy(f, &v->f, 4);
+		*d = v->f;
+	} else if (v->kind == TRACE_DOUBLE) {
+		*f = (float)v->d;
+		memcpy(d, &v->d, 8);
+	} else if (v->kind == TRACE_SINT) {
+		*f = (float)v->i;
+		*d = (double)v->i;
+	} else if (as_u64(v, &u)) {
+		*f = (float)u;
+		*d = (double)u;
+	} else {
+		return false;
+	}
+	return true;
+}
+
 static int dec_pnext(dec *d, const vk_field *f, const trace_value *v, void **out);
 
 /*
@@ -497,29 +521,18 @@ static int dec_elem(dec *d, const vk_field *f, const trace_value *v, uint8_t *p)
 			return 0;
 		return f->base == VK_B_ENUM ? check_enum(d, f, p) : check_bits(d, f, p);
 	case VK_B_FLOAT:
-		if (v->kind == TRACE_FLOAT)
-			memcpy(p, &v->f, 4);
-		else if (v->kind == TRACE_DOUBLE) {
-			float x = (float)v->d;
+	case VK_B_DOUBLE: {
+		float x;
+		double y;
+		bool single = f->base == VK_B_FLOAT;
+		if (!as_real(v, &x, &y))
+			return bad(d, f, v, single ? "a float" : "a double");
+		if (single)
 			memcpy(p, &x, 4);
-		} else if (as_u64(v, &u)) {
-			float x = v->kind == TRACE_SINT ? (float)v->i : (float)u;
-			memcpy(p, &x, 4);
-		} else
-			return bad(d, f, v, "a float");
+		else
+			memcpy(p, &y, 8);
 		return 0;
-	case VK_B_DOUBLE:
-		if (v->kind == TRACE_DOUBLE)
-			memcpy(p, &v->d, 8);
-		else if (v->kind == TRACE_FLOAT) {
-			double x = v->f;
-			memcpy(p, &x, 8);
-		} else if (as_u64(v, &u)) {
-			double x = v->kind == TRACE_SINT ? (double)v->i : (double)u;
-			memcpy(p, &x, 8);
-		} else
-			return bad(d, f, v, "a double");
-		return 0;
+	}
 	case VK_B_STRUCT: {
 		const vk_struct_info *s = f->ref;
 		return dec_struct(d, s, v, p);

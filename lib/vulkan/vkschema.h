@@ -321,6 +321,33 @@ typedef void (*vk_template_fn)(void *ctx, const struct VkDescriptorUpdateTemplat
 bool vk_walk_template_data(const struct VkDescriptorUpdateTemplateEntry *e, uint32_t n,
 			   uint64_t size, vk_template_fn fn, void *ctx);
 
+struct VkWriteDescriptorSet;
+struct VkDescriptorImageInfo;
+struct VkDescriptorBufferInfo;
+
+/*
+ * One descriptor that a write names, from a VkWriteDescriptorSet or from
+ * a template's pData: its binding, array element and type, and what its
+ * type holds: an image info, a buffer info or a texel buffer view (the
+ * view's handle), each NULL for the other types and where a write's array
+ * is NULL.  An inline uniform block is one descriptor holding none.
+ */
+typedef struct vk_descriptor {
+	uint32_t binding, element;
+	int32_t type;
+	const struct VkDescriptorImageInfo *image;
+	const struct VkDescriptorBufferInfo *buffer;
+	const uint64_t *texel_view;
+} vk_descriptor;
+typedef void (*vk_descriptor_fn)(void *ctx, const vk_descriptor *d);
+
+/* The descriptors W writes, in order, to FN. */
+void vk_write_descriptors(const struct VkWriteDescriptorSet *w, vk_descriptor_fn fn, void *ctx);
+/* The descriptors the entries E write from DATA (SIZE bytes of pData), in
+ * entry order, to FN; false as vk_walk_template_data. */
+bool vk_template_descriptors(const struct VkDescriptorUpdateTemplateEntry *e, uint32_t n,
+			     const void *data, uint64_t size, vk_descriptor_fn fn, void *ctx);
+
 /* The command named NAME, for a record's function name ("vk..."), or NULL. */
 const vk_command_info *trace_vk_command(const char *name);
 

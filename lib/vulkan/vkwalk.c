@@ -257,6 +257,26 @@ static const vk_field *member(const char *st, const char *name)
 	return NULL;
 }
 
+/* Where a descriptor of each kind holds its handles: the registry's
+ * members ST.A (and ST.B), in the info struct the data holds when INFO,
+ * else the data is the array that the member points to. */
+typedef struct tdesc_members {
+	const char *st, *a, *b;
+	bool info;
+} tdesc_members;
+
+static const tdesc_members tdesc_handles[] = {
+	[TD_SAMPLER] = {"VkDescriptorImageInfo", "sampler", NULL, true},
+	[TD_IMAGE_SAMPLER] = {"VkDescriptorImageInfo", "sampler", "imageView", true},
+	[TD_IMAGE] = {"VkDescriptorImageInfo", "imageView", NULL, true},
+	[TD_BUFFER] = {"VkDescriptorBufferInfo", "buffer", NULL, true},
+	[TD_TEXEL] = {"VkWriteDescriptorSet", "pTexelBufferView", NULL, false},
+	[TD_ACCEL_KHR] = {"VkWriteDescriptorSetAccelerationStructureKHR", "pAccelerationStructures",
+			  NULL, false},
+	[TD_ACCEL_NV] = {"VkWriteDescriptorSetAccelerationStructureNV", "pAccelerationStructures",
+			 NULL, false},
+};
+
 /* The handle at P (F's member, at its offset in an info struct when
  * INFO), unaligned as pData may be. */
 static void visit(walk *w, const vk_field *f, uint8_t *p, bool info)
@@ -277,48 +297,21 @@ bool vk_walk_template_handles(const struct VkDescriptorUpdateTemplateEntry *e, u
 	bool ok = true;
 	for (uint32_t i = 0; i < n; i++) {
 		tdesc d = tdesc_of(e[i].descriptorType);
-		const vk_field *a = NULL, *b = NULL;
-		bool info = true;
-		switch (d) {
-		case TD_UNKNOWN:
+		if (d == TD_UNKNOWN)
 			ok = false;
+		if (d == TD_UNKNOWN || d == TD_INLINE)
 			continue;
-		case TD_INLINE:
-			continue;
-		case TD_SAMPLER:
-			a = member("VkDescriptorImageInfo", "sampler");
-			break;
-		case TD_IMAGE_SAMPLER:
-			a = member("VkDescriptorImageInfo", "sampler");
-			b = member("VkDescriptorImageInfo", "imageView");
-			break;
-		case TD_IMAGE:
-			a = member("VkDescriptorImageInfo", "imageView");
-			break;
-		case TD_BUFFER:
-			a = member("VkDescriptorBufferInfo", "buffer");
-			break;
-		case TD_TEXEL:
-			a = member("VkWriteDescriptorSet", "pTexelBufferView");
-			info = false;
-			break;
-		case TD_ACCEL_KHR:
-			a = member("VkWriteDescriptorSetAccelerationStructureKHR", "pAccelerationStructures");
-			info = false;
-			break;
-		case TD_ACCEL_NV:
-			a = member("VkWriteDescriptorSetAccelerationStructureNV", "pAccelerationStructures");
-			info = false;
-			break;
-		}
+		const tdesc_members *m = &tdesc_handles[d];
+		const vk_field *a = member(m->st, m->a);
+		const vk_field *b = m->b ? member(m->st, m->b) : NULL;
 		for (uint64_t j = 0; j < e[i].descriptorCount; j++) {
 			uint64_t at, len;
 			if (!tdesc_range(&e[i], d, j, &at, &len) || at > size || len > size - at) {
 				ok = false;
 				break;
 			}
-			visit(&w, a, (uint8_t *)data + at, info);
-			visit(&w, b, (uint8_t *)data + at, info);
+			visit(&w, a, (uint8_t *)data + at, m->info);
+			visit(&w, b, (uint8_t *)data + at, m->info);
 		}
 	}
 	return ok;
@@ -407,4 +400,69 @@ bool vk_walk_template_data(const struct VkDescriptorUpdateTemplateEntry *e, uint
 		}
 	}
 	return ok;
+}
+
+/* ------------------------------------------------------------------ */
+/* The descriptors of a write or a template's data, one by one. */
+
+_Static_assert(sizeof(VkBufferView) == 8, "a texel view's handle is 8 bytes");
+
+/* D's type as what a descriptor holds. */
+static void descriptor_holds(vk_descriptor *d, tdesc kind, const VkDescriptorImageInfo *image,
+			     const VkDescriptorBufferInfo *buffer, const uint64_t *view)
+{
+	if (kind == TD_SAMPLER || kind == TD_IMAGE_SAMPLER || kind == TD_IMAGE)
+		d->image = image;
+	else if (kind == TD_BUFFER)
+		d->buffer = buffer;
+	else if (kind == TD_TEXEL)
+		d->texel_view = view;
+}
+
+void vk_write_descriptors(const struct VkWriteDescriptorSet *w, vk_descriptor_fn fn, void *ctx)
+{
+	tdesc kind = tdesc_of(w->descriptorType);
+	/* an inline block's count is its bytes: one descriptor */
+	uint32_t count = kind == TD_INLINE ? 1 : w->descriptorCount;
+	for (uint32_t i = 0; i < count; i++) {
+		vk_descriptor d = {w->dstBinding, w->dstArrayElement + i, w->descriptorType};
+		uint64_t view = 0;
+		if (kind == TD_TEXEL && w->pTexelBufferView) /* the others may be left dangling */
+			memcpy(&view, &w->pTexelBufferView[i], sizeof(view));
+		descriptor_holds(&d, kind, w->pImageInfo ? &w->pImageInfo[i] : NULL,
+				 w->pBufferInfo ? &w->pBufferInfo[i] : NULL,
+				 w->pTexelBufferView ? &view : NULL);
+		fn(ctx, &d);
+	}
+}
+
+typedef struct descriptor_walk {
+	const uint8_t *data;
+	vk_descriptor_fn fn;
+	void *ctx;
+} descriptor_walk;
+
+/* A template's descriptor: its bytes (LEN, as its type reads them) copied
+ * out, pData being unaligned. */
+static void template_descriptor(void *ctx, const VkDescriptorUpdateTemplateEntry *e,
+				uint32_t index, uint64_t at, uint64_t len)
+{
+	const descriptor_walk *w = ctx;
+	union {
+		VkDescriptorImageInfo image;
+		VkDescriptorBufferInfo buffer;
+		uint64_t view;
+	} u;
+	memset(&u, 0, sizeof(u));
+	memcpy(&u, w->data + at, len < sizeof(u) ? len : sizeof(u));
+	vk_descriptor d = {e->dstBinding, e->dstArrayElement + index, e->descriptorType};
+	descriptor_holds(&d, tdesc_of(e->descriptorType), &u.image, &u.buffer, &u.view);
+	w->fn(w->ctx, &d);
+}
+
+bool vk_template_descriptors(const struct VkDescriptorUpdateTemplateEntry *e, uint32_t n,
+			     const void *data, uint64_t size, vk_descriptor_fn fn, void *ctx)
+{
+	descriptor_walk w = {data, fn, ctx};
+	return vk_walk_template_data(e, n, size, template_descriptor, &w);
 }

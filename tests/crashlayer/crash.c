@@ -142,14 +142,24 @@ static VKAPI_ATTR VkResult VKAPI_CALL crash_QueueSubmit(VkQueue queue, uint32_t 
 	return next_submit(queue, n, submits, fence);
 }
 
+/* The loader's link to the next layer in a create info's chain, of TYPE
+ * (VK_STRUCTURE_TYPE_LOADER_INSTANCE_CREATE_INFO or ..._DEVICE_...): the
+ * device's link struct begins as the instance's does. */
+static void *loader_link(const void *pnext, VkStructureType type)
+{
+	for (VkLayerInstanceCreateInfo *l = (VkLayerInstanceCreateInfo *)pnext; l;
+	     l = (VkLayerInstanceCreateInfo *)l->pNext)
+		if (l->sType == type && l->function == VK_LAYER_LINK_INFO)
+			return l;
+	return NULL;
+}
+
 static VKAPI_ATTR VkResult VKAPI_CALL crash_CreateInstance(const VkInstanceCreateInfo *ci,
 							   const VkAllocationCallbacks *alloc,
 							   VkInstance *made)
 {
-	VkLayerInstanceCreateInfo *link = (VkLayerInstanceCreateInfo *)ci->pNext;
-	while (link && !(link->sType == VK_STRUCTURE_TYPE_LOADER_INSTANCE_CREATE_INFO &&
-			 link->function == VK_LAYER_LINK_INFO))
-		link = (VkLayerInstanceCreateInfo *)link->pNext;
+	VkLayerInstanceCreateInfo *link =
+		loader_link(ci->pNext, VK_STRUCTURE_TYPE_LOADER_INSTANCE_CREATE_INFO);
 	if (!link)
 		return VK_ERROR_INITIALIZATION_FAILED;
 	next_gipa = link->u.pLayerInfo->pfnNextGetInstanceProcAddr;
@@ -196,10 +206,8 @@ static VKAPI_ATTR VkResult VKAPI_CALL crash_CreateDevice(VkPhysicalDevice physic
 							 const VkAllocationCallbacks *alloc,
 							 VkDevice *device)
 {
-	VkLayerDeviceCreateInfo *link = (VkLayerDeviceCreateInfo *)ci->pNext;
-	while (link && !(link->sType == VK_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO &&
-			 link->function == VK_LAYER_LINK_INFO))
-		link = (VkLayerDeviceCreateInfo *)link->pNext;
+	VkLayerDeviceCreateInfo *link =
+		loader_link(ci->pNext, VK_STRUCTURE_TYPE_LOADER_DEVICE_CREATE_INFO);
 	if (!link)
 		return VK_ERROR_INITIALIZATION_FAILED;
 	PFN_vkGetInstanceProcAddr gipa = link->u.pLayerInfo->pfnNextGetInstanceProcAddr;
@@ -223,36 +231,50 @@ static VKAPI_ATTR VkResult VKAPI_CALL crash_CreateDevice(VkPhysicalDevice physic
 }
 
 static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL crash_gdpa(VkDevice device, const char *name);
+static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL crash_gipa(VkInstance inst, const char *name);
 
-/* The device-level functions this layer has, by name. */
-static PFN_vkVoidFunction own(const char *name)
+typedef struct named_fn {
+	const char *name;
+	PFN_vkVoidFunction fn;
+} named_fn;
+
+/* The functions this layer has: the device's, which vkGetDeviceProcAddr
+ * and vkGetInstanceProcAddr both answer, and those only an instance's
+ * vkGetInstanceProcAddr does. */
+static const named_fn device_fns[] = {
+	{"vkGetDeviceProcAddr", (PFN_vkVoidFunction)crash_gdpa},
+	{"vkCmdDrawIndexed", (PFN_vkVoidFunction)crash_CmdDrawIndexed},
+	{"vkQueueSubmit", (PFN_vkVoidFunction)crash_QueueSubmit},
+};
+static const named_fn instance_fns[] = {
+	{"vkGetInstanceProcAddr", (PFN_vkVoidFunction)crash_gipa},
+	{"vkCreateInstance", (PFN_vkVoidFunction)crash_CreateInstance},
+	{"vkCreateDevice", (PFN_vkVoidFunction)crash_CreateDevice},
+	{"vkEnumerateDeviceExtensionProperties",
+	 (PFN_vkVoidFunction)crash_EnumerateDeviceExtensionProperties},
+};
+#define COUNT(t) (sizeof(t) / sizeof((t)[0]))
+
+/* NAME's function in table T of N, or NULL. */
+static PFN_vkVoidFunction own(const named_fn *t, size_t n, const char *name)
 {
-	if (!strcmp(name, "vkGetDeviceProcAddr"))
-		return (PFN_vkVoidFunction)crash_gdpa;
-	if (!strcmp(name, "vkCmdDrawIndexed"))
-		return (PFN_vkVoidFunction)crash_CmdDrawIndexed;
-	if (!strcmp(name, "vkQueueSubmit"))
-		return (PFN_vkVoidFunction)crash_QueueSubmit;
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(name, t[i].name))
+			return t[i].fn;
 	return NULL;
 }
 
 static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL crash_gdpa(VkDevice device, const char *name)
 {
-	PFN_vkVoidFunction fn = own(name);
+	PFN_vkVoidFunction fn = own(device_fns, COUNT(device_fns), name);
 	return fn ? fn : next_gdpa(device, name);
 }
 
 static VKAPI_ATTR PFN_vkVoidFunction VKAPI_CALL crash_gipa(VkInstance inst, const char *name)
 {
-	if (!strcmp(name, "vkGetInstanceProcAddr"))
-		return (PFN_vkVoidFunction)crash_gipa;
-	if (!strcmp(name, "vkCreateInstance"))
-		return (PFN_vkVoidFunction)crash_CreateInstance;
-	if (!strcmp(name, "vkCreateDevice"))
-		return (PFN_vkVoidFunction)crash_CreateDevice;
-	if (!strcmp(name, "vkEnumerateDeviceExtensionProperties"))
-		return (PFN_vkVoidFunction)crash_EnumerateDeviceExtensionProperties;
-	PFN_vkVoidFunction fn = own(name);
+	PFN_vkVoidFunction fn = own(instance_fns, COUNT(instance_fns), name);
+	if (!fn)
+		fn = own(device_fns, COUNT(device_fns), name);
 	return fn ? fn : next_gipa ? next_gipa(inst, name) : NULL;
 }
 

@@ -8,6 +8,7 @@
  * own, every bitmask value its type's flags up to the last it shows.
  */
 #include "vkschema_cmds.h"
+#include "vkpass.h"
 #include "vksync.h"
 #include "unit.h"
 
@@ -900,6 +901,176 @@ static void test_sync_walk_sees_every_use(void)
 	check(s.n == 2 && !s.u[0].queue && !s.u[1].queue, "an acquire's uses name no queue");
 }
 
+/* vkCreateRenderPass's create info in the second form: every value the
+ * first form gives, each NULL array NULL, what the first form lacks 0. */
+static void test_render_pass_second_form(void)
+{
+	VkAttachmentDescription att[2] = {
+		{0, VK_FORMAT_R8G8B8A8_UNORM, VK_SAMPLE_COUNT_1_BIT, VK_ATTACHMENT_LOAD_OP_CLEAR,
+		 VK_ATTACHMENT_STORE_OP_STORE, VK_ATTACHMENT_LOAD_OP_DONT_CARE,
+		 VK_ATTACHMENT_STORE_OP_DONT_CARE, VK_IMAGE_LAYOUT_UNDEFINED,
+		 VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL},
+		{0, VK_FORMAT_D32_SFLOAT, VK_SAMPLE_COUNT_4_BIT, VK_ATTACHMENT_LOAD_OP_LOAD,
+		 VK_ATTACHMENT_STORE_OP_DONT_CARE, VK_ATTACHMENT_LOAD_OP_CLEAR,
+		 VK_ATTACHMENT_STORE_OP_STORE, VK_IMAGE_LAYOUT_GENERAL,
+		 VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL},
+	};
+	VkAttachmentReference color = {0, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
+	VkAttachmentReference resolve = {1, VK_IMAGE_LAYOUT_GENERAL};
+	VkAttachmentReference depth = {1, VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL};
+	uint32_t preserve = 1;
+	VkSubpassDescription sub[2] = {
+		{.pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS, .colorAttachmentCount = 1,
+		 .pColorAttachments = &color, .pResolveAttachments = &resolve,
+		 .pDepthStencilAttachment = &depth},
+		{.pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS, .inputAttachmentCount = 1,
+		 .pInputAttachments = &color, .preserveAttachmentCount = 1,
+		 .pPreserveAttachments = &preserve},
+	};
+	VkSubpassDependency dep = {0, 1, VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
+				   VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT,
+				   VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT,
+				   VK_ACCESS_INPUT_ATTACHMENT_READ_BIT, VK_DEPENDENCY_BY_REGION_BIT};
+	VkRenderPassCreateInfo ci = {
+		.sType = VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO,
+		.attachmentCount = 2, .pAttachments = att,
+		.subpassCount = 2, .pSubpasses = sub,
+		.dependencyCount = 1, .pDependencies = &dep,
+	};
+	VkRenderPassCreateInfo2 *c2 = vk_render_pass2_of(&ci);
+	check(c2->sType == VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO_2 && !c2->pNext,
+	      "render pass 2: sType %d", c2->sType);
+	check(c2->attachmentCount == 2 && c2->subpassCount == 2 && c2->dependencyCount == 1,
+	      "render pass 2: counts");
+	for (uint32_t i = 0; i < 2; i++) {
+		const VkAttachmentDescription2 *a = &c2->pAttachments[i];
+		check(a->sType == VK_STRUCTURE_TYPE_ATTACHMENT_DESCRIPTION_2 && !a->pNext &&
+		      a->format == att[i].format && a->samples == att[i].samples &&
+		      a->loadOp == att[i].loadOp && a->storeOp == att[i].storeOp &&
+		      a->stencilLoadOp == att[i].stencilLoadOp &&
+		      a->stencilStoreOp == att[i].stencilStoreOp &&
+		      a->initialLayout == att[i].initialLayout &&
+		      a->finalLayout == att[i].finalLayout, "render pass 2: attachment %u", i);
+	}
+	const VkSubpassDescription2 *s0 = &c2->pSubpasses[0], *s1 = &c2->pSubpasses[1];
+	check(s0->colorAttachmentCount == 1 && s0->pColorAttachments[0].attachment == 0 &&
+	      s0->pColorAttachments[0].layout == color.layout &&
+	      s0->pColorAttachments[0].sType == VK_STRUCTURE_TYPE_ATTACHMENT_REFERENCE_2,
+	      "render pass 2: subpass 0's colour");
+	check(s0->pResolveAttachments[0].attachment == 1 &&
+	      s0->pDepthStencilAttachment->attachment == 1 &&
+	      s0->pDepthStencilAttachment->layout == depth.layout,
+	      "render pass 2: subpass 0's resolve and depth");
+	check(!s0->pInputAttachments && !s0->pPreserveAttachments && !s0->viewMask,
+	      "render pass 2: subpass 0's missing arrays stay NULL");
+	check(s1->inputAttachmentCount == 1 && s1->pInputAttachments[0].attachment == 0 &&
+	      !s1->pColorAttachments && !s1->pResolveAttachments &&
+	      !s1->pDepthStencilAttachment && s1->preserveAttachmentCount == 1 &&
+	      s1->pPreserveAttachments[0] == 1, "render pass 2: subpass 1");
+	const VkSubpassDependency2 *d = c2->pDependencies;
+	check(d->sType == VK_STRUCTURE_TYPE_SUBPASS_DEPENDENCY_2 && d->srcSubpass == 0 &&
+	      d->dstSubpass == 1 && d->srcStageMask == dep.srcStageMask &&
+	      d->dstStageMask == dep.dstStageMask && d->srcAccessMask == dep.srcAccessMask &&
+	      d->dstAccessMask == dep.dstAccessMask &&
+	      d->dependencyFlags == dep.dependencyFlags && !d->viewOffset,
+	      "render pass 2: dependency");
+	free(c2);
+
+	VkRenderPassCreateInfo bare = {.sType = VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO,
+				       .attachmentCount = 3};
+	c2 = vk_render_pass2_of(&bare);
+	check(c2->attachmentCount == 3 && !c2->pAttachments && !c2->pSubpasses &&
+	      !c2->pDependencies, "render pass 2: NULL arrays stay NULL, counts as given");
+	free(c2);
+	check(!vk_render_pass2_of(NULL), "render pass 2: of NULL");
+}
+
+typedef struct seen_descriptors {
+	uint32_t n;
+	vk_descriptor d[8];
+	VkDescriptorImageInfo image[8];
+	VkDescriptorBufferInfo buffer[8];
+	uint64_t view[8];
+} seen_descriptors;
+
+static void see_descriptor(void *ctx, const vk_descriptor *d)
+{
+	seen_descriptors *s = ctx;
+	if (s->n == 8)
+		return;
+	s->d[s->n] = *d;
+	if (d->image)
+		s->image[s->n] = *d->image;
+	if (d->buffer)
+		s->buffer[s->n] = *d->buffer;
+	if (d->texel_view)
+		s->view[s->n] = *d->texel_view;
+	s->n++;
+}
+
+/* A write's and a template's descriptors come one by one with what their
+ * type holds, and nothing from an array their type does not read. */
+static void test_descriptors_one_by_one(void)
+{
+	VkDescriptorBufferInfo bi[2] = {{(VkBuffer)(uintptr_t)0x100, 16, 32},
+					{(VkBuffer)(uintptr_t)0x200, 0, VK_WHOLE_SIZE}};
+	VkWriteDescriptorSet w = {
+		.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstBinding = 3,
+		.dstArrayElement = 1, .descriptorCount = 2,
+		.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .pBufferInfo = bi,
+		/* ignored for a buffer type: never read */
+		.pImageInfo = (const VkDescriptorImageInfo *)(uintptr_t)8,
+		.pTexelBufferView = (const VkBufferView *)(uintptr_t)8,
+	};
+	seen_descriptors s = {0};
+	vk_write_descriptors(&w, see_descriptor, &s);
+	check(s.n == 2 && s.d[0].binding == 3 && s.d[0].element == 1 && s.d[1].element == 2 &&
+	      s.d[0].type == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, "write: 2 buffer descriptors");
+	check(!s.d[0].image && !s.d[0].texel_view && s.d[1].buffer &&
+	      s.buffer[1].buffer == bi[1].buffer && s.buffer[0].offset == 16,
+	      "write: the buffer infos, nothing else");
+
+	VkBufferView views[1] = {(VkBufferView)(uintptr_t)0x300};
+	VkWriteDescriptorSet t = {
+		.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .descriptorCount = 1,
+		.descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, .pTexelBufferView = views,
+	};
+	memset(&s, 0, sizeof(s));
+	vk_write_descriptors(&t, see_descriptor, &s);
+	check(s.n == 1 && s.d[0].texel_view && s.view[0] == 0x300 && !s.d[0].buffer,
+	      "write: a texel view's handle");
+	VkWriteDescriptorSet inl = {
+		.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .descriptorCount = 64,
+		.descriptorType = VK_DESCRIPTOR_TYPE_INLINE_UNIFORM_BLOCK,
+	};
+	memset(&s, 0, sizeof(s));
+	vk_write_descriptors(&inl, see_descriptor, &s);
+	check(s.n == 1 && !s.d[0].image && !s.d[0].buffer && !s.d[0].texel_view,
+	      "write: an inline block is one descriptor holding none");
+
+	/* a template: an image info at 4 (unaligned), a view at 40 */
+	VkDescriptorUpdateTemplateEntry e[2] = {
+		{5, 0, 1, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, 4, 0},
+		{6, 2, 1, VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER, 40, 0},
+	};
+	uint8_t data[48] = {0};
+	VkDescriptorImageInfo ii = {0, (VkImageView)(uintptr_t)0x400, VK_IMAGE_LAYOUT_GENERAL};
+	uint64_t view = 0x500;
+	memcpy(data + 4, &ii, sizeof(ii));
+	memcpy(data + 40, &view, sizeof(view));
+	memset(&s, 0, sizeof(s));
+	check(vk_template_descriptors(e, 2, data, sizeof(data), see_descriptor, &s),
+	      "template: walked");
+	check(s.n == 2 && s.d[0].binding == 5 && s.d[0].image &&
+	      s.image[0].imageView == ii.imageView && s.image[0].imageLayout == VK_IMAGE_LAYOUT_GENERAL,
+	      "template: the image info");
+	check(s.d[1].binding == 6 && s.d[1].element == 2 && s.d[1].texel_view && s.view[1] == 0x500,
+	      "template: the texel view");
+	memset(&s, 0, sizeof(s));
+	check(!vk_template_descriptors(e, 2, data, 40, see_descriptor, &s) && s.n == 1,
+	      "template: a descriptor past pData's end is not given");
+}
+
 int main(void)
 {
 	test_tables_know_the_registry();
@@ -909,5 +1080,7 @@ int main(void)
 	test_decoding_refuses_what_the_registry_lacks();
 	test_sparse_updates_write_back_what_changed();
 	test_sync_walk_sees_every_use();
+	test_render_pass_second_form();
+	test_descriptors_one_by_one();
 	return unit_done("test_vkschema");
 }
