@@ -44,6 +44,24 @@ bench_has_gfxr() {
 	ls /usr/share/vulkan/explicit_layer.d/ 2>/dev/null | grep -qi gfxreconstruct
 }
 
+# bench_beside_gfxr NAME WHAT D...: the set-up of a bench that runs each
+# program natively, under our layer and under GFXReconstruct's: exits 0
+# with a line if GFXReconstruct is not installed (no WHAT figures), else
+# the Vulkan environment (bench_vulkan_env, no GFXR settings from the
+# caller) and an X display of its own on the first free D (bench_xvfb),
+# exported.
+bench_beside_gfxr() {
+	local name=$1 what=$2
+	shift 2
+	if ! bench_has_gfxr; then
+		echo "$name: GFXReconstruct is not installed: no $what figures" >&2
+		exit 0
+	fi
+	bench_vulkan_env GFXRECON_CAPTURE_COMPRESSION_TYPE
+	bench_xvfb "$name" "$@"
+	export DISPLAY="$display"
+}
+
 # bench_vulkan_env [NAME...]: a runtime folder in $work, our layer's build
 # folder before the installed layers, and none of the caller's layer
 # settings (VK_INSTANCE_LAYERS, TRACEKIT_OUTPUT, TRACEKIT_COMPRESSION and

@@ -15,13 +15,7 @@ set -eu
 bench_start 3 180
 
 bench_need bench-programs program Xvfb mpv ffmpeg bc zstd lz4
-if ! bench_has_gfxr; then
-	echo "bench-programs: GFXReconstruct is not installed: no program figures" >&2
-	exit 0
-fi
-bench_vulkan_env GFXRECON_CAPTURE_COMPRESSION_TYPE
-bench_xvfb bench-programs 60 61 62 63 64 65 66
-export DISPLAY="$display"
+bench_beside_gfxr bench-programs program 60 61 62 63 64 65 66
 
 ours=(VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture)
 gfxr=(VK_INSTANCE_LAYERS=VK_LAYER_LUNARG_gfxreconstruct GFXRECON_CAPTURE_FILE_TIMESTAMP=false)
