@@ -819,6 +819,7 @@ static void finish(void)
 	bool join = out.running && !out.stop;
 	out.stop = true;
 	out.header_ready = true;
+	writer_raise(); /* the program waits for it now */
 	pthread_cond_signal(&out.more);
 	while (!join && out.started && !out.closed)
 		pthread_cond_wait(&out.done, &out.lock);

@@ -135,6 +135,7 @@ typedef struct trace_sink {
 	uint8_t *obuf;           /* compressed output staging */
 	size_t ocap;
 	bool failed;
+	bool closing;            /* in trace_sink_close: a last block is compressed here */
 	uint64_t written;        /* uncompressed bytes accepted */
 	struct trace_sink_worker *worker; /* compresses Snappy or zstd blocks, or NULL */
 	uint32_t *seek;          /* zstd: per frame its compressed, then uncompressed size */

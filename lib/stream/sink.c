@@ -355,6 +355,10 @@ static void worker_stop(trace_sink *k)
 static int block_handoff(trace_sink *k, trace_error *err)
 {
 	trace_sink_worker *wk = k->worker;
+	/* the last block of a trace that made no worker: here, not on a
+	 * thread made for it (that cost a capture's exit milliseconds) */
+	if (!wk && k->closing)
+		return write_failed(k, compress_block(k, k->buf, k->len), err);
 	if (!wk) {
 		wk = calloc(1, sizeof(*wk));
 		if (!wk)
@@ -483,6 +487,7 @@ static void release(trace_sink *k)
 
 int trace_sink_close(trace_sink *k, trace_error *err)
 {
+	k->closing = true;
 	int r = trace_sink_flush_block(k, err);
 	if (r == 0)
 		r = worker_finish(k, err);
