@@ -749,8 +749,11 @@ void vkr_dump_after(vkr *r, const trace_call *c)
 			family = (uint32_t)*fam;
 		}
 	}
-	if (!d->queue || queue == r->dev.queue)
-		vkDeviceWaitIdle(r->dev.device);  /* not a queue call: all work so far */
+	/* not a queue call: all work so far; a present submits nothing
+	 * (present.c folds it into the next submit), so nothing on its queue
+	 * waits for what drew the image: all work so far too */
+	if (!d->queue || queue == r->dev.queue || e->special == SP_PRESENT)
+		vkDeviceWaitIdle(r->dev.device);
 	run_on(r, queue, family, p);
 	for (size_t i = 0; i < d->nreads; i++)
 		for (size_t k = 0; k < d->reads[i]->nplans; k++)
