@@ -29,15 +29,27 @@ mutate() {
 	edit_record "$W/cube.txt" "$1" "@LINE@$2" bad.txt
 }
 
-# refused MESSAGE: the sanitizer builds of trace-replay and trace-trim
-# (to the capture's last frame) both exit 1 with one line naming call
-# $CALL and ending in MESSAGE, and leave no output
+# checked LINE: the sanitizer build of trace-replay --check, without a
+# Vulkan driver, exits 1 with LINE alone: the line replay stops with
+checked() {
+	VK_DRIVER_FILES=/nonexistent VK_ICD_FILENAMES=/nonexistent \
+		run sanitized "$ASAN_BIN/trace-replay" --check bad.txt
+	echo "check: $status: $output"
+	[ "$status" -eq 1 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[ "$output" == "$1" ]
+}
+
+# refused MESSAGE: the sanitizer builds of trace-replay (and --check) and
+# trace-trim (to the capture's last frame) all exit 1 with one line
+# naming call $CALL and ending in MESSAGE, and leave no output
 refused() {
 	run sanitized "$ASAN_BIN/trace-replay" bad.txt
 	echo "replay: $status: $output"
 	[ "$status" -eq 1 ]
 	[ "${#lines[@]}" -eq 1 ]
 	[[ "$output" == "trace-replay: bad.txt: call $CALL ("*"): malformed record: $1" ]]
+	checked "$output"
 	run sanitized "$ASAN_BIN/trace-trim" --frames 39 -o out.trace bad.txt
 	echo "trim: $status: $output"
 	[ "$status" -eq 1 ]
@@ -50,6 +62,28 @@ refused() {
 	[ "$(grep -c 'fn: vkQueuePresentKHR,' "$W/cube.txt")" -eq 40 ]
 	trace-replay "$W/cube.txt"
 	trace-trim --frames 39 -o out.trace "$W/cube.txt"
+}
+
+@test "--check takes the capture without a device; replay, without a driver, does not" {
+	export VK_DRIVER_FILES=/nonexistent VK_ICD_FILENAMES=/nonexistent
+	run sanitized "$ASAN_BIN/trace-replay" --check "$W/cube.txt"
+	echo "check: $status: $output"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	run sanitized "$ASAN_BIN/trace-replay" --check "$W/cube.raw"
+	[ "$status" -eq 0 ]
+	# the driver really is gone: a replay cannot make its instance
+	run sanitized "$ASAN_BIN/trace-replay" -q "$W/cube.txt"
+	echo "replay: $status: $output"
+	[ "$status" -eq 1 ]
+}
+
+@test "--check goes without the options of a replay" {
+	run trace-replay --check --screenshot 3 -o x.png "$W/cube.txt"
+	[ "$status" -eq 2 ]
+	[[ "${lines[0]}" == "trace-replay: --check goes without --frames, --screenshot, --loop, --dump* and --stats: it replays nothing" ]]
+	run trace-replay --check --stats "$W/cube.txt"
+	[ "$status" -eq 2 ]
 }
 
 @test "a count past its array (vkResetFences fenceCount 4294967295, one fence) is refused" {
@@ -75,13 +109,14 @@ refused() {
 }
 
 # stopped MESSAGE: the sanitizer build of trace-replay exits 1 with one
-# line naming call $CALL, its function, and MESSAGE
+# line naming call $CALL, its function, and MESSAGE; --check with the same
 stopped() {
 	run sanitized "$ASAN_BIN/trace-replay" bad.txt
 	echo "replay: $status: $output"
 	[ "$status" -eq 1 ]
 	[ "${#lines[@]}" -eq 1 ]
 	[[ "$output" == "trace-replay: bad.txt: call $CALL ($FN): $1" ]]
+	checked "$output"
 }
 
 @test "a handle no record made (vkCreateFramebuffer removed) stops the replay at its first use" {

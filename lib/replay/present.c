@@ -33,10 +33,12 @@ void vkr_create_swapchain(vkr *r, vk_args_vkCreateSwapchainKHR *a)
 void vkr_destroy_swapchain(vkr *r, swapchain *s)
 {
 	for (uint32_t i = 0; i < s->n; i++) {
+		vkr_map_del(r, r->h_image, s->cap_img[i]);
+		if (r->checking)
+			continue;  /* --check: no images made */
 		vkDestroyImage(r->dev.device, s->img[i], NULL);
 		vkd_free(&r->dev, &s->mem[i]);
 		vkDestroySemaphore(r->dev.device, s->presented[i], NULL);
-		vkr_map_del(r, r->h_image, s->cap_img[i]);
 	}
 	vkr_map_del(r, r->h_swapchain, s->cap);
 	free(s->img);
@@ -62,7 +64,7 @@ void vkr_swapchain_images(vkr *r, vk_args_vkGetSwapchainImagesKHR *a)
 		s->mem = trace_xcalloc(n, sizeof(*s->mem));
 		s->presented = trace_xcalloc(n, sizeof(*s->presented));
 		s->pending = trace_xcalloc(n, sizeof(*s->pending));
-		for (uint32_t i = 0; i < n; i++) {
+		for (uint32_t i = 0; i < n && !r->checking; i++) {
 			VkImageCreateInfo ici = {
 				.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO,
 				.imageType = VK_IMAGE_TYPE_2D,
@@ -100,6 +102,8 @@ void vkr_swapchain_images(vkr *r, vk_args_vkGetSwapchainImagesKHR *a)
 	}
 	for (uint32_t i = 0; i < n && i < s->n; i++) {
 		s->cap_img[i] = (uint64_t)(uintptr_t)a->pSwapchainImages[i];
+		if (r->checking)
+			s->img[i] = (VkImage)(uintptr_t)s->cap_img[i];
 		vkr_map_put(r, r->h_image, s->cap_img[i], (uint64_t)(uintptr_t)s->img[i]);
 	}
 	if (n != s->n)
@@ -121,6 +125,10 @@ void vkr_acquire(vkr *r, uint64_t cap_swapchain, uint32_t index, uint64_t cap_se
 	uint64_t sem = 0, fence = 0;
 	if (!vkr_map_get(r, r->h_semaphore, cap_sem, &sem) || !vkr_map_get(r, r->h_fence, cap_fence, &fence))
 		vkr_fatal(r, "the acquire's semaphore or fence is unknown");
+	if (r->checking) {
+		s->pending[index] = false;
+		return;
+	}
 	VkPipelineStageFlags stage = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
 	VkSemaphore ssem = (VkSemaphore)(uintptr_t)sem;
 	VkSubmitInfo si = {
@@ -232,6 +240,8 @@ void vkr_present(vkr *r, vk_args_vkQueuePresentKHR *a)
 			s->pending[idx] = true;
 		}
 	}
+	if (r->checking)
+		return;
 	VkSubmitInfo si = {
 		.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
 		.waitSemaphoreCount = w.n,

@@ -11,6 +11,7 @@
  */
 #include "replay_internal.h"
 
+#include <setjmp.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -44,8 +45,24 @@ void vkr_warn(vkr *r, const char *fmt, ...)
 /* A failure that stops the replay: exit 1 with the call number. */
 noreturn void vkr_fatal(vkr *r, const char *fmt, ...)
 {
-	trace_cli_progress_done();
 	va_list ap;
+	if (r->check_jmp) {
+		/* --check: the same line, back to vkr_check */
+		trace_error *err = r->check_err;
+		char msg[sizeof(err->msg)];
+		va_start(ap, fmt);
+		vsnprintf(msg, sizeof(msg), fmt, ap);
+		va_end(ap);
+		trace_error_clear(err);
+		snprintf(err->file, sizeof(err->file), "%s", r->opt->input);
+		if (r->call)
+			trace_error_set(err, "call %llu (%s): %s", (unsigned long long)r->call->no,
+					r->call->sig->name, msg);
+		else
+			trace_error_set(err, "%s", msg);
+		longjmp(*(jmp_buf *)r->check_jmp, 1);
+	}
+	trace_cli_progress_done();
 	fprintf(stderr, "%s: %s: ", trace_cli_self.prog, r->opt->input);
 	if (r->call)
 		fprintf(stderr, "call %llu (%s): ", (unsigned long long)r->call->no,
@@ -117,7 +134,7 @@ static void need_bound(vkr *r, const vk_handle_info *h, uint64_t cap, const vk_f
 	if (h != r->h_buffer && h != r->h_image)
 		return;
 	obj *o = vkr_obj_get(r, cap);
-	if (o && !o->group && !o->sparse && reads_contents(r->call->sig->name))
+	if (o && !o->group && !o->bound && !o->sparse && reads_contents(r->call->sig->name))
 		vkr_fatal(r, "%s: %s 0x%llx has no memory: no earlier record bound it", f->name,
 			  h->name, (unsigned long long)cap);
 }
@@ -438,6 +455,13 @@ VkResult vkr_invoke(vkr *r, const cmd_entry *e, void *args)
 	if (e->allocator >= 0)
 		memset((uint8_t *)args + cmd->params[e->allocator].offset, 0, sizeof(void *));
 	collect col = {.r = r};
+	if (r->checking) {
+		/* --check: what it makes known by its capture values */
+		if (e->out_handles && !vkr_failed(cap))
+			vk_walk_handles(cmd, args, true, vkr_check_made, r);
+		r->calls++;
+		return cap;
+	}
 	if (e->out_handles)
 		vk_walk_handles(cmd, args, true, collect_out, &col);
 	PFN_vkVoidFunction fn = lookup_fn(r, e);
@@ -482,7 +506,8 @@ VkResult vkr_call_generic(vkr *r, const cmd_entry *e, void *args)
 				if (i > 0 && cmd->params[i - 1].base == VK_B_UINT && !cmd->params[i - 1].ptr)
 					memcpy(&count, (uint8_t *)args + cmd->params[i - 1].offset, 4);
 				if (arr && count) {
-					d.more = trace_xcalloc(count, 8);
+					/* in the arena: a refusal of --check jumps past the end */
+					d.more = trace_arena_alloc(&r->arena, (size_t)count * 8);
 					memcpy(d.more, arr, (size_t)count * 8);
 					d.nmore = count;
 				}
@@ -498,7 +523,6 @@ VkResult vkr_call_generic(vkr *r, const cmd_entry *e, void *args)
 		for (size_t i = 0; i < d.nmore; i++)
 			vkr_map_del(r, d.h, d.more[i]);
 	}
-	free(d.more);
 	return now;
 }
 
@@ -533,7 +557,7 @@ void vkr_replay_call(vkr *r, const trace_call *c)
 	if (e->special != SP_CREATE_INSTANCE && !r->have_instance)
 		vkr_fatal(r, "a call before vkCreateInstance");
 	bool dev_needed = cmd->level == VK_LEVEL_DEVICE;
-	if (dev_needed && !r->dev.device && e->special != SP_DESTROY_DEVICE)
+	if (dev_needed && !vkr_have_device(r) && e->special != SP_DESTROY_DEVICE)
 		vkr_fatal(r, "a device call before vkCreateDevice");
 	if (!r->loop)  /* --loop follows them itself, pass by pass */
 		vkr_binary_note(r, e, args, vkr_cap_result(c));
@@ -542,6 +566,8 @@ void vkr_replay_call(vkr *r, const trace_call *c)
 	if (r->dump)
 		vkr_dump_note(r, e, args);
 	VkResult capres = vkr_cap_result(c);
+	if (r->checking && vkr_check_special(r, e, args, capres))
+		return;
 	switch ((enum special)e->special) {
 	case SP_NONE:
 		vkr_call_generic(r, e, args);
@@ -881,17 +907,11 @@ static void about_call(void *ctx, char *out, size_t cap)
 		snprintf(out, cap, "call %llu %s", (unsigned long long)r->call->no, r->call->sig->name);
 }
 
-int vkr_run(trace_reader *in, const vkr_options *opt)
+/* What replay and --check both begin with: the handle types and structs
+ * they follow. */
+void vkr_init_common(vkr *r, const vkr_options *opt)
 {
-	static vkr rs;
-	vkr *r = &rs;
 	r->opt = opt;
-	r->dopt = opt->dev;
-	r->msgs = (vkd_messages){.prog = opt->dev.prog, .quiet = opt->dev.quiet_validation,
-				 .about = about_call, .ctx = r};
-	r->dopt.messages = &r->msgs;
-	r->fns = trace_xcalloc(vk_ncommands, sizeof(*r->fns));
-	r->fn_done = trace_xcalloc(vk_ncommands, 1);
 	trace_arena_init(&r->arena);
 	r->h_buffer = vk_handle_lookup("VkBuffer");
 	r->h_image = vk_handle_lookup("VkImage");
@@ -906,6 +926,19 @@ int vkr_run(trace_reader *in, const vkr_options *opt)
 	r->h_instance = vk_handle_lookup("VkInstance");
 	r->h_command_buffer = vk_handle_lookup("VkCommandBuffer");
 	r->s_allocator = vk_struct_lookup("VkAllocationCallbacks");
+}
+
+int vkr_run(trace_reader *in, const vkr_options *opt)
+{
+	static vkr rs;
+	vkr *r = &rs;
+	vkr_init_common(r, opt);
+	r->dopt = opt->dev;
+	r->msgs = (vkd_messages){.prog = opt->dev.prog, .quiet = opt->dev.quiet_validation,
+				 .about = about_call, .ctx = r};
+	r->dopt.messages = &r->msgs;
+	r->fns = trace_xcalloc(vk_ncommands, sizeof(*r->fns));
+	r->fn_done = trace_xcalloc(vk_ncommands, 1);
 	if (vk_ncalls != vk_ncommands) {
 		fprintf(stderr, "trace-replay: the generated thunks do not match the schema\n");
 		return 1;

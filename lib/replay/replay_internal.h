@@ -11,6 +11,7 @@
  *   template.c    descriptor update templates
  *   loop.c        --loop: the kept records and the passes
  *   loop_check.c  --loop: what a pass could not replay, refused first
+ *   check.c       --check: every record's checks, without a device
  *
  * What one file lends another is named vkr_*.  The per-record path
  * (vkr_replay_call, vkr_entry_of, vkr_remap_in, vkr_invoke,
@@ -97,6 +98,7 @@ typedef struct group {
 typedef struct obj {
 	uint64_t cap, live;
 	bool image, linear;
+	bool bound;                 /* --check: bound by a record (it has no group) */
 	bool address;               /* a buffer made for device addresses */
 	bool sparse;                /* made for sparse binding: no vkBind*Memory */
 	VkDeviceSize create_size;   /* buffers */
@@ -240,6 +242,11 @@ typedef struct vkr {
 	size_t nkept, capkept;
 	struct loop_state *loop;
 	struct dump_state *dump;  /* --dump, --dump-resource; NULL without */
+	/* --check (check.c): the records followed without a device; a
+	 * refusal jumps back to vkr_check with its message */
+	bool checking, check_device;
+	void *check_jmp;          /* jmp_buf * */
+	trace_error *check_err;
 	trace_error err;
 } vkr;
 
@@ -340,6 +347,7 @@ VkResult vkr_call_generic(vkr *r, const cmd_entry *e, void *args);
 void vkr_replay_call(vkr *r, const trace_call *c);
 void vkr_frame_ended(vkr *r, int64_t frame);
 int vkr_run(trace_reader *in, const vkr_options *opt);
+void vkr_init_common(vkr *r, const vkr_options *opt);
 
 /* instance.c: instances and devices */
 void vkr_create_instance(vkr *r, vk_args_vkCreateInstance *a);
@@ -408,6 +416,19 @@ void vkr_loop_free(vkr *r);
 
 /* loop_check.c: --loop: what a pass could not replay, refused first */
 void vkr_loop_check(vkr *r);
+
+/* check.c: --check.  vk_walk_handles over a call's outputs: each handle
+ * made known by its capture value; what replay does for E without a
+ * device, where it cannot go the replay's way (true: done). */
+void vkr_check_made(void *ctx, const vk_handle_info *h, uint64_t *value, bool top,
+		    const vk_field *f);
+bool vkr_check_special(vkr *r, const cmd_entry *e, void *args, VkResult capres);
+
+/* A device made (--check follows it without one). */
+static inline bool vkr_have_device(const vkr *r)
+{
+	return r->dev.device || r->check_device;
+}
 
 /* dump.c, dump_track.c: --dump and --dump-resource (dump.h): what a call
  * wrote, noted before it is made and read back after */
