@@ -456,8 +456,10 @@ VkResult vkr_invoke(vkr *r, const cmd_entry *e, void *args)
 		memset((uint8_t *)args + cmd->params[e->allocator].offset, 0, sizeof(void *));
 	collect col = {.r = r};
 	if (r->checking) {
-		/* --check: what it makes known by its capture values */
-		if (e->out_handles && !vkr_failed(cap))
+		/* --check: what it makes known by its capture values, as a
+		 * replay that succeeds makes it (one that failed at capture
+		 * may succeed here: a warning) */
+		if (e->out_handles)
 			vk_walk_handles(cmd, args, true, vkr_check_made, r);
 		r->calls++;
 		return cap;
