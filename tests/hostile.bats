@@ -143,6 +143,91 @@ stopped() {
 	stopped "buffer: VkBuffer $buf has no memory: no earlier record bound it"
 }
 
+@test "a wait on a fence no replayed call signals (its submit removed) stops the replay at once" {
+	mutate 'fn: vkQueueSubmit,.*waitSemaphoreCount: 0,' d
+	local fence
+	fence=$(grep -m1 'fn: vkQueueSubmit,.*waitSemaphoreCount: 0,' "$W/cube.txt" | sed 's/.*fence: \(0x[0-9a-f]*\)}.*/\1/')
+	CALL=$(grep -m1 "fn: vkWaitForFences,.*pFences: \[$fence\]" bad.txt | sed 's/^{call: \([0-9]*\),.*/\1/')
+	FN=vkWaitForFences
+	SECONDS=0
+	stopped "VkFence $fence: waited for, but no replayed call signals it since it was made or reset (a submit cut out or edited?)"
+	# not after --wait-timeout's 10 s
+	[ "$SECONDS" -lt 8 ]
+}
+
+@test "a present's wait on a semaphore no replayed call signals (the frame's submit removed) stops the replay" {
+	mutate 'fn: vkQueueSubmit,.*waitSemaphoreCount: 1,' d
+	local line sem
+	line=$(grep -m1 'fn: vkQueueSubmit,.*waitSemaphoreCount: 1,' "$W/cube.txt")
+	sem=$(sed 's/.*pSignalSemaphores: \[\(0x[0-9a-f]*\)\].*/\1/' <<<"$line")
+	CALL=$(grep -m1 "fn: vkQueuePresentKHR,.*pWaitSemaphores: \[$sem\]" bad.txt | sed 's/^{call: \([0-9]*\),.*/\1/')
+	FN=vkQueuePresentKHR
+	stopped "VkSemaphore $sem: waited on, but no replayed call signals it first (a submit cut out or edited?)"
+}
+
+# cb_of PATTERN: the command buffer of the capture's first record matching PATTERN
+cb_of() {
+	grep -m1 -- "$1" "$W/cube.txt" | sed 's/.*commandBuffer: \(0x[0-9a-f]*\).*/\1/'
+}
+
+# call_of FILE PATTERN: the call number of FILE's first record matching PATTERN
+call_of() {
+	grep -m1 -- "$2" "$1" | sed 's/^{call: \([0-9]*\),.*/\1/'
+}
+
+@test "a draw whose vkCmdBeginRenderPass was removed stops the replay at the draw" {
+	mutate 'fn: vkCmdBeginRenderPass,' d
+	local cb
+	cb=$(cb_of 'fn: vkCmdBeginRenderPass,')
+	CALL=$(call_of bad.txt "fn: vkCmdDraw, args: {commandBuffer: $cb,")
+	FN=vkCmdDraw
+	stopped "commandBuffer: VkCommandBuffer $cb: vkCmdDraw is recorded inside a render pass only, and none is begun (its vkCmdBeginRenderPass cut out?)"
+}
+
+@test "a recording whose vkCmdEndRenderPass was removed stops the replay at its vkEndCommandBuffer" {
+	mutate 'fn: vkCmdEndRenderPass,' d
+	local cb
+	cb=$(cb_of 'fn: vkCmdEndRenderPass,')
+	CALL=$(call_of bad.txt "fn: vkEndCommandBuffer, args: {commandBuffer: $cb}")
+	FN=vkEndCommandBuffer
+	stopped "commandBuffer: VkCommandBuffer $cb: ended inside a render pass (its vkCmdEndRenderPass cut out?)"
+}
+
+@test "a render pass begun inside another (an end removed, two recordings in one) stops the replay" {
+	# the first recording's end and the second's begin removed: the
+	# second's commands go into the first, still in its render pass
+	local cb
+	cb=$(cb_of 'fn: vkCmdEndRenderPass,')
+	edit_record "$W/cube.txt" 'fn: vkCmdEndRenderPass,' \
+		"@LINE@,/fn: vkBeginCommandBuffer,/{/fn: vkCmdEndRenderPass,/d;/fn: vkEndCommandBuffer,/d;/fn: vkBeginCommandBuffer,/d}" bad.txt
+	sed -i "$L,\${/fn: vkCmd[A-Za-z]*, args: {commandBuffer: 0x/{s/commandBuffer: 0x[0-9a-f]*/commandBuffer: $cb/}}" bad.txt
+	CALL=$(grep "fn: vkCmdBeginRenderPass," bad.txt | sed -n '2s/^{call: \([0-9]*\),.*/\1/p')
+	FN=vkCmdBeginRenderPass
+	stopped "commandBuffer: VkCommandBuffer $cb: vkCmdBeginRenderPass is recorded outside a render pass only, and one is begun (its vkCmdEndRenderPass cut out?)"
+}
+
+@test "a command into a command buffer whose vkBeginCommandBuffer was removed stops the replay" {
+	mutate 'fn: vkBeginCommandBuffer,' d
+	local cb line
+	cb=$(cb_of 'fn: vkBeginCommandBuffer,')
+	line=$(grep -m1 "fn: vkCmd[A-Za-z0-9]*, args: {commandBuffer: $cb," bad.txt)
+	CALL=$(sed 's/^{call: \([0-9]*\),.*/\1/' <<<"$line")
+	FN=$(sed 's/.*fn: \([A-Za-z0-9]*\),.*/\1/' <<<"$line")
+	stopped "commandBuffer: VkCommandBuffer $cb is not recording (its vkBeginCommandBuffer cut out?)"
+}
+
+@test "an image whose capture requirements pass the replay device's heap stops the replay at its bind" {
+	mutate 'fn: vkGetImageMemoryRequirements,' 's/size: [0-9]*,/size: 18446744073709551615,/'
+	local img
+	img=$(grep -m1 'fn: vkGetImageMemoryRequirements,' "$W/cube.txt" | sed 's/.*image: \(0x[0-9a-f]*\),.*/\1/')
+	CALL=$(call_of bad.txt "fn: vkBindImageMemory,.*image: $img,")
+	run sanitized "$ASAN_BIN/trace-replay" bad.txt
+	echo "replay: $status: $output"
+	[ "$status" -eq 1 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == "trace-replay: bad.txt: call $CALL (vkBindImageMemory): image: VkImage $img needs 18446744073709551615 bytes (its requirements at capture), more than heap "*" holds ("*")" ]]
+}
+
 # The battery: mutants of the capture drawn afresh each run for 40 s
 # (tests/mutants.py: a count, an enum, flags, an sType, a handle, a
 # number, a record removed or two swapped, bytes of the raw container

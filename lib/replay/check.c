@@ -141,7 +141,7 @@ static void check_free(vkr *r)
 		if (tmap_used(&r->sigs, i))
 			free((cmd_entry *)(uintptr_t)r->sigs.vals[i]);
 	TMAP_FREE(&r->handles, &r->objects, &r->sigs, &r->mems, &r->swapchains, &r->queues,
-		  &r->binary, &r->present_waits);
+		  &r->binary, &r->present_waits, &r->cbs);
 	trace_arena_free(&r->arena);
 	free(r);
 }

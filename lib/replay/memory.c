@@ -264,6 +264,17 @@ void vkr_bind_obj(vkr *r, uint64_t cap_obj, uint64_t cap_mem, VkDeviceSize offse
 			vkr_fatal(r, "no memory type of %s fits a %s (bits 0x%x%s)",
 				  r->dev.props.deviceName, image ? "image" : "buffer", req.memoryTypeBits,
 				  host ? ", host-visible" : "");
+		/* the size may be the capture's (an image's requirements):
+		 * never more than the heap holds (an edited requirement asked
+		 * llvmpipe for 2^64 - 1 bytes) */
+		const VkPhysicalDeviceMemoryProperties *mp = &r->dev.memory;
+		uint32_t heap = mp->memoryTypes[type].heapIndex;
+		if (size > mp->memoryHeaps[heap].size)
+			vkr_fatal(r, "%s: %s 0x%llx needs %llu bytes%s, more than heap %u of %s holds "
+				  "(%llu)", image ? "image" : "buffer", image ? "VkImage" : "VkBuffer",
+				  (unsigned long long)cap_obj, (unsigned long long)size,
+				  size > req.size ? " (its requirements at capture)" : "", heap,
+				  r->dev.props.deviceName, (unsigned long long)mp->memoryHeaps[heap].size);
 		g = trace_xcalloc(1, sizeof(*g));
 		vkd_request rq = {
 			.size = size,

@@ -561,8 +561,10 @@ void vkr_replay_call(vkr *r, const trace_call *c)
 	bool dev_needed = cmd->level == VK_LEVEL_DEVICE;
 	if (dev_needed && !vkr_have_device(r) && e->special != SP_DESTROY_DEVICE)
 		vkr_fatal(r, "a device call before vkCreateDevice");
-	if (!r->loop)  /* --loop follows them itself, pass by pass */
+	if (!r->loop) {  /* --loop follows them itself, pass by pass */
 		vkr_binary_note(r, e, args, vkr_cap_result(c));
+		vkr_cmdbuf_note(r, e, args, vkr_cap_result(c));
+	}
 	if (r->loop && !vkr_loop_call(r, e, args))
 		return;
 	if (r->dump)
@@ -1010,6 +1012,7 @@ int vkr_run(trace_reader *in, const vkr_options *opt)
 		fprintf(stderr, "%s: %s: %llu more warnings not shown\n", trace_cli_self.prog,
 			opt->input, (unsigned long long)(r->warnings - WARNINGS_SHOWN));
 	tmap_free(&r->handles);
+	tmap_free(&r->cbs);
 	for (size_t i = 0; i < r->sigs.cap; i++)
 		if (tmap_used(&r->sigs, i))
 			free((cmd_entry *)(uintptr_t)r->sigs.vals[i]);

@@ -12,6 +12,7 @@
  *   loop.c        --loop: the kept records and the passes
  *   loop_check.c  --loop: what a pass could not replay, refused first
  *   check.c       --check: every record's checks, without a device
+ *   cmdbuf.c      command buffers: recording, inside a render pass or not
  *
  * What one file lends another is named vkr_*.  The per-record path
  * (vkr_replay_call, vkr_entry_of, vkr_remap_in, vkr_invoke,
@@ -145,6 +146,7 @@ enum tag {
 	/* --loop */
 	TAG_CBLOG, TAG_DPOOL, TAG_FENCE, TAG_BINARY, TAG_TIMELINE, TAG_SHIFT, TAG_BASE,
 	TAG_RESTORE, TAG_RESET, TAG_PRESENT_WAIT,
+	TAG_CBSTATE,
 };
 
 /*
@@ -197,8 +199,11 @@ typedef struct vkr {
 		*h_swapchain, *h_semaphore, *h_fence, *h_queue, *h_device, *h_instance,
 		*h_command_buffer;
 	bool stuck;        /* a bounded wait ran out: the device may never idle */
-	tmap binary;       /* (binary semaphore made here, TAG_BINARY) -> 1 while
-			    * a signal is pending (queue.c) */
+	tmap binary;       /* (binary semaphore made here, TAG_BINARY), (fence
+			    * made here, TAG_FENCE) -> 1 while a signal is
+			    * pending, or the fence signalled (queue.c) */
+	tmap cbs;          /* (primary command buffer, TAG_CBSTATE) -> its state
+			    * (cmdbuf.c) */
 	const vk_struct_info *s_allocator;
 	VkPhysicalDeviceMemoryProperties cap_mem;  /* the capture device's */
 	bool have_cap_mem;
@@ -416,6 +421,11 @@ void vkr_loop_free(vkr *r);
 
 /* loop_check.c: --loop: what a pass could not replay, refused first */
 void vkr_loop_check(vkr *r);
+
+/* cmdbuf.c: what call E (ARGS: capture values) does to a primary command
+ * buffer's recording; one recorded where the registry does not let it
+ * be (or a recording ended inside a render pass) stops the replay. */
+void vkr_cmdbuf_note(vkr *r, const cmd_entry *e, void *args, VkResult capres);
 
 /* check.c: --check.  vk_walk_handles over a call's outputs: each handle
  * made known by its capture value; what replay does for E without a
