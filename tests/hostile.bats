@@ -228,6 +228,22 @@ call_of() {
 	[[ "$output" == "trace-replay: bad.txt: call $CALL (vkBindImageMemory): image: VkImage $img needs 18446744073709551615 bytes (its requirements at capture), more than heap "*" holds ("*")" ]]
 }
 
+@test "a view of a mip level its image does not have stops the replay at the view" {
+	mutate 'fn: vkCreateImageView,.*VK_FORMAT_D16_UNORM' 's/baseMipLevel: 0,/baseMipLevel: 4294967295,/'
+	local img
+	img=$(grep -m1 'fn: vkCreateImageView,.*VK_FORMAT_D16_UNORM' "$W/cube.txt" | sed 's/.*image: \(0x[0-9a-f]*\),.*/\1/')
+	FN=vkCreateImageView
+	stopped "subresourceRange: baseMipLevel 4294967295, levelCount 1, but VkImage $img has 1 mip levels"
+}
+
+@test "a barrier on array layers its image does not have stops the replay at the barrier" {
+	mutate 'fn: vkCmdPipelineBarrier,.*pImageMemoryBarriers: \[{' 's/baseArrayLayer: 0, layerCount: 1}/baseArrayLayer: 0, layerCount: 2}/'
+	local img
+	img=$(grep -m1 'fn: vkCmdPipelineBarrier,.*pImageMemoryBarriers: \[{' "$W/cube.txt" | sed 's/.*image: \(0x[0-9a-f]*\),.*/\1/')
+	FN=vkCmdPipelineBarrier
+	stopped "subresourceRange: baseArrayLayer 0, layerCount 2, but VkImage $img has 1 array layers"
+}
+
 # The battery: mutants of the capture drawn afresh each run for 40 s
 # (tests/mutants.py: a count, an enum, flags, an sType, a handle, a
 # number, a record removed or two swapped, bytes of the raw container

@@ -402,6 +402,7 @@ cmd_entry *vkr_entry_of(vkr *r, const trace_call *c)
 	e->loop = (uint8_t)loop_kind_of(cmd->sig.name, cmd);
 	e->sync = (uint8_t)vk_sync_command(cmd);
 	e->result = cmd->ret && cmd->ret->base == VK_B_ENUM && !strcmp(cmd->ret->type, "VkResult");
+	e->subres = vkr_subres_reads(r, cmd);
 	e->allocator = e->tmpl = e->data = -1;
 	for (uint32_t i = 0; i < cmd->nparams; i++) {
 		const vk_field *f = &cmd->params[i];
@@ -462,7 +463,7 @@ VkResult vkr_invoke(vkr *r, const cmd_entry *e, void *args)
 		if (e->out_handles)
 			vk_walk_handles(cmd, args, true, vkr_check_made, r);
 		r->calls++;
-		return cap;
+		return vkr_failed(cap) ? VK_SUCCESS : cap;
 	}
 	if (e->out_handles)
 		vk_walk_handles(cmd, args, true, collect_out, &col);
@@ -561,6 +562,8 @@ void vkr_replay_call(vkr *r, const trace_call *c)
 	bool dev_needed = cmd->level == VK_LEVEL_DEVICE;
 	if (dev_needed && !vkr_have_device(r) && e->special != SP_DESTROY_DEVICE)
 		vkr_fatal(r, "a device call before vkCreateDevice");
+	if (e->subres)
+		vkr_subres_check(r, e, args);
 	if (!r->loop) {  /* --loop follows them itself, pass by pass */
 		vkr_binary_note(r, e, args, vkr_cap_result(c));
 		vkr_cmdbuf_note(r, e, args, vkr_cap_result(c));
@@ -637,9 +640,13 @@ void vkr_replay_call(vkr *r, const trace_call *c)
 		vk_args_vkCreateImage *a = args;
 		uint64_t cap = a->pImage ? (uint64_t)(uintptr_t)*a->pImage : 0;
 		bool linear = a->pCreateInfo && a->pCreateInfo->tiling == VK_IMAGE_TILING_LINEAR;
-		if (vkr_call_generic(r, e, args) == VK_SUCCESS && cap && a->pImage)
-			vkr_new_obj(r, cap, (uint64_t)(uintptr_t)*a->pImage, true, linear, 0)->sparse =
-				a->pCreateInfo->flags & VK_IMAGE_CREATE_SPARSE_BINDING_BIT;
+		if (vkr_call_generic(r, e, args) == VK_SUCCESS && cap && a->pImage) {
+			obj *o = vkr_new_obj(r, cap, (uint64_t)(uintptr_t)*a->pImage, true, linear, 0);
+			o->sparse = a->pCreateInfo->flags & VK_IMAGE_CREATE_SPARSE_BINDING_BIT;
+			o->three_d = a->pCreateInfo->imageType == VK_IMAGE_TYPE_3D;
+			o->mips = a->pCreateInfo->mipLevels;
+			o->layers = a->pCreateInfo->arrayLayers;
+		}
 		return;
 	}
 	case SP_DESTROY_BUFFER:

@@ -13,6 +13,7 @@
  *   loop_check.c  --loop: what a pass could not replay, refused first
  *   check.c       --check: every record's checks, without a device
  *   cmdbuf.c      command buffers: recording, inside a render pass or not
+ *   subres.c      image subresources within their images' levels and layers
  *
  * What one file lends another is named vkr_*.  The per-record path
  * (vkr_replay_call, vkr_entry_of, vkr_remap_in, vkr_invoke,
@@ -81,6 +82,7 @@ typedef struct cmd_entry {
 	uint8_t sync;        /* vk_sync_cmd: the fences and semaphores it uses */
 	bool out_handles;    /* an output parameter may hold handles */
 	bool result;         /* it returns a VkResult */
+	bool subres;         /* what it reads may hold an image subresource (subres.c) */
 	int16_t allocator;   /* the pAllocator parameter, or -1 */
 	int16_t tmpl, data;  /* SP_TEMPLATE_DATA: descriptorUpdateTemplate, pData */
 } cmd_entry;
@@ -102,6 +104,8 @@ typedef struct obj {
 	bool bound;                 /* --check: bound by a record (it has no group) */
 	bool address;               /* a buffer made for device addresses */
 	bool sparse;                /* made for sparse binding: no vkBind*Memory */
+	bool three_d;               /* images: VK_IMAGE_TYPE_3D (views address depth) */
+	uint32_t mips, layers;      /* images: their create info's; 0 if unknown */
 	VkDeviceSize create_size;   /* buffers */
 	VkDeviceSize cap_req;       /* size from the capture's requirements, 0 if unknown */
 	group *group;
@@ -426,6 +430,12 @@ void vkr_loop_check(vkr *r);
  * buffer's recording; one recorded where the registry does not let it
  * be (or a recording ended inside a render pass) stops the replay. */
 void vkr_cmdbuf_note(vkr *r, const cmd_entry *e, void *args, VkResult capres);
+
+/* subres.c: whether CMD's inputs may hold an image subresource; those of
+ * call E (ARGS: capture values) within their images' levels and layers,
+ * else the replay stops. */
+bool vkr_subres_reads(vkr *r, const vk_command_info *cmd);
+void vkr_subres_check(vkr *r, const cmd_entry *e, void *args);
 
 /* check.c: --check.  vk_walk_handles over a call's outputs: each handle
  * made known by its capture value; what replay does for E without a
