@@ -244,6 +244,21 @@ call_of() {
 	stopped "subresourceRange: baseArrayLayer 0, layerCount 2, but VkImage $img has 1 array layers"
 }
 
+@test "a draw whose vkCmdBindPipeline was removed stops the replay at the draw" {
+	mutate 'fn: vkCmdBindPipeline,' d
+	local cb
+	cb=$(cb_of 'fn: vkCmdBindPipeline,')
+	CALL=$(call_of bad.txt "fn: vkCmdDraw, args: {commandBuffer: $cb,")
+	FN=vkCmdDraw
+	stopped "commandBuffer: VkCommandBuffer $cb: vkCmdDraw with no graphics pipeline bound since vkBeginCommandBuffer (its vkCmdBindPipeline cut out or moved?)"
+}
+
+@test "a null handle in a struct member the registry does not call optional (a render pass's framebuffer) stops the replay" {
+	mutate 'fn: vkCmdBeginRenderPass,' 's/framebuffer: 0x[0-9a-f]*,/framebuffer: 0x0,/'
+	FN=vkCmdBeginRenderPass
+	stopped "framebuffer: a null VkFramebuffer where the call needs one"
+}
+
 # The battery: mutants of the capture drawn afresh each run for 40 s
 # (tests/mutants.py: a count, an enum, flags, an sType, a handle, a
 # number, a record removed or two swapped, bytes of the raw container
