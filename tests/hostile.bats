@@ -16,6 +16,9 @@ setup_file() {
 	stop_xvfb
 	trace-decode "$W/cube.trace" >"$W/cube.txt"
 	trace-encode -z none -o "$W/cube.raw" "$W/cube.txt"
+	# the example program (headless): push constants, indexed draws
+	layer_capture "$W/ex.trace" "$TOP/build/examples/vkexample" --frames 3
+	trace-decode "$W/ex.trace" >"$W/ex.txt"
 }
 
 setup() {
@@ -257,6 +260,24 @@ call_of() {
 	mutate 'fn: vkCmdBeginRenderPass,' 's/framebuffer: 0x[0-9a-f]*,/framebuffer: 0x0,/'
 	FN=vkCmdBeginRenderPass
 	stopped "framebuffer: a null VkFramebuffer where the call needs one"
+}
+
+@test "a descriptor set bound past its pipeline layout's set layouts stops the replay at the bind" {
+	mutate 'fn: vkCmdBindDescriptorSets,' 's/firstSet: 0,/firstSet: 4294967295,/'
+	local layout
+	layout=$(grep -m1 'fn: vkCmdBindDescriptorSets,' "$W/cube.txt" | sed 's/.*layout: \(0x[0-9a-f]*\),.*/\1/')
+	FN=vkCmdBindDescriptorSets
+	stopped "firstSet: 4294967295, descriptorSetCount 1, but VkPipelineLayout $layout has 1 set layouts"
+}
+
+@test "push constants past the end of their pipeline layout's ranges stop the replay" {
+	edit_record "$W/ex.txt" 'fn: vkCmdPushConstants,' '@LINE@s/offset: [0-9]*, size: \([0-9]*\)/offset: 4294967295, size: \1/' bad.txt
+	local line layout end
+	line=$(grep -m1 'fn: vkCmdPushConstants,' bad.txt)
+	layout=$(sed 's/.*layout: \(0x[0-9a-f]*\),.*/\1/' <<<"$line")
+	end=$(grep -m1 "fn: vkCreatePipelineLayout,.*pPipelineLayout: \[$layout\]" "$W/ex.txt" | sed 's/.*offset: \([0-9]*\), size: \([0-9]*\)}.*/\1+\2/')
+	FN=vkCmdPushConstants
+	stopped "offset: 4294967295, size $(sed 's/.*size: \([0-9]*\),.*/\1/' <<<"$line"), but VkPipelineLayout $layout has push constants to byte $((end))"
 }
 
 # The battery: mutants of the capture drawn afresh each run for 40 s

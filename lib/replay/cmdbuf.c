@@ -14,6 +14,11 @@
  * bound, so that is by name.  Primary command buffers only: a secondary
  * one may continue a render pass its vkBeginCommandBuffer names, and is
  * not followed; nor is what is bound after vkCmdExecuteCommands.
+ *
+ * And in any command buffer, what a command addresses of its pipeline
+ * layout: the sets a bind or a push names past the layout's set
+ * layouts, push constants past its ranges' end (llvmpipe crashed drawing
+ * after a vkCmdBindDescriptorSets whose firstSet was 4294967295).
  */
 #include "replay_internal.h"
 
@@ -63,6 +68,65 @@ static uint64_t binds(const char *n, void *args)
 	return 0;
 }
 
+/* A pipeline layout made: its set layouts, and its push constants' end. */
+static void layout_made(vkr *r, vk_args_vkCreatePipelineLayout *a, VkResult capres)
+{
+	const VkPipelineLayoutCreateInfo *ci = a->pCreateInfo;
+	if (!ci || !a->pPipelineLayout || !*a->pPipelineLayout || vkr_failed(capres))
+		return;
+	uint64_t end = 0;
+	for (uint32_t i = 0; ci->pPushConstantRanges && i < ci->pushConstantRangeCount; i++) {
+		const VkPushConstantRange *p = &ci->pPushConstantRanges[i];
+		if ((uint64_t)p->offset + p->size > end)
+			end = (uint64_t)p->offset + p->size;
+	}
+	if (end > UINT32_MAX)
+		end = UINT32_MAX;
+	tmap_set(&r->cbs, (uint64_t)(uintptr_t)*a->pPipelineLayout, TAG_LAYOUT,
+		 ci->setLayoutCount | end << 32);
+}
+
+/* Sets FIRST to FIRST + N - 1 (FIELD, COUNT: their names) of LAYOUT. */
+static void sets_within(vkr *r, uint64_t layout, const char *field, uint32_t first,
+			const char *count, uint32_t n)
+{
+	uint64_t *l = layout ? tmap_at(&r->cbs, layout, TAG_LAYOUT) : NULL;
+	uint32_t have = l ? (uint32_t)*l : 0;
+	if (!l || (first < have && n <= have - first))
+		return;
+	if (count)
+		vkr_fatal(r, "%s: %u, %s %u, but VkPipelineLayout 0x%llx has %u set layouts", field,
+			  first, count, n, (unsigned long long)layout, have);
+	vkr_fatal(r, "%s: %u, but VkPipelineLayout 0x%llx has %u set layouts", field, first,
+		  (unsigned long long)layout, have);
+}
+
+/* What a vkCmd* of NAME (ARGS) addresses of its pipeline layout. */
+static void layout_used(vkr *r, const char *n, void *args)
+{
+	if (!strcmp(n, "vkCmdBindDescriptorSets")) {
+		vk_args_vkCmdBindDescriptorSets *a = args;
+		sets_within(r, (uint64_t)(uintptr_t)a->layout, "firstSet", a->firstSet,
+			    "descriptorSetCount", a->descriptorSetCount);
+	} else if (!strcmp(n, "vkCmdPushDescriptorSetKHR") || !strcmp(n, "vkCmdPushDescriptorSet")) {
+		vk_args_vkCmdPushDescriptorSetKHR *a = args;
+		sets_within(r, (uint64_t)(uintptr_t)a->layout, "set", a->set, NULL, 1);
+	} else if (!strcmp(n, "vkCmdPushDescriptorSetWithTemplateKHR") ||
+		   !strcmp(n, "vkCmdPushDescriptorSetWithTemplate")) {
+		vk_args_vkCmdPushDescriptorSetWithTemplateKHR *a = args;
+		sets_within(r, (uint64_t)(uintptr_t)a->layout, "set", a->set, NULL, 1);
+	} else if (!strcmp(n, "vkCmdPushConstants")) {
+		vk_args_vkCmdPushConstants *a = args;
+		uint64_t layout = (uint64_t)(uintptr_t)a->layout;
+		uint64_t *l = layout ? tmap_at(&r->cbs, layout, TAG_LAYOUT) : NULL;
+		uint64_t end = l ? *l >> 32 : 0;
+		if (l && (uint64_t)a->offset + a->size > end)
+			vkr_fatal(r, "offset: %u, size %u, but VkPipelineLayout 0x%llx has push "
+				  "constants to byte %llu", a->offset, a->size,
+				  (unsigned long long)layout, (unsigned long long)end);
+	}
+}
+
 static uint64_t *state_of(vkr *r, uint64_t cb)
 {
 	return cb ? tmap_at(&r->cbs, cb, TAG_CBSTATE) : NULL;
@@ -104,6 +168,7 @@ void vkr_cmdbuf_note(vkr *r, const cmd_entry *e, void *args, VkResult capres)
 	uint64_t *s;
 	switch ((enum loop_kind)e->loop) {
 	case LK_RECORD:
+		layout_used(r, cmd->sig.name, args);
 		if ((s = state_of(r, vkr_handle_at(args, &cmd->params[0]))))
 			cmd_recorded(r, e, args, vkr_handle_at(args, &cmd->params[0]), s);
 		return;
@@ -146,6 +211,10 @@ void vkr_cmdbuf_note(vkr *r, const cmd_entry *e, void *args, VkResult capres)
 			*s = CB_IDLE;
 		return;
 	default:
-		return;
+		break;
 	}
+	if (!strcmp(cmd->sig.name, "vkCreatePipelineLayout"))
+		layout_made(r, args, capres);
+	else if (!strcmp(cmd->sig.name, "vkDestroyPipelineLayout"))
+		tmap_del(&r->cbs, vkr_handle_at(args, &cmd->params[1]), TAG_LAYOUT, NULL);
 }

@@ -150,7 +150,7 @@ enum tag {
 	/* --loop */
 	TAG_CBLOG, TAG_DPOOL, TAG_FENCE, TAG_BINARY, TAG_TIMELINE, TAG_SHIFT, TAG_BASE,
 	TAG_RESTORE, TAG_RESET, TAG_PRESENT_WAIT,
-	TAG_CBSTATE,
+	TAG_CBSTATE, TAG_LAYOUT,
 };
 
 /*
@@ -206,8 +206,9 @@ typedef struct vkr {
 	tmap binary;       /* (binary semaphore made here, TAG_BINARY), (fence
 			    * made here, TAG_FENCE) -> 1 while a signal is
 			    * pending, or the fence signalled (queue.c) */
-	tmap cbs;          /* (primary command buffer, TAG_CBSTATE) -> its state
-			    * (cmdbuf.c) */
+	tmap cbs;          /* (primary command buffer, TAG_CBSTATE) -> its state;
+			    * (pipeline layout, TAG_LAYOUT) -> its set layouts,
+			    * its push constants' end << 32 (cmdbuf.c) */
 	const vk_struct_info *s_allocator;
 	VkPhysicalDeviceMemoryProperties cap_mem;  /* the capture device's */
 	bool have_cap_mem;
