@@ -111,6 +111,11 @@ refused() {
 	refused "VkShaderModuleCreateInfo.pCode holds $((n / 4)), but codeSize says $((1$n / 4))"
 }
 
+@test "an integer past its field's type (a draw's vertexCount of 2^64 - 1 in a uint32_t) is refused" {
+	mutate 'fn: vkCmdDraw,' 's/vertexCount: [0-9]*,/vertexCount: 18446744073709551615,/'
+	refused "vkCmdDraw.vertexCount: 18446744073709551615 does not fit its uint32_t"
+}
+
 # stopped MESSAGE: the sanitizer build of trace-replay exits 1 with one
 # line naming call $CALL, its function, and MESSAGE; --check with the same
 stopped() {
@@ -278,6 +283,24 @@ call_of() {
 	end=$(grep -m1 "fn: vkCreatePipelineLayout,.*pPipelineLayout: \[$layout\]" "$W/ex.txt" | sed 's/.*offset: \([0-9]*\), size: \([0-9]*\)}.*/\1+\2/')
 	FN=vkCmdPushConstants
 	stopped "offset: 4294967295, size $(sed 's/.*size: \([0-9]*\),.*/\1/' <<<"$line"), but VkPipelineLayout $layout has push constants to byte $((end))"
+}
+
+@test "a dispatch of more work groups than the replay device runs stops the replay there" {
+	edit_record "$W/ex.txt" 'fn: vkCmdDispatch,' '@LINE@s/groupCountZ: [0-9]*/groupCountZ: 4294967295/' bad.txt
+	run sanitized "$ASAN_BIN/trace-replay" bad.txt
+	echo "replay: $status: $output"
+	[ "$status" -eq 1 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == "trace-replay: bad.txt: call $CALL (vkCmdDispatch): groupCountZ: 4294967295 from 0, but "*" runs "*" work groups at most" ]]
+}
+
+@test "an image of more mip levels than the replay device makes of its format stops the replay at its create" {
+	mutate 'fn: vkCreateImage,' 's/mipLevels: [0-9]*,/mipLevels: 4294967295,/'
+	run sanitized "$ASAN_BIN/trace-replay" bad.txt
+	echo "replay: $status: $output"
+	[ "$status" -eq 1 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == "trace-replay: bad.txt: call $CALL (vkCreateImage): pCreateInfo: mipLevels 4294967295, but "*" makes "*" at most of this format" ]]
 }
 
 # The battery: mutants of the capture drawn afresh each run for 40 s

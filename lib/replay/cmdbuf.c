@@ -101,9 +101,36 @@ static void sets_within(vkr *r, uint64_t layout, const char *field, uint32_t fir
 		  (unsigned long long)layout, have);
 }
 
+/* A dispatch's work groups within the replay device's limits (a
+ * groupCountZ edited to 4294967295 kept llvmpipe busy for ever); --check
+ * has no device to ask. */
+static void groups_within(vkr *r, const char *n, void *args)
+{
+	const uint32_t *max = r->dev.props.limits.maxComputeWorkGroupCount;
+	uint32_t base[3] = {0, 0, 0}, count[3];
+	if (!strcmp(n, "vkCmdDispatch")) {
+		vk_args_vkCmdDispatch *a = args;
+		count[0] = a->groupCountX, count[1] = a->groupCountY, count[2] = a->groupCountZ;
+	} else if (!strcmp(n, "vkCmdDispatchBase") || !strcmp(n, "vkCmdDispatchBaseKHR")) {
+		vk_args_vkCmdDispatchBase *a = args;
+		base[0] = a->baseGroupX, base[1] = a->baseGroupY, base[2] = a->baseGroupZ;
+		count[0] = a->groupCountX, count[1] = a->groupCountY, count[2] = a->groupCountZ;
+	} else {
+		return;
+	}
+	for (int i = 0; i < 3 && max[i]; i++)
+		if ((uint64_t)base[i] + count[i] > max[i])
+			vkr_fatal(r, "groupCount%c: %u from %u, but %s runs %u work groups at most",
+				  "XYZ"[i], count[i], base[i], r->dev.props.deviceName, max[i]);
+}
+
 /* What a vkCmd* of NAME (ARGS) addresses of its pipeline layout. */
 static void layout_used(vkr *r, const char *n, void *args)
 {
+	if (!strncmp(n, "vkCmdDispatch", 13)) {
+		groups_within(r, n, args);
+		return;
+	}
 	if (!strcmp(n, "vkCmdBindDescriptorSets")) {
 		vk_args_vkCmdBindDescriptorSets *a = args;
 		sets_within(r, (uint64_t)(uintptr_t)a->layout, "firstSet", a->firstSet,

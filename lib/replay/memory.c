@@ -42,6 +42,29 @@ static memobj *mem_get(vkr *r, uint64_t cap)
 	return e ? (memobj *)(uintptr_t)*e : NULL;
 }
 
+/* An image's levels, layers and extent within what the replay device
+ * makes of its format (llvmpipe made an image of 4294967295 mip levels
+ * and crashed drawing with it); where the device cannot say, the create
+ * says what it says. */
+void vkr_image_limits(vkr *r, const VkImageCreateInfo *ci)
+{
+	VkImageFormatProperties p;
+	if (r->checking || vkGetPhysicalDeviceImageFormatProperties(r->dev.physical, ci->format,
+			ci->imageType, ci->tiling, ci->usage, ci->flags, &p) != VK_SUCCESS)
+		return;
+	const struct { const char *name; uint32_t v, max; } lim[] = {
+		{"mipLevels", ci->mipLevels, p.maxMipLevels},
+		{"arrayLayers", ci->arrayLayers, p.maxArrayLayers},
+		{"extent.width", ci->extent.width, p.maxExtent.width},
+		{"extent.height", ci->extent.height, p.maxExtent.height},
+		{"extent.depth", ci->extent.depth, p.maxExtent.depth},
+	};
+	for (size_t i = 0; i < sizeof(lim) / sizeof(lim[0]); i++)
+		if (lim[i].v > lim[i].max)
+			vkr_fatal(r, "pCreateInfo: %s %u, but %s makes %u at most of this format",
+				  lim[i].name, lim[i].v, r->dev.props.deviceName, lim[i].max);
+}
+
 obj *vkr_new_obj(vkr *r, uint64_t cap, uint64_t live, bool image, bool linear, VkDeviceSize size)
 {
 	obj *o = trace_xcalloc(1, sizeof(*o));

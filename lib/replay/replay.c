@@ -644,6 +644,8 @@ void vkr_replay_call(vkr *r, const trace_call *c)
 		vk_args_vkCreateImage *a = args;
 		uint64_t cap = a->pImage ? (uint64_t)(uintptr_t)*a->pImage : 0;
 		bool linear = a->pCreateInfo && a->pCreateInfo->tiling == VK_IMAGE_TILING_LINEAR;
+		if (a->pCreateInfo)
+			vkr_image_limits(r, a->pCreateInfo);
 		if (vkr_call_generic(r, e, args) == VK_SUCCESS && cap && a->pImage) {
 			obj *o = vkr_new_obj(r, cap, (uint64_t)(uintptr_t)*a->pImage, true, linear, 0);
 			o->sparse = a->pCreateInfo->flags & VK_IMAGE_CREATE_SPARSE_BINDING_BIT;

@@ -372,6 +372,7 @@ void vkr_end_device(vkr *r);
 /* memory.c: memory placement, object by object; the bytes the trace wrote */
 void vkr_parse_header_memory(vkr *r, const trace_header *h);
 obj *vkr_obj_get(vkr *r, uint64_t cap);
+void vkr_image_limits(vkr *r, const VkImageCreateInfo *ci);
 obj *vkr_new_obj(vkr *r, uint64_t cap, uint64_t live, bool image, bool linear, VkDeviceSize size);
 void vkr_unlink_obj(obj *o);
 void vkr_release_obj(vkr *r, obj *o);
