@@ -303,6 +303,14 @@ call_of() {
 	[[ "$output" == "trace-replay: bad.txt: call $CALL (vkCreateImage): pCreateInfo: mipLevels 4294967295, but "*" makes "*" at most of this format" ]]
 }
 
+@test "a queue the device did not make (vkGetDeviceQueue's queueIndex edited) stops the replay there" {
+	mutate 'fn: vkGetDeviceQueue,' 's/queueIndex: 0,/queueIndex: 4294967295,/'
+	local family
+	family=$(grep -m1 'fn: vkGetDeviceQueue,' "$W/cube.txt" | sed 's/.*queueFamilyIndex: \([0-9]*\),.*/\1/')
+	FN=vkGetDeviceQueue
+	stopped "queueIndex: 4294967295, but the device made 1 of family $family"
+}
+
 # The battery: mutants of the capture drawn afresh each run for 40 s
 # (tests/mutants.py: a count, an enum, flags, an sType, a handle, a
 # number, a record removed or two swapped, bytes of the raw container

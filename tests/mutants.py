@@ -16,7 +16,7 @@ and T.  Each runs through trace-replay --check, the replayer and the
 trimmer (--frames F) under a timeout, with LD_PRELOAD set from
 $MUTANT_PRELOAD for them alone (the sanitizer builds).  A run must exit 0,
 or 1 with one line on standard error that names the mutant's file (after
-replay's reports of calls that failed here, if any);
+replay's warnings and reports of calls that failed here, if any);
 anything else (a signal, a sanitizer's exit 99, the timeout, more lines)
 is listed, and so is a mutant --check refuses that the replay takes.
 Prints the counts per program; exit 1 if any failed.
@@ -36,7 +36,7 @@ FLAGS = re.compile(r"(\w*(?:[Ff]lags|Mask|usage|Usage|Stages|Aspect)): ([A-Z0-9_
 STYPE = re.compile(r"sType: (VK_STRUCTURE_TYPE_[A-Z0-9_]+)")
 HANDLE = re.compile(r"0x[0-9a-f]{6,}")
 NUMBER = re.compile(r"(?<=: )\d+(?=[,}\]])")
-FAILED = re.compile(r"call \d+: \w+ failed: .* at capture$")
+FAILED = re.compile(r"call \d+: (\w+ failed: .* at capture|warning: .*)$")
 
 
 def pick(rng, lines, pattern):
@@ -146,8 +146,8 @@ def run_one(args, prog, path):
     if p.returncode == 0:
         return "exit 0", err
     if p.returncode == 1:
-        # one line; replay's reports of calls that failed here (each
-        # naming the file and the call) may come before it
+        # one line; replay's warnings and reports of calls that failed
+        # here (each naming the file and the call) may come before it
         lines = err.split("\n")
         head = "%s: %s: " % (name, path)
         one = all(l.startswith(head) for l in lines) and all(

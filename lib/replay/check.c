@@ -95,6 +95,7 @@ bool vkr_check_special(vkr *r, const cmd_entry *e, void *args, VkResult capres)
 		if (!a->pCreateInfo->queueCreateInfoCount)
 			vkr_fatal(r, "vkCreateDevice with no queue");
 		r->check_device = true;
+		vkr_queues_made(r, a->pCreateInfo);
 		vkr_invoke(r, e, args);
 		return true;
 	}

@@ -176,6 +176,25 @@ static uint32_t gpu_batch_slot(vkr *r, gpu_timer *t, bool timeable, uint32_t *k)
 	return s;
 }
 
+void vkr_queues_made(vkr *r, const VkDeviceCreateInfo *ci)
+{
+	for (uint32_t i = 0; ci->pQueueCreateInfos && i < ci->queueCreateInfoCount; i++) {
+		const VkDeviceQueueCreateInfo *q = &ci->pQueueCreateInfos[i];
+		uint64_t *n = tmap_at(&r->queues, q->queueFamilyIndex, TAG_QFAMILY);
+		tmap_set(&r->queues, q->queueFamilyIndex, TAG_QFAMILY, (n ? *n : 0) + q->queueCount);
+	}
+}
+
+void vkr_queue_check(vkr *r, uint32_t family, uint32_t index)
+{
+	uint64_t *n = tmap_at(&r->queues, family, TAG_QFAMILY);
+	if (!n)
+		vkr_fatal(r, "queueFamilyIndex: %u: the device made no queue of that family", family);
+	if (index >= *n)
+		vkr_fatal(r, "queueIndex: %u, but the device made %llu of family %u", index,
+			  (unsigned long long)*n, family);
+}
+
 /* vkQueueSubmit; under --stats each batch's command buffers between the
  * two of a slot. */
 void vkr_submit(vkr *r, const cmd_entry *e, vk_args_vkQueueSubmit *a)

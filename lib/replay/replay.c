@@ -860,6 +860,7 @@ void vkr_replay_call(vkr *r, const trace_call *c)
 		return;
 	case SP_GET_QUEUE: {
 		vk_args_vkGetDeviceQueue *a = args;
+		vkr_queue_check(r, a->queueFamilyIndex, a->queueIndex);
 		vkr_call_generic(r, e, args);
 		if (a->pQueue && *a->pQueue)
 			tmap_set(&r->queues, (uint64_t)(uintptr_t)*a->pQueue, TAG_QUEUE, a->queueFamilyIndex);
@@ -867,6 +868,8 @@ void vkr_replay_call(vkr *r, const trace_call *c)
 	}
 	case SP_GET_QUEUE2: {
 		vk_args_vkGetDeviceQueue2 *a = args;
+		if (a->pQueueInfo)
+			vkr_queue_check(r, a->pQueueInfo->queueFamilyIndex, a->pQueueInfo->queueIndex);
 		vkr_call_generic(r, e, args);
 		if (a->pQueue && *a->pQueue && a->pQueueInfo)
 			tmap_set(&r->queues, (uint64_t)(uintptr_t)*a->pQueue, TAG_QUEUE,

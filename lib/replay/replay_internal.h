@@ -150,7 +150,7 @@ enum tag {
 	/* --loop */
 	TAG_CBLOG, TAG_DPOOL, TAG_FENCE, TAG_BINARY, TAG_TIMELINE, TAG_SHIFT, TAG_BASE,
 	TAG_RESTORE, TAG_RESET, TAG_PRESENT_WAIT,
-	TAG_CBSTATE, TAG_LAYOUT,
+	TAG_CBSTATE, TAG_LAYOUT, TAG_QFAMILY,
 };
 
 /*
@@ -195,7 +195,8 @@ typedef struct vkr {
 	tmap mems;         /* (capture, TAG_MEM) -> memobj* */
 	tmap swapchains;   /* (capture, TAG_SWAPCHAIN) -> swapchain* */
 	tmap templates;    /* (capture, TAG_TEMPLATE) -> tmpl* */
-	tmap queues;       /* (live queue, TAG_QUEUE) -> its family */
+	tmap queues;       /* (live queue, TAG_QUEUE) -> its family; (family,
+			    * TAG_QFAMILY) -> the queues the device made of it */
 	PFN_vkVoidFunction *fns;
 	uint8_t *fn_done;
 	trace_arena arena;
@@ -399,6 +400,11 @@ void vkr_present_fences_free(vkr *r);
 void vkr_gpu_poll(vkr *r, bool wait);
 void vkr_gpu_timers_free(vkr *r);
 void vkr_submit(vkr *r, const cmd_entry *e, vk_args_vkQueueSubmit *a);
+/* The queues a device made (CI as made), and a vkGetDeviceQueue* of one
+ * it did not make stopping the replay (llvmpipe handed back a queue that
+ * crashed the next submit). */
+void vkr_queues_made(vkr *r, const VkDeviceCreateInfo *ci);
+void vkr_queue_check(vkr *r, uint32_t family, uint32_t index);
 void vkr_submit2(vkr *r, const cmd_entry *e, vk_args_vkQueueSubmit2 *a);
 void vkr_print_stats(vkr *r, double total);
 
