@@ -311,6 +311,32 @@ call_of() {
 	stopped "queueIndex: 4294967295, but the device made 1 of family $family"
 }
 
+@test "an indexed draw past its index buffer's indices stops the replay at the draw" {
+	edit_record "$W/ex.txt" 'fn: vkCmdDrawIndexed,' '@LINE@s/indexCount: [0-9]*,/indexCount: 4294967295,/' bad.txt
+	local cb buf
+	cb=$(grep -m1 'fn: vkCmdDrawIndexed,' bad.txt | sed 's/.*commandBuffer: \(0x[0-9a-f]*\),.*/\1/')
+	buf=$(grep "fn: vkCmdBindIndexBuffer, args: {commandBuffer: $cb," bad.txt | head -1 | sed 's/.*buffer: \(0x[0-9a-f]*\),.*/\1/')
+	run sanitized "$ASAN_BIN/trace-replay" bad.txt
+	echo "replay: $status: $output"
+	[ "$status" -eq 1 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == "trace-replay: bad.txt: call $CALL (vkCmdDrawIndexed): indexCount: 4294967295 from firstIndex 0, but VkBuffer $buf holds "*" indices from offset "* ]]
+	checked "$output"
+}
+
+@test "queries past their pool's (a vkGetQueryPoolResults of 4 from query 2 of 4) stop the replay there" {
+	# the capture has no queries: a pool of 4 and a read of them, added
+	# after its first vkCreateFence
+	local dev at
+	dev=$(grep -m1 'fn: vkCreateFence,' "$W/cube.txt" | sed 's/.*device: \(0x[0-9a-f]*\),.*/\1/')
+	at=$(grep -m1 -n 'fn: vkCreateFence,' "$W/cube.txt" | cut -d: -f1)
+	sed "${at}a {call: 1000000, thread: 0, fn: vkCreateQueryPool, args: {device: $dev, pCreateInfo: [{sType: VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO, pNext: null, flags: 0, queryType: VK_QUERY_TYPE_TIMESTAMP, queryCount: 4, pipelineStatistics: 0}], pAllocator: null, pQueryPool: [0x123400]}, ret: VK_SUCCESS}\\
+{call: 1000001, thread: 0, fn: vkGetQueryPoolResults, args: {device: $dev, queryPool: 0x123400, firstQuery: 2, queryCount: 4, dataSize: 32, pData: !!binary \"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\", stride: 8, flags: VK_QUERY_RESULT_64_BIT}, ret: VK_NOT_READY}" "$W/cube.txt" >bad.txt
+	CALL=1000001
+	FN=vkGetQueryPoolResults
+	stopped "queryCount: 4 from firstQuery 2, but VkQueryPool 0x123400 has 4 queries"
+}
+
 # The battery: mutants of the capture drawn afresh each run for 40 s
 # (tests/mutants.py: a count, an enum, flags, an sType, a handle, a
 # number, a record removed or two swapped, bytes of the raw container

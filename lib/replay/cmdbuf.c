@@ -124,9 +124,80 @@ static void groups_within(vkr *r, const char *n, void *args)
 				  "XYZ"[i], count[i], base[i], r->dev.props.deviceName, max[i]);
 }
 
+/* The index buffer a command buffer binds (vkCmdBindIndexBuffer): its
+ * indices from OFFSET, and an indexed draw's within them (an indexCount
+ * edited to 4294967295 kept llvmpipe busy for ever); buffers made by
+ * vkCreateBuffer, by their create size. */
+static void index_bound(vkr *r, vk_args_vkCmdBindIndexBuffer *a)
+{
+	uint64_t cb = (uint64_t)(uintptr_t)a->commandBuffer;
+	uint32_t size = a->indexType == VK_INDEX_TYPE_UINT32 ? 4
+		: a->indexType == VK_INDEX_TYPE_UINT8_EXT ? 1 : 2;
+	tmap_set(&r->cbs, cb, TAG_IBUF, (uint64_t)(uintptr_t)a->buffer);
+	tmap_set(&r->cbs, cb, TAG_IOFF, a->offset);
+	tmap_set(&r->cbs, cb, TAG_ISIZE, size);
+}
+
+static void indices_within(vkr *r, uint64_t cb, uint32_t first, uint32_t count)
+{
+	uint64_t *buf = tmap_at(&r->cbs, cb, TAG_IBUF), *off = tmap_at(&r->cbs, cb, TAG_IOFF),
+		*size = tmap_at(&r->cbs, cb, TAG_ISIZE);
+	obj *o = buf && off && size ? vkr_obj_get(r, *buf) : NULL;
+	if (!o || o->image || !o->create_size || *off > o->create_size)
+		return;
+	uint64_t have = (o->create_size - *off) / *size;
+	if ((uint64_t)first + count > have)
+		vkr_fatal(r, "indexCount: %u from firstIndex %u, but VkBuffer 0x%llx holds %llu "
+			  "indices from offset %llu", count, first, (unsigned long long)*buf,
+			  (unsigned long long)have, (unsigned long long)*off);
+}
+
+/* The queries a command names of its queryPool (by the registry's
+ * parameter names: query, or firstQuery and queryCount) within the
+ * pool's (a vkGetQueryPoolResults of 65536 queries of a pool of 2 had
+ * llvmpipe read past it). */
+static void queries_within(vkr *r, const vk_command_info *cmd, void *args)
+{
+	const vk_field *pool = NULL, *first = NULL, *count = NULL;
+	for (uint32_t i = 0; i < cmd->nparams; i++) {
+		const vk_field *f = &cmd->params[i];
+		if (f->ptr)
+			continue;
+		if (!strcmp(f->name, "queryPool"))
+			pool = f;
+		else if (!strcmp(f->name, "firstQuery") || !strcmp(f->name, "query"))
+			first = f;
+		else if (!strcmp(f->name, "queryCount"))
+			count = f;
+	}
+	if (!pool || !first)
+		return;
+	uint64_t p = vkr_handle_at(args, pool), *have = p ? tmap_at(&r->cbs, p, TAG_QPOOL) : NULL;
+	uint32_t a, n = 1;
+	memcpy(&a, (uint8_t *)args + first->offset, 4);
+	if (count)
+		memcpy(&n, (uint8_t *)args + count->offset, 4);
+	if (!have || (uint64_t)a + n <= *have)
+		return;
+	if (count)
+		vkr_fatal(r, "queryCount: %u from firstQuery %u, but VkQueryPool 0x%llx has %llu "
+			  "queries", n, a, (unsigned long long)p, (unsigned long long)*have);
+	vkr_fatal(r, "%s: %u, but VkQueryPool 0x%llx has %llu queries", first->name, a,
+		  (unsigned long long)p, (unsigned long long)*have);
+}
+
 /* What a vkCmd* of NAME (ARGS) addresses of its pipeline layout. */
 static void layout_used(vkr *r, const char *n, void *args)
 {
+	if (!strcmp(n, "vkCmdBindIndexBuffer")) {
+		index_bound(r, args);
+		return;
+	}
+	if (!strcmp(n, "vkCmdDrawIndexed")) {
+		vk_args_vkCmdDrawIndexed *a = args;
+		indices_within(r, (uint64_t)(uintptr_t)a->commandBuffer, a->firstIndex, a->indexCount);
+		return;
+	}
 	if (!strncmp(n, "vkCmdDispatch", 13)) {
 		groups_within(r, n, args);
 		return;
@@ -193,6 +264,7 @@ void vkr_cmdbuf_note(vkr *r, const cmd_entry *e, void *args, VkResult capres)
 {
 	const vk_command_info *cmd = e->cmd;
 	uint64_t *s;
+	queries_within(r, cmd, args);
 	switch ((enum loop_kind)e->loop) {
 	case LK_RECORD:
 		layout_used(r, cmd->sig.name, args);
@@ -220,6 +292,7 @@ void vkr_cmdbuf_note(vkr *r, const cmd_entry *e, void *args, VkResult capres)
 		return;
 	}
 	case LK_BEGIN_CB:
+		tmap_del(&r->cbs, vkr_handle_at(args, &cmd->params[0]), TAG_IBUF, NULL);
 		if ((s = state_of(r, vkr_handle_at(args, &cmd->params[0]))) && !vkr_failed(capres))
 			*s = CB_OUTSIDE;
 		return;
@@ -242,6 +315,13 @@ void vkr_cmdbuf_note(vkr *r, const cmd_entry *e, void *args, VkResult capres)
 	}
 	if (!strcmp(cmd->sig.name, "vkCreatePipelineLayout"))
 		layout_made(r, args, capres);
+	else if (!strcmp(cmd->sig.name, "vkCreateQueryPool")) {
+		vk_args_vkCreateQueryPool *a = args;
+		if (a->pCreateInfo && a->pQueryPool && *a->pQueryPool && !vkr_failed(capres))
+			tmap_set(&r->cbs, (uint64_t)(uintptr_t)*a->pQueryPool, TAG_QPOOL,
+				 a->pCreateInfo->queryCount);
+	} else if (!strcmp(cmd->sig.name, "vkDestroyQueryPool"))
+		tmap_del(&r->cbs, vkr_handle_at(args, &cmd->params[1]), TAG_QPOOL, NULL);
 	else if (!strcmp(cmd->sig.name, "vkDestroyPipelineLayout"))
 		tmap_del(&r->cbs, vkr_handle_at(args, &cmd->params[1]), TAG_LAYOUT, NULL);
 }

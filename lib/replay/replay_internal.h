@@ -150,7 +150,7 @@ enum tag {
 	/* --loop */
 	TAG_CBLOG, TAG_DPOOL, TAG_FENCE, TAG_BINARY, TAG_TIMELINE, TAG_SHIFT, TAG_BASE,
 	TAG_RESTORE, TAG_RESET, TAG_PRESENT_WAIT,
-	TAG_CBSTATE, TAG_LAYOUT, TAG_QFAMILY,
+	TAG_CBSTATE, TAG_LAYOUT, TAG_QFAMILY, TAG_IBUF, TAG_IOFF, TAG_ISIZE, TAG_QPOOL,
 };
 
 /*
@@ -209,7 +209,10 @@ typedef struct vkr {
 			    * pending, or the fence signalled (queue.c) */
 	tmap cbs;          /* (primary command buffer, TAG_CBSTATE) -> its state;
 			    * (pipeline layout, TAG_LAYOUT) -> its set layouts,
-			    * its push constants' end << 32 (cmdbuf.c) */
+			    * its push constants' end << 32; (command buffer,
+			    * TAG_IBUF, _IOFF, _ISIZE) -> its index buffer, the
+			    * offset, the index size; (query pool, TAG_QPOOL) ->
+			    * its queries (cmdbuf.c) */
 	const vk_struct_info *s_allocator;
 	VkPhysicalDeviceMemoryProperties cap_mem;  /* the capture device's */
 	bool have_cap_mem;
