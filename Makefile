@@ -246,7 +246,15 @@ build/fuzz/gen/%.o: build/gen/%.c $(VK_GEN) $(LIB_HDR)
 	clang $(WARN) $(FUZZ_CFLAGS) $(INC) -c -o $@ $<
 
 build/fuzz/%: tests/fuzz/%.c $(FUZZ_OBJ) $(LIB_HDR) | build/fuzz
-	clang $(WARN) -O1 -g -fsanitize=fuzzer,address,undefined $(INC) -o $@ $< $(FUZZ_OBJ) $(LIBS)
+	clang $(WARN) -O1 -g -fsanitize=fuzzer,address,undefined $(INC) -o $@ $< $(FUZZ_PROG_OBJ) \
+		$(FUZZ_OBJ) $(LIBS)
+
+# the record check of trace-replay --check: lib/replay over libvulkan (no
+# instance is made, no driver loaded), and the messages' cli.c
+FUZZ_REPLAY_OBJ := $(call objs,build/fuzz,$(REPLAY_SRC) lib/base/cli.c) build/fuzz/gen/vkcall_gen.o
+build/fuzz/fuzz_check: $(FUZZ_REPLAY_OBJ)
+build/fuzz/fuzz_check: FUZZ_PROG_OBJ := $(FUZZ_REPLAY_OBJ)
+build/fuzz/fuzz_check: LIBS += -lvulkan
 
 fuzz-build: deps-check $(FUZZ_TARGETS)
 

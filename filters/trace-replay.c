@@ -23,7 +23,7 @@
 #include <sys/stat.h>
 
 static const char usage[] =
-	"usage: trace-replay [--gpu N] [--validate] [--stats[=json]] [--no-gpu-time] [--frames A-B] "
+	"usage: trace-replay [--check] [--gpu N] [--validate] [--stats[=json]] [--no-gpu-time] [--frames A-B] "
 	"[--screenshot N[,M...] (-o FILE.png | --screenshot-dir DIR)] [--remove-unsupported] "
 	"[--loop N] [--dump CALLS] [--dump-resource HANDLE] [--dump-dir DIR] [--wait-timeout S] [--block-size SIZE] "
 	"[-q] [TRACE]";
@@ -54,6 +54,8 @@ static void help(void)
 	printf("%s\n\n"
 	       "Replays TRACE (default: standard input) on a Vulkan device, headless: a Vulkan\n"
 	       "trace of the capture layer, or a VMA recording made a stream by vma-import.\n\n"
+	       "      --check           make every check replay makes of each record, with no\n"
+	       "                        device: exit 0 if replay would take them all\n"
 	       "      --gpu N           the device to use (default 0, in Vulkan's order)\n"
 	       "      --validate        enable VK_LAYER_KHRONOS_validation; errors make exit 1\n"
 	       "      --stats[=json]    print statistics (text, or one JSON object)\n"
@@ -105,8 +107,9 @@ int main(int argc, char **argv)
 {
 	enum { OPT_GPU = 256, OPT_VALIDATE, OPT_STATS, OPT_BLOCK, OPT_VERSION, OPT_FRAMES,
 	       OPT_SHOT, OPT_SHOT_DIR, OPT_REMOVE, OPT_LOOP, OPT_NO_GPU_TIME, OPT_DUMP,
-	       OPT_DUMP_RESOURCE, OPT_DUMP_DIR, OPT_WAIT };
+	       OPT_DUMP_RESOURCE, OPT_DUMP_DIR, OPT_WAIT, OPT_CHECK };
 	static const struct option longopts[] = {
+		{"check", no_argument, NULL, OPT_CHECK},
 		{"gpu", required_argument, NULL, OPT_GPU},
 		{"frames", required_argument, NULL, OPT_FRAMES},
 		{"screenshot", required_argument, NULL, OPT_SHOT},
@@ -137,7 +140,7 @@ int main(int argc, char **argv)
 	static vkr_options vo = {.first_frame = 0, .last_frame = -1};
 	static uint64_t shots[256], handles[256];
 	static trace_callset dump;
-	bool vk_only = false;
+	bool vk_only = false, check = false;
 
 	trace_cli_init("trace-replay", usage);
 	keep_freed_memory();
@@ -226,6 +229,7 @@ int main(int argc, char **argv)
 			break;
 		}
 		case OPT_DUMP_DIR: vo.dump_dir = optarg; vk_only = true; break;
+		case OPT_CHECK: check = vk_only = true; break;
 		case OPT_GPU: {
 			char *end;
 			errno = 0;
@@ -273,6 +277,10 @@ int main(int argc, char **argv)
 	} else if (vo.screenshot_out || vo.screenshot_dir) {
 		trace_cli_usage_error("-o and --screenshot-dir go with --screenshot N");
 	}
+	if (check && (vo.nscreenshots || vo.loop > 1 || vo.dump || vo.ndump_handles || stats ||
+		      vo.last_frame >= 0))
+		trace_cli_usage_error("--check goes without --frames, --screenshot, --loop, --dump* "
+				      "and --stats: it replays nothing");
 	if (vo.screenshot_dir && mkdir(vo.screenshot_dir, 0777) != 0 && errno != EEXIST)
 		trace_cli_usage_error("--screenshot-dir %s: %s", vo.screenshot_dir, strerror(errno));
 	char msg[512];
@@ -298,15 +306,17 @@ int main(int argc, char **argv)
 		vo.quiet = quiet;
 		vo.stats = stats;
 		vo.no_gpu_time = no_gpu_time;
-		int status = vkr_run(in, &vo);
+		if (check && vkr_check(in, &vo, &err) < 0)
+			trace_cli_fail(&err);
+		int status = check ? 0 : vkr_run(in, &vo);
 		trace_cli_warn_cut(in);
 		trace_reader_close(in);
 		return status;
 	}
 	if (vk_only) {
 		trace_reader_close(in);
-		trace_cli_usage_error("--frames, --screenshot, -o, --screenshot-dir, --loop, --dump* "
-				      "and --remove-unsupported are for Vulkan traces");
+		trace_cli_usage_error("--check, --frames, --screenshot, -o, --screenshot-dir, --loop, "
+				      "--dump* and --remove-unsupported are for Vulkan traces");
 	}
 	if (!version) {
 		trace_error_clear(&err);

@@ -1,19 +1,25 @@
 #!/usr/bin/env python3
-"""Mutants of a capture, run through trace-replay and trace-trim.
+"""Mutants of a capture, run through trace-replay --check, trace-replay
+and trace-trim.
 
-    mutants.py --seed S --count N --replay BIN --trim BIN --frames F \\
-        --work DIR TEXT RAW
+    mutants.py [--seed S] [--count N] [--seconds T] --replay BIN --trim BIN \\
+        --frames F --work DIR TEXT RAW
 
-Draws N mutants of TEXT (a capture decoded to text) and RAW (the same
+Draws mutants of TEXT (a capture decoded to text) and RAW (the same
 capture in the raw container, so that a flipped byte lands on a value, not
-on compressed data), seeded by S so a failure repeats: one-line edits as
-sed makes them (a count, an enum, a flag, an sType, a handle, a number, a
-record removed or two swapped) and flipped bytes.  Each runs through the
-replayer and the trimmer (--frames F) under a timeout, with LD_PRELOAD
-set from $MUTANT_PRELOAD for them alone (the sanitizer builds).  A run
-must exit 0, or 1 with one line on standard error that names the mutant's
-file; anything else (a signal, a sanitizer's exit 99, the timeout, more
-lines) is listed.  Prints the counts per program; exit 1 if any failed.
+on compressed data) one after the other from seed S (a fresh one if not
+given: printed first, so a failure repeats with it), until N are drawn or
+T seconds have passed: one-line edits as sed makes them (a count, an
+enum, a flag, an sType, a handle, a number, a record removed or two
+swapped) and flipped bytes.  Mutant k of a seed is the same whatever N
+and T.  Each runs through trace-replay --check, the replayer and the
+trimmer (--frames F) under a timeout, with LD_PRELOAD set from
+$MUTANT_PRELOAD for them alone (the sanitizer builds).  A run must exit 0,
+or 1 with one line on standard error that names the mutant's file (after
+replay's warnings and reports of calls that failed here, if any);
+anything else (a signal, a sanitizer's exit 99, the timeout, more lines)
+is listed, and so is a mutant --check refuses that the replay takes.
+Prints the counts per program; exit 1 if any failed.
 """
 import argparse
 import concurrent.futures
@@ -22,6 +28,7 @@ import random
 import re
 import subprocess
 import sys
+import time
 
 COUNT = re.compile(r"(\w+Count|codeSize|\w+Size): (\d+)")
 ENUM = re.compile(r"(?<!sType): (VK_[A-Z0-9_]+)(?=[,}])")
@@ -29,6 +36,7 @@ FLAGS = re.compile(r"(\w*(?:[Ff]lags|Mask|usage|Usage|Stages|Aspect)): ([A-Z0-9_
 STYPE = re.compile(r"sType: (VK_STRUCTURE_TYPE_[A-Z0-9_]+)")
 HANDLE = re.compile(r"0x[0-9a-f]{6,}")
 NUMBER = re.compile(r"(?<=: )\d+(?=[,}\]])")
+FAILED = re.compile(r"call \d+: (\w+ failed: .* at capture|warning: .*)$")
 
 
 def pick(rng, lines, pattern):
@@ -49,11 +57,7 @@ def text_mutant(rng, lines, kind):
     """LINES with one edit of KIND, and what it was; None if none fits."""
     out = list(lines)
     if kind == "delete":
-        # not a command recorded into a command buffer: what a recording
-        # needs (a render pass begun before its end) is the driver's state,
-        # which replay does not follow yet (llvmpipe crashes at a
-        # vkCmdEndRenderPass whose begin was cut out)
-        i = rng.choice([k for k in range(1, len(lines) - 1) if "fn: vkCmd" not in lines[k]])
+        i = rng.randrange(1, len(lines))
         del out[i]
         return out, "record %d removed" % (i - 1)
     if kind == "swap":
@@ -93,35 +97,39 @@ def raw_mutant(rng, data):
 KINDS = ["count", "enum", "flags", "stype", "handle", "number", "delete", "swap", "flip"]
 
 
-def make(args, rng):
+def draw(args, rng):
+    """The mutants of the seed, one after the other: (path, kind, what)."""
     lines = open(args.text).read().split("\n")
     if lines and lines[-1] == "":
         lines.pop()
     raw = open(args.raw, "rb").read()
-    made = []
-    while len(made) < args.count:
-        kind = KINDS[len(made) % len(KINDS)]
+    n = 0
+    while True:
+        kind = KINDS[n % len(KINDS)]
         if kind == "flip":
             data, what = raw_mutant(rng, raw)
-            path = os.path.join(args.work, "m%02d.trace" % len(made))
+            path = os.path.join(args.work, "m%03d.trace" % n)
             open(path, "wb").write(data)
         else:
             out, what = text_mutant(rng, lines, kind)
             if out is None:
                 continue
-            path = os.path.join(args.work, "m%02d.txt" % len(made))
+            path = os.path.join(args.work, "m%03d.txt" % n)
             open(path, "w").write("\n".join(out) + "\n")
-        made.append((path, kind, what))
-    return made
+        n += 1
+        yield path, kind, what
 
 
 def run_one(args, prog, path):
     name = os.path.basename(prog)
+    out = None
     if name == "trace-trim":
         out = path + ".out"
         cmd = [prog, "--frames", str(args.frames), "-o", out, path]
+    elif prog == CHECK:
+        name = "trace-replay"
+        cmd = [args.replay, "--check", path]
     else:
-        out = None
         cmd = [prog, path]
     env = dict(os.environ)
     if os.environ.get("MUTANT_PRELOAD"):
@@ -138,7 +146,12 @@ def run_one(args, prog, path):
     if p.returncode == 0:
         return "exit 0", err
     if p.returncode == 1:
-        one = err.count("\n") == 0 and err.startswith("%s: %s: " % (name, path))
+        # one line; replay's warnings and reports of calls that failed
+        # here (each naming the file and the call) may come before it
+        lines = err.split("\n")
+        head = "%s: %s: " % (name, path)
+        one = all(l.startswith(head) for l in lines) and all(
+            FAILED.match(l[len(head):]) for l in lines[:-1])
         return ("clean error" if one else "unclear error"), err
     if p.returncode in (124, 137) or p.returncode == -9:
         return "hang", err[-2000:]
@@ -147,10 +160,19 @@ def run_one(args, prog, path):
     return "crash", "exit %d: %s" % (p.returncode, err[-4000:])
 
 
+CHECK = "--check"
+
+
+def run_mutant(args, m):
+    """The runs of one mutant: (prog, verdict, message) each."""
+    return [(prog,) + run_one(args, prog, m[0]) for prog in (CHECK, args.replay, args.trim)]
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--seed", type=int, required=True)
-    ap.add_argument("--count", type=int, default=40)
+    ap.add_argument("--seed", type=int)
+    ap.add_argument("--count", type=int, default=0, help="at most (0: no bound)")
+    ap.add_argument("--seconds", type=float, default=0, help="drawing stops after (0: no bound)")
     ap.add_argument("--replay", required=True)
     ap.add_argument("--trim", required=True)
     ap.add_argument("--frames", default="0")
@@ -160,26 +182,55 @@ def main():
     ap.add_argument("text")
     ap.add_argument("raw")
     args = ap.parse_args()
-    made = make(args, random.Random(args.seed))
-    jobs = [(prog, m) for m in made for prog in (args.replay, args.trim)]
+    if not args.count and not args.seconds:
+        ap.error("--count or --seconds")
+    seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "big")
+    print("seed %d" % seed, flush=True)
+    t0 = time.monotonic()
+    made = []
+    done = {}
+    gen = draw(args, random.Random(seed))
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as ex:
-        results = list(ex.map(lambda j: run_one(args, j[0], j[1][0]), jobs))
+        running = set()
+        while True:
+            full = args.count and len(made) >= args.count
+            late = args.seconds and time.monotonic() - t0 >= args.seconds
+            if not full and not late and len(running) < args.jobs:
+                m = next(gen)
+                made.append(m)
+                f = ex.submit(run_mutant, args, m)
+                done[f] = m
+                running.add(f)
+                continue
+            if not running:
+                break
+            finished, running = concurrent.futures.wait(
+                running, return_when=concurrent.futures.FIRST_COMPLETED)
+            running = set(running)
     tally = {}
     bad = 0
-    for (prog, (path, kind, what)), (verdict, err) in zip(jobs, results):
-        name = os.path.basename(prog)
-        tally.setdefault(name, {}).setdefault(verdict, 0)
-        tally[name][verdict] += 1
-        if verdict not in ("exit 0", "clean error"):
+    for f, (path, kind, what) in done.items():
+        runs = f.result()
+        for prog, verdict, err in runs:
+            name = "trace-replay --check" if prog == CHECK else os.path.basename(prog)
+            tally.setdefault(name, {}).setdefault(verdict, 0)
+            tally[name][verdict] += 1
+            if verdict not in ("exit 0", "clean error"):
+                bad += 1
+                print("%s %s (%s: %s): %s\n  %s" % (name, path, kind, what, verdict,
+                                                 err.replace("\n", "\n  ")))
+            elif os.environ.get("MUTANT_VERBOSE"):
+                print("%s %s (%s: %s): %s: %s" % (name, path, kind, what, verdict, err))
+        # --check refuses only what a replay refuses
+        if runs[0][1] == "clean error" and runs[1][1] == "exit 0":
             bad += 1
-            print("%s %s (%s: %s): %s\n  %s" % (name, path, kind, what, verdict,
-                                             err.replace("\n", "\n  ")))
-        elif os.environ.get("MUTANT_VERBOSE"):
-            print("%s %s (%s: %s): %s: %s" % (name, path, kind, what, verdict, err))
+            print("trace-replay --check %s (%s: %s): refused, but the replay took it\n  %s"
+                  % (path, kind, what, runs[0][2]))
+    print("%d mutants in %.0f s" % (len(made), time.monotonic() - t0))
     for name, t in sorted(tally.items()):
         print("%s: %s" % (name, ", ".join("%s %d" % kv for kv in sorted(t.items()))))
     if bad:
-        print("seed %d: %d runs failed" % (args.seed, bad))
+        print("seed %d: %d runs failed (MUTANT_SEED=%d repeats them)" % (seed, bad, seed))
     return 1 if bad else 0
 
 

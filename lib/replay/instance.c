@@ -327,6 +327,7 @@ void vkr_create_device(vkr *r, vk_args_vkCreateDevice *a)
 	VkQueue queue;
 	vkGetDeviceQueue(dev, family, 0, &queue);
 	vkd_attach_device(&r->dev, dev, family, queue);
+	vkr_queues_made(r, ci);
 	vkr_reset_fns(r);
 	if (r->opt->stats) {
 		r->nfamilies = nq;

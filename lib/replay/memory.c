@@ -42,6 +42,29 @@ static memobj *mem_get(vkr *r, uint64_t cap)
 	return e ? (memobj *)(uintptr_t)*e : NULL;
 }
 
+/* An image's levels, layers and extent within what the replay device
+ * makes of its format (llvmpipe made an image of 4294967295 mip levels
+ * and crashed drawing with it); where the device cannot say, the create
+ * says what it says. */
+void vkr_image_limits(vkr *r, const VkImageCreateInfo *ci)
+{
+	VkImageFormatProperties p;
+	if (r->checking || vkGetPhysicalDeviceImageFormatProperties(r->dev.physical, ci->format,
+			ci->imageType, ci->tiling, ci->usage, ci->flags, &p) != VK_SUCCESS)
+		return;
+	const struct { const char *name; uint32_t v, max; } lim[] = {
+		{"mipLevels", ci->mipLevels, p.maxMipLevels},
+		{"arrayLayers", ci->arrayLayers, p.maxArrayLayers},
+		{"extent.width", ci->extent.width, p.maxExtent.width},
+		{"extent.height", ci->extent.height, p.maxExtent.height},
+		{"extent.depth", ci->extent.depth, p.maxExtent.depth},
+	};
+	for (size_t i = 0; i < sizeof(lim) / sizeof(lim[0]); i++)
+		if (lim[i].v > lim[i].max)
+			vkr_fatal(r, "pCreateInfo: %s %u, but %s makes %u at most of this format",
+				  lim[i].name, lim[i].v, r->dev.props.deviceName, lim[i].max);
+}
+
 obj *vkr_new_obj(vkr *r, uint64_t cap, uint64_t live, bool image, bool linear, VkDeviceSize size)
 {
 	obj *o = trace_xcalloc(1, sizeof(*o));
@@ -210,6 +233,10 @@ void vkr_bind_obj(vkr *r, uint64_t cap_obj, uint64_t cap_mem, VkDeviceSize offse
 			  r->errors ? " (or its allocation failed here)" : "");
 	if (vkr_failed(cap_res))
 		return;
+	if (r->checking) {
+		o->bound = true;  /* placed by the replay: nothing to check */
+		return;
+	}
 	if (o->group) {
 		vkr_warn(r, "%s bound twice", image ? "image" : "buffer");
 		return;
@@ -260,6 +287,17 @@ void vkr_bind_obj(vkr *r, uint64_t cap_obj, uint64_t cap_mem, VkDeviceSize offse
 			vkr_fatal(r, "no memory type of %s fits a %s (bits 0x%x%s)",
 				  r->dev.props.deviceName, image ? "image" : "buffer", req.memoryTypeBits,
 				  host ? ", host-visible" : "");
+		/* the size may be the capture's (an image's requirements):
+		 * never more than the heap holds (an edited requirement asked
+		 * llvmpipe for 2^64 - 1 bytes) */
+		const VkPhysicalDeviceMemoryProperties *mp = &r->dev.memory;
+		uint32_t heap = mp->memoryTypes[type].heapIndex;
+		if (size > mp->memoryHeaps[heap].size)
+			vkr_fatal(r, "%s: %s 0x%llx needs %llu bytes%s, more than heap %u of %s holds "
+				  "(%llu)", image ? "image" : "buffer", image ? "VkImage" : "VkBuffer",
+				  (unsigned long long)cap_obj, (unsigned long long)size,
+				  size > req.size ? " (its requirements at capture)" : "", heap,
+				  r->dev.props.deviceName, (unsigned long long)mp->memoryHeaps[heap].size);
 		g = trace_xcalloc(1, sizeof(*g));
 		vkd_request rq = {
 			.size = size,
@@ -328,6 +366,8 @@ void vkr_update(vkr *r, const trace_call *c)
 			 (unsigned long long)u.object);
 		return;
 	}
+	if (r->checking)
+		return;
 	if (!o->group) {
 		vkr_warn(r, "%s of an object with no memory: left out", c->sig->name);
 		return;

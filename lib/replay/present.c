@@ -34,10 +34,12 @@ void vkr_create_swapchain(vkr *r, vk_args_vkCreateSwapchainKHR *a)
 void vkr_destroy_swapchain(vkr *r, swapchain *s)
 {
 	for (uint32_t i = 0; i < s->n; i++) {
+		vkr_map_del(r, r->h_image, s->cap_img[i]);
+		if (r->checking)
+			continue;  /* --check: no images made */
 		vkDestroyImage(r->dev.device, s->img[i], NULL);
 		vkd_free(&r->dev, &s->mem[i]);
 		vkDestroySemaphore(r->dev.device, s->presented[i], NULL);
-		vkr_map_del(r, r->h_image, s->cap_img[i]);
 	}
 	vkr_map_del(r, r->h_swapchain, s->cap);
 	free(s->img);
@@ -63,7 +65,7 @@ void vkr_swapchain_images(vkr *r, vk_args_vkGetSwapchainImagesKHR *a)
 		s->mem = trace_xcalloc(n, sizeof(*s->mem));
 		s->presented = trace_xcalloc(n, sizeof(*s->presented));
 		s->pending = trace_xcalloc(n, sizeof(*s->pending));
-		for (uint32_t i = 0; i < n; i++) {
+		for (uint32_t i = 0; i < n && !r->checking; i++) {
 			VkImageCreateInfo ici = {
 				.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO,
 				.imageType = VK_IMAGE_TYPE_2D,
@@ -101,6 +103,8 @@ void vkr_swapchain_images(vkr *r, vk_args_vkGetSwapchainImagesKHR *a)
 	}
 	for (uint32_t i = 0; i < n && i < s->n; i++) {
 		s->cap_img[i] = (uint64_t)(uintptr_t)a->pSwapchainImages[i];
+		if (r->checking)
+			s->img[i] = (VkImage)(uintptr_t)s->cap_img[i];
 		vkr_map_put(r, r->h_image, s->cap_img[i], (uint64_t)(uintptr_t)s->img[i]);
 	}
 	if (n != s->n)
@@ -122,6 +126,10 @@ void vkr_acquire(vkr *r, uint64_t cap_swapchain, uint32_t index, uint64_t cap_se
 	uint64_t sem = 0, fence = 0;
 	if (!vkr_map_get(r, r->h_semaphore, cap_sem, &sem) || !vkr_map_get(r, r->h_fence, cap_fence, &fence))
 		vkr_fatal(r, "the acquire's semaphore or fence is unknown");
+	if (r->checking) {
+		s->pending[index] = false;
+		return;
+	}
 	/* without a fence, nothing to signal but the semaphore: the first
 	 * submit that waits on it leaves the wait out instead */
 	if (!fence && sem && !r->loop) {
@@ -227,6 +235,8 @@ static void present_batch(vkr *r, VkQueue queue, vk_args_vkQueuePresentKHR *a)
 			s->pending[idx] = true;
 		}
 	}
+	if (r->checking)
+		return;
 	VkSubmitInfo si = {
 		.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
 		.waitSemaphoreCount = w.n,
@@ -440,6 +450,11 @@ void vkr_present(vkr *r, vk_args_vkQueuePresentKHR *a)
 		uint32_t idx = pi->pImageIndices ? pi->pImageIndices[i] : 0;
 		if (!s || idx >= s->n)
 			vkr_fatal(r, "present of an unknown swapchain or image");
+	}
+	if (r->checking) {  /* --check: the waits' handles known, nothing submitted */
+		vk_sync_walk(VK_SYNC_PRESENT, a, VK_SUCCESS, present_fold, r);
+		r->nfold_waits = 0;
+		return;
 	}
 	if (!r->loop) {
 		/* nothing shows the image: what the present waits on, the next

@@ -176,6 +176,25 @@ static uint32_t gpu_batch_slot(vkr *r, gpu_timer *t, bool timeable, uint32_t *k)
 	return s;
 }
 
+void vkr_queues_made(vkr *r, const VkDeviceCreateInfo *ci)
+{
+	for (uint32_t i = 0; ci->pQueueCreateInfos && i < ci->queueCreateInfoCount; i++) {
+		const VkDeviceQueueCreateInfo *q = &ci->pQueueCreateInfos[i];
+		uint64_t *n = tmap_at(&r->queues, q->queueFamilyIndex, TAG_QFAMILY);
+		tmap_set(&r->queues, q->queueFamilyIndex, TAG_QFAMILY, (n ? *n : 0) + q->queueCount);
+	}
+}
+
+void vkr_queue_check(vkr *r, uint32_t family, uint32_t index)
+{
+	uint64_t *n = tmap_at(&r->queues, family, TAG_QFAMILY);
+	if (!n)
+		vkr_fatal(r, "queueFamilyIndex: %u: the device made no queue of that family", family);
+	if (index >= *n)
+		vkr_fatal(r, "queueIndex: %u, but the device made %llu of family %u", index,
+			  (unsigned long long)*n, family);
+}
+
 /* vkQueueSubmit; under --stats each batch's command buffers between the
  * two of a slot. */
 void vkr_submit(vkr *r, const cmd_entry *e, vk_args_vkQueueSubmit *a)
@@ -323,17 +342,38 @@ void vkr_print_stats(vkr *r, double total)
 }
 
 /* ------------------------------------------------------------------ */
-/* Binary semaphores: whether a signal is pending. */
+/* Binary semaphores and fences: whether a signal is pending. */
 
 /* vk_sync_walk: a wait on a binary semaphore that nothing replayed
  * signals first (a submit cut out, its count edited to 0) is refused at
  * once: llvmpipe's vkQueueSubmit blocks on it for ever, past any bound.
- * Only semaphores this replay made binary are followed (not imported
- * ones, whose payload comes from outside). */
+ * So is a wait for all of some fences, one of which nothing replayed
+ * signals since it was made or reset (the wait would only run out its
+ * --wait-timeout; --check, without a device, sees it too).  Only what
+ * this replay made is followed (not imported payloads, nor fences a
+ * display event signals, which come from outside). */
+typedef struct sync_note {
+	vkr *r;
+	bool any;  /* vkWaitForFences with waitAll false: one fence is enough */
+} sync_note;
+
 static void binary_use(void *ctx, const vk_sync_use *u)
 {
-	vkr *r = ctx;
-	if (u->fence || u->type == VK_SYNC_TIMELINE)
+	sync_note *n = ctx;
+	vkr *r = n->r;
+	if (u->fence) {
+		uint64_t *f = tmap_at(&r->binary, u->handle, TAG_FENCE);
+		if (!f)
+			return;
+		if (u->op == VK_SYNC_WAIT && !*f && !n->any)
+			vkr_fatal(r, "VkFence 0x%llx: waited for, but no replayed call signals it "
+				  "since it was made or reset (a submit cut out or edited?)",
+				  (unsigned long long)u->handle);
+		if (u->op != VK_SYNC_WAIT)
+			*f = u->op == VK_SYNC_SIGNAL;
+		return;
+	}
+	if (u->type == VK_SYNC_TIMELINE)
 		return;
 	uint64_t *s = tmap_at(&r->binary, u->handle, TAG_BINARY);
 	if (!s)
@@ -352,13 +392,18 @@ static void binary_forget(void *ctx, const vk_handle_info *h, uint64_t *value, b
 	vkr *r = ctx;
 	if (h == r->h_semaphore && *value)
 		tmap_del(&r->binary, *value, TAG_BINARY, NULL);
+	if (h == r->h_fence && *value)
+		tmap_del(&r->binary, *value, TAG_FENCE, NULL);
 }
 
 void vkr_binary_note(vkr *r, const cmd_entry *e, void *args, VkResult capres)
 {
 	const char *n = e->cmd->sig.name;
+	sync_note sn = {r, false};
+	if (e->sync == VK_SYNC_WAIT_FENCES)
+		sn.any = !((vk_args_vkWaitForFences *)args)->waitAll;
 	if (e->sync)
-		vk_sync_walk(e->sync, args, capres, binary_use, r);
+		vk_sync_walk(e->sync, args, capres, binary_use, &sn);
 	if (!strcmp(n, "vkCreateSemaphore")) {
 		vk_args_vkCreateSemaphore *a = args;
 		if (!a->pSemaphore || !*a->pSemaphore || vkr_failed(capres) || !a->pCreateInfo)
@@ -369,11 +414,21 @@ void vkr_binary_note(vkr *r, const cmd_entry *e, void *args, VkResult capres)
 				    VK_SEMAPHORE_TYPE_TIMELINE)
 				return;
 		tmap_set(&r->binary, (uint64_t)(uintptr_t)*a->pSemaphore, TAG_BINARY, 0);
+	} else if (!strcmp(n, "vkCreateFence")) {
+		vk_args_vkCreateFence *a = args;
+		if (!a->pFence || !*a->pFence || vkr_failed(capres) || !a->pCreateInfo)
+			return;
+		tmap_set(&r->binary, (uint64_t)(uintptr_t)*a->pFence, TAG_FENCE,
+			 (a->pCreateInfo->flags & VK_FENCE_CREATE_SIGNALED_BIT) != 0);
 	} else if (!strcmp(n, "vkDestroySemaphore")) {
 		uint64_t s = (uint64_t)(uintptr_t)((vk_args_vkDestroySemaphore *)args)->semaphore;
 		if (s)
 			tmap_del(&r->binary, s, TAG_BINARY, NULL);
-	} else if (!strncmp(n, "vkImportSemaphore", 17)) {
+	} else if (!strcmp(n, "vkDestroyFence")) {
+		uint64_t f = (uint64_t)(uintptr_t)((vk_args_vkDestroyFence *)args)->fence;
+		if (f)
+			tmap_del(&r->binary, f, TAG_FENCE, NULL);
+	} else if (!strncmp(n, "vkImportSemaphore", 17) || !strncmp(n, "vkImportFence", 13)) {
 		/* its payload comes from outside: no longer followed */
 		vk_walk_handles(e->cmd, args, false, binary_forget, r);
 	}

@@ -11,6 +11,7 @@
  */
 #include "replay_internal.h"
 
+#include <setjmp.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -44,8 +45,24 @@ void vkr_warn(vkr *r, const char *fmt, ...)
 /* A failure that stops the replay: exit 1 with the call number. */
 noreturn void vkr_fatal(vkr *r, const char *fmt, ...)
 {
-	trace_cli_progress_done();
 	va_list ap;
+	if (r->check_jmp) {
+		/* --check: the same line, back to vkr_check */
+		trace_error *err = r->check_err;
+		char msg[sizeof(err->msg)];
+		va_start(ap, fmt);
+		vsnprintf(msg, sizeof(msg), fmt, ap);
+		va_end(ap);
+		trace_error_clear(err);
+		snprintf(err->file, sizeof(err->file), "%s", r->opt->input);
+		if (r->call)
+			trace_error_set(err, "call %llu (%s): %s", (unsigned long long)r->call->no,
+					r->call->sig->name, msg);
+		else
+			trace_error_set(err, "%s", msg);
+		longjmp(*(jmp_buf *)r->check_jmp, 1);
+	}
+	trace_cli_progress_done();
 	fprintf(stderr, "%s: %s: ", trace_cli_self.prog, r->opt->input);
 	if (r->call)
 		fprintf(stderr, "call %llu (%s): ", (unsigned long long)r->call->no,
@@ -117,20 +134,24 @@ static void need_bound(vkr *r, const vk_handle_info *h, uint64_t cap, const vk_f
 	if (h != r->h_buffer && h != r->h_image)
 		return;
 	obj *o = vkr_obj_get(r, cap);
-	if (o && !o->group && !o->sparse && reads_contents(r->call->sig->name))
+	if (o && !o->group && !o->bound && !o->sparse && reads_contents(r->call->sig->name))
 		vkr_fatal(r, "%s: %s 0x%llx has no memory: no earlier record bound it", f->name,
 			  h->name, (unsigned long long)cap);
 }
 
-/* A null handle the driver would use: a parameter the registry does not
- * call optional, or an item of an array of the objects a submit, a wait
- * or a present names (a null signal semaphore crashed llvmpipe).  Other
- * arrays and members may hold null where a feature allows it (null
- * descriptors, pipeline libraries' set layouts): the registry cannot say. */
+/* A null handle the driver would use: a parameter or a struct member the
+ * registry neither calls optional nor leaves to the prose (noautovalidity:
+ * a null descriptor, a pipeline without a render pass; a null render pass
+ * to vkCmdBeginRenderPass crashed llvmpipe), or an item of an array of the
+ * objects a submit, a wait or a present names (a null signal semaphore
+ * crashed llvmpipe).  Other arrays may hold null where a feature allows it
+ * (pipeline libraries' set layouts): the registry cannot say. */
 static bool null_refused(vkr *r, const vk_handle_info *h, bool top, const vk_field *f)
 {
 	if (top)
 		return !(f->flags & VK_F_OPTIONAL);
+	if (!f->ptr && !f->count && f->base == VK_B_HANDLE)
+		return !(f->flags & (VK_F_OPTIONAL | VK_F_NOAUTO));
 	return f->ptr == 1 && (h == r->h_semaphore || h == r->h_fence || h == r->h_swapchain ||
 			       h == r->h_queue || h == r->h_command_buffer);
 }
@@ -385,6 +406,7 @@ cmd_entry *vkr_entry_of(vkr *r, const trace_call *c)
 	e->loop = (uint8_t)loop_kind_of(cmd->sig.name, cmd);
 	e->sync = (uint8_t)vk_sync_command(cmd);
 	e->result = cmd->ret && cmd->ret->base == VK_B_ENUM && !strcmp(cmd->ret->type, "VkResult");
+	e->subres = vkr_subres_reads(r, cmd);
 	e->allocator = e->tmpl = e->data = -1;
 	for (uint32_t i = 0; i < cmd->nparams; i++) {
 		const vk_field *f = &cmd->params[i];
@@ -438,6 +460,15 @@ VkResult vkr_invoke(vkr *r, const cmd_entry *e, void *args)
 	if (e->allocator >= 0)
 		memset((uint8_t *)args + cmd->params[e->allocator].offset, 0, sizeof(void *));
 	collect col = {.r = r};
+	if (r->checking) {
+		/* --check: what it makes known by its capture values, as a
+		 * replay that succeeds makes it (one that failed at capture
+		 * may succeed here: a warning) */
+		if (e->out_handles)
+			vk_walk_handles(cmd, args, true, vkr_check_made, r);
+		r->calls++;
+		return VK_SUCCESS;  /* what a replay that goes on gets */
+	}
 	if (e->out_handles)
 		vk_walk_handles(cmd, args, true, collect_out, &col);
 	PFN_vkVoidFunction fn = lookup_fn(r, e);
@@ -482,7 +513,8 @@ VkResult vkr_call_generic(vkr *r, const cmd_entry *e, void *args)
 				if (i > 0 && cmd->params[i - 1].base == VK_B_UINT && !cmd->params[i - 1].ptr)
 					memcpy(&count, (uint8_t *)args + cmd->params[i - 1].offset, 4);
 				if (arr && count) {
-					d.more = trace_xcalloc(count, 8);
+					/* in the arena: a refusal of --check jumps past the end */
+					d.more = trace_arena_alloc(&r->arena, (size_t)count * 8);
 					memcpy(d.more, arr, (size_t)count * 8);
 					d.nmore = count;
 				}
@@ -498,7 +530,6 @@ VkResult vkr_call_generic(vkr *r, const cmd_entry *e, void *args)
 		for (size_t i = 0; i < d.nmore; i++)
 			vkr_map_del(r, d.h, d.more[i]);
 	}
-	free(d.more);
 	return now;
 }
 
@@ -533,15 +564,21 @@ void vkr_replay_call(vkr *r, const trace_call *c)
 	if (e->special != SP_CREATE_INSTANCE && !r->have_instance)
 		vkr_fatal(r, "a call before vkCreateInstance");
 	bool dev_needed = cmd->level == VK_LEVEL_DEVICE;
-	if (dev_needed && !r->dev.device && e->special != SP_DESTROY_DEVICE)
+	if (dev_needed && !vkr_have_device(r) && e->special != SP_DESTROY_DEVICE)
 		vkr_fatal(r, "a device call before vkCreateDevice");
-	if (!r->loop)  /* --loop follows them itself, pass by pass */
+	if (e->subres)
+		vkr_subres_check(r, e, args);
+	if (!r->loop) {  /* --loop follows them itself, pass by pass */
 		vkr_binary_note(r, e, args, vkr_cap_result(c));
+		vkr_cmdbuf_note(r, e, args, vkr_cap_result(c));
+	}
 	if (r->loop && !vkr_loop_call(r, e, args))
 		return;
 	if (r->dump)
 		vkr_dump_note(r, e, args);
 	VkResult capres = vkr_cap_result(c);
+	if (r->checking && vkr_check_special(r, e, args, capres))
+		return;
 	/* a sparse bind's batches may wait on a present's semaphore or an
 	 * acquire's: what folding holds goes first as a batch of its own */
 	if (e->sync == VK_SYNC_BIND_SPARSE && vkr_fold_pending(r))
@@ -611,9 +648,15 @@ void vkr_replay_call(vkr *r, const trace_call *c)
 		vk_args_vkCreateImage *a = args;
 		uint64_t cap = a->pImage ? (uint64_t)(uintptr_t)*a->pImage : 0;
 		bool linear = a->pCreateInfo && a->pCreateInfo->tiling == VK_IMAGE_TILING_LINEAR;
-		if (vkr_call_generic(r, e, args) == VK_SUCCESS && cap && a->pImage)
-			vkr_new_obj(r, cap, (uint64_t)(uintptr_t)*a->pImage, true, linear, 0)->sparse =
-				a->pCreateInfo->flags & VK_IMAGE_CREATE_SPARSE_BINDING_BIT;
+		if (a->pCreateInfo)
+			vkr_image_limits(r, a->pCreateInfo);
+		if (vkr_call_generic(r, e, args) == VK_SUCCESS && cap && a->pImage) {
+			obj *o = vkr_new_obj(r, cap, (uint64_t)(uintptr_t)*a->pImage, true, linear, 0);
+			o->sparse = a->pCreateInfo->flags & VK_IMAGE_CREATE_SPARSE_BINDING_BIT;
+			o->three_d = a->pCreateInfo->imageType == VK_IMAGE_TYPE_3D;
+			o->mips = a->pCreateInfo->mipLevels;
+			o->layers = a->pCreateInfo->arrayLayers;
+		}
 		return;
 	}
 	case SP_DESTROY_BUFFER:
@@ -821,6 +864,7 @@ void vkr_replay_call(vkr *r, const trace_call *c)
 		return;
 	case SP_GET_QUEUE: {
 		vk_args_vkGetDeviceQueue *a = args;
+		vkr_queue_check(r, a->queueFamilyIndex, a->queueIndex);
 		vkr_call_generic(r, e, args);
 		if (a->pQueue && *a->pQueue)
 			tmap_set(&r->queues, (uint64_t)(uintptr_t)*a->pQueue, TAG_QUEUE, a->queueFamilyIndex);
@@ -828,6 +872,8 @@ void vkr_replay_call(vkr *r, const trace_call *c)
 	}
 	case SP_GET_QUEUE2: {
 		vk_args_vkGetDeviceQueue2 *a = args;
+		if (a->pQueueInfo)
+			vkr_queue_check(r, a->pQueueInfo->queueFamilyIndex, a->pQueueInfo->queueIndex);
 		vkr_call_generic(r, e, args);
 		if (a->pQueue && *a->pQueue && a->pQueueInfo)
 			tmap_set(&r->queues, (uint64_t)(uintptr_t)*a->pQueue, TAG_QUEUE,
@@ -885,17 +931,11 @@ static void about_call(void *ctx, char *out, size_t cap)
 		snprintf(out, cap, "call %llu %s", (unsigned long long)r->call->no, r->call->sig->name);
 }
 
-int vkr_run(trace_reader *in, const vkr_options *opt)
+/* What replay and --check both begin with: the handle types and structs
+ * they follow. */
+void vkr_init_common(vkr *r, const vkr_options *opt)
 {
-	static vkr rs;
-	vkr *r = &rs;
 	r->opt = opt;
-	r->dopt = opt->dev;
-	r->msgs = (vkd_messages){.prog = opt->dev.prog, .quiet = opt->dev.quiet_validation,
-				 .about = about_call, .ctx = r};
-	r->dopt.messages = &r->msgs;
-	r->fns = trace_xcalloc(vk_ncommands, sizeof(*r->fns));
-	r->fn_done = trace_xcalloc(vk_ncommands, 1);
 	trace_arena_init(&r->arena);
 	r->h_buffer = vk_handle_lookup("VkBuffer");
 	r->h_image = vk_handle_lookup("VkImage");
@@ -910,6 +950,19 @@ int vkr_run(trace_reader *in, const vkr_options *opt)
 	r->h_instance = vk_handle_lookup("VkInstance");
 	r->h_command_buffer = vk_handle_lookup("VkCommandBuffer");
 	r->s_allocator = vk_struct_lookup("VkAllocationCallbacks");
+}
+
+int vkr_run(trace_reader *in, const vkr_options *opt)
+{
+	static vkr rs;
+	vkr *r = &rs;
+	vkr_init_common(r, opt);
+	r->dopt = opt->dev;
+	r->msgs = (vkd_messages){.prog = opt->dev.prog, .quiet = opt->dev.quiet_validation,
+				 .about = about_call, .ctx = r};
+	r->dopt.messages = &r->msgs;
+	r->fns = trace_xcalloc(vk_ncommands, sizeof(*r->fns));
+	r->fn_done = trace_xcalloc(vk_ncommands, 1);
 	if (vk_ncalls != vk_ncommands) {
 		fprintf(stderr, "trace-replay: the generated thunks do not match the schema\n");
 		return 1;
@@ -983,6 +1036,7 @@ int vkr_run(trace_reader *in, const vkr_options *opt)
 		fprintf(stderr, "%s: %s: %llu more warnings not shown\n", trace_cli_self.prog,
 			opt->input, (unsigned long long)(r->warnings - WARNINGS_SHOWN));
 	tmap_free(&r->handles);
+	tmap_free(&r->cbs);
 	for (size_t i = 0; i < r->sigs.cap; i++)
 		if (tmap_used(&r->sigs, i))
 			free((cmd_entry *)(uintptr_t)r->sigs.vals[i]);

@@ -11,6 +11,9 @@
  *   template.c    descriptor update templates
  *   loop.c        --loop: the kept records and the passes
  *   loop_check.c  --loop: what a pass could not replay, refused first
+ *   check.c       --check: every record's checks, without a device
+ *   cmdbuf.c      command buffers: recording, inside a render pass or not
+ *   subres.c      image subresources within their images' levels and layers
  *
  * What one file lends another is named vkr_*.  The per-record path
  * (vkr_replay_call, vkr_entry_of, vkr_remap_in, vkr_invoke,
@@ -79,6 +82,7 @@ typedef struct cmd_entry {
 	uint8_t sync;        /* vk_sync_cmd: the fences and semaphores it uses */
 	bool out_handles;    /* an output parameter may hold handles */
 	bool result;         /* it returns a VkResult */
+	bool subres;         /* what it reads may hold an image subresource (subres.c) */
 	int16_t allocator;   /* the pAllocator parameter, or -1 */
 	int16_t tmpl, data;  /* SP_TEMPLATE_DATA: descriptorUpdateTemplate, pData */
 } cmd_entry;
@@ -97,8 +101,11 @@ typedef struct group {
 typedef struct obj {
 	uint64_t cap, live;
 	bool image, linear;
+	bool bound;                 /* --check: bound by a record (it has no group) */
 	bool address;               /* a buffer made for device addresses */
 	bool sparse;                /* made for sparse binding: no vkBind*Memory */
+	bool three_d;               /* images: VK_IMAGE_TYPE_3D (views address depth) */
+	uint32_t mips, layers;      /* images: their create info's; 0 if unknown */
 	VkDeviceSize create_size;   /* buffers */
 	VkDeviceSize cap_req;       /* size from the capture's requirements, 0 if unknown */
 	group *group;
@@ -143,6 +150,7 @@ enum tag {
 	/* --loop */
 	TAG_CBLOG, TAG_DPOOL, TAG_FENCE, TAG_BINARY, TAG_TIMELINE, TAG_SHIFT, TAG_BASE,
 	TAG_RESTORE, TAG_RESET, TAG_ACQUIRED, TAG_WAITED_BY,
+	TAG_CBSTATE, TAG_LAYOUT, TAG_QFAMILY, TAG_IBUF, TAG_IOFF, TAG_ISIZE, TAG_QPOOL,
 };
 
 /*
@@ -186,7 +194,8 @@ typedef struct vkr {
 	tmap mems;         /* (capture, TAG_MEM) -> memobj* */
 	tmap swapchains;   /* (capture, TAG_SWAPCHAIN) -> swapchain* */
 	tmap templates;    /* (capture, TAG_TEMPLATE) -> tmpl* */
-	tmap queues;       /* (live queue, TAG_QUEUE) -> its family */
+	tmap queues;       /* (live queue, TAG_QUEUE) -> its family; (family,
+			    * TAG_QFAMILY) -> the queues the device made of it */
 	PFN_vkVoidFunction *fns;
 	uint8_t *fn_done;
 	trace_arena arena;
@@ -194,8 +203,15 @@ typedef struct vkr {
 		*h_swapchain, *h_semaphore, *h_fence, *h_queue, *h_device, *h_instance,
 		*h_command_buffer;
 	bool stuck;        /* a bounded wait ran out: the device may never idle */
-	tmap binary;       /* (binary semaphore made here, TAG_BINARY) -> 1 while
-			    * a signal is pending (queue.c) */
+	tmap binary;       /* (binary semaphore made here, TAG_BINARY), (fence
+			    * made here, TAG_FENCE) -> 1 while a signal is
+			    * pending, or the fence signalled (queue.c) */
+	tmap cbs;          /* (primary command buffer, TAG_CBSTATE) -> its state;
+			    * (pipeline layout, TAG_LAYOUT) -> its set layouts,
+			    * its push constants' end << 32; (command buffer,
+			    * TAG_IBUF, _IOFF, _ISIZE) -> its index buffer, the
+			    * offset, the index size; (query pool, TAG_QPOOL) ->
+			    * its queries (cmdbuf.c) */
 	const vk_struct_info *s_allocator;
 	VkPhysicalDeviceMemoryProperties cap_mem;  /* the capture device's */
 	bool have_cap_mem;
@@ -241,6 +257,11 @@ typedef struct vkr {
 	size_t nkept, capkept;
 	struct loop_state *loop;
 	struct dump_state *dump;  /* --dump, --dump-resource; NULL without */
+	/* --check (check.c): the records followed without a device; a
+	 * refusal jumps back to vkr_check with its message */
+	bool checking, check_device;
+	void *check_jmp;          /* jmp_buf * */
+	trace_error *check_err;
 	trace_error err;
 } vkr;
 
@@ -341,6 +362,7 @@ VkResult vkr_call_generic(vkr *r, const cmd_entry *e, void *args);
 void vkr_replay_call(vkr *r, const trace_call *c);
 void vkr_frame_ended(vkr *r, int64_t frame);
 int vkr_run(trace_reader *in, const vkr_options *opt);
+void vkr_init_common(vkr *r, const vkr_options *opt);
 
 /* instance.c: instances and devices */
 void vkr_create_instance(vkr *r, vk_args_vkCreateInstance *a);
@@ -355,6 +377,7 @@ void vkr_end_device(vkr *r);
 /* memory.c: memory placement, object by object; the bytes the trace wrote */
 void vkr_parse_header_memory(vkr *r, const trace_header *h);
 obj *vkr_obj_get(vkr *r, uint64_t cap);
+void vkr_image_limits(vkr *r, const VkImageCreateInfo *ci);
 obj *vkr_new_obj(vkr *r, uint64_t cap, uint64_t live, bool image, bool linear, VkDeviceSize size);
 void vkr_unlink_obj(obj *o);
 void vkr_release_obj(vkr *r, obj *o);
@@ -393,6 +416,11 @@ void vkr_fold_free(vkr *r);
 void vkr_gpu_poll(vkr *r, bool wait);
 void vkr_gpu_timers_free(vkr *r);
 void vkr_submit(vkr *r, const cmd_entry *e, vk_args_vkQueueSubmit *a);
+/* The queues a device made (CI as made), and a vkGetDeviceQueue* of one
+ * it did not make stopping the replay (llvmpipe handed back a queue that
+ * crashed the next submit). */
+void vkr_queues_made(vkr *r, const VkDeviceCreateInfo *ci);
+void vkr_queue_check(vkr *r, uint32_t family, uint32_t index);
 void vkr_submit2(vkr *r, const cmd_entry *e, vk_args_vkQueueSubmit2 *a);
 void vkr_print_stats(vkr *r, double total);
 
@@ -421,6 +449,30 @@ void vkr_loop_free(vkr *r);
 
 /* loop_check.c: --loop: what a pass could not replay, refused first */
 void vkr_loop_check(vkr *r);
+
+/* cmdbuf.c: what call E (ARGS: capture values) does to a primary command
+ * buffer's recording; one recorded where the registry does not let it
+ * be (or a recording ended inside a render pass) stops the replay. */
+void vkr_cmdbuf_note(vkr *r, const cmd_entry *e, void *args, VkResult capres);
+
+/* subres.c: whether CMD's inputs may hold an image subresource; those of
+ * call E (ARGS: capture values) within their images' levels and layers,
+ * else the replay stops. */
+bool vkr_subres_reads(vkr *r, const vk_command_info *cmd);
+void vkr_subres_check(vkr *r, const cmd_entry *e, void *args);
+
+/* check.c: --check.  vk_walk_handles over a call's outputs: each handle
+ * made known by its capture value; what replay does for E without a
+ * device, where it cannot go the replay's way (true: done). */
+void vkr_check_made(void *ctx, const vk_handle_info *h, uint64_t *value, bool top,
+		    const vk_field *f);
+bool vkr_check_special(vkr *r, const cmd_entry *e, void *args, VkResult capres);
+
+/* A device made (--check follows it without one). */
+static inline bool vkr_have_device(const vkr *r)
+{
+	return r->dev.device || r->check_device;
+}
 
 /* dump.c, dump_track.c: --dump and --dump-resource (dump.h): what a call
  * wrote, noted before it is made and read back after */

@@ -9,15 +9,15 @@ void vkr_create_template(vkr *r, const cmd_entry *e, vk_args_vkCreateDescriptorU
 	const VkDescriptorUpdateTemplateCreateInfo *ci = a->pCreateInfo;
 	uint64_t cap = a->pDescriptorUpdateTemplate ? (uint64_t)(uintptr_t)*a->pDescriptorUpdateTemplate : 0;
 	uint32_t n = ci && ci->pDescriptorUpdateEntries ? ci->descriptorUpdateEntryCount : 0;
+	/* the entries hold no handle: the same after the call (which may
+	 * refuse the record: nothing allocated before it) */
+	if (vkr_call_generic(r, e, a) < 0 || !cap)
+		return;
 	tmpl *t = trace_xcalloc(1, sizeof(*t) + (size_t)n * sizeof(t->e[0]));
 	t->n = n;
 	if (n)
 		memcpy(t->e, ci->pDescriptorUpdateEntries, (size_t)n * sizeof(t->e[0]));
 	uint64_t old;
-	if (vkr_call_generic(r, e, a) < 0 || !cap) {
-		free(t);
-		return;
-	}
 	if (tmap_del(&r->templates, cap, TAG_TEMPLATE, &old))
 		free((tmpl *)(uintptr_t)old);
 	tmap_set(&r->templates, cap, TAG_TEMPLATE, (uint64_t)(uintptr_t)t);

@@ -51,4 +51,11 @@ int vkr_dump_dir_check(const char *dir, char *msg, size_t cap);
 /* Replays the rest of IN; the exit status (0, 1; usage errors exit 2). */
 int vkr_run(trace_reader *in, const vkr_options *opt);
 
+/* --check: every check replay makes of each record of IN (decoded by
+ * the schema; handles made and not destroyed; objects bound; binary
+ * semaphores signalled before a wait; swapchain images), without a
+ * device: no instance is made.  0 where replay would take every record,
+ * else -1 with ERR the line replay stops with. */
+int vkr_check(trace_reader *in, const vkr_options *opt, trace_error *err);
+
 #endif

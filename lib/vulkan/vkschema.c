@@ -508,6 +508,29 @@ static int check_bits(dec *d, const vk_field *f, const uint8_t *p)
 	return -1;
 }
 
+/* An integer in what the command reads fits its field: 18446744073709551615
+ * for a uint32_t groupCountZ was cut to 4294967295 work groups, and
+ * llvmpipe worked on them for ever. */
+static int check_fits(dec *d, const vk_field *f, const trace_value *v, uint64_t u)
+{
+	if ((f->base != VK_B_UINT && f->base != VK_B_SINT) || f->size >= 8)
+		return 0;
+	unsigned bits = 8 * f->size;
+	bool fits = f->base == VK_B_UINT
+		? (v->kind == TRACE_SINT ? v->i >= 0 && u >> bits == 0 : u >> bits == 0)
+		: (v->kind == TRACE_SINT ? v->i >= -(1ll << (bits - 1)) && v->i < (1ll << (bits - 1))
+					 : u < (1ull << (bits - 1)));
+	if (fits)
+		return 0;
+	if (v->kind == TRACE_SINT)
+		trace_error_set(d->err, "%s.%s: %lld does not fit its %s", d->where, f->name,
+				(long long)v->i, f->type);
+	else
+		trace_error_set(d->err, "%s.%s: %llu does not fit its %s", d->where, f->name,
+				(unsigned long long)u, f->type);
+	return -1;
+}
+
 static int dec_elem(dec *d, const vk_field *f, const trace_value *v, uint8_t *p)
 {
 	uint64_t u;
@@ -548,7 +571,7 @@ static int dec_elem(dec *d, const vk_field *f, const trace_value *v, uint8_t *p)
 		if (!as_u64(v, &u))
 			return bad(d, f, v, "an integer");
 		write_uint(p, f->base == VK_B_HANDLE || f->base == VK_B_PTRVAL ? 8 : f->size, u);
-		return 0;
+		return d->out ? 0 : check_fits(d, f, v, u);
 	}
 }
 

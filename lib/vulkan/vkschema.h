@@ -148,6 +148,15 @@ typedef enum vk_action {
 	VK_ACTION_RECORD,   /* vkCmd*: records into the command buffer */
 } vk_action;
 
+/* Where the registry lets a vkCmd* be recorded (its renderpass
+ * attribute): ANY where it says nothing. */
+typedef enum vk_renderpass {
+	VK_RENDERPASS_ANY,
+	VK_RENDERPASS_INSIDE,
+	VK_RENDERPASS_OUTSIDE,
+	VK_RENDERPASS_BOTH,
+} vk_renderpass;
+
 typedef struct vk_command_info {
 	trace_func_sig sig;      /* name and parameter names */
 	uint32_t args_size;      /* sizeof(vk_args_NAME) */
@@ -158,6 +167,7 @@ typedef struct vk_command_info {
 	uint8_t action;          /* vk_action */
 	const vk_handle_info *object;
 	const char *alias_of;    /* the command this one is an alias of */
+	uint8_t renderpass;      /* vk_renderpass */
 } vk_command_info;
 
 typedef enum vk_phase {

@@ -338,6 +338,9 @@ def load(registry=REGISTRY):
         c.ext = ext_of_cmd.get(n)
         c.level = level_of(c, m.handles)
         c.action, c.object = action_of(c, m.handles)
+        # where a vkCmd* may be recorded: inside a render pass instance,
+        # outside one, or both (the registry's renderpass attribute)
+        c.renderpass = (el.get('renderpass') or 'any').upper()
         m.commands[n] = c
     m.guard = guard
     m.types = types
@@ -585,12 +588,12 @@ def gen_c(m):
         names = [f.name for f in c.params]
         lines.append('static const char *const vk_pnames_%s[] = { %s };'
                      % (n, ', '.join('"%s"' % x for x in names) or 'NULL'))
-        lines.append('const vk_command_info vk_cmd_%s = { { "%s", %d, (const char **)vk_pnames_%s }, sizeof(%s), %d, vk_params_%s, %s, VK_LEVEL_%s, VK_ACTION_%s, %s, %s };'
+        lines.append('const vk_command_info vk_cmd_%s = { { "%s", %d, (const char **)vk_pnames_%s }, sizeof(%s), %d, vk_params_%s, %s, VK_LEVEL_%s, VK_ACTION_%s, %s, %s, VK_RENDERPASS_%s };'
                      % (n, n, len(names), n, owner, len(names), n,
                         '&vk_params_%s[%d]' % (n, len(names)) if c.ret != 'void' else 'NULL',
                         c.level, c.action,
                         '&vk_handle_%s' % c.object if c.object else 'NULL',
-                        '"%s"' % c.alias if c.alias else 'NULL'))
+                        '"%s"' % c.alias if c.alias else 'NULL', c.renderpass))
         guarded(out, c.protect, lines)
     out.append('')
     c_table(out, 'vk_command_info *const', 'commands',

@@ -1,0 +1,327 @@
+/*
+ * Command buffers: whether one is recording, and inside a render pass
+ * instance, as far as a record could break it.  A vkCmd* the registry
+ * lets be recorded only inside a render pass instance (a draw,
+ * vkCmdEndRenderPass) or only outside one (a copy, a dispatch,
+ * vkCmdBeginRenderPass), recorded where it may not be, a command into a
+ * command buffer that is not recording, or a recording ended inside a
+ * render pass, stops the replay naming the command buffer: llvmpipe
+ * crashed at a vkCmdEndRenderPass whose begin was cut out.  So does a
+ * draw with no graphics pipeline bound since the recording began, an
+ * indexed one with no index buffer, a dispatch with no compute pipeline
+ * (llvmpipe divided by zero at a vkCmdDrawIndexed moved before its
+ * vkCmdBindIndexBuffer); the registry does not say what a command needs
+ * bound, so that is by name.  Primary command buffers only: a secondary
+ * one may continue a render pass its vkBeginCommandBuffer names, and is
+ * not followed; nor is what is bound after vkCmdExecuteCommands.
+ *
+ * And in any command buffer, what a command addresses of its pipeline
+ * layout: the sets a bind or a push names past the layout's set
+ * layouts, push constants past its ranges' end (llvmpipe crashed drawing
+ * after a vkCmdBindDescriptorSets whose firstSet was 4294967295).
+ */
+#include "replay_internal.h"
+
+/* the state: one of these, and the bits below */
+enum { CB_IDLE = 1, CB_OUTSIDE, CB_INSIDE, CB_WHERE = 3 };
+enum {
+	CB_GRAPHICS = 1 << 2,   /* a graphics pipeline (or shader objects) bound */
+	CB_COMPUTE = 1 << 3,
+	CB_INDEX = 1 << 4,      /* an index buffer bound */
+	CB_UNKNOWN = 1 << 5,    /* vkCmdExecuteCommands: what is bound is not followed */
+};
+
+/* What command N needs bound (CB_* bits), and what its absence is called. */
+static uint64_t needs(const char *n, const char **what, const char **bind)
+{
+	if (!strncmp(n, "vkCmdDispatch", 13)) {
+		*what = "compute pipeline";
+		*bind = "vkCmdBindPipeline";
+		return CB_COMPUTE;
+	}
+	if (strncmp(n, "vkCmdDraw", 9))
+		return 0;
+	if (!strncmp(n, "vkCmdDrawIndexed", 16) || !strncmp(n, "vkCmdDrawMultiIndexed", 21)) {
+		*what = "index buffer";
+		*bind = "vkCmdBindIndexBuffer";
+		return CB_GRAPHICS | CB_INDEX;
+	}
+	*what = "graphics pipeline";
+	*bind = "vkCmdBindPipeline";
+	return CB_GRAPHICS;
+}
+
+/* What vkCmdBind* of E (ARGS) binds. */
+static uint64_t binds(const char *n, void *args)
+{
+	if (!strcmp(n, "vkCmdBindPipeline")) {
+		VkPipelineBindPoint p = ((vk_args_vkCmdBindPipeline *)args)->pipelineBindPoint;
+		return p == VK_PIPELINE_BIND_POINT_GRAPHICS ? CB_GRAPHICS
+			: p == VK_PIPELINE_BIND_POINT_COMPUTE ? CB_COMPUTE : 0;
+	}
+	if (!strcmp(n, "vkCmdBindShadersEXT"))
+		return CB_GRAPHICS | CB_COMPUTE;
+	if (!strncmp(n, "vkCmdBindIndexBuffer", 20))
+		return CB_INDEX;
+	if (!strcmp(n, "vkCmdExecuteCommands"))
+		return CB_UNKNOWN;
+	return 0;
+}
+
+/* A pipeline layout made: its set layouts, and its push constants' end. */
+static void layout_made(vkr *r, vk_args_vkCreatePipelineLayout *a, VkResult capres)
+{
+	const VkPipelineLayoutCreateInfo *ci = a->pCreateInfo;
+	if (!ci || !a->pPipelineLayout || !*a->pPipelineLayout || vkr_failed(capres))
+		return;
+	uint64_t end = 0;
+	for (uint32_t i = 0; ci->pPushConstantRanges && i < ci->pushConstantRangeCount; i++) {
+		const VkPushConstantRange *p = &ci->pPushConstantRanges[i];
+		if ((uint64_t)p->offset + p->size > end)
+			end = (uint64_t)p->offset + p->size;
+	}
+	if (end > UINT32_MAX)
+		end = UINT32_MAX;
+	tmap_set(&r->cbs, (uint64_t)(uintptr_t)*a->pPipelineLayout, TAG_LAYOUT,
+		 ci->setLayoutCount | end << 32);
+}
+
+/* Sets FIRST to FIRST + N - 1 (FIELD, COUNT: their names) of LAYOUT. */
+static void sets_within(vkr *r, uint64_t layout, const char *field, uint32_t first,
+			const char *count, uint32_t n)
+{
+	uint64_t *l = layout ? tmap_at(&r->cbs, layout, TAG_LAYOUT) : NULL;
+	uint32_t have = l ? (uint32_t)*l : 0;
+	if (!l || (first < have && n <= have - first))
+		return;
+	if (count)
+		vkr_fatal(r, "%s: %u, %s %u, but VkPipelineLayout 0x%llx has %u set layouts", field,
+			  first, count, n, (unsigned long long)layout, have);
+	vkr_fatal(r, "%s: %u, but VkPipelineLayout 0x%llx has %u set layouts", field, first,
+		  (unsigned long long)layout, have);
+}
+
+/* A dispatch's work groups within the replay device's limits (a
+ * groupCountZ edited to 4294967295 kept llvmpipe busy for ever); --check
+ * has no device to ask. */
+static void groups_within(vkr *r, const char *n, void *args)
+{
+	const uint32_t *max = r->dev.props.limits.maxComputeWorkGroupCount;
+	uint32_t base[3] = {0, 0, 0}, count[3];
+	if (!strcmp(n, "vkCmdDispatch")) {
+		vk_args_vkCmdDispatch *a = args;
+		count[0] = a->groupCountX, count[1] = a->groupCountY, count[2] = a->groupCountZ;
+	} else if (!strcmp(n, "vkCmdDispatchBase") || !strcmp(n, "vkCmdDispatchBaseKHR")) {
+		vk_args_vkCmdDispatchBase *a = args;
+		base[0] = a->baseGroupX, base[1] = a->baseGroupY, base[2] = a->baseGroupZ;
+		count[0] = a->groupCountX, count[1] = a->groupCountY, count[2] = a->groupCountZ;
+	} else {
+		return;
+	}
+	for (int i = 0; i < 3 && max[i]; i++)
+		if ((uint64_t)base[i] + count[i] > max[i])
+			vkr_fatal(r, "groupCount%c: %u from %u, but %s runs %u work groups at most",
+				  "XYZ"[i], count[i], base[i], r->dev.props.deviceName, max[i]);
+}
+
+/* The index buffer a command buffer binds (vkCmdBindIndexBuffer): its
+ * indices from OFFSET, and an indexed draw's within them (an indexCount
+ * edited to 4294967295 kept llvmpipe busy for ever); buffers made by
+ * vkCreateBuffer, by their create size. */
+static void index_bound(vkr *r, vk_args_vkCmdBindIndexBuffer *a)
+{
+	uint64_t cb = (uint64_t)(uintptr_t)a->commandBuffer;
+	uint32_t size = a->indexType == VK_INDEX_TYPE_UINT32 ? 4
+		: a->indexType == VK_INDEX_TYPE_UINT8_EXT ? 1 : 2;
+	tmap_set(&r->cbs, cb, TAG_IBUF, (uint64_t)(uintptr_t)a->buffer);
+	tmap_set(&r->cbs, cb, TAG_IOFF, a->offset);
+	tmap_set(&r->cbs, cb, TAG_ISIZE, size);
+}
+
+static void indices_within(vkr *r, uint64_t cb, uint32_t first, uint32_t count)
+{
+	uint64_t *buf = tmap_at(&r->cbs, cb, TAG_IBUF), *off = tmap_at(&r->cbs, cb, TAG_IOFF),
+		*size = tmap_at(&r->cbs, cb, TAG_ISIZE);
+	obj *o = buf && off && size ? vkr_obj_get(r, *buf) : NULL;
+	if (!o || o->image || !o->create_size || *off > o->create_size)
+		return;
+	uint64_t have = (o->create_size - *off) / *size;
+	if ((uint64_t)first + count > have)
+		vkr_fatal(r, "indexCount: %u from firstIndex %u, but VkBuffer 0x%llx holds %llu "
+			  "indices from offset %llu", count, first, (unsigned long long)*buf,
+			  (unsigned long long)have, (unsigned long long)*off);
+}
+
+/* The queries a command names of its queryPool (by the registry's
+ * parameter names: query, or firstQuery and queryCount) within the
+ * pool's (a vkGetQueryPoolResults of 65536 queries of a pool of 2 had
+ * llvmpipe read past it). */
+static void queries_within(vkr *r, const vk_command_info *cmd, void *args)
+{
+	const vk_field *pool = NULL, *first = NULL, *count = NULL;
+	for (uint32_t i = 0; i < cmd->nparams; i++) {
+		const vk_field *f = &cmd->params[i];
+		if (f->ptr)
+			continue;
+		if (!strcmp(f->name, "queryPool"))
+			pool = f;
+		else if (!strcmp(f->name, "firstQuery") || !strcmp(f->name, "query"))
+			first = f;
+		else if (!strcmp(f->name, "queryCount"))
+			count = f;
+	}
+	if (!pool || !first)
+		return;
+	uint64_t p = vkr_handle_at(args, pool), *have = p ? tmap_at(&r->cbs, p, TAG_QPOOL) : NULL;
+	uint32_t a, n = 1;
+	memcpy(&a, (uint8_t *)args + first->offset, 4);
+	if (count)
+		memcpy(&n, (uint8_t *)args + count->offset, 4);
+	if (!have || (uint64_t)a + n <= *have)
+		return;
+	if (count)
+		vkr_fatal(r, "queryCount: %u from firstQuery %u, but VkQueryPool 0x%llx has %llu "
+			  "queries", n, a, (unsigned long long)p, (unsigned long long)*have);
+	vkr_fatal(r, "%s: %u, but VkQueryPool 0x%llx has %llu queries", first->name, a,
+		  (unsigned long long)p, (unsigned long long)*have);
+}
+
+/* What a vkCmd* of NAME (ARGS) addresses of its pipeline layout. */
+static void layout_used(vkr *r, const char *n, void *args)
+{
+	if (!strcmp(n, "vkCmdBindIndexBuffer")) {
+		index_bound(r, args);
+		return;
+	}
+	if (!strcmp(n, "vkCmdDrawIndexed")) {
+		vk_args_vkCmdDrawIndexed *a = args;
+		indices_within(r, (uint64_t)(uintptr_t)a->commandBuffer, a->firstIndex, a->indexCount);
+		return;
+	}
+	if (!strncmp(n, "vkCmdDispatch", 13)) {
+		groups_within(r, n, args);
+		return;
+	}
+	if (!strcmp(n, "vkCmdBindDescriptorSets")) {
+		vk_args_vkCmdBindDescriptorSets *a = args;
+		sets_within(r, (uint64_t)(uintptr_t)a->layout, "firstSet", a->firstSet,
+			    "descriptorSetCount", a->descriptorSetCount);
+	} else if (!strcmp(n, "vkCmdPushDescriptorSetKHR") || !strcmp(n, "vkCmdPushDescriptorSet")) {
+		vk_args_vkCmdPushDescriptorSetKHR *a = args;
+		sets_within(r, (uint64_t)(uintptr_t)a->layout, "set", a->set, NULL, 1);
+	} else if (!strcmp(n, "vkCmdPushDescriptorSetWithTemplateKHR") ||
+		   !strcmp(n, "vkCmdPushDescriptorSetWithTemplate")) {
+		vk_args_vkCmdPushDescriptorSetWithTemplateKHR *a = args;
+		sets_within(r, (uint64_t)(uintptr_t)a->layout, "set", a->set, NULL, 1);
+	} else if (!strcmp(n, "vkCmdPushConstants")) {
+		vk_args_vkCmdPushConstants *a = args;
+		uint64_t layout = (uint64_t)(uintptr_t)a->layout;
+		uint64_t *l = layout ? tmap_at(&r->cbs, layout, TAG_LAYOUT) : NULL;
+		uint64_t end = l ? *l >> 32 : 0;
+		if (l && (uint64_t)a->offset + a->size > end)
+			vkr_fatal(r, "offset: %u, size %u, but VkPipelineLayout 0x%llx has push "
+				  "constants to byte %llu", a->offset, a->size,
+				  (unsigned long long)layout, (unsigned long long)end);
+	}
+}
+
+static uint64_t *state_of(vkr *r, uint64_t cb)
+{
+	return cb ? tmap_at(&r->cbs, cb, TAG_CBSTATE) : NULL;
+}
+
+/* A vkCmd* of E into CB in state *S. */
+static void cmd_recorded(vkr *r, const cmd_entry *e, void *args, uint64_t cb, uint64_t *s)
+{
+	const char *n = e->cmd->sig.name;
+	uint8_t where = e->cmd->renderpass;
+	uint64_t at = *s & CB_WHERE;
+	if (at == CB_IDLE)
+		vkr_fatal(r, "commandBuffer: VkCommandBuffer 0x%llx is not recording (its "
+			  "vkBeginCommandBuffer cut out?)", (unsigned long long)cb);
+	if (where == VK_RENDERPASS_INSIDE && at != CB_INSIDE)
+		vkr_fatal(r, "commandBuffer: VkCommandBuffer 0x%llx: %s is recorded inside a render "
+			  "pass only, and none is begun (its vkCmdBeginRenderPass cut out?)",
+			  (unsigned long long)cb, n);
+	if (where == VK_RENDERPASS_OUTSIDE && at == CB_INSIDE)
+		vkr_fatal(r, "commandBuffer: VkCommandBuffer 0x%llx: %s is recorded outside a render "
+			  "pass only, and one is begun (its vkCmdEndRenderPass cut out?)",
+			  (unsigned long long)cb, n);
+	const char *what, *bind;
+	uint64_t need = needs(n, &what, &bind);
+	if (need && !(*s & CB_UNKNOWN) && (*s & need) != need)
+		vkr_fatal(r, "commandBuffer: VkCommandBuffer 0x%llx: %s with no %s bound since "
+			  "vkBeginCommandBuffer (its %s cut out or moved?)", (unsigned long long)cb,
+			  n, what, bind);
+	*s |= binds(n, args);
+	if (!strncmp(n, "vkCmdBeginRender", 16))
+		*s = (*s & ~(uint64_t)CB_WHERE) | CB_INSIDE;
+	else if (!strncmp(n, "vkCmdEndRender", 14))
+		*s = (*s & ~(uint64_t)CB_WHERE) | CB_OUTSIDE;
+}
+
+void vkr_cmdbuf_note(vkr *r, const cmd_entry *e, void *args, VkResult capres)
+{
+	const vk_command_info *cmd = e->cmd;
+	uint64_t *s;
+	queries_within(r, cmd, args);
+	switch ((enum loop_kind)e->loop) {
+	case LK_RECORD:
+		layout_used(r, cmd->sig.name, args);
+		if ((s = state_of(r, vkr_handle_at(args, &cmd->params[0]))))
+			cmd_recorded(r, e, args, vkr_handle_at(args, &cmd->params[0]), s);
+		return;
+	case LK_ALLOC_CBS: {
+		vk_args_vkAllocateCommandBuffers *a = args;
+		if (!a->pAllocateInfo || !a->pCommandBuffers || vkr_failed(capres))
+			return;
+		bool primary = a->pAllocateInfo->level == VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+		for (uint32_t i = 0; i < a->pAllocateInfo->commandBufferCount; i++) {
+			uint64_t cb = (uint64_t)(uintptr_t)a->pCommandBuffers[i];
+			if (primary && cb)
+				tmap_set(&r->cbs, cb, TAG_CBSTATE, CB_IDLE);
+			else if (cb)
+				tmap_del(&r->cbs, cb, TAG_CBSTATE, NULL);
+		}
+		return;
+	}
+	case LK_FREE_CBS: {
+		vk_args_vkFreeCommandBuffers *a = args;
+		for (uint32_t i = 0; a->pCommandBuffers && i < a->commandBufferCount; i++)
+			tmap_del(&r->cbs, (uint64_t)(uintptr_t)a->pCommandBuffers[i], TAG_CBSTATE, NULL);
+		return;
+	}
+	case LK_BEGIN_CB:
+		tmap_del(&r->cbs, vkr_handle_at(args, &cmd->params[0]), TAG_IBUF, NULL);
+		if ((s = state_of(r, vkr_handle_at(args, &cmd->params[0]))) && !vkr_failed(capres))
+			*s = CB_OUTSIDE;
+		return;
+	case LK_END_CB: {
+		uint64_t cb = vkr_handle_at(args, &cmd->params[0]);
+		if (!(s = state_of(r, cb)))
+			return;
+		if ((*s & CB_WHERE) == CB_INSIDE)
+			vkr_fatal(r, "commandBuffer: VkCommandBuffer 0x%llx: ended inside a render pass "
+				  "(its vkCmdEndRenderPass cut out?)", (unsigned long long)cb);
+		*s = CB_IDLE;
+		return;
+	}
+	case LK_RESET_CB:
+		if ((s = state_of(r, vkr_handle_at(args, &cmd->params[0]))))
+			*s = CB_IDLE;
+		return;
+	default:
+		break;
+	}
+	if (!strcmp(cmd->sig.name, "vkCreatePipelineLayout"))
+		layout_made(r, args, capres);
+	else if (!strcmp(cmd->sig.name, "vkCreateQueryPool")) {
+		vk_args_vkCreateQueryPool *a = args;
+		if (a->pCreateInfo && a->pQueryPool && *a->pQueryPool && !vkr_failed(capres))
+			tmap_set(&r->cbs, (uint64_t)(uintptr_t)*a->pQueryPool, TAG_QPOOL,
+				 a->pCreateInfo->queryCount);
+	} else if (!strcmp(cmd->sig.name, "vkDestroyQueryPool"))
+		tmap_del(&r->cbs, vkr_handle_at(args, &cmd->params[1]), TAG_QPOOL, NULL);
+	else if (!strcmp(cmd->sig.name, "vkDestroyPipelineLayout"))
+		tmap_del(&r->cbs, vkr_handle_at(args, &cmd->params[1]), TAG_LAYOUT, NULL);
+}

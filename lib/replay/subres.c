@@ -1,0 +1,164 @@
+/*
+ * Image subresources: a VkImageSubresourceRange, VkImageSubresourceLayers
+ * or VkImageSubresource in what a call reads (a view's range, a barrier's,
+ * a copy's layers) whose mip levels or array layers pass those of the
+ * image it is of stops the replay before the driver uses it (llvmpipe
+ * crashed drawing through a view of mip level 4294967295).  Which image
+ * a subresource is of, the registry says by names only: srcSubresource
+ * is srcImage's, dstSubresource dstImage's, subresourceRange, pRanges
+ * and pSubresource image's, imageSubresource the one image beside it;
+ * looked for in the struct that holds it, then in the structs and the
+ * command around that.  Images made by vkCreateImage only (their levels
+ * and layers are in the record); pNext chains are not followed.
+ */
+#include "replay_internal.h"
+
+/* The fields of one struct (or the command's parameters) and what holds it. */
+typedef struct scope {
+	const vk_field *fields;
+	uint32_t n;
+	const uint8_t *base;
+	const struct scope *up;
+} scope;
+
+typedef struct subres {
+	vkr *r;
+	const vk_struct_info *range, *layers, *one;
+} subres;
+
+/* The image a subresource field named NAME is of, or 0. */
+static uint64_t image_of(const scope *sc, const char *name)
+{
+	const char *want = !strcmp(name, "srcSubresource") ? "srcImage"
+		: !strcmp(name, "dstSubresource") ? "dstImage"
+		: !strcmp(name, "imageSubresource") ? NULL : "image";
+	for (; sc; sc = sc->up) {
+		uint64_t v = 0;
+		int found = 0;
+		for (uint32_t i = 0; i < sc->n; i++) {
+			const vk_field *f = &sc->fields[i];
+			if (f->base != VK_B_HANDLE || f->ptr || f->count || strcmp(f->type, "VkImage") ||
+			    (want && strcmp(f->name, want)))
+				continue;
+			memcpy(&v, sc->base + f->offset, 8);
+			found++;
+		}
+		if (found)
+			return found == 1 ? v : 0;
+	}
+	return 0;
+}
+
+/* Member BASE (its value B) and COUNT (C; NULL: one) of the N mip levels
+ * or array layers (UNIT) of IMAGE: within them. */
+static void within(vkr *r, const vk_field *f, const char *base, uint32_t b, const char *count,
+		   uint32_t c, uint32_t n, const char *unit, uint64_t image)
+{
+	bool rest = c == VK_REMAINING_MIP_LEVELS;  /* = VK_REMAINING_ARRAY_LAYERS */
+	if (b < n && (!count || rest || (c && c <= n - b)))
+		return;
+	if (count)
+		vkr_fatal(r, "%s: %s %u, %s %u, but VkImage 0x%llx has %u %s", f->name, base, b,
+			  count, c, (unsigned long long)image, n, unit);
+	vkr_fatal(r, "%s: %s %u, but VkImage 0x%llx has %u %s", f->name, base, b,
+		  (unsigned long long)image, n, unit);
+}
+
+static void check_one(subres *k, const vk_field *f, const vk_struct_info *s, const uint8_t *p,
+		      const scope *sc)
+{
+	uint64_t cap = image_of(sc, f->name);
+	obj *o = cap ? vkr_obj_get(k->r, cap) : NULL;
+	if (!o || !o->mips)
+		return;
+	bool layers = !o->three_d;
+	if (s == k->range) {
+		const VkImageSubresourceRange *x = (const void *)p;
+		within(k->r, f, "baseMipLevel", x->baseMipLevel, "levelCount", x->levelCount, o->mips,
+		       "mip levels", cap);
+		if (layers)
+			within(k->r, f, "baseArrayLayer", x->baseArrayLayer, "layerCount", x->layerCount,
+			       o->layers, "array layers", cap);
+	} else if (s == k->layers) {
+		const VkImageSubresourceLayers *x = (const void *)p;
+		within(k->r, f, "mipLevel", x->mipLevel, NULL, 0, o->mips, "mip levels", cap);
+		if (layers)
+			within(k->r, f, "baseArrayLayer", x->baseArrayLayer, "layerCount", x->layerCount,
+			       o->layers, "array layers", cap);
+	} else {
+		const VkImageSubresource *x = (const void *)p;
+		within(k->r, f, "mipLevel", x->mipLevel, NULL, 0, o->mips, "mip levels", cap);
+		if (layers)
+			within(k->r, f, "arrayLayer", x->arrayLayer, NULL, 0, o->layers, "array layers",
+			       cap);
+	}
+}
+
+static void walk_fields(subres *k, const scope *sc, bool top)
+{
+	for (uint32_t i = 0; i < sc->n; i++) {
+		const vk_field *f = &sc->fields[i];
+		const vk_struct_info *s = f->ref;
+		if (f->base != VK_B_STRUCT || !s || s->blob || (top && (f->flags & VK_F_OUT)) ||
+		    f->ptr > 1)
+			continue;
+		const uint8_t *p = sc->base + f->offset;
+		uint64_t n = f->count ? f->count : 1;
+		if (f->ptr) {
+			memcpy(&p, p, sizeof(p));
+			n = p ? vk_field_len(sc->fields, f, sc->base) : 0;
+		}
+		for (uint64_t j = 0; j < n; j++, p += s->size) {
+			if (s == k->range || s == k->layers || s == k->one) {
+				check_one(k, f, s, p, sc);
+				continue;
+			}
+			scope in = {s->fields, s->nfields, p, sc};
+			walk_fields(k, &in, false);
+		}
+	}
+}
+
+/* Whether S (a struct type) holds a subresource, within DEPTH levels. */
+static bool holds(const subres *k, const vk_struct_info *s, int depth)
+{
+	if (s == k->range || s == k->layers || s == k->one)
+		return true;
+	if (!depth || s->blob)
+		return false;
+	for (uint32_t i = 0; i < s->nfields; i++) {
+		const vk_field *f = &s->fields[i];
+		if (f->base == VK_B_STRUCT && f->ref && f->ptr <= 1 && holds(k, f->ref, depth - 1))
+			return true;
+	}
+	return false;
+}
+
+static void subres_init(subres *k, vkr *r)
+{
+	k->r = r;
+	k->range = vk_struct_lookup("VkImageSubresourceRange");
+	k->layers = vk_struct_lookup("VkImageSubresourceLayers");
+	k->one = vk_struct_lookup("VkImageSubresource");
+}
+
+bool vkr_subres_reads(vkr *r, const vk_command_info *cmd)
+{
+	subres k;
+	subres_init(&k, r);
+	for (uint32_t i = 0; i < cmd->nparams; i++) {
+		const vk_field *f = &cmd->params[i];
+		if (f->base == VK_B_STRUCT && f->ref && !(f->flags & VK_F_OUT) && f->ptr <= 1 &&
+		    holds(&k, f->ref, 4))
+			return true;
+	}
+	return false;
+}
+
+void vkr_subres_check(vkr *r, const cmd_entry *e, void *args)
+{
+	subres k;
+	subres_init(&k, r);
+	scope top = {e->cmd->params, e->cmd->nparams, args, NULL};
+	walk_fields(&k, &top, true);
+}
