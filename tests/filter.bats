@@ -399,6 +399,7 @@ EOF
 	trace-encode -z none -o "$W/whole.raw" "$G"
 	head -c $(($(stat -c %s "$W/whole.raw") / 2)) "$W/whole.raw" >"$W/cut.trace"
 	run trace-filter --keep glClear -f text -o "$W/out.txt" "$W/cut.trace"
+	echo "cut at byte $(stat -c %s "$W/cut.trace") of $(stat -c %s "$W/whole.raw"): $output"
 	[ "$status" -eq 0 ]
 	[ "${#lines[@]}" -eq 1 ]
 	[[ $output == "trace-filter: $W/cut.trace: warning: trace ends mid-record at byte "*" after call "*": the capture was cut off" ]]
