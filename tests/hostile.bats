@@ -303,6 +303,15 @@ call_of() {
 	[[ "$output" == "trace-replay: bad.txt: call $CALL (vkCreateImage): pCreateInfo: mipLevels 4294967295, but "*" makes "*" at most of this format" ]]
 }
 
+@test "a framebuffer of more layers than the replay device makes stops the replay at its create" {
+	mutate 'fn: vkCreateFramebuffer,' 's/layers: 1}/layers: 4294967295}/'
+	run sanitized "$ASAN_BIN/trace-replay" bad.txt
+	echo "replay: $status: $output"
+	[ "$status" -eq 1 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == "trace-replay: bad.txt: call $CALL (vkCreateFramebuffer): pCreateInfo: layers 4294967295, but "*" makes framebuffers of "*" at most" ]]
+}
+
 @test "a queue the device did not make (vkGetDeviceQueue's queueIndex edited) stops the replay there" {
 	mutate 'fn: vkGetDeviceQueue,' 's/queueIndex: 0,/queueIndex: 4294967295,/'
 	local family

@@ -65,6 +65,25 @@ void vkr_image_limits(vkr *r, const VkImageCreateInfo *ci)
 				  lim[i].name, lim[i].v, r->dev.props.deviceName, lim[i].max);
 }
 
+/* A framebuffer's extent and layers within the replay device's limits
+ * (layers edited from 1 to 4294967295 made llvmpipe write past its
+ * memory at the draw: mutants.py seed 2252925239, vkcube). */
+void vkr_framebuffer_limits(vkr *r, const VkFramebufferCreateInfo *ci)
+{
+	if (r->checking)
+		return;
+	const VkPhysicalDeviceLimits *l = &r->dev.props.limits;
+	const struct { const char *name; uint32_t v, max; } lim[] = {
+		{"width", ci->width, l->maxFramebufferWidth},
+		{"height", ci->height, l->maxFramebufferHeight},
+		{"layers", ci->layers, l->maxFramebufferLayers},
+	};
+	for (size_t i = 0; i < sizeof(lim) / sizeof(lim[0]); i++)
+		if (lim[i].max && lim[i].v > lim[i].max)
+			vkr_fatal(r, "pCreateInfo: %s %u, but %s makes framebuffers of %u at most",
+				  lim[i].name, lim[i].v, r->dev.props.deviceName, lim[i].max);
+}
+
 obj *vkr_new_obj(vkr *r, uint64_t cap, uint64_t live, bool image, bool linear, VkDeviceSize size)
 {
 	obj *o = trace_xcalloc(1, sizeof(*o));

@@ -314,6 +314,7 @@ static enum special special_of(const char *n, const vk_command_info *cmd)
 		{"vkAcquireNextImage2KHR", SP_ACQUIRE2},
 		{"vkQueuePresentKHR", SP_PRESENT},
 		{"vkDestroySemaphore", SP_DESTROY_SEMAPHORE},
+		{"vkCreateFramebuffer", SP_CREATE_FRAMEBUFFER},
 		{"vkGetSwapchainStatusKHR", SP_SKIP},
 		{"vkSetHdrMetadataEXT", SP_SKIP},
 		{"vkReleaseSwapchainImagesEXT", SP_SKIP},
@@ -848,6 +849,11 @@ void vkr_replay_call(vkr *r, const trace_call *c)
 	}
 	case SP_PRESENT:
 		vkr_present(r, args);
+		return;
+	case SP_CREATE_FRAMEBUFFER:
+		if (((vk_args_vkCreateFramebuffer *)args)->pCreateInfo)
+			vkr_framebuffer_limits(r, ((vk_args_vkCreateFramebuffer *)args)->pCreateInfo);
+		vkr_call_generic(r, e, args);
 		return;
 	case SP_DESTROY_SEMAPHORE:
 		vkr_present_release(r, (uint64_t)(uintptr_t)((vk_args_vkDestroySemaphore *)args)->semaphore);

@@ -57,7 +57,7 @@ enum special {
 	SP_QUERY_RESULTS,
 	SP_CREATE_SURFACE, SP_DESTROY_SURFACE,
 	SP_CREATE_SWAPCHAIN, SP_DESTROY_SWAPCHAIN, SP_SWAPCHAIN_IMAGES,
-	SP_ACQUIRE, SP_ACQUIRE2, SP_PRESENT, SP_DESTROY_SEMAPHORE,
+	SP_ACQUIRE, SP_ACQUIRE2, SP_PRESENT, SP_DESTROY_SEMAPHORE, SP_CREATE_FRAMEBUFFER,
 	SP_FAKE_CREATE, SP_FAKE_DESTROY,
 	SP_CREATE_TEMPLATE, SP_DESTROY_TEMPLATE, SP_TEMPLATE_DATA,
 	SP_GET_QUEUE, SP_GET_QUEUE2, SP_SUBMIT, SP_SUBMIT2, SP_DRAW_MULTI, SP_DRAW_MULTI_INDEXED,
@@ -378,6 +378,7 @@ void vkr_end_device(vkr *r);
 void vkr_parse_header_memory(vkr *r, const trace_header *h);
 obj *vkr_obj_get(vkr *r, uint64_t cap);
 void vkr_image_limits(vkr *r, const VkImageCreateInfo *ci);
+void vkr_framebuffer_limits(vkr *r, const VkFramebufferCreateInfo *ci);
 obj *vkr_new_obj(vkr *r, uint64_t cap, uint64_t live, bool image, bool linear, VkDeviceSize size);
 void vkr_unlink_obj(obj *o);
 void vkr_release_obj(vkr *r, obj *o);
