@@ -331,7 +331,13 @@ EOF
 	trace-filter --keep glClear -f snappy "$T" >"$W/snappy"
 	[ "$(magic "$W/snappy")" = 6174 ]
 	trace-filter --keep glClear -f brotli -o "$W/brotli" "$T"
-	[ "$(apitrace dump "$W/brotli" | grep -c 'glClear(')" -eq "$(grep -c 'fn: glClear,' "$T")" ]
+	# apitrace sees the glClear calls it sees in the recording (compared
+	# with its own dump of the recording: a recording cut by the kill
+	# that ends it counted one fewer against the text once)
+	want=$(apitrace dump "$G" | grep -c 'glClear(')
+	echo "glClear: text $(grep -c 'fn: glClear,' "$T"), apitrace $want"
+	[ "$want" -gt 10 ]
+	[ "$(apitrace dump "$W/brotli" | grep -c 'glClear(')" -eq "$want" ]
 }
 
 @test "binary output numbers calls from 0 and text output keeps the numbers read" {
