@@ -565,6 +565,7 @@ void vkr_dump_note(vkr *r, const cmd_entry *e, void *args)
 	d->dumped = o->dump && trace_callset_contains(o->dump, r->call->no,
 						      r->frames.ended ? TRACE_CALLSET_END_FRAME : 0);
 	d->last_no = r->call->no;
+	d->noted = true;
 	items_clear(&d->items);
 	d->nreads = 0;
 	d->queue = 0;
@@ -708,7 +709,11 @@ void vkr_dump_after(vkr *r, const trace_call *c)
 {
 	dump_state *d = r->dump;
 	cmd_entry *e = strncmp(c->sig->name, "tracekit.", 9) ? vkr_entry_of(r, c) : NULL;
-	if (!e || !r->dev.device)
+	/* zink's vkGetPhysicalDeviceSurfaceCapabilitiesKHR right after a
+	 * present, skipped, dumped the present's image again as its own */
+	bool noted = d->noted;
+	d->noted = false;
+	if (!e || !r->dev.device || !noted)
 		return;
 	if (e->cmd->action == VK_ACTION_RECORD) {
 		record_into(r, c);

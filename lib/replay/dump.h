@@ -145,6 +145,9 @@ struct dump_state {
 	VkCommandBuffer cb;
 	VkFence fence;
 	uint64_t last_no;     /* the last call replayed */
+	bool noted;           /* vkr_dump_note saw the call now ending: a call
+			       * replay skips (a surface query) is not noted, and
+			       * must not dump what the call before it wrote */
 	uint64_t files;
 };
 
