@@ -51,14 +51,29 @@ ends_in_4th_submit() {
 	[ "$(grep -c incomplete <<<"$output")" -eq 1 ]
 }
 
-@test "a TRACEKIT_COMPRESSION that is not zstd, snappy, brotli or none gets one message, and a zstd trace" {
-	example zbad TRACEKIT_COMPRESSION=lz4
+@test "a TRACEKIT_COMPRESSION that is not zstd[:LEVEL], snappy, brotli[:LEVEL] or none gets one message, and a zstd trace" {
+	for bad in lz4 zstd: zstd:x zstd:3x snappy:3 none:1; do
+		example zbad TRACEKIT_COMPRESSION=$bad
+		[ "$status" -eq 0 ]
+		[ "$(grep -c '^tracekit:' <<<"$output")" -eq 1 ]
+		grep -qxF "tracekit: TRACEKIT_COMPRESSION=$bad: expected zstd[:LEVEL], snappy, brotli[:LEVEL] or none; using zstd" <<<"$output"
+		# zstd's frame magic, 28 b5 2f fd
+		[ "$(head -c 4 "$W/zbad.trace" | od -An -tx1 | tr -d ' ')" = 28b52ffd ]
+		[ "$(trace-decode "$W/zbad.trace" | grep -c 'fn: vkQueueSubmit,')" -eq 11 ]
+	done
+}
+
+@test "TRACEKIT_COMPRESSION=zstd:LEVEL sets zstd's level: 19 writes fewer bytes than 1, the same records" {
+	example zfast TRACEKIT_COMPRESSION=zstd:1
 	[ "$status" -eq 0 ]
-	[ "$(grep -c '^tracekit:' <<<"$output")" -eq 1 ]
-	grep -qx 'tracekit: TRACEKIT_COMPRESSION=lz4: expected zstd, snappy, brotli or none; using zstd' <<<"$output"
-	# zstd's frame magic, 28 b5 2f fd
-	[ "$(head -c 4 "$W/zbad.trace" | od -An -tx1 | tr -d ' ')" = 28b52ffd ]
-	[ "$(trace-decode "$W/zbad.trace" | grep -c 'fn: vkQueueSubmit,')" -eq 11 ]
+	[ "$(grep -c '^tracekit:' <<<"$output")" -eq 0 ]
+	example zsmall TRACEKIT_COMPRESSION=zstd:19
+	[ "$status" -eq 0 ]
+	zstd -tq "$W/zfast.trace"
+	zstd -tq "$W/zsmall.trace"
+	[ "$(stat -c %s "$W/zsmall.trace")" -lt "$(stat -c %s "$W/zfast.trace")" ]
+	[ "$(trace-decode "$W/zfast.trace" | grep -c 'fn: vkQueueSubmit,')" -eq 11 ]
+	[ "$(trace-decode "$W/zsmall.trace" | grep -c 'fn: vkQueueSubmit,')" -eq 11 ]
 }
 
 @test "the layer writes zstd by default, zstd -t checks it, and TRACEKIT_COMPRESSION=snappy gives apitrace 11's container" {
