@@ -162,6 +162,100 @@ static void waited_by(vkr *r, uint64_t cap, VkQueue queue)
 	tmap_set(&r->waited_by, cap, TAG_WAITED_BY, (uint64_t)(uintptr_t)queue);
 }
 
+/* ------------------------------------------------------------------ */
+/* Marks (fold_mark): which submit a folded wait's semaphore went with. */
+
+/* A mark no semaphore names, its own fence made, unsignalled. */
+static uint32_t mark_new(vkr *r, bool own)
+{
+	uint32_t m = 0;
+	while (m < r->nmarks && r->marks[m].refs)
+		m++;
+	if (m == r->nmarks) {
+		if (r->nmarks == r->capmarks) {
+			r->capmarks = r->capmarks ? 2 * r->capmarks : 8;
+			r->marks = trace_xrealloc(r->marks, r->capmarks * sizeof(*r->marks));
+		}
+		r->marks[r->nmarks++] = (fold_mark){0};
+	}
+	fold_mark *k = &r->marks[m];
+	if (!own)
+		return m;
+	VkDevice dev = r->dev.device;
+	if (!k->own) {
+		VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+		VkResult res = vkCreateFence(dev, &fci, NULL, &k->own);
+		if (res != VK_SUCCESS)
+			vkr_fatal(r, "a fence of replay's own: %s", vkr_result_name(res));
+	} else {
+		/* its submit was long ago: done, or all but */
+		if (k->pending)
+			vkr_bounded(r, vkWaitForFences(dev, 1, &k->own, VK_TRUE, vkr_wait_ns(r)),
+				    "an earlier submit with folded waits");
+		vkResetFences(dev, 1, &k->own);
+	}
+	k->pending = false;
+	return m;
+}
+
+/* Semaphore CAP goes with mark M, no longer with the one it had. */
+static void mark_name(vkr *r, uint64_t cap, uint32_t m)
+{
+	uint64_t old;
+	if (tmap_del(&r->waited_by, cap, TAG_MARKED, &old))
+		r->marks[old].refs--;
+	tmap_set(&r->waited_by, cap, TAG_MARKED, m);
+	r->marks[m].refs++;
+}
+
+/* Waits until mark M's submit is done, where nothing says it is yet. */
+static void mark_wait(vkr *r, uint32_t m)
+{
+	fold_mark *k = &r->marks[m];
+	if (k->cap_fence) {
+		/* the fence reset, signalled again or destroyed since: the
+		 * application saw it signal */
+		uint64_t *epoch = tmap_at(&r->binary, k->cap_fence, TAG_EPOCH);
+		if (!epoch || *epoch != k->epoch)
+			return;
+	} else if (!k->pending) {
+		return;
+	}
+	vkr_bounded(r, vkWaitForFences(r->dev.device, 1, &k->fence, VK_TRUE, vkr_wait_ns(r)),
+		    "the batch that waits on the semaphore");
+	if (!k->cap_fence)
+		k->pending = false;
+}
+
+void vkr_fold_mark(vkr *r, VkQueue queue, VkFence *fence, uint64_t cap_fence)
+{
+	uint32_t n = r->marking;
+	r->marking = 0;
+	if (!n || r->checking)
+		return;
+	uint64_t *epoch = *fence ? tmap_at(&r->binary, cap_fence, TAG_EPOCH) : NULL;
+	if (*fence && !epoch) {
+		/* a fence the records do not follow (imported): its queue is
+		 * waited for whole */
+		for (uint32_t i = 0; i < n; i++)
+			waited_by(r, r->fold_waits_cap[i], queue);
+		return;
+	}
+	uint32_t m = mark_new(r, !*fence);
+	fold_mark *k = &r->marks[m];
+	if (*fence) {
+		k->fence = *fence;
+		k->cap_fence = cap_fence;
+		k->epoch = *epoch;
+	} else {
+		*fence = k->fence = k->own;
+		k->cap_fence = 0;
+		k->pending = true;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		mark_name(r, r->fold_waits_cap[i], m);
+}
+
 static void fold_wait(vkr *r, VkSemaphore live, uint64_t cap)
 {
 	for (uint32_t i = 0; i < r->nfold_waits; i++)
@@ -262,10 +356,11 @@ void vkr_fold_flush(vkr *r)
 		if (tmap_used(&r->fold_acquired, i))
 			sig[nsig++] = (VkSemaphore)(uintptr_t)r->fold_acquired.keys[i];
 	VkPipelineStageFlags *stage = trace_arena_alloc(&r->arena, sizeof(*stage) * (r->nfold_waits + 1));
-	for (uint32_t i = 0; i < r->nfold_waits; i++) {
+	for (uint32_t i = 0; i < r->nfold_waits; i++)
 		stage[i] = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
-		waited_by(r, r->fold_waits_cap[i], r->dev.queue);
-	}
+	VkFence fence = VK_NULL_HANDLE;
+	r->marking = r->nfold_waits;
+	vkr_fold_mark(r, r->dev.queue, &fence, 0);
 	VkSubmitInfo si = {
 		.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
 		.waitSemaphoreCount = r->nfold_waits,
@@ -274,7 +369,7 @@ void vkr_fold_flush(vkr *r)
 		.signalSemaphoreCount = nsig,
 		.pSignalSemaphores = sig,
 	};
-	VkResult res = vkQueueSubmit(r->dev.queue, 1, &si, VK_NULL_HANDLE);
+	VkResult res = vkQueueSubmit(r->dev.queue, 1, &si, fence);
 	r->calls++;
 	if (res != VK_SUCCESS)
 		vkr_fatal(r, "the presents' and acquires' batch failed: %s", vkr_result_name(res));
@@ -311,7 +406,7 @@ static bool foldable_chain(const void *next)
 	return true;
 }
 
-const VkSubmitInfo *vkr_fold_submit(vkr *r, VkQueue queue, const VkSubmitInfo *si, uint32_t n)
+const VkSubmitInfo *vkr_fold_submit(vkr *r, const VkSubmitInfo *si, uint32_t n)
 {
 	if (!vkr_fold_pending(r) || !si || !n)
 		return si;
@@ -335,7 +430,6 @@ const VkSubmitInfo *vkr_fold_submit(vkr *r, VkQueue queue, const VkSubmitInfo *s
 			sem[k] = r->fold_waits[i];
 			stage[k] = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
 			val[k++] = 0;
-			waited_by(r, r->fold_waits_cap[i], queue);
 		}
 		for (uint32_t i = 0; i < si[b].waitSemaphoreCount; i++) {
 			uint64_t acquired;
@@ -359,11 +453,12 @@ const VkSubmitInfo *vkr_fold_submit(vkr *r, VkQueue queue, const VkSubmitInfo *s
 			out[b].pNext = t2;  /* the chain held nothing else (foldable_chain) */
 		}
 	}
+	r->marking = r->nfold_waits;
 	r->nfold_waits = 0;
 	return out;
 }
 
-const VkSubmitInfo2 *vkr_fold_submit2(vkr *r, VkQueue queue, const VkSubmitInfo2 *si, uint32_t n)
+const VkSubmitInfo2 *vkr_fold_submit2(vkr *r, const VkSubmitInfo2 *si, uint32_t n)
 {
 	if (!vkr_fold_pending(r) || !si || !n)
 		return si;
@@ -378,7 +473,6 @@ const VkSubmitInfo2 *vkr_fold_submit2(vkr *r, VkQueue queue, const VkSubmitInfo2
 				.sType = VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO,
 				.semaphore = r->fold_waits[i],
 				.stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT};
-			waited_by(r, r->fold_waits_cap[i], queue);
 		}
 		bool changed = extra;
 		for (uint32_t i = 0; i < si[b].waitSemaphoreInfoCount; i++) {
@@ -395,6 +489,7 @@ const VkSubmitInfo2 *vkr_fold_submit2(vkr *r, VkQueue queue, const VkSubmitInfo2
 			out[b].pWaitSemaphoreInfos = w;
 		}
 	}
+	r->marking = r->nfold_waits;
 	r->nfold_waits = 0;
 	return out;
 }
@@ -416,7 +511,13 @@ void vkr_present_release(vkr *r, uint64_t cap)
 	}
 	/* a batch waits on it that the application's fences say nothing of
 	 * (libplacebo destroys its 'swapchain out' semaphores at teardown
-	 * after its own fences only): its queue's work so far is done first */
+	 * after its own fences only): that batch's submit is done first
+	 * (--loop: its queue's work so far) */
+	uint64_t m;
+	if (tmap_del(&r->waited_by, cap, TAG_MARKED, &m)) {
+		mark_wait(r, (uint32_t)m);
+		r->marks[m].refs--;
+	}
 	if (!tmap_del(&r->waited_by, cap, TAG_WAITED_BY, &q) || !q)
 		return;
 	VkDevice dev = r->dev.device;
@@ -436,6 +537,12 @@ void vkr_fold_free(vkr *r)
 	r->fold_waits = NULL;
 	r->fold_waits_cap = NULL;
 	r->nfold_waits = r->capfold_waits = 0;
+	for (uint32_t m = 0; m < r->nmarks; m++)
+		if (r->marks[m].own && r->dev.device)
+			vkDestroyFence(r->dev.device, r->marks[m].own, NULL);
+	free(r->marks);
+	r->marks = NULL;
+	r->nmarks = r->capmarks = r->marking = 0;
 	TMAP_FREE(&r->fold_acquired, &r->waited_by);
 }
 

@@ -199,8 +199,10 @@ void vkr_queue_check(vkr *r, uint32_t family, uint32_t index)
  * two of a slot. */
 void vkr_submit(vkr *r, const cmd_entry *e, vk_args_vkQueueSubmit *a)
 {
+	uint64_t cap_fence = (uint64_t)(uintptr_t)a->fence;
 	vkr_remap_args(r, e->cmd, a);
-	a->pSubmits = vkr_fold_submit(r, a->queue, a->pSubmits, a->submitCount);
+	a->pSubmits = vkr_fold_submit(r, a->pSubmits, a->submitCount);
+	vkr_fold_mark(r, a->queue, &a->fence, cap_fence);
 	gpu_timer *t = gpu_timer_for(r, a->queue);
 	uint32_t k = 0;
 	if (t && a->pSubmits) {
@@ -226,8 +228,10 @@ void vkr_submit(vkr *r, const cmd_entry *e, vk_args_vkQueueSubmit *a)
 
 void vkr_submit2(vkr *r, const cmd_entry *e, vk_args_vkQueueSubmit2 *a)
 {
+	uint64_t cap_fence = (uint64_t)(uintptr_t)a->fence;
 	vkr_remap_args(r, e->cmd, a);
-	a->pSubmits = vkr_fold_submit2(r, a->queue, a->pSubmits, a->submitCount);
+	a->pSubmits = vkr_fold_submit2(r, a->pSubmits, a->submitCount);
+	vkr_fold_mark(r, a->queue, &a->fence, cap_fence);
 	gpu_timer *t = gpu_timer_for(r, a->queue);
 	uint32_t k = 0;
 	if (t && a->pSubmits) {
@@ -369,8 +373,12 @@ static void binary_use(void *ctx, const vk_sync_use *u)
 			vkr_fatal(r, "VkFence 0x%llx: waited for, but no replayed call signals it "
 				  "since it was made or reset (a submit cut out or edited?)",
 				  (unsigned long long)u->handle);
-		if (u->op != VK_SYNC_WAIT)
+		if (u->op != VK_SYNC_WAIT) {
 			*f = u->op == VK_SYNC_SIGNAL;
+			/* its signals and resets, counted (vkr_fold_mark) */
+			uint64_t *epoch = tmap_at(&r->binary, u->handle, TAG_EPOCH);
+			tmap_set(&r->binary, u->handle, TAG_EPOCH, epoch ? *epoch + 1 : 1);
+		}
 		return;
 	}
 	if (u->type == VK_SYNC_TIMELINE)
@@ -392,8 +400,10 @@ static void binary_forget(void *ctx, const vk_handle_info *h, uint64_t *value, b
 	vkr *r = ctx;
 	if (h == r->h_semaphore && *value)
 		tmap_del(&r->binary, *value, TAG_BINARY, NULL);
-	if (h == r->h_fence && *value)
+	if (h == r->h_fence && *value) {
 		tmap_del(&r->binary, *value, TAG_FENCE, NULL);
+		tmap_del(&r->binary, *value, TAG_EPOCH, NULL);
+	}
 }
 
 void vkr_binary_note(vkr *r, const cmd_entry *e, void *args, VkResult capres)
@@ -420,14 +430,17 @@ void vkr_binary_note(vkr *r, const cmd_entry *e, void *args, VkResult capres)
 			return;
 		tmap_set(&r->binary, (uint64_t)(uintptr_t)*a->pFence, TAG_FENCE,
 			 (a->pCreateInfo->flags & VK_FENCE_CREATE_SIGNALED_BIT) != 0);
+		tmap_set(&r->binary, (uint64_t)(uintptr_t)*a->pFence, TAG_EPOCH, 0);
 	} else if (!strcmp(n, "vkDestroySemaphore")) {
 		uint64_t s = (uint64_t)(uintptr_t)((vk_args_vkDestroySemaphore *)args)->semaphore;
 		if (s)
 			tmap_del(&r->binary, s, TAG_BINARY, NULL);
 	} else if (!strcmp(n, "vkDestroyFence")) {
 		uint64_t f = (uint64_t)(uintptr_t)((vk_args_vkDestroyFence *)args)->fence;
-		if (f)
+		if (f) {
 			tmap_del(&r->binary, f, TAG_FENCE, NULL);
+			tmap_del(&r->binary, f, TAG_EPOCH, NULL);
+		}
 	} else if (!strncmp(n, "vkImportSemaphore", 17) || !strncmp(n, "vkImportFence", 13)) {
 		/* its payload comes from outside: no longer followed */
 		vk_walk_handles(e->cmd, args, false, binary_forget, r);

@@ -149,7 +149,7 @@ enum tag {
 	TAG_SIG = 1, TAG_OBJ, TAG_MEM, TAG_SWAPCHAIN, TAG_TEMPLATE, TAG_QUEUE,
 	/* --loop */
 	TAG_CBLOG, TAG_DPOOL, TAG_FENCE, TAG_BINARY, TAG_TIMELINE, TAG_SHIFT, TAG_BASE,
-	TAG_RESTORE, TAG_RESET, TAG_ACQUIRED, TAG_WAITED_BY,
+	TAG_RESTORE, TAG_RESET, TAG_ACQUIRED, TAG_WAITED_BY, TAG_MARKED, TAG_EPOCH,
 	TAG_CBSTATE, TAG_LAYOUT, TAG_QFAMILY, TAG_IBUF, TAG_IOFF, TAG_ISIZE, TAG_QPOOL,
 };
 
@@ -230,7 +230,18 @@ typedef struct vkr {
 	uint32_t nfold_waits, capfold_waits;
 	tmap fold_acquired;   /* (live semaphore, TAG_ACQUIRED) -> 1 */
 	tmap waited_by;       /* (capture semaphore, TAG_WAITED_BY) -> the live queue
-			       * a batch of ours, or one we added a wait to, waits on it */
+			       * a batch of ours waits on it (--loop); (capture
+			       * semaphore, TAG_MARKED) -> the mark of the last
+			       * submit we added a wait on it to */
+	/* Marks: a fence each that signals after a submit that carried
+	 * folded waits, so that destroying one of their semaphores waits for
+	 * that submit alone, not for all the queue holds by then (zink
+	 * destroys its present semaphores a dozen frames on: a wait for the
+	 * whole queue there idled llvmpipe at every frame) */
+	struct fold_mark *marks;
+	uint32_t nmarks, capmarks;
+	uint32_t marking;     /* folded waits (fold_waits_cap) the submit
+			       * in the making carries, not marked yet */
 	uint64_t fake_next;
 	/* the record in progress */
 	const trace_call *call;
@@ -264,6 +275,18 @@ typedef struct vkr {
 	trace_error *check_err;
 	trace_error err;
 } vkr;
+
+/* What tells that a submit which carried folded waits is done: a fence
+ * of ours put in the submit, or the application's own, where the records
+ * follow its signals and resets (a later one says it signalled). */
+typedef struct fold_mark {
+	VkFence own;          /* ours, made on first use and kept */
+	VkFence fence;        /* the one that tells: own, or the application's */
+	uint64_t cap_fence;   /* the application's (capture handle), 0 for own */
+	uint64_t epoch;       /* its signals and resets as the submit was made */
+	uint32_t refs;        /* the semaphores that name the mark */
+	bool pending;         /* own: submitted, not waited for since */
+} fold_mark;
 
 /* The head of every struct of a pNext chain. */
 typedef struct base_out {
@@ -405,11 +428,16 @@ static inline bool vkr_fold_pending(const vkr *r)
 {
 	return r->nfold_waits || r->fold_acquired.n;
 }
-/* The first batch of a submit to QUEUE waits on what the presents since
+/* The first batch of a submit waits on what the presents since
  * waited on; waits on the acquires' semaphores are left out: SI (N
  * batches, live handles), copied into the arena where changed. */
-const VkSubmitInfo *vkr_fold_submit(vkr *r, VkQueue queue, const VkSubmitInfo *si, uint32_t n);
-const VkSubmitInfo2 *vkr_fold_submit2(vkr *r, VkQueue queue, const VkSubmitInfo2 *si, uint32_t n);
+const VkSubmitInfo *vkr_fold_submit(vkr *r, const VkSubmitInfo *si, uint32_t n);
+const VkSubmitInfo2 *vkr_fold_submit2(vkr *r, const VkSubmitInfo2 *si, uint32_t n);
+/* After vkr_fold_submit*: the submit about to be made to QUEUE with
+ * *FENCE (live; CAP_FENCE its capture handle) carries folded waits; their
+ * semaphores are marked with it, or with a fence of ours put in *FENCE
+ * where it is VK_NULL_HANDLE. */
+void vkr_fold_mark(vkr *r, VkQueue queue, VkFence *fence, uint64_t cap_fence);
 /* What folding keeps, at the device's end. */
 void vkr_fold_free(vkr *r);
 
