@@ -495,14 +495,7 @@ static void create_resources(void)
 	VK(vkMapMemory(ex.dev, g.geometry.mem, 0, g.geometry.size, 0, &p));
 	memcpy(p, verts, sizeof(verts));
 	memcpy((char *)p + sizeof(verts), idx, sizeof(idx));
-	if (!g.geometry.coherent) {
-		VkMappedMemoryRange r = {
-			.sType = VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE,
-			.memory = g.geometry.mem,
-			.size = VK_WHOLE_SIZE,
-		};
-		VK(vkFlushMappedMemoryRanges(ex.dev, 1, &r));
-	}
+	ex_flush_buffer(&g.geometry);
 	vkUnmapMemory(ex.dev, g.geometry.mem);
 
 	/* the uniform buffer: one slot per frame in flight, mapped for good */
@@ -544,14 +537,7 @@ static void upload(void)
 	logv("vkMapMemory offset=0 size=%llu", (unsigned long long)staging.size);
 	VK(vkMapMemory(ex.dev, staging.mem, 0, staging.size, 0, &p));
 	texture_pattern(p);
-	if (!staging.coherent) {
-		VkMappedMemoryRange r = {
-			.sType = VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE,
-			.memory = staging.mem,
-			.size = VK_WHOLE_SIZE,
-		};
-		VK(vkFlushMappedMemoryRanges(ex.dev, 1, &r));
-	}
+	ex_flush_buffer(&staging);
 	vkUnmapMemory(ex.dev, staging.mem);
 
 	ex_command_buffers(g.pool, 1, &cb);
@@ -1057,14 +1043,7 @@ static void run_frames(const struct options *o)
 
 		frame_ubo_fill(&u, frame, o->still, (float)WIDTH / HEIGHT);
 		memcpy((char *)g.ubo_ptr + (size_t)slot * UBO_STRIDE, &u, sizeof(u));
-		if (!g.ubo.coherent) {
-			VkMappedMemoryRange r = {
-				.sType = VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE,
-				.memory = g.ubo.mem,
-				.size = VK_WHOLE_SIZE,
-			};
-			VK(vkFlushMappedMemoryRanges(ex.dev, 1, &r));
-		}
+		ex_flush_buffer(&g.ubo);
 
 		if (win.swapchain) {
 			index = win_acquire(slot);
