@@ -177,7 +177,8 @@ install-layer: layer
 # examples/shaders/NAME.STAGE becomes the C array NAME_STAGE in
 # build/examples/shaders/NAME_STAGE.h (glslangValidator, glslang-tools).
 # EXAMPLES is what `make check` needs built before the bats suites.
-EXAMPLES := build/examples/vkexample build/examples/vkthreads \
+EXAMPLE_PROGS := build/examples/vkexample build/examples/vkthreads
+EXAMPLES := $(EXAMPLE_PROGS) \
 	build/tests/crashlayer/libVkLayer_tracekit_test_crash.so \
 	build/tests/crashlayer/VK_LAYER_TRACEKIT_test_crash.json
 EXAMPLE_LIBS := -lvulkan -lxcb -lz -lm -pthread
@@ -210,14 +211,30 @@ build/tests:
 build/examples/shaders/vkexample_%.h: examples/shaders/vkexample.% | build/examples/shaders
 	glslangValidator -V --vn vkexample_$* -o $@ $<
 
-# Each program is its file and examples/common.c (errors, instance,
-# device, buffers); vkexample has its shaders and lib/base/png.c besides.
-# vkthreads: threads that record and submit at once (headless, no shaders).
+# Each program is its file over what the programs share: every other
+# examples/*.c (common.c: errors, instance, device, buffers; scene.c:
+# vkexample's cube, texture and matrices; window.c: its --present window
+# and swapchain), in an archive, so that a program links only what it
+# calls.  vkexample has its shaders and
+# lib/base/png.c besides.  vkthreads: threads that record and submit at
+# once (headless, no shaders).
+EXAMPLE_LIB_SRC := $(filter-out $(patsubst build/%,%.c,$(EXAMPLE_PROGS)),$(wildcard examples/*.c))
+EXAMPLE_HDR := $(wildcard examples/*.h)
+EXAMPLE_LIB := build/examples/libexamples.a
+
+build/obj/examples/%.o: examples/%.c $(EXAMPLE_HDR)
+	@mkdir -p $(@D)
+	$(CC) $(WARN) $(CHECK_WARN) $(CFLAGS) -c -o $@ $<
+
+$(EXAMPLE_LIB): $(patsubst examples/%.c,build/obj/examples/%.o,$(EXAMPLE_LIB_SRC)) | build/examples
+	rm -f $@
+	ar rcs $@ $^
+
 build/examples/vkexample: lib/base/png.c lib/base/png.h $(VKEXAMPLE_SHADERS)
 
-build/examples/%: examples/%.c examples/common.c examples/common.h | build/examples
+build/examples/%: examples/%.c $(EXAMPLE_LIB) $(EXAMPLE_HDR) | build/examples
 	$(CC) $(WARN) $(CHECK_WARN) $(CFLAGS) -Ibuild/examples/shaders -Ilib/base -o $@ \
-		$(filter %.c,$^) $(EXAMPLE_LIBS)
+		$(filter %.c,$^) $(EXAMPLE_LIB) $(EXAMPLE_LIBS)
 
 build/examples build/examples/shaders:
 	mkdir -p $@

@@ -246,6 +246,18 @@ void ex_destroy_buffer(struct buffer *b)
 	memset(b, 0, sizeof(*b));
 }
 
+void ex_flush_buffer(const struct buffer *b)
+{
+	VkMappedMemoryRange r = {
+		.sType = VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE,
+		.memory = b->mem,
+		.size = VK_WHOLE_SIZE,
+	};
+
+	if (!b->coherent)
+		VK(vkFlushMappedMemoryRanges(ex.dev, 1, &r));
+}
+
 VkCommandPool ex_create_command_pool(void)
 {
 	VkCommandPoolCreateInfo pi = {

@@ -64,6 +64,9 @@ struct buffer {
 struct buffer ex_create_buffer(VkDeviceSize size, VkBufferUsageFlags usage,
 			       VkMemoryPropertyFlags want, VkMemoryPropertyFlags prefer);
 void ex_destroy_buffer(struct buffer *b);
+/* The host's writes to B's mapped memory, made visible to the device
+ * (vkFlushMappedMemoryRanges) where it is not HOST_COHERENT. */
+void ex_flush_buffer(const struct buffer *b);
 
 /* A pool on ex.qfamily whose buffers reset one by one. */
 VkCommandPool ex_create_command_pool(void);

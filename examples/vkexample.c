@@ -39,7 +39,6 @@
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
-#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -48,12 +47,12 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
-#include <xcb/xcb.h>
 #include <vulkan/vulkan.h>
-#include <vulkan/vulkan_xcb.h>
 
 #include "common.h"
 #include "png.h"
+#include "scene.h"
+#include "window.h"
 
 #include "vkexample_vert.h"
 #include "vkexample_frag.h"
@@ -62,7 +61,6 @@
 #define WIDTH 256
 #define HEIGHT 256
 #define COLOR_FORMAT VK_FORMAT_R8G8B8A8_UNORM
-#define TEX_SIZE 64
 #define ANIM_SIZE 128
 #define FRAMES_IN_FLIGHT 2
 /* slot stride in the uniform buffer: 256 is the largest
@@ -212,169 +210,6 @@ static void write_png(const char *path, const unsigned char *rgba, uint32_t w, u
 }
 
 /* ------------------------------------------------------------------ */
-/* matrices, column-major as GLSL wants them */
-
-typedef struct {
-	float m[16];
-} mat4;
-
-static mat4 mat_identity(void)
-{
-	mat4 r = { { 0 } };
-	r.m[0] = r.m[5] = r.m[10] = r.m[15] = 1.0f;
-	return r;
-}
-
-static mat4 mat_mul(mat4 a, mat4 b)
-{
-	mat4 r;
-	int c, row, k;
-
-	for (c = 0; c < 4; c++)
-		for (row = 0; row < 4; row++) {
-			float s = 0.0f;
-			for (k = 0; k < 4; k++)
-				s += a.m[k * 4 + row] * b.m[c * 4 + k];
-			r.m[c * 4 + row] = s;
-		}
-	return r;
-}
-
-static mat4 mat_rot_x(float a)
-{
-	mat4 r = mat_identity();
-	float c = cosf(a), s = sinf(a);
-	r.m[5] = c;
-	r.m[6] = s;
-	r.m[9] = -s;
-	r.m[10] = c;
-	return r;
-}
-
-static mat4 mat_rot_y(float a)
-{
-	mat4 r = mat_identity();
-	float c = cosf(a), s = sinf(a);
-	r.m[0] = c;
-	r.m[2] = -s;
-	r.m[8] = s;
-	r.m[10] = c;
-	return r;
-}
-
-static mat4 mat_translate(float x, float y, float z)
-{
-	mat4 r = mat_identity();
-	r.m[12] = x;
-	r.m[13] = y;
-	r.m[14] = z;
-	return r;
-}
-
-/* right-handed view space, Vulkan clip space: y down, depth 0..1 */
-static mat4 mat_perspective(float fovy, float aspect, float zn, float zf)
-{
-	mat4 r = { { 0 } };
-	float f = 1.0f / tanf(fovy / 2.0f);
-	r.m[0] = f / aspect;
-	r.m[5] = -f;
-	r.m[10] = zf / (zn - zf);
-	r.m[11] = -1.0f;
-	r.m[14] = zn * zf / (zn - zf);
-	return r;
-}
-
-/* the uniform block of the shaders (std140) */
-struct frame_ubo {
-	float mvp[16];
-	float tint[4];
-};
-
-static void frame_ubo_fill(struct frame_ubo *u, unsigned frame, int still)
-{
-	float t = (float)frame, a = still ? 0.0f : t;
-	mat4 model = mat_mul(mat_rot_y(0.35f * a + 0.6f), mat_rot_x(0.23f * a + 0.45f));
-	mat4 view = mat_translate(0.0f, 0.0f, -4.2f);
-	mat4 proj = mat_perspective(1.0471976f, (float)WIDTH / HEIGHT, 0.1f, 20.0f);
-	mat4 mvp = mat_mul(proj, mat_mul(view, model));
-
-	memcpy(u->mvp, mvp.m, sizeof(u->mvp));
-	u->tint[0] = 1.0f;
-	u->tint[1] = 1.0f;
-	u->tint[2] = 1.0f;
-	u->tint[3] = t;
-}
-
-/* ------------------------------------------------------------------ */
-/* geometry: a cube, 4 vertices per face */
-
-struct vertex {
-	float pos[3];
-	float uv[2];
-	float normal[3];
-};
-
-#define CUBE_VERTICES 24
-#define CUBE_INDICES 36
-
-static void cube(struct vertex *v, uint16_t *idx)
-{
-	/* per face: normal, then the axes along u and v */
-	static const float faces[6][3][3] = {
-		{ { 1, 0, 0 }, { 0, 0, -1 }, { 0, -1, 0 } },
-		{ { -1, 0, 0 }, { 0, 0, 1 }, { 0, -1, 0 } },
-		{ { 0, 1, 0 }, { 1, 0, 0 }, { 0, 0, 1 } },
-		{ { 0, -1, 0 }, { 1, 0, 0 }, { 0, 0, -1 } },
-		{ { 0, 0, 1 }, { 1, 0, 0 }, { 0, -1, 0 } },
-		{ { 0, 0, -1 }, { -1, 0, 0 }, { 0, -1, 0 } },
-	};
-	static const float corner[4][2] = { { 0, 0 }, { 1, 0 }, { 1, 1 }, { 0, 1 } };
-	int f, c, k;
-
-	for (f = 0; f < 6; f++) {
-		for (c = 0; c < 4; c++) {
-			struct vertex *o = &v[f * 4 + c];
-			float su = corner[c][0] * 2.0f - 1.0f, sv = corner[c][1] * 2.0f - 1.0f;
-			for (k = 0; k < 3; k++) {
-				o->pos[k] = faces[f][0][k] + su * faces[f][1][k] + sv * faces[f][2][k];
-				o->normal[k] = faces[f][0][k];
-			}
-			o->uv[0] = corner[c][0];
-			o->uv[1] = corner[c][1];
-		}
-		idx[f * 6 + 0] = (uint16_t)(f * 4 + 0);
-		idx[f * 6 + 1] = (uint16_t)(f * 4 + 1);
-		idx[f * 6 + 2] = (uint16_t)(f * 4 + 2);
-		idx[f * 6 + 3] = (uint16_t)(f * 4 + 2);
-		idx[f * 6 + 4] = (uint16_t)(f * 4 + 3);
-		idx[f * 6 + 5] = (uint16_t)(f * 4 + 0);
-	}
-}
-
-/* the static texture: a coloured checkerboard with a light frame */
-static void texture_pattern(unsigned char *p)
-{
-	int x, y;
-
-	for (y = 0; y < TEX_SIZE; y++)
-		for (x = 0; x < TEX_SIZE; x++) {
-			unsigned char *o = p + (y * TEX_SIZE + x) * 4;
-			int border = x < 3 || y < 3 || x >= TEX_SIZE - 3 || y >= TEX_SIZE - 3;
-			int on = ((x / 8) ^ (y / 8)) & 1;
-			if (border) {
-				o[0] = 250; o[1] = 240; o[2] = 200;
-			} else if (on) {
-				o[0] = (unsigned char)(60 + x * 3);
-				o[1] = (unsigned char)(40 + y * 3);
-				o[2] = 220;
-			} else {
-				o[0] = 235; o[1] = 235; o[2] = 235;
-			}
-			o[3] = 255;
-		}
-}
-
-/* ------------------------------------------------------------------ */
 /* the Vulkan objects */
 
 struct image {
@@ -404,20 +239,6 @@ static struct {
 
 	VkCommandBuffer cmd[FRAMES_IN_FLIGHT];
 	VkFence fence[FRAMES_IN_FLIGHT];
-
-	/* --present only: the window, its swapchain, and per frame in flight
-	 * the semaphore the acquire signals; per swapchain image the one the
-	 * present waits on (an image's present is done with it once the image
-	 * is acquired again, a frame slot's is not) */
-	xcb_connection_t *xcb;
-	xcb_window_t window;
-	VkSurfaceKHR surface;
-	VkSwapchainKHR swapchain;
-	VkExtent2D swap_extent;
-	uint32_t nswap;
-	VkImage *swap_img;
-	VkSemaphore acquired[FRAMES_IN_FLIGHT];
-	VkSemaphore *rendered;
 
 	unsigned validation_errors;
 } g;
@@ -540,162 +361,6 @@ static void image_barrier(VkCommandBuffer cb, VkImage img, VkImageLayout from, V
 }
 
 /* ------------------------------------------------------------------ */
-/* the window (--present) */
-
-/* A window of the frame's size on $DISPLAY.  Nothing reads its events: the
- * program draws a fixed number of frames and quits. */
-static void open_window(void)
-{
-	static const char title[] = "vkexample";
-	const char *display = getenv("DISPLAY");
-	xcb_screen_iterator_t it;
-	int screen = 0, i;
-
-	if (!display || !*display)
-		die("--present: DISPLAY is not set (an X server is needed)");
-	g.xcb = xcb_connect(NULL, &screen);
-	if (xcb_connection_has_error(g.xcb))
-		die("--present: cannot open the X display '%s'", display);
-	it = xcb_setup_roots_iterator(xcb_get_setup(g.xcb));
-	for (i = 0; i < screen && it.rem; i++)
-		xcb_screen_next(&it);
-	if (!it.rem)
-		die("--present: the X display has no screen %d", screen);
-	g.window = xcb_generate_id(g.xcb);
-	xcb_create_window(g.xcb, XCB_COPY_FROM_PARENT, g.window, it.data->root, 0, 0, WIDTH,
-			  HEIGHT, 0, XCB_WINDOW_CLASS_INPUT_OUTPUT, it.data->root_visual, 0, NULL);
-	xcb_change_property(g.xcb, XCB_PROP_MODE_REPLACE, g.window, XCB_ATOM_WM_NAME,
-			    XCB_ATOM_STRING, 8, sizeof(title) - 1, title);
-	xcb_map_window(g.xcb, g.window);
-	xcb_flush(g.xcb);
-}
-
-static void create_surface(void)
-{
-	VkXcbSurfaceCreateInfoKHR ci = {
-		.sType = VK_STRUCTURE_TYPE_XCB_SURFACE_CREATE_INFO_KHR,
-		.connection = g.xcb,
-		.window = g.window,
-	};
-
-	VK(vkCreateXcbSurfaceKHR(ex.instance, &ci, NULL, &g.surface));
-}
-
-/* headless, any queue family will do: there is nothing to present to */
-static int can_present(uint32_t family)
-{
-	VkBool32 ok = VK_FALSE;
-
-	if (!g.surface)
-		return 1;
-	VK(vkGetPhysicalDeviceSurfaceSupportKHR(ex.gpu, family, g.surface, &ok));
-	return ok == VK_TRUE;
-}
-
-static VkExtent2D clamp_extent(VkExtent2D want, const VkSurfaceCapabilitiesKHR *caps)
-{
-	if (want.width < caps->minImageExtent.width)
-		want.width = caps->minImageExtent.width;
-	if (want.width > caps->maxImageExtent.width)
-		want.width = caps->maxImageExtent.width;
-	if (want.height < caps->minImageExtent.height)
-		want.height = caps->minImageExtent.height;
-	if (want.height > caps->maxImageExtent.height)
-		want.height = caps->maxImageExtent.height;
-	return want;
-}
-
-/* A swapchain of the window's size in a UNORM format of our colour image's
- * bytes, B and R maybe swapped (the blit swaps them back), so that what is
- * presented is the frame the program renders, pixel for pixel. */
-static void create_swapchain(void)
-{
-	VkSurfaceCapabilitiesKHR caps;
-	VkSurfaceFormatKHR *formats;
-	VkFormatProperties fp;
-	VkSemaphoreCreateInfo si = { .sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO };
-	VkSwapchainCreateInfoKHR ci = {
-		.sType = VK_STRUCTURE_TYPE_SWAPCHAIN_CREATE_INFO_KHR,
-		.surface = g.surface,
-		.imageArrayLayers = 1,
-		.imageUsage = VK_IMAGE_USAGE_TRANSFER_DST_BIT,
-		.imageSharingMode = VK_SHARING_MODE_EXCLUSIVE,
-		.presentMode = VK_PRESENT_MODE_FIFO_KHR,	/* the one every driver has */
-		.clipped = VK_TRUE,
-	};
-	uint32_t n = 0, i;
-
-	VK(vkGetPhysicalDeviceSurfaceCapabilitiesKHR(ex.gpu, g.surface, &caps));
-	if (!(caps.supportedUsageFlags & VK_IMAGE_USAGE_TRANSFER_DST_BIT))
-		die("--present: the window's images cannot be transfer destinations");
-	/* 0xFFFFFFFF: the window takes the swapchain's size; give it its own */
-	ci.imageExtent = caps.currentExtent.width == UINT32_MAX ?
-		clamp_extent((VkExtent2D){ WIDTH, HEIGHT }, &caps) : caps.currentExtent;
-	if (!ci.imageExtent.width || !ci.imageExtent.height)
-		die("--present: the window has no area");
-	ci.minImageCount = caps.minImageCount + 1;
-	if (caps.maxImageCount && ci.minImageCount > caps.maxImageCount)
-		ci.minImageCount = caps.maxImageCount;
-	ci.preTransform = caps.currentTransform;
-	/* opaque if it can be, else the lowest mode offered: our alpha is 1 */
-	ci.compositeAlpha = caps.supportedCompositeAlpha & VK_COMPOSITE_ALPHA_OPAQUE_BIT_KHR ?
-		VK_COMPOSITE_ALPHA_OPAQUE_BIT_KHR :
-		(VkCompositeAlphaFlagBitsKHR)(caps.supportedCompositeAlpha &
-					      -caps.supportedCompositeAlpha);
-
-	VK(vkGetPhysicalDeviceSurfaceFormatsKHR(ex.gpu, g.surface, &n, NULL));
-	formats = calloc(n ? n : 1, sizeof(*formats));
-	if (!formats)
-		die("out of memory");
-	VK(vkGetPhysicalDeviceSurfaceFormatsKHR(ex.gpu, g.surface, &n, formats));
-	for (i = 0; i < n; i++)
-		if (formats[i].format == VK_FORMAT_B8G8R8A8_UNORM ||
-		    formats[i].format == VK_FORMAT_R8G8B8A8_UNORM)
-			break;
-	if (i == n)
-		die("--present: the window offers neither B8G8R8A8_UNORM nor R8G8B8A8_UNORM");
-	ci.imageFormat = formats[i].format;
-	ci.imageColorSpace = formats[i].colorSpace;
-	free(formats);
-	vkGetPhysicalDeviceFormatProperties(ex.gpu, ci.imageFormat, &fp);
-	if (!(fp.optimalTilingFeatures & VK_FORMAT_FEATURE_BLIT_DST_BIT))
-		die("--present: the window's format %d cannot be blitted to", ci.imageFormat);
-	vkGetPhysicalDeviceFormatProperties(ex.gpu, COLOR_FORMAT, &fp);
-	if (!(fp.optimalTilingFeatures & VK_FORMAT_FEATURE_BLIT_SRC_BIT))
-		die("--present: R8G8B8A8_UNORM cannot be blitted from");
-
-	logv("vkCreateSwapchainKHR minImageCount=%u imageFormat=%d imageExtent=%ux%u "
-	     "imageUsage=0x%x presentMode=%d",
-	     ci.minImageCount, ci.imageFormat, ci.imageExtent.width, ci.imageExtent.height,
-	     ci.imageUsage, ci.presentMode);
-	VK(vkCreateSwapchainKHR(ex.dev, &ci, NULL, &g.swapchain));
-	g.swap_extent = ci.imageExtent;
-	VK(vkGetSwapchainImagesKHR(ex.dev, g.swapchain, &g.nswap, NULL));
-	g.swap_img = calloc(g.nswap, sizeof(*g.swap_img));
-	g.rendered = calloc(g.nswap, sizeof(*g.rendered));
-	if (!g.swap_img || !g.rendered)
-		die("out of memory");
-	VK(vkGetSwapchainImagesKHR(ex.dev, g.swapchain, &g.nswap, g.swap_img));
-	for (i = 0; i < g.nswap; i++)
-		VK(vkCreateSemaphore(ex.dev, &si, NULL, &g.rendered[i]));
-	for (i = 0; i < FRAMES_IN_FLIGHT; i++)
-		VK(vkCreateSemaphore(ex.dev, &si, NULL, &g.acquired[i]));
-}
-
-static void destroy_swapchain(void)
-{
-	uint32_t i;
-
-	for (i = 0; i < FRAMES_IN_FLIGHT; i++)
-		vkDestroySemaphore(ex.dev, g.acquired[i], NULL);
-	for (i = 0; i < g.nswap; i++)
-		vkDestroySemaphore(ex.dev, g.rendered[i], NULL);
-	vkDestroySwapchainKHR(ex.dev, g.swapchain, NULL);
-	free(g.swap_img);
-	free(g.rendered);
-}
-
-/* ------------------------------------------------------------------ */
 /* setup */
 
 static int has_layer(const char *name)
@@ -737,10 +402,8 @@ static void create_instance(const struct options *o)
 			    validation);
 		exts[next++] = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
 	}
-	if (o->present) {
-		exts[next++] = VK_KHR_SURFACE_EXTENSION_NAME;
-		exts[next++] = VK_KHR_XCB_SURFACE_EXTENSION_NAME;
-	}
+	if (o->present)
+		next += win_instance_extensions(exts + next);
 	ex_create_instance(&validation, o->validate ? 1 : 0, exts, next, o->validate ? &mi : NULL);
 	if (o->validate) {
 		PFN_vkCreateDebugUtilsMessengerEXT create =
@@ -757,7 +420,7 @@ static int draws(uint32_t family, const VkQueueFamilyProperties *qf)
 {
 	VkQueueFlags both = VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT;
 
-	return (qf->queueFlags & both) == both && can_present(family);
+	return (qf->queueFlags & both) == both && win_can_present(family);
 }
 
 static void create_device(const struct options *o)
@@ -775,7 +438,7 @@ static void create_device(const struct options *o)
 	family = ex_queue_family(draws);
 	if (family == UINT32_MAX)
 		die("%s has no queue family with graphics and compute%s", name,
-		    g.surface ? " that can present to the window" : "");
+		    win.surface ? " that can present to the window" : "");
 
 	g.depth_format = VK_FORMAT_UNDEFINED;
 	for (i = 0; i < sizeof(depth_formats) / sizeof(depth_formats[0]); i++) {
@@ -791,7 +454,7 @@ static void create_device(const struct options *o)
 	if (!(fp.optimalTilingFeatures & VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT))
 		die("%s: R8G8B8A8_UNORM cannot be a storage image", name);
 
-	if (g.surface)
+	if (win.surface)
 		exts[next++] = VK_KHR_SWAPCHAIN_EXTENSION_NAME;
 	if (o->extension)
 		exts[next++] = o->extension;
@@ -832,14 +495,7 @@ static void create_resources(void)
 	VK(vkMapMemory(ex.dev, g.geometry.mem, 0, g.geometry.size, 0, &p));
 	memcpy(p, verts, sizeof(verts));
 	memcpy((char *)p + sizeof(verts), idx, sizeof(idx));
-	if (!g.geometry.coherent) {
-		VkMappedMemoryRange r = {
-			.sType = VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE,
-			.memory = g.geometry.mem,
-			.size = VK_WHOLE_SIZE,
-		};
-		VK(vkFlushMappedMemoryRanges(ex.dev, 1, &r));
-	}
+	ex_flush_buffer(&g.geometry);
 	vkUnmapMemory(ex.dev, g.geometry.mem);
 
 	/* the uniform buffer: one slot per frame in flight, mapped for good */
@@ -881,14 +537,7 @@ static void upload(void)
 	logv("vkMapMemory offset=0 size=%llu", (unsigned long long)staging.size);
 	VK(vkMapMemory(ex.dev, staging.mem, 0, staging.size, 0, &p));
 	texture_pattern(p);
-	if (!staging.coherent) {
-		VkMappedMemoryRange r = {
-			.sType = VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE,
-			.memory = staging.mem,
-			.size = VK_WHOLE_SIZE,
-		};
-		VK(vkFlushMappedMemoryRanges(ex.dev, 1, &r));
-	}
+	ex_flush_buffer(&staging);
 	vkUnmapMemory(ex.dev, staging.mem);
 
 	ex_command_buffers(g.pool, 1, &cb);
@@ -1236,7 +885,7 @@ static void blit_to_swapchain(VkCommandBuffer cb, VkImage target)
 		.srcOffsets = { { 0, 0, 0 }, { WIDTH, HEIGHT, 1 } },
 		.dstSubresource = { VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1 },
 		.dstOffsets = { { 0, 0, 0 },
-				{ (int32_t)g.swap_extent.width, (int32_t)g.swap_extent.height, 1 } },
+				{ (int32_t)win.extent.width, (int32_t)win.extent.height, 1 } },
 	};
 
 	/* the submit waits for the acquire at the transfer stage: the layout
@@ -1371,33 +1020,6 @@ static void save_frame(const struct options *o, unsigned frame)
 	printf("wrote %s\n", path);
 }
 
-/* SUBOPTIMAL still shows the frame right: nothing resizes the window, and
- * the swapchain has its size */
-static uint32_t acquire_image(unsigned slot)
-{
-	uint32_t index = 0;
-	VkResult r = vkAcquireNextImageKHR(ex.dev, g.swapchain, UINT64_MAX, g.acquired[slot],
-					   VK_NULL_HANDLE, &index);
-
-	vk_check(r == VK_SUBOPTIMAL_KHR ? VK_SUCCESS : r, "vkAcquireNextImageKHR", __LINE__);
-	return index;
-}
-
-static void present_image(uint32_t index)
-{
-	VkPresentInfoKHR pi = {
-		.sType = VK_STRUCTURE_TYPE_PRESENT_INFO_KHR,
-		.waitSemaphoreCount = 1,
-		.pWaitSemaphores = &g.rendered[index],
-		.swapchainCount = 1,
-		.pSwapchains = &g.swapchain,
-		.pImageIndices = &index,
-	};
-	VkResult r = vkQueuePresentKHR(ex.queue, &pi);
-
-	vk_check(r == VK_SUBOPTIMAL_KHR ? VK_SUCCESS : r, "vkQueuePresentKHR", __LINE__);
-}
-
 static void run_frames(const struct options *o)
 {
 	unsigned frame;
@@ -1419,30 +1041,23 @@ static void run_frames(const struct options *o)
 		VK(vkWaitForFences(ex.dev, 1, &g.fence[slot], VK_TRUE, UINT64_MAX));
 		VK(vkResetFences(ex.dev, 1, &g.fence[slot]));
 
-		frame_ubo_fill(&u, frame, o->still);
+		frame_ubo_fill(&u, frame, o->still, (float)WIDTH / HEIGHT);
 		memcpy((char *)g.ubo_ptr + (size_t)slot * UBO_STRIDE, &u, sizeof(u));
-		if (!g.ubo.coherent) {
-			VkMappedMemoryRange r = {
-				.sType = VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE,
-				.memory = g.ubo.mem,
-				.size = VK_WHOLE_SIZE,
-			};
-			VK(vkFlushMappedMemoryRanges(ex.dev, 1, &r));
-		}
+		ex_flush_buffer(&g.ubo);
 
-		if (g.swapchain) {
-			index = acquire_image(slot);
+		if (win.swapchain) {
+			index = win_acquire(slot);
 			si.waitSemaphoreCount = 1;
-			si.pWaitSemaphores = &g.acquired[slot];
+			si.pWaitSemaphores = &win.acquired[slot];
 			si.pWaitDstStageMask = &wait_stage;
 			si.signalSemaphoreCount = 1;
-			si.pSignalSemaphores = &g.rendered[index];
+			si.pSignalSemaphores = &win.rendered[index];
 		}
 		record_frame(g.cmd[slot], slot, frame, dump,
-			     g.swapchain ? g.swap_img[index] : VK_NULL_HANDLE);
+			     win.swapchain ? win.images[index] : VK_NULL_HANDLE);
 		VK(vkQueueSubmit(ex.queue, 1, &si, g.fence[slot]));
-		if (g.swapchain)
-			present_image(index);
+		if (win.swapchain)
+			win_present(index);
 		if (dump) {
 			VK(vkWaitForFences(ex.dev, 1, &g.fence[slot], VK_TRUE, UINT64_MAX));
 			save_frame(o, frame);
@@ -1459,8 +1074,8 @@ static void destroy_all(void)
 	VK(vkDeviceWaitIdle(ex.dev));
 	for (i = 0; i < FRAMES_IN_FLIGHT; i++)
 		vkDestroyFence(ex.dev, g.fence[i], NULL);
-	if (g.swapchain)
-		destroy_swapchain();
+	if (win.swapchain)
+		win_destroy_swapchain();
 	vkFreeCommandBuffers(ex.dev, g.pool, FRAMES_IN_FLIGHT, g.cmd);
 	vkDestroyPipeline(ex.dev, g.gfx_pipe, NULL);
 	vkDestroyPipeline(ex.dev, g.comp_pipe, NULL);
@@ -1493,13 +1108,9 @@ static void destroy_all(void)
 		if (destroy)
 			destroy(ex.instance, g.messenger, NULL);
 	}
-	if (g.surface)
-		vkDestroySurfaceKHR(ex.instance, g.surface, NULL);
+	win_destroy_surface();
 	vkDestroyInstance(ex.instance, NULL);
-	if (g.xcb) {
-		xcb_destroy_window(g.xcb, g.window);
-		xcb_disconnect(g.xcb);
-	}
+	win_close();
 }
 
 int main(int argc, char **argv)
@@ -1513,10 +1124,10 @@ int main(int argc, char **argv)
 		die("--png-dir %s: %s", o.png_dir, strerror(errno));
 
 	if (o.present)
-		open_window();
+		win_open((VkExtent2D){ WIDTH, HEIGHT }, "vkexample");
 	create_instance(&o);
 	if (o.present)
-		create_surface();
+		win_create_surface();
 	create_device(&o);
 	create_resources();
 	upload();
@@ -1525,7 +1136,7 @@ int main(int argc, char **argv)
 	create_pipelines();
 	create_frames();
 	if (o.present)
-		create_swapchain();
+		win_create_swapchain(FRAMES_IN_FLIGHT);
 	run_frames(&o);
 	if (o.no_cleanup)
 		exit(0);

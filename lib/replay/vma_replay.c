@@ -73,6 +73,13 @@ static void handle_put(tmap *m, uint64_t key, void *val)
 	tmap_put(m, (const void *)(uintptr_t)key, (uint64_t)(uintptr_t)val);
 }
 
+/* The object at slot I of a map, NULL where the slot is empty: a walk of
+ * every object alive. */
+static void *handle_at(const tmap *m, size_t i)
+{
+	return m->keys[i] ? (void *)(uintptr_t)m->vals[i] : NULL;
+}
+
 
 
 static void warn(replay *r, enum warning_kind k, const trace_call *c, const char *fmt, ...)
@@ -792,8 +799,8 @@ static void destroy_pool(replay *r, const trace_call *c)
 		     "in it; they are freed", (unsigned long long)ptr, (unsigned long long)p->live,
 		     p->live == 1 ? "" : "s");
 		for (size_t i = 0; i < r->allocs.cap; i++) {
-			alloc_obj *a = (alloc_obj *)(uintptr_t)r->allocs.vals[i];
-			if (r->allocs.keys[i] && a->pool == p) {
+			alloc_obj *a = handle_at(&r->allocs, i);
+			if (a && a->pool == p) {
 				handle_take(&r->allocs, a->ptr);
 				release(r, a);
 				i--; /* the shift may have moved another entry here */
@@ -817,8 +824,8 @@ static void make_lost(replay *r, const trace_call *c)
 		return;
 	}
 	for (size_t i = 0; i < r->allocs.cap; i++) {
-		alloc_obj *a = (alloc_obj *)(uintptr_t)r->allocs.vals[i];
-		if (!r->allocs.keys[i] || a->pool != p || a->lost || !(a->flags & CREATE_CAN_BECOME_LOST))
+		alloc_obj *a = handle_at(&r->allocs, i);
+		if (!a || a->pool != p || a->lost || !(a->flags & CREATE_CAN_BECOME_LOST))
 			continue;
 		if ((uint64_t)a->last_use + p->frame_in_use >= r->frame)
 			continue;
@@ -831,30 +838,47 @@ static void make_lost(replay *r, const trace_call *c)
 	}
 }
 
+/* At a vmaDestroyAllocator (C), the warning for an object the recording
+ * left alive; none where the replay frees what is left (C NULL). */
+static void alive(replay *r, const trace_call *c, const char *what, uint64_t ptr,
+		  uint64_t call, const char *fate)
+{
+	if (c)
+		warn(r, W_ALIVE, c, "vmaDestroyAllocator with %s 0x%llx (made by call %llu) "
+		     "still alive; it is %s", what, (unsigned long long)ptr,
+		     (unsigned long long)call, fate);
+}
+
+/* Frees every allocation still alive, each with its warning at a
+ * vmaDestroyAllocator (alive). */
+static void free_allocs(replay *r, const trace_call *c)
+{
+	alloc_obj *a;
+	for (size_t i = 0; i < r->allocs.cap; i++)
+		if ((a = handle_at(&r->allocs, i))) {
+			alive(r, c, "allocation", a->ptr, a->call, "freed");
+			release(r, a);
+		}
+	tmap_free(&r->allocs);
+}
+
+/* The same for the pools, after their allocations. */
+static void free_pools(replay *r, const trace_call *c)
+{
+	pool_obj *p;
+	for (size_t i = 0; i < r->pools.cap; i++)
+		if ((p = handle_at(&r->pools, i))) {
+			alive(r, c, "pool", p->ptr, p->call, "destroyed");
+			vkd_pool_destroy(&r->dev, p->pool);
+			free(p);
+		}
+	tmap_free(&r->pools);
+}
+
 static void destroy_allocator(replay *r, const trace_call *c)
 {
-	for (size_t i = 0; i < r->allocs.cap; i++) {
-		if (!r->allocs.keys[i])
-			continue;
-		alloc_obj *a = (alloc_obj *)(uintptr_t)r->allocs.vals[i];
-		warn(r, W_ALIVE, c, "vmaDestroyAllocator with allocation 0x%llx (made by call "
-		     "%llu) still alive; it is freed", (unsigned long long)a->ptr,
-		     (unsigned long long)a->call);
-		release(r, a);
-		r->allocs.keys[i] = 0;
-	}
-	tmap_free(&r->allocs);
-	for (size_t i = 0; i < r->pools.cap; i++) {
-		if (!r->pools.keys[i])
-			continue;
-		pool_obj *p = (pool_obj *)(uintptr_t)r->pools.vals[i];
-		warn(r, W_ALIVE, c, "vmaDestroyAllocator with pool 0x%llx (made by call %llu) "
-		     "still alive; it is destroyed", (unsigned long long)p->ptr,
-		     (unsigned long long)p->call);
-		vkd_pool_destroy(&r->dev, p->pool);
-		free(p);
-	}
-	tmap_free(&r->pools);
+	free_allocs(r, c);
+	free_pools(r, c);
 	tmap_free(&r->defrags);
 }
 
@@ -1024,17 +1048,8 @@ static void replay_call(replay *r, const trace_call *c)
 
 static void replay_free(replay *r)
 {
-	for (size_t i = 0; i < r->allocs.cap; i++)
-		if (r->allocs.keys[i])
-			release(r, (alloc_obj *)(uintptr_t)r->allocs.vals[i]);
-	for (size_t i = 0; i < r->pools.cap; i++)
-		if (r->pools.keys[i]) {
-			pool_obj *p = (pool_obj *)(uintptr_t)r->pools.vals[i];
-			vkd_pool_destroy(&r->dev, p->pool);
-			free(p);
-		}
-	tmap_free(&r->allocs);
-	tmap_free(&r->pools);
+	free_allocs(r, NULL);
+	free_pools(r, NULL);
 	tmap_free(&r->defrags);
 	free(r->threads);
 	r->threads = NULL;
@@ -1085,12 +1100,7 @@ int vmar_run(trace_reader *in, const vmar_options *o)
 	}
 	/* a stream cut before vmaDestroyAllocator (trace-trim) leaves objects:
 	 * freed quietly, as a program's exit would */
-	for (size_t i = 0; i < r.allocs.cap; i++)
-		if (r.allocs.keys[i]) {
-			release(&r, (alloc_obj *)(uintptr_t)r.allocs.vals[i]);
-			r.allocs.keys[i] = 0;
-		}
-	tmap_free(&r.allocs);
+	free_allocs(&r, NULL);
 	vkDeviceWaitIdle(r.dev.device);
 	r.playback = vmar_seconds_now() - t0;
 
