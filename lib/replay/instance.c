@@ -261,6 +261,8 @@ void vkr_device_remove(vkr *r, vkr_device *d)
 		i++;
 	if (i == r->ndevs)
 		return;
+	r->d = d;
+	vkr_fold_free(r);
 	r->devs[i] = r->devs[--r->ndevs];
 	if (!r->stats_props.deviceName[0]) {
 		r->stats_props = d->vk.props;

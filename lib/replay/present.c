@@ -437,7 +437,10 @@ void vkr_fold_free(vkr *r)
 	r->d->fold_waits = NULL;
 	r->d->fold_waits_cap = NULL;
 	r->d->nfold_waits = r->d->capfold_waits = 0;
-	TMAP_FREE(&r->d->fold_acquired, &r->waited_by);
+	tmap_free(&r->d->fold_acquired);
+	/* the semaphores our batches wait on: of every device */
+	if (r->ndevs <= 1)
+		tmap_free(&r->waited_by);
 }
 
 void vkr_present(vkr *r, vk_args_vkQueuePresentKHR *a)

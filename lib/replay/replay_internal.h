@@ -4,7 +4,7 @@
  * concept, as in Mesa's src/vulkan/runtime:
  *
  *   replay.c      dispatch, the handle map, messages and the run
- *   instance.c    instances and devices
+ *   instance.c    instances and devices: the devices alive, the one a record runs on
  *   memory.c      memory placement, object by object; the bytes the trace wrote
  *   present.c     swapchains (offscreen), acquires, presents, screenshots
  *   queue.c       submits, their GPU time and the statistics (--stats)
