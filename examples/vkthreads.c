@@ -14,10 +14,14 @@
  * All threads start each frame together (a barrier), so their recording
  * and submits interleave.  Frames are deterministic.
  *
- *   vkthreads [--threads N] [--frames F] [--gpu N]
+ * --devices D makes D devices of the physical device, alive at once, each
+ * with its queue and shared buffer; thread t works on device t % D.
  *
- * Prints "vkthreads: N threads x F frames, every readback as written" and
- * exits 0; a wrong readback or a Vulkan error prints one line and exits 1.
+ *   vkthreads [--threads N] [--frames F] [--devices D] [--gpu N]
+ *
+ * Prints "vkthreads: N threads x F frames, every readback as written"
+ * ("... on D devices, ..." with --devices) and exits 0; a wrong readback
+ * or a Vulkan error prints one line and exits 1.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -34,12 +38,36 @@
 
 #define SLICE 4096u /* bytes a thread writes a frame */
 #define MAX_THREADS 16
+#define MAX_DEVICES 4
 
 static pthread_mutex_t queue_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_barrier_t frame_start;
-static uint32_t nthreads = 2, nframes = 30;
-static uint8_t *shared_map;  /* every thread's slice of the shared buffer */
-static VkBuffer shared_buf;
+static uint32_t nthreads = 2, nframes = 30, ndevices = 1;
+
+/* A device, its queue, and the shared buffer of the threads on it. */
+struct device {
+	VkDevice dev;
+	VkQueue queue;
+	struct buffer shared;
+	uint8_t *shared_map;  /* every thread's slice of the shared buffer */
+};
+static struct device devices[MAX_DEVICES];
+
+/* common.c's helpers work on ex.dev: a thread sets its objects up, and
+ * takes them down, on its device under this lock. */
+static pthread_mutex_t setup_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void setup_on(const struct device *d)
+{
+	pthread_mutex_lock(&setup_lock);
+	ex.dev = d->dev;
+	ex.queue = d->queue;
+}
+
+static void setup_done(void)
+{
+	pthread_mutex_unlock(&setup_lock);
+}
 
 static uint32_t pattern(uint32_t thread, uint32_t frame, uint32_t word)
 {
@@ -55,12 +83,15 @@ static uint32_t fill_word(uint32_t thread, uint32_t frame)
 static void *worker(void *arg)
 {
 	uint32_t t = (uint32_t)(uintptr_t)arg;
+	const struct device *d = &devices[t % ndevices];
+	VkDevice dev = d->dev;
+	setup_on(d);
 	VkCommandPool pool = ex_create_command_pool();
 	VkCommandBuffer cb;
 	ex_command_buffers(pool, 1, &cb);
 	VkFenceCreateInfo fi = { .sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO };
 	VkFence fence;
-	VK(vkCreateFence(ex.dev, &fi, NULL, &fence));
+	VK(vkCreateFence(dev, &fi, NULL, &fence));
 	struct buffer device = ex_create_buffer(SLICE, VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
 						VK_BUFFER_USAGE_TRANSFER_DST_BIT,
 						VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0);
@@ -68,8 +99,9 @@ static void *worker(void *arg)
 						  VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
 						  VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, 0);
 	uint32_t *back;
-	VK(vkMapMemory(ex.dev, readback.mem, 0, VK_WHOLE_SIZE, 0, (void **)&back));
-	uint32_t *mine = (uint32_t *)(shared_map + (size_t)t * SLICE);
+	VK(vkMapMemory(dev, readback.mem, 0, VK_WHOLE_SIZE, 0, (void **)&back));
+	setup_done();
+	uint32_t *mine = (uint32_t *)(d->shared_map + (size_t)t * SLICE);
 
 	for (uint32_t f = 0; f < nframes; f++) {
 		pthread_barrier_wait(&frame_start);
@@ -81,7 +113,7 @@ static void *worker(void *arg)
 		};
 		VK(vkBeginCommandBuffer(cb, &bi));
 		VkBufferCopy in = { (VkDeviceSize)t * SLICE, 0, SLICE };
-		vkCmdCopyBuffer(cb, shared_buf, device.buf, 1, &in);
+		vkCmdCopyBuffer(cb, d->shared.buf, device.buf, 1, &in);
 		VkMemoryBarrier mb = {
 			.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
 			.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
@@ -104,11 +136,11 @@ static void *worker(void *arg)
 			.pCommandBuffers = &cb,
 		};
 		pthread_mutex_lock(&queue_lock);
-		VkResult r = vkQueueSubmit(ex.queue, 1, &si, fence);
+		VkResult r = vkQueueSubmit(d->queue, 1, &si, fence);
 		pthread_mutex_unlock(&queue_lock);
 		vk_check(r, "vkQueueSubmit", __LINE__);
-		VK(vkWaitForFences(ex.dev, 1, &fence, VK_TRUE, UINT64_MAX));
-		VK(vkResetFences(ex.dev, 1, &fence));
+		VK(vkWaitForFences(dev, 1, &fence, VK_TRUE, UINT64_MAX));
+		VK(vkResetFences(dev, 1, &fence));
 		for (uint32_t w = 0; w < SLICE / 4; w++) {
 			uint32_t want = w == 7 ? fill_word(t, f) : pattern(t, f, w);
 			if (back[w] != want) {
@@ -118,11 +150,13 @@ static void *worker(void *arg)
 			}
 		}
 	}
-	vkUnmapMemory(ex.dev, readback.mem);
+	setup_on(d);
+	vkUnmapMemory(dev, readback.mem);
 	ex_destroy_buffer(&device);
 	ex_destroy_buffer(&readback);
-	vkDestroyFence(ex.dev, fence, NULL);
-	vkDestroyCommandPool(ex.dev, pool, NULL);
+	vkDestroyFence(dev, fence, NULL);
+	vkDestroyCommandPool(dev, pool, NULL);
+	setup_done();
 	return NULL;
 }
 
@@ -154,10 +188,13 @@ int main(int argc, char **argv)
 			nthreads = number("--threads", argv[++i], 1, MAX_THREADS);
 		else if (!strcmp(argv[i], "--frames"))
 			nframes = number("--frames", argv[++i], 1, 1000000);
+		else if (!strcmp(argv[i], "--devices"))
+			ndevices = number("--devices", argv[++i], 1, MAX_DEVICES);
 		else if (!strcmp(argv[i], "--gpu"))
 			gpu = number("--gpu", argv[++i], 0, 63);
 		else {
-			fprintf(stderr, "usage: vkthreads [--threads N] [--frames F] [--gpu N]\n");
+			fprintf(stderr, "usage: vkthreads [--threads N] [--frames F] [--devices D] "
+				"[--gpu N]\n");
 			return 2;
 		}
 	}
@@ -166,13 +203,17 @@ int main(int argc, char **argv)
 	uint32_t family = ex_queue_family(transfers);
 	if (family == UINT32_MAX)
 		die("no queue family does transfers");
-	ex_create_device(family, NULL, 0);
-	struct buffer shared = ex_create_buffer((VkDeviceSize)nthreads * SLICE,
-						VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
-						VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
-						VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, 0);
-	shared_buf = shared.buf;
-	VK(vkMapMemory(ex.dev, shared.mem, 0, VK_WHOLE_SIZE, 0, (void **)&shared_map));
+	for (uint32_t i = 0; i < ndevices; i++) {
+		struct device *d = &devices[i];
+		ex_create_device(family, NULL, 0);
+		d->dev = ex.dev;
+		d->queue = ex.queue;
+		d->shared = ex_create_buffer((VkDeviceSize)nthreads * SLICE,
+					     VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+					     VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+					     VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, 0);
+		VK(vkMapMemory(d->dev, d->shared.mem, 0, VK_WHOLE_SIZE, 0, (void **)&d->shared_map));
+	}
 
 	pthread_t th[MAX_THREADS];
 	pthread_barrier_init(&frame_start, NULL, nthreads);
@@ -185,10 +226,19 @@ int main(int argc, char **argv)
 		pthread_join(th[t], NULL);
 	pthread_barrier_destroy(&frame_start);
 
-	vkUnmapMemory(ex.dev, shared.mem);
-	ex_destroy_buffer(&shared);
-	vkDestroyDevice(ex.dev, NULL);
+	for (uint32_t i = 0; i < ndevices; i++) {
+		struct device *d = &devices[i];
+		ex.dev = d->dev;
+		vkUnmapMemory(d->dev, d->shared.mem);
+		ex_destroy_buffer(&d->shared);
+		vkDestroyDevice(d->dev, NULL);
+	}
 	vkDestroyInstance(ex.instance, NULL);
-	printf("vkthreads: %u threads x %u frames, every readback as written\n", nthreads, nframes);
+	if (ndevices > 1)
+		printf("vkthreads: %u threads x %u frames on %u devices, every readback as written\n",
+		       nthreads, nframes, ndevices);
+	else
+		printf("vkthreads: %u threads x %u frames, every readback as written\n", nthreads,
+		       nframes);
 	return 0;
 }

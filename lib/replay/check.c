@@ -31,31 +31,45 @@ static size_t instances_left(vkr *r)
 	return n;
 }
 
-/* What vkr_device_teardown ends, forgotten: the device's objects, its
+/* A device call's outputs: known, and its device's. */
+void vkr_check_made_owned(void *ctx, const vk_handle_info *h, uint64_t *value, bool top,
+			  const vk_field *f)
+{
+	vkr_check_made(ctx, h, value, top, f);
+	vkr_owner_put(ctx, h, *value);
+}
+
+/* What vkr_device_teardown ends, forgotten: device D's objects, its
  * swapchains and every handle of it.  (Replay keeps the handles, as
  * null: a later record naming one is refused here, not there.) */
-static void device_forget(vkr *r)
+static void device_forget(vkr *r, vkr_device *d)
 {
-	for (size_t i = 0; i < r->swapchains.cap; i++)
-		if (tmap_used(&r->swapchains, i))
-			vkr_destroy_swapchain(r, (swapchain *)(uintptr_t)r->swapchains.vals[i]);
-	tmap_free(&r->swapchains);
-	for (size_t i = 0; i < r->objects.cap; i++)
-		if (tmap_used(&r->objects, i)) {
-			obj *o = (obj *)(uintptr_t)r->objects.vals[i];
+	for (size_t i = 0; i < r->swapchains.cap; i++) {
+		swapchain *s = (swapchain *)(uintptr_t)r->swapchains.vals[i];
+		if (tmap_used(&r->swapchains, i) && s->dev == d) {
+			tmap_del(&r->swapchains, r->swapchains.keys[i], TAG_SWAPCHAIN, NULL);
+			i--;  /* the slot now holds what moved back into it */
+			vkr_destroy_swapchain(r, s);
+		}
+	}
+	for (size_t i = 0; i < r->objects.cap; i++) {
+		obj *o = (obj *)(uintptr_t)r->objects.vals[i];
+		if (tmap_used(&r->objects, i) && o->dev == d) {
+			tmap_del(&r->objects, r->objects.keys[i], TAG_OBJ, NULL);
+			i--;
 			vkr_unlink_obj(o);
 			free(o);
 		}
-	tmap_free(&r->objects);
+	}
 	for (size_t i = 0; i < r->handles.cap; i++) {
 		const vk_handle_info *h = (const vk_handle_info *)(uintptr_t)r->handles.kinds[i];
-		if (!tmap_used(&r->handles, i) || h->dispatchable || h == r->h_surface)
+		if (!tmap_used(&r->handles, i) || h->dispatchable || h == r->h_surface ||
+		    !vkr_owned_by(r, h, r->handles.keys[i], d))
 			continue;
 		tmap_del(&r->handles, r->handles.keys[i], r->handles.kinds[i], NULL);
-		i--;  /* the slot now holds what moved back into it */
+		i--;
 	}
-	tmap_free(&r->queues);
-	r->check_device = false;
+	vkr_device_remove(r, d);
 }
 
 bool vkr_check_special(vkr *r, const cmd_entry *e, void *args, VkResult capres)
@@ -74,7 +88,8 @@ bool vkr_check_special(vkr *r, const cmd_entry *e, void *args, VkResult capres)
 				  (unsigned long long)cap);
 		vkr_map_del(r, r->h_instance, cap);
 		if (!instances_left(r)) {
-			device_forget(r);
+			while (r->ndevs)
+				device_forget(r, r->devs[r->ndevs - 1]);
 			tmap_free(&r->handles);
 			r->have_instance = false;
 		}
@@ -88,21 +103,23 @@ bool vkr_check_special(vkr *r, const cmd_entry *e, void *args, VkResult capres)
 		vk_args_vkCreateDevice *a = args;
 		if (vkr_failed(capres))
 			return true;
-		if (r->check_device)
-			vkr_fatal(r, "a second device while the first is alive: not supported yet");
 		if (!a->pCreateInfo)
 			vkr_fatal(r, "vkCreateDevice without pCreateInfo");
 		if (!a->pCreateInfo->queueCreateInfoCount)
 			vkr_fatal(r, "vkCreateDevice with no queue");
-		r->check_device = true;
+		vkr_device_add(r, a->pDevice ? (uint64_t)(uintptr_t)*a->pDevice : 0,
+			       (uint64_t)(uintptr_t)a->physicalDevice);
 		vkr_queues_made(r, a->pCreateInfo);
 		vkr_invoke(r, e, args);
 		return true;
 	}
-	case SP_DESTROY_DEVICE:
-		if (r->check_device)
-			device_forget(r);
+	case SP_DESTROY_DEVICE: {
+		vkr_device *d = vkr_device_by_cap(r,
+			(uint64_t)(uintptr_t)((vk_args_vkDestroyDevice *)args)->device);
+		if (d)
+			device_forget(r, d);
 		return true;
+	}
 	case SP_FENCE_STATUS:
 		if (capres == VK_SUCCESS)
 			vkr_need(r, r->h_fence,
@@ -141,8 +158,12 @@ static void check_free(vkr *r)
 	for (size_t i = 0; i < r->sigs.cap; i++)
 		if (tmap_used(&r->sigs, i))
 			free((cmd_entry *)(uintptr_t)r->sigs.vals[i]);
+	while (r->ndevs)
+		vkr_device_remove(r, r->devs[r->ndevs - 1]);
+	free(r->devs);
 	vkr_fold_free(r);
-	TMAP_FREE(&r->handles, &r->objects, &r->sigs, &r->mems, &r->swapchains, &r->queues,
+	vkr_free_devices_state(r);
+	TMAP_FREE(&r->handles, &r->objects, &r->sigs, &r->mems, &r->swapchains,
 		  &r->binary, &r->cbs);
 	trace_arena_free(&r->arena);
 	free(r);

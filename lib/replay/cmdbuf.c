@@ -106,7 +106,7 @@ static void sets_within(vkr *r, uint64_t layout, const char *field, uint32_t fir
  * has no device to ask. */
 static void groups_within(vkr *r, const char *n, void *args)
 {
-	const uint32_t *max = r->dev.props.limits.maxComputeWorkGroupCount;
+	const uint32_t *max = r->d->vk.props.limits.maxComputeWorkGroupCount;
 	uint32_t base[3] = {0, 0, 0}, count[3];
 	if (!strcmp(n, "vkCmdDispatch")) {
 		vk_args_vkCmdDispatch *a = args;
@@ -121,7 +121,7 @@ static void groups_within(vkr *r, const char *n, void *args)
 	for (int i = 0; i < 3 && max[i]; i++)
 		if ((uint64_t)base[i] + count[i] > max[i])
 			vkr_fatal(r, "groupCount%c: %u from %u, but %s runs %u work groups at most",
-				  "XYZ"[i], count[i], base[i], r->dev.props.deviceName, max[i]);
+				  "XYZ"[i], count[i], base[i], r->d->vk.props.deviceName, max[i]);
 }
 
 /* The index buffer a command buffer binds (vkCmdBindIndexBuffer): its

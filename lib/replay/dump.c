@@ -226,7 +226,7 @@ static bool plan_make(vkr *r, dump_plan *p)
 	if (!p->nreg)
 		return false;
 	p->size = at;
-	VkDevice dev = r->dev.device;
+	VkDevice dev = r->d->vk.device;
 	VkBufferCreateInfo bci = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, .size = at,
 				  .usage = VK_BUFFER_USAGE_TRANSFER_DST_BIT};
 	VkResult res = vkCreateBuffer(dev, &bci, NULL, &p->staging);
@@ -236,12 +236,12 @@ static bool plan_make(vkr *r, dump_plan *p)
 	VkMemoryRequirements req;
 	vkGetBufferMemoryRequirements(dev, p->staging, &req);
 	uint32_t type;
-	if (vkd_find_memory_type(&r->dev, req.memoryTypeBits, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT,
+	if (vkd_find_memory_type(&r->d->vk, req.memoryTypeBits, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT,
 				 VK_MEMORY_PROPERTY_HOST_CACHED_BIT, 0, 0, &type) < 0)
 		vkr_fatal(r, "--dump: no host-visible memory");
 	vkd_request rq = {.size = req.size, .alignment = req.alignment, .kind = VKD_KIND_LINEAR,
 			  .dedicated = true, .dedicated_buffer = p->staging};
-	if ((res = vkd_alloc(&r->dev, NULL, type, &rq, &p->mem)) != VK_SUCCESS ||
+	if ((res = vkd_alloc(&r->d->vk, NULL, type, &rq, &p->mem)) != VK_SUCCESS ||
 	    (res = vkBindBufferMemory(dev, p->staging, p->mem.memory, p->mem.offset)) != VK_SUCCESS)
 		vkr_fatal(r, "--dump: %s", vkr_result_name(res));
 	return true;
@@ -250,8 +250,8 @@ static bool plan_make(vkr *r, dump_plan *p)
 static void plan_free(vkr *r, dump_plan *p)
 {
 	if (p->staging) {
-		vkDestroyBuffer(r->dev.device, p->staging, NULL);
-		vkd_free(&r->dev, &p->mem);
+		vkDestroyBuffer(r->d->vk.device, p->staging, NULL);
+		vkd_free(&r->d->vk, &p->mem);
 	}
 	items_clear(&p->items);
 	free(p->items.v);
@@ -473,13 +473,13 @@ static void write_region(vkr *r, const dump_plan *p, const dump_region *g, const
 static void plan_write(vkr *r, dump_plan *p)
 {
 	VkResult res;
-	uint8_t *m = vkd_map(&r->dev, &p->mem, &res);
+	uint8_t *m = vkd_map(&r->d->vk, &p->mem, &res);
 	if (!m)
 		vkr_fatal(r, "--dump: cannot map: %s", vkr_result_name(res));
-	vkd_invalidate(&r->dev, &p->mem, 0, VK_WHOLE_SIZE);
+	vkd_invalidate(&r->d->vk, &p->mem, 0, VK_WHOLE_SIZE);
 	for (size_t k = 0; k < p->nreg; k++)
 		write_region(r, p, &p->reg[k], m + p->reg[k].at);
-	vkd_unmap(&r->dev, &p->mem);
+	vkd_unmap(&r->d->vk, &p->mem);
 	p->read = true;
 }
 
@@ -490,14 +490,17 @@ static void plan_write(vkr *r, dump_plan *p)
 static void own_cb(vkr *r, uint32_t family)
 {
 	dump_state *d = r->dump;
-	VkDevice dev = r->dev.device;
-	if (d->family == family)
+	VkDevice dev = r->d->vk.device;
+	if (d->family == family && d->own_dev == dev)
 		return;
-	if (d->pool)
+	if (d->own_dev != dev)
+		vkd_own_commands_free(d->own_dev, &d->pool, &d->cb, &d->fence);
+	else if (d->pool)
 		vkDestroyCommandPool(dev, d->pool, NULL);
 	if (vkd_own_commands(dev, family, &d->pool, &d->cb, &d->fence) != VK_SUCCESS)
 		vkr_fatal(r, "--dump: cannot make a command buffer and a fence");
 	d->family = family;
+	d->own_dev = dev;
 }
 
 /* Submits PLAN's copies (or nothing, PLAN NULL) to QUEUE after what it
@@ -505,7 +508,7 @@ static void own_cb(vkr *r, uint32_t family)
 static void run_on(vkr *r, VkQueue queue, uint32_t family, dump_plan *p)
 {
 	dump_state *d = r->dump;
-	VkDevice dev = r->dev.device;
+	VkDevice dev = r->d->vk.device;
 	own_cb(r, family);
 	VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO};
 	if (p) {
@@ -713,7 +716,7 @@ void vkr_dump_after(vkr *r, const trace_call *c)
 	 * present, skipped, dumped the present's image again as its own */
 	bool noted = d->noted;
 	d->noted = false;
-	if (!e || !r->dev.device || !noted)
+	if (!e || !r->d->vk.device || !noted)
 		return;
 	if (e->cmd->action == VK_ACTION_RECORD) {
 		record_into(r, c);
@@ -744,11 +747,11 @@ void vkr_dump_after(vkr *r, const trace_call *c)
 	}
 	if (!p && !d->nreads)
 		return;
-	VkQueue queue = r->dev.queue;
-	uint32_t family = r->dev.queue_family;
+	VkQueue queue = r->d->vk.queue;
+	uint32_t family = r->d->vk.queue_family;
 	uint64_t live;
 	if (d->queue && vkr_map_get(r, r->h_queue, d->queue, &live) && live) {
-		uint64_t *fam = tmap_at(&r->queues, live, TAG_QUEUE);
+		uint64_t *fam = tmap_at(&r->d->queues, live, TAG_QUEUE);
 		if (fam) {
 			queue = (VkQueue)(uintptr_t)live;
 			family = (uint32_t)*fam;
@@ -757,8 +760,8 @@ void vkr_dump_after(vkr *r, const trace_call *c)
 	/* not a queue call: all work so far; a present submits nothing
 	 * (present.c folds it into the next submit), so nothing on its queue
 	 * waits for what drew the image: all work so far too */
-	if (!d->queue || queue == r->dev.queue || e->special == SP_PRESENT)
-		vkDeviceWaitIdle(r->dev.device);
+	if (!d->queue || queue == r->d->vk.queue || e->special == SP_PRESENT)
+		vkDeviceWaitIdle(r->d->vk.device);
 	run_on(r, queue, family, p);
 	for (size_t i = 0; i < d->nreads; i++)
 		for (size_t k = 0; k < d->reads[i]->nplans; k++)
@@ -770,23 +773,27 @@ void vkr_dump_after(vkr *r, const trace_call *c)
 	}
 }
 
-/* Before the device goes: the read-backs recorded into its command
- * buffers, and our command buffer. */
+/* Before the device (r->d) goes: the read-backs recorded into its
+ * command buffers, and our command buffer if it is of it. */
 void vkr_dump_end_device(vkr *r)
 {
 	dump_state *d = r->dump;
-	if (!r->dev.device)
+	if (!r->d->vk.device)
 		return;
-	vkDeviceWaitIdle(r->dev.device);
+	vkDeviceWaitIdle(r->d->vk.device);
 	for (size_t i = 0; i < d->cbs.cap; i++)
-		if (tmap_used(&d->cbs, i)) {
+		if (tmap_used(&d->cbs, i) &&
+		    vkr_owned_by(r, r->h_command_buffer, d->cbs.keys[i], r->d)) {
 			dump_cb *cb = (dump_cb *)(uintptr_t)d->cbs.vals[i];
 			for (size_t k = 0; k < cb->nplans; k++)
 				plan_free(r, cb->plans[k]);
 			cb->nplans = 0;
 		}
-	vkd_own_commands_free(r->dev.device, &d->pool, &d->cb, &d->fence);
+	if (d->own_dev != r->d->vk.device)
+		return;
+	vkd_own_commands_free(r->d->vk.device, &d->pool, &d->cb, &d->fence);
 	d->family = UINT32_MAX;
+	d->own_dev = VK_NULL_HANDLE;
 }
 
 /* At the end: false, with its message, where --dump named a call past the
@@ -801,7 +808,10 @@ bool vkr_dump_finish(vkr *r)
 		fprintf(stderr, "%s: %s: --dump: call %llu is past the end of the trace (its last "
 			"call is %llu)\n", trace_cli_self.prog, o->input, (unsigned long long)last,
 			(unsigned long long)d->last_no);
-	vkr_dump_end_device(r);
+	for (size_t i = 0; i < r->ndevs; i++) {
+		r->d = r->devs[i];
+		vkr_dump_end_device(r);
+	}
 	items_clear(&d->items);
 	free(d->items.v);
 	free(d->reads);

@@ -141,6 +141,7 @@ struct dump_state {
 	size_t nreads, capreads;
 	/* the read-back's own command buffer, on the queue's family */
 	VkCommandPool pool;
+	VkDevice own_dev;     /* the device they are of */
 	uint32_t family;
 	VkCommandBuffer cb;
 	VkFence fence;

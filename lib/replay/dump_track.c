@@ -512,7 +512,7 @@ void vkr_dump_track(vkr *r, const cmd_entry *e, void *args)
 				   ci->samples, ci->usage, ci->flags, (int32_t)ci->initialLayout};
 		/* to be read by a copy (a transient attachment cannot be) */
 		VkFormatProperties fp;
-		vkGetPhysicalDeviceFormatProperties(r->dev.physical, ci->format, &fp);
+		vkGetPhysicalDeviceFormatProperties(r->d->vk.physical, ci->format, &fp);
 		VkFormatFeatureFlags f = ci->tiling == VK_IMAGE_TILING_LINEAR ? fp.linearTilingFeatures
 									: fp.optimalTilingFeatures;
 		if (!(ci->usage & VK_IMAGE_USAGE_TRANSIENT_ATTACHMENT_BIT) &&

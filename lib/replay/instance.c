@@ -42,18 +42,32 @@ static bool ext_kept(const VkExtensionProperties *have, uint32_t n, const char *
 	return false;
 }
 
-/* The instance made on replay (r->dev or one of r->others) whose live
- * instance, or live physical device where PHYSICAL, is LIVE; or NULL. */
+/* The instance made on replay whose live instance, or live physical
+ * device where PHYSICAL, is LIVE; or NULL. */
 static vkd_device *instance_of(vkr *r, uint64_t live, bool physical)
 {
-	for (size_t i = 0; live && i <= r->nothers; i++) {
-		vkd_device *d = i ? &r->others[i - 1] : &r->dev;
+	for (size_t i = 0; live && i < r->ninsts; i++) {
+		vkd_device *d = &r->insts[i];
 		uint64_t h = physical ? (uint64_t)(uintptr_t)d->physical
 				      : (uint64_t)(uintptr_t)d->instance;
 		if (h == live)
 			return d;
 	}
 	return NULL;
+}
+
+/* With no device, none.vk is the first instance's: the instance-level
+ * calls go through it. */
+static void none_follows(vkr *r)
+{
+	vkr_device *n = &r->none;
+	VkInstance was = n->vk.instance;
+	if (r->ninsts)
+		n->vk = r->insts[0];
+	else
+		memset(&n->vk, 0, sizeof(n->vk));
+	if (n->vk.instance != was && n->fn_done)
+		memset(n->fn_done, 0, vk_ncommands);
 }
 
 /* Physical device CAP_PHYSICAL of instance CAP_INSTANCE (capture values)
@@ -64,7 +78,7 @@ void vkr_map_physical(vkr *r, uint64_t cap_instance, uint64_t cap_physical)
 	vkd_device *d = vkr_map_get(r, r->h_instance, cap_instance, &live) ?
 		instance_of(r, live, false) : NULL;
 	if (!d)
-		d = &r->dev;
+		d = &r->insts[0];
 	vkr_map_put(r, r->h_physical, cap_physical, (uint64_t)(uintptr_t)d->physical);
 }
 
@@ -102,50 +116,32 @@ void vkr_create_instance(vkr *r, vk_args_vkCreateInstance *a)
 	};
 	if (!portability)
 		req.flags &= ~(VkInstanceCreateFlags)VK_INSTANCE_CREATE_ENUMERATE_PORTABILITY_BIT_KHR;
-	/* the first into r->dev, any other beside it */
-	vkd_device *d = &r->dev;
-	if (r->dev.instance) {
-		r->others = trace_xrealloc(r->others, (r->nothers + 1) * sizeof(*r->others));
-		d = &r->others[r->nothers];
-	}
-	int k = vkd_open_instance(d, &r->dopt, &req, &r->err);
+	vkd_device inst;
+	int k = vkd_open_instance(&inst, &r->dopt, &req, &r->err);
 	free(exts);
 	if (k == -2)
 		trace_cli_usage_error("%s", r->err.msg);
 	if (k < 0)
 		vkr_fatal(r, "%s", r->err.msg);
-	if (d != &r->dev)
-		r->nothers++;
+	r->insts = trace_xrealloc(r->insts, (r->ninsts + 1) * sizeof(*r->insts));
+	r->insts[r->ninsts++] = inst;
 	r->have_instance = true;
-	vkr_reset_fns(r);
+	none_follows(r);
 	vkr_map_put(r, r->h_instance, a->pInstance ? (uint64_t)(uintptr_t)*a->pInstance : 0,
-		    (uint64_t)(uintptr_t)d->instance);
+		    (uint64_t)(uintptr_t)inst.instance);
 	r->calls++;
 }
 
-/* Another of the trace's instances takes r->dev's place (r->dev has no
- * device): the one a vkCreateDevice names the physical device of. */
-static void trade_places(vkr *r, vkd_device *other)
-{
-	vkd_device t = r->dev;
-	r->dev = *other;
-	*other = t;
-	vkr_reset_fns(r);
-}
-
-/* Closes instance D (r->dev's, with its device, or one of r->others);
- * r->dev's place goes to another where there is one. */
+/* Closes instance D, with the devices made on it that the trace left. */
 static void close_instance(vkr *r, vkd_device *d)
 {
-	if (d == &r->dev)
-		vkr_device_teardown(r);
+	for (size_t i = r->ndevs; i-- > 0;)
+		if (r->devs[i]->vk.instance == d->instance)
+			vkr_end_device(r, r->devs[i]);
 	vkd_close(d);
-	if (d == &r->dev && r->nothers)
-		r->dev = r->others[r->nothers - 1], r->nothers--;
-	else if (d != &r->dev)
-		*d = r->others[--r->nothers];
-	vkr_reset_fns(r);
-	r->have_instance = r->dev.instance != VK_NULL_HANDLE;
+	*d = r->insts[--r->ninsts];
+	none_follows(r);
+	r->have_instance = r->ninsts > 0;
 }
 
 void vkr_destroy_instance(vkr *r, vk_args_vkDestroyInstance *a)
@@ -161,13 +157,162 @@ void vkr_destroy_instance(vkr *r, vk_args_vkDestroyInstance *a)
 		tmap_free(&r->handles);
 }
 
-/* At the end of the run: every instance the trace left. */
+/* At the end of the run: every device and instance the trace left. */
 void vkr_close_all(vkr *r)
 {
-	while (r->have_instance)
-		close_instance(r, &r->dev);
-	free(r->others);
-	r->others = NULL;
+	while (r->ndevs)
+		vkr_end_device(r, r->devs[r->ndevs - 1]);
+	while (r->ninsts)
+		close_instance(r, &r->insts[r->ninsts - 1]);
+	free(r->insts);
+	r->insts = NULL;
+	free(r->devs);
+	r->devs = NULL;
+	tmap_free(&r->owners);
+}
+
+/* At the end of the run (replay's or --check's): what outlives devices. */
+void vkr_free_devices_state(vkr *r)
+{
+	free(r->none.fns);
+	free(r->none.fn_done);
+	r->none.fns = NULL;
+	r->none.fn_done = NULL;
+	for (size_t i = 0; i < r->cap_mems.cap; i++)
+		if (tmap_used(&r->cap_mems, i))
+			free((void *)(uintptr_t)r->cap_mems.vals[i]);
+	tmap_free(&r->cap_mems);
+	tmap_free(&r->owners);
+}
+
+/* ------------------------------------------------------------------ */
+/* The devices alive, and which one a record runs on. */
+
+vkr_device *vkr_device_by_cap(vkr *r, uint64_t cap)
+{
+	for (size_t i = 0; i < r->ndevs; i++)
+		if (r->devs[i]->cap == cap)
+			return r->devs[i];
+	return NULL;
+}
+
+vkr_device *vkr_device_add(vkr *r, uint64_t cap, uint64_t cap_physical)
+{
+	vkr_device *d = trace_xcalloc(1, sizeof(*d));
+	d->cap = cap;
+	d->cap_physical = cap_physical;
+	d->fns = trace_xcalloc(vk_ncommands, sizeof(*d->fns));
+	d->fn_done = trace_xcalloc(vk_ncommands, 1);
+	/* a second device: what the first made is the first's from now on */
+	if (r->ndevs == 1) {
+		for (size_t i = 0; i < r->handles.cap; i++) {
+			if (!tmap_used(&r->handles, i))
+				continue;
+			const vk_handle_info *h = (const vk_handle_info *)(uintptr_t)r->handles.kinds[i];
+			if (h != r->h_device && h != r->h_instance && h != r->h_physical &&
+			    h != r->h_surface)
+				tmap_set(&r->owners, r->handles.keys[i], r->handles.kinds[i],
+					 (uint64_t)(uintptr_t)r->devs[0]);
+		}
+	}
+	r->devs = trace_xrealloc(r->devs, (r->ndevs + 1) * sizeof(*r->devs));
+	r->devs[r->ndevs++] = d;
+	r->d = d;
+	return d;
+}
+
+void vkr_select_device_of(vkr *r, const vk_command_info *cmd, const void *args)
+{
+	const vk_field *f = &cmd->params[0];
+	if (f->base != VK_B_HANDLE || f->ptr)
+		return;
+	uint64_t cap;
+	memcpy(&cap, (const uint8_t *)args + f->offset, 8);
+	vkr_device *d = NULL;
+	if (f->ref == r->h_device) {
+		d = vkr_device_by_cap(r, cap);
+	} else {
+		uint64_t *o = tmap_at(&r->owners, cap, (uintptr_t)f->ref);
+		d = o ? (vkr_device *)(uintptr_t)*o : NULL;
+	}
+	/* unknown: its remap says so */
+	if (d)
+		r->d = d;
+}
+
+void vkr_owner_put(vkr *r, const vk_handle_info *h, uint64_t cap)
+{
+	if (r->ndevs > 1 && cap)
+		tmap_set(&r->owners, cap, (uintptr_t)h, (uint64_t)(uintptr_t)r->d);
+}
+
+bool vkr_owned_by(vkr *r, const vk_handle_info *h, uint64_t cap, const vkr_device *d)
+{
+	if (r->ndevs <= 1)
+		return true;
+	uint64_t *o = tmap_at(&r->owners, cap, (uintptr_t)h);
+	return o && *o == (uint64_t)(uintptr_t)d;
+}
+
+void vkr_device_remove(vkr *r, vkr_device *d)
+{
+	size_t i = 0;
+	while (i < r->ndevs && r->devs[i] != d)
+		i++;
+	if (i == r->ndevs)
+		return;
+	r->d = d;
+	vkr_fold_free(r);
+	r->devs[i] = r->devs[--r->ndevs];
+	if (!r->stats_props.deviceName[0]) {
+		r->stats_props = d->vk.props;
+		r->stats_memory = d->vk.memory;
+	}
+	for (uint32_t h = 0; h < VK_MAX_MEMORY_HEAPS; h++)
+		if (d->vk.heap_stats[h].memory_peak > r->stats_peak[h])
+			r->stats_peak[h] = d->vk.heap_stats[h].memory_peak;
+	if (r->ndevs <= 1) {
+		tmap_free(&r->owners);
+	} else {
+		for (size_t k = 0; k < r->owners.cap; k++)
+			if (tmap_used(&r->owners, k) && r->owners.vals[k] == (uint64_t)(uintptr_t)d) {
+				tmap_del(&r->owners, r->owners.keys[k], r->owners.kinds[k], NULL);
+				k--;  /* the slot now holds what moved back into it */
+			}
+	}
+	tmap_free(&d->queues);
+	free(d->fns);
+	free(d->fn_done);
+	free(d);
+	r->d = r->ndevs ? r->devs[0] : &r->none;
+}
+
+const VkPhysicalDeviceMemoryProperties *vkr_cap_mem(vkr *r)
+{
+	uint64_t *p = r->d->cap_physical ? tmap_at(&r->cap_mems, r->d->cap_physical, TAG_CAPMEM)
+					 : NULL;
+	if (p)
+		return (const VkPhysicalDeviceMemoryProperties *)(uintptr_t)*p;
+	return r->have_cap_mem ? &r->cap_mem : NULL;
+}
+
+void vkr_note_cap_mem(vkr *r, uint64_t cap_physical, const VkPhysicalDeviceMemoryProperties *p)
+{
+	r->cap_mem = *p;
+	r->have_cap_mem = true;
+	if (!cap_physical)
+		return;
+	uint64_t *e = tmap_at(&r->cap_mems, cap_physical, TAG_CAPMEM);
+	VkPhysicalDeviceMemoryProperties *m = e ? (void *)(uintptr_t)*e : trace_xcalloc(1, sizeof(*m));
+	*m = *p;
+	tmap_set(&r->cap_mems, cap_physical, TAG_CAPMEM, (uint64_t)(uintptr_t)m);
+}
+
+void vkr_wait_all(vkr *r)
+{
+	for (size_t i = 0; i < r->ndevs; i++)
+		if (r->devs[i]->vk.device)
+			vkDeviceWaitIdle(r->devs[i]->vk.device);
 }
 
 /* Compares the VkBool32 members of WANT with HAVE (one struct, nested
@@ -201,15 +346,15 @@ static void check_features(vkr *r, VkDeviceCreateInfo *ci, char *missing, size_t
 {
 	if (ci->pEnabledFeatures) {
 		VkPhysicalDeviceFeatures have;
-		vkGetPhysicalDeviceFeatures(r->dev.physical, &have);
+		vkGetPhysicalDeviceFeatures(r->d->vk.physical, &have);
 		compare_features(r, vk_struct_lookup("VkPhysicalDeviceFeatures"),
 				 (uint8_t *)ci->pEnabledFeatures, (const uint8_t *)&have, missing, cap);
 	}
 	PFN_vkGetPhysicalDeviceFeatures2 get2 = (PFN_vkGetPhysicalDeviceFeatures2)
-		vkGetInstanceProcAddr(r->dev.instance, "vkGetPhysicalDeviceFeatures2");
+		vkGetInstanceProcAddr(r->d->vk.instance, "vkGetPhysicalDeviceFeatures2");
 	if (!get2)
 		get2 = (PFN_vkGetPhysicalDeviceFeatures2)
-			vkGetInstanceProcAddr(r->dev.instance, "vkGetPhysicalDeviceFeatures2KHR");
+			vkGetInstanceProcAddr(r->d->vk.instance, "vkGetPhysicalDeviceFeatures2KHR");
 	/* the chain: drop links that carry function pointers of the capture */
 	base_out **pp = (base_out **)&ci->pNext;
 	while (*pp) {
@@ -229,10 +374,10 @@ static void check_features(vkr *r, VkDeviceCreateInfo *ci, char *missing, size_t
 			((base_out *)q)->sType = b->sType;
 			VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
 			if (b->sType == VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2) {
-				get2(r->dev.physical, (VkPhysicalDeviceFeatures2 *)q);
+				get2(r->d->vk.physical, (VkPhysicalDeviceFeatures2 *)q);
 			} else {
 				f2.pNext = q;
-				get2(r->dev.physical, &f2);
+				get2(r->d->vk.physical, &f2);
 			}
 			compare_features(r, s, (uint8_t *)b, q, missing, cap);
 			free(q);
@@ -246,21 +391,23 @@ void vkr_create_device(vkr *r, vk_args_vkCreateDevice *a)
 	if (!r->have_instance)
 		vkr_fatal(r, "vkCreateDevice before vkCreateInstance");
 	/* the device's instance: the one whose physical device it names
-	 * (r->dev's where the trace has no record of that: a cut stream) */
-	uint64_t live = 0;
-	vkd_device *inst = vkr_map_get(r, r->h_physical, (uint64_t)(uintptr_t)a->physicalDevice, &live) ?
+	 * (the first where the trace has no record of that: a cut stream) */
+	uint64_t live = 0, cap_physical = (uint64_t)(uintptr_t)a->physicalDevice;
+	vkd_device *inst = vkr_map_get(r, r->h_physical, cap_physical, &live) ?
 		instance_of(r, live, true) : NULL;
-	if (inst && inst != &r->dev && !r->dev.device)
-		trade_places(r, inst);
-	else if ((inst && inst != &r->dev) || r->dev.device)
-		vkr_fatal(r, "a second device while the first is alive: not supported yet");
+	if (r->loop && r->ndevs)
+		vkr_fatal(r, "--loop replays one device at a time: this trace makes a second "
+			  "while the first is alive (replay it without --loop)");
+	vkr_device *d = vkr_device_add(r, a->pDevice ? (uint64_t)(uintptr_t)*a->pDevice : 0,
+				       cap_physical);
+	d->vk = inst ? *inst : r->insts[0];
 	VkDeviceCreateInfo *ci = (VkDeviceCreateInfo *)a->pCreateInfo;
 	if (!ci)
 		vkr_fatal(r, "vkCreateDevice without pCreateInfo");
 	uint32_t n = 0;
-	vkEnumerateDeviceExtensionProperties(r->dev.physical, NULL, &n, NULL);
+	vkEnumerateDeviceExtensionProperties(d->vk.physical, NULL, &n, NULL);
 	VkExtensionProperties *have = trace_xcalloc(n, sizeof(*have));
-	vkEnumerateDeviceExtensionProperties(r->dev.physical, NULL, &n, have);
+	vkEnumerateDeviceExtensionProperties(d->vk.physical, NULL, &n, have);
 	const char **exts = trace_arena_alloc(&r->arena, sizeof(char *) * (ci->enabledExtensionCount + 2));
 	uint32_t nexts = 0;
 	char missing[2048] = "";
@@ -280,7 +427,7 @@ void vkr_create_device(vkr *r, vk_args_vkCreateDevice *a)
 	if (missing[0]) {
 		if (!r->opt->remove_unsupported)
 			vkr_fatal(r, "%s lacks extensions the trace used: %s (--remove-unsupported goes "
-				  "on without them)", r->dev.props.deviceName, missing);
+				  "on without them)", d->vk.props.deviceName, missing);
 		vkr_warn(r, "device extensions left out (--remove-unsupported): %s", missing);
 	}
 	ci->enabledExtensionCount = nexts;
@@ -292,20 +439,20 @@ void vkr_create_device(vkr *r, vk_args_vkCreateDevice *a)
 	if (missing[0]) {
 		if (!r->opt->remove_unsupported)
 			vkr_fatal(r, "%s lacks features the trace enabled: %s (--remove-unsupported goes "
-				  "on without them)", r->dev.props.deviceName, missing);
+				  "on without them)", d->vk.props.deviceName, missing);
 		vkr_warn(r, "features left out (--remove-unsupported): %s", missing);
 	}
 	/* queue families: as captured where the device has them */
 	uint32_t nq = 0;
-	vkGetPhysicalDeviceQueueFamilyProperties(r->dev.physical, &nq, NULL);
+	vkGetPhysicalDeviceQueueFamilyProperties(d->vk.physical, &nq, NULL);
 	VkQueueFamilyProperties *qf = trace_xcalloc(nq, sizeof(*qf));
-	vkGetPhysicalDeviceQueueFamilyProperties(r->dev.physical, &nq, qf);
+	vkGetPhysicalDeviceQueueFamilyProperties(d->vk.physical, &nq, qf);
 	uint32_t family = UINT32_MAX;
 	for (uint32_t i = 0; i < ci->queueCreateInfoCount; i++) {
 		VkDeviceQueueCreateInfo *q = (VkDeviceQueueCreateInfo *)&ci->pQueueCreateInfos[i];
 		if (q->queueFamilyIndex >= nq)
 			vkr_fatal(r, "queue family %u: %s has %u", q->queueFamilyIndex,
-				  r->dev.props.deviceName, nq);
+				  d->vk.props.deviceName, nq);
 		if (q->queueCount > qf[q->queueFamilyIndex].queueCount) {
 			vkr_warn(r, "queue family %u: %u queues asked, %u there", q->queueFamilyIndex,
 				 q->queueCount, qf[q->queueFamilyIndex].queueCount);
@@ -319,23 +466,22 @@ void vkr_create_device(vkr *r, vk_args_vkCreateDevice *a)
 	if (family == UINT32_MAX)
 		vkr_fatal(r, "vkCreateDevice with no queue");
 	VkDevice dev;
-	VkResult res = vkCreateDevice(r->dev.physical, ci, NULL, &dev);
+	VkResult res = vkCreateDevice(d->vk.physical, ci, NULL, &dev);
 	r->calls++;
 	if (res != VK_SUCCESS)
-		vkr_fatal(r, "vkCreateDevice on %s failed: %s (%d)", r->dev.props.deviceName,
+		vkr_fatal(r, "vkCreateDevice on %s failed: %s (%d)", d->vk.props.deviceName,
 			  vkr_result_name(res), res);
 	VkQueue queue;
 	vkGetDeviceQueue(dev, family, 0, &queue);
-	vkd_attach_device(&r->dev, dev, family, queue);
+	vkd_attach_device(&d->vk, dev, family, queue);
 	vkr_queues_made(r, ci);
-	vkr_reset_fns(r);
 	if (r->opt->stats) {
-		r->nfamilies = nq;
-		r->timers = trace_xcalloc(nq, sizeof(*r->timers));
+		d->nfamilies = nq;
+		d->timers = trace_xcalloc(nq, sizeof(*d->timers));
 	}
 	vkr_map_put(r, r->h_device, a->pDevice ? (uint64_t)(uintptr_t)*a->pDevice : 0,
 		    (uint64_t)(uintptr_t)dev);
-	if (vkd_own_commands(dev, family, &r->pool, &r->cb, &r->fence) != VK_SUCCESS)
+	if (vkd_own_commands(dev, family, &d->pool, &d->cb, &d->fence) != VK_SUCCESS)
 		vkr_fatal(r, "cannot make the replay's own command buffer");
 }
 
@@ -354,23 +500,26 @@ const vk_command_info *vkr_destroyer(vkr *r, const vk_handle_info *h)
 }
 
 /*
- * Frees what the replay made for the device, and what the trace left
- * alive (a stream cut by --frames or trace-trim): before vkDestroyDevice.
+ * Frees what the replay made for device D, and what the trace left alive
+ * of it (a stream cut by --frames or trace-trim): before vkDestroyDevice.
  * Command buffers and descriptor sets go with their pools.
  */
-void vkr_device_teardown(vkr *r)
+void vkr_device_teardown(vkr *r, vkr_device *d)
 {
-	if (!r->dev.device)
+	if (!d->vk.device)
 		return;
-	vkDeviceWaitIdle(r->dev.device);
+	r->d = d;
+	vkDeviceWaitIdle(d->vk.device);
 	vkr_gpu_poll(r, true);
 	vkr_gpu_timers_free(r);
-	tmap_free(&r->queues);
-	for (size_t i = 0; i < r->swapchains.cap; i++)
-		if (tmap_used(&r->swapchains, i)) {
-			vkr_destroy_swapchain(r, (swapchain *)(uintptr_t)r->swapchains.vals[i]);
+	for (size_t i = 0; i < r->swapchains.cap; i++) {
+		swapchain *s = (swapchain *)(uintptr_t)r->swapchains.vals[i];
+		if (tmap_used(&r->swapchains, i) && s->dev == d) {
+			tmap_del(&r->swapchains, r->swapchains.keys[i], TAG_SWAPCHAIN, NULL);
+			i--;  /* the slot now holds what moved back into it */
+			vkr_destroy_swapchain(r, s);
 		}
-	tmap_free(&r->swapchains);
+	}
 	typedef void (VKAPI_PTR *destroy_fn)(VkDevice, uint64_t, const VkAllocationCallbacks *);
 	const vk_handle_info *last = NULL;
 	destroy_fn fn = NULL;
@@ -379,39 +528,47 @@ void vkr_device_teardown(vkr *r)
 		if (!tmap_used(&r->handles, i) || !*live)
 			continue;
 		const vk_handle_info *h = (const vk_handle_info *)(uintptr_t)r->handles.kinds[i];
-		if (h->dispatchable || h == r->h_swapchain || h == r->h_surface)
+		if (h->dispatchable || h == r->h_swapchain || h == r->h_surface ||
+		    !vkr_owned_by(r, h, r->handles.keys[i], d))
 			continue;
 		if (h != last) {
 			const vk_command_info *c = vkr_destroyer(r, h);
-			fn = c ? (destroy_fn)vkGetDeviceProcAddr(r->dev.device, c->sig.name) : NULL;
+			fn = c ? (destroy_fn)vkGetDeviceProcAddr(d->vk.device, c->sig.name) : NULL;
 			last = h;
 		}
 		if (fn) {
-			fn(r->dev.device, *live, NULL);
+			fn(d->vk.device, *live, NULL);
 			*live = 0;
 		}
 	}
-	for (size_t i = 0; i < r->objects.cap; i++)
-		if (tmap_used(&r->objects, i)) {
-			obj *o = (obj *)(uintptr_t)r->objects.vals[i];
+	for (size_t i = 0; i < r->objects.cap; i++) {
+		obj *o = (obj *)(uintptr_t)r->objects.vals[i];
+		if (tmap_used(&r->objects, i) && o->dev == d) {
+			tmap_del(&r->objects, r->objects.keys[i], TAG_OBJ, NULL);
+			i--;
 			vkr_release_obj(r, o);
 			free(o);
 		}
-	tmap_free(&r->objects);
-	for (size_t i = 0; i < r->mems.cap; i++)
-		if (tmap_used(&r->mems, i))
-			free((memobj *)(uintptr_t)r->mems.vals[i]);
-	tmap_free(&r->mems);
-	vkr_free_templates(r);
+	}
+	for (size_t i = 0; i < r->mems.cap; i++) {
+		memobj *m = (memobj *)(uintptr_t)r->mems.vals[i];
+		if (tmap_used(&r->mems, i) && m->dev == d) {
+			tmap_del(&r->mems, r->mems.keys[i], TAG_MEM, NULL);
+			i--;
+			free(m);
+		}
+	}
+	if (r->ndevs <= 1)
+		vkr_free_templates(r);
 	vkr_fold_free(r);
-	vkd_own_commands_free(r->dev.device, &r->pool, &r->cb, &r->fence);
+	vkd_own_commands_free(d->vk.device, &d->pool, &d->cb, &d->fence);
 }
 
-void vkr_end_device(vkr *r)
+void vkr_end_device(vkr *r, vkr_device *d)
 {
-	vkr_device_teardown(r);
-	vkd_close_device(&r->dev);
-	vkr_reset_fns(r);
+	vkr_device_teardown(r, d);
+	if (r->dump)
+		vkr_dump_end_device(r);
+	vkd_close_device(&d->vk);
+	vkr_device_remove(r, d);
 }
-
-

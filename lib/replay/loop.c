@@ -365,10 +365,10 @@ static void free_child(vkr *r, const vk_handle_info *h, uint64_t cap, uint64_t p
 	    vkr_map_get(r, cb ? l->h_cpool : l->h_dpool, pool, &pool_live) && pool_live) {
 		if (cb) {
 			VkCommandBuffer c = (VkCommandBuffer)(uintptr_t)live;
-			vkFreeCommandBuffers(r->dev.device, (VkCommandPool)(uintptr_t)pool_live, 1, &c);
+			vkFreeCommandBuffers(r->d->vk.device, (VkCommandPool)(uintptr_t)pool_live, 1, &c);
 		} else {
 			VkDescriptorSet s = (VkDescriptorSet)(uintptr_t)live;
-			vkFreeDescriptorSets(r->dev.device, (VkDescriptorPool)(uintptr_t)pool_live, 1, &s);
+			vkFreeDescriptorSets(r->d->vk.device, (VkDescriptorPool)(uintptr_t)pool_live, 1, &s);
 		}
 	}
 	vkr_map_del(r, h, cap);
@@ -601,9 +601,9 @@ static void end_object(vkr *r, const vk_handle_info *h, uint64_t cap)
 	if (vkr_map_get(r, h, cap, &live) && live && h != r->h_surface && h != l->h_messenger &&
 	    h != l->h_report) {
 		const vk_command_info *c = vkr_destroyer(r, h);
-		destroy_fn fn = c ? (destroy_fn)vkGetDeviceProcAddr(r->dev.device, c->sig.name) : NULL;
+		destroy_fn fn = c ? (destroy_fn)vkGetDeviceProcAddr(r->d->vk.device, c->sig.name) : NULL;
 		if (fn)
-			fn(r->dev.device, live, NULL);
+			fn(r->d->vk.device, live, NULL);
 	}
 	vkr_map_del(r, h, cap);
 	if ((h == r->h_buffer || h == r->h_image) && tmap_del(&r->objects, cap, TAG_OBJ, &v)) {
@@ -635,7 +635,8 @@ static void end_born(vkr *r)
 		return;
 	}
 	if (born_any(l, r->h_device)) {
-		vkr_end_device(r);
+		if (r->ndevs)
+			vkr_end_device(r, r->devs[0]);
 		born_ended(r, r->h_device, 0, LIFE_LAST);
 	}
 	for (size_t i = 0; i < b->cap; i++) {
@@ -679,9 +680,9 @@ static void fix_sync(vkr *r)
 		VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO};
 		if (fence && !was) {
 			VkFence f = (VkFence)(uintptr_t)live;
-			res = vkResetFences(r->dev.device, 1, &f);
+			res = vkResetFences(r->d->vk.device, 1, &f);
 		} else if (fence) {
-			res = vkQueueSubmit(r->dev.queue, 0, NULL, (VkFence)(uintptr_t)live);
+			res = vkQueueSubmit(r->d->vk.queue, 0, NULL, (VkFence)(uintptr_t)live);
 			submitted = true;
 		} else {
 			if (was) {
@@ -692,7 +693,7 @@ static void fix_sync(vkr *r)
 				si.pWaitSemaphores = &sem;
 				si.pWaitDstStageMask = &stage;
 			}
-			res = vkQueueSubmit(r->dev.queue, 1, &si, VK_NULL_HANDLE);
+			res = vkQueueSubmit(r->d->vk.queue, 1, &si, VK_NULL_HANDLE);
 			submitted = true;
 		}
 		if (res != VK_SUCCESS)
@@ -701,7 +702,7 @@ static void fix_sync(vkr *r)
 				  vkr_result_name(res));
 	}
 	if (submitted)
-		vkQueueWaitIdle(r->dev.queue);
+		vkQueueWaitIdle(r->d->vk.queue);
 }
 
 /* Command buffers begun before the range that the range records into or
@@ -713,7 +714,7 @@ static void rerecord(vkr *r)
 	for (size_t i = 0; i < l->restore.cap; i++) {
 		uint64_t pool;
 		if (tmap_used(&l->restore, i) && vkr_map_get(r, l->h_cpool, l->restore.keys[i], &pool) && pool)
-			vkResetCommandPool(r->dev.device, (VkCommandPool)(uintptr_t)pool, 0);
+			vkResetCommandPool(r->d->vk.device, (VkCommandPool)(uintptr_t)pool, 0);
 	}
 	uint64_t calls = r->calls;
 	for (size_t i = 0; i < l->logs.cap; i++) {
@@ -738,13 +739,13 @@ static void loop_rewind(vkr *r)
 {
 	loop_state *l = r->loop;
 	r->call = NULL;
-	if (r->dev.device)
-		vkDeviceWaitIdle(r->dev.device);
+	if (r->d->vk.device)
+		vkDeviceWaitIdle(r->d->vk.device);
 	double t = vkr_now_s();
 	l->rewinding = true;
 	end_born(r);
 	unpark(r);
-	if (r->dev.device) {
+	if (r->d->vk.device) {
 		fix_sync(r);
 		rerecord(r);
 	}

@@ -49,7 +49,7 @@ static memobj *mem_get(vkr *r, uint64_t cap)
 void vkr_image_limits(vkr *r, const VkImageCreateInfo *ci)
 {
 	VkImageFormatProperties p;
-	if (r->checking || vkGetPhysicalDeviceImageFormatProperties(r->dev.physical, ci->format,
+	if (r->checking || vkGetPhysicalDeviceImageFormatProperties(r->d->vk.physical, ci->format,
 			ci->imageType, ci->tiling, ci->usage, ci->flags, &p) != VK_SUCCESS)
 		return;
 	const struct { const char *name; uint32_t v, max; } lim[] = {
@@ -62,7 +62,7 @@ void vkr_image_limits(vkr *r, const VkImageCreateInfo *ci)
 	for (size_t i = 0; i < sizeof(lim) / sizeof(lim[0]); i++)
 		if (lim[i].v > lim[i].max)
 			vkr_fatal(r, "pCreateInfo: %s %u, but %s makes %u at most of this format",
-				  lim[i].name, lim[i].v, r->dev.props.deviceName, lim[i].max);
+				  lim[i].name, lim[i].v, r->d->vk.props.deviceName, lim[i].max);
 }
 
 /* A framebuffer's extent and layers within the replay device's limits
@@ -72,7 +72,7 @@ void vkr_framebuffer_limits(vkr *r, const VkFramebufferCreateInfo *ci)
 {
 	if (r->checking)
 		return;
-	const VkPhysicalDeviceLimits *l = &r->dev.props.limits;
+	const VkPhysicalDeviceLimits *l = &r->d->vk.props.limits;
 	const struct { const char *name; uint32_t v, max; } lim[] = {
 		{"width", ci->width, l->maxFramebufferWidth},
 		{"height", ci->height, l->maxFramebufferHeight},
@@ -81,7 +81,7 @@ void vkr_framebuffer_limits(vkr *r, const VkFramebufferCreateInfo *ci)
 	for (size_t i = 0; i < sizeof(lim) / sizeof(lim[0]); i++)
 		if (lim[i].max && lim[i].v > lim[i].max)
 			vkr_fatal(r, "pCreateInfo: %s %u, but %s makes framebuffers of %u at most",
-				  lim[i].name, lim[i].v, r->dev.props.deviceName, lim[i].max);
+				  lim[i].name, lim[i].v, r->d->vk.props.deviceName, lim[i].max);
 }
 
 obj *vkr_new_obj(vkr *r, uint64_t cap, uint64_t live, bool image, bool linear, VkDeviceSize size)
@@ -92,6 +92,7 @@ obj *vkr_new_obj(vkr *r, uint64_t cap, uint64_t live, bool image, bool linear, V
 	o->image = image;
 	o->linear = linear;
 	o->create_size = size;
+	o->dev = r->d;
 	obj *old = vkr_obj_get(r, cap);
 	if (old) {
 		vkr_release_obj(r, old);
@@ -113,12 +114,12 @@ void vkr_unlink_obj(obj *o)
 	o->mem = NULL;
 }
 
-static void group_free(vkr *r, group *g)
+static void group_free(group *g)
 {
 	if (g->address)
-		vkFreeMemory(r->dev.device, g->alloc.memory, NULL);
+		vkFreeMemory(g->dev->vk.device, g->alloc.memory, NULL);
 	else
-		vkd_free(&r->dev, &g->alloc);
+		vkd_free(&g->dev->vk, &g->alloc);
 	free(g);
 }
 
@@ -140,7 +141,7 @@ static VkResult alloc_address(vkr *r, uint32_t type, VkDeviceSize size, group *g
 		.allocationSize = size,
 		.memoryTypeIndex = type,
 	};
-	VkResult res = vkAllocateMemory(r->dev.device, &ai, NULL, &g->alloc.memory);
+	VkResult res = vkAllocateMemory(r->d->vk.device, &ai, NULL, &g->alloc.memory);
 	if (res != VK_SUCCESS)
 		return res;
 	g->address = true;
@@ -150,24 +151,24 @@ static VkResult alloc_address(vkr *r, uint32_t type, VkDeviceSize size, group *g
 	return VK_SUCCESS;
 }
 
-static void *group_map(vkr *r, group *g, VkResult *res)
+static void *group_map(group *g, VkResult *res)
 {
 	if (!g->address)
-		return vkd_map(&r->dev, &g->alloc, res);
+		return vkd_map(&g->dev->vk, &g->alloc, res);
 	void *p = NULL;
-	*res = vkMapMemory(r->dev.device, g->alloc.memory, 0, VK_WHOLE_SIZE, 0, &p);
+	*res = vkMapMemory(g->dev->vk.device, g->alloc.memory, 0, VK_WHOLE_SIZE, 0, &p);
 	return *res == VK_SUCCESS ? p : NULL;
 }
 
-static void group_flush(vkr *r, group *g, VkDeviceSize off, VkDeviceSize len)
+static void group_flush(group *g, VkDeviceSize off, VkDeviceSize len)
 {
 	if (!g->address) {
-		vkd_flush(&r->dev, &g->alloc, off, len);
+		vkd_flush(&g->dev->vk, &g->alloc, off, len);
 		return;
 	}
 	VkMappedMemoryRange mr = {.sType = VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE,
 				  .memory = g->alloc.memory, .size = VK_WHOLE_SIZE};
-	vkFlushMappedMemoryRanges(r->dev.device, 1, &mr);
+	vkFlushMappedMemoryRanges(g->dev->vk.device, 1, &mr);
 }
 
 void vkr_release_obj(vkr *r, obj *o)
@@ -175,8 +176,9 @@ void vkr_release_obj(vkr *r, obj *o)
 	vkr_unlink_obj(o);
 	group *g = o->group;
 	o->group = NULL;
+	(void)r;
 	if (g && !--g->refs)
-		group_free(r, g);
+		group_free(g);
 }
 
 /*
@@ -208,6 +210,7 @@ void vkr_alloc_memory(vkr *r, vk_args_vkAllocateMemory *a)
 	m->cap = (uint64_t)(uintptr_t)*a->pMemory;
 	m->size = a->pAllocateInfo->allocationSize;
 	m->cap_type = a->pAllocateInfo->memoryTypeIndex;
+	m->dev = r->d;
 	memobj *old = mem_get(r, m->cap);
 	if (old) {
 		while (old->objs)
@@ -230,8 +233,9 @@ void vkr_free_memory(vkr *r, uint64_t cap)
 
 static VkMemoryPropertyFlags cap_flags(vkr *r, const memobj *m)
 {
-	if (r->have_cap_mem && m->cap_type < r->cap_mem.memoryTypeCount)
-		return r->cap_mem.memoryTypes[m->cap_type].propertyFlags;
+	const VkPhysicalDeviceMemoryProperties *p = vkr_cap_mem(r);
+	if (p && m->cap_type < p->memoryTypeCount)
+		return p->memoryTypes[m->cap_type].propertyFlags;
 	return VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
 }
 
@@ -262,9 +266,9 @@ void vkr_bind_obj(vkr *r, uint64_t cap_obj, uint64_t cap_mem, VkDeviceSize offse
 	}
 	VkMemoryRequirements req;
 	if (image)
-		vkGetImageMemoryRequirements(r->dev.device, (VkImage)(uintptr_t)o->live, &req);
+		vkGetImageMemoryRequirements(r->d->vk.device, (VkImage)(uintptr_t)o->live, &req);
 	else
-		vkGetBufferMemoryRequirements(r->dev.device, (VkBuffer)(uintptr_t)o->live, &req);
+		vkGetBufferMemoryRequirements(r->d->vk.device, (VkBuffer)(uintptr_t)o->live, &req);
 	VkDeviceSize size = req.size;
 	if (image && o->cap_req > size)
 		size = o->cap_req;  /* images: at least as large as at capture */
@@ -301,37 +305,38 @@ void vkr_bind_obj(vkr *r, uint64_t cap_obj, uint64_t cap_mem, VkDeviceSize offse
 		VkMemoryPropertyFlags preferred = (cf & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT) |
 			(host ? VK_MEMORY_PROPERTY_HOST_COHERENT_BIT : 0);
 		uint32_t type;
-		if (vkd_find_memory_type(&r->dev, req.memoryTypeBits, required, preferred, 0, 0,
+		if (vkd_find_memory_type(&r->d->vk, req.memoryTypeBits, required, preferred, 0, 0,
 					 &type) < 0)
 			vkr_fatal(r, "no memory type of %s fits a %s (bits 0x%x%s)",
-				  r->dev.props.deviceName, image ? "image" : "buffer", req.memoryTypeBits,
+				  r->d->vk.props.deviceName, image ? "image" : "buffer", req.memoryTypeBits,
 				  host ? ", host-visible" : "");
 		/* the size may be the capture's (an image's requirements):
 		 * never more than the heap holds (an edited requirement asked
 		 * llvmpipe for 2^64 - 1 bytes) */
-		const VkPhysicalDeviceMemoryProperties *mp = &r->dev.memory;
+		const VkPhysicalDeviceMemoryProperties *mp = &r->d->vk.memory;
 		uint32_t heap = mp->memoryTypes[type].heapIndex;
 		if (size > mp->memoryHeaps[heap].size)
 			vkr_fatal(r, "%s: %s 0x%llx needs %llu bytes%s, more than heap %u of %s holds "
 				  "(%llu)", image ? "image" : "buffer", image ? "VkImage" : "VkBuffer",
 				  (unsigned long long)cap_obj, (unsigned long long)size,
 				  size > req.size ? " (its requirements at capture)" : "", heap,
-				  r->dev.props.deviceName, (unsigned long long)mp->memoryHeaps[heap].size);
+				  r->d->vk.props.deviceName, (unsigned long long)mp->memoryHeaps[heap].size);
 		g = trace_xcalloc(1, sizeof(*g));
+		g->dev = r->d;
 		vkd_request rq = {
 			.size = size,
 			.alignment = req.alignment,
 			.kind = !image || o->linear ? VKD_KIND_LINEAR : VKD_KIND_OPTIMAL,
 		};
 		VkResult res = o->address ? alloc_address(r, type, size, g)
-					  : vkd_alloc(&r->dev, NULL, type, &rq, &g->alloc);
+					  : vkd_alloc(&r->d->vk, NULL, type, &rq, &g->alloc);
 		if (res != VK_SUCCESS)
 			vkr_fatal(r, "cannot allocate %llu bytes of memory type %u: %s",
 				  (unsigned long long)size, type, vkr_result_name(res));
 		g->cap_base = offset;
-		VkMemoryPropertyFlags tf = r->dev.memory.memoryTypes[type].propertyFlags;
+		VkMemoryPropertyFlags tf = r->d->vk.memory.memoryTypes[type].propertyFlags;
 		if (tf & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) {
-			g->mapped = group_map(r, g, &res);
+			g->mapped = group_map(g, &res);
 			g->coherent = (tf & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT) != 0;
 			/* bytes equal to what the capture mapped are not in the
 			 * trace: fresh memory reads as zeros there */
@@ -340,15 +345,15 @@ void vkr_bind_obj(vkr *r, uint64_t cap_obj, uint64_t cap_mem, VkDeviceSize offse
 		}
 	}
 	VkResult res = image
-		? vkBindImageMemory(r->dev.device, (VkImage)(uintptr_t)o->live, g->alloc.memory,
+		? vkBindImageMemory(r->d->vk.device, (VkImage)(uintptr_t)o->live, g->alloc.memory,
 				    g->alloc.offset + rel)
-		: vkBindBufferMemory(r->dev.device, (VkBuffer)(uintptr_t)o->live, g->alloc.memory,
+		: vkBindBufferMemory(r->d->vk.device, (VkBuffer)(uintptr_t)o->live, g->alloc.memory,
 				     g->alloc.offset + rel);
 	r->calls++;
 	if (res != VK_SUCCESS) {
 		vkr_check_result(r, NULL, true, cap_res, res);
 		if (!g->refs)
-			group_free(r, g);
+			group_free(g);
 		return;
 	}
 	g->refs++;
@@ -406,5 +411,5 @@ void vkr_update(vkr *r, const trace_call *c)
 	update_to t = { g->mapped + o->rel, room };
 	vk_update_runs(&u, update_run, &t);
 	if (!g->coherent)
-		group_flush(r, g, o->rel + u.offset, (u.end < room ? u.end : room) - u.offset);
+		group_flush(g, o->rel + u.offset, (u.end < room ? u.end : room) - u.offset);
 }

@@ -20,6 +20,7 @@ void vkr_create_swapchain(vkr *r, vk_args_vkCreateSwapchainKHR *a)
 		return;
 	swapchain *s = trace_xcalloc(1, sizeof(*s));
 	s->cap = (uint64_t)(uintptr_t)*a->pSwapchain;
+	s->dev = r->d;
 	s->format = ci->imageFormat;
 	s->extent = ci->imageExtent;
 	s->layers = ci->imageArrayLayers ? ci->imageArrayLayers : 1;
@@ -37,9 +38,9 @@ void vkr_destroy_swapchain(vkr *r, swapchain *s)
 		vkr_map_del(r, r->h_image, s->cap_img[i]);
 		if (r->checking)
 			continue;  /* --check: no images made */
-		vkDestroyImage(r->dev.device, s->img[i], NULL);
-		vkd_free(&r->dev, &s->mem[i]);
-		vkDestroySemaphore(r->dev.device, s->presented[i], NULL);
+		vkDestroyImage(r->d->vk.device, s->img[i], NULL);
+		vkd_free(&r->d->vk, &s->mem[i]);
+		vkDestroySemaphore(r->d->vk.device, s->presented[i], NULL);
 	}
 	vkr_map_del(r, r->h_swapchain, s->cap);
 	free(s->img);
@@ -79,25 +80,25 @@ void vkr_swapchain_images(vkr *r, vk_args_vkGetSwapchainImagesKHR *a)
 				.sharingMode = s->sharing,
 				.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED,
 			};
-			VkResult res = vkCreateImage(r->dev.device, &ici, NULL, &s->img[i]);
+			VkResult res = vkCreateImage(r->d->vk.device, &ici, NULL, &s->img[i]);
 			if (res != VK_SUCCESS)
 				vkr_fatal(r, "cannot make an offscreen image of %ux%u for the swapchain: %s",
 					  s->extent.width, s->extent.height, vkr_result_name(res));
 			VkMemoryRequirements req;
-			vkGetImageMemoryRequirements(r->dev.device, s->img[i], &req);
+			vkGetImageMemoryRequirements(r->d->vk.device, s->img[i], &req);
 			uint32_t type;
-			if (vkd_find_memory_type(&r->dev, req.memoryTypeBits, 0,
+			if (vkd_find_memory_type(&r->d->vk, req.memoryTypeBits, 0,
 						 VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0, 0, &type) < 0)
 				vkr_fatal(r, "no memory type for the swapchain's images");
 			vkd_request rq = {.size = req.size, .alignment = req.alignment,
 					  .kind = VKD_KIND_OPTIMAL, .dedicated = true,
 					  .dedicated_image = s->img[i]};
-			if ((res = vkd_alloc(&r->dev, NULL, type, &rq, &s->mem[i])) != VK_SUCCESS ||
-			    (res = vkBindImageMemory(r->dev.device, s->img[i], s->mem[i].memory,
+			if ((res = vkd_alloc(&r->d->vk, NULL, type, &rq, &s->mem[i])) != VK_SUCCESS ||
+			    (res = vkBindImageMemory(r->d->vk.device, s->img[i], s->mem[i].memory,
 						     s->mem[i].offset)) != VK_SUCCESS)
 				vkr_fatal(r, "cannot place the swapchain's images: %s", vkr_result_name(res));
 			VkSemaphoreCreateInfo sci = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
-			if (vkCreateSemaphore(r->dev.device, &sci, NULL, &s->presented[i]) != VK_SUCCESS)
+			if (vkCreateSemaphore(r->d->vk.device, &sci, NULL, &s->presented[i]) != VK_SUCCESS)
 				vkr_fatal(r, "cannot make a semaphore");
 		}
 	}
@@ -133,7 +134,7 @@ void vkr_acquire(vkr *r, uint64_t cap_swapchain, uint32_t index, uint64_t cap_se
 	/* without a fence, nothing to signal but the semaphore: the first
 	 * submit that waits on it leaves the wait out instead */
 	if (!fence && sem && !r->loop) {
-		tmap_set(&r->fold_acquired, sem, TAG_ACQUIRED, 1);
+		tmap_set(&r->d->fold_acquired, sem, TAG_ACQUIRED, 1);
 		r->calls++;
 		return;
 	}
@@ -148,7 +149,7 @@ void vkr_acquire(vkr *r, uint64_t cap_swapchain, uint32_t index, uint64_t cap_se
 		.pSignalSemaphores = &ssem,
 	};
 	s->pending[index] = false;
-	VkResult res = vkQueueSubmit(r->dev.queue, 1, &si, (VkFence)(uintptr_t)fence);
+	VkResult res = vkQueueSubmit(r->d->vk.queue, 1, &si, (VkFence)(uintptr_t)fence);
 	r->calls++;
 	if (res != VK_SUCCESS)
 		vkr_fatal(r, "the acquire's submit failed: %s", vkr_result_name(res));
@@ -165,11 +166,13 @@ static void waited_by(vkr *r, uint64_t cap, VkQueue queue)
 /* ------------------------------------------------------------------ */
 /* Marks (fold_mark): which submit a folded wait's semaphore went with. */
 
-/* A mark no semaphore names, its own fence made, unsignalled. */
+/* A mark no semaphore names, for the device of the record; with its own
+ * fence made there and unsignalled where OWN. */
 static uint32_t mark_new(vkr *r, bool own)
 {
 	uint32_t m = 0;
-	while (m < r->nmarks && r->marks[m].refs)
+	while (m < r->nmarks && (r->marks[m].refs ||
+				 (own && r->marks[m].own && r->marks[m].own_dev != r->d)))
 		m++;
 	if (m == r->nmarks) {
 		if (r->nmarks == r->capmarks) {
@@ -179,14 +182,16 @@ static uint32_t mark_new(vkr *r, bool own)
 		r->marks[r->nmarks++] = (fold_mark){0};
 	}
 	fold_mark *k = &r->marks[m];
+	k->dev = r->d;
 	if (!own)
 		return m;
-	VkDevice dev = r->dev.device;
+	VkDevice dev = r->d->vk.device;
 	if (!k->own) {
 		VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
 		VkResult res = vkCreateFence(dev, &fci, NULL, &k->own);
 		if (res != VK_SUCCESS)
 			vkr_fatal(r, "a fence of replay's own: %s", vkr_result_name(res));
+		k->own_dev = r->d;
 	} else {
 		/* its submit was long ago: done, or all but */
 		if (k->pending)
@@ -212,6 +217,8 @@ static void mark_name(vkr *r, uint64_t cap, uint32_t m)
 static void mark_wait(vkr *r, uint32_t m)
 {
 	fold_mark *k = &r->marks[m];
+	if (!k->dev)
+		return;  /* its device ended, and all it ran */
 	if (k->cap_fence) {
 		/* the fence reset, signalled again or destroyed since: the
 		 * application saw it signal */
@@ -221,7 +228,7 @@ static void mark_wait(vkr *r, uint32_t m)
 	} else if (!k->pending) {
 		return;
 	}
-	vkr_bounded(r, vkWaitForFences(r->dev.device, 1, &k->fence, VK_TRUE, vkr_wait_ns(r)),
+	vkr_bounded(r, vkWaitForFences(k->dev->vk.device, 1, &k->fence, VK_TRUE, vkr_wait_ns(r)),
 		    "the batch that waits on the semaphore");
 	if (!k->cap_fence)
 		k->pending = false;
@@ -238,7 +245,7 @@ void vkr_fold_mark(vkr *r, VkQueue queue, VkFence *fence, uint64_t cap_fence)
 		/* a fence the records do not follow (imported): its queue is
 		 * waited for whole */
 		for (uint32_t i = 0; i < n; i++)
-			waited_by(r, r->fold_waits_cap[i], queue);
+			waited_by(r, r->d->fold_waits_cap[i], queue);
 		return;
 	}
 	uint32_t m = mark_new(r, !*fence);
@@ -253,22 +260,22 @@ void vkr_fold_mark(vkr *r, VkQueue queue, VkFence *fence, uint64_t cap_fence)
 		k->pending = true;
 	}
 	for (uint32_t i = 0; i < n; i++)
-		mark_name(r, r->fold_waits_cap[i], m);
+		mark_name(r, r->d->fold_waits_cap[i], m);
 }
 
 static void fold_wait(vkr *r, VkSemaphore live, uint64_t cap)
 {
-	for (uint32_t i = 0; i < r->nfold_waits; i++)
-		if (r->fold_waits[i] == live)
+	for (uint32_t i = 0; i < r->d->nfold_waits; i++)
+		if (r->d->fold_waits[i] == live)
 			return;
-	if (r->nfold_waits == r->capfold_waits) {
-		r->capfold_waits = r->capfold_waits ? 2 * r->capfold_waits : 8;
-		r->fold_waits = trace_xrealloc(r->fold_waits, r->capfold_waits * sizeof(*r->fold_waits));
-		r->fold_waits_cap = trace_xrealloc(r->fold_waits_cap,
-						   r->capfold_waits * sizeof(*r->fold_waits_cap));
+	if (r->d->nfold_waits == r->d->capfold_waits) {
+		r->d->capfold_waits = r->d->capfold_waits ? 2 * r->d->capfold_waits : 8;
+		r->d->fold_waits = trace_xrealloc(r->d->fold_waits, r->d->capfold_waits * sizeof(*r->d->fold_waits));
+		r->d->fold_waits_cap = trace_xrealloc(r->d->fold_waits_cap,
+						   r->d->capfold_waits * sizeof(*r->d->fold_waits_cap));
 	}
-	r->fold_waits[r->nfold_waits] = live;
-	r->fold_waits_cap[r->nfold_waits++] = cap;
+	r->d->fold_waits[r->d->nfold_waits] = live;
+	r->d->fold_waits_cap[r->d->nfold_waits++] = cap;
 }
 
 /* The semaphores a present waits on, into the folded waits. */
@@ -279,7 +286,7 @@ static void present_fold(void *ctx, const vk_sync_use *u)
 		return;
 	uint64_t live = vkr_need(r, r->h_semaphore, u->handle);
 	/* a present of an image as acquired: the acquire signalled nothing */
-	if (r->fold_acquired.n && tmap_del(&r->fold_acquired, live, TAG_ACQUIRED, NULL))
+	if (r->d->fold_acquired.n && tmap_del(&r->d->fold_acquired, live, TAG_ACQUIRED, NULL))
 		return;
 	fold_wait(r, (VkSemaphore)(uintptr_t)live, u->handle);
 }
@@ -351,37 +358,37 @@ void vkr_fold_flush(vkr *r)
 	if (!vkr_fold_pending(r))
 		return;
 	uint32_t nsig = 0;
-	VkSemaphore *sig = trace_arena_alloc(&r->arena, sizeof(*sig) * (r->fold_acquired.n + 1));
-	for (size_t i = 0; i < r->fold_acquired.cap; i++)
-		if (tmap_used(&r->fold_acquired, i))
-			sig[nsig++] = (VkSemaphore)(uintptr_t)r->fold_acquired.keys[i];
-	VkPipelineStageFlags *stage = trace_arena_alloc(&r->arena, sizeof(*stage) * (r->nfold_waits + 1));
-	for (uint32_t i = 0; i < r->nfold_waits; i++)
+	VkSemaphore *sig = trace_arena_alloc(&r->arena, sizeof(*sig) * (r->d->fold_acquired.n + 1));
+	for (size_t i = 0; i < r->d->fold_acquired.cap; i++)
+		if (tmap_used(&r->d->fold_acquired, i))
+			sig[nsig++] = (VkSemaphore)(uintptr_t)r->d->fold_acquired.keys[i];
+	VkPipelineStageFlags *stage = trace_arena_alloc(&r->arena, sizeof(*stage) * (r->d->nfold_waits + 1));
+	for (uint32_t i = 0; i < r->d->nfold_waits; i++)
 		stage[i] = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
 	VkFence fence = VK_NULL_HANDLE;
-	r->marking = r->nfold_waits;
-	vkr_fold_mark(r, r->dev.queue, &fence, 0);
+	r->marking = r->d->nfold_waits;
+	vkr_fold_mark(r, r->d->vk.queue, &fence, 0);
 	VkSubmitInfo si = {
 		.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
-		.waitSemaphoreCount = r->nfold_waits,
-		.pWaitSemaphores = r->fold_waits,
+		.waitSemaphoreCount = r->d->nfold_waits,
+		.pWaitSemaphores = r->d->fold_waits,
 		.pWaitDstStageMask = stage,
 		.signalSemaphoreCount = nsig,
 		.pSignalSemaphores = sig,
 	};
-	VkResult res = vkQueueSubmit(r->dev.queue, 1, &si, fence);
+	VkResult res = vkQueueSubmit(r->d->vk.queue, 1, &si, fence);
 	r->calls++;
 	if (res != VK_SUCCESS)
 		vkr_fatal(r, "the presents' and acquires' batch failed: %s", vkr_result_name(res));
-	r->nfold_waits = 0;
-	tmap_free(&r->fold_acquired);
+	r->d->nfold_waits = 0;
+	tmap_free(&r->d->fold_acquired);
 }
 
 /* Whether the waits of a batch (N semaphores, live) hold an acquire's. */
 static bool waits_acquired(vkr *r, const VkSemaphore *sem, uint32_t n)
 {
-	for (uint32_t i = 0; r->fold_acquired.n && i < n; i++)
-		if (tmap_at(&r->fold_acquired, (uint64_t)(uintptr_t)sem[i], TAG_ACQUIRED))
+	for (uint32_t i = 0; r->d->fold_acquired.n && i < n; i++)
+		if (tmap_at(&r->d->fold_acquired, (uint64_t)(uintptr_t)sem[i], TAG_ACQUIRED))
 			return true;
 	return false;
 }
@@ -418,7 +425,7 @@ const VkSubmitInfo *vkr_fold_submit(vkr *r, const VkSubmitInfo *si, uint32_t n)
 	VkSubmitInfo *out = trace_arena_alloc(&r->arena, sizeof(*out) * n);
 	memcpy(out, si, sizeof(*out) * n);
 	for (uint32_t b = 0; b < n; b++) {
-		uint32_t extra = b ? 0 : r->nfold_waits;
+		uint32_t extra = b ? 0 : r->d->nfold_waits;
 		if (!extra && !waits_acquired(r, si[b].pWaitSemaphores, si[b].waitSemaphoreCount))
 			continue;
 		uint32_t cap = si[b].waitSemaphoreCount + extra, k = 0;
@@ -427,13 +434,13 @@ const VkSubmitInfo *vkr_fold_submit(vkr *r, const VkSubmitInfo *si, uint32_t n)
 		uint64_t *val = trace_arena_alloc(&r->arena, sizeof(*val) * (cap + 1));
 		const VkTimelineSemaphoreSubmitInfo *tl = timeline_of(si[b].pNext);
 		for (uint32_t i = 0; i < extra; i++) {
-			sem[k] = r->fold_waits[i];
+			sem[k] = r->d->fold_waits[i];
 			stage[k] = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
 			val[k++] = 0;
 		}
 		for (uint32_t i = 0; i < si[b].waitSemaphoreCount; i++) {
 			uint64_t acquired;
-			if (tmap_del(&r->fold_acquired, (uint64_t)(uintptr_t)si[b].pWaitSemaphores[i],
+			if (tmap_del(&r->d->fold_acquired, (uint64_t)(uintptr_t)si[b].pWaitSemaphores[i],
 				     TAG_ACQUIRED, &acquired))
 				continue;
 			sem[k] = si[b].pWaitSemaphores[i];
@@ -453,8 +460,8 @@ const VkSubmitInfo *vkr_fold_submit(vkr *r, const VkSubmitInfo *si, uint32_t n)
 			out[b].pNext = t2;  /* the chain held nothing else (foldable_chain) */
 		}
 	}
-	r->marking = r->nfold_waits;
-	r->nfold_waits = 0;
+	r->marking = r->d->nfold_waits;
+	r->d->nfold_waits = 0;
 	return out;
 }
 
@@ -465,19 +472,19 @@ const VkSubmitInfo2 *vkr_fold_submit2(vkr *r, const VkSubmitInfo2 *si, uint32_t 
 	VkSubmitInfo2 *out = trace_arena_alloc(&r->arena, sizeof(*out) * n);
 	memcpy(out, si, sizeof(*out) * n);
 	for (uint32_t b = 0; b < n; b++) {
-		uint32_t extra = b ? 0 : r->nfold_waits;
+		uint32_t extra = b ? 0 : r->d->nfold_waits;
 		uint32_t cap = si[b].waitSemaphoreInfoCount + extra, k = 0;
 		VkSemaphoreSubmitInfo *w = trace_arena_alloc(&r->arena, sizeof(*w) * (cap + 1));
 		for (uint32_t i = 0; i < extra; i++) {
 			w[k++] = (VkSemaphoreSubmitInfo){
 				.sType = VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO,
-				.semaphore = r->fold_waits[i],
+				.semaphore = r->d->fold_waits[i],
 				.stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT};
 		}
 		bool changed = extra;
 		for (uint32_t i = 0; i < si[b].waitSemaphoreInfoCount; i++) {
 			const VkSemaphoreSubmitInfo *x = &si[b].pWaitSemaphoreInfos[i];
-			if (r->fold_acquired.n && tmap_del(&r->fold_acquired, (uint64_t)(uintptr_t)x->semaphore,
+			if (r->d->fold_acquired.n && tmap_del(&r->d->fold_acquired, (uint64_t)(uintptr_t)x->semaphore,
 							   TAG_ACQUIRED, NULL)) {
 				changed = true;
 				continue;
@@ -489,8 +496,8 @@ const VkSubmitInfo2 *vkr_fold_submit2(vkr *r, const VkSubmitInfo2 *si, uint32_t 
 			out[b].pWaitSemaphoreInfos = w;
 		}
 	}
-	r->marking = r->nfold_waits;
-	r->nfold_waits = 0;
+	r->marking = r->d->nfold_waits;
+	r->d->nfold_waits = 0;
 	return out;
 }
 
@@ -501,11 +508,11 @@ void vkr_present_release(vkr *r, uint64_t cap)
 		return;
 	/* folded, never submitted: out of what is pending */
 	if (vkr_map_get(r, r->h_semaphore, cap, &live) && live) {
-		tmap_del(&r->fold_acquired, live, TAG_ACQUIRED, NULL);
-		for (uint32_t i = 0; i < r->nfold_waits; i++)
-			if (r->fold_waits[i] == (VkSemaphore)(uintptr_t)live) {
-				r->fold_waits[i] = r->fold_waits[--r->nfold_waits];
-				r->fold_waits_cap[i] = r->fold_waits_cap[r->nfold_waits];
+		tmap_del(&r->d->fold_acquired, live, TAG_ACQUIRED, NULL);
+		for (uint32_t i = 0; i < r->d->nfold_waits; i++)
+			if (r->d->fold_waits[i] == (VkSemaphore)(uintptr_t)live) {
+				r->d->fold_waits[i] = r->d->fold_waits[--r->d->nfold_waits];
+				r->d->fold_waits_cap[i] = r->d->fold_waits_cap[r->d->nfold_waits];
 				break;
 			}
 	}
@@ -520,30 +527,44 @@ void vkr_present_release(vkr *r, uint64_t cap)
 	}
 	if (!tmap_del(&r->waited_by, cap, TAG_WAITED_BY, &q) || !q)
 		return;
-	VkDevice dev = r->dev.device;
+	VkDevice dev = r->d->vk.device;
 	VkResult res;
-	vkResetFences(dev, 1, &r->fence);
-	if ((res = vkQueueSubmit((VkQueue)(uintptr_t)q, 0, NULL, r->fence)) != VK_SUCCESS)
+	vkResetFences(dev, 1, &r->d->fence);
+	if ((res = vkQueueSubmit((VkQueue)(uintptr_t)q, 0, NULL, r->d->fence)) != VK_SUCCESS)
 		vkr_fatal(r, "a fence after the batch that waits on the semaphore: %s",
 			  vkr_result_name(res));
-	vkr_bounded(r, vkWaitForFences(dev, 1, &r->fence, VK_TRUE, vkr_wait_ns(r)),
+	vkr_bounded(r, vkWaitForFences(dev, 1, &r->d->fence, VK_TRUE, vkr_wait_ns(r)),
 		    "the batch that waits on the semaphore");
 }
 
 void vkr_fold_free(vkr *r)
 {
-	free(r->fold_waits);
-	free(r->fold_waits_cap);
-	r->fold_waits = NULL;
-	r->fold_waits_cap = NULL;
-	r->nfold_waits = r->capfold_waits = 0;
-	for (uint32_t m = 0; m < r->nmarks; m++)
-		if (r->marks[m].own && r->dev.device)
-			vkDestroyFence(r->dev.device, r->marks[m].own, NULL);
-	free(r->marks);
-	r->marks = NULL;
-	r->nmarks = r->capmarks = r->marking = 0;
-	TMAP_FREE(&r->fold_acquired, &r->waited_by);
+	free(r->d->fold_waits);
+	free(r->d->fold_waits_cap);
+	r->d->fold_waits = NULL;
+	r->d->fold_waits_cap = NULL;
+	r->d->nfold_waits = r->d->capfold_waits = 0;
+	tmap_free(&r->d->fold_acquired);
+	/* the device's marks end with it */
+	for (uint32_t m = 0; m < r->nmarks; m++) {
+		fold_mark *k = &r->marks[m];
+		if (k->own_dev == r->d) {
+			if (r->d->vk.device)
+				vkDestroyFence(r->d->vk.device, k->own, NULL);
+			k->own = VK_NULL_HANDLE;
+			k->own_dev = NULL;
+			k->pending = false;
+		}
+		if (k->dev == r->d)
+			k->dev = NULL;
+	}
+	/* the semaphores our batches wait on, and the marks: of every device */
+	if (r->ndevs <= 1) {
+		tmap_free(&r->waited_by);
+		free(r->marks);
+		r->marks = NULL;
+		r->nmarks = r->capmarks = r->marking = 0;
+	}
 }
 
 void vkr_present(vkr *r, vk_args_vkQueuePresentKHR *a)
@@ -560,7 +581,7 @@ void vkr_present(vkr *r, vk_args_vkQueuePresentKHR *a)
 	}
 	if (r->checking) {  /* --check: the waits' handles known, nothing submitted */
 		vk_sync_walk(VK_SYNC_PRESENT, a, VK_SUCCESS, present_fold, r);
-		r->nfold_waits = 0;
+		r->d->nfold_waits = 0;
 		return;
 	}
 	if (!r->loop) {
@@ -606,27 +627,27 @@ static void screenshot(vkr *r, swapchain *s, uint32_t index, int64_t frame)
 		.usage = VK_BUFFER_USAGE_TRANSFER_DST_BIT,
 	};
 	VkBuffer buf;
-	VkDevice dev = r->dev.device;
+	VkDevice dev = r->d->vk.device;
 	if (vkCreateBuffer(dev, &bci, NULL, &buf) != VK_SUCCESS)
 		vkr_fatal(r, "screenshot: cannot make a buffer");
 	VkMemoryRequirements req;
 	vkGetBufferMemoryRequirements(dev, buf, &req);
 	uint32_t type;
-	if (vkd_find_memory_type(&r->dev, req.memoryTypeBits, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT,
+	if (vkd_find_memory_type(&r->d->vk, req.memoryTypeBits, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT,
 				 VK_MEMORY_PROPERTY_HOST_CACHED_BIT, 0, 0, &type) < 0)
 		vkr_fatal(r, "screenshot: no host-visible memory");
 	vkd_request rq = {.size = req.size, .alignment = req.alignment, .kind = VKD_KIND_LINEAR,
 			  .dedicated = true, .dedicated_buffer = buf};
 	vkd_allocation mem;
 	VkResult res;
-	if ((res = vkd_alloc(&r->dev, NULL, type, &rq, &mem)) != VK_SUCCESS ||
+	if ((res = vkd_alloc(&r->d->vk, NULL, type, &rq, &mem)) != VK_SUCCESS ||
 	    (res = vkBindBufferMemory(dev, buf, mem.memory, mem.offset)) != VK_SUCCESS)
 		vkr_fatal(r, "screenshot: %s", vkr_result_name(res));
 	vkDeviceWaitIdle(dev);
 	VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
 				       .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
-	vkResetCommandBuffer(r->cb, 0);
-	vkBeginCommandBuffer(r->cb, &bi);
+	vkResetCommandBuffer(r->d->cb, 0);
+	vkBeginCommandBuffer(r->d->cb, &bi);
 	VkImageMemoryBarrier b = {
 		.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
 		.srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT,
@@ -638,32 +659,32 @@ static void screenshot(vkr *r, swapchain *s, uint32_t index, int64_t frame)
 		.image = s->img[index],
 		.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1},
 	};
-	vkCmdPipelineBarrier(r->cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+	vkCmdPipelineBarrier(r->d->cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
 			     VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0, NULL, 0, NULL, 1, &b);
 	VkBufferImageCopy region = {
 		.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1},
 		.imageExtent = {w, h, 1},
 	};
-	vkCmdCopyImageToBuffer(r->cb, s->img[index], VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, buf, 1,
+	vkCmdCopyImageToBuffer(r->d->cb, s->img[index], VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, buf, 1,
 			       &region);
 	b.srcAccessMask = VK_ACCESS_TRANSFER_READ_BIT;
 	b.dstAccessMask = 0;
 	b.oldLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
 	b.newLayout = VK_IMAGE_LAYOUT_PRESENT_SRC_KHR;
-	vkCmdPipelineBarrier(r->cb, VK_PIPELINE_STAGE_TRANSFER_BIT,
+	vkCmdPipelineBarrier(r->d->cb, VK_PIPELINE_STAGE_TRANSFER_BIT,
 			     VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0, 0, NULL, 0, NULL, 1, &b);
-	vkEndCommandBuffer(r->cb);
+	vkEndCommandBuffer(r->d->cb);
 	VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1,
-			   .pCommandBuffers = &r->cb};
-	vkResetFences(dev, 1, &r->fence);
-	if ((res = vkQueueSubmit(r->dev.queue, 1, &si, r->fence)) != VK_SUCCESS ||
-	    (vkr_bounded(r, res = vkWaitForFences(dev, 1, &r->fence, VK_TRUE, vkr_wait_ns(r)),
+			   .pCommandBuffers = &r->d->cb};
+	vkResetFences(dev, 1, &r->d->fence);
+	if ((res = vkQueueSubmit(r->d->vk.queue, 1, &si, r->d->fence)) != VK_SUCCESS ||
+	    (vkr_bounded(r, res = vkWaitForFences(dev, 1, &r->d->fence, VK_TRUE, vkr_wait_ns(r)),
 			 "the screenshot's copy"), res != VK_SUCCESS))
 		vkr_fatal(r, "screenshot: %s", vkr_result_name(res));
-	uint8_t *p = vkd_map(&r->dev, &mem, &res);
+	uint8_t *p = vkd_map(&r->d->vk, &mem, &res);
 	if (!p)
 		vkr_fatal(r, "screenshot: cannot map: %s", vkr_result_name(res));
-	vkd_invalidate(&r->dev, &mem, 0, VK_WHOLE_SIZE);
+	vkd_invalidate(&r->d->vk, &mem, 0, VK_WHOLE_SIZE);
 	uint8_t *rgba = trace_xcalloc(size, 1);
 	bool opaque = s->alpha == VK_COMPOSITE_ALPHA_OPAQUE_BIT_KHR;
 	for (VkDeviceSize i = 0; i < size; i += 4) {
@@ -672,8 +693,8 @@ static void screenshot(vkr *r, swapchain *s, uint32_t index, int64_t frame)
 		rgba[i + 2] = p[i + (bgra ? 0 : 2)];
 		rgba[i + 3] = opaque ? 255 : p[i + 3];
 	}
-	vkd_unmap(&r->dev, &mem);
-	vkd_free(&r->dev, &mem);
+	vkd_unmap(&r->d->vk, &mem);
+	vkd_free(&r->d->vk, &mem);
 	vkDestroyBuffer(dev, buf, NULL);
 	char path[4096];
 	if (o->screenshot_out)

@@ -37,7 +37,7 @@ static bool gpu_read(vkr *r, gpu_timer *t, bool wait)
 {
 	uint64_t ts[2];
 	uint32_t s = t->head;
-	VkResult res = vkGetQueryPoolResults(r->dev.device, t->queries, 2 * s, 2, sizeof(ts), ts,
+	VkResult res = vkGetQueryPoolResults(r->d->vk.device, t->queries, 2 * s, 2, sizeof(ts), ts,
 					     sizeof(ts[0]), VK_QUERY_RESULT_64_BIT |
 					     (wait ? VK_QUERY_RESULT_WAIT_BIT : 0));
 	if (res == VK_NOT_READY)
@@ -53,8 +53,8 @@ static bool gpu_read(vkr *r, gpu_timer *t, bool wait)
 /* Reads what is done (everything, waiting, with WAIT). */
 void vkr_gpu_poll(vkr *r, bool wait)
 {
-	for (uint32_t f = 0; f < r->nfamilies; f++) {
-		gpu_timer *t = r->timers[f];
+	for (uint32_t f = 0; f < r->d->nfamilies; f++) {
+		gpu_timer *t = r->d->timers[f];
 		while (t && t->n && gpu_read(r, t, wait))
 			;
 	}
@@ -65,23 +65,23 @@ void vkr_gpu_poll(vkr *r, bool wait)
  * only once their slot is read, so the batch that used them is done). */
 static gpu_timer *gpu_timer_of(vkr *r, uint32_t family)
 {
-	if (family >= r->nfamilies)
+	if (family >= r->d->nfamilies)
 		return NULL;
-	if (r->timers[family])
-		return r->timers[family];
+	if (r->d->timers[family])
+		return r->d->timers[family];
 	gpu_timer *t = trace_xcalloc(1, sizeof(*t));
-	r->timers[family] = t;
+	r->d->timers[family] = t;
 	uint32_t nq = 0;
-	vkGetPhysicalDeviceQueueFamilyProperties(r->dev.physical, &nq, NULL);
+	vkGetPhysicalDeviceQueueFamilyProperties(r->d->vk.physical, &nq, NULL);
 	VkQueueFamilyProperties *qf = trace_xcalloc(nq, sizeof(*qf));
-	vkGetPhysicalDeviceQueueFamilyProperties(r->dev.physical, &nq, qf);
+	vkGetPhysicalDeviceQueueFamilyProperties(r->d->vk.physical, &nq, qf);
 	uint32_t bits = family < nq ? qf[family].timestampValidBits : 0;
 	free(qf);
-	if (!bits || r->dev.props.limits.timestampPeriod <= 0)
+	if (!bits || r->d->vk.props.limits.timestampPeriod <= 0)
 		return t;
 	t->mask = bits >= 64 ? UINT64_MAX : (1ull << bits) - 1;
-	t->period = r->dev.props.limits.timestampPeriod;
-	VkDevice dev = r->dev.device;
+	t->period = r->d->vk.props.limits.timestampPeriod;
+	VkDevice dev = r->d->vk.device;
 	VkCommandPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
 				       .queueFamilyIndex = family};
 	VkQueryPoolCreateInfo qci = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
@@ -114,17 +114,17 @@ static gpu_timer *gpu_timer_of(vkr *r, uint32_t family)
 
 void vkr_gpu_timers_free(vkr *r)
 {
-	for (uint32_t f = 0; f < r->nfamilies; f++) {
-		gpu_timer *t = r->timers[f];
+	for (uint32_t f = 0; f < r->d->nfamilies; f++) {
+		gpu_timer *t = r->d->timers[f];
 		if (t && t->usable) {
-			vkDestroyQueryPool(r->dev.device, t->queries, NULL);
-			vkDestroyCommandPool(r->dev.device, t->pool, NULL);
+			vkDestroyQueryPool(r->d->vk.device, t->queries, NULL);
+			vkDestroyCommandPool(r->d->vk.device, t->pool, NULL);
 		}
 		free(t);
 	}
-	free(r->timers);
-	r->timers = NULL;
-	r->nfamilies = 0;
+	free(r->d->timers);
+	r->d->timers = NULL;
+	r->d->nfamilies = 0;
 }
 
 /* The timer for a submit to QUEUE (live) now, or NULL: --stats, a frame
@@ -132,9 +132,9 @@ void vkr_gpu_timers_free(vkr *r)
 static gpu_timer *gpu_timer_for(vkr *r, VkQueue queue)
 {
 	if (!r->opt->stats || r->opt->no_gpu_time || r->frame < r->opt->first_frame ||
-	    !r->nfamilies)
+	    !r->d->nfamilies)
 		return NULL;
-	uint64_t *h = tmap_at(&r->queues, (uint64_t)(uintptr_t)queue, TAG_QUEUE);
+	uint64_t *h = tmap_at(&r->d->queues, (uint64_t)(uintptr_t)queue, TAG_QUEUE);
 	gpu_timer *t = h ? gpu_timer_of(r, (uint32_t)*h) : NULL;
 	if (!t || !t->usable)
 		r->gpu_unmeasured = true;
@@ -180,14 +180,14 @@ void vkr_queues_made(vkr *r, const VkDeviceCreateInfo *ci)
 {
 	for (uint32_t i = 0; ci->pQueueCreateInfos && i < ci->queueCreateInfoCount; i++) {
 		const VkDeviceQueueCreateInfo *q = &ci->pQueueCreateInfos[i];
-		uint64_t *n = tmap_at(&r->queues, q->queueFamilyIndex, TAG_QFAMILY);
-		tmap_set(&r->queues, q->queueFamilyIndex, TAG_QFAMILY, (n ? *n : 0) + q->queueCount);
+		uint64_t *n = tmap_at(&r->d->queues, q->queueFamilyIndex, TAG_QFAMILY);
+		tmap_set(&r->d->queues, q->queueFamilyIndex, TAG_QFAMILY, (n ? *n : 0) + q->queueCount);
 	}
 }
 
 void vkr_queue_check(vkr *r, uint32_t family, uint32_t index)
 {
-	uint64_t *n = tmap_at(&r->queues, family, TAG_QFAMILY);
+	uint64_t *n = tmap_at(&r->d->queues, family, TAG_QFAMILY);
 	if (!n)
 		vkr_fatal(r, "queueFamilyIndex: %u: the device made no queue of that family", family);
 	if (index >= *n)
@@ -304,11 +304,26 @@ void vkr_print_stats(vkr *r, double total)
 		g[i] = r->frame_gpu[i];
 	spread gs = spread_of(g, r->nframe_times);
 	free(g);
+	/* the first device's name and heaps; each heap's peak over them all */
+	const VkPhysicalDeviceProperties *props = &r->stats_props;
+	const VkPhysicalDeviceMemoryProperties *mem = &r->stats_memory;
+	uint64_t peak[VK_MAX_MEMORY_HEAPS];
+	memcpy(peak, r->stats_peak, sizeof(peak));
+	for (size_t i = 0; i < r->ndevs; i++) {
+		const vkd_device *d = &r->devs[i]->vk;
+		if (!props->deviceName[0]) {
+			props = &d->props;
+			mem = &d->memory;
+		}
+		for (uint32_t h = 0; h < VK_MAX_MEMORY_HEAPS; h++)
+			if (d->heap_stats[h].memory_peak > peak[h])
+				peak[h] = d->heap_stats[h].memory_peak;
+	}
 	FILE *o = stdout;
 	if (r->opt->stats == 2) {
 		fprintf(o, "{\"device\": \"%s\", \"frames\": %llu, \"seconds\": %.6f, "
 			"\"fps\": %.3f, \"frame_ms\": {\"median\": %.3f, \"p99\": %.3f, \"max\": %.3f}, ",
-			r->dev.props.deviceName, (unsigned long long)r->frames_done, total, fps,
+			props->deviceName, (unsigned long long)r->frames_done, total, fps,
 			cpu.med, cpu.p99, cpu.max);
 		if (gpu)
 			fprintf(o, "\"frame_gpu_ms\": {\"median\": %.3f, \"p99\": %.3f, \"max\": %.3f}, "
@@ -318,13 +333,13 @@ void vkr_print_stats(vkr *r, double total)
 		fprintf(o, "\"calls\": %llu, \"calls_per_second\": %.0f, \"warnings\": %llu, "
 			"\"heaps\": [", (unsigned long long)r->calls,
 			total > 0 ? (double)r->calls / total : 0, (unsigned long long)r->warnings);
-		for (uint32_t h = 0; h < r->dev.memory.memoryHeapCount; h++)
+		for (uint32_t h = 0; h < mem->memoryHeapCount; h++)
 			fprintf(o, "%s{\"heap\": %u, \"peak_bytes\": %llu}", h ? ", " : "", h,
-				(unsigned long long)r->dev.heap_stats[h].memory_peak);
+				(unsigned long long)peak[h]);
 		fprintf(o, "]}\n");
 		return;
 	}
-	fprintf(o, "device:            %s\n", r->dev.props.deviceName);
+	fprintf(o, "device:            %s\n", props->deviceName);
 	fprintf(o, "frames:            %llu\n", (unsigned long long)r->frames_done);
 	fprintf(o, "replay time:       %.3f s\n", total);
 	fprintf(o, "frames per second: %.1f\n", fps);
@@ -340,9 +355,8 @@ void vkr_print_stats(vkr *r, double total)
 			: "no command buffer submitted");
 	fprintf(o, "calls:             %llu (%.0f per second)\n", (unsigned long long)r->calls,
 		total > 0 ? (double)r->calls / total : 0);
-	for (uint32_t h = 0; h < r->dev.memory.memoryHeapCount; h++)
-		fprintf(o, "heap %u peak:       %.1f MiB\n", h,
-			(double)r->dev.heap_stats[h].memory_peak / (1024.0 * 1024.0));
+	for (uint32_t h = 0; h < mem->memoryHeapCount; h++)
+		fprintf(o, "heap %u peak:       %.1f MiB\n", h, (double)peak[h] / (1024.0 * 1024.0));
 }
 
 /* ------------------------------------------------------------------ */

@@ -79,8 +79,7 @@ noreturn void vkr_fatal(vkr *r, const char *fmt, ...)
 		fflush(stderr);
 		_exit(1);
 	}
-	if (r->dev.device)
-		vkDeviceWaitIdle(r->dev.device);
+	vkr_wait_all(r);
 	exit(1);
 }
 
@@ -184,6 +183,7 @@ typedef struct collect {
 	const vk_handle_info **types;
 	size_t n, cap;
 	bool live;   /* second pass: pair with the first */
+	bool owned;  /* a device call's: what it made is the device's */
 	vkr *r;
 	size_t at;
 } collect;
@@ -195,8 +195,11 @@ static void collect_out(void *ctx, const vk_handle_info *h, uint64_t *value, boo
 	(void)f;
 	collect *c = ctx;
 	if (c->live) {
-		if (c->at < c->n && c->types[c->at] == h)
+		if (c->at < c->n && c->types[c->at] == h) {
 			vkr_map_put(c->r, h, c->vals[c->at], *value);
+			if (c->owned)
+				vkr_owner_put(c->r, h, c->vals[c->at]);
+		}
 		c->at++;
 		return;
 	}
@@ -223,28 +226,28 @@ typedef struct destroyed {
 static PFN_vkVoidFunction lookup_fn(vkr *r, const cmd_entry *e)
 {
 	int32_t i = e->index;
-	if (r->fn_done[i])
-		return r->fns[i];
+	if (r->d->fn_done[i])
+		return r->d->fns[i];
 	const vk_command_info *cmd = e->cmd;
 	PFN_vkVoidFunction fn = NULL;
 	for (int k = 0; k < 2 && !fn; k++) {
 		const char *name = k ? cmd->alias_of : cmd->sig.name;
 		if (!name)
 			continue;
-		if (cmd->level == VK_LEVEL_DEVICE && r->dev.device)
-			fn = vkGetDeviceProcAddr(r->dev.device, name);
+		if (cmd->level == VK_LEVEL_DEVICE && r->d->vk.device)
+			fn = vkGetDeviceProcAddr(r->d->vk.device, name);
 		if (!fn)
 			fn = vkGetInstanceProcAddr(cmd->level == VK_LEVEL_GLOBAL ? NULL
-						   : r->dev.instance, name);
+						   : r->d->vk.instance, name);
 	}
-	r->fns[i] = fn;
-	r->fn_done[i] = 1;
+	r->d->fns[i] = fn;
+	r->d->fn_done[i] = 1;
 	return fn;
 }
 
 void vkr_reset_fns(vkr *r)
 {
-	memset(r->fn_done, 0, vk_ncommands);
+	memset(r->d->fn_done, 0, vk_ncommands);
 }
 
 /* A command's code in a table by name, or DFLT. */
@@ -460,13 +463,14 @@ VkResult vkr_invoke(vkr *r, const cmd_entry *e, void *args)
 		memcpy(&cap, (uint8_t *)args + cmd->ret->offset, sizeof(cap));
 	if (e->allocator >= 0)
 		memset((uint8_t *)args + cmd->params[e->allocator].offset, 0, sizeof(void *));
-	collect col = {.r = r};
+	collect col = {.r = r, .owned = cmd->level == VK_LEVEL_DEVICE};
 	if (r->checking) {
 		/* --check: what it makes known by its capture values, as a
 		 * replay that succeeds makes it (one that failed at capture
 		 * may succeed here: a warning) */
 		if (e->out_handles)
-			vk_walk_handles(cmd, args, true, vkr_check_made, r);
+			vk_walk_handles(cmd, args, true, col.owned ? vkr_check_made_owned
+								 : vkr_check_made, r);
 		r->calls++;
 		return VK_SUCCESS;  /* what a replay that goes on gets */
 	}
@@ -475,7 +479,7 @@ VkResult vkr_invoke(vkr *r, const cmd_entry *e, void *args)
 	PFN_vkVoidFunction fn = lookup_fn(r, e);
 	if (!fn)
 		vkr_fatal(r, "%s is not available on %s (an extension the replay did not enable?)",
-			  cmd->sig.name, r->dev.props.deviceName[0] ? r->dev.props.deviceName : "this device");
+			  cmd->sig.name, r->d->vk.props.deviceName[0] ? r->d->vk.props.deviceName : "this device");
 	vk_calls[e->index](fn, args);
 	r->calls++;
 	if (has_ret) {
@@ -539,8 +543,8 @@ VkResult vkr_call_generic(vkr *r, const cmd_entry *e, void *args)
 
 static PFN_vkVoidFunction device_fn(vkr *r, const char *a, const char *b)
 {
-	PFN_vkVoidFunction f = vkGetDeviceProcAddr(r->dev.device, a);
-	return f ? f : vkGetDeviceProcAddr(r->dev.device, b);
+	PFN_vkVoidFunction f = vkGetDeviceProcAddr(r->d->vk.device, a);
+	return f ? f : vkGetDeviceProcAddr(r->d->vk.device, b);
 }
 
 void vkr_replay_call(vkr *r, const trace_call *c)
@@ -565,6 +569,7 @@ void vkr_replay_call(vkr *r, const trace_call *c)
 	if (e->special != SP_CREATE_INSTANCE && !r->have_instance)
 		vkr_fatal(r, "a call before vkCreateInstance");
 	bool dev_needed = cmd->level == VK_LEVEL_DEVICE;
+	vkr_select_device(r, cmd, args);
 	if (dev_needed && !vkr_have_device(r) && e->special != SP_DESTROY_DEVICE)
 		vkr_fatal(r, "a device call before vkCreateDevice");
 	if (e->subres)
@@ -623,9 +628,12 @@ void vkr_replay_call(vkr *r, const trace_call *c)
 			return;
 		vkr_create_device(r, args);
 		return;
-	case SP_DESTROY_DEVICE:
-		vkr_end_device(r);
+	case SP_DESTROY_DEVICE: {
+		vkr_device *d = vkr_device_by_cap(r, (uint64_t)(uintptr_t)((vk_args_vkDestroyDevice *)args)->device);
+		if (d)
+			vkr_end_device(r, d);
 		return;
+	}
 	case SP_ALLOC_MEMORY:
 		vkr_alloc_memory(r, args);
 		return;
@@ -730,18 +738,15 @@ void vkr_replay_call(vkr *r, const trace_call *c)
 	}
 	case SP_MEMORY_PROPS: {
 		vk_args_vkGetPhysicalDeviceMemoryProperties *a = args;
-		if (a->pMemoryProperties) {
-			r->cap_mem = *a->pMemoryProperties;
-			r->have_cap_mem = true;
-		}
+		if (a->pMemoryProperties)
+			vkr_note_cap_mem(r, (uint64_t)(uintptr_t)a->physicalDevice, a->pMemoryProperties);
 		return;
 	}
 	case SP_MEMORY_PROPS2: {
 		vk_args_vkGetPhysicalDeviceMemoryProperties2 *a = args;
-		if (a->pMemoryProperties) {
-			r->cap_mem = a->pMemoryProperties->memoryProperties;
-			r->have_cap_mem = true;
-		}
+		if (a->pMemoryProperties)
+			vkr_note_cap_mem(r, (uint64_t)(uintptr_t)a->physicalDevice,
+					 &a->pMemoryProperties->memoryProperties);
 		return;
 	}
 	case SP_WAIT_FENCES: {
@@ -763,7 +768,7 @@ void vkr_replay_call(vkr *r, const trace_call *c)
 			return;  /* not ready at capture: nothing to wait for */
 		vk_args_vkGetFenceStatus *a = args;
 		VkFence f = (VkFence)(uintptr_t)vkr_need(r, r->h_fence, (uint64_t)(uintptr_t)a->fence);
-		VkResult res = vkWaitForFences(r->dev.device, 1, &f, VK_TRUE, vkr_wait_ns(r));
+		VkResult res = vkWaitForFences(r->d->vk.device, 1, &f, VK_TRUE, vkr_wait_ns(r));
 		r->calls++;
 		vkr_bounded(r, res, "fence");
 		vkr_check_result(r, e, true, capres, res);
@@ -781,7 +786,7 @@ void vkr_replay_call(vkr *r, const trace_call *c)
 			return;
 		VkSemaphoreWaitInfo wi = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO,
 					  .semaphoreCount = 1, .pSemaphores = &s, .pValues = a->pValue};
-		VkResult res = wait(r->dev.device, &wi, vkr_wait_ns(r));
+		VkResult res = wait(r->d->vk.device, &wi, vkr_wait_ns(r));
 		r->calls++;
 		vkr_bounded(r, res, "semaphore");
 		vkr_check_result(r, e, true, capres, res);
@@ -822,7 +827,7 @@ void vkr_replay_call(vkr *r, const trace_call *c)
 		uint64_t cap = (uint64_t)(uintptr_t)((vk_args_vkDestroySwapchainKHR *)args)->swapchain;
 		uint64_t v;
 		if (cap && tmap_del(&r->swapchains, cap, TAG_SWAPCHAIN, &v)) {
-			vkDeviceWaitIdle(r->dev.device);
+			vkDeviceWaitIdle(r->d->vk.device);
 			vkr_destroy_swapchain(r, (swapchain *)(uintptr_t)v);
 		}
 		return;
@@ -873,7 +878,7 @@ void vkr_replay_call(vkr *r, const trace_call *c)
 		vkr_queue_check(r, a->queueFamilyIndex, a->queueIndex);
 		vkr_call_generic(r, e, args);
 		if (a->pQueue && *a->pQueue)
-			tmap_set(&r->queues, (uint64_t)(uintptr_t)*a->pQueue, TAG_QUEUE, a->queueFamilyIndex);
+			tmap_set(&r->d->queues, (uint64_t)(uintptr_t)*a->pQueue, TAG_QUEUE, a->queueFamilyIndex);
 		return;
 	}
 	case SP_GET_QUEUE2: {
@@ -882,7 +887,7 @@ void vkr_replay_call(vkr *r, const trace_call *c)
 			vkr_queue_check(r, a->pQueueInfo->queueFamilyIndex, a->pQueueInfo->queueIndex);
 		vkr_call_generic(r, e, args);
 		if (a->pQueue && *a->pQueue && a->pQueueInfo)
-			tmap_set(&r->queues, (uint64_t)(uintptr_t)*a->pQueue, TAG_QUEUE,
+			tmap_set(&r->d->queues, (uint64_t)(uintptr_t)*a->pQueue, TAG_QUEUE,
 			     a->pQueueInfo->queueFamilyIndex);
 		return;
 	}
@@ -926,7 +931,12 @@ void vkr_frame_ended(vkr *r, int64_t frame)
 		r->frame_times = trace_xrealloc(r->frame_times, r->cap_frame_times * sizeof(double));
 	}
 	r->frame_times[r->nframe_times++] = dt;
-	vkr_gpu_poll(r, false);
+	vkr_device *cur = r->d;
+	for (size_t i = 0; i < r->ndevs; i++) {
+		r->d = r->devs[i];
+		vkr_gpu_poll(r, false);
+	}
+	r->d = cur;
 }
 
 /* What a validation message is about: the call being replayed. */
@@ -942,6 +952,7 @@ static void about_call(void *ctx, char *out, size_t cap)
 void vkr_init_common(vkr *r, const vkr_options *opt)
 {
 	r->opt = opt;
+	r->d = &r->none;
 	trace_arena_init(&r->arena);
 	r->h_buffer = vk_handle_lookup("VkBuffer");
 	r->h_image = vk_handle_lookup("VkImage");
@@ -967,8 +978,8 @@ int vkr_run(trace_reader *in, const vkr_options *opt)
 	r->msgs = (vkd_messages){.prog = opt->dev.prog, .quiet = opt->dev.quiet_validation,
 				 .about = about_call, .ctx = r};
 	r->dopt.messages = &r->msgs;
-	r->fns = trace_xcalloc(vk_ncommands, sizeof(*r->fns));
-	r->fn_done = trace_xcalloc(vk_ncommands, 1);
+	r->none.fns = trace_xcalloc(vk_ncommands, sizeof(*r->none.fns));
+	r->none.fn_done = trace_xcalloc(vk_ncommands, 1);
 	if (vk_ncalls != vk_ncommands) {
 		fprintf(stderr, "trace-replay: the generated thunks do not match the schema\n");
 		return 1;
@@ -1018,8 +1029,9 @@ int vkr_run(trace_reader *in, const vkr_options *opt)
 		vkr_loop_run(r);
 		vkr_loop_free(r);
 	}
-	if (r->dev.device) {
-		vkDeviceWaitIdle(r->dev.device);
+	for (size_t i = 0; i < r->ndevs; i++) {
+		r->d = r->devs[i];
+		vkDeviceWaitIdle(r->d->vk.device);
 		vkr_gpu_poll(r, true);
 	}
 	double total = vkr_now_s() - r->t_start;
@@ -1041,14 +1053,13 @@ int vkr_run(trace_reader *in, const vkr_options *opt)
 	if (r->warnings > WARNINGS_SHOWN && !opt->quiet)
 		fprintf(stderr, "%s: %s: %llu more warnings not shown\n", trace_cli_self.prog,
 			opt->input, (unsigned long long)(r->warnings - WARNINGS_SHOWN));
+	vkr_free_devices_state(r);
 	tmap_free(&r->handles);
 	tmap_free(&r->cbs);
 	for (size_t i = 0; i < r->sigs.cap; i++)
 		if (tmap_used(&r->sigs, i))
 			free((cmd_entry *)(uintptr_t)r->sigs.vals[i]);
 	tmap_free(&r->sigs);
-	free(r->fns);
-	free(r->fn_done);
 	free(r->frame_times);
 	free(r->frame_gpu);
 	trace_arena_free(&r->arena);

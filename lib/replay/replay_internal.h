@@ -4,7 +4,7 @@
  * concept, as in Mesa's src/vulkan/runtime:
  *
  *   replay.c      dispatch, the handle map, messages and the run
- *   instance.c    instances and devices
+ *   instance.c    instances and devices: the devices alive, the one a record runs on
  *   memory.c      memory placement, object by object; the bytes the trace wrote
  *   present.c     swapchains (offscreen), acquires, presents, screenshots
  *   queue.c       submits, their GPU time and the statistics (--stats)
@@ -88,7 +88,9 @@ typedef struct cmd_entry {
 } cmd_entry;
 
 typedef struct memobj memobj;
+typedef struct vkr_device vkr_device;
 typedef struct group {
+	vkr_device *dev;     /* the device whose memory it is */
 	vkd_allocation alloc;
 	uint32_t refs;
 	uint8_t *mapped;     /* host-visible: mapped for its life */
@@ -100,6 +102,7 @@ typedef struct group {
 
 typedef struct obj {
 	uint64_t cap, live;
+	vkr_device *dev;            /* the device that made it */
 	bool image, linear;
 	bool bound;                 /* --check: bound by a record (it has no group) */
 	bool address;               /* a buffer made for device addresses */
@@ -117,6 +120,7 @@ typedef struct obj {
 
 struct memobj {
 	uint64_t cap;
+	vkr_device *dev;
 	VkDeviceSize size;
 	uint32_t cap_type;
 	obj *objs;
@@ -124,6 +128,7 @@ struct memobj {
 
 typedef struct swapchain {
 	uint64_t cap;
+	vkr_device *dev;
 	VkFormat format;
 	VkExtent2D extent;
 	uint32_t layers;
@@ -149,7 +154,7 @@ enum tag {
 	TAG_SIG = 1, TAG_OBJ, TAG_MEM, TAG_SWAPCHAIN, TAG_TEMPLATE, TAG_QUEUE,
 	/* --loop */
 	TAG_CBLOG, TAG_DPOOL, TAG_FENCE, TAG_BINARY, TAG_TIMELINE, TAG_SHIFT, TAG_BASE,
-	TAG_RESTORE, TAG_RESET, TAG_ACQUIRED, TAG_WAITED_BY, TAG_MARKED, TAG_EPOCH,
+	TAG_RESTORE, TAG_RESET, TAG_ACQUIRED, TAG_WAITED_BY, TAG_MARKED, TAG_EPOCH, TAG_CAPMEM,
 	TAG_CBSTATE, TAG_LAYOUT, TAG_QFAMILY, TAG_IBUF, TAG_IOFF, TAG_ISIZE, TAG_QPOOL,
 };
 
@@ -176,17 +181,57 @@ typedef struct gpu_timer {
 	bool busy;
 } gpu_timer;
 
+/*
+ * A device the trace made, and what replay keeps for it (instance.c): the
+ * allocator its objects' memory comes from (vk: a copy of its instance's,
+ * with the device attached), the commands of its own, its queues, the
+ * --stats timers, what presents fold into its next submit.  A record
+ * runs on the device of its dispatchable handle (vkr_select_device).
+ */
+struct vkr_device {
+	vkd_device vk;
+	uint64_t cap;           /* the capture's VkDevice */
+	uint64_t cap_physical;  /* and its physical device */
+	PFN_vkVoidFunction *fns;
+	uint8_t *fn_done;
+	tmap queues;       /* (live queue, TAG_QUEUE) -> its family; (family,
+			    * TAG_QFAMILY) -> the queues the device made of it */
+	/* our own submits (acquire, present, screenshots) */
+	VkCommandPool pool;
+	VkCommandBuffer cb;
+	VkFence fence;
+	/* Presents and acquires, folded into the application's next submit
+	 * (present.c): what the presents since waited on, to be waited on by
+	 * that submit's first batch, and the acquires' semaphores, signalled
+	 * by no batch, so that a wait on one is left out of it.  On a real GPU
+	 * each batch of our own cost a submit and a semaphore hop between
+	 * batches: vkcube's frame took 70 us there for 41 us of GPU time. */
+	VkSemaphore *fold_waits;
+	uint64_t *fold_waits_cap;  /* their capture handles */
+	uint32_t nfold_waits, capfold_waits;
+	tmap fold_acquired;   /* (live semaphore, TAG_ACQUIRED) -> 1 */
+	/* --stats: GPU time, by queue family */
+	gpu_timer **timers;
+	uint32_t nfamilies;
+};
+
 typedef struct vkr {
 	const vkr_options *opt;
 	vkd_options dopt;  /* opt->dev, its messages r->msgs */
 	vkd_messages msgs; /* --validate's, of every instance */
-	/* The instance of the device (or the first instance made), and the
-	 * trace's other instances, each made on replay with the physical
-	 * device --gpu picks; an instance whose physical device a
-	 * vkCreateDevice names trades places with dev's */
-	vkd_device dev;
-	vkd_device *others;
-	size_t nothers;
+	/* The trace's instances, each made on replay with the physical
+	 * device --gpu picks (vk.device null), and its devices, any number
+	 * alive at once; d is the device of the record in progress, or none
+	 * (no device: none.vk is the first instance's copy) */
+	vkd_device *insts;
+	size_t ninsts;
+	vkr_device **devs;
+	size_t ndevs;
+	vkr_device *d;
+	vkr_device none;
+	tmap owners;       /* with two devices or more: (capture, type) -> the
+			    * vkr_device that made it, every handle a device
+			    * call made (vkr_select_device, the teardown) */
 	bool have_instance;  /* any */
 	tmap handles;      /* (capture, type) -> live */
 	tmap objects;      /* (capture, TAG_OBJ) -> obj* */
@@ -194,10 +239,6 @@ typedef struct vkr {
 	tmap mems;         /* (capture, TAG_MEM) -> memobj* */
 	tmap swapchains;   /* (capture, TAG_SWAPCHAIN) -> swapchain* */
 	tmap templates;    /* (capture, TAG_TEMPLATE) -> tmpl* */
-	tmap queues;       /* (live queue, TAG_QUEUE) -> its family; (family,
-			    * TAG_QFAMILY) -> the queues the device made of it */
-	PFN_vkVoidFunction *fns;
-	uint8_t *fn_done;
 	trace_arena arena;
 	const vk_handle_info *h_buffer, *h_image, *h_memory, *h_physical, *h_surface,
 		*h_swapchain, *h_semaphore, *h_fence, *h_queue, *h_device, *h_instance,
@@ -213,22 +254,12 @@ typedef struct vkr {
 			    * offset, the index size; (query pool, TAG_QPOOL) ->
 			    * its queries (cmdbuf.c) */
 	const vk_struct_info *s_allocator;
-	VkPhysicalDeviceMemoryProperties cap_mem;  /* the capture device's */
+	/* the capture device's memory properties: the header's, or the last
+	 * a record asked for; and each physical device's, (capture physical
+	 * device, TAG_CAPMEM) -> VkPhysicalDeviceMemoryProperties * */
+	VkPhysicalDeviceMemoryProperties cap_mem;
 	bool have_cap_mem;
-	/* our own submits (acquire, present, screenshots) */
-	VkCommandPool pool;
-	VkCommandBuffer cb;
-	VkFence fence;
-	/* Presents and acquires, folded into the application's next submit
-	 * (present.c): what the presents since waited on, to be waited on by
-	 * that submit's first batch, and the acquires' semaphores, signalled
-	 * by no batch, so that a wait on one is left out of it.  On a real GPU
-	 * each batch of our own cost a submit and a semaphore hop between
-	 * batches: vkcube's frame took 70 us there for 41 us of GPU time. */
-	VkSemaphore *fold_waits;
-	uint64_t *fold_waits_cap;  /* their capture handles */
-	uint32_t nfold_waits, capfold_waits;
-	tmap fold_acquired;   /* (live semaphore, TAG_ACQUIRED) -> 1 */
+	tmap cap_mems;
 	tmap waited_by;       /* (capture semaphore, TAG_WAITED_BY) -> the live queue
 			       * a batch of ours waits on it (--loop); (capture
 			       * semaphore, TAG_MARKED) -> the mark of the last
@@ -254,10 +285,13 @@ typedef struct vkr {
 	double t_start, t_first_frame, t_last_frame, frame_cpu_max, frame_cpu_min;
 	double *frame_times;
 	size_t nframe_times, cap_frame_times;
-	/* --stats: GPU time, by queue family; seconds per frame, as frame_times */
-	gpu_timer **timers;
-	uint32_t nfamilies;
+	/* --stats: GPU time (each device's timers), seconds per frame, as frame_times */
 	double *frame_gpu;
+	/* --stats: the first device's name and heaps, and each heap's peak
+	 * over the devices ended (vkr_device_remove) */
+	VkPhysicalDeviceProperties stats_props;
+	VkPhysicalDeviceMemoryProperties stats_memory;
+	uint64_t stats_peak[VK_MAX_MEMORY_HEAPS];
 	size_t cap_frame_gpu;
 	bool gpu_unmeasured;  /* a batch went to a family without timestamps
 			       * (or to a queue of no known family) */
@@ -270,7 +304,7 @@ typedef struct vkr {
 	struct dump_state *dump;  /* --dump, --dump-resource; NULL without */
 	/* --check (check.c): the records followed without a device; a
 	 * refusal jumps back to vkr_check with its message */
-	bool checking, check_device;
+	bool checking;
 	void *check_jmp;          /* jmp_buf * */
 	trace_error *check_err;
 	trace_error err;
@@ -280,7 +314,9 @@ typedef struct vkr {
  * of ours put in the submit, or the application's own, where the records
  * follow its signals and resets (a later one says it signalled). */
 typedef struct fold_mark {
-	VkFence own;          /* ours, made on first use and kept */
+	struct vkr_device *own_dev;
+	VkFence own;          /* ours, made on first use on own_dev and kept */
+	struct vkr_device *dev;  /* the device of the submit; NULL once it ended */
 	VkFence fence;        /* the one that tells: own, or the application's */
 	uint64_t cap_fence;   /* the application's (capture handle), 0 for own */
 	uint64_t epoch;       /* its signals and resets as the submit was made */
@@ -392,10 +428,35 @@ void vkr_create_instance(vkr *r, vk_args_vkCreateInstance *a);
 void vkr_destroy_instance(vkr *r, vk_args_vkDestroyInstance *a);
 void vkr_map_physical(vkr *r, uint64_t cap_instance, uint64_t cap_physical);
 void vkr_close_all(vkr *r);
+void vkr_free_devices_state(vkr *r);
 void vkr_create_device(vkr *r, vk_args_vkCreateDevice *a);
+/* The device made on replay of capture VkDevice CAP, or NULL. */
+vkr_device *vkr_device_by_cap(vkr *r, uint64_t cap);
+/* A new device's state (--check's too: no vk.device), made current. */
+vkr_device *vkr_device_add(vkr *r, uint64_t cap, uint64_t cap_physical);
+/* With two devices or more: r->d becomes the device of the call's
+ * dispatchable handle (ARGS: capture values). */
+void vkr_select_device_of(vkr *r, const vk_command_info *cmd, const void *args);
+static inline void vkr_select_device(vkr *r, const vk_command_info *cmd, const void *args)
+{
+	if (r->ndevs > 1 && cmd->level == VK_LEVEL_DEVICE)
+		vkr_select_device_of(r, cmd, args);
+}
+/* Whether handle CAP of type H (made by a device call) is D's: with one
+ * device alive, every handle is. */
+bool vkr_owned_by(vkr *r, const vk_handle_info *h, uint64_t cap, const vkr_device *d);
+/* What a device call made: its owner noted (with two devices or more). */
+void vkr_owner_put(vkr *r, const vk_handle_info *h, uint64_t cap);
+/* Device D gone from the list (its state freed); r->d another, or none. */
+void vkr_device_remove(vkr *r, vkr_device *d);
+/* The capture's memory properties for the current device's objects. */
+const VkPhysicalDeviceMemoryProperties *vkr_cap_mem(vkr *r);
+void vkr_note_cap_mem(vkr *r, uint64_t cap_physical, const VkPhysicalDeviceMemoryProperties *p);
+/* vkWaitIdle of every device (before exit) */
+void vkr_wait_all(vkr *r);
 const vk_command_info *vkr_destroyer(vkr *r, const vk_handle_info *h);
-void vkr_device_teardown(vkr *r);
-void vkr_end_device(vkr *r);
+void vkr_device_teardown(vkr *r, vkr_device *d);
+void vkr_end_device(vkr *r, vkr_device *d);
 
 /* memory.c: memory placement, object by object; the bytes the trace wrote */
 void vkr_parse_header_memory(vkr *r, const trace_header *h);
@@ -426,7 +487,7 @@ void vkr_present_release(vkr *r, uint64_t cap);
 void vkr_fold_flush(vkr *r);
 static inline bool vkr_fold_pending(const vkr *r)
 {
-	return r->nfold_waits || r->fold_acquired.n;
+	return r->d->nfold_waits || r->d->fold_acquired.n;
 }
 /* The first batch of a submit waits on what the presents since
  * waited on; waits on the acquires' semaphores are left out: SI (N
@@ -495,12 +556,14 @@ void vkr_subres_check(vkr *r, const cmd_entry *e, void *args);
  * device, where it cannot go the replay's way (true: done). */
 void vkr_check_made(void *ctx, const vk_handle_info *h, uint64_t *value, bool top,
 		    const vk_field *f);
+void vkr_check_made_owned(void *ctx, const vk_handle_info *h, uint64_t *value, bool top,
+			  const vk_field *f);
 bool vkr_check_special(vkr *r, const cmd_entry *e, void *args, VkResult capres);
 
 /* A device made (--check follows it without one). */
 static inline bool vkr_have_device(const vkr *r)
 {
-	return r->dev.device || r->check_device;
+	return r->ndevs > 0;
 }
 
 /* dump.c, dump_track.c: --dump and --dump-resource (dump.h): what a call

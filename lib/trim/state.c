@@ -187,7 +187,7 @@ static void create(trim *t, rec *r, const vk_command_info *cmd, const void *args
 				owner = obj_lookup(t, in->v[i].h, in->v[i].value);
 	for (uint32_t i = 0; i < out.n; i++) {
 		obj *o = obj_lookup(t, out.v[i].h, out.v[i].value);
-		if (o && cmd->action == VK_ACTION_GET)
+		if (o && (cmd->action == VK_ACTION_GET || !strncmp(n, "vkEnumerate", 11)))
 			continue; /* asked again: the first answer made it */
 		if (o) /* a handle reused without a destroy we saw */
 			obj_kill(t, o, NULL);

@@ -63,6 +63,11 @@ static enum kind vk_kind(const char *n, const vk_command_info *cmd)
 		{"vkResetCommandBuffer", K_RESET_CB}, {"vkResetCommandPool", K_RESET_CMD_POOL},
 		{"vkResetDescriptorPool", K_RESET_DESC_POOL}, {"vkResetFences", K_RESET_FENCES},
 		{"vkSignalSemaphore", K_SIGNAL}, {"vkUpdateDescriptorSets", K_UPDATE_SETS},
+		/* the physical devices: objects of their instance, that the
+		 * devices made on them need (a headless trace lost its
+		 * instance where the range did not name it) */
+		{"vkEnumeratePhysicalDevices", K_CREATE},
+		{"vkEnumeratePhysicalDeviceGroups", K_CREATE},
 	};
 	/* trim_named() matches a name whole (but for a KHR or EXT suffix):
 	 * no two entries match one function */

@@ -1,0 +1,170 @@
+#!/usr/bin/env bats
+# Two devices alive at once (examples/vkthreads --devices 2: two logical
+# devices of one physical device, four threads, thread t on device t % 2,
+# each copying its slice through its device and back): the program runs
+# as it does without the layer, the trace replays on two devices under
+# the validation layer with each device's readbacks as the program
+# checked them, and a cut that uses one device keeps only that one.
+
+load helpers
+
+VKTHREADS="$TOP/build/examples/vkthreads"
+
+setup_file() {
+	[ -x "$VKTHREADS" ] ||
+		{ echo "build/examples/vkthreads is not built (make examples)" >&3; return 1; }
+	export W="$BATS_FILE_TMPDIR" TOP
+	sanitizer_prep
+	local rc=0
+	$VKTHREADS --threads 4 --frames 10 --devices 2 >"$W/native.out" 2>&1 || rc=$?
+	echo $rc >"$W/native.rc"
+	capture "$W/two.trace" --threads 4 --frames 10 --devices 2 >"$W/layer.out" 2>&1 || rc=$?
+	echo $rc >"$W/layer.rc"
+	# one thread: device 0 works, device 1 is made and holds a buffer
+	capture "$W/one.trace" --threads 1 --frames 10 --devices 2 >/dev/null 2>&1
+	trace-decode "$W/two.trace" >"$W/two.txt"
+	trace-decode "$W/one.trace" >"$W/one.txt"
+}
+
+capture() {
+	local out=$1
+	shift
+	VK_LAYER_PATH="$TOP/build/layer:/usr/share/vulkan/explicit_layer.d" \
+		VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$out" \
+		timeout 60 "$VKTHREADS" "$@"
+}
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+}
+
+# The call number of the Nth record of function FN in TXT.
+nth_call() {
+	grep "fn: $2," "$1" | sed -n "$3s/^{call: \([0-9]*\),.*/\1/p"
+}
+
+@test "vkthreads --devices 2 exits 0 and prints the same with the layer as without" {
+	[ "$(cat "$W/native.rc")" = 0 ]
+	[ "$(cat "$W/layer.rc")" = 0 ]
+	cmp "$W/native.out" "$W/layer.out"
+	grep -q 'on 2 devices, every readback as written' "$W/native.out"
+}
+
+@test "the trace holds two devices alive at once, each submitting on its own queue" {
+	[ "$(grep -c 'fn: vkCreateDevice,' "$W/two.txt")" = 2 ]
+	local second first_end
+	second=$(nth_call "$W/two.txt" vkCreateDevice 2)
+	first_end=$(nth_call "$W/two.txt" vkDestroyDevice 1)
+	[ "$second" -lt "$first_end" ]
+	[ "$(grep -o 'fn: vkQueueSubmit, args: {queue: 0x[0-9a-f]*' "$W/two.txt" | sort -u | wc -l)" = 2 ]
+	[ "$(grep -c 'fn: vkQueueSubmit,' "$W/two.txt")" = 40 ]
+}
+
+@test "the two-device trace replays under the validation layer without a word, also the sanitizer build" {
+	run trace-replay --validate "$W/two.trace"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	run sanitized "$ASAN_BIN/trace-replay" --stats "$W/two.trace"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"calls:"* ]]
+	! grep -qi 'sanitizer\|leak' <<<"$output"
+}
+
+@test "--check accepts the two-device trace, and still refuses a call on a destroyed device" {
+	run trace-replay --check "$W/two.trace"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	# a submit of the first device's queue moved past its vkDestroyDevice
+	local end sub
+	end=$(nth_call "$W/two.txt" vkDestroyDevice 1)
+	sub=$(grep 'fn: vkQueueSubmit,' "$W/two.txt" | head -1)
+	{ sed -n "1,/^{call: $end,/p" "$W/two.txt"
+	  sed "s/^{call: [0-9]*,/{call: 99999,/" <<<"$sub"; } >late.txt
+	run trace-replay --check late.txt
+	echo "$output"
+	[ "$status" -ne 0 ]
+}
+
+@test "each device's readbacks replay as the program checked them" {
+	# the readback buffers: what a copy writes from a device buffer that
+	# a copy filled from slice t of the shared buffer
+	python3 - "$W/two.txt" >handles <<-'EOF'
+	import re, sys
+	slice_of, back = {}, {}
+	for line in open(sys.argv[1]):
+	    m = re.search(r'fn: vkCmdCopyBuffer, args: .*srcBuffer: (0x[0-9a-f]+), dstBuffer: (0x[0-9a-f]+), regionCount: 1, pRegions: \[\{srcOffset: (\d+)', line)
+	    if m:
+	        src, dst, off = m.group(1), m.group(2), int(m.group(3))
+	        if src in slice_of:
+	            back[dst] = slice_of[src]
+	        else:
+	            slice_of[dst] = off // 4096
+	for h, t in sorted(back.items(), key=lambda x: x[1]):
+	    print(h, t)
+	EOF
+	[ "$(wc -l <handles)" = 4 ]
+	local args=() h t
+	while read -r h t; do args+=(--dump-resource "$h"); done <handles
+	trace-replay "${args[@]}" --dump-dir d "$W/two.trace"
+	python3 - handles d <<-'EOF'
+	import glob, re, struct, sys
+	def pattern(t, f, w):
+	    return ((t + 1) * 0x01000193 ^ f * 0x9e3779b9 ^ w * 2654435761) & 0xffffffff
+	for line in open(sys.argv[1]):
+	    h, t = line.split()
+	    t = int(t)
+	    files = sorted(glob.glob('%s/call-*.buffer-%s-*.bin' % (sys.argv[2], h)),
+	                   key=lambda p: int(re.search(r'call-(\d+)', p).group(1)))
+	    assert len(files) == 10, (h, len(files))
+	    for f, p in enumerate(files):
+	        words = struct.unpack('<1024I', open(p, 'rb').read())
+	        for w, v in enumerate(words):
+	            want = (0xf111ed00 | (t << 4) | (f & 0xf)) if w == 7 else pattern(t, f, w)
+	            assert v == want, (p, w, hex(v), hex(want))
+	EOF
+}
+
+@test "a cut that uses one device keeps only it, its physical device and instance, and replays clean" {
+	local from to dev
+	from=$(nth_call "$W/one.txt" vkQueueSubmit 3)
+	to=$(nth_call "$W/one.txt" vkQueueSubmit 6)
+	trace-trim --calls "$from-$to" -o cut.trace "$W/one.trace"
+	trace-decode cut.trace >cut.txt
+	[ "$(grep -c 'fn: vkCreateInstance,' cut.txt)" = 1 ]
+	[ "$(grep -c 'fn: vkCreateDevice,' cut.txt)" = 1 ]
+	# the device kept is the one whose queue submits
+	dev=$(grep -o 'fn: vkGetDeviceQueue, args: {device: 0x[0-9a-f]*' cut.txt | sed 's/.*device: //')
+	grep -q "fn: vkCreateDevice, .*pDevice: \[$dev\]" cut.txt
+	[ "$(grep -c 'fn: vkCreateDevice,' "$W/one.txt")" = 2 ]
+	run trace-replay --validate cut.trace
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	run trace-replay --check cut.trace
+	[ "$status" -eq 0 ]
+}
+
+@test "a cut across both devices keeps both and replays clean" {
+	local from to
+	from=$(nth_call "$W/two.txt" vkQueueSubmit 10)
+	to=$(nth_call "$W/two.txt" vkQueueSubmit 20)
+	trace-trim --calls "$from-$to" -o cut.trace "$W/two.trace"
+	trace-decode cut.trace >cut.txt
+	[ "$(grep -c 'fn: vkCreateDevice,' cut.txt)" = 2 ]
+	[ "$(grep -c 'fn: vkCreateInstance,' cut.txt)" = 1 ]
+	run trace-replay --validate cut.trace
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+}
+
+@test "--loop refuses a trace with a second device alive, saying so" {
+	# vkthreads presents nothing: its records are all frame 0, and a
+	# range from frame 1 leaves every one before it, both devices made
+	run trace-replay --loop 2 --frames 1- "$W/two.trace"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"--loop replays one device at a time"* ]]
+}
