@@ -168,3 +168,22 @@ nth_call() {
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"--loop replays one device at a time"* ]]
 }
+
+@test "vulkaninfo (two devices alive at once, the second made as a device group of one): the same report under the layer, its trace replays validated" {
+	command -v vulkaninfo >/dev/null || skip "vulkan-tools not installed"
+	# (the same layer path both times: vulkaninfo lists the layers it finds)
+	export VK_LAYER_PATH="$TOP/build/layer:/usr/share/vulkan/explicit_layer.d"
+	DISPLAY= WAYLAND_DISPLAY= vulkaninfo >native.txt 2>/dev/null
+	DISPLAY= WAYLAND_DISPLAY= VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT=vi.trace \
+		vulkaninfo >layer.txt 2>/dev/null
+	diff native.txt layer.txt
+	trace-decode vi.trace >vi.txt
+	[ "$(grep -c 'fn: vkCreateDevice,' vi.txt)" -eq 2 ]
+	grep 'fn: vkCreateDevice,' vi.txt | grep -q VK_STRUCTURE_TYPE_DEVICE_GROUP_DEVICE_CREATE_INFO
+	run trace-replay --validate vi.trace
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	run trace-replay --check vi.trace
+	[ "$status" -eq 0 ]
+}

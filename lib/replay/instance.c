@@ -404,6 +404,20 @@ void vkr_create_device(vkr *r, vk_args_vkCreateDevice *a)
 	VkDeviceCreateInfo *ci = (VkDeviceCreateInfo *)a->pCreateInfo;
 	if (!ci)
 		vkr_fatal(r, "vkCreateDevice without pCreateInfo");
+	/* a device group names the capture's physical devices: replay makes
+	 * the device on the one it picked, a group of one (vulkaninfo makes
+	 * such a device; the loader crashed on the capture's handles) */
+	for (VkBaseOutStructure *b = (VkBaseOutStructure *)ci->pNext; b; b = b->pNext)
+		if (b->sType == VK_STRUCTURE_TYPE_DEVICE_GROUP_DEVICE_CREATE_INFO) {
+			VkDeviceGroupDeviceCreateInfo *g = (VkDeviceGroupDeviceCreateInfo *)b;
+			if (g->physicalDeviceCount > 1)
+				vkr_warn(r, "a device group of %u physical devices made on one",
+					 g->physicalDeviceCount);
+			if (g->physicalDeviceCount) {
+				g->physicalDeviceCount = 1;
+				g->pPhysicalDevices = &d->vk.physical;
+			}
+		}
 	uint32_t n = 0;
 	vkEnumerateDeviceExtensionProperties(d->vk.physical, NULL, &n, NULL);
 	VkExtensionProperties *have = trace_xcalloc(n, sizeof(*have));
