@@ -36,21 +36,19 @@ static void option(int c, const char *arg, void *ctx)
 
 int main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"format", required_argument, NULL, 'f'},
-		{"compression", required_argument, NULL, 'z'},
-		{NULL, 0, NULL, 0},
+	static const trace_cli_option opts[] = {
+		{"format", 'f', required_argument, "  -f, --format F       binary (default) or text\n"},
+		{"compression", 'z', required_argument,
+		 "  -z, --compression C  snappy (default), zstd, brotli or none, for binary\n"},
+		{NULL},
 	};
 	options o = {.w = {.format = TRACE_FMT_SNAPPY, .quality = -1}};
 	const char *out;
 
 	trace_cli_init("vma-import", usage);
-	const char *in = trace_cli_parse(argc, argv, "f:z:", longopts, option, &o,
+	const char *in = trace_cli_parse(argc, argv, opts, option, &o,
 					 "Writes the VMA call recording RECORDING (default: standard "
-					 "input) as a tracekit stream.\n\n"
-					 "  -f, --format F       binary (default) or text\n"
-					 "  -z, --compression C  snappy (default), zstd, brotli or none, for binary\n",
-					 &out);
+					 "input) as a tracekit stream.\n\n", &out);
 	if (o.text && o.compression)
 		trace_cli_usage_error("-z is for binary output, not -f text");
 	trace_writer_options opt = o.w;
