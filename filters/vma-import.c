@@ -34,6 +34,17 @@ static void option(int c, const char *arg, void *ctx)
 	}
 }
 
+/* The recording as trace_cli_copy's source. */
+static int next(void *r, trace_call **c, trace_error *err)
+{
+	return vma_reader_next(r, c, err);
+}
+
+static uint64_t position(void *r)
+{
+	return vma_reader_position(r);
+}
+
 int main(int argc, char **argv)
 {
 	static const trace_cli_option opts[] = {
@@ -65,25 +76,15 @@ int main(int argc, char **argv)
 		trace_cli_fail(&err);
 	if (trace_writer_header(w, vma_reader_header(r), &err) < 0)
 		goto fail;
-	uint64_t n = 0;
-	trace_call *call;
-	int k;
-	while ((k = vma_reader_next(r, &call, &err)) > 0) {
-		if (trace_writer_call(w, call, &err) < 0)
-			goto fail;
-		if (!(++n & 0xfff))
-			trace_cli_progress_count(n, "records", vma_reader_position(r));
-	}
-	if (k < 0)
+	trace_cli_source src = {r, next, position, "records"};
+	if (trace_cli_copy(&src, trace_cli_trace_put, w, &err) < 0)
 		goto fail;
-	trace_cli_progress_done();
 	vma_reader_close(r);
 	if (trace_writer_close(w, &err) < 0)
 		trace_cli_fail(&err);
 	return 0;
 
 fail:
-	trace_cli_progress_done();
 	trace_writer_abort(w);
 	vma_reader_close(r);
 	trace_cli_fail(&err);

@@ -225,19 +225,48 @@ trace_format trace_cli_format_arg(const char *arg)
 	return f;
 }
 
+int trace_cli_copy(const trace_cli_source *src, trace_cli_put_fn *put, void *w,
+		   trace_error *err)
+{
+	uint64_t n = 0;
+	trace_call *c;
+	int k;
+	while ((k = src->next(src->r, &c, err)) > 0) {
+		if (put(w, c, err) < 0)
+			break;
+		if (!(++n & 0xfff))
+			trace_cli_progress_count(n, src->what, src->position(src->r));
+	}
+	trace_cli_progress_done();
+	return k > 0 ? -1 : k;
+}
+
+static int trace_next(void *r, trace_call **c, trace_error *err)
+{
+	return trace_reader_next(r, c, err);
+}
+
+static uint64_t trace_position(void *r)
+{
+	return trace_reader_position(r);
+}
+
+trace_cli_source trace_cli_trace_source(trace_reader *r)
+{
+	return (trace_cli_source){r, trace_next, trace_position, "calls"};
+}
+
+int trace_cli_trace_put(void *w, const trace_call *c, trace_error *err)
+{
+	return trace_writer_call(w, c, err);
+}
+
 static int copy(trace_reader *r, trace_writer *w, trace_error *err)
 {
 	if (trace_writer_header(w, trace_reader_header(r), err) < 0)
 		return -1;
-	uint64_t n = 0;
-	trace_call *c;
-	int k;
-	while ((k = trace_reader_next(r, &c, err)) > 0) {
-		if (trace_writer_call(w, c, err) < 0)
-			return -1;
-		trace_cli_progress(r, ++n);
-	}
-	trace_cli_progress_done();
+	trace_cli_source src = trace_cli_trace_source(r);
+	int k = trace_cli_copy(&src, trace_cli_trace_put, w, err);
 	if (k == 0)
 		trace_cli_warn_cut(r);
 	return k;

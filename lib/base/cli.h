@@ -84,6 +84,26 @@ trace_reader *trace_cli_open(const char *path);
 /* -f's value (snappy, zstd, brotli, none, text); another is a usage error. */
 trace_format trace_cli_format_arg(const char *arg);
 
+/*
+ * The copy loop of the converting programs, over any reader and writer:
+ * SRC's records, read by NEXT (1, 0 at the end, -1 on an error), each to
+ * PUT with W, and the progress line counting WHAT by POSITION's bytes.
+ * Returns 0 at the end of SRC, -1 with ERR set; the progress line is gone
+ * after it either way.  The headers are the caller's.
+ */
+typedef struct trace_cli_source {
+	void *r;
+	int (*next)(void *r, trace_call **c, trace_error *err);
+	uint64_t (*position)(void *r);
+	const char *what;
+} trace_cli_source;
+typedef int trace_cli_put_fn(void *w, const trace_call *c, trace_error *err);
+int trace_cli_copy(const trace_cli_source *src, trace_cli_put_fn *put, void *w,
+		   trace_error *err);
+/* A trace_reader as a source ("calls"), a trace_writer as a PUT. */
+trace_cli_source trace_cli_trace_source(trace_reader *r);
+int trace_cli_trace_put(void *w, const trace_call *c, trace_error *err);
+
 /* Writes every record of R (header included) to OUT, a path or "-" for
  * standard output, with OPT, and closes both; on an error, the output
  * goes (trace_writer_abort) and the program exits 1 with the message. */
