@@ -28,22 +28,21 @@ static void option(int c, const char *arg, void *ctx)
 
 int main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"compression", required_argument, NULL, 'z'},
-		{"quality", required_argument, NULL, 'q'},
-		{NULL, 0, NULL, 0},
+	static const trace_cli_option opts[] = {
+		{"compression", 'z', required_argument,
+		 "  -z, --compression C  snappy (default), zstd, brotli or none\n"},
+		{"quality", 'q', required_argument,
+		 "  -q, --quality N      zstd level, 1 to 19 (default 3), or\n"
+		 "                       Brotli quality, 0 to 11 (default 11)\n"},
+		{NULL},
 	};
 	trace_writer_options opt = {.format = TRACE_FMT_SNAPPY, .quality = -1};
 	const char *out;
 
 	trace_cli_init("trace-encode", usage);
-	const char *in = trace_cli_parse(argc, argv, "z:q:", longopts, option, &opt,
+	const char *in = trace_cli_parse(argc, argv, opts, option, &opt,
 					 "Writes TRACE (default: standard input) in apitrace's binary "
-					 "format.\n\n"
-					 "  -z, --compression C  snappy (default), zstd, brotli or none\n"
-					 "  -q, --quality N      zstd level, 1 to 19 (default 3), or\n"
-					 "                       Brotli quality, 0 to 11 (default 11)\n",
-					 &out);
+					 "format.\n\n", &out);
 	if (opt.quality >= 0 && opt.format != TRACE_FMT_BROTLI && opt.format != TRACE_FMT_ZSTD)
 		trace_cli_usage_error("--quality is for -z zstd or brotli");
 	if (opt.format == TRACE_FMT_BROTLI && opt.quality > 11)

@@ -17,23 +17,10 @@ static const char usage[] =
 	"[--calls SET] [--handle PTR] [--count [--by-frame]] [-f FORMAT] [-o FILE] "
 	"[--quiet] [TRACE]";
 
-static const char help[] =
+static const char intro[] =
 	"Writes the records of TRACE (default: standard input) that match every\n"
 	"criterion given, in the encoding it was read in.  A plain cut: the result\n"
-	"may not replay (trace-trim cuts so that it does).\n\n"
-	"  --keep PAT, --drop PAT\n"
-	"                       function name globs, in order: the last that\n"
-	"                       matches decides; names no rule matches are\n"
-	"                       dropped if the first rule is --keep, else kept\n"
-	"  --thread N           calls of thread N (repeatable: any of them)\n"
-	"  --frames SET         calls in these frames (0-9, 5, 10-20,30, 7-)\n"
-	"  --calls SET          calls with these numbers (0-100/2, 10-20,30, *,\n"
-	"                       */frame, @FILE)\n"
-	"  --handle PTR         calls with the pointer PTR in any value\n"
-	"                       (repeatable: any of them)\n"
-	"  --count              print calls per function instead of a trace\n"
-	"  --by-frame           with --count, also a table for each frame\n"
-	"  -f, --format F       write snappy, zstd, brotli, none or text\n";
+	"may not replay (trace-trim cuts so that it does).\n\n";
 
 enum {
 	OPT_KEEP = 256,
@@ -44,6 +31,32 @@ enum {
 	OPT_HANDLE,
 	OPT_COUNT,
 	OPT_BY_FRAME,
+};
+
+static const trace_cli_option opts[] = {
+	{"keep", OPT_KEEP, required_argument,
+	 "  --keep PAT, --drop PAT\n"
+	 "                       function name globs, in order: the last that\n"
+	 "                       matches decides; names no rule matches are\n"
+	 "                       dropped if the first rule is --keep, else kept\n"},
+	{"drop", OPT_DROP, required_argument, NULL},
+	{"thread", OPT_THREAD, required_argument,
+	 "  --thread N           calls of thread N (repeatable: any of them)\n"},
+	{"frames", OPT_FRAMES, required_argument,
+	 "  --frames SET         calls in these frames (0-9, 5, 10-20,30, 7-)\n"},
+	{"calls", OPT_CALLS, required_argument,
+	 "  --calls SET          calls with these numbers (0-100/2, 10-20,30, *,\n"
+	 "                       */frame, @FILE)\n"},
+	{"handle", OPT_HANDLE, required_argument,
+	 "  --handle PTR         calls with the pointer PTR in any value\n"
+	 "                       (repeatable: any of them)\n"},
+	{"count", OPT_COUNT, no_argument,
+	 "  --count              print calls per function instead of a trace\n"},
+	{"by-frame", OPT_BY_FRAME, no_argument,
+	 "  --by-frame           with --count, also a table for each frame\n"},
+	{"format", 'f', required_argument,
+	 "  -f, --format F       write snappy, zstd, brotli, none or text\n"},
+	{NULL},
 };
 
 typedef struct options {
@@ -108,18 +121,6 @@ static void option(int c, const char *arg, void *ctx)
 
 int main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"keep", required_argument, NULL, OPT_KEEP},
-		{"drop", required_argument, NULL, OPT_DROP},
-		{"thread", required_argument, NULL, OPT_THREAD},
-		{"frames", required_argument, NULL, OPT_FRAMES},
-		{"calls", required_argument, NULL, OPT_CALLS},
-		{"handle", required_argument, NULL, OPT_HANDLE},
-		{"count", no_argument, NULL, OPT_COUNT},
-		{"by-frame", no_argument, NULL, OPT_BY_FRAME},
-		{"format", required_argument, NULL, 'f'},
-		{NULL, 0, NULL, 0},
-	};
 	options o = {.run = {.format = TRACE_FMT_AUTO, .progress = trace_cli_progress,
 			     .progress_done = trace_cli_progress_done,
 			     .warn_cut = trace_cli_warn_cut}};
@@ -127,7 +128,7 @@ int main(int argc, char **argv)
 
 	trace_cli_init("trace-filter", usage);
 	trace_select_init(&o.sel);
-	const char *in = trace_cli_parse(argc, argv, "f:", longopts, option, &o, help, &out);
+	const char *in = trace_cli_parse(argc, argv, opts, option, &o, intro, &out);
 	if (o.run.by_frame && !o.run.count)
 		trace_cli_usage_error("--by-frame goes with --count");
 	if (o.run.count && o.run.format != TRACE_FMT_AUTO)

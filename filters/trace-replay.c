@@ -14,7 +14,6 @@
 #include "vma_replay.h"
 
 #include <errno.h>
-#include <getopt.h>
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
@@ -49,34 +48,180 @@ static uint64_t parse_size(const char *s)
 	return (uint64_t)v << shift;
 }
 
-static void help(void)
+static const char intro[] =
+	"Replays TRACE (default: standard input) on a Vulkan device, headless: a Vulkan\n"
+	"trace of the capture layer, or a VMA recording made a stream by vma-import.\n\n";
+
+enum { OPT_GPU = 256, OPT_VALIDATE, OPT_STATS, OPT_BLOCK, OPT_FRAMES, OPT_SHOT, OPT_SHOT_DIR,
+       OPT_REMOVE, OPT_LOOP, OPT_NO_GPU_TIME, OPT_DUMP, OPT_DUMP_RESOURCE, OPT_DUMP_DIR,
+       OPT_WAIT, OPT_CHECK };
+
+/* -o is the screenshot's and --quiet is -q too, so the table names them,
+ * with --help and --version, whose lines line up with the others. */
+static const trace_cli_option opts[] = {
+	{"check", OPT_CHECK, no_argument,
+	 "      --check           make every check replay makes of each record, with no\n"
+	 "                        device: exit 0 if replay would take them all\n"},
+	{"gpu", OPT_GPU, required_argument,
+	 "      --gpu N           the device to use (default 0, in Vulkan's order)\n"},
+	{"validate", OPT_VALIDATE, no_argument,
+	 "      --validate        enable VK_LAYER_KHRONOS_validation; errors make exit 1\n"},
+	{"stats", OPT_STATS, optional_argument,
+	 "      --stats[=json]    print statistics (text, or one JSON object)\n"},
+	{"no-gpu-time", OPT_NO_GPU_TIME, no_argument,
+	 "      --no-gpu-time     --stats without GPU timestamps (they cost time)\n"},
+	{"frames", OPT_FRAMES, required_argument,
+	 "      --frames A-B      stop after frame B (frames from 0; A-: to the end)\n"},
+	{"screenshot", OPT_SHOT, required_argument,
+	 "      --screenshot N[,M...]  save the image presented at frame N as PNG\n"},
+	{"output", 'o', required_argument,
+	 "  -o, --output FILE.png where the one screenshot goes\n"},
+	{"screenshot-dir", OPT_SHOT_DIR, required_argument,
+	 "      --screenshot-dir DIR   DIR/frame-N.png for each screenshot\n"},
+	{"remove-unsupported", OPT_REMOVE, no_argument,
+	 "      --remove-unsupported   go on without extensions/features the device lacks\n"},
+	{"loop", OPT_LOOP, required_argument,
+	 "      --loop N          replay the --frames range (default: all) N times\n"},
+	{"dump", OPT_DUMP, required_argument,
+	 "      --dump CALLS      after each call of CALLS (trace-filter's call set: 1234,\n"
+	 "                        100-200, */frame, @FILE), the images and buffers it wrote\n"},
+	{"dump-resource", OPT_DUMP_RESOURCE, required_argument,
+	 "      --dump-resource HANDLE  dump only this image or buffer (at every call\n"
+	 "                        that writes it, without --dump)\n"},
+	{"dump-dir", OPT_DUMP_DIR, required_argument,
+	 "      --dump-dir DIR    where the dumps go (default .)\n"},
+	{"wait-timeout", OPT_WAIT, required_argument,
+	 "      --wait-timeout S  the longest a wait may take, in seconds (default 10)\n"},
+	{"block-size", OPT_BLOCK, required_argument,
+	 "      --block-size SIZE device memory block size for large heaps (256M)\n"},
+	{"quiet", 'q', no_argument, "  -q, --quiet           no progress line, no warnings\n"},
+	{"help", 'h', no_argument, "  -h, --help            this help\n"},
+	{"version", TRACE_CLI_VERSION, no_argument, "      --version         the version\n"},
+	{NULL},
+};
+
+/* What the options ask for. */
+typedef struct args {
+	vkd_options opt;
+	vkr_options vo;
+	int stats; /* 1 text, 2 json */
+	bool no_gpu_time, quiet;
+	bool vk_only, check;
+	uint64_t shots[256], handles[256];
+	trace_callset dump;
+} args;
+
+/* One option of the command line into O (trace_cli_parse's callback). */
+static void option(int c, const char *arg, void *ctx)
 {
-	printf("%s\n\n"
-	       "Replays TRACE (default: standard input) on a Vulkan device, headless: a Vulkan\n"
-	       "trace of the capture layer, or a VMA recording made a stream by vma-import.\n\n"
-	       "      --check           make every check replay makes of each record, with no\n"
-	       "                        device: exit 0 if replay would take them all\n"
-	       "      --gpu N           the device to use (default 0, in Vulkan's order)\n"
-	       "      --validate        enable VK_LAYER_KHRONOS_validation; errors make exit 1\n"
-	       "      --stats[=json]    print statistics (text, or one JSON object)\n"
-	       "      --no-gpu-time     --stats without GPU timestamps (they cost time)\n"
-	       "      --frames A-B      stop after frame B (frames from 0; A-: to the end)\n"
-	       "      --screenshot N[,M...]  save the image presented at frame N as PNG\n"
-	       "  -o, --output FILE.png where the one screenshot goes\n"
-	       "      --screenshot-dir DIR   DIR/frame-N.png for each screenshot\n"
-	       "      --remove-unsupported   go on without extensions/features the device lacks\n"
-	       "      --loop N          replay the --frames range (default: all) N times\n"
-	       "      --dump CALLS      after each call of CALLS (trace-filter's call set: 1234,\n"
-	       "                        100-200, */frame, @FILE), the images and buffers it wrote\n"
-	       "      --dump-resource HANDLE  dump only this image or buffer (at every call\n"
-	       "                        that writes it, without --dump)\n"
-	       "      --dump-dir DIR    where the dumps go (default .)\n"
-	       "      --wait-timeout S  the longest a wait may take, in seconds (default 10)\n"
-	       "      --block-size SIZE device memory block size for large heaps (256M)\n"
-	       "  -q, --quiet           no progress line, no warnings\n"
-	       "  -h, --help            this help\n"
-	       "      --version         the version\n",
-	       usage);
+	args *o = ctx;
+	trace_error err;
+	switch (c) {
+	case OPT_FRAMES: {
+		char *end;
+		errno = 0;
+		unsigned long long a = strtoull(arg, &end, 10), b = 0;
+		bool bad = errno || end == arg || *arg == '-';
+		if (!bad && *end == '-') {
+			const char *q = end + 1;
+			if (*q) {
+				b = strtoull(q, &end, 10);
+				bad = errno || end == q || *end || b < a || *q == '-';
+				o->vo.last_frame = (int64_t)b;
+			}
+		} else if (!bad) {
+			bad = *end != 0;
+			o->vo.last_frame = (int64_t)a;
+		}
+		if (bad || a > INT64_MAX || b > INT64_MAX)
+			trace_cli_usage_error("--frames wants A-B, A- or N (frames from 0), not '%s'",
+					      arg);
+		o->vo.first_frame = (int64_t)a;
+		o->vk_only = true;
+		break;
+	}
+	case OPT_SHOT: {
+		const char *q = arg;
+		while (*q) {
+			char *end;
+			errno = 0;
+			unsigned long long v = strtoull(q, &end, 10);
+			if (errno || end == q || *q == '-' || (*end && *end != ',') ||
+			    o->vo.nscreenshots == sizeof(o->shots) / sizeof(o->shots[0]))
+				trace_cli_usage_error("--screenshot wants frame numbers N[,M...], not '%s'",
+						      arg);
+			o->shots[o->vo.nscreenshots++] = v;
+			q = *end ? end + 1 : end;
+		}
+		o->vk_only = true;
+		break;
+	}
+	case 'o': o->vo.screenshot_out = arg; o->vk_only = true; break;
+	case OPT_SHOT_DIR: o->vo.screenshot_dir = arg; o->vk_only = true; break;
+	case OPT_REMOVE: o->vo.remove_unsupported = true; o->vk_only = true; break;
+	case OPT_LOOP: {
+		char *end;
+		errno = 0;
+		unsigned long v = strtoul(arg, &end, 10);
+		if (errno || end == arg || *end || *arg == '-' || !v || v > UINT32_MAX)
+			trace_cli_usage_error("--loop wants a count, not '%s'", arg);
+		o->vo.loop = (uint32_t)v;
+		o->vk_only = true;
+		break;
+	}
+	case OPT_WAIT: {
+		char *end;
+		errno = 0;
+		double v = strtod(arg, &end);
+		if (errno || end == arg || *end || !(v > 0) || v > 1e9)
+			trace_cli_usage_error("--wait-timeout wants seconds, not '%s'", arg);
+		o->vo.wait_ns = (uint64_t)(v * 1e9);
+		o->vk_only = true;
+		break;
+	}
+	case OPT_DUMP:
+		if (trace_callset_parse(&o->dump, arg, &err) < 0)
+			trace_cli_usage_error("--dump %s: %s", arg, err.msg);
+		o->vo.dump = &o->dump;
+		o->vk_only = true;
+		break;
+	case OPT_DUMP_RESOURCE: {
+		char *end;
+		errno = 0;
+		unsigned long long v = strtoull(arg, &end, 0);
+		if (errno || end == arg || *end || *arg == '-' || !v ||
+		    o->vo.ndump_handles == sizeof(o->handles) / sizeof(o->handles[0]))
+			trace_cli_usage_error("--dump-resource wants a handle of the trace such as "
+					      "0x55d0c0a1b2c0, not '%s'", arg);
+		o->handles[o->vo.ndump_handles++] = v;
+		o->vo.dump_handles = o->handles;
+		o->vk_only = true;
+		break;
+	}
+	case OPT_DUMP_DIR: o->vo.dump_dir = arg; o->vk_only = true; break;
+	case OPT_CHECK: o->check = o->vk_only = true; break;
+	case OPT_GPU: {
+		char *end;
+		errno = 0;
+		unsigned long v = strtoul(arg, &end, 10);
+		if (errno || end == arg || *end || *arg == '-' || v > UINT32_MAX)
+			trace_cli_usage_error("--gpu wants a device number, not '%s'", arg);
+		o->opt.gpu = (uint32_t)v;
+		break;
+	}
+	case OPT_VALIDATE: o->opt.validate = true; break;
+	case OPT_STATS:
+		if (!arg || !strcmp(arg, "text"))
+			o->stats = 1;
+		else if (!strcmp(arg, "json"))
+			o->stats = 2;
+		else
+			trace_cli_usage_error("--stats=%s: text or json", arg);
+		break;
+	case OPT_NO_GPU_TIME: o->no_gpu_time = true; break;
+	case OPT_BLOCK: o->opt.large_heap_block_size = parse_size(arg); break;
+	case 'q': o->quiet = trace_cli_self.quiet = true; break;
+	}
 }
 
 /*
@@ -105,192 +250,45 @@ static void keep_freed_memory(void)
 
 int main(int argc, char **argv)
 {
-	enum { OPT_GPU = 256, OPT_VALIDATE, OPT_STATS, OPT_BLOCK, OPT_VERSION, OPT_FRAMES,
-	       OPT_SHOT, OPT_SHOT_DIR, OPT_REMOVE, OPT_LOOP, OPT_NO_GPU_TIME, OPT_DUMP,
-	       OPT_DUMP_RESOURCE, OPT_DUMP_DIR, OPT_WAIT, OPT_CHECK };
-	static const struct option longopts[] = {
-		{"check", no_argument, NULL, OPT_CHECK},
-		{"gpu", required_argument, NULL, OPT_GPU},
-		{"frames", required_argument, NULL, OPT_FRAMES},
-		{"screenshot", required_argument, NULL, OPT_SHOT},
-		{"screenshot-dir", required_argument, NULL, OPT_SHOT_DIR},
-		{"output", required_argument, NULL, 'o'},
-		{"remove-unsupported", no_argument, NULL, OPT_REMOVE},
-		{"loop", required_argument, NULL, OPT_LOOP},
-		{"dump", required_argument, NULL, OPT_DUMP},
-		{"dump-resource", required_argument, NULL, OPT_DUMP_RESOURCE},
-		{"dump-dir", required_argument, NULL, OPT_DUMP_DIR},
-		{"wait-timeout", required_argument, NULL, OPT_WAIT},
-		{"validate", no_argument, NULL, OPT_VALIDATE},
-		{"stats", optional_argument, NULL, OPT_STATS},
-		{"no-gpu-time", no_argument, NULL, OPT_NO_GPU_TIME},
-		{"block-size", required_argument, NULL, OPT_BLOCK},
-		{"quiet", no_argument, NULL, 'q'},
-		{"help", no_argument, NULL, 'h'},
-		{"version", no_argument, NULL, OPT_VERSION},
-		{NULL, 0, NULL, 0},
-	};
-	const char *input;
-	bool quiet = false;
+	static args o = {.opt = {.prog = "trace-replay"},
+			 .vo = {.first_frame = 0, .last_frame = -1}};
 	trace_error err;
-	vkd_options opt = {.prog = "trace-replay"};
-	int stats = 0; /* 1 text, 2 json */
-	bool no_gpu_time = false;
-	int c;
-	static vkr_options vo = {.first_frame = 0, .last_frame = -1};
-	static uint64_t shots[256], handles[256];
-	static trace_callset dump;
-	bool vk_only = false, check = false;
 
 	trace_cli_init("trace-replay", usage);
 	keep_freed_memory();
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":qho:", longopts, NULL)) != -1) {
-		switch (c) {
-		case OPT_FRAMES: {
-			char *end;
-			errno = 0;
-			unsigned long long a = strtoull(optarg, &end, 10), b = 0;
-			bool bad = errno || end == optarg || *optarg == '-';
-			if (!bad && *end == '-') {
-				const char *q = end + 1;
-				if (*q) {
-					b = strtoull(q, &end, 10);
-					bad = errno || end == q || *end || b < a || *q == '-';
-					vo.last_frame = (int64_t)b;
-				}
-			} else if (!bad) {
-				bad = *end != 0;
-				vo.last_frame = (int64_t)a;
-			}
-			if (bad || a > INT64_MAX || b > INT64_MAX)
-				trace_cli_usage_error("--frames wants A-B, A- or N (frames from 0), not '%s'",
-						      optarg);
-			vo.first_frame = (int64_t)a;
-			vk_only = true;
-			break;
-		}
-		case OPT_SHOT: {
-			const char *q = optarg;
-			while (*q) {
-				char *end;
-				errno = 0;
-				unsigned long long v = strtoull(q, &end, 10);
-				if (errno || end == q || *q == '-' || (*end && *end != ',') ||
-				    vo.nscreenshots == sizeof(shots) / sizeof(shots[0]))
-					trace_cli_usage_error("--screenshot wants frame numbers N[,M...], not '%s'",
-							      optarg);
-				shots[vo.nscreenshots++] = v;
-				q = *end ? end + 1 : end;
-			}
-			vk_only = true;
-			break;
-		}
-		case 'o': vo.screenshot_out = optarg; vk_only = true; break;
-		case OPT_SHOT_DIR: vo.screenshot_dir = optarg; vk_only = true; break;
-		case OPT_REMOVE: vo.remove_unsupported = true; vk_only = true; break;
-		case OPT_LOOP: {
-			char *end;
-			errno = 0;
-			unsigned long v = strtoul(optarg, &end, 10);
-			if (errno || end == optarg || *end || *optarg == '-' || !v || v > UINT32_MAX)
-				trace_cli_usage_error("--loop wants a count, not '%s'", optarg);
-			vo.loop = (uint32_t)v;
-			vk_only = true;
-			break;
-		}
-		case OPT_WAIT: {
-			char *end;
-			errno = 0;
-			double v = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !(v > 0) || v > 1e9)
-				trace_cli_usage_error("--wait-timeout wants seconds, not '%s'", optarg);
-			vo.wait_ns = (uint64_t)(v * 1e9);
-			vk_only = true;
-			break;
-		}
-		case OPT_DUMP:
-			if (trace_callset_parse(&dump, optarg, &err) < 0)
-				trace_cli_usage_error("--dump %s: %s", optarg, err.msg);
-			vo.dump = &dump;
-			vk_only = true;
-			break;
-		case OPT_DUMP_RESOURCE: {
-			char *end;
-			errno = 0;
-			unsigned long long v = strtoull(optarg, &end, 0);
-			if (errno || end == optarg || *end || *optarg == '-' || !v ||
-			    vo.ndump_handles == sizeof(handles) / sizeof(handles[0]))
-				trace_cli_usage_error("--dump-resource wants a handle of the trace such as "
-						      "0x55d0c0a1b2c0, not '%s'", optarg);
-			handles[vo.ndump_handles++] = v;
-			vo.dump_handles = handles;
-			vk_only = true;
-			break;
-		}
-		case OPT_DUMP_DIR: vo.dump_dir = optarg; vk_only = true; break;
-		case OPT_CHECK: check = vk_only = true; break;
-		case OPT_GPU: {
-			char *end;
-			errno = 0;
-			unsigned long v = strtoul(optarg, &end, 10);
-			if (errno || end == optarg || *end || *optarg == '-' || v > UINT32_MAX)
-				trace_cli_usage_error("--gpu wants a device number, not '%s'", optarg);
-			opt.gpu = (uint32_t)v;
-			break;
-		}
-		case OPT_VALIDATE: opt.validate = true; break;
-		case OPT_STATS:
-			if (!optarg || !strcmp(optarg, "text"))
-				stats = 1;
-			else if (!strcmp(optarg, "json"))
-				stats = 2;
-			else
-				trace_cli_usage_error("--stats=%s: text or json", optarg);
-			break;
-		case OPT_NO_GPU_TIME: no_gpu_time = true; break;
-		case OPT_BLOCK: opt.large_heap_block_size = parse_size(optarg); break;
-		case 'q': quiet = trace_cli_self.quiet = true; break;
-		case 'h': help(); return 0;
-		case OPT_VERSION: trace_cli_version();
-		default: trace_cli_bad_option(c, argv);
-		}
-	}
-	if (argc - optind > 1)
-		trace_cli_usage_error("one input at a time");
-	input = optind < argc ? argv[optind] : "-";
-	opt.quiet_validation = quiet;
-	if (vo.nscreenshots) {
+	const char *input = trace_cli_parse(argc, argv, opts, option, &o, intro, NULL);
+	o.opt.quiet_validation = o.quiet;
+	if (o.vo.nscreenshots) {
 		/* ascending, once each */
-		for (size_t i = 1; i < vo.nscreenshots; i++)
-			for (size_t j = i; j > 0 && shots[j - 1] > shots[j]; j--) {
-				uint64_t t = shots[j];
-				shots[j] = shots[j - 1];
-				shots[j - 1] = t;
+		for (size_t i = 1; i < o.vo.nscreenshots; i++)
+			for (size_t j = i; j > 0 && o.shots[j - 1] > o.shots[j]; j--) {
+				uint64_t t = o.shots[j];
+				o.shots[j] = o.shots[j - 1];
+				o.shots[j - 1] = t;
 			}
-		if (vo.screenshot_out && vo.nscreenshots > 1)
+		if (o.vo.screenshot_out && o.vo.nscreenshots > 1)
 			trace_cli_usage_error("-o takes one screenshot; use --screenshot-dir for %zu",
-					      vo.nscreenshots);
-		if (!vo.screenshot_out && !vo.screenshot_dir)
+					      o.vo.nscreenshots);
+		if (!o.vo.screenshot_out && !o.vo.screenshot_dir)
 			trace_cli_usage_error("--screenshot needs -o FILE.png or --screenshot-dir DIR");
-		vo.screenshots = shots;
-	} else if (vo.screenshot_out || vo.screenshot_dir) {
+		o.vo.screenshots = o.shots;
+	} else if (o.vo.screenshot_out || o.vo.screenshot_dir) {
 		trace_cli_usage_error("-o and --screenshot-dir go with --screenshot N");
 	}
-	if (check && (vo.nscreenshots || vo.loop > 1 || vo.dump || vo.ndump_handles || stats ||
-		      vo.last_frame >= 0))
+	if (o.check && (o.vo.nscreenshots || o.vo.loop > 1 || o.vo.dump || o.vo.ndump_handles ||
+			o.stats || o.vo.last_frame >= 0))
 		trace_cli_usage_error("--check goes without --frames, --screenshot, --loop, --dump* "
 				      "and --stats: it replays nothing");
-	if (vo.screenshot_dir && mkdir(vo.screenshot_dir, 0777) != 0 && errno != EEXIST)
-		trace_cli_usage_error("--screenshot-dir %s: %s", vo.screenshot_dir, strerror(errno));
+	if (o.vo.screenshot_dir && mkdir(o.vo.screenshot_dir, 0777) != 0 && errno != EEXIST)
+		trace_cli_usage_error("--screenshot-dir %s: %s", o.vo.screenshot_dir, strerror(errno));
 	char msg[512];
-	if (vo.dump_dir && !vo.dump && !vo.ndump_handles)
+	if (o.vo.dump_dir && !o.vo.dump && !o.vo.ndump_handles)
 		trace_cli_usage_error("--dump-dir goes with --dump CALLS or --dump-resource HANDLE");
-	if ((vo.dump || vo.ndump_handles) && vo.loop > 1)
+	if ((o.vo.dump || o.vo.ndump_handles) && o.vo.loop > 1)
 		trace_cli_usage_error("--dump and --dump-resource do not go with --loop");
-	if ((vo.dump || vo.ndump_handles) &&
-	    (vkr_dump_dir_check(vo.dump_dir ? vo.dump_dir : ".", msg, sizeof(msg)) < 0 ||
-	     vkr_dump_check(input, &vo, msg, sizeof(msg)) < 0))
+	if ((o.vo.dump || o.vo.ndump_handles) &&
+	    (vkr_dump_dir_check(o.vo.dump_dir ? o.vo.dump_dir : ".", msg, sizeof(msg)) < 0 ||
+	     vkr_dump_check(input, &o.vo, msg, sizeof(msg)) < 0))
 		trace_cli_usage_error("%s", msg);
 
 	trace_error_clear(&err);
@@ -301,19 +299,19 @@ int main(int argc, char **argv)
 	const char *version = trace_header_get(h, VMA_PROP_VERSION);
 	const char *api = trace_header_get(h, "api");
 	if (!version && api && !strcmp(api, "Vulkan")) {
-		vo.dev = opt;
-		vo.input = input;
-		vo.quiet = quiet;
-		vo.stats = stats;
-		vo.no_gpu_time = no_gpu_time;
-		if (check && vkr_check(in, &vo, &err) < 0)
+		o.vo.dev = o.opt;
+		o.vo.input = input;
+		o.vo.quiet = o.quiet;
+		o.vo.stats = o.stats;
+		o.vo.no_gpu_time = o.no_gpu_time;
+		if (o.check && vkr_check(in, &o.vo, &err) < 0)
 			trace_cli_fail(&err);
-		int status = check ? 0 : vkr_run(in, &vo);
+		int status = o.check ? 0 : vkr_run(in, &o.vo);
 		trace_cli_warn_cut(in);
 		trace_reader_close(in);
 		return status;
 	}
-	if (vk_only) {
+	if (o.vk_only) {
 		trace_reader_close(in);
 		trace_cli_usage_error("--check, --frames, --screenshot, -o, --screenshot-dir, --loop, "
 				      "--dump* and --remove-unsupported are for Vulkan traces");
@@ -327,7 +325,7 @@ int main(int argc, char **argv)
 		trace_reader_close(in);
 		trace_cli_fail(&err);
 	}
-	vmar_options mo = {.dev = opt, .input = input, .quiet = quiet, .stats = stats};
+	vmar_options mo = {.dev = o.opt, .input = input, .quiet = o.quiet, .stats = o.stats};
 	int status = vmar_run(in, &mo);
 	trace_cli_warn_cut(in);
 	trace_reader_close(in);

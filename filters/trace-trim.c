@@ -190,15 +190,23 @@ static int put_marker(trace_writer *w, trace_sigtab *sigs, const job *j, uint64_
 	return rc;
 }
 
-static const char help[] =
+static const char intro[] =
 	"Writes the part of TRACE (default: standard input) that draws frames A to B\n"
 	"(or makes calls A to B), with a setup prefix that recreates every object\n"
 	"they use and its contents, so that the result replays on its own and frame\n"
-	"N keeps its number.  For Vulkan captures and VMA streams.\n\n"
-	"  --frames A[-B]       frames A to B (A-: to the end)\n"
-	"  --calls A[-B]        calls A to B (A-: to the end)\n"
-	"  -f, --format F       write snappy, zstd, brotli, none or text (default: as read)\n"
-	"      --verbose        say what the setup holds, on standard error\n";
+	"N keeps its number.  For Vulkan captures and VMA streams.\n\n";
+
+static const trace_cli_option opts[] = {
+	{"frames", OPT_FRAMES, required_argument,
+	 "  --frames A[-B]       frames A to B (A-: to the end)\n"},
+	{"calls", OPT_CALLS, required_argument,
+	 "  --calls A[-B]        calls A to B (A-: to the end)\n"},
+	{"format", 'f', required_argument,
+	 "  -f, --format F       write snappy, zstd, brotli, none or text (default: as read)\n"},
+	{"verbose", OPT_VERBOSE, no_argument,
+	 "      --verbose        say what the setup holds, on standard error\n"},
+	{NULL},
+};
 
 typedef struct preamble {
 	job *j;
@@ -224,18 +232,11 @@ static void option(int c, const char *arg, void *ctx)
 
 int main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"frames", required_argument, NULL, OPT_FRAMES},
-		{"calls", required_argument, NULL, OPT_CALLS},
-		{"format", required_argument, NULL, 'f'},
-		{"verbose", no_argument, NULL, OPT_VERBOSE},
-		{NULL, 0, NULL, 0},
-	};
 	job j = {.format = TRACE_FMT_AUTO};
 	preamble p = {&j, false};
 
 	trace_cli_init("trace-trim", usage);
-	j.in = trace_cli_parse(argc, argv, "f:", longopts, option, &p, help, &j.out);
+	j.in = trace_cli_parse(argc, argv, opts, option, &p, intro, &j.out);
 	if (!p.have_range)
 		trace_cli_usage_error("which part? --frames A[-B] or --calls A-B");
 

@@ -24,6 +24,17 @@ static bool is_recording(const char *path)
 	return yes;
 }
 
+/* trace_cli_copy's writer: a record we cannot write says where it was
+ * read. */
+static int put(void *w, const trace_call *call, trace_error *err)
+{
+	if (vma_writer_call(w, call, err) >= 0)
+		return 0;
+	if (call->offset >= 0)
+		err->offset = call->offset;
+	return -1;
+}
+
 int main(int argc, char **argv)
 {
 	const char *out;
@@ -48,21 +59,9 @@ int main(int argc, char **argv)
 		trace_cli_fail(&err);
 	if (vma_writer_header(w, trace_reader_header(r), &err) < 0)
 		goto fail;
-	uint64_t n = 0;
-	trace_call *call;
-	int k;
-	while ((k = trace_reader_next(r, &call, &err)) > 0) {
-		if (vma_writer_call(w, call, &err) < 0) {
-			/* a record we cannot write: say where it was read */
-			if (call->offset >= 0)
-				err.offset = call->offset;
-			goto fail;
-		}
-		trace_cli_progress(r, ++n);
-	}
-	if (k < 0)
+	trace_cli_source src = trace_cli_trace_source(r);
+	if (trace_cli_copy(&src, put, w, &err) < 0)
 		goto fail;
-	trace_cli_progress_done();
 	trace_cli_warn_cut(r);
 	trace_reader_close(r);
 	if (vma_writer_close(w, &err) < 0)

@@ -34,23 +34,32 @@ static void option(int c, const char *arg, void *ctx)
 	}
 }
 
+/* The recording as trace_cli_copy's source. */
+static int next(void *r, trace_call **c, trace_error *err)
+{
+	return vma_reader_next(r, c, err);
+}
+
+static uint64_t position(void *r)
+{
+	return vma_reader_position(r);
+}
+
 int main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"format", required_argument, NULL, 'f'},
-		{"compression", required_argument, NULL, 'z'},
-		{NULL, 0, NULL, 0},
+	static const trace_cli_option opts[] = {
+		{"format", 'f', required_argument, "  -f, --format F       binary (default) or text\n"},
+		{"compression", 'z', required_argument,
+		 "  -z, --compression C  snappy (default), zstd, brotli or none, for binary\n"},
+		{NULL},
 	};
 	options o = {.w = {.format = TRACE_FMT_SNAPPY, .quality = -1}};
 	const char *out;
 
 	trace_cli_init("vma-import", usage);
-	const char *in = trace_cli_parse(argc, argv, "f:z:", longopts, option, &o,
+	const char *in = trace_cli_parse(argc, argv, opts, option, &o,
 					 "Writes the VMA call recording RECORDING (default: standard "
-					 "input) as a tracekit stream.\n\n"
-					 "  -f, --format F       binary (default) or text\n"
-					 "  -z, --compression C  snappy (default), zstd, brotli or none, for binary\n",
-					 &out);
+					 "input) as a tracekit stream.\n\n", &out);
 	if (o.text && o.compression)
 		trace_cli_usage_error("-z is for binary output, not -f text");
 	trace_writer_options opt = o.w;
@@ -67,25 +76,15 @@ int main(int argc, char **argv)
 		trace_cli_fail(&err);
 	if (trace_writer_header(w, vma_reader_header(r), &err) < 0)
 		goto fail;
-	uint64_t n = 0;
-	trace_call *call;
-	int k;
-	while ((k = vma_reader_next(r, &call, &err)) > 0) {
-		if (trace_writer_call(w, call, &err) < 0)
-			goto fail;
-		if (!(++n & 0xfff))
-			trace_cli_progress_count(n, "records", vma_reader_position(r));
-	}
-	if (k < 0)
+	trace_cli_source src = {r, next, position, "records"};
+	if (trace_cli_copy(&src, trace_cli_trace_put, w, &err) < 0)
 		goto fail;
-	trace_cli_progress_done();
 	vma_reader_close(r);
 	if (trace_writer_close(w, &err) < 0)
 		trace_cli_fail(&err);
 	return 0;
 
 fail:
-	trace_cli_progress_done();
 	trace_writer_abort(w);
 	vma_reader_close(r);
 	trace_cli_fail(&err);

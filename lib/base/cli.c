@@ -60,10 +60,10 @@ void trace_cli_fail(const trace_error *err)
 }
 
 const char *trace_cli_start(int argc, char **argv, const char *prog, const char *usage,
-			    const char *help, const char **out)
+			    const char *intro, const char **out)
 {
 	trace_cli_init(prog, usage);
-	return trace_cli_parse(argc, argv, NULL, NULL, NULL, NULL, help, out);
+	return trace_cli_parse(argc, argv, NULL, NULL, NULL, intro, out);
 }
 
 void trace_cli_warn_cut(trace_reader *r)
@@ -75,48 +75,76 @@ void trace_cli_warn_cut(trace_reader *r)
 	fprintf(stderr, "%s: %s: warning: %s\n", trace_cli_self.prog, w->file, w->msg);
 }
 
-const char *trace_cli_parse(int argc, char **argv, const char *shorts,
-			    const struct option *longs, trace_cli_option_fn *one, void *ctx,
-			    const char *help, const char **out)
+/* Whether OPTS names the option NAME. */
+static bool names(const trace_cli_option *opts, const char *name)
 {
-	enum { OPT_QUIET = 0x10000, OPT_VERSION };
-	static const struct option common[] = {
-		{"output", required_argument, NULL, 'o'},
-		{"quiet", no_argument, NULL, OPT_QUIET},
-		{"help", no_argument, NULL, 'h'},
-		{"version", no_argument, NULL, OPT_VERSION},
+	for (; opts && opts->name; opts++)
+		if (!strcmp(opts->name, name))
+			return true;
+	return false;
+}
+
+const char *trace_cli_parse(int argc, char **argv, const trace_cli_option *opts,
+			    trace_cli_option_fn *one, void *ctx, const char *intro,
+			    const char **out)
+{
+	static const trace_cli_option common[] = {
+		{"output", 'o', required_argument,
+		 "  -o, --output FILE    write to FILE (default: standard output)\n"},
+		{"quiet", TRACE_CLI_QUIET, no_argument, "      --quiet          no progress line\n"},
+		{"help", 'h', no_argument, "  -h, --help           this help\n"},
+		{"version", TRACE_CLI_VERSION, no_argument, "      --version        the version\n"},
 	};
-	size_t n = 0;
-	while (longs && longs[n].name)
+	size_t ncommon = sizeof(common) / sizeof(common[0]), n = 0;
+	while (opts && opts[n].name)
 		n++;
-	struct option *all = trace_xcalloc(n + 5, sizeof(*all));
-	if (n)
-		memcpy(all, longs, n * sizeof(*all));
-	memcpy(all + n, common, sizeof(common));
-	char optstring[64];
-	snprintf(optstring, sizeof(optstring), ":%so:h", shorts ? shorts : "");
+	/* the program's options, then the common ones it does not name */
+	const trace_cli_option **all = trace_xcalloc(n + ncommon, sizeof(*all));
+	for (size_t i = 0; i < n; i++)
+		all[i] = &opts[i];
+	for (size_t i = 0; i < ncommon; i++)
+		if (!names(opts, common[i].name))
+			all[n++] = &common[i];
+	struct option *longs = trace_xcalloc(n + 1, sizeof(*longs));
+	char *shorts = trace_xcalloc(3 * n + 2, 1), *s = shorts;
+	*s++ = ':';
+	for (size_t i = 0; i < n; i++) {
+		longs[i] = (struct option){all[i]->name, all[i]->arg, NULL, all[i]->id};
+		if (all[i]->id >= 256)
+			continue;
+		*s++ = (char)all[i]->id;
+		for (int k = 0; k < all[i]->arg; k++)
+			*s++ = ':';
+	}
+	bool own_output = names(opts, "output");
 
 	int c;
-	*out = "-";
+	if (out)
+		*out = "-";
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, optstring, all, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
 		switch (c) {
-		case 'o': *out = optarg; break;
-		case OPT_QUIET: trace_cli_self.quiet = true; break;
+		case TRACE_CLI_QUIET: trace_cli_self.quiet = true; break;
 		case 'h':
-			printf("%s\n\n%s"
-			       "  -o, --output FILE    write to FILE (default: standard output)\n"
-			       "      --quiet          no progress line\n"
-			       "  -h, --help           this help\n"
-			       "      --version        the version\n",
-			       trace_cli_self.usage, help);
+			printf("%s\n\n%s", trace_cli_self.usage, intro);
+			for (size_t i = 0; i < n; i++)
+				if (all[i]->help)
+					fputs(all[i]->help, stdout);
 			exit(0);
-		case OPT_VERSION: trace_cli_version();
+		case TRACE_CLI_VERSION: trace_cli_version();
 		case ':':
 		case '?': trace_cli_bad_option(c, argv);
+		case 'o':
+			if (!own_output) {
+				*out = optarg;
+				break;
+			}
+			/* fall through */
 		default: one(c, optarg, ctx);
 		}
 	}
+	free(shorts);
+	free(longs);
 	free(all);
 	if (argc - optind > 1)
 		trace_cli_usage_error("one input at a time");
@@ -197,19 +225,48 @@ trace_format trace_cli_format_arg(const char *arg)
 	return f;
 }
 
+int trace_cli_copy(const trace_cli_source *src, trace_cli_put_fn *put, void *w,
+		   trace_error *err)
+{
+	uint64_t n = 0;
+	trace_call *c;
+	int k;
+	while ((k = src->next(src->r, &c, err)) > 0) {
+		if (put(w, c, err) < 0)
+			break;
+		if (!(++n & 0xfff))
+			trace_cli_progress_count(n, src->what, src->position(src->r));
+	}
+	trace_cli_progress_done();
+	return k > 0 ? -1 : k;
+}
+
+static int trace_next(void *r, trace_call **c, trace_error *err)
+{
+	return trace_reader_next(r, c, err);
+}
+
+static uint64_t trace_position(void *r)
+{
+	return trace_reader_position(r);
+}
+
+trace_cli_source trace_cli_trace_source(trace_reader *r)
+{
+	return (trace_cli_source){r, trace_next, trace_position, "calls"};
+}
+
+int trace_cli_trace_put(void *w, const trace_call *c, trace_error *err)
+{
+	return trace_writer_call(w, c, err);
+}
+
 static int copy(trace_reader *r, trace_writer *w, trace_error *err)
 {
 	if (trace_writer_header(w, trace_reader_header(r), err) < 0)
 		return -1;
-	uint64_t n = 0;
-	trace_call *c;
-	int k;
-	while ((k = trace_reader_next(r, &c, err)) > 0) {
-		if (trace_writer_call(w, c, err) < 0)
-			return -1;
-		trace_cli_progress(r, ++n);
-	}
-	trace_cli_progress_done();
+	trace_cli_source src = trace_cli_trace_source(r);
+	int k = trace_cli_copy(&src, trace_cli_trace_put, w, err);
 	if (k == 0)
 		trace_cli_warn_cut(r);
 	return k;

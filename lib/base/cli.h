@@ -24,21 +24,40 @@ noreturn void trace_cli_version(void);
 /* For getopt_long's ':' and '?' (with an optstring that starts with ':'). */
 noreturn void trace_cli_bad_option(int c, char **argv);
 /*
- * The options of a stream program: its own (SHORTS in getopt's form,
- * LONGS ending in a zeroed entry, each handed to ONE with CTX) and the
- * ones every program takes: -o/--output FILE (into *out, "-" if absent),
- * --quiet, -h/--help (the usage line, then HELP, then the common
- * options' lines), --version.  One input at most; returns it, "-" for
+ * One option of a program, listed once: what getopt_long matches and the
+ * lines --help prints for it.  ID is the short letter ('f'), or a number
+ * from 256 for a long option alone; ARG is no_argument, required_argument
+ * or optional_argument; HELP is NULL where another option's lines tell of
+ * this one too (--drop in --keep's).  A table ends with a zeroed entry.
+ */
+typedef struct trace_cli_option {
+	const char *name;
+	int id;
+	int arg;
+	const char *help;
+} trace_cli_option;
+
+/* The ids of the common options that have no short letter. */
+enum { TRACE_CLI_QUIET = 0x10000, TRACE_CLI_VERSION };
+
+/*
+ * The options of a stream program: its own (OPTS, each handed to ONE with
+ * CTX) and the ones every program takes: -o/--output FILE (into *out, "-"
+ * if absent), --quiet, -h/--help (the usage line, then INTRO, then each
+ * option's lines in order), --version.  A program whose table names one
+ * of these has it instead (trace-replay's -o is its screenshot's, its
+ * --quiet is -q too): its -o and --quiet go to ONE, its --help and
+ * --version lines are its own.  One input at most; returns it, "-" for
  * standard input.  Usage errors exit 2.
  */
 typedef void trace_cli_option_fn(int c, const char *arg, void *ctx);
-const char *trace_cli_parse(int argc, char **argv, const char *shorts,
-			    const struct option *longs, trace_cli_option_fn *one, void *ctx,
-			    const char *help, const char **out);
+const char *trace_cli_parse(int argc, char **argv, const trace_cli_option *opts,
+			    trace_cli_option_fn *one, void *ctx, const char *intro,
+			    const char **out);
 /* trace_cli_init and trace_cli_parse for a program with no options of
  * its own. */
 const char *trace_cli_start(int argc, char **argv, const char *prog, const char *usage,
-			    const char *help, const char **out);
+			    const char *intro, const char **out);
 
 /* Prints err once and exits 1. */
 noreturn void trace_cli_fail(const trace_error *err);
@@ -64,6 +83,26 @@ trace_format trace_cli_compression(const char *name);
 trace_reader *trace_cli_open(const char *path);
 /* -f's value (snappy, zstd, brotli, none, text); another is a usage error. */
 trace_format trace_cli_format_arg(const char *arg);
+
+/*
+ * The copy loop of the converting programs, over any reader and writer:
+ * SRC's records, read by NEXT (1, 0 at the end, -1 on an error), each to
+ * PUT with W, and the progress line counting WHAT by POSITION's bytes.
+ * Returns 0 at the end of SRC, -1 with ERR set; the progress line is gone
+ * after it either way.  The headers are the caller's.
+ */
+typedef struct trace_cli_source {
+	void *r;
+	int (*next)(void *r, trace_call **c, trace_error *err);
+	uint64_t (*position)(void *r);
+	const char *what;
+} trace_cli_source;
+typedef int trace_cli_put_fn(void *w, const trace_call *c, trace_error *err);
+int trace_cli_copy(const trace_cli_source *src, trace_cli_put_fn *put, void *w,
+		   trace_error *err);
+/* A trace_reader as a source ("calls"), a trace_writer as a PUT. */
+trace_cli_source trace_cli_trace_source(trace_reader *r);
+int trace_cli_trace_put(void *w, const trace_call *c, trace_error *err);
 
 /* Writes every record of R (header included) to OUT, a path or "-" for
  * standard output, with OPT, and closes both; on an error, the output
