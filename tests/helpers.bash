@@ -148,3 +148,29 @@ layer_capture() {
 		VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$out" \
 		timeout 60 "$@" >/dev/null 2>&1
 }
+
+# vkthreads_pair TRACE ARGS...: examples/vkthreads ARGS... natively, then
+# under the capture layer writing TRACE; their output and status in
+# $W/native.out, $W/native.rc, $W/layer.out, $W/layer.rc (a setup_file's:
+# it fails the suite when the example is not built)
+vkthreads_pair() {
+	local trace=$1 rc=0
+	shift
+	[ -x "$TOP/build/examples/vkthreads" ] ||
+		{ echo "build/examples/vkthreads is not built (make examples)" >&3; return 1; }
+	"$TOP/build/examples/vkthreads" "$@" >"$W/native.out" 2>&1 || rc=$?
+	echo $rc >"$W/native.rc"
+	rc=0
+	vkthreads_capture "$trace" "$@" >"$W/layer.out" 2>&1 || rc=$?
+	echo $rc >"$W/layer.rc"
+}
+
+# vkthreads_capture TRACE ARGS...: examples/vkthreads ARGS... under the
+# capture layer, writing TRACE
+vkthreads_capture() {
+	local trace=$1
+	shift
+	VK_LAYER_PATH="$TOP/build/layer:/usr/share/vulkan/explicit_layer.d" \
+		VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$trace" \
+		timeout 60 "$TOP/build/examples/vkthreads" "$@"
+}

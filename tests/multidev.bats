@@ -8,30 +8,32 @@
 
 load helpers
 
-VKTHREADS="$TOP/build/examples/vkthreads"
-
 setup_file() {
-	[ -x "$VKTHREADS" ] ||
-		{ echo "build/examples/vkthreads is not built (make examples)" >&3; return 1; }
 	export W="$BATS_FILE_TMPDIR" TOP
 	sanitizer_prep
-	local rc=0
-	$VKTHREADS --threads 4 --frames 10 --devices 2 >"$W/native.out" 2>&1 || rc=$?
-	echo $rc >"$W/native.rc"
-	capture "$W/two.trace" --threads 4 --frames 10 --devices 2 >"$W/layer.out" 2>&1 || rc=$?
-	echo $rc >"$W/layer.rc"
+	vkthreads_pair "$W/two.trace" --threads 4 --frames 10 --devices 2
 	# one thread: device 0 works, device 1 is made and holds a buffer
-	capture "$W/one.trace" --threads 1 --frames 10 --devices 2 >/dev/null 2>&1
+	vkthreads_capture "$W/one.trace" --threads 1 --frames 10 --devices 2 >/dev/null 2>&1
 	trace-decode "$W/two.trace" >"$W/two.txt"
 	trace-decode "$W/one.trace" >"$W/one.txt"
 }
 
-capture() {
-	local out=$1
-	shift
-	VK_LAYER_PATH="$TOP/build/layer:/usr/share/vulkan/explicit_layer.d" \
-		VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$out" \
-		timeout 60 "$VKTHREADS" "$@"
+# cut TRACE TXT FROM TO: trace-trim of TRACE from its FROMth submit to its
+# TOth (TXT: TRACE decoded) into cut.trace, decoded into cut.txt
+cut() {
+	trace-trim --calls "$(nth_call "$2" vkQueueSubmit "$3")-$(nth_call "$2" vkQueueSubmit "$4")" \
+		-o cut.trace "$1"
+	trace-decode cut.trace >cut.txt
+}
+
+# replays_clean TRACE: --validate says nothing and exits 0; --check takes it
+replays_clean() {
+	run trace-replay --validate "$1"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	run trace-replay --check "$1"
+	[ "$status" -eq 0 ]
 }
 
 setup() {
@@ -127,37 +129,22 @@ nth_call() {
 }
 
 @test "a cut that uses one device keeps only it, its physical device and instance, and replays clean" {
-	local from to dev
-	from=$(nth_call "$W/one.txt" vkQueueSubmit 3)
-	to=$(nth_call "$W/one.txt" vkQueueSubmit 6)
-	trace-trim --calls "$from-$to" -o cut.trace "$W/one.trace"
-	trace-decode cut.trace >cut.txt
+	local dev
+	cut "$W/one.trace" "$W/one.txt" 3 6
 	[ "$(grep -c 'fn: vkCreateInstance,' cut.txt)" = 1 ]
 	[ "$(grep -c 'fn: vkCreateDevice,' cut.txt)" = 1 ]
 	# the device kept is the one whose queue submits
 	dev=$(grep -o 'fn: vkGetDeviceQueue, args: {device: 0x[0-9a-f]*' cut.txt | sed 's/.*device: //')
 	grep -q "fn: vkCreateDevice, .*pDevice: \[$dev\]" cut.txt
 	[ "$(grep -c 'fn: vkCreateDevice,' "$W/one.txt")" = 2 ]
-	run trace-replay --validate cut.trace
-	echo "$output"
-	[ "$status" -eq 0 ]
-	[ -z "$output" ]
-	run trace-replay --check cut.trace
-	[ "$status" -eq 0 ]
+	replays_clean cut.trace
 }
 
 @test "a cut across both devices keeps both and replays clean" {
-	local from to
-	from=$(nth_call "$W/two.txt" vkQueueSubmit 10)
-	to=$(nth_call "$W/two.txt" vkQueueSubmit 20)
-	trace-trim --calls "$from-$to" -o cut.trace "$W/two.trace"
-	trace-decode cut.trace >cut.txt
+	cut "$W/two.trace" "$W/two.txt" 10 20
 	[ "$(grep -c 'fn: vkCreateDevice,' cut.txt)" = 2 ]
 	[ "$(grep -c 'fn: vkCreateInstance,' cut.txt)" = 1 ]
-	run trace-replay --validate cut.trace
-	echo "$output"
-	[ "$status" -eq 0 ]
-	[ -z "$output" ]
+	replays_clean cut.trace
 }
 
 @test "--loop refuses a trace with a second device alive, saying so" {
@@ -180,10 +167,5 @@ nth_call() {
 	trace-decode vi.trace >vi.txt
 	[ "$(grep -c 'fn: vkCreateDevice,' vi.txt)" -eq 2 ]
 	grep 'fn: vkCreateDevice,' vi.txt | grep -q VK_STRUCTURE_TYPE_DEVICE_GROUP_DEVICE_CREATE_INFO
-	run trace-replay --validate vi.trace
-	echo "$output"
-	[ "$status" -eq 0 ]
-	[ -z "$output" ]
-	run trace-replay --check vi.trace
-	[ "$status" -eq 0 ]
+	replays_clean vi.trace
 }

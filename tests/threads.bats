@@ -8,22 +8,10 @@
 
 load helpers
 
-VKTHREADS="$TOP/build/examples/vkthreads --threads 4 --frames 50"
-
 setup_file() {
-	[ -x "$TOP/build/examples/vkthreads" ] ||
-		{ echo "build/examples/vkthreads is not built (make examples)" >&3; return 1; }
 	export W="$BATS_FILE_TMPDIR" TOP
 	sanitizer_prep
-	local rc=0
-	$VKTHREADS >"$W/native.out" 2>&1 || rc=$?
-	echo $rc >"$W/native.rc"
-	rc=0
-	# shellcheck disable=SC2086
-	VK_LAYER_PATH="$TOP/build/layer:/usr/share/vulkan/explicit_layer.d" \
-		VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$W/thr.trace" \
-		timeout 60 $VKTHREADS >"$W/layer.out" 2>&1 || rc=$?
-	echo $rc >"$W/layer.rc"
+	vkthreads_pair "$W/thr.trace" --threads 4 --frames 50
 	trace-decode "$W/thr.trace" >"$W/thr.txt"
 }
 

@@ -40,27 +40,19 @@ void vkr_check_made_owned(void *ctx, const vk_handle_info *h, uint64_t *value, b
 }
 
 /* What vkr_device_teardown ends, forgotten: device D's objects, its
- * swapchains and every handle of it.  (Replay keeps the handles, as
+ * memory, its swapchains and every handle of it.  (Replay keeps the handles, as
  * null: a later record naming one is refused here, not there.) */
+static void end_obj(vkr *r, uint64_t v)
+{
+	(void)r;
+	vkr_unlink_obj((obj *)(uintptr_t)v);
+	free((obj *)(uintptr_t)v);
+}
+
 static void device_forget(vkr *r, vkr_device *d)
 {
-	for (size_t i = 0; i < r->swapchains.cap; i++) {
-		swapchain *s = (swapchain *)(uintptr_t)r->swapchains.vals[i];
-		if (tmap_used(&r->swapchains, i) && s->dev == d) {
-			tmap_del(&r->swapchains, r->swapchains.keys[i], TAG_SWAPCHAIN, NULL);
-			i--;  /* the slot now holds what moved back into it */
-			vkr_destroy_swapchain(r, s);
-		}
-	}
-	for (size_t i = 0; i < r->objects.cap; i++) {
-		obj *o = (obj *)(uintptr_t)r->objects.vals[i];
-		if (tmap_used(&r->objects, i) && o->dev == d) {
-			tmap_del(&r->objects, r->objects.keys[i], TAG_OBJ, NULL);
-			i--;
-			vkr_unlink_obj(o);
-			free(o);
-		}
-	}
+	vkr_forget_swapchains(r, d);
+	vkr_forget_objects(r, d, end_obj);
 	for (size_t i = 0; i < r->handles.cap; i++) {
 		const vk_handle_info *h = (const vk_handle_info *)(uintptr_t)r->handles.kinds[i];
 		if (!tmap_used(&r->handles, i) || h->dispatchable || h == r->h_surface ||

@@ -513,6 +513,54 @@ const vk_command_info *vkr_destroyer(vkr *r, const vk_handle_info *h)
 	return NULL;
 }
 
+/* ------------------------------------------------------------------ */
+/* What a device ends with it: each value of a map that is the device's,
+ * out of the map, then ended. */
+
+static void end_of_device(vkr *r, tmap *m, uint64_t kind, vkr_device *d,
+			  vkr_device *(*dev_of)(uint64_t), void (*end)(vkr *, uint64_t))
+{
+	for (size_t i = 0; i < m->cap; i++)
+		if (tmap_used(m, i) && dev_of(m->vals[i]) == d) {
+			uint64_t v = m->vals[i];
+			tmap_del(m, m->keys[i], kind, NULL);
+			i--;  /* the slot now holds what moved back into it */
+			end(r, v);
+		}
+}
+
+static vkr_device *swapchain_dev(uint64_t v) { return ((swapchain *)(uintptr_t)v)->dev; }
+static vkr_device *obj_dev(uint64_t v) { return ((obj *)(uintptr_t)v)->dev; }
+static vkr_device *mem_dev(uint64_t v) { return ((memobj *)(uintptr_t)v)->dev; }
+
+static void end_swapchain(vkr *r, uint64_t v)
+{
+	vkr_destroy_swapchain(r, (swapchain *)(uintptr_t)v);
+}
+
+static void end_obj(vkr *r, uint64_t v)
+{
+	vkr_release_obj(r, (obj *)(uintptr_t)v);
+	free((obj *)(uintptr_t)v);
+}
+
+static void end_mem(vkr *r, uint64_t v)
+{
+	(void)r;
+	free((memobj *)(uintptr_t)v);
+}
+
+void vkr_forget_swapchains(vkr *r, vkr_device *d)
+{
+	end_of_device(r, &r->swapchains, TAG_SWAPCHAIN, d, swapchain_dev, end_swapchain);
+}
+
+void vkr_forget_objects(vkr *r, vkr_device *d, void (*end)(vkr *r, uint64_t o))
+{
+	end_of_device(r, &r->objects, TAG_OBJ, d, obj_dev, end);
+	end_of_device(r, &r->mems, TAG_MEM, d, mem_dev, end_mem);
+}
+
 /*
  * Frees what the replay made for device D, and what the trace left alive
  * of it (a stream cut by --frames or trace-trim): before vkDestroyDevice.
@@ -526,14 +574,7 @@ void vkr_device_teardown(vkr *r, vkr_device *d)
 	vkDeviceWaitIdle(d->vk.device);
 	vkr_gpu_poll(r, true);
 	vkr_gpu_timers_free(r);
-	for (size_t i = 0; i < r->swapchains.cap; i++) {
-		swapchain *s = (swapchain *)(uintptr_t)r->swapchains.vals[i];
-		if (tmap_used(&r->swapchains, i) && s->dev == d) {
-			tmap_del(&r->swapchains, r->swapchains.keys[i], TAG_SWAPCHAIN, NULL);
-			i--;  /* the slot now holds what moved back into it */
-			vkr_destroy_swapchain(r, s);
-		}
-	}
+	vkr_forget_swapchains(r, d);
 	typedef void (VKAPI_PTR *destroy_fn)(VkDevice, uint64_t, const VkAllocationCallbacks *);
 	const vk_handle_info *last = NULL;
 	destroy_fn fn = NULL;
@@ -555,23 +596,7 @@ void vkr_device_teardown(vkr *r, vkr_device *d)
 			*live = 0;
 		}
 	}
-	for (size_t i = 0; i < r->objects.cap; i++) {
-		obj *o = (obj *)(uintptr_t)r->objects.vals[i];
-		if (tmap_used(&r->objects, i) && o->dev == d) {
-			tmap_del(&r->objects, r->objects.keys[i], TAG_OBJ, NULL);
-			i--;
-			vkr_release_obj(r, o);
-			free(o);
-		}
-	}
-	for (size_t i = 0; i < r->mems.cap; i++) {
-		memobj *m = (memobj *)(uintptr_t)r->mems.vals[i];
-		if (tmap_used(&r->mems, i) && m->dev == d) {
-			tmap_del(&r->mems, r->mems.keys[i], TAG_MEM, NULL);
-			i--;
-			free(m);
-		}
-	}
+	vkr_forget_objects(r, d, end_obj);
 	if (r->ndevs <= 1)
 		vkr_free_templates(r);
 	vkr_fold_free(r);

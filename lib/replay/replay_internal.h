@@ -456,6 +456,11 @@ void vkr_note_cap_mem(vkr *r, uint64_t cap_physical, const VkPhysicalDeviceMemor
 void vkr_wait_all(vkr *r);
 const vk_command_info *vkr_destroyer(vkr *r, const vk_handle_info *h);
 void vkr_device_teardown(vkr *r, vkr_device *d);
+/* Device D's swapchains destroyed; its buffers and images ended by END
+ * (released, or under --check unlinked) and its capture memory freed; all
+ * out of their maps. */
+void vkr_forget_swapchains(vkr *r, vkr_device *d);
+void vkr_forget_objects(vkr *r, vkr_device *d, void (*end)(vkr *r, uint64_t o));
 void vkr_end_device(vkr *r, vkr_device *d);
 
 /* memory.c: memory placement, object by object; the bytes the trace wrote */
