@@ -31,6 +31,7 @@
  */
 #include "layer.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -591,6 +592,54 @@ void tk_note_address(tk_device *dev)
 }
 
 /* ------------------------------------------------------------------ */
+/* Command buffers and descriptor sets: each kept under its handle with
+ * the pool it came from, the first field of both, so that one set of
+ * helpers allocates, frees and drops a pool's worth of either. */
+
+_Static_assert(offsetof(tk_cbuf, pool) == 0 && offsetof(tk_dset, pool) == 0,
+	       "pooled_* read the pool as the first field");
+
+typedef void pooled_free_fn(void *obj);
+
+/* N objects of SIZE bytes from POOL, under HANDLES (a handle reused
+ * without a free in between drops what was there). */
+static void pooled_alloc(tk_device *dev, tk_map *map, pooled_free_fn *drop, size_t size,
+			 uint64_t pool, uint32_t n, void *const *handles)
+{
+	pthread_mutex_lock(&dev->refs_lock);
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t *obj = calloc(1, size);
+		*obj = pool;
+		drop(tk_map_del(map, (uint64_t)handles[i]));
+		tk_map_put(map, (uint64_t)handles[i], obj);
+	}
+	pthread_mutex_unlock(&dev->refs_lock);
+}
+
+static void pooled_free(tk_device *dev, tk_map *map, pooled_free_fn *drop, uint32_t n,
+			void *const *handles)
+{
+	pthread_mutex_lock(&dev->refs_lock);
+	for (uint32_t i = 0; handles && i < n; i++)
+		drop(tk_map_del(map, (uint64_t)handles[i]));
+	pthread_mutex_unlock(&dev->refs_lock);
+}
+
+/* All that came from POOL, which is destroyed or reset. */
+static void pooled_drop_pool(tk_device *dev, tk_map *map, pooled_free_fn *drop, uint64_t pool)
+{
+	pthread_mutex_lock(&dev->refs_lock);
+	for (size_t i = 0; i < map->cap; i++) {
+		uint64_t *obj = map->vals[i];
+		if (obj && *obj == pool) {
+			drop(obj);
+			map->vals[i] = NULL;
+		}
+	}
+	pthread_mutex_unlock(&dev->refs_lock);
+}
+
+/* ------------------------------------------------------------------ */
 /* Command buffers. */
 
 static void cbuf_clear(tk_cbuf *cb)
@@ -603,8 +652,9 @@ static void cbuf_clear(tk_cbuf *cb)
 	cb->unknown = false;
 }
 
-static void cbuf_free(tk_cbuf *cb)
+static void cbuf_free(void *obj)
 {
+	tk_cbuf *cb = obj;
 	if (cb) {
 		cbuf_clear(cb);
 		free(cb);
@@ -613,24 +663,16 @@ static void cbuf_free(tk_cbuf *cb)
 
 void tk_post_vkAllocateCommandBuffers(tk_device *dev, vk_args_vkAllocateCommandBuffers *a)
 {
-	if (a->result != VK_SUCCESS)
-		return;
-	pthread_mutex_lock(&dev->refs_lock);
-	for (uint32_t i = 0; i < a->pAllocateInfo->commandBufferCount; i++) {
-		tk_cbuf *cb = calloc(1, sizeof(*cb));
-		cb->pool = (uint64_t)a->pAllocateInfo->commandPool;
-		cbuf_free(tk_map_del(&dev->cbufs, (uint64_t)a->pCommandBuffers[i]));
-		tk_map_put(&dev->cbufs, (uint64_t)a->pCommandBuffers[i], cb);
-	}
-	pthread_mutex_unlock(&dev->refs_lock);
+	if (a->result == VK_SUCCESS)
+		pooled_alloc(dev, &dev->cbufs, cbuf_free, sizeof(tk_cbuf),
+			     (uint64_t)a->pAllocateInfo->commandPool,
+			     a->pAllocateInfo->commandBufferCount, (void *const *)a->pCommandBuffers);
 }
 
 void tk_pre_vkFreeCommandBuffers(tk_device *dev, vk_args_vkFreeCommandBuffers *a)
 {
-	pthread_mutex_lock(&dev->refs_lock);
-	for (uint32_t i = 0; a->pCommandBuffers && i < a->commandBufferCount; i++)
-		cbuf_free(tk_map_del(&dev->cbufs, (uint64_t)a->pCommandBuffers[i]));
-	pthread_mutex_unlock(&dev->refs_lock);
+	pooled_free(dev, &dev->cbufs, cbuf_free, a->commandBufferCount,
+		    (void *const *)a->pCommandBuffers);
 }
 
 void tk_pre_vkBeginCommandBuffer(tk_device *dev, vk_args_vkBeginCommandBuffer *a)
@@ -644,17 +686,8 @@ void tk_pre_vkBeginCommandBuffer(tk_device *dev, vk_args_vkBeginCommandBuffer *a
 
 void tk_pre_vkDestroyCommandPool(tk_device *dev, vk_args_vkDestroyCommandPool *a)
 {
-	if (!a->commandPool)
-		return;
-	pthread_mutex_lock(&dev->refs_lock);
-	for (size_t i = 0; i < dev->cbufs.cap; i++) {
-		tk_cbuf *cb = dev->cbufs.vals[i];
-		if (cb && cb->pool == (uint64_t)a->commandPool) {
-			cbuf_free(cb);
-			dev->cbufs.vals[i] = NULL;
-		}
-	}
-	pthread_mutex_unlock(&dev->refs_lock);
+	if (a->commandPool)
+		pooled_drop_pool(dev, &dev->cbufs, cbuf_free, (uint64_t)a->commandPool);
 }
 
 /* ------------------------------------------------------------------ */
@@ -745,8 +778,9 @@ static uint64_t slot_key(uint32_t binding, uint32_t element, int kind)
 	return ((uint64_t)binding << 34 | (uint64_t)(element & 0x3fffffffu) << 4 | (uint64_t)kind) + 1;
 }
 
-static void dset_free(tk_dset *s)
+static void dset_free(void *obj)
 {
+	tk_dset *s = obj;
 	if (s) {
 		ranges_free(&s->slots);
 		free(s);
@@ -767,48 +801,27 @@ static void slot_put(void *ctx, uint32_t binding, uint32_t element, int kind, tk
 
 void tk_post_vkAllocateDescriptorSets(tk_device *dev, vk_args_vkAllocateDescriptorSets *a)
 {
-	if (a->result != VK_SUCCESS)
-		return;
-	pthread_mutex_lock(&dev->refs_lock);
-	for (uint32_t i = 0; i < a->pAllocateInfo->descriptorSetCount; i++) {
-		tk_dset *s = calloc(1, sizeof(*s));
-		s->pool = (uint64_t)a->pAllocateInfo->descriptorPool;
-		dset_free(tk_map_del(&dev->dsets, (uint64_t)a->pDescriptorSets[i]));
-		tk_map_put(&dev->dsets, (uint64_t)a->pDescriptorSets[i], s);
-	}
-	pthread_mutex_unlock(&dev->refs_lock);
+	if (a->result == VK_SUCCESS)
+		pooled_alloc(dev, &dev->dsets, dset_free, sizeof(tk_dset),
+			     (uint64_t)a->pAllocateInfo->descriptorPool,
+			     a->pAllocateInfo->descriptorSetCount, (void *const *)a->pDescriptorSets);
 }
 
 void tk_pre_vkFreeDescriptorSets(tk_device *dev, vk_args_vkFreeDescriptorSets *a)
 {
-	pthread_mutex_lock(&dev->refs_lock);
-	for (uint32_t i = 0; a->pDescriptorSets && i < a->descriptorSetCount; i++)
-		dset_free(tk_map_del(&dev->dsets, (uint64_t)a->pDescriptorSets[i]));
-	pthread_mutex_unlock(&dev->refs_lock);
-}
-
-static void pool_sets_free(tk_device *dev, uint64_t pool)
-{
-	pthread_mutex_lock(&dev->refs_lock);
-	for (size_t i = 0; i < dev->dsets.cap; i++) {
-		tk_dset *s = dev->dsets.vals[i];
-		if (s && s->pool == pool) {
-			dset_free(s);
-			dev->dsets.vals[i] = NULL;
-		}
-	}
-	pthread_mutex_unlock(&dev->refs_lock);
+	pooled_free(dev, &dev->dsets, dset_free, a->descriptorSetCount,
+		    (void *const *)a->pDescriptorSets);
 }
 
 void tk_pre_vkResetDescriptorPool(tk_device *dev, vk_args_vkResetDescriptorPool *a)
 {
-	pool_sets_free(dev, (uint64_t)a->descriptorPool);
+	pooled_drop_pool(dev, &dev->dsets, dset_free, (uint64_t)a->descriptorPool);
 }
 
 void tk_pre_vkDestroyDescriptorPool(tk_device *dev, vk_args_vkDestroyDescriptorPool *a)
 {
 	if (a->descriptorPool)
-		pool_sets_free(dev, (uint64_t)a->descriptorPool);
+		pooled_drop_pool(dev, &dev->dsets, dset_free, (uint64_t)a->descriptorPool);
 }
 
 /* A set the layer does not know (made before it looked): from now on,

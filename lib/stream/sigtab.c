@@ -170,88 +170,82 @@ static const char **intern_names(trace_sigtab *t, uint32_t n, const char *const 
 	return v;
 }
 
+/*
+ * Function and struct signatures are one shape: a name and a count of
+ * argument or member names.  The body both functions share; SIG is the
+ * signature's type, TAG its key letter, NAME, N and NAMES the caller's,
+ * COUNT and LIST the signature's fields for N and NAMES.
+ */
+#define NAMED_SIG(SIG, TAG, NAME, N, NAMES, COUNT, LIST)                          \
+	named_key(t, TAG, NAME, N, NAMES);                                        \
+	entry *slot;                                                              \
+	const SIG *found = find(t, &slot);                                        \
+	if (found)                                                                \
+		return found;                                                     \
+	SIG *sig = trace_arena_alloc(&t->arena, sizeof(*sig));                    \
+	sig->name = intern(t, NAME);                                              \
+	sig->COUNT = N;                                                           \
+	sig->LIST = intern_names(t, N, NAMES);                                    \
+	insert_key(t, sig);                                                       \
+	return sig
+
 const trace_func_sig *trace_sigtab_func(trace_sigtab *t, const char *name,
 					uint32_t nargs, const char *const *arg_names)
 {
-	named_key(t, 'f', name, nargs, arg_names);
-	entry *slot;
-	const trace_func_sig *found = find(t, &slot);
-	if (found)
-		return found;
-	trace_func_sig *sig = trace_arena_alloc(&t->arena, sizeof(*sig));
-	sig->name = intern(t, name);
-	sig->nargs = nargs;
-	sig->arg_names = intern_names(t, nargs, arg_names);
-	insert_key(t, sig);
-	return sig;
+	NAMED_SIG(trace_func_sig, 'f', name, nargs, arg_names, nargs, arg_names);
 }
 
 const trace_struct_sig *trace_sigtab_struct(trace_sigtab *t, const char *name,
 					    uint32_t nmembers,
 					    const char *const *member_names)
 {
-	named_key(t, 'S', name, nmembers, member_names);
-	entry *slot;
-	const trace_struct_sig *found = find(t, &slot);
-	if (found)
-		return found;
-	trace_struct_sig *sig = trace_arena_alloc(&t->arena, sizeof(*sig));
-	sig->name = intern(t, name);
-	sig->nmembers = nmembers;
-	sig->member_names = intern_names(t, nmembers, member_names);
-	insert_key(t, sig);
-	return sig;
+	NAMED_SIG(trace_struct_sig, 'S', name, nmembers, member_names, nmembers, member_names);
 }
+
+#undef NAMED_SIG
+
+/*
+ * Enums and bitmasks are one table: a count and, per entry, a name and a
+ * 64-bit value, signed in an enum and unsigned in a bitmask (the key
+ * holds the bits).  The body both functions share; SIG is the
+ * signature's type, TAG its key letter, N and IN the caller's entries,
+ * COUNT and LIST the signature's fields for them.
+ */
+#define NAMED_VALUES_SIG(SIG, TAG, N, IN, COUNT, LIST)                            \
+	t->key.len = 0;                                                           \
+	tbuf_addc(&t->key, TAG);                                                  \
+	key_u64(&t->key, N);                                                      \
+	for (uint32_t i = 0; i < N; i++) {                                        \
+		key_str(&t->key, IN[i].name);                                     \
+		key_u64(&t->key, (uint64_t)IN[i].value);                          \
+	}                                                                         \
+	entry *slot;                                                              \
+	const SIG *found = find(t, &slot);                                        \
+	if (found)                                                                \
+		return found;                                                     \
+	SIG *sig = trace_arena_alloc(&t->arena, sizeof(*sig));                    \
+	sig->COUNT = N;                                                           \
+	sig->LIST = trace_arena_alloc(&t->arena, sizeof(*sig->LIST) * N);         \
+	for (uint32_t i = 0; i < N; i++) {                                        \
+		sig->LIST[i].name = intern(t, IN[i].name ? IN[i].name : "");      \
+		sig->LIST[i].value = IN[i].value;                                 \
+	}                                                                         \
+	insert_key(t, sig);                                                       \
+	return sig
 
 const trace_enum_sig *trace_sigtab_enum(trace_sigtab *t, uint32_t nvalues,
 					const trace_enum_entry *values)
 {
-	t->key.len = 0;
-	tbuf_addc(&t->key, 'e');
-	key_u64(&t->key, nvalues);
-	for (uint32_t i = 0; i < nvalues; i++) {
-		key_str(&t->key, values[i].name);
-		key_u64(&t->key, (uint64_t)values[i].value);
-	}
-	entry *slot;
-	const trace_enum_sig *found = find(t, &slot);
-	if (found)
-		return found;
-	trace_enum_sig *sig = trace_arena_alloc(&t->arena, sizeof(*sig));
-	sig->nvalues = nvalues;
-	sig->values = trace_arena_alloc(&t->arena, sizeof(*sig->values) * nvalues);
-	for (uint32_t i = 0; i < nvalues; i++) {
-		sig->values[i].name = intern(t, values[i].name ? values[i].name : "");
-		sig->values[i].value = values[i].value;
-	}
-	insert_key(t, sig);
-	return sig;
+	NAMED_VALUES_SIG(trace_enum_sig, 'e', nvalues, values, nvalues, values);
 }
 
 const trace_bitmask_sig *trace_sigtab_bitmask(trace_sigtab *t, uint32_t nflags,
 					      const trace_bitmask_flag *flags)
 {
-	t->key.len = 0;
-	tbuf_addc(&t->key, 'b');
-	key_u64(&t->key, nflags);
-	for (uint32_t i = 0; i < nflags; i++) {
-		key_str(&t->key, flags[i].name);
-		key_u64(&t->key, flags[i].value);
-	}
-	entry *slot;
-	const trace_bitmask_sig *found = find(t, &slot);
-	if (found)
-		return found;
-	trace_bitmask_sig *sig = trace_arena_alloc(&t->arena, sizeof(*sig));
-	sig->nflags = nflags;
-	sig->flags = trace_arena_alloc(&t->arena, sizeof(*sig->flags) * nflags);
-	for (uint32_t i = 0; i < nflags; i++) {
-		sig->flags[i].name = intern(t, flags[i].name ? flags[i].name : "");
-		sig->flags[i].value = flags[i].value;
-	}
-	insert_key(t, sig);
-	return sig;
+	NAMED_VALUES_SIG(trace_bitmask_sig, 'b', nflags, flags, nflags, flags);
 }
+
+#undef NAMED_VALUES_SIG
 
 const trace_frame *trace_sigtab_frame(trace_sigtab *t, const trace_frame *f)
 {

@@ -449,21 +449,15 @@ static int items(trace_textreader *x, trace_value **out, uint32_t *len, int dept
 	return items_typed(x, out, len, depth, NULL, 0);
 }
 
-static int int_item(trace_textreader *x, int64_t *out, const char *what)
+/* A plain integer item in WHAT: signed into *I, or, where I is NULL,
+ * unsigned into *U (a bitmask's values use all 64 bits). */
+static int int_item(trace_textreader *x, int64_t *i, uint64_t *u, const char *what)
 {
 	size_t n;
 	if (x->ev.type != YAML_SCALAR_EVENT || !plain(x) ||
-	    !parse_int(scalar(x, &n), x->ev.data.scalar.length, out))
-		return fail(x, "expected an integer in %s", what);
-	return 0;
-}
-
-static int uint_item(trace_textreader *x, uint64_t *out, const char *what)
-{
-	size_t n;
-	if (x->ev.type != YAML_SCALAR_EVENT || !plain(x) ||
-	    !parse_uint(scalar(x, &n), x->ev.data.scalar.length, out))
-		return fail(x, "expected an unsigned integer in %s", what);
+	    !(i ? parse_int(scalar(x, &n), x->ev.data.scalar.length, i)
+		: parse_uint(scalar(x, &n), x->ev.data.scalar.length, u)))
+		return fail(x, "expected an %sinteger in %s", i ? "" : "unsigned ", what);
 	return 0;
 }
 
@@ -506,21 +500,40 @@ static int text_scalar(trace_textreader *x, const char **out, size_t *len)
 	return 0;
 }
 
+/*
+ * The NAME of a [NAME, VALUE] sequence, interned (text_scalar's result
+ * lives only until the next call), and the VALUE's event read; NOT_NAME
+ * is the message when the first item is no name.
+ */
+static int pair_name(trace_textreader *x, const char *not_name, const char **name, size_t *n)
+{
+	TRY(next(x));
+	if (x->ev.type != YAML_SCALAR_EVENT)
+		return fail(x, "%s", not_name);
+	const char *s;
+	TRY(text_scalar(x, &s, n));
+	*name = trace_sigtab_string(x->t, s, *n);
+	return next(x);
+}
+
+/* The end of a [NAME, VALUE] sequence; NOT_END is the message when more
+ * follows. */
+static int pair_end(trace_textreader *x, const char *not_end)
+{
+	TRY(next(x));
+	if (x->ev.type != YAML_SEQUENCE_END_EVENT)
+		return fail(x, "%s", not_end);
+	return 0;
+}
+
 /* !enum ["name", value] */
 static int enum_seq(trace_textreader *x, trace_value *v)
 {
 	size_t n;
-	TRY(next(x));
-	if (x->ev.type != YAML_SCALAR_EVENT)
-		return fail(x, "expected the name in !enum [NAME, VALUE]");
-	const char *name;
-	TRY(text_scalar(x, &name, &n));
-	const char *iname = trace_sigtab_string(x->t, name, n);
-	TRY(next(x));
-	TRY(int_item(x, &v->en.value, "!enum [NAME, VALUE]"));
-	TRY(next(x));
-	if (x->ev.type != YAML_SEQUENCE_END_EVENT)
-		return fail(x, "expected the end of !enum [NAME, VALUE]");
+	const char *iname;
+	TRY(pair_name(x, "expected the name in !enum [NAME, VALUE]", &iname, &n));
+	TRY(int_item(x, &v->en.value, NULL, "!enum [NAME, VALUE]"));
+	TRY(pair_end(x, "expected the end of !enum [NAME, VALUE]"));
 	v->kind = TRACE_ENUM;
 	v->en.sig = enum_sig(x, iname, n, v->en.value);
 	return 0;
@@ -537,24 +550,17 @@ static int bitmask_seq(trace_textreader *x, trace_value *v)
 			break;
 		uint64_t val;
 		if (x->ev.type == YAML_SCALAR_EVENT) {
-			TRY(uint_item(x, &val, "!bitmask"));
+			TRY(int_item(x, NULL, &val, "!bitmask"));
 			rest |= val;
 			continue;
 		}
 		if (x->ev.type != YAML_SEQUENCE_START_EVENT)
 			return fail(x, "expected [NAME, VALUE] in !bitmask");
 		size_t n;
-		TRY(next(x));
-		if (x->ev.type != YAML_SCALAR_EVENT)
-			return fail(x, "expected a flag name in !bitmask");
-		const char *s;
-		TRY(text_scalar(x, &s, &n));
-		const char *name = trace_sigtab_string(x->t, s, n);
-		TRY(next(x));
-		TRY(uint_item(x, &val, "!bitmask"));
-		TRY(next(x));
-		if (x->ev.type != YAML_SEQUENCE_END_EVENT)
-			return fail(x, "expected the end of [NAME, VALUE] in !bitmask");
+		const char *name;
+		TRY(pair_name(x, "expected a flag name in !bitmask", &name, &n));
+		TRY(int_item(x, NULL, &val, "!bitmask"));
+		TRY(pair_end(x, "expected the end of [NAME, VALUE] in !bitmask"));
 		add_flag(x, name, n, val);
 	}
 	finish_bitmask(x, v, rest);

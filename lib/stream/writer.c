@@ -166,6 +166,23 @@ static bool sig_id(trace_writer *w, tmap *m, uint64_t *count, enum sig_kind k, c
 	return true;
 }
 
+/* A function's or struct's signature id and, the first time it is
+ * written, its name and its N argument or member names. */
+static int w_named_sig(trace_writer *w, tmap *m, uint64_t *count, enum sig_kind k,
+		       const void *sig, const char *name, uint32_t n, const char *const *names)
+{
+	uint64_t id;
+	bool fresh = sig_id(w, m, count, k, sig, &id);
+	TRY(w_uint(w, id));
+	if (fresh) {
+		TRY(w_cstring(w, name));
+		TRY(w_uint(w, n));
+		for (uint32_t i = 0; i < n; i++)
+			TRY(w_cstring(w, names[i]));
+	}
+	return 0;
+}
+
 static int w_sint(trace_writer *w, int64_t v)
 {
 	if (v < 0) {
@@ -175,6 +192,27 @@ static int w_sint(trace_writer *w, int64_t v)
 	TRY(w_byte(w, V_UINT));
 	return w_uint(w, (uint64_t)v);
 }
+
+/*
+ * An enum's or a bitmask's tag and signature id and, the first time the
+ * signature is written, its entries: a name and a value each, the value
+ * written by PUT (w_sint for an enum's, w_uint for a bitmask's).  TABLE
+ * and COUNT are the writer's ids of the kind, COUNT_FIELD and LIST the
+ * signature's entries.  It uses w_value's w and id.
+ */
+#define W_NAMED_VALUES(TAG, SIG, TABLE, COUNT, KIND, COUNT_FIELD, LIST, PUT)       \
+	do {                                                                      \
+		TRY(w_byte(w, TAG));                                              \
+		bool fresh = sig_id(w, TABLE, COUNT, KIND, SIG, &id);             \
+		TRY(w_uint(w, id));                                               \
+		if (fresh) {                                                      \
+			TRY(w_uint(w, (SIG)->COUNT_FIELD));                       \
+			for (uint32_t i = 0; i < (SIG)->COUNT_FIELD; i++) {       \
+				TRY(w_cstring(w, (SIG)->LIST[i].name));           \
+				TRY(PUT(w, (SIG)->LIST[i].value));                \
+			}                                                         \
+		}                                                                 \
+	} while (0)
 
 static int w_value(trace_writer *w, const trace_value *v)
 {
@@ -208,34 +246,14 @@ static int w_value(trace_writer *w, const trace_value *v)
 		for (uint32_t i = 0; i < v->len; i++)
 			TRY(w_uint(w, v->wstr[i]));
 		return 0;
-	case TRACE_ENUM: {
-		const trace_enum_sig *sig = v->en.sig;
-		TRY(w_byte(w, V_ENUM));
-		bool fresh = sig_id(w, &w->enums, &w->nenums, SK_ENUM, sig, &id);
-		TRY(w_uint(w, id));
-		if (fresh) {
-			TRY(w_uint(w, sig->nvalues));
-			for (uint32_t i = 0; i < sig->nvalues; i++) {
-				TRY(w_cstring(w, sig->values[i].name));
-				TRY(w_sint(w, sig->values[i].value));
-			}
-		}
+	case TRACE_ENUM:
+		W_NAMED_VALUES(V_ENUM, v->en.sig, &w->enums, &w->nenums, SK_ENUM, nvalues, values,
+			       w_sint);
 		return w_sint(w, v->en.value);
-	}
-	case TRACE_BITMASK: {
-		const trace_bitmask_sig *sig = v->bm.sig;
-		TRY(w_byte(w, V_BITMASK));
-		bool fresh = sig_id(w, &w->bitmasks, &w->nbitmasks, SK_BITMASK, sig, &id);
-		TRY(w_uint(w, id));
-		if (fresh) {
-			TRY(w_uint(w, sig->nflags));
-			for (uint32_t i = 0; i < sig->nflags; i++) {
-				TRY(w_cstring(w, sig->flags[i].name));
-				TRY(w_uint(w, sig->flags[i].value));
-			}
-		}
+	case TRACE_BITMASK:
+		W_NAMED_VALUES(V_BITMASK, v->bm.sig, &w->bitmasks, &w->nbitmasks, SK_BITMASK, nflags,
+			       flags, w_uint);
 		return w_uint(w, v->bm.value);
-	}
 	case TRACE_ARRAY:
 		TRY(w_byte(w, V_ARRAY));
 		TRY(w_uint(w, v->len));
@@ -245,14 +263,8 @@ static int w_value(trace_writer *w, const trace_value *v)
 	case TRACE_STRUCT: {
 		const trace_struct_sig *sig = v->st.sig;
 		TRY(w_byte(w, V_STRUCT));
-		bool fresh = sig_id(w, &w->structs, &w->nstructs, SK_STRUCT, sig, &id);
-		TRY(w_uint(w, id));
-		if (fresh) {
-			TRY(w_cstring(w, sig->name));
-			TRY(w_uint(w, sig->nmembers));
-			for (uint32_t i = 0; i < sig->nmembers; i++)
-				TRY(w_cstring(w, sig->member_names[i]));
-		}
+		TRY(w_named_sig(w, &w->structs, &w->nstructs, SK_STRUCT, sig, sig->name,
+				sig->nmembers, (const char *const *)sig->member_names));
 		for (uint32_t i = 0; i < sig->nmembers; i++)
 			TRY(w_value(w, &v->st.members[i]));
 		return 0;
@@ -267,6 +279,8 @@ static int w_value(trace_writer *w, const trace_value *v)
 	}
 	return w_byte(w, V_NULL);
 }
+
+#undef W_NAMED_VALUES
 
 static int w_frame(trace_writer *w, const trace_frame *f)
 {
@@ -301,18 +315,11 @@ static int w_frame(trace_writer *w, const trace_frame *f)
 /* The enter event: as apitrace writes it, flags and backtrace first. */
 static int w_enter(trace_writer *w, const trace_call *c)
 {
-	uint64_t id;
 	const trace_func_sig *sig = c->sig;
 	TRY(w_byte(w, EV_ENTER));
 	TRY(w_uint(w, c->thread));
-	bool fresh = sig_id(w, &w->funcs, &w->nfuncs, SK_FUNC, sig, &id);
-	TRY(w_uint(w, id));
-	if (fresh) {
-		TRY(w_cstring(w, sig->name));
-		TRY(w_uint(w, sig->nargs));
-		for (uint32_t i = 0; i < sig->nargs; i++)
-			TRY(w_cstring(w, sig->arg_names[i]));
-	}
+	TRY(w_named_sig(w, &w->funcs, &w->nfuncs, SK_FUNC, sig, sig->name, sig->nargs,
+			(const char *const *)sig->arg_names));
 	if (c->flags & TRACE_CALL_FAKE) {
 		TRY(w_byte(w, D_FLAGS));
 		TRY(w_uint(w, 1));
