@@ -314,7 +314,9 @@ EOF
 	m=$(magic "$W/brotli")
 	[ "$m" != 6174 ]
 	[ "$m" != 7472 ]
-	[ "$m" != 1f8b ]
+	# (a Brotli stream may begin 1f 8b by chance, as one did in a make
+	# check run: that it is not gzip is gzip's to say)
+	! gzip -t <"$W/brotli" 2>/dev/null
 	[ "$(head -c 1 "$W/brotli")" != "{" ]
 	[ "$(stat -c %s "$W/brotli")" -lt "$(stat -c %s "$W/snappy")" ]
 	[ "$(apitrace dump "$W/brotli" | grep -c 'glClear(')" -eq "$(grep -c 'fn: glClear,' "$T")" ]
