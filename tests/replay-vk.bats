@@ -117,6 +117,22 @@ ae() {
 	if grep -q 'GPU time: .*median 0\.000 ms' s.txt; then false; fi
 }
 
+@test "--stats says where the replay's time went: the ten functions whose records took longest, with their counts" {
+	replay --stats=json "$W/cube.trace" >s.json
+	cat s.json
+	# vkcube: its 300 submits among them, in order of time, no more than ten
+	submits=$(grep -c 'fn: vkQueueSubmit,' "$W/cube.txt")
+	[ "$(json s.json 'len(s["by_function"]) == 10')" = True ]
+	[ "$(json s.json 'all(a["ms"] >= b["ms"] for a, b in zip(s["by_function"], s["by_function"][1:]))')" = True ]
+	[ "$(json s.json '[f["calls"] for f in s["by_function"] if f["function"] == "vkQueueSubmit"]')" = "[$submits]" ]
+	# and no more time than the whole replay took
+	[ "$(json s.json 'sum(f["ms"] for f in s["by_function"]) <= s["seconds"] * 1e3 + 1')" = True ]
+	replay --stats "$W/cube.trace" >s.txt
+	cat s.txt
+	grep -Fxq "time by function (the 10 longest; checks, decoding and the driver's work):" s.txt
+	grep -Eq "^  vkQueueSubmit +[0-9.]+ ms +$submits calls +[0-9.]+ us each$" s.txt
+}
+
 @test "--no-gpu-time: --stats without timestamps, the GPU time not measured, the rest as before" {
 	replay --stats=json --no-gpu-time --frames 1- "$W/glmark.trace" >g.json
 	cat g.json

@@ -291,6 +291,75 @@ static spread spread_of(const double *v, size_t n)
 	return sp;
 }
 
+typedef struct fn_time {
+	const char *name;
+	double seconds;
+	uint64_t calls;
+} fn_time;
+
+void vkr_time_note(vkr *r, const trace_func_sig *sig, double seconds)
+{
+	uint64_t *at = tmap_at(&r->time_of, (uint64_t)(uintptr_t)sig, TAG_TIME);
+	size_t i;
+	if (at) {
+		i = *at;
+	} else {
+		/* a name seen under another signature (a trace may define a
+		 * function twice) shares its entry */
+		for (i = 0; i < r->ntimes && strcmp(r->times[i].name, sig->name); i++)
+			;
+		if (i == r->ntimes) {
+			if (r->ntimes == r->captimes) {
+				r->captimes = r->captimes ? 2 * r->captimes : 64;
+				r->times = trace_xrealloc(r->times, r->captimes * sizeof(*r->times));
+			}
+			r->times[r->ntimes++] = (fn_time){.name = sig->name};
+		}
+		tmap_set(&r->time_of, (uint64_t)(uintptr_t)sig, TAG_TIME, i);
+	}
+	r->times[i].seconds += seconds;
+	r->times[i].calls++;
+}
+
+void vkr_times_free(vkr *r)
+{
+	free(r->times);
+	r->times = NULL;
+	r->ntimes = r->captimes = 0;
+	tmap_free(&r->time_of);
+}
+
+static int by_seconds(const void *a, const void *b)
+{
+	double x = ((const fn_time *)a)->seconds, y = ((const fn_time *)b)->seconds;
+	return x > y ? -1 : x < y;
+}
+
+/* The functions whose records took the most time, at most TOP_TIMES of
+ * them: where a replay's time goes (a driver's pipeline compiles, waits
+ * on fences the capture waited on, memory updates). */
+#define TOP_TIMES 10
+
+static void print_times(vkr *r, FILE *o, bool json)
+{
+	qsort(r->times, r->ntimes, sizeof(*r->times), by_seconds);
+	size_t n = r->ntimes < TOP_TIMES ? r->ntimes : TOP_TIMES;
+	if (json) {
+		fprintf(o, "\"by_function\": [");
+		for (size_t i = 0; i < n; i++)
+			fprintf(o, "%s{\"function\": \"%s\", \"ms\": %.3f, \"calls\": %llu}",
+				i ? ", " : "", r->times[i].name, r->times[i].seconds * 1e3,
+				(unsigned long long)r->times[i].calls);
+		fprintf(o, "], ");
+		return;
+	}
+	fprintf(o, "time by function (the %zu longest; checks, decoding and the driver's work):\n", n);
+	for (size_t i = 0; i < n; i++)
+		fprintf(o, "  %-40s %10.3f ms %8llu calls %10.2f us each\n", r->times[i].name,
+			r->times[i].seconds * 1e3, (unsigned long long)r->times[i].calls,
+			r->times[i].seconds * 1e6 / (double)r->times[i].calls);
+}
+
 void vkr_print_stats(vkr *r, double total)
 {
 	double span = r->frames_done ? r->t_last_frame - r->t_first_frame : 0;
@@ -330,6 +399,7 @@ void vkr_print_stats(vkr *r, double total)
 				"\"gpu_seconds\": %.6f, ", gs.med, gs.p99, gs.max, gs.sum);
 		else
 			fprintf(o, "\"frame_gpu_ms\": null, \"gpu_seconds\": null, ");
+		print_times(r, o, true);
 		fprintf(o, "\"calls\": %llu, \"calls_per_second\": %.0f, \"warnings\": %llu, "
 			"\"heaps\": [", (unsigned long long)r->calls,
 			total > 0 ? (double)r->calls / total : 0, (unsigned long long)r->warnings);
@@ -357,6 +427,7 @@ void vkr_print_stats(vkr *r, double total)
 		total > 0 ? (double)r->calls / total : 0);
 	for (uint32_t h = 0; h < mem->memoryHeapCount; h++)
 		fprintf(o, "heap %u peak:       %.1f MiB\n", h, (double)peak[h] / (1024.0 * 1024.0));
+	print_times(r, o, false);
 }
 
 /* ------------------------------------------------------------------ */

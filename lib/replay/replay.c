@@ -547,7 +547,20 @@ static PFN_vkVoidFunction device_fn(vkr *r, const char *a, const char *b)
 	return f ? f : vkGetDeviceProcAddr(r->d->vk.device, b);
 }
 
+static void replay_call(vkr *r, const trace_call *c);
+
 void vkr_replay_call(vkr *r, const trace_call *c)
+{
+	if (!r->opt->stats) {
+		replay_call(r, c);
+		return;
+	}
+	double t = vkr_now_s();
+	replay_call(r, c);
+	vkr_time_note(r, c->sig, vkr_now_s() - t);
+}
+
+static void replay_call(vkr *r, const trace_call *c)
 {
 	const char *name = c->sig->name;
 	if (!strncmp(name, "tracekit.", 9)) {
@@ -1062,6 +1075,7 @@ int vkr_run(trace_reader *in, const vkr_options *opt)
 	tmap_free(&r->sigs);
 	free(r->frame_times);
 	free(r->frame_gpu);
+	vkr_times_free(r);
 	trace_arena_free(&r->arena);
 	int status = dumped ? 0 : 1;
 	if (r->msgs.errors) {

@@ -156,6 +156,7 @@ enum tag {
 	TAG_CBLOG, TAG_DPOOL, TAG_FENCE, TAG_BINARY, TAG_TIMELINE, TAG_SHIFT, TAG_BASE,
 	TAG_RESTORE, TAG_RESET, TAG_ACQUIRED, TAG_WAITED_BY, TAG_MARKED, TAG_EPOCH, TAG_CAPMEM,
 	TAG_CBSTATE, TAG_LAYOUT, TAG_QFAMILY, TAG_IBUF, TAG_IOFF, TAG_ISIZE, TAG_QPOOL,
+	TAG_TIME,
 };
 
 /*
@@ -285,6 +286,11 @@ typedef struct vkr {
 	double t_start, t_first_frame, t_last_frame, frame_cpu_max, frame_cpu_min;
 	double *frame_times;
 	size_t nframe_times, cap_frame_times;
+	/* --stats: the time replay spent on each function's records, its
+	 * checks, decoding and the driver's work together (queue.c) */
+	struct fn_time *times;
+	size_t ntimes, captimes;
+	tmap time_of;      /* (signature, TAG_TIME) -> its entry in times */
 	/* --stats: GPU time (each device's timers), seconds per frame, as frame_times */
 	double *frame_gpu;
 	/* --stats: the first device's name and heaps, and each heap's peak
@@ -518,6 +524,9 @@ void vkr_queues_made(vkr *r, const VkDeviceCreateInfo *ci);
 void vkr_queue_check(vkr *r, uint32_t family, uint32_t index);
 void vkr_submit2(vkr *r, const cmd_entry *e, vk_args_vkQueueSubmit2 *a);
 void vkr_print_stats(vkr *r, double total);
+/* --stats: SECONDS spent on a record of signature SIG. */
+void vkr_time_note(vkr *r, const trace_func_sig *sig, double seconds);
+void vkr_times_free(vkr *r);
 
 /* template.c: descriptor update templates */
 void vkr_create_template(vkr *r, const cmd_entry *e, vk_args_vkCreateDescriptorUpdateTemplate *a);
