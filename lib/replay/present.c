@@ -168,11 +168,25 @@ static void waited_by(vkr *r, uint64_t cap, VkQueue queue)
 
 /* A mark no semaphore names, for the device of the record; with its own
  * fence made there and unsignalled where OWN. */
+/* Whether mark K, which no semaphore names, can take a submit of the
+ * record's device: with OWN, its fence is made there, and not in flight
+ * (asked, not waited for: a mark freed by a semaphore waited on again
+ * belongs to the last frame or so, and waiting on it made the replay
+ * keep a frame behind the device). */
+static bool mark_free(vkr *r, const fold_mark *k, bool own)
+{
+	if (k->refs)
+		return false;
+	if (!own || !k->own)
+		return true;
+	return k->own_dev == r->d &&
+	       (!k->pending || vkGetFenceStatus(r->d->vk.device, k->own) == VK_SUCCESS);
+}
+
 static uint32_t mark_new(vkr *r, bool own)
 {
 	uint32_t m = 0;
-	while (m < r->nmarks && (r->marks[m].refs ||
-				 (own && r->marks[m].own && r->marks[m].own_dev != r->d)))
+	while (m < r->nmarks && !mark_free(r, &r->marks[m], own))
 		m++;
 	if (m == r->nmarks) {
 		if (r->nmarks == r->capmarks) {
@@ -193,11 +207,7 @@ static uint32_t mark_new(vkr *r, bool own)
 			vkr_fatal(r, "a fence of replay's own: %s", vkr_result_name(res));
 		k->own_dev = r->d;
 	} else {
-		/* its submit was long ago: done, or all but */
-		if (k->pending)
-			vkr_bounded(r, vkWaitForFences(dev, 1, &k->own, VK_TRUE, vkr_wait_ns(r)),
-				    "an earlier submit with folded waits");
-		vkResetFences(dev, 1, &k->own);
+		vkResetFences(dev, 1, &k->own);  /* signalled, or never submitted */
 	}
 	k->pending = false;
 	return m;
