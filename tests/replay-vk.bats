@@ -127,8 +127,12 @@ ae() {
 	[ "$(json s.json '[f["calls"] for f in s["by_function"] if f["function"] == "vkQueueSubmit"]')" = "[$submits]" ]
 	# and no more time than the whole replay took
 	[ "$(json s.json 'sum(f["ms"] for f in s["by_function"]) <= s["seconds"] * 1e3 + 1')" = True ]
+	# the time in records, all functions: at least those ten
+	[ "$(json s.json 'sum(f["ms"] for f in s["by_function"]) <= s["records_seconds"] * 1e3 + 0.01')" = True ]
+	[ "$(json s.json 's["records_seconds"] > 0')" = True ]
 	replay --stats "$W/cube.trace" >s.txt
 	cat s.txt
+	grep -Eq '^time in records: +[0-9]+\.[0-9]{3} s \(the rest: reading the trace, frame ends\)$' s.txt
 	grep -Fxq "time by function (the 10 longest; checks, decoding and the driver's work):" s.txt
 	grep -Eq "^  vkQueueSubmit +[0-9.]+ ms +$submits calls +[0-9.]+ us each$" s.txt
 }

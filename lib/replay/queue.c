@@ -344,8 +344,11 @@ static void print_times(vkr *r, FILE *o, bool json)
 {
 	qsort(r->times, r->ntimes, sizeof(*r->times), by_seconds);
 	size_t n = r->ntimes < TOP_TIMES ? r->ntimes : TOP_TIMES;
+	double all = 0;
+	for (size_t i = 0; i < r->ntimes; i++)
+		all += r->times[i].seconds;
 	if (json) {
-		fprintf(o, "\"by_function\": [");
+		fprintf(o, "\"records_seconds\": %.6f, \"by_function\": [", all);
 		for (size_t i = 0; i < n; i++)
 			fprintf(o, "%s{\"function\": \"%s\", \"ms\": %.3f, \"calls\": %llu}",
 				i ? ", " : "", r->times[i].name, r->times[i].seconds * 1e3,
@@ -353,6 +356,7 @@ static void print_times(vkr *r, FILE *o, bool json)
 		fprintf(o, "], ");
 		return;
 	}
+	fprintf(o, "time in records:   %.3f s (the rest: reading the trace, frame ends)\n", all);
 	fprintf(o, "time by function (the %zu longest; checks, decoding and the driver's work):\n", n);
 	for (size_t i = 0; i < n; i++)
 		fprintf(o, "  %-40s %10.3f ms %8llu calls %10.2f us each\n", r->times[i].name,
