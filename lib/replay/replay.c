@@ -806,11 +806,15 @@ static void replay_call(vkr *r, const trace_call *c)
 		return;
 	}
 	case SP_QUERY_RESULTS: {
+		/* asked, never waited for: the results were there at capture,
+		 * but nothing replayed reads them (what the program did with
+		 * them is in the records after), and a query is no
+		 * synchronisation: waiting made mpv's replay drain the GPU at
+		 * each of its timer reads */
 		vk_args_vkGetQueryPoolResults *a = args;
-		if (capres == VK_SUCCESS)
-			a->flags |= VK_QUERY_RESULT_WAIT_BIT;  /* they were there at capture */
-		else if (capres == VK_NOT_READY)
+		if (capres == VK_NOT_READY)
 			return;
+		a->flags &= ~(VkQueryResultFlags)VK_QUERY_RESULT_WAIT_BIT;
 		vkr_call_generic(r, e, args);
 		return;
 	}
