@@ -447,8 +447,20 @@ void vkr_print_stats(vkr *r, double total)
  * display event signals, which come from outside). */
 typedef struct sync_note {
 	vkr *r;
-	bool any;  /* vkWaitForFences with waitAll false: one fence is enough */
+	bool any;      /* vkWaitForFences with waitAll false: one fence is enough */
+	bool acquire;  /* vkAcquireNextImage*: its fence signals at once */
 } sync_note;
+
+/* A fence's value in r->binary: unsignalled (or never submitted), a
+ * signal pending or done, or signalled by an acquire alone (never on the
+ * device: vkr_acquire). */
+enum { FENCE_UNSIGNALLED, FENCE_SIGNALLED, FENCE_ACQUIRED };
+
+bool vkr_acquired_fence(vkr *r, uint64_t cap)
+{
+	uint64_t *f = tmap_at(&r->binary, cap, TAG_FENCE);
+	return f && *f == FENCE_ACQUIRED;
+}
 
 static void binary_use(void *ctx, const vk_sync_use *u)
 {
@@ -463,7 +475,8 @@ static void binary_use(void *ctx, const vk_sync_use *u)
 				  "since it was made or reset (a submit cut out or edited?)",
 				  (unsigned long long)u->handle);
 		if (u->op != VK_SYNC_WAIT) {
-			*f = u->op == VK_SYNC_SIGNAL;
+			*f = u->op != VK_SYNC_SIGNAL ? FENCE_UNSIGNALLED
+			     : n->acquire ? FENCE_ACQUIRED : FENCE_SIGNALLED;
 			/* its signals and resets, counted (vkr_fold_mark) */
 			uint64_t *epoch = tmap_at(&r->binary, u->handle, TAG_EPOCH);
 			tmap_set(&r->binary, u->handle, TAG_EPOCH, epoch ? *epoch + 1 : 1);
@@ -498,7 +511,7 @@ static void binary_forget(void *ctx, const vk_handle_info *h, uint64_t *value, b
 void vkr_binary_note(vkr *r, const cmd_entry *e, void *args, VkResult capres)
 {
 	const char *n = e->cmd->sig.name;
-	sync_note sn = {r, false};
+	sync_note sn = {r, false, e->special == SP_ACQUIRE || e->special == SP_ACQUIRE2};
 	if (e->sync == VK_SYNC_WAIT_FENCES)
 		sn.any = !((vk_args_vkWaitForFences *)args)->waitAll;
 	if (e->sync)

@@ -764,9 +764,26 @@ static void replay_call(vkr *r, const trace_call *c)
 	}
 	case SP_WAIT_FENCES: {
 		/* a wait that succeeded at capture succeeds here: no timeout */
+		vk_args_vkWaitForFences *a = args;
 		if (capres == VK_TIMEOUT)
 			return;
-		((vk_args_vkWaitForFences *)args)->timeout = vkr_wait_ns(r);
+		/* an acquire's fence is not waited for (vkr_acquire): for any
+		 * one, the wait is over; for all, the others are left */
+		if (a->pFences && a->fenceCount) {
+			VkFence *left = trace_arena_alloc(&r->arena, sizeof(VkFence) * a->fenceCount);
+			uint32_t n = 0;
+			for (uint32_t i = 0; i < a->fenceCount; i++) {
+				if (!vkr_acquired_fence(r, (uint64_t)(uintptr_t)a->pFences[i]))
+					left[n++] = a->pFences[i];
+				else if (!a->waitAll)
+					return;
+			}
+			if (!n)
+				return;
+			a->fenceCount = n;
+			a->pFences = left;
+		}
+		a->timeout = vkr_wait_ns(r);
 		vkr_bounded(r, vkr_call_generic(r, e, args), "pFences");
 		return;
 	}
@@ -780,6 +797,8 @@ static void replay_call(vkr *r, const trace_call *c)
 		if (capres != VK_SUCCESS)
 			return;  /* not ready at capture: nothing to wait for */
 		vk_args_vkGetFenceStatus *a = args;
+		if (vkr_acquired_fence(r, (uint64_t)(uintptr_t)a->fence))
+			return;  /* an acquire's: vkr_acquire */
 		VkFence f = (VkFence)(uintptr_t)vkr_need(r, r->h_fence, (uint64_t)(uintptr_t)a->fence);
 		VkResult res = vkWaitForFences(r->d->vk.device, 1, &f, VK_TRUE, vkr_wait_ns(r));
 		r->calls++;

@@ -411,6 +411,9 @@ void vkr_warn(vkr *r, const char *fmt, ...) __attribute__((format(printf, 2, 3))
 uint64_t vkr_wait_ns(const vkr *r);
 /* What call E (ARGS: capture values) does to binary semaphores' pending
  * signals; a wait on one none is pending for stops the replay. */
+/* Whether fence CAP was last signalled by an acquire, which replay
+ * leaves unsignalled, and waits on which it leaves out (vkr_acquire). */
+bool vkr_acquired_fence(vkr *r, uint64_t cap);
 void vkr_binary_note(vkr *r, const cmd_entry *e, void *args, VkResult capres);
 void vkr_bounded(vkr *r, VkResult res, const char *what);
 noreturn void vkr_fatal(vkr *r, const char *fmt, ...)
