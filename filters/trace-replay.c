@@ -24,7 +24,8 @@
 static const char usage[] =
 	"usage: trace-replay [--check] [--gpu N] [--validate] [--stats[=json]] [--no-gpu-time] [--frames A-B] "
 	"[--screenshot N[,M...] (-o FILE.png | --screenshot-dir DIR)] [--remove-unsupported] "
-	"[--loop N] [--dump CALLS] [--dump-resource HANDLE] [--dump-dir DIR] [--wait-timeout S] [--block-size SIZE] "
+	"[--loop N] [--dump CALLS] [--dump-resource HANDLE] [--dump-dir DIR] [--wait-timeout S] [--pipeline-jobs N] "
+	"[--block-size SIZE] "
 	"[-q] [TRACE]";
 
 static uint64_t parse_size(const char *s)
@@ -54,7 +55,7 @@ static const char intro[] =
 
 enum { OPT_GPU = 256, OPT_VALIDATE, OPT_STATS, OPT_BLOCK, OPT_FRAMES, OPT_SHOT, OPT_SHOT_DIR,
        OPT_REMOVE, OPT_LOOP, OPT_NO_GPU_TIME, OPT_DUMP, OPT_DUMP_RESOURCE, OPT_DUMP_DIR,
-       OPT_WAIT, OPT_CHECK };
+       OPT_WAIT, OPT_CHECK, OPT_JOBS };
 
 /* -o is the screenshot's and --quiet is -q too, so the table names them,
  * with --help and --version, whose lines line up with the others. */
@@ -92,6 +93,9 @@ static const trace_cli_option opts[] = {
 	 "      --dump-dir DIR    where the dumps go (default .)\n"},
 	{"wait-timeout", OPT_WAIT, required_argument,
 	 "      --wait-timeout S  the longest a wait may take, in seconds (default 10)\n"},
+	{"pipeline-jobs", OPT_JOBS, required_argument,
+	 "      --pipeline-jobs N  compile the trace's pipelines ahead on N threads (default:\n"
+	 "                        the cores but one, up to 8; 0 on a CPU device)\n"},
 	{"block-size", OPT_BLOCK, required_argument,
 	 "      --block-size SIZE device memory block size for large heaps (256M)\n"},
 	{"quiet", 'q', no_argument, "  -q, --quiet           no progress line, no warnings\n"},
@@ -179,6 +183,16 @@ static void option(int c, const char *arg, void *ctx)
 		o->vk_only = true;
 		break;
 	}
+	case OPT_JOBS: {
+		char *end;
+		errno = 0;
+		unsigned long v = strtoul(arg, &end, 10);
+		if (errno || end == arg || *end || *arg == '-' || v > 64)
+			trace_cli_usage_error("--pipeline-jobs wants a count from 0 to 64, not '%s'", arg);
+		o->vo.pipeline_jobs = (int)v;
+		o->vk_only = true;
+		break;
+	}
 	case OPT_DUMP:
 		if (trace_callset_parse(&o->dump, arg, &err) < 0)
 			trace_cli_usage_error("--dump %s: %s", arg, err.msg);
@@ -251,7 +265,7 @@ static void keep_freed_memory(void)
 int main(int argc, char **argv)
 {
 	static args o = {.opt = {.prog = "trace-replay"},
-			 .vo = {.first_frame = 0, .last_frame = -1}};
+			 .vo = {.first_frame = 0, .last_frame = -1, .pipeline_jobs = -1}};
 	trace_error err;
 
 	trace_cli_init("trace-replay", usage);

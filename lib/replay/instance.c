@@ -497,6 +497,7 @@ void vkr_create_device(vkr *r, vk_args_vkCreateDevice *a)
 		    (uint64_t)(uintptr_t)dev);
 	if (vkd_own_commands(dev, family, &d->pool, &d->cb, &d->fence) != VK_SUCCESS)
 		vkr_fatal(r, "cannot make the replay's own command buffer");
+	vkr_warm_start(r, d);
 }
 
 /* The vkDestroyX(device, handle, pAllocator) of handle type H, or NULL. */
@@ -605,6 +606,7 @@ void vkr_device_teardown(vkr *r, vkr_device *d)
 
 void vkr_end_device(vkr *r, vkr_device *d)
 {
+	vkr_warm_stop(r, d);
 	vkr_device_teardown(r, d);
 	if (r->dump)
 		vkr_dump_end_device(r);

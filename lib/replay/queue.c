@@ -403,6 +403,11 @@ void vkr_print_stats(vkr *r, double total)
 				"\"gpu_seconds\": %.6f, ", gs.med, gs.p99, gs.max, gs.sum);
 		else
 			fprintf(o, "\"frame_gpu_ms\": null, \"gpu_seconds\": null, ");
+		uint64_t jobs;
+		unsigned threads;
+		uint64_t ahead = vkr_warm_made(r, &jobs, &threads);
+		fprintf(o, "\"pipelines_ahead\": {\"calls\": %llu, \"pipelines\": %llu, \"threads\": %u}, ",
+			(unsigned long long)jobs, (unsigned long long)ahead, threads);
 		print_times(r, o, true);
 		fprintf(o, "\"calls\": %llu, \"calls_per_second\": %.0f, \"warnings\": %llu, "
 			"\"heaps\": [", (unsigned long long)r->calls,
@@ -431,6 +436,14 @@ void vkr_print_stats(vkr *r, double total)
 		total > 0 ? (double)r->calls / total : 0);
 	for (uint32_t h = 0; h < mem->memoryHeapCount; h++)
 		fprintf(o, "heap %u peak:       %.1f MiB\n", h, (double)peak[h] / (1024.0 * 1024.0));
+	uint64_t jobs;
+	unsigned threads;
+	uint64_t ahead = vkr_warm_made(r, &jobs, &threads);
+	if (threads)
+		fprintf(o, "pipelines ahead:   %llu made from %llu calls, on %u threads\n",
+			(unsigned long long)ahead, (unsigned long long)jobs, threads);
+	else
+		fprintf(o, "pipelines ahead:   none (--pipeline-jobs 0, a CPU device or a stream)\n");
 	print_times(r, o, false);
 }
 

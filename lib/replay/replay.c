@@ -15,9 +15,6 @@
 #include <time.h>
 #include <unistd.h>
 
-typedef void (*vk_call_fn)(PFN_vkVoidFunction fn, void *args);
-extern const vk_call_fn vk_calls[];
-extern const uint32_t vk_ncalls;
 
 #define WARNINGS_SHOWN 20
 
@@ -79,6 +76,7 @@ noreturn void vkr_fatal(vkr *r, const char *fmt, ...)
 		fflush(stderr);
 		_exit(1);
 	}
+	vkr_warm_stop(r, NULL);
 	vkr_wait_all(r);
 	exit(1);
 }
@@ -316,6 +314,8 @@ static enum special special_of(const char *n, const vk_command_info *cmd)
 		{"vkAcquireNextImageKHR", SP_ACQUIRE},
 		{"vkAcquireNextImage2KHR", SP_ACQUIRE2},
 		{"vkQueuePresentKHR", SP_PRESENT},
+		{"vkCreateGraphicsPipelines", SP_GRAPHICS_PIPELINES},
+		{"vkCreateComputePipelines", SP_COMPUTE_PIPELINES},
 		{"vkDestroySemaphore", SP_DESTROY_SEMAPHORE},
 		{"vkCreateFramebuffer", SP_CREATE_FRAMEBUFFER},
 		{"vkGetSwapchainStatusKHR", SP_SKIP},
@@ -891,6 +891,22 @@ static void replay_call(vkr *r, const trace_call *c)
 	case SP_PRESENT:
 		vkr_present(r, args);
 		return;
+	case SP_GRAPHICS_PIPELINES:
+	case SP_COMPUTE_PIPELINES: {
+		/* from the cache the pipelines compiled ahead went into */
+		VkPipelineCache cache = vkr_warm_cache(r);
+		if (!cache) {
+			vkr_call_generic(r, e, args);
+			return;
+		}
+		vkr_remap_args(r, cmd, args);
+		if (e->special == SP_GRAPHICS_PIPELINES)
+			((vk_args_vkCreateGraphicsPipelines *)args)->pipelineCache = cache;
+		else
+			((vk_args_vkCreateComputePipelines *)args)->pipelineCache = cache;
+		vkr_invoke(r, e, args);
+		return;
+	}
 	case SP_CREATE_FRAMEBUFFER:
 		if (((vk_args_vkCreateFramebuffer *)args)->pCreateInfo)
 			vkr_framebuffer_limits(r, ((vk_args_vkCreateFramebuffer *)args)->pCreateInfo);

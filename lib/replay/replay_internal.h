@@ -40,6 +40,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The generated callers: vk_calls[vk_command_index(cmd)](fn, args)
+ * calls FN with the arguments ARGS (a vk_args_NAME) holds. */
+typedef void (*vk_call_fn)(PFN_vkVoidFunction fn, void *args);
+extern const vk_call_fn vk_calls[];
+extern const uint32_t vk_ncalls;
+
 /* ------------------------------------------------------------------ */
 /* State. */
 
@@ -61,6 +67,7 @@ enum special {
 	SP_FAKE_CREATE, SP_FAKE_DESTROY,
 	SP_CREATE_TEMPLATE, SP_DESTROY_TEMPLATE, SP_TEMPLATE_DATA,
 	SP_GET_QUEUE, SP_GET_QUEUE2, SP_SUBMIT, SP_SUBMIT2, SP_DRAW_MULTI, SP_DRAW_MULTI_INDEXED,
+	SP_GRAPHICS_PIPELINES, SP_COMPUTE_PIPELINES,
 };
 
 /* What --loop follows a command for, beyond what it makes and ends: the
@@ -216,8 +223,13 @@ struct vkr_device {
 	uint32_t nfamilies;
 };
 
+typedef struct vkr_warm vkr_warm;
+
 typedef struct vkr {
 	const vkr_options *opt;
+	vkr_warm *warm;    /* --pipeline-jobs (warm.c), while its device lives */
+	uint64_t warm_jobs, warm_pipelines;  /* what it did, once ended */
+	unsigned warm_threads;
 	vkd_options dopt;  /* opt->dev, its messages r->msgs */
 	vkd_messages msgs; /* --validate's, of every instance */
 	/* The trace's instances, each made on replay with the physical
@@ -414,6 +426,16 @@ uint64_t vkr_wait_ns(const vkr *r);
 /* Whether fence CAP was last signalled by an acquire, which replay
  * leaves unsignalled, and waits on which it leaves out (vkr_acquire). */
 bool vkr_acquired_fence(vkr *r, uint64_t cap);
+
+/* warm.c: pipelines compiled ahead into a cache of replay's own
+ * (--pipeline-jobs), from the first device made to its end. */
+void vkr_warm_start(vkr *r, vkr_device *d);
+void vkr_warm_stop(vkr *r, vkr_device *d);  /* d's, or whichever with NULL */
+/* The cache for the record's device, or null. */
+VkPipelineCache vkr_warm_cache(const vkr *r);
+/* The pipelines made ahead, with *JOBS the calls handed to *THREADS
+ * workers. */
+uint64_t vkr_warm_made(const vkr *r, uint64_t *jobs, unsigned *threads);
 void vkr_binary_note(vkr *r, const cmd_entry *e, void *args, VkResult capres);
 void vkr_bounded(vkr *r, VkResult res, const char *what);
 noreturn void vkr_fatal(vkr *r, const char *fmt, ...)
