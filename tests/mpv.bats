@@ -84,6 +84,21 @@ ae() {
 	[ "$(ae f.png "$W/mpv.frame-$SHOT.png")" = 0 ]
 }
 
+@test "mpv's timeline semaphores, one made and destroyed a frame, are made again from those destroyed: validated, the frame pixel-equal" {
+	made=$(trace-decode "$W/mpv.trace" | grep 'fn: vkCreateSemaphore,' | grep -c 'VK_SEMAPHORE_TYPE_TIMELINE')
+	[ "$made" -ge 10 ]
+	run replay --validate --stats=json --screenshot $SHOT -o t.png "$W/mpv.trace"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	json=$(grep '^{' <<<"$output")
+	reused=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["timelines_reused"])' "$json")
+	echo "$reused of $made timeline semaphores made again"
+	[ "$reused" -gt 0 ] && [ "$reused" -lt "$made" ]
+	[ "$(ae t.png "$W/mpv.frame-$SHOT.png")" = 0 ]
+	# not a word from the validation layer
+	[ "$(grep -vc '^{\|^trace-replay: frame' <<<"$output")" = 0 ]
+}
+
 @test "a debug name of an object no record made stops the replay with the call, the function and the field" {
 	trace-decode "$W/mpv.trace" >mpv.txt
 	n=$(grep -m1 'fn: vkSetDebugUtilsObjectNameEXT,' mpv.txt | grep -o 'call: [0-9]*' | grep -o '[0-9]*')

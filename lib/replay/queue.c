@@ -406,8 +406,9 @@ void vkr_print_stats(vkr *r, double total)
 		uint64_t jobs;
 		unsigned threads;
 		uint64_t ahead = vkr_warm_made(r, &jobs, &threads);
-		fprintf(o, "\"pipelines_ahead\": {\"calls\": %llu, \"pipelines\": %llu, \"threads\": %u}, ",
-			(unsigned long long)jobs, (unsigned long long)ahead, threads);
+		fprintf(o, "\"pipelines_ahead\": {\"calls\": %llu, \"pipelines\": %llu, \"threads\": %u}, "
+			"\"timelines_reused\": %llu, ", (unsigned long long)jobs, (unsigned long long)ahead,
+			threads, (unsigned long long)r->timelines_reused);
 		print_times(r, o, true);
 		fprintf(o, "\"calls\": %llu, \"calls_per_second\": %.0f, \"warnings\": %llu, "
 			"\"heaps\": [", (unsigned long long)r->calls,
@@ -444,6 +445,8 @@ void vkr_print_stats(vkr *r, double total)
 			(unsigned long long)ahead, (unsigned long long)jobs, threads);
 	else
 		fprintf(o, "pipelines ahead:   none (--pipeline-jobs 0, a CPU device or a stream)\n");
+	fprintf(o, "timelines reused:  %llu (semaphores made again from those destroyed)\n",
+		(unsigned long long)r->timelines_reused);
 	print_times(r, o, false);
 }
 

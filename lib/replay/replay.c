@@ -317,6 +317,7 @@ static enum special special_of(const char *n, const vk_command_info *cmd)
 		{"vkCreateGraphicsPipelines", SP_GRAPHICS_PIPELINES},
 		{"vkCreateComputePipelines", SP_COMPUTE_PIPELINES},
 		{"vkDestroySemaphore", SP_DESTROY_SEMAPHORE},
+		{"vkCreateSemaphore", SP_CREATE_SEMAPHORE},
 		{"vkCreateFramebuffer", SP_CREATE_FRAMEBUFFER},
 		{"vkGetSwapchainStatusKHR", SP_SKIP},
 		{"vkSetHdrMetadataEXT", SP_SKIP},
@@ -602,6 +603,7 @@ static void replay_call(vkr *r, const trace_call *c)
 	 * acquire's: what folding holds goes first as a batch of its own */
 	if (e->sync == VK_SYNC_BIND_SPARSE && vkr_fold_pending(r))
 		vkr_fold_flush(r);
+	vkr_timeline_shift(r, e, args);
 	switch ((enum special)e->special) {
 	case SP_NONE:
 		vkr_call_generic(r, e, args);
@@ -912,10 +914,21 @@ static void replay_call(vkr *r, const trace_call *c)
 			vkr_framebuffer_limits(r, ((vk_args_vkCreateFramebuffer *)args)->pCreateInfo);
 		vkr_call_generic(r, e, args);
 		return;
-	case SP_DESTROY_SEMAPHORE:
-		vkr_present_release(r, (uint64_t)(uintptr_t)((vk_args_vkDestroySemaphore *)args)->semaphore);
-		vkr_call_generic(r, e, args);
+	case SP_DESTROY_SEMAPHORE: {
+		uint64_t cap = (uint64_t)(uintptr_t)((vk_args_vkDestroySemaphore *)args)->semaphore;
+		vkr_present_release(r, cap);
+		if (!vkr_timeline_destroy(r, cap))
+			vkr_call_generic(r, e, args);
 		return;
+	}
+	case SP_CREATE_SEMAPHORE: {
+		vk_args_vkCreateSemaphore *a = args;
+		uint64_t cap = a->pSemaphore ? (uint64_t)(uintptr_t)*a->pSemaphore : 0;
+		if (!vkr_timeline_create(r, a->pCreateInfo, cap, capres) &&
+		    vkr_call_generic(r, e, args) == VK_SUCCESS)
+			vkr_timeline_made(r, a->pCreateInfo, cap);
+		return;
+	}
 	case SP_CREATE_TEMPLATE:
 		vkr_create_template(r, e, args);
 		return;

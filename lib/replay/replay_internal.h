@@ -67,7 +67,7 @@ enum special {
 	SP_FAKE_CREATE, SP_FAKE_DESTROY,
 	SP_CREATE_TEMPLATE, SP_DESTROY_TEMPLATE, SP_TEMPLATE_DATA,
 	SP_GET_QUEUE, SP_GET_QUEUE2, SP_SUBMIT, SP_SUBMIT2, SP_DRAW_MULTI, SP_DRAW_MULTI_INDEXED,
-	SP_GRAPHICS_PIPELINES, SP_COMPUTE_PIPELINES,
+	SP_GRAPHICS_PIPELINES, SP_COMPUTE_PIPELINES, SP_CREATE_SEMAPHORE,
 };
 
 /* What --loop follows a command for, beyond what it makes and ends: the
@@ -96,6 +96,10 @@ typedef struct cmd_entry {
 
 typedef struct memobj memobj;
 typedef struct vkr_device vkr_device;
+typedef struct pooled_sem {
+	VkSemaphore sem;
+	uint64_t top;  /* the highest value replay signalled on it */
+} pooled_sem;
 typedef struct group {
 	vkr_device *dev;     /* the device whose memory it is */
 	vkd_allocation alloc;
@@ -163,7 +167,7 @@ enum tag {
 	TAG_CBLOG, TAG_DPOOL, TAG_FENCE, TAG_BINARY, TAG_TIMELINE, TAG_SHIFT, TAG_BASE,
 	TAG_RESTORE, TAG_RESET, TAG_ACQUIRED, TAG_WAITED_BY, TAG_MARKED, TAG_EPOCH, TAG_CAPMEM,
 	TAG_CBSTATE, TAG_LAYOUT, TAG_QFAMILY, TAG_IBUF, TAG_IOFF, TAG_ISIZE, TAG_QPOOL,
-	TAG_TIME,
+	TAG_TIME, TAG_TLBASE, TAG_TLTOP,
 };
 
 /*
@@ -221,6 +225,10 @@ struct vkr_device {
 	/* --stats: GPU time, by queue family */
 	gpu_timer **timers;
 	uint32_t nfamilies;
+	/* timeline semaphores the program destroyed, to make again
+	 * (timeline.c) */
+	pooled_sem *pooled;
+	uint32_t npooled, cappooled;
 };
 
 typedef struct vkr_warm vkr_warm;
@@ -228,6 +236,10 @@ typedef struct vkr_warm vkr_warm;
 typedef struct vkr {
 	const vkr_options *opt;
 	vkr_warm *warm;    /* --pipeline-jobs (warm.c), while its device lives */
+	tmap timelines;    /* (recyclable timeline semaphore, TAG_TLBASE) -> what
+			    * its values are raised by; (_, TAG_TLTOP) -> the
+			    * highest value signalled (timeline.c) */
+	uint64_t timelines_reused;  /* taken from a pool instead of made */
 	uint64_t warm_jobs, warm_pipelines;  /* what it did, once ended */
 	unsigned warm_threads;
 	vkd_options dopt;  /* opt->dev, its messages r->msgs */
@@ -426,6 +438,17 @@ uint64_t vkr_wait_ns(const vkr *r);
 /* Whether fence CAP was last signalled by an acquire, which replay
  * leaves unsignalled, and waits on which it leaves out (vkr_acquire). */
 bool vkr_acquired_fence(vkr *r, uint64_t cap);
+
+/* timeline.c: timeline semaphores the program destroys, kept and made
+ * again, their values raised.  vkr_timeline_create: true where one was
+ * taken for CAP (CI's, a vkCreateSemaphore's); vkr_timeline_made: CAP,
+ * just made, may be kept; vkr_timeline_shift: a record's timeline values
+ * raised; vkr_timeline_destroy: true where CAP was kept, not destroyed. */
+bool vkr_timeline_create(vkr *r, const VkSemaphoreCreateInfo *ci, uint64_t cap, VkResult capres);
+void vkr_timeline_made(vkr *r, const VkSemaphoreCreateInfo *ci, uint64_t cap);
+void vkr_timeline_shift(vkr *r, const cmd_entry *e, void *args);
+bool vkr_timeline_destroy(vkr *r, uint64_t cap);
+void vkr_timelines_free(vkr *r, vkr_device *d);
 
 /* warm.c: pipelines compiled ahead into a cache of replay's own
  * (--pipeline-jobs), from the first device made to its end. */
