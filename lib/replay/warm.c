@@ -109,10 +109,9 @@ typedef struct remap {
 static void remap_in(void *ctx, const vk_handle_info *h, uint64_t *value, bool top,
 		     const vk_field *f)
 {
-	(void)top;
-	(void)f;
 	remap *m = ctx;
 	vkr_warm *w = m->w;
+	(void)top, (void)f;
 	if (!*value)
 		return;
 	if (h == w->h_device) {
@@ -374,13 +373,13 @@ void vkr_warm_stop(vkr *r, vkr_device *d)
 	for (size_t i = w->nmade; i-- > 0;)
 		((destroy_fn)w->made[i].destroy)(w->dev, (void *)(uintptr_t)w->made[i].handle, NULL);
 	vkDestroyPipelineCache(w->dev, w->cache, NULL);
+	/* what it did, for --stats */
 	r->warm_jobs = atomic_load(&w->jobs);
 	r->warm_pipelines = atomic_load(&w->pipelines);
 	r->warm_threads = w->nworkers;
 	pthread_mutex_destroy(&w->mu);
 	pthread_cond_destroy(&w->cv);
-	tmap_free(&w->map);
-	tmap_free(&w->kinds);
+	TMAP_FREE(&w->map, &w->kinds);
 	free(w->made);
 	free(w->workers);
 	free(w->path);
