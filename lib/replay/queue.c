@@ -403,12 +403,13 @@ void vkr_print_stats(vkr *r, double total)
 				"\"gpu_seconds\": %.6f, ", gs.med, gs.p99, gs.max, gs.sum);
 		else
 			fprintf(o, "\"frame_gpu_ms\": null, \"gpu_seconds\": null, ");
-		uint64_t jobs;
+		uint64_t jobs, taken;
 		unsigned threads;
-		uint64_t ahead = vkr_warm_made(r, &jobs, &threads);
-		fprintf(o, "\"pipelines_ahead\": {\"calls\": %llu, \"pipelines\": %llu, \"threads\": %u}, "
-			"\"timelines_reused\": %llu, ", (unsigned long long)jobs, (unsigned long long)ahead,
-			threads, (unsigned long long)r->timelines_reused);
+		uint64_t ahead = vkr_warm_made(r, &jobs, &taken, &threads);
+		fprintf(o, "\"pipelines_ahead\": {\"calls\": %llu, \"pipelines\": %llu, \"taken\": %llu, "
+			"\"threads\": %u}, \"timelines_reused\": %llu, ", (unsigned long long)jobs,
+			(unsigned long long)ahead, (unsigned long long)taken, threads,
+			(unsigned long long)r->timelines_reused);
 		print_times(r, o, true);
 		fprintf(o, "\"calls\": %llu, \"calls_per_second\": %.0f, \"warnings\": %llu, "
 			"\"heaps\": [", (unsigned long long)r->calls,
@@ -437,12 +438,13 @@ void vkr_print_stats(vkr *r, double total)
 		total > 0 ? (double)r->calls / total : 0);
 	for (uint32_t h = 0; h < mem->memoryHeapCount; h++)
 		fprintf(o, "heap %u peak:       %.1f MiB\n", h, (double)peak[h] / (1024.0 * 1024.0));
-	uint64_t jobs;
+	uint64_t jobs, taken;
 	unsigned threads;
-	uint64_t ahead = vkr_warm_made(r, &jobs, &threads);
+	uint64_t ahead = vkr_warm_made(r, &jobs, &taken, &threads);
 	if (threads)
-		fprintf(o, "pipelines ahead:   %llu made from %llu calls, on %u threads\n",
-			(unsigned long long)ahead, (unsigned long long)jobs, threads);
+		fprintf(o, "pipelines ahead:   %llu made from %llu calls, on %u threads; %llu taken\n",
+			(unsigned long long)ahead, (unsigned long long)jobs, threads,
+			(unsigned long long)taken);
 	else
 		fprintf(o, "pipelines ahead:   none (--pipeline-jobs 0, a CPU device or a stream)\n");
 	fprintf(o, "timelines reused:  %llu (semaphores made again from those destroyed)\n",

@@ -895,10 +895,25 @@ static void replay_call(vkr *r, const trace_call *c)
 		return;
 	case SP_GRAPHICS_PIPELINES:
 	case SP_COMPUTE_PIPELINES: {
-		/* from the cache the pipelines compiled ahead went into */
+		/* the pipelines made ahead (warm.c), taken, or else made from
+		 * the cache they went into (both commands are (device,
+		 * pipelineCache, createInfoCount, pCreateInfos, pAllocator,
+		 * pPipelines)) */
 		VkPipelineCache cache = vkr_warm_cache(r);
 		if (!cache) {
 			vkr_call_generic(r, e, args);
+			return;
+		}
+		vk_args_vkCreateGraphicsPipelines *a = args;
+		VkPipeline *made = trace_arena_alloc(&r->arena, sizeof(VkPipeline) * (a->createInfoCount + 1));
+		if (capres == VK_SUCCESS && a->pPipelines &&
+		    vkr_warm_take(r, r->call->no, a->createInfoCount, made)) {
+			for (uint32_t i = 0; i < a->createInfoCount; i++) {
+				uint64_t cap = (uint64_t)(uintptr_t)a->pPipelines[i];
+				vkr_map_put(r, cmd->object, cap, (uint64_t)(uintptr_t)made[i]);
+				vkr_owner_put(r, cmd->object, cap);
+			}
+			r->calls++;
 			return;
 		}
 		vkr_remap_args(r, cmd, args);

@@ -240,7 +240,7 @@ typedef struct vkr {
 			    * its values are raised by; (_, TAG_TLTOP) -> the
 			    * highest value signalled (timeline.c) */
 	uint64_t timelines_reused;  /* taken from a pool instead of made */
-	uint64_t warm_jobs, warm_pipelines;  /* what it did, once ended */
+	uint64_t warm_jobs, warm_pipelines, warm_taken;  /* what it did, once ended */
 	unsigned warm_threads;
 	vkd_options dopt;  /* opt->dev, its messages r->msgs */
 	vkd_messages msgs; /* --validate's, of every instance */
@@ -457,8 +457,12 @@ void vkr_warm_stop(vkr *r, vkr_device *d);  /* d's, or whichever with NULL */
 /* The cache for the record's device, or null. */
 VkPipelineCache vkr_warm_cache(const vkr *r);
 /* The pipelines made ahead, with *JOBS the calls handed to *THREADS
- * workers. */
-uint64_t vkr_warm_made(const vkr *r, uint64_t *jobs, unsigned *threads);
+ * workers and *TAKEN the pipelines the replay took. */
+uint64_t vkr_warm_made(const vkr *r, uint64_t *jobs, uint64_t *taken, unsigned *threads);
+/* The COUNT pipelines call NO made ahead into OUT, the replay's from then
+ * on; waits for a worker that is making them.  False where the replay is
+ * to make them itself (from vkr_warm_cache). */
+bool vkr_warm_take(vkr *r, uint64_t no, uint32_t count, VkPipeline *out);
 void vkr_binary_note(vkr *r, const cmd_entry *e, void *args, VkResult capres);
 void vkr_bounded(vkr *r, VkResult res, const char *what);
 noreturn void vkr_fatal(vkr *r, const char *fmt, ...)

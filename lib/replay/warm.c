@@ -4,10 +4,13 @@
  * pipelines are made of (shader modules, descriptor set and pipeline
  * layouts, render passes, samplers); it hands each vkCreateGraphicsPipelines
  * and vkCreateComputePipelines of that device to worker threads, which
- * make the pipelines into a pipeline cache of the replay's own and destroy
- * them.  When the replay reaches the call, it makes the pipeline from that
- * cache (vkr_warm_cache), which the workers may still be filling: the
- * cache is internally synchronised.
+ * make the pipelines, into a pipeline cache of the replay's own.  When the
+ * replay reaches the call, it takes the pipelines a worker made, waiting
+ * for one that is making them (vkr_warm_take); where no worker has begun
+ * them, it makes them itself from that cache (vkr_warm_cache), which the
+ * workers may be filling meanwhile: the cache is internally synchronised.
+ * A pipeline made with the thread's layout and render pass is used with
+ * the replay's: they are made from the same records, so compatible.
  *
  * On an H200, glmark2 through zink spent 70 ms of an 80 ms replay in the
  * six pipelines its scenes make as they start, one at a time.
@@ -30,10 +33,17 @@ enum warm_kind {
 	WK_MAKE = 2,       /* + i: makes what makes[i] makes */
 };
 
+/* A job: queued (in the list and the registry), running, done (its
+ * pipelines kept in its arguments for the replay to take), or taken by the
+ * replay before a worker began it (in the list alone: the worker frees it). */
+enum job_state { J_QUEUED, J_RUNNING, J_DONE, J_TAKEN };
+
 typedef struct warm_job {
 	const vk_command_info *cmd;
+	uint64_t no;  /* the record's call number */
 	PFN_vkVoidFunction fn;
 	void *args;
+	enum job_state state;
 	trace_arena arena;
 	struct warm_job *next;
 } warm_job;
@@ -55,8 +65,9 @@ struct vkr_warm {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	warm_job *head, **tail;
+	tmap byno;                    /* (call number, 1) -> its job: queued, running, done */
 	bool reading;                 /* the reader still adds jobs */
-	atomic_uint_least64_t jobs, pipelines;
+	atomic_uint_least64_t jobs, pipelines, taken;
 	/* the reader's alone */
 	tmap map;                     /* (capture handle, its type) -> live */
 	tmap kinds;                   /* (signature, 1) -> enum warm_kind */
@@ -193,6 +204,7 @@ static void push(vkr_warm *w, warm_job *j)
 	pthread_mutex_lock(&w->mu);
 	*w->tail = j;
 	w->tail = &j->next;
+	tmap_set(&w->byno, j->no, 1, (uint64_t)(uintptr_t)j);
 	pthread_cond_signal(&w->cv);
 	pthread_mutex_unlock(&w->mu);
 }
@@ -230,6 +242,7 @@ static void *reader_main(void *arg)
 		warm_job *j = trace_xcalloc(1, sizeof(*j));
 		trace_arena_init(&j->arena);
 		j->cmd = cmd;
+		j->no = c->no;
 		j->args = trace_arena_alloc(&j->arena, cmd->args_size);
 		memset(j->args, 0, cmd->args_size);
 		remap m = {.w = w};
@@ -254,40 +267,87 @@ static void *reader_main(void *arg)
 	return NULL;
 }
 
-/* The pipelines a job made, destroyed: only the cache is wanted. */
-static void run_job(vkr_warm *w, warm_job *j)
+/* Both commands are (device, pipelineCache, createInfoCount,
+ * pCreateInfos, pAllocator, pPipelines). */
+static void destroy_made(vkr_warm *w, warm_job *j)
 {
-	vk_calls[vk_command_index(j->cmd)](j->fn, j->args);
-	/* both commands: (device, pipelineCache, createInfoCount,
-	 * pCreateInfos, pAllocator, pPipelines) */
 	const vk_args_vkCreateGraphicsPipelines *a = j->args;
 	for (uint32_t i = 0; a->pPipelines && i < a->createInfoCount; i++)
-		if (a->pPipelines[i]) {
+		if (a->pPipelines[i])
 			vkDestroyPipeline(w->dev, a->pPipelines[i], NULL);
+}
+
+static void run_job(vkr_warm *w, warm_job *j)
+{
+	vk_args_vkCreateGraphicsPipelines *a = j->args;
+	vk_calls[vk_command_index(j->cmd)](j->fn, j->args);
+	for (uint32_t i = 0; a->pPipelines && i < a->createInfoCount; i++)
+		if (a->pPipelines[i])
 			atomic_fetch_add(&w->pipelines, 1);
-		}
 }
 
 static void *worker_main(void *arg)
 {
 	vkr_warm *w = arg;
+	pthread_mutex_lock(&w->mu);
 	for (;;) {
-		pthread_mutex_lock(&w->mu);
 		while (!w->head && w->reading && !atomic_load(&w->stop))
 			pthread_cond_wait(&w->cv, &w->mu);
 		warm_job *j = w->head;
-		if (j) {
-			w->head = j->next;
-			if (!w->head)
-				w->tail = &w->head;
+		if (!j || atomic_load(&w->stop))
+			break;  /* read to the end, or stopped */
+		w->head = j->next;
+		if (!w->head)
+			w->tail = &w->head;
+		if (j->state == J_TAKEN) {
+			job_free(j);
+			continue;
 		}
+		j->state = J_RUNNING;
 		pthread_mutex_unlock(&w->mu);
-		if (!j)
-			return NULL;  /* read to the end, or stopped */
-		if (!atomic_load(&w->stop))
-			run_job(w, j);
-		job_free(j);
+		run_job(w, j);
+		pthread_mutex_lock(&w->mu);
+		j->state = J_DONE;
+		pthread_cond_broadcast(&w->cv);
 	}
+	pthread_mutex_unlock(&w->mu);
+	return NULL;
+}
+
+bool vkr_warm_take(vkr *r, uint64_t no, uint32_t count, VkPipeline *out)
+{
+	vkr_warm *w = r->warm;
+	if (!w || w->d != r->d || r->loop)
+		return false;
+	pthread_mutex_lock(&w->mu);
+	uint64_t *at = tmap_at(&w->byno, no, 1);
+	warm_job *j = at ? (warm_job *)(uintptr_t)*at : NULL;
+	if (!j) {
+		pthread_mutex_unlock(&w->mu);
+		return false;
+	}
+	tmap_del(&w->byno, no, 1, NULL);
+	if (j->state == J_QUEUED) {
+		/* not begun: made here, from the cache, not twice at once */
+		j->state = J_TAKEN;
+		pthread_mutex_unlock(&w->mu);
+		return false;
+	}
+	while (j->state == J_RUNNING)
+		pthread_cond_wait(&w->cv, &w->mu);
+	pthread_mutex_unlock(&w->mu);
+	vk_args_vkCreateGraphicsPipelines *a = j->args;
+	bool whole = a->createInfoCount == count && a->pPipelines && a->result == VK_SUCCESS;
+	for (uint32_t i = 0; whole && i < count; i++)
+		whole = a->pPipelines[i] != VK_NULL_HANDLE;
+	if (whole) {
+		memcpy(out, a->pPipelines, count * sizeof(*out));
+		atomic_fetch_add(&w->taken, count);
+	} else {
+		destroy_made(w, j);
+	}
+	job_free(j);
+	return whole;
 }
 
 /* How many workers: N asked (-1: as many as the cores but one, at most
@@ -347,9 +407,10 @@ VkPipelineCache vkr_warm_cache(const vkr *r)
 	return r->warm && r->warm->d == r->d ? r->warm->cache : VK_NULL_HANDLE;
 }
 
-uint64_t vkr_warm_made(const vkr *r, uint64_t *jobs, unsigned *threads)
+uint64_t vkr_warm_made(const vkr *r, uint64_t *jobs, uint64_t *taken, unsigned *threads)
 {
 	*jobs = r->warm ? atomic_load(&r->warm->jobs) : r->warm_jobs;
+	*taken = r->warm ? atomic_load(&r->warm->taken) : r->warm_taken;
 	*threads = r->warm ? r->warm->nworkers : r->warm_threads;
 	return r->warm ? atomic_load(&r->warm->pipelines) : r->warm_pipelines;
 }
@@ -366,6 +427,15 @@ void vkr_warm_stop(vkr *r, vkr_device *d)
 	pthread_join(w->reader, NULL);
 	for (unsigned i = 0; i < w->nworkers; i++)
 		pthread_join(w->workers[i], NULL);
+	/* done, never taken (the replay stopped first, or made them
+	 * itself): theirs destroyed; then what was never begun */
+	for (size_t i = 0; i < w->byno.cap; i++) {
+		warm_job *j = (warm_job *)(uintptr_t)w->byno.vals[i];
+		if (!tmap_used(&w->byno, i) || j->state != J_DONE)
+			continue;
+		destroy_made(w, j);
+		job_free(j);
+	}
 	for (warm_job *j = w->head, *next; j; j = next) {
 		next = j->next;
 		job_free(j);
@@ -376,10 +446,11 @@ void vkr_warm_stop(vkr *r, vkr_device *d)
 	/* what it did, for --stats */
 	r->warm_jobs = atomic_load(&w->jobs);
 	r->warm_pipelines = atomic_load(&w->pipelines);
+	r->warm_taken = atomic_load(&w->taken);
 	r->warm_threads = w->nworkers;
 	pthread_mutex_destroy(&w->mu);
 	pthread_cond_destroy(&w->cv);
-	TMAP_FREE(&w->map, &w->kinds);
+	TMAP_FREE(&w->map, &w->kinds, &w->byno);
 	free(w->made);
 	free(w->workers);
 	free(w->path);
