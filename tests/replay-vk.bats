@@ -453,9 +453,9 @@ call_of() {
 }
 
 @test "--pipeline-jobs: glmark2's pipelines compiled ahead on worker threads, validated, the frames the same; none by default on llvmpipe, none from a stream" {
-	# a cache the pipelines went into first: on llvmpipe, whose cache
-	# keeps nothing, only what it costs (on a GPU with a cold shader cache
-	# it is the speed-up: see trace-replay(1))
+	# pipelines the workers made, taken by the replay (on a GPU with a
+	# cold shader cache that is the speed-up: see trace-replay(1)); here
+	# what counts is that the frames and the validation layer cannot tell
 	n=$(trace-decode "$W/glmark.trace" | grep -c 'fn: vkCreateGraphicsPipelines,')
 	[ "$n" -ge 5 ]
 	replay --validate --pipeline-jobs 3 --stats --screenshot 5,25,45 --screenshot-dir shots \
