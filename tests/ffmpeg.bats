@@ -110,6 +110,20 @@ setup() {
 	[ -z "$output" ]
 }
 
+@test "--pipeline-jobs on ffmpeg's compute pipelines: their layouts sample through immutable samplers, so the replay makes them itself from the cache, validated" {
+	# a set layout with immutable samplers is compatible only with one
+	# naming the same samplers: the workers' pipelines are not taken
+	run trace-replay --validate --pipeline-jobs 2 --stats=json "$W/ff.trace"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(grep -vc '^{' <<<"$output")" = 0 ]
+	n=$(trace-decode "$W/ff.trace" | grep -c 'fn: vkCreateComputePipelines,')
+	[ "$n" -ge 1 ]
+	python3 -c 'import json,sys
+p = json.loads(sys.argv[1])["pipelines_ahead"]
+assert p["calls"] == int(sys.argv[2]) and p["taken"] == 0 and p["threads"] == 2, p' "$(grep '^{' <<<"$output")" "$n"
+}
+
 @test "memory imported from a file descriptor: the replay warns once, naming the call and the import" {
 	# the first host-pointer import made an fd import: bytes the trace
 	# cannot have

@@ -44,6 +44,7 @@ typedef struct warm_job {
 	PFN_vkVoidFunction fn;
 	void *args;
 	enum job_state state;
+	bool cache_only;  /* its pipelines are not the replay's to take */
 	trace_arena arena;
 	struct warm_job *next;
 } warm_job;
@@ -71,6 +72,7 @@ struct vkr_warm {
 	/* the reader's alone */
 	tmap map;                     /* (capture handle, its type) -> live */
 	tmap kinds;                   /* (signature, 1) -> enum warm_kind */
+	tmap samplers;                /* layouts with immutable samplers (mark_samplers) */
 	made *made;
 	size_t nmade, capmade;
 	const vk_handle_info *h_device, *h_cache, *h_pipeline;
@@ -165,11 +167,57 @@ static PFN_vkVoidFunction prepare(vkr_warm *w, const vk_command_info *cmd, void 
 
 typedef void (*destroy_fn)(VkDevice, void *, const VkAllocationCallbacks *);
 
+/*
+ * Immutable samplers: a set layout that names them is compatible only
+ * with one that names the same samplers (the validation layer compares
+ * the handles), so a pipeline whose layout holds one made here is not
+ * the replay's to take (ffmpeg's Vulkan filters sample through them): it
+ * goes into the cache alone.  Marked by capture handle, before remapping:
+ * (set layout or pipeline layout, 1) -> 1.
+ */
+static void mark_samplers(vkr_warm *w, const vk_command_info *cmd, const void *args)
+{
+	if (!strcmp(cmd->sig.name, "vkCreateDescriptorSetLayout")) {
+		const vk_args_vkCreateDescriptorSetLayout *a = args;
+		const VkDescriptorSetLayoutCreateInfo *ci = a->pCreateInfo;
+		for (uint32_t i = 0; ci && ci->pBindings && i < ci->bindingCount; i++)
+			if (ci->pBindings[i].pImmutableSamplers && ci->pBindings[i].descriptorCount &&
+			    (ci->pBindings[i].descriptorType == VK_DESCRIPTOR_TYPE_SAMPLER ||
+			     ci->pBindings[i].descriptorType == VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER) &&
+			    a->pSetLayout)
+				tmap_set(&w->samplers, (uint64_t)(uintptr_t)*a->pSetLayout, 1, 1);
+	} else if (!strcmp(cmd->sig.name, "vkCreatePipelineLayout")) {
+		const vk_args_vkCreatePipelineLayout *a = args;
+		const VkPipelineLayoutCreateInfo *ci = a->pCreateInfo;
+		for (uint32_t i = 0; ci && ci->pSetLayouts && i < ci->setLayoutCount; i++)
+			if (tmap_at(&w->samplers, (uint64_t)(uintptr_t)ci->pSetLayouts[i], 1) &&
+			    a->pPipelineLayout)
+				tmap_set(&w->samplers, (uint64_t)(uintptr_t)*a->pPipelineLayout, 1, 1);
+	}
+}
+
+/* Whether the pipelines of job J (its arguments still the capture's) use
+ * a layout with immutable samplers. */
+static bool job_samplers(vkr_warm *w, const warm_job *j)
+{
+	bool graphics = !strcmp(j->cmd->sig.name, "vkCreateGraphicsPipelines");
+	const vk_args_vkCreateGraphicsPipelines *g = j->args;
+	const vk_args_vkCreateComputePipelines *c = j->args;
+	for (uint32_t i = 0; i < g->createInfoCount; i++) {
+		VkPipelineLayout l = graphics ? (g->pCreateInfos ? g->pCreateInfos[i].layout : 0)
+					      : (c->pCreateInfos ? c->pCreateInfos[i].layout : 0);
+		if (tmap_at(&w->samplers, (uint64_t)(uintptr_t)l, 1))
+			return true;
+	}
+	return false;
+}
+
 /* Makes what ARGS (a record of CMD, decoded) make, destroyed by DESTROY,
  * and maps its capture handle to the one made. */
 static void make(vkr_warm *w, const vk_command_info *cmd, void *args, const char *destroy)
 {
 	remap m = {.w = w};
+	mark_samplers(w, cmd, args);
 	vk_walk_handles(cmd, args, false, remap_in, &m);
 	PFN_vkVoidFunction fn = prepare(w, cmd, args);
 	PFN_vkVoidFunction end = vkGetDeviceProcAddr(w->dev, destroy);
@@ -247,6 +295,7 @@ static void *reader_main(void *arg)
 		memset(j->args, 0, cmd->args_size);
 		remap m = {.w = w};
 		if (vk_decode_args(cmd, c, &j->arena, j->args, &err) == 0) {
+			j->cache_only = job_samplers(w, j);
 			vk_walk_handles(cmd, j->args, false, remap_in, &m);
 			j->fn = prepare(w, cmd, j->args);
 		}
@@ -337,7 +386,8 @@ bool vkr_warm_take(vkr *r, uint64_t no, uint32_t count, VkPipeline *out)
 		pthread_cond_wait(&w->cv, &w->mu);
 	pthread_mutex_unlock(&w->mu);
 	vk_args_vkCreateGraphicsPipelines *a = j->args;
-	bool whole = a->createInfoCount == count && a->pPipelines && a->result == VK_SUCCESS;
+	bool whole = !j->cache_only && a->createInfoCount == count && a->pPipelines &&
+		     a->result == VK_SUCCESS;
 	for (uint32_t i = 0; whole && i < count; i++)
 		whole = a->pPipelines[i] != VK_NULL_HANDLE;
 	if (whole) {
@@ -451,7 +501,7 @@ void vkr_warm_stop(vkr *r, vkr_device *d)
 	r->warm_threads = w->nworkers;
 	pthread_mutex_destroy(&w->mu);
 	pthread_cond_destroy(&w->cv);
-	TMAP_FREE(&w->map, &w->kinds, &w->byno);
+	TMAP_FREE(&w->map, &w->kinds, &w->byno, &w->samplers);
 	free(w->made);
 	free(w->workers);
 	free(w->path);
