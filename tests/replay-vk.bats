@@ -479,6 +479,18 @@ call_of() {
 	# a stream cannot be read twice
 	replay --stats --pipeline-jobs 2 <"$W/glmark.trace" >p.txt
 	grep -Fxq "pipelines ahead:   none (--pipeline-jobs 0, a CPU device or a stream)" p.txt
+	# under --validate the threads' calls are not checked, the replay's
+	# own are, each once, named by its call: a derivative pipeline with
+	# no base pipeline, one error at the create, as without the threads
+	sed '/fn: vkCreateGraphicsPipelines,/s/flags: 0, stageCount/flags: VK_PIPELINE_CREATE_DERIVATIVE_BIT, stageCount/' \
+		"$W/cube.txt" >deriv.txt
+	create=$(grep -m1 'fn: vkCreateGraphicsPipelines,' deriv.txt | grep -o 'call: [0-9]*' | cut -c7-)
+	grep -q 'fn: vkCreateGraphicsPipelines,.*DERIVATIVE' deriv.txt
+	run replay --validate --pipeline-jobs 2 deriv.txt
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[ "$(grep -c 'validation error: .*VUID-vkCreateGraphicsPipelines-flags-00720' <<<"$output")" = 1 ]
+	grep -q "^trace-replay: call $create vkCreateGraphicsPipelines: validation error: .*VUID-vkCreateGraphicsPipelines-flags-00720" <<<"$output"
 	# a trace cut off: the threads read what there is, the replay says it
 	# once, as without them (raw: a cut between records is a whole trace)
 	trace-encode -z none -o raw.trace "$W/glmark.trace"
@@ -801,8 +813,9 @@ print(len(base64.b64decode(re.search(r"data: !!binary \"([^\"]*)\"", sys.stdin.r
 	[ "$status" -eq 0 ]
 	[ -z "$output" ]
 	[ -f c30.png ]
-	# pipelines compiled ahead on threads of their own
-	run sanitized "$TOP/build/asan/bin/trace-replay" --validate --pipeline-jobs 3 "$W/glmark.trace"
+	# pipelines compiled ahead on threads of their own, and taken (not
+	# under --validate, where the replay makes its own)
+	run sanitized "$TOP/build/asan/bin/trace-replay" --pipeline-jobs 3 "$W/glmark.trace"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ -z "$output" ]

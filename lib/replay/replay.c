@@ -1056,7 +1056,7 @@ int vkr_run(trace_reader *in, const vkr_options *opt)
 	vkr_init_common(r, opt);
 	r->dopt = opt->dev;
 	r->msgs = (vkd_messages){.prog = opt->dev.prog, .quiet = opt->dev.quiet_validation,
-				 .about = about_call, .ctx = r};
+				 .about = about_call, .ctx = r, .ignore = vkr_warm_thread};
 	r->dopt.messages = &r->msgs;
 	r->none.fns = trace_xcalloc(vk_ncommands, sizeof(*r->none.fns));
 	r->none.fn_done = trace_xcalloc(vk_ncommands, 1);

@@ -463,6 +463,9 @@ uint64_t vkr_warm_made(const vkr *r, uint64_t *jobs, uint64_t *taken, unsigned *
  * on; waits for a worker that is making them.  False where the replay is
  * to make them itself (from vkr_warm_cache). */
 bool vkr_warm_take(vkr *r, uint64_t no, uint32_t count, VkPipeline *out);
+/* Whether the calling thread is one of warm.c's, whose calls are not the
+ * trace's: --validate leaves their messages out. */
+bool vkr_warm_thread(void);
 void vkr_binary_note(vkr *r, const cmd_entry *e, void *args, VkResult capres);
 void vkr_bounded(vkr *r, VkResult res, const char *what);
 noreturn void vkr_fatal(vkr *r, const char *fmt, ...)

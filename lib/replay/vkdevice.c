@@ -144,6 +144,8 @@ static VKAPI_ATTR VkBool32 VKAPI_CALL on_message(VkDebugUtilsMessageSeverityFlag
 	vkd_messages *m = user;
 	(void)types;
 	const char *what;
+	if (m->ignore && m->ignore())
+		return VK_FALSE;
 	if (severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT) {
 		m->errors++;
 		what = "error";

@@ -42,6 +42,8 @@ typedef struct vkd_messages {
 	uint64_t warnings;
 	void (*about)(void *ctx, char *out, size_t cap);
 	void *ctx;
+	bool (*ignore)(void);   /* true on a thread whose calls are not the
+				 * trace's: its messages are left out */
 } vkd_messages;
 
 typedef struct vkd_options {

@@ -73,10 +73,22 @@ struct vkr_warm {
 	tmap map;                     /* (capture handle, its type) -> live */
 	tmap kinds;                   /* (signature, 1) -> enum warm_kind */
 	tmap samplers;                /* layouts with immutable samplers (mark_samplers) */
+	bool validate;                /* --validate: every job cache_only */
 	made *made;
 	size_t nmade, capmade;
 	const vk_handle_info *h_device, *h_cache, *h_pipeline;
 };
+
+/* Set on the reader and the workers: under --validate their calls are
+ * not checked, the replay's own are, and the replay takes no pipeline
+ * they made (each is made again, from the cache), so that the validation
+ * layer sees the trace's calls, each once, named by its call number. */
+static _Thread_local bool warm_thread;
+
+bool vkr_warm_thread(void)
+{
+	return warm_thread;
+}
 
 /* What pipelines are made of, and what destroys each. */
 static const struct {
@@ -266,6 +278,7 @@ static void job_free(warm_job *j)
 static void *reader_main(void *arg)
 {
 	vkr_warm *w = arg;
+	warm_thread = true;
 	trace_error err;
 	trace_error_clear(&err);
 	trace_reader *in = trace_reader_open(w->path, &err);
@@ -295,7 +308,7 @@ static void *reader_main(void *arg)
 		memset(j->args, 0, cmd->args_size);
 		remap m = {.w = w};
 		if (vk_decode_args(cmd, c, &j->arena, j->args, &err) == 0) {
-			j->cache_only = job_samplers(w, j);
+			j->cache_only = w->validate || job_samplers(w, j);
 			vk_walk_handles(cmd, j->args, false, remap_in, &m);
 			j->fn = prepare(w, cmd, j->args);
 		}
@@ -338,6 +351,7 @@ static void run_job(vkr_warm *w, warm_job *j)
 static void *worker_main(void *arg)
 {
 	vkr_warm *w = arg;
+	warm_thread = true;
 	pthread_mutex_lock(&w->mu);
 	for (;;) {
 		while (!w->head && w->reading && !atomic_load(&w->stop))
@@ -430,6 +444,7 @@ void vkr_warm_start(vkr *r, vkr_device *d)
 	}
 	w->d = d;
 	w->dev = d->vk.device;
+	w->validate = r->opt->dev.validate;
 	w->cap_dev = d->cap;
 	w->path = trace_xstrdup(r->opt->input);
 	w->h_device = r->h_device;
