@@ -7,7 +7,8 @@
  * the old one had is done: its counter is at the highest value replay
  * signalled on it, TOP.  The capture's values of the new one are then
  * replayed BASE = TOP - initialValue higher, in every wait, signal and
- * read (tl_shift), so that initialValue is where the counter stands.
+ * read (vkr_timeline_shift), so that initialValue is where the counter
+ * stands.
  *
  * Only a semaphore made with nothing in its create info's pNext chain but
  * its type (not exportable, not imported into) is recycled; not under
