@@ -1,7 +1,9 @@
-# tests/replay-vk.bats: a vkcube trace (text) edited so that
-# every acquire takes fence 0xacf00d too (made before the first), and the
-# program waits on it and resets it after; with NOSEM, the acquire has no
-# semaphore and the next submit does not wait on one
+# tests/replay-vk.bats: a vkcube trace (text) edited so that every acquire
+# takes fence 0xacf00d too (made before the first), and the program waits
+# on it and resets it after.  With NOSEM, the acquire has no semaphore and
+# the next submit does not wait on one; with BARE too, that submit signals
+# none and the present waits on none (as vkd3d presents), so that the
+# fence says nothing but that the image is free.
 /fn: vkAcquireNextImageKHR,/ {
 	if (!made) {
 		d = $0; sub(/.*device: /, "", d); sub(/,.*/, "", d)
@@ -17,6 +19,11 @@
 }
 strip && /fn: vkQueueSubmit,/ {
 	sub(/waitSemaphoreCount: 1, pWaitSemaphores: \[0x[0-9a-f]+\], pWaitDstStageMask: \[[A-Z_]+\]/, "waitSemaphoreCount: 0, pWaitSemaphores: null, pWaitDstStageMask: null")
+	if (bare)
+		sub(/signalSemaphoreCount: 1, pSignalSemaphores: \[0x[0-9a-f]+\]/, "signalSemaphoreCount: 0, pSignalSemaphores: null")
 	strip = 0
+}
+bare && /fn: vkQueuePresentKHR,/ {
+	sub(/waitSemaphoreCount: 1, pWaitSemaphores: \[0x[0-9a-f]+\]/, "waitSemaphoreCount: 0, pWaitSemaphores: null")
 }
 { print }

@@ -48,6 +48,7 @@ void vkr_destroy_swapchain(vkr *r, swapchain *s)
 	free(s->mem);
 	free(s->presented);
 	free(s->pending);
+	free(s->waited);
 	free(s);
 }
 
@@ -66,6 +67,7 @@ void vkr_swapchain_images(vkr *r, vk_args_vkGetSwapchainImagesKHR *a)
 		s->mem = trace_xcalloc(n, sizeof(*s->mem));
 		s->presented = trace_xcalloc(n, sizeof(*s->presented));
 		s->pending = trace_xcalloc(n, sizeof(*s->pending));
+		s->waited = trace_xcalloc(n, sizeof(*s->waited));
 		for (uint32_t i = 0; i < n && !r->checking; i++) {
 			VkImageCreateInfo ici = {
 				.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO,
@@ -141,16 +143,21 @@ void vkr_acquire(vkr *r, uint64_t cap_swapchain, uint32_t index, uint64_t cap_se
 			return;
 		}
 	}
-	/* the fence: never signalled on the device here, and waits for it
-	 * are left out (vkr_acquired_fence): the image is free at once.  An
-	 * empty submit that signalled it came after the last frame's work, and
-	 * the program's wait on it drained the queue each frame (vkd3d
-	 * acquires with a fence and waits on it); a fresh fence made
-	 * signalled cost 0.5 ms a frame on NVIDIA's driver. */
-	if (fence && !sem && !r->loop && vkr_acquired_fence(r, cap_fence)) {
+	/* the fence, where the image's last present waited on nothing: never
+	 * signalled on the device here, and waits for it are left out
+	 * (vkr_acquired_fence).  It says the image is free, and nothing else
+	 * the program could know: an empty submit that signalled it came after
+	 * the last frame's work, and the program's wait on it drained the
+	 * queue each frame (vkd3d acquires with a fence, waits on it, and
+	 * presents with no semaphore); a fresh fence made signalled cost
+	 * 0.5 ms a frame on NVIDIA's driver.  Where the present waited on
+	 * semaphores, the fence signalling says that work is done, which a
+	 * program may count on: the empty submit below stays. */
+	if (fence && !sem && !r->loop && !s->waited[index] && vkr_acquired_fence(r, cap_fence)) {
 		r->calls++;
 		return;
 	}
+	vkr_acquire_submitted(r, cap_fence);
 	VkPipelineStageFlags stage = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
 	VkSemaphore ssem = (VkSemaphore)(uintptr_t)sem;
 	VkSubmitInfo si = {
@@ -179,8 +186,6 @@ static void waited_by(vkr *r, uint64_t cap, VkQueue queue)
 /* ------------------------------------------------------------------ */
 /* Marks (fold_mark): which submit a folded wait's semaphore went with. */
 
-/* A mark no semaphore names, for the device of the record; with its own
- * fence made there and unsignalled where OWN. */
 /* Whether mark K, which no semaphore names, can take a submit of the
  * record's device: with OWN, its fence is made there, and not in flight
  * (asked, not waited for: a mark freed by a semaphore waited on again
@@ -196,6 +201,8 @@ static bool mark_free(vkr *r, const fold_mark *k, bool own)
 	       (!k->pending || vkGetFenceStatus(r->d->vk.device, k->own) == VK_SUCCESS);
 }
 
+/* A mark no semaphore names, for the device of the record; with its own
+ * fence made there and unsignalled where OWN. */
 static uint32_t mark_new(vkr *r, bool own)
 {
 	uint32_t m = 0;
@@ -601,6 +608,7 @@ void vkr_present(vkr *r, vk_args_vkQueuePresentKHR *a)
 		uint32_t idx = pi->pImageIndices ? pi->pImageIndices[i] : 0;
 		if (!s || idx >= s->n)
 			vkr_fatal(r, "present of an unknown swapchain or image");
+		s->waited[idx] = pi->waitSemaphoreCount > 0;
 	}
 	if (r->checking) {  /* --check: the waits' handles known, nothing submitted */
 		vk_sync_walk(VK_SYNC_PRESENT, a, VK_SUCCESS, present_fold, r);

@@ -480,6 +480,13 @@ bool vkr_acquired_fence(vkr *r, uint64_t cap)
 	return f && *f == FENCE_ACQUIRED;
 }
 
+void vkr_acquire_submitted(vkr *r, uint64_t cap)
+{
+	uint64_t *f = tmap_at(&r->binary, cap, TAG_FENCE);
+	if (f && *f == FENCE_ACQUIRED)
+		*f = FENCE_SIGNALLED;
+}
+
 static void binary_use(void *ctx, const vk_sync_use *u)
 {
 	sync_note *n = ctx;

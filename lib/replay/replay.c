@@ -542,7 +542,7 @@ VkResult vkr_call_generic(vkr *r, const cmd_entry *e, void *args)
 /* ------------------------------------------------------------------ */
 /* One record. */
 
-static PFN_vkVoidFunction device_fn(vkr *r, const char *a, const char *b)
+PFN_vkVoidFunction vkr_device_fn(vkr *r, const char *a, const char *b)
 {
 	PFN_vkVoidFunction f = vkGetDeviceProcAddr(r->d->vk.device, a);
 	return f ? f : vkGetDeviceProcAddr(r->d->vk.device, b);
@@ -814,7 +814,7 @@ static void replay_call(vkr *r, const trace_call *c)
 			return;
 		VkSemaphore s = (VkSemaphore)(uintptr_t)vkr_need(r, r->h_semaphore,
 							      (uint64_t)(uintptr_t)a->semaphore);
-		PFN_vkWaitSemaphores wait = (PFN_vkWaitSemaphores)device_fn(r, "vkWaitSemaphores",
+		PFN_vkWaitSemaphores wait = (PFN_vkWaitSemaphores)vkr_device_fn(r, "vkWaitSemaphores",
 									     "vkWaitSemaphoresKHR");
 		if (!wait)
 			return;

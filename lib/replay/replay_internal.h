@@ -152,6 +152,7 @@ typedef struct swapchain {
 	vkd_allocation *mem;
 	VkSemaphore *presented;  /* signalled by the present that showed it */
 	bool *pending;
+	bool *waited;            /* its last present waited on semaphores */
 } swapchain;
 
 /* A descriptor update template's entries: where its pData's descriptors
@@ -438,6 +439,13 @@ uint64_t vkr_wait_ns(const vkr *r);
 /* Whether fence CAP was last signalled by an acquire, which replay
  * leaves unsignalled, and waits on which it leaves out (vkr_acquire). */
 bool vkr_acquired_fence(vkr *r, uint64_t cap);
+/* Fence CAP, an acquire's, is signalled by a submit after all (the
+ * image's last present waited on semaphores): waits for it are made. */
+void vkr_acquire_submitted(vkr *r, uint64_t cap);
+
+/* The record's device's function A, or its alias B (an extension's name
+ * for a core command). */
+PFN_vkVoidFunction vkr_device_fn(vkr *r, const char *a, const char *b);
 
 /* timeline.c: timeline semaphores the program destroys, kept and made
  * again, their values raised.  vkr_timeline_create: true where one was

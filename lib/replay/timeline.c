@@ -31,18 +31,12 @@ static bool recyclable(const VkSemaphoreCreateInfo *ci, uint64_t *initial)
 	return t->semaphoreType == VK_SEMAPHORE_TYPE_TIMELINE && !ci->flags;
 }
 
-static PFN_vkVoidFunction device_fn(vkr *r, const char *a, const char *b)
-{
-	PFN_vkVoidFunction f = vkGetDeviceProcAddr(r->d->vk.device, a);
-	return f ? f : vkGetDeviceProcAddr(r->d->vk.device, b);
-}
-
 /* A pooled semaphore of the record's device whose signals are all done,
  * taken out of the pool; false if none. */
 static bool pool_take(vkr *r, VkSemaphore *sem, uint64_t *top)
 {
 	vkr_device *d = r->d;
-	PFN_vkGetSemaphoreCounterValue value = (PFN_vkGetSemaphoreCounterValue)device_fn(
+	PFN_vkGetSemaphoreCounterValue value = (PFN_vkGetSemaphoreCounterValue)vkr_device_fn(
 		r, "vkGetSemaphoreCounterValue", "vkGetSemaphoreCounterValueKHR");
 	for (uint32_t i = 0; value && i < d->npooled; i++) {
 		uint64_t now;
@@ -69,7 +63,7 @@ bool vkr_timeline_create(vkr *r, const VkSemaphoreCreateInfo *ci, uint64_t cap, 
 		return false;
 	if (top < initial) {
 		/* the counter up to initialValue, from the host */
-		PFN_vkSignalSemaphore signal = (PFN_vkSignalSemaphore)device_fn(
+		PFN_vkSignalSemaphore signal = (PFN_vkSignalSemaphore)vkr_device_fn(
 			r, "vkSignalSemaphore", "vkSignalSemaphoreKHR");
 		VkSemaphoreSignalInfo si = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO,
 					    .semaphore = sem, .value = initial};

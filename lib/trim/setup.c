@@ -373,7 +373,11 @@ static obj *signal_queue(trim *t, const closure *cl, const obj *x)
  * signaled them, or an acquire did, and nothing waited since (vkcube's
  * present waits for what the submit before it signaled).  The setup's
  * submits run without their semaphores, so it signals them itself: one
- * submit of no command buffers per queue, after the rest of the setup.
+ * submit of no command buffers per queue, after the rest of the setup,
+ * then a wait for that queue, as after the setup's other submits: the
+ * range may destroy one it never waits on (vkd3d destroys the last
+ * frame's), which is valid only once the signal is done, and the capture
+ * knew that by fences the setup does not replay.
  */
 static int put_signals(out *o, const closure *cl)
 {
@@ -404,6 +408,9 @@ static int put_signals(out *o, const closure *cl)
 		vk_args_vkQueueSubmit a = {(VkQueue)(uintptr_t)q->handle, 1, &si, VK_NULL_HANDLE,
 					   VK_SUCCESS};
 		rc = put_encoded(o, &vk_cmd_vkQueueSubmit, &a);
+		vk_args_vkQueueWaitIdle w = {(VkQueue)(uintptr_t)q->handle, VK_SUCCESS};
+		if (rc == 0)
+			rc = put_encoded(o, &vk_cmd_vkQueueWaitIdle, &w);
 	}
 	free(v);
 	vec_free(&sems);
