@@ -113,8 +113,18 @@ build/unit/%: tests/unit/%.c $(UNIT_HDR) build/libtrace.a $(LIB_HDR) | build/uni
 build/asan/unit/%: tests/unit/%.c $(UNIT_HDR) build/asan/libtrace.a $(LIB_HDR) | build/asan/unit
 	$(CC) $(WARN) $(CHECK_WARN) $(ASAN_FLAGS) $(INC) -o $@ $< build/asan/libtrace.a $(LIBS)
 
-bin build/asan/bin build/unit build/asan/unit build/fuzz:
+bin build/asan/bin build/unit build/asan/unit build/fuzz build/unit/shaders:
 	mkdir -p $@
+
+# test_spirv's shaders (tests/unit/shaders/iface.STAGE): SPIR-V 1.0 as
+# iface_STAGE10, 1.5 as iface_STAGE15, C arrays in build/unit/shaders
+UNIT_SHADERS := $(foreach v,10 15,$(foreach s,frag comp,build/unit/shaders/iface_$(s)$(v).h))
+build/unit/shaders/iface_%10.h: tests/unit/shaders/iface.% | build/unit/shaders
+	glslangValidator --target-env vulkan1.0 --vn iface_$*10 -o $@ $< >/dev/null
+build/unit/shaders/iface_%15.h: tests/unit/shaders/iface.% | build/unit/shaders
+	glslangValidator --target-env vulkan1.2 --vn iface_$*15 -o $@ $< >/dev/null
+build/unit/test_spirv build/asan/unit/test_spirv: $(UNIT_SHADERS)
+build/unit/test_spirv build/asan/unit/test_spirv: INC += -Ibuild/unit/shaders
 
 UNITS := $(patsubst tests/unit/%.c,build/unit/%,$(UNIT_SRC))
 ASAN_UNITS := $(patsubst tests/unit/%.c,build/asan/unit/%,$(UNIT_SRC))

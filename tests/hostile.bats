@@ -276,6 +276,45 @@ removed() {
 	stopped "firstSet: 4294967295, descriptorSetCount 1, but VkPipelineLayout $layout has 1 set layouts"
 }
 
+# vkcube's fragment shader samples set 0 binding 1
+@test "a set layout binding made invisible to the stage that uses it stops the replay at the pipeline, not in the driver" {
+	mutate 'fn: vkCreateDescriptorSetLayout,' 's/stageFlags: VK_SHADER_STAGE_FRAGMENT_BIT/stageFlags: VK_SHADER_STAGE_GEOMETRY_BIT/'
+	CALL=$(grep -m1 'fn: vkCreateGraphicsPipelines,' bad.txt | sed 's/{call: \([0-9]*\),.*/\1/')
+	FN=vkCreateGraphicsPipelines
+	stopped "pCreateInfos[0].pStages[1]: the VK_SHADER_STAGE_FRAGMENT_BIT shader 'main' uses set 0 binding 1, which VkPipelineLayout $(handle_of 'fn: vkCreatePipelineLayout,' pPipelineLayout) makes visible to VK_SHADER_STAGE_GEOMETRY_BIT only"
+	# the threads that make pipelines ahead leave it to the replay
+	local line=$output
+	fails trace-replay --pipeline-jobs 2 bad.txt
+	[ "$output" == "$line" ]
+}
+
+@test "a set layout binding of another descriptor type than the shader's variable stops the replay at the pipeline" {
+	mutate 'fn: vkCreateDescriptorSetLayout,' 's/binding: 1, descriptorType: VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER/binding: 1, descriptorType: VK_DESCRIPTOR_TYPE_STORAGE_BUFFER/'
+	CALL=$(grep -m1 'fn: vkCreateGraphicsPipelines,' bad.txt | sed 's/{call: \([0-9]*\),.*/\1/')
+	FN=vkCreateGraphicsPipelines
+	stopped "pCreateInfos[0].pStages[1]: the VK_SHADER_STAGE_FRAGMENT_BIT shader 'main' uses set 0 binding 1, which VkPipelineLayout $(handle_of 'fn: vkCreatePipelineLayout,' pPipelineLayout) declares a VK_DESCRIPTOR_TYPE_STORAGE_BUFFER: a type the shader's variable does not take"
+}
+
+@test "a stage's entry point name the module does not have stops the replay at the pipeline" {
+	mutate 'fn: vkCreateGraphicsPipelines,' 's/pName: "main"/pName: "mian"/'
+	FN=vkCreateGraphicsPipelines
+	stopped "pCreateInfos[0].pStages[0].pName: 'mian', which VkShaderModule $(grep -m1 'fn: vkCreateGraphicsPipelines,' bad.txt | sed 's/.*pStages: \[{[^}]*module: \(0x[0-9a-f]*\),.*/\1/') has no VK_SHADER_STAGE_VERTEX_BIT entry point of"
+}
+
+@test "a null image view or set in a descriptor write stops the replay at the update, not in the driver" {
+	mutate 'fn: vkUpdateDescriptorSets,' 's/imageView: 0x[0-9a-f]*/imageView: 0x0/'
+	FN=vkUpdateDescriptorSets
+	stopped "pDescriptorWrites[1].pImageInfo[0].imageView: null, which a VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER write needs (no device enabled nullDescriptor)"
+	mutate 'fn: vkUpdateDescriptorSets,' 's/dstSet: 0x[0-9a-f]*/dstSet: 0x0/'
+	stopped "pDescriptorWrites[0].dstSet: a null VkDescriptorSet (only a pushed write goes without one)"
+}
+
+@test "a shader module whose code is no SPIR-V stops the replay at its create" {
+	mutate 'fn: vkCreateShaderModule,' 's/pCode: \[119734787,/pCode: [0,/'
+	FN=vkCreateShaderModule
+	stopped "pCreateInfo.pCode: no SPIR-V: its first word is 0x00000000, not the magic 0x07230203"
+}
+
 @test "push constants past the end of their pipeline layout's ranges stop the replay" {
 	edit_record "$W/ex.txt" 'fn: vkCmdPushConstants,' '@LINE@s/offset: [0-9]*, size: \([0-9]*\)/offset: 4294967295, size: \1/' bad.txt
 	local line layout end

@@ -147,6 +147,7 @@ static void check_free(vkr *r)
 		if (tmap_used(&r->mems, i))
 			free((memobj *)(uintptr_t)r->mems.vals[i]);
 	vkr_free_templates(r);
+	vk_iface_free(r->iface);
 	for (size_t i = 0; i < r->sigs.cap; i++)
 		if (tmap_used(&r->sigs, i))
 			free((cmd_entry *)(uintptr_t)r->sigs.vals[i]);

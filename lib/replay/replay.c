@@ -588,6 +588,8 @@ static void replay_call(vkr *r, const trace_call *c)
 		vkr_fatal(r, "a device call before vkCreateDevice");
 	if (e->subres)
 		vkr_subres_check(r, e, args);
+	if (vk_iface_note(r->iface, cmd, args, vkr_failed(vkr_cap_result(c)), &r->err) < 0)
+		vkr_fatal(r, "%s", r->err.msg);
 	if (!r->loop) {  /* --loop follows them itself, pass by pass */
 		vkr_binary_note(r, e, args, vkr_cap_result(c));
 		vkr_cmdbuf_note(r, e, args, vkr_cap_result(c));
@@ -1047,6 +1049,7 @@ void vkr_init_common(vkr *r, const vkr_options *opt)
 	r->h_instance = vk_handle_lookup("VkInstance");
 	r->h_command_buffer = vk_handle_lookup("VkCommandBuffer");
 	r->s_allocator = vk_struct_lookup("VkAllocationCallbacks");
+	r->iface = vk_iface_new();
 }
 
 int vkr_run(trace_reader *in, const vkr_options *opt)
@@ -1136,6 +1139,7 @@ int vkr_run(trace_reader *in, const vkr_options *opt)
 	vkr_free_devices_state(r);
 	tmap_free(&r->handles);
 	tmap_free(&r->cbs);
+	vk_iface_free(r->iface);
 	for (size_t i = 0; i < r->sigs.cap; i++)
 		if (tmap_used(&r->sigs, i))
 			free((cmd_entry *)(uintptr_t)r->sigs.vals[i]);

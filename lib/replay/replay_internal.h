@@ -33,6 +33,7 @@
 #include "cli.h"
 #include "frames.h"
 #include "tmap.h"
+#include "vkiface.h"
 #include "vkschema.h"
 #include "vksync.h"
 
@@ -273,6 +274,7 @@ typedef struct vkr {
 	tmap binary;       /* (binary semaphore made here, TAG_BINARY), (fence
 			    * made here, TAG_FENCE) -> 1 while a signal is
 			    * pending, or the fence signalled (queue.c) */
+	vk_iface *iface;   /* shaders against their pipelines' layouts */
 	tmap cbs;          /* (primary command buffer, TAG_CBSTATE) -> its state;
 			    * (pipeline layout, TAG_LAYOUT) -> its set layouts,
 			    * its push constants' end << 32; (command buffer,

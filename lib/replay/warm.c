@@ -289,6 +289,9 @@ static void *reader_main(void *arg)
 	trace_arena arena;
 	trace_arena_init(&arena);
 	trace_call *c;
+	/* a pipeline whose shaders do not fit its layout, or a module that is
+	 * no SPIR-V, is the replay's to refuse: the reading ends before it */
+	vk_iface *iface = vk_iface_new();
 	while (in && !atomic_load(&w->stop) && trace_reader_next(in, &c, &err) > 0) {
 		unsigned kind = kind_of(w, c->sig);
 		if (kind == WK_NONE)
@@ -299,9 +302,13 @@ static void *reader_main(void *arg)
 		if (kind != WK_PIPELINES) {
 			void *args = trace_arena_alloc(&arena, cmd->args_size);
 			memset(args, 0, cmd->args_size);
-			if (vk_decode_args(cmd, c, &arena, args, &err) == 0)
+			int rc = vk_decode_args(cmd, c, &arena, args, &err);
+			if (rc == 0 && (rc = vk_iface_note(iface, cmd, args,
+							   vkr_failed(vkr_cap_result(c)), &err)) == 0)
 				make(w, cmd, args, makes[kind - WK_MAKE].destroy);
 			trace_arena_reset(&arena);
+			if (rc < 0)
+				break;
 			continue;
 		}
 		warm_job *j = trace_xcalloc(1, sizeof(*j));
@@ -311,7 +318,12 @@ static void *reader_main(void *arg)
 		j->args = trace_arena_alloc(&j->arena, cmd->args_size);
 		memset(j->args, 0, cmd->args_size);
 		remap m = {.w = w};
-		if (vk_decode_args(cmd, c, &j->arena, j->args, &err) == 0) {
+		int rc = vk_decode_args(cmd, c, &j->arena, j->args, &err);
+		if (rc == 0 && vk_iface_note(iface, cmd, j->args, false, &err) < 0) {
+			job_free(j);
+			break;
+		}
+		if (rc == 0) {
 			j->cache_only = w->validate || job_samplers(w, j);
 			vk_walk_handles(cmd, j->args, false, remap_in, &m);
 			j->fn = prepare(w, cmd, j->args);
@@ -324,6 +336,7 @@ static void *reader_main(void *arg)
 		push(w, j);
 	}
 	trace_arena_free(&arena);
+	vk_iface_free(iface);
 	if (in)
 		trace_reader_close(in);
 	pthread_mutex_lock(&w->mu);

@@ -1,0 +1,526 @@
+/*
+ * Pipelines' shaders against their layouts: see vkiface.h.
+ *
+ * What is checked, by the specification's valid usage for a pipeline
+ * (VUID-VkGraphicsPipelineCreateInfo-layout-07988, -07990, -07991 and
+ * their compute and ray tracing twins, and pName-00707) for each
+ * resource variable a stage's entry point statically uses:
+ *  - its set is one of the layout's (a set layout left null, as a
+ *    library with independent sets may, is not checked);
+ *  - the set layout has its binding, visible to the stage;
+ *  - the binding's descriptor type is one the variable's type takes
+ *    (types from extensions, such as mutable descriptors and inline
+ *    uniform blocks, are taken as fitting);
+ *  - the binding has at least as many descriptors as the variable's
+ *    array has elements;
+ * and that a push constant block used is in a range of the stage.  A
+ * pipeline layout keeps copies of its set layouts' bindings: a set
+ * layout may be destroyed once the pipeline layout is made.
+ */
+#include "vkiface.h"
+
+#include "internal.h"
+#include "spirv.h"
+#include "tmap.h"
+#include "vkschema_cmds.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { K_MODULE = 1, K_SET_LAYOUT, K_LAYOUT, K_SET };
+
+#define H(x) ((uint64_t)(uintptr_t)(x))
+
+typedef struct set_layout {
+	uint32_t n;
+	bool immutable;  /* a binding has immutable samplers */
+	VkDescriptorSetLayoutBinding b[];  /* (pImmutableSamplers left null) */
+} set_layout;
+
+typedef struct pipe_layout {
+	uint32_t nsets, npush;
+	set_layout **sets;  /* copies; NULL for a null or unknown set layout */
+	VkPushConstantRange *push;
+} pipe_layout;
+
+struct vk_iface {
+	tmap map;  /* (capture handle, K_*) -> spv_module *, set_layout *, pipe_layout *;
+		    * (descriptor set, K_SET) -> 1 + whether its layout has
+		    * immutable samplers */
+	bool null_descriptor;  /* a device enabled robustness2's nullDescriptor */
+};
+
+vk_iface *vk_iface_new(void)
+{
+	return trace_xcalloc(1, sizeof(vk_iface));
+}
+
+static void free_layout(pipe_layout *l)
+{
+	for (uint32_t i = 0; i < l->nsets; i++)
+		free(l->sets[i]);
+	free(l->sets);
+	free(l->push);
+	free(l);
+}
+
+static void free_entry(uint64_t kind, uint64_t val)
+{
+	void *p = (void *)(uintptr_t)val;
+	if (kind == K_SET)
+		return;
+	if (kind == K_MODULE)
+		spv_free(p);
+	else if (kind == K_LAYOUT)
+		free_layout(p);
+	else
+		free(p);
+}
+
+void vk_iface_free(vk_iface *v)
+{
+	if (!v)
+		return;
+	for (size_t i = 0; i < v->map.cap; i++)
+		if (tmap_used(&v->map, i))
+			free_entry(v->map.kinds[i], v->map.vals[i]);
+	tmap_free(&v->map);
+	free(v);
+}
+
+static void *get(const vk_iface *v, uint64_t handle, uint64_t kind)
+{
+	uint64_t *p = handle ? tmap_at(&v->map, handle, kind) : NULL;
+	return p ? (void *)(uintptr_t)*p : NULL;
+}
+
+static void put(vk_iface *v, uint64_t handle, uint64_t kind, void *p)
+{
+	uint64_t old;
+	if (tmap_del(&v->map, handle, kind, &old))
+		free_entry(kind, old);
+	if (p)
+		tmap_set(&v->map, handle, kind, (uint64_t)(uintptr_t)p);
+}
+
+static void forget(vk_iface *v, uint64_t handle, uint64_t kind)
+{
+	if (handle)
+		put(v, handle, kind, NULL);
+}
+
+static set_layout *copy_set(const set_layout *s)
+{
+	if (!s)
+		return NULL;
+	size_t size = sizeof(*s) + s->n * sizeof(s->b[0]);
+	set_layout *c = trace_xmalloc(size);
+	memcpy(c, s, size);
+	return c;
+}
+
+/* ------------------------------------------------------------------ */
+/* Names for messages. */
+
+static const char *enum_name(const char *type, int64_t value)
+{
+	const trace_enum_sig *s = vk_enum_sig(vk_enum_lookup(type), value);
+	return s->nvalues ? s->values[0].name : NULL;
+}
+
+static const char *stage_name(uint32_t stage, char *buf, size_t cap)
+{
+	const char *n = enum_name("VkShaderStageFlagBits", stage);
+	if (n)
+		return n;
+	snprintf(buf, cap, "stage 0x%x", stage);
+	return buf;
+}
+
+/* FLAGS as "A|B", or "no stage". */
+static const char *stages_named(uint32_t flags, char *buf, size_t cap)
+{
+	size_t at = 0;
+	buf[0] = 0;
+	for (uint32_t bit = 1; bit && at < cap; bit <<= 1) {
+		if (!(flags & bit))
+			continue;
+		char one[32];
+		at += (size_t)snprintf(buf + at, cap - at, "%s%s", at ? "|" : "",
+				       stage_name(bit, one, sizeof(one)));
+	}
+	return flags ? buf : "no stage";
+}
+
+static void type_named(uint32_t type, char *buf, size_t cap)
+{
+	const char *n = enum_name("VkDescriptorType", type);
+	if (n)
+		snprintf(buf, cap, "%s", n);
+	else
+		snprintf(buf, cap, "descriptor type %u", type);
+}
+
+/* ------------------------------------------------------------------ */
+/* What is made. */
+
+static int module_made(vk_iface *v, const VkShaderModuleCreateInfo *ci, const char *where,
+		       spv_module **out, trace_error *err)
+{
+	*out = NULL;
+	if (!ci)
+		return 0;
+	if (ci->codeSize % 4 || !ci->pCode) {
+		trace_error_set(err, "%s.codeSize: %zu, not a whole number of SPIR-V words", where,
+				(size_t)ci->codeSize);
+		return -1;
+	}
+	(void)v;
+	*out = spv_reflect(ci->pCode, ci->codeSize / 4, err);
+	if (*out)
+		return 0;
+	char why[sizeof(err->msg)];
+	snprintf(why, sizeof(why), "%s", err->msg);
+	trace_error_set(err, "%s.pCode: %s", where, why);
+	return -1;
+}
+
+static void set_layout_made(vk_iface *v, const vk_args_vkCreateDescriptorSetLayout *a)
+{
+	const VkDescriptorSetLayoutCreateInfo *ci = a->pCreateInfo;
+	uint32_t n = ci->pBindings ? ci->bindingCount : 0;
+	set_layout *s = trace_xmalloc(sizeof(*s) + n * sizeof(s->b[0]));
+	s->n = n;
+	s->immutable = false;
+	for (uint32_t i = 0; i < n; i++) {
+		s->b[i] = ci->pBindings[i];
+		s->immutable |= s->b[i].pImmutableSamplers != NULL;
+		s->b[i].pImmutableSamplers = NULL;
+	}
+	put(v, H(*a->pSetLayout), K_SET_LAYOUT, s);
+}
+
+static void layout_made(vk_iface *v, const vk_args_vkCreatePipelineLayout *a)
+{
+	const VkPipelineLayoutCreateInfo *ci = a->pCreateInfo;
+	pipe_layout *l = trace_xcalloc(1, sizeof(*l));
+	l->nsets = ci->pSetLayouts ? ci->setLayoutCount : 0;
+	l->sets = trace_xcalloc(l->nsets ? l->nsets : 1, sizeof(*l->sets));
+	for (uint32_t i = 0; i < l->nsets; i++)
+		l->sets[i] = copy_set(get(v, H(ci->pSetLayouts[i]), K_SET_LAYOUT));
+	l->npush = ci->pPushConstantRanges ? ci->pushConstantRangeCount : 0;
+	l->push = trace_xcalloc(l->npush ? l->npush : 1, sizeof(*l->push));
+	if (l->npush)
+		memcpy(l->push, ci->pPushConstantRanges, l->npush * sizeof(*l->push));
+	put(v, H(*a->pPipelineLayout), K_LAYOUT, l);
+}
+
+/* ------------------------------------------------------------------ */
+/* A stage against its layout. */
+
+static const VkDescriptorSetLayoutBinding *binding_of(const set_layout *s, uint32_t binding)
+{
+	for (uint32_t i = 0; i < s->n; i++)
+		if (s->b[i].binding == binding)
+			return &s->b[i];
+	return NULL;
+}
+
+/* Entry point E of stage STAGE (WHERE, MODULE: for messages) against the
+ * layout L (LAYOUT: its handle). */
+static int entry_fits(const spv_entry *e, uint32_t stage, const pipe_layout *l, uint64_t layout,
+		      const char *where, trace_error *err)
+{
+	char buf[64], names[256];
+	const char *sn = stage_name(stage, buf, sizeof(buf));
+	for (uint32_t i = 0; i < e->nbindings; i++) {
+		const spv_binding *u = &e->bindings[i];
+		if (u->set >= l->nsets) {
+			trace_error_set(err, "%s: the %s shader '%s' uses set %u binding %u, but "
+					"VkPipelineLayout 0x%llx has %u set layouts", where, sn, e->name,
+					u->set, u->binding, (unsigned long long)layout, l->nsets);
+			return -1;
+		}
+		const set_layout *s = l->sets[u->set];
+		if (!s)
+			continue;
+		const VkDescriptorSetLayoutBinding *b = binding_of(s, u->binding);
+		if (!b || !b->descriptorCount) {
+			trace_error_set(err, "%s: the %s shader '%s' uses set %u binding %u, which "
+					"VkPipelineLayout 0x%llx's set layout %u %s", where, sn, e->name,
+					u->set, u->binding, (unsigned long long)layout, u->set,
+					b ? "declares with no descriptors" : "does not have");
+			return -1;
+		}
+		if (!(b->stageFlags & stage)) {
+			trace_error_set(err, "%s: the %s shader '%s' uses set %u binding %u, which "
+					"VkPipelineLayout 0x%llx makes visible to %s only", where, sn,
+					e->name, u->set, u->binding, (unsigned long long)layout,
+					stages_named(b->stageFlags, names, sizeof(names)));
+			return -1;
+		}
+		if ((unsigned)b->descriptorType > 10)
+			continue;  /* an extension's type: not checked */
+		if (u->types != SPV_ANY && !(u->types & SPV_DTYPE(b->descriptorType))) {
+			char have[64];
+			type_named(b->descriptorType, have, sizeof(have));
+			trace_error_set(err, "%s: the %s shader '%s' uses set %u binding %u, which "
+					"VkPipelineLayout 0x%llx declares a %s: a type the shader's "
+					"variable does not take", where, sn, e->name, u->set, u->binding,
+					(unsigned long long)layout, have);
+			return -1;
+		}
+		if (u->count > b->descriptorCount) {
+			trace_error_set(err, "%s: the %s shader '%s' uses set %u binding %u as an array "
+					"of %u, but VkPipelineLayout 0x%llx declares %u descriptors there",
+					where, sn, e->name, u->set, u->binding, u->count,
+					(unsigned long long)layout, b->descriptorCount);
+			return -1;
+		}
+	}
+	if (e->push) {
+		uint32_t i = 0;
+		while (i < l->npush && !(l->push[i].stageFlags & stage))
+			i++;
+		if (i == l->npush) {
+			trace_error_set(err, "%s: the %s shader '%s' uses push constants, but "
+					"VkPipelineLayout 0x%llx has no push constant range for its stage",
+					where, sn, e->name, (unsigned long long)layout);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* A stage's shader: MODULE's, or one its pNext chain makes. */
+static int stage_fits(vk_iface *v, const VkPipelineShaderStageCreateInfo *st, uint64_t layout,
+		      const char *where, trace_error *err)
+{
+	const pipe_layout *l = get(v, layout, K_LAYOUT);
+	if (!l)
+		return 0;  /* none, or a library's: nothing to check against */
+	const spv_module *m = get(v, H(st->module), K_MODULE);
+	spv_module *inline_m = NULL;
+	if (!st->module) {
+		const VkBaseInStructure *p = st->pNext;
+		while (p && p->sType != VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO)
+			p = p->pNext;
+		char at[160];
+		snprintf(at, sizeof(at), "%s.pNext", where);
+		if (p && module_made(v, (const VkShaderModuleCreateInfo *)p, at, &inline_m, err) < 0)
+			return -1;
+		m = inline_m;
+	}
+	if (!m)
+		return 0;  /* a module identifier, or a module not followed */
+	char sn[64];
+	const spv_entry *e = spv_entry_of(m, st->pName, st->stage);
+	int rc = 0;
+	if (!e) {
+		trace_error_set(err, "%s.pName: '%s', which VkShaderModule 0x%llx has no %s entry "
+				"point of", where, st->pName ? st->pName : "(null)",
+				(unsigned long long)st->module, stage_name(st->stage, sn, sizeof(sn)));
+		rc = -1;
+	} else {
+		rc = entry_fits(e, st->stage, l, layout, where, err);
+	}
+	spv_free(inline_m);
+	return rc;
+}
+
+/* Create info K's stages (N at STAGES; FIELD: "pStages", or "stage" for
+ * a compute pipeline's one) against LAYOUT. */
+static int stages_fit(vk_iface *v, uint32_t k, const char *field,
+		      const VkPipelineShaderStageCreateInfo *stages, uint32_t n, VkPipelineLayout layout,
+		      trace_error *err)
+{
+	for (uint32_t i = 0; stages && i < n; i++) {
+		char where[96];
+		if (!strcmp(field, "stage"))
+			snprintf(where, sizeof(where), "pCreateInfos[%u].stage", k);
+		else
+			snprintf(where, sizeof(where), "pCreateInfos[%u].%s[%u]", k, field, i);
+		if (stage_fits(v, &stages[i], H(layout), where, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Descriptor writes: no null handle where the descriptor's type reads
+ * one (a null image view or buffer is a null descriptor only where a
+ * device enabled nullDescriptor; a null sampler only where the set's
+ * layout has immutable samplers: for a pushed set, not known, so not
+ * checked); nor a null set but in a pushed write.  llvmpipe crashed at
+ * a vkUpdateDescriptorSets whose set or image view was edited to null. */
+
+static const void *chain_find(const void *p, VkStructureType t)
+{
+	const VkBaseInStructure *b = p;
+	while (b && b->sType != t)
+		b = b->pNext;
+	return b;
+}
+
+static void device_made(vk_iface *v, const vk_args_vkCreateDevice *a)
+{
+	const VkPhysicalDeviceRobustness2FeaturesEXT *f = a->pCreateInfo
+		? chain_find(a->pCreateInfo->pNext, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ROBUSTNESS_2_FEATURES_EXT)
+		: NULL;
+	if (f && f->nullDescriptor)
+		v->null_descriptor = true;
+}
+
+static void sets_made(vk_iface *v, const vk_args_vkAllocateDescriptorSets *a)
+{
+	const VkDescriptorSetAllocateInfo *ai = a->pAllocateInfo;
+	if (!ai || !ai->pSetLayouts || !a->pDescriptorSets)
+		return;
+	for (uint32_t i = 0; i < ai->descriptorSetCount; i++) {
+		const set_layout *s = get(v, H(ai->pSetLayouts[i]), K_SET_LAYOUT);
+		if (a->pDescriptorSets[i])
+			tmap_set(&v->map, H(a->pDescriptorSets[i]), K_SET, 1 + (!s || s->immutable));
+	}
+}
+
+/* What one descriptor of TYPE needs: 's' a sampler, 'v' an image view
+ * ('V': even with nullDescriptor), 't' a texel buffer view, 'b' a buffer
+ * ('B': even with nullDescriptor); none for the types of extensions. */
+static const char *needs(VkDescriptorType type)
+{
+	switch (type) {
+	case VK_DESCRIPTOR_TYPE_SAMPLER: return "s";
+	case VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER: return "sv";
+	case VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE:
+	case VK_DESCRIPTOR_TYPE_STORAGE_IMAGE: return "v";
+	case VK_DESCRIPTOR_TYPE_INPUT_ATTACHMENT: return "V";
+	case VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER:
+	case VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER: return "t";
+	case VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER:
+	case VK_DESCRIPTOR_TYPE_STORAGE_BUFFER: return "b";
+	case VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC:
+	case VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC: return "B";
+	default: return "";
+	}
+}
+
+static int writes_fit(vk_iface *v, const VkWriteDescriptorSet *w, uint32_t n, bool pushed,
+		      trace_error *err)
+{
+	for (uint32_t k = 0; w && k < n; k++) {
+		if (!pushed && !w[k].dstSet) {
+			trace_error_set(err, "pDescriptorWrites[%u].dstSet: a null VkDescriptorSet "
+					"(only a pushed write goes without one)", k);
+			return -1;
+		}
+		const char *need = needs(w[k].descriptorType);
+		uint64_t *set = pushed ? NULL : tmap_at(&v->map, H(w[k].dstSet), K_SET);
+		bool immutable = pushed || !set || *set == 2;
+		char type[64];
+		type_named(w[k].descriptorType, type, sizeof(type));
+		for (const char *c = need; *c; c++) {
+			const char *array = *c == 's' || *c == 'v' || *c == 'V' ? "pImageInfo"
+				: *c == 't' ? "pTexelBufferView" : "pBufferInfo";
+			const void *p = *c == 't' ? (const void *)w[k].pTexelBufferView
+				: array[1] == 'I' ? (const void *)w[k].pImageInfo
+				: (const void *)w[k].pBufferInfo;
+			if (!p && w[k].descriptorCount) {
+				trace_error_set(err, "pDescriptorWrites[%u].%s: null, but a %s write "
+						"reads %u", k, array, type, w[k].descriptorCount);
+				return -1;
+			}
+			if ((*c == 's' && immutable) ||
+			    ((*c == 'v' || *c == 't' || *c == 'b') && v->null_descriptor))
+				continue;
+			for (uint32_t i = 0; i < w[k].descriptorCount; i++) {
+				const char *member = *c == 's' ? "sampler" : *c == 't' ? ""
+					: *c == 'b' || *c == 'B' ? "buffer" : "imageView";
+				bool null = *c == 's' ? !w[k].pImageInfo[i].sampler
+					: *c == 't' ? !w[k].pTexelBufferView[i]
+					: *c == 'b' || *c == 'B' ? !w[k].pBufferInfo[i].buffer
+					: !w[k].pImageInfo[i].imageView;
+				if (null) {
+					trace_error_set(err, "pDescriptorWrites[%u].%s[%u]%s%s: null, "
+							"which a %s write needs%s", k, array, i,
+							*member ? "." : "", member, type,
+							*c == 's' ? " (the set's layout has no "
+							"immutable samplers)"
+							: *c == 'V' || *c == 'B' ? ""
+							: " (no device enabled nullDescriptor)");
+					return -1;
+				}
+			}
+		}
+	}
+	return 0;
+}
+
+int vk_iface_note(vk_iface *v, const vk_command_info *cmd, const void *args, bool failed,
+		  trace_error *err)
+{
+	const char *n = cmd->sig.name;
+	if (!strcmp(n, "vkUpdateDescriptorSets")) {
+		const vk_args_vkUpdateDescriptorSets *a = args;
+		return writes_fit(v, a->pDescriptorWrites, a->descriptorWriteCount, false, err);
+	}
+	if (!strcmp(n, "vkCmdPushDescriptorSetKHR")) {
+		const vk_args_vkCmdPushDescriptorSetKHR *a = args;
+		return writes_fit(v, a->pDescriptorWrites, a->descriptorWriteCount, true, err);
+	}
+	if (!strcmp(n, "vkAllocateDescriptorSets")) {
+		if (!failed)
+			sets_made(v, args);
+		return 0;
+	}
+	if (strncmp(n, "vkCreate", 8) && strncmp(n, "vkDestroy", 9))
+		return 0;
+	if (!strcmp(n, "vkCreateDevice")) {
+		if (!failed)
+			device_made(v, args);
+	} else if (!strcmp(n, "vkCreateShaderModule")) {
+		const vk_args_vkCreateShaderModule *a = args;
+		spv_module *m;
+		if (module_made(v, a->pCreateInfo, "pCreateInfo", &m, err) < 0)
+			return -1;
+		if (!failed && a->pShaderModule && *a->pShaderModule)
+			put(v, H(*a->pShaderModule), K_MODULE, m);
+		else
+			spv_free(m);
+	} else if (!strcmp(n, "vkDestroyShaderModule")) {
+		forget(v, H(((const vk_args_vkDestroyShaderModule *)args)->shaderModule), K_MODULE);
+	} else if (!strcmp(n, "vkCreateDescriptorSetLayout")) {
+		const vk_args_vkCreateDescriptorSetLayout *a = args;
+		if (!failed && a->pCreateInfo && a->pSetLayout && *a->pSetLayout)
+			set_layout_made(v, a);
+	} else if (!strcmp(n, "vkDestroyDescriptorSetLayout")) {
+		forget(v, H(((const vk_args_vkDestroyDescriptorSetLayout *)args)->descriptorSetLayout),
+		       K_SET_LAYOUT);
+	} else if (!strcmp(n, "vkCreatePipelineLayout")) {
+		const vk_args_vkCreatePipelineLayout *a = args;
+		if (!failed && a->pCreateInfo && a->pPipelineLayout && *a->pPipelineLayout)
+			layout_made(v, a);
+	} else if (!strcmp(n, "vkDestroyPipelineLayout")) {
+		forget(v, H(((const vk_args_vkDestroyPipelineLayout *)args)->pipelineLayout),
+		       K_LAYOUT);
+	} else if (!strcmp(n, "vkCreateGraphicsPipelines")) {
+		const vk_args_vkCreateGraphicsPipelines *a = args;
+		for (uint32_t k = 0; a->pCreateInfos && k < a->createInfoCount; k++)
+			if (stages_fit(v, k, "pStages", a->pCreateInfos[k].pStages,
+				       a->pCreateInfos[k].stageCount, a->pCreateInfos[k].layout, err) < 0)
+				return -1;
+	} else if (!strcmp(n, "vkCreateComputePipelines")) {
+		const vk_args_vkCreateComputePipelines *a = args;
+		for (uint32_t k = 0; a->pCreateInfos && k < a->createInfoCount; k++)
+			if (stages_fit(v, k, "stage", &a->pCreateInfos[k].stage, 1,
+				       a->pCreateInfos[k].layout, err) < 0)
+				return -1;
+	} else if (!strcmp(n, "vkCreateRayTracingPipelinesKHR")) {
+		const vk_args_vkCreateRayTracingPipelinesKHR *a = args;
+		for (uint32_t k = 0; a->pCreateInfos && k < a->createInfoCount; k++)
+			if (stages_fit(v, k, "pStages", a->pCreateInfos[k].pStages,
+				       a->pCreateInfos[k].stageCount, a->pCreateInfos[k].layout, err) < 0)
+				return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,34 @@
+/*
+ * A pipeline's shaders against its layout (lib/vulkan/vkiface.c): what
+ * each stage's entry point uses of descriptor sets and push constants
+ * (SPIR-V reflection, lib/vulkan/spirv.h), and what its pipeline layout
+ * declares.  A stage using a binding its layout lacks, or makes visible
+ * to other stages only, or declares as a descriptor of another type or
+ * of fewer elements, is invalid Vulkan that drivers do not survive
+ * (llvmpipe crashed making vkcube's pipeline after its set layout's
+ * stageFlags were edited): replay refuses it before the driver sees it.
+ *
+ * Handles are the capture's: the records as they are read, before any
+ * remapping, so replay and the threads that make pipelines ahead each
+ * follow the trace with one of these.
+ */
+#ifndef TRACE_VKIFACE_H
+#define TRACE_VKIFACE_H
+
+#include "vkschema.h"
+
+#include <stdbool.h>
+
+typedef struct vk_iface vk_iface;
+
+vk_iface *vk_iface_new(void);
+void vk_iface_free(vk_iface *v);
+/* A record of CMD (ARGS as decoded; FAILED: the capture's call failed):
+ * shader modules, descriptor set layouts and pipeline layouts made and
+ * destroyed are followed; a shader module that is no SPIR-V, or a
+ * pipeline (graphics, compute, ray tracing) whose stage uses what its layout does not declare, is -1 with ERR's message
+ * naming the field. */
+int vk_iface_note(vk_iface *v, const vk_command_info *cmd, const void *args, bool failed,
+		  trace_error *err);
+
+#endif

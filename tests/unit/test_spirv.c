@@ -1,0 +1,305 @@
+/*
+ * SPIR-V reflection (lib/vulkan/spirv.c) and pipelines' stages against
+ * their layouts (lib/vulkan/vkiface.c).
+ *
+ * tests/unit/shaders/iface.frag, compiled by glslangValidator to SPIR-V
+ * 1.0 and 1.5, uses one resource of each kind (one only inside a called
+ * function) and declares one it does not use: both compilations must
+ * read as the same bindings, the unused one absent (1.5 lists it in the
+ * entry point's interface, which is no use).  Then a pipeline made of
+ * it against layouts that fit, and against one edit each of a layout
+ * that does not: each is refused naming the binding.  Malformed modules
+ * are refused with the word they break at.
+ */
+#include "spirv.h"
+#include "vkiface.h"
+#include "vkschema_cmds.h"
+#include "unit.h"
+
+#include "iface_comp10.h"
+#include "iface_frag10.h"
+#include "iface_frag15.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define T(x) SPV_DTYPE(VK_DESCRIPTOR_TYPE_##x)
+
+static const spv_binding frag_uses[] = {
+	{0, 0, T(UNIFORM_BUFFER) | T(UNIFORM_BUFFER_DYNAMIC), 1},
+	{0, 1, T(COMBINED_IMAGE_SAMPLER), 4},
+	{1, 0, T(STORAGE_BUFFER) | T(STORAGE_BUFFER_DYNAMIC), 1},
+	{1, 2, T(STORAGE_IMAGE), 1},
+	{2, 0, T(UNIFORM_TEXEL_BUFFER), 1},
+	{2, 1, T(SAMPLED_IMAGE) | T(COMBINED_IMAGE_SAMPLER), 1},
+	{2, 2, T(SAMPLER) | T(COMBINED_IMAGE_SAMPLER), 1},
+	{3, 1, T(COMBINED_IMAGE_SAMPLER), 0},
+	{3, 2, T(INPUT_ATTACHMENT), 1},
+	{3, 3, T(STORAGE_TEXEL_BUFFER), 1},
+};
+#define NUSES (sizeof(frag_uses) / sizeof(frag_uses[0]))
+
+static const spv_binding *find(const spv_entry *e, uint32_t set, uint32_t binding)
+{
+	for (uint32_t i = 0; i < e->nbindings; i++)
+		if (e->bindings[i].set == set && e->bindings[i].binding == binding)
+			return &e->bindings[i];
+	return NULL;
+}
+
+static void reflects_frag(const uint32_t *code, size_t size, const char *what)
+{
+	trace_error err = {0};
+	spv_module *m = spv_reflect(code, size / 4, &err);
+	check(m != NULL, "%s: reflects (%s)", what, err.msg);
+	if (!m)
+		return;
+	const spv_entry *e = spv_entry_of(m, "main", VK_SHADER_STAGE_FRAGMENT_BIT);
+	check(e != NULL, "%s: a fragment entry point 'main'", what);
+	check(!spv_entry_of(m, "main", VK_SHADER_STAGE_VERTEX_BIT), "%s: no vertex one", what);
+	check(!spv_entry_of(m, "mian", VK_SHADER_STAGE_FRAGMENT_BIT), "%s: none of another name",
+	      what);
+	if (e) {
+		check(e->nbindings == NUSES, "%s: %u bindings used, not %zu", what, e->nbindings,
+		      (size_t)NUSES);
+		for (size_t i = 0; i < NUSES; i++) {
+			const spv_binding *want = &frag_uses[i], *b = find(e, want->set, want->binding);
+			check(b != NULL, "%s: set %u binding %u used", what, want->set, want->binding);
+			if (b)
+				check(b->types == want->types && b->count == want->count,
+				      "%s: set %u binding %u: types 0x%x count %u, not 0x%x %u", what,
+				      want->set, want->binding, b->types, b->count, want->types,
+				      want->count);
+		}
+		check(!find(e, 3, 0), "%s: the block declared and not used is not used", what);
+		check(e->push, "%s: push constants used", what);
+	}
+	spv_free(m);
+}
+
+static void reflects_comp(void)
+{
+	trace_error err = {0};
+	spv_module *m = spv_reflect(iface_comp10, sizeof(iface_comp10) / 4, &err);
+	const spv_entry *e = m ? spv_entry_of(m, "main", VK_SHADER_STAGE_COMPUTE_BIT) : NULL;
+	check(e != NULL, "comp: a compute entry point (%s)", err.msg);
+	if (e) {
+		const spv_binding *arr = find(e, 0, 0), *out = find(e, 0, 1);
+		check(arr && arr->count == 0, "comp: an array of a specialisation constant's "
+		      "length: its count unknown");
+		check(out && out->types == (T(STORAGE_BUFFER) | T(STORAGE_BUFFER_DYNAMIC)),
+		      "comp: the storage buffer");
+		check(!e->push, "comp: no push constants");
+	}
+	spv_free(m);
+}
+
+/* Malformed modules: refused, the message naming what. */
+static void refuses(const uint32_t *code, size_t n, const char *want, const char *what)
+{
+	trace_error err = {0};
+	spv_module *m = spv_reflect(code, n, &err);
+	check(!m && strstr(err.msg, want), "%s: refused with '%s', got '%s'", what, want,
+	      m ? "(read)" : err.msg);
+	spv_free(m);
+}
+
+static void malformed(void)
+{
+	size_t n = sizeof(iface_frag10) / 4;
+	uint32_t *c = malloc(n * 4);
+	memcpy(c, iface_frag10, n * 4);
+	refuses(c, 4, "short of its header", "four words");
+	c[0] = 0x12345678;
+	refuses(c, n, "not the magic", "another magic");
+	c[0] = iface_frag10[0];
+	c[3] = 0xffffffffu;
+	refuses(c, n, "id bound", "a bound of 2^32 - 1");
+	c[3] = iface_frag10[3];
+	/* the last instruction (OpFunctionEnd) said to run a word past the end */
+	c[n - 1] = (2u << 16) | (c[n - 1] & 0xffff);
+	refuses(c, n, "past the module's end", "an instruction past the end");
+	c[n - 1] = (0u << 16) | (c[n - 1] & 0xffff);
+	refuses(c, n, "of 0 words", "an instruction of no words");
+	free(c);
+	/* the same module byte-swapped reads alike */
+	uint32_t *s = malloc(n * 4);
+	for (size_t i = 0; i < n; i++) {
+		uint32_t x = iface_frag10[i];
+		s[i] = x >> 24 | (x >> 8 & 0xff00) | (x << 8 & 0xff0000) | x << 24;
+	}
+	reflects_frag(s, n * 4, "frag 1.0 byte-swapped");
+	free(s);
+}
+
+/* ------------------------------------------------------------------ */
+/* vk_iface: the fragment shader in a pipeline against layouts. */
+
+#define MODULE ((VkShaderModule)(uintptr_t)0x100)
+#define PIPE_LAYOUT ((VkPipelineLayout)(uintptr_t)0x300)
+
+static int note(vk_iface *v, const char *fn, void *args, trace_error *err)
+{
+	return vk_iface_note(v, vk_command_lookup(fn), args, false, err);
+}
+
+/* The shader's every binding, as it uses them; EDIT changes one. */
+static VkDescriptorSetLayoutBinding bindings[4][4];
+static uint32_t nbindings[4];
+
+static void full_layout(void)
+{
+	memset(bindings, 0, sizeof(bindings));
+	memset(nbindings, 0, sizeof(nbindings));
+	static const VkDescriptorType type[] = {
+		[0] = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, [1] = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
+		[2] = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, [3] = VK_DESCRIPTOR_TYPE_STORAGE_IMAGE,
+		[4] = VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, [5] = VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE,
+		[6] = VK_DESCRIPTOR_TYPE_SAMPLER, [7] = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
+		[8] = VK_DESCRIPTOR_TYPE_INPUT_ATTACHMENT, [9] = VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER,
+	};
+	for (size_t i = 0; i < NUSES; i++) {
+		uint32_t s = frag_uses[i].set;
+		bindings[s][nbindings[s]++] = (VkDescriptorSetLayoutBinding){
+			.binding = frag_uses[i].binding, .descriptorType = type[i],
+			.descriptorCount = i == 7 ? 64 : frag_uses[i].count,
+			.stageFlags = VK_SHADER_STAGE_FRAGMENT_BIT | VK_SHADER_STAGE_VERTEX_BIT,
+		};
+	}
+}
+
+/* The module, the four set layouts of BINDINGS, a pipeline layout of
+ * NSETS of them (PUSH: with a push constant range for STAGES), then a
+ * pipeline: what vk_iface_note says of the pipeline. */
+static int pipeline(uint32_t nsets, bool push, VkShaderStageFlags push_stages, trace_error *err)
+{
+	vk_iface *v = vk_iface_new();
+	VkShaderModuleCreateInfo mci = {VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, NULL, 0,
+					sizeof(iface_frag10), iface_frag10};
+	VkShaderModule module = MODULE;
+	vk_args_vkCreateShaderModule cm = {.pCreateInfo = &mci, .pShaderModule = &module};
+	check(note(v, "vkCreateShaderModule", &cm, err) == 0, "the module is made (%s)", err->msg);
+	VkDescriptorSetLayout sets[4];
+	for (uint32_t s = 0; s < 4; s++) {
+		VkDescriptorSetLayoutCreateInfo ci = {
+			VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO, NULL, 0, nbindings[s],
+			bindings[s]};
+		sets[s] = (VkDescriptorSetLayout)(uintptr_t)(0x200 + s);
+		vk_args_vkCreateDescriptorSetLayout a = {.pCreateInfo = &ci, .pSetLayout = &sets[s]};
+		note(v, "vkCreateDescriptorSetLayout", &a, err);
+	}
+	VkPushConstantRange range = {push_stages, 0, 16};
+	VkPipelineLayoutCreateInfo lci = {VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO, NULL, 0,
+					  nsets, sets, push ? 1 : 0, push ? &range : NULL};
+	VkPipelineLayout layout = PIPE_LAYOUT;
+	vk_args_vkCreatePipelineLayout la = {.pCreateInfo = &lci, .pPipelineLayout = &layout};
+	note(v, "vkCreatePipelineLayout", &la, err);
+	/* the set layouts go before the pipeline is made, as they may */
+	for (uint32_t s = 0; s < 4; s++) {
+		vk_args_vkDestroyDescriptorSetLayout d = {.descriptorSetLayout = sets[s]};
+		note(v, "vkDestroyDescriptorSetLayout", &d, err);
+	}
+	VkPipelineShaderStageCreateInfo stage = {
+		VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, NULL, 0,
+		VK_SHADER_STAGE_FRAGMENT_BIT, MODULE, "main", NULL};
+	VkGraphicsPipelineCreateInfo gci = {.sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO,
+					    .stageCount = 1, .pStages = &stage, .layout = layout};
+	VkPipeline made;
+	vk_args_vkCreateGraphicsPipelines ga = {.createInfoCount = 1, .pCreateInfos = &gci,
+						.pPipelines = &made};
+	memset(err->msg, 0, sizeof(err->msg));
+	int rc = note(v, "vkCreateGraphicsPipelines", &ga, err);
+	vk_iface_free(v);
+	return rc;
+}
+
+static void refused(const char *want, const char *what)
+{
+	trace_error err = {0};
+	int rc = pipeline(4, true, VK_SHADER_STAGE_FRAGMENT_BIT, &err);
+	check(rc < 0 && strstr(err.msg, want), "%s: refused with '%s', got '%s'", what, want,
+	      rc < 0 ? err.msg : "(made)");
+}
+
+static void layouts(void)
+{
+	trace_error err = {0};
+	full_layout();
+	check(pipeline(4, true, VK_SHADER_STAGE_FRAGMENT_BIT, &err) == 0,
+	      "the layout that declares each binding fits (%s)", err.msg);
+	check(pipeline(4, false, 0, &err) < 0 && strstr(err.msg, "uses push constants"),
+	      "no push constant range: refused (%s)", err.msg);
+	check(pipeline(4, true, VK_SHADER_STAGE_VERTEX_BIT, &err) < 0 &&
+	      strstr(err.msg, "no push constant range for its stage"),
+	      "a push constant range of the vertex stage only: refused (%s)", err.msg);
+	check(pipeline(3, true, VK_SHADER_STAGE_FRAGMENT_BIT, &err) < 0 &&
+	      strstr(err.msg, "set 3 binding 1, but VkPipelineLayout 0x300 has 3 set layouts"),
+	      "three set layouts: refused (%s)", err.msg);
+	bindings[0][1].stageFlags = VK_SHADER_STAGE_GEOMETRY_BIT;
+	refused("pCreateInfos[0].pStages[0]: the VK_SHADER_STAGE_FRAGMENT_BIT shader 'main' uses "
+		"set 0 binding 1, which VkPipelineLayout 0x300 makes visible to "
+		"VK_SHADER_STAGE_GEOMETRY_BIT only", "a binding the stage does not see");
+	full_layout();
+	bindings[0][1].descriptorType = VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE;
+	refused("set 0 binding 1, which VkPipelineLayout 0x300 declares a "
+		"VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE", "a sampled image for a combined one");
+	full_layout();
+	bindings[1][0].descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
+	refused("set 1 binding 0, which VkPipelineLayout 0x300 declares a "
+		"VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER", "a uniform buffer for a storage one");
+	full_layout();
+	bindings[0][1].descriptorCount = 3;
+	refused("set 0 binding 1 as an array of 4, but VkPipelineLayout 0x300 declares 3 "
+		"descriptors there", "an array of 4 in 3 descriptors");
+	full_layout();
+	bindings[1][0].binding = 7;
+	refused("set 1 binding 0, which VkPipelineLayout 0x300's set layout 1 does not have",
+		"a binding renumbered");
+	full_layout();
+	bindings[2][0].descriptorType = VK_DESCRIPTOR_TYPE_MUTABLE_EXT;
+	check(pipeline(4, true, VK_SHADER_STAGE_FRAGMENT_BIT, &err) == 0,
+	      "a mutable descriptor (an extension's type) fits (%s)", err.msg);
+	full_layout();
+}
+
+static void entry_points(void)
+{
+	vk_iface *v = vk_iface_new();
+	trace_error err = {0};
+	VkShaderModuleCreateInfo mci = {VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, NULL, 0,
+					sizeof(iface_frag10) - 2, iface_frag10};
+	VkShaderModule module = MODULE;
+	vk_args_vkCreateShaderModule cm = {.pCreateInfo = &mci, .pShaderModule = &module};
+	check(note(v, "vkCreateShaderModule", &cm, &err) < 0 &&
+	      strstr(err.msg, "pCreateInfo.codeSize: "), "a codeSize of no whole words: refused");
+	mci.codeSize = sizeof(iface_frag10);
+	check(note(v, "vkCreateShaderModule", &cm, &err) == 0, "the module");
+	VkPipelineLayoutCreateInfo lci = {VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+	VkPipelineLayout layout = PIPE_LAYOUT;
+	vk_args_vkCreatePipelineLayout la = {.pCreateInfo = &lci, .pPipelineLayout = &layout};
+	note(v, "vkCreatePipelineLayout", &la, &err);
+	VkPipelineShaderStageCreateInfo stage = {
+		VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, NULL, 0,
+		VK_SHADER_STAGE_VERTEX_BIT, MODULE, "main", NULL};
+	VkComputePipelineCreateInfo cci = {.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+					   .stage = stage, .layout = layout};
+	VkPipeline made;
+	vk_args_vkCreateComputePipelines ca = {.createInfoCount = 1, .pCreateInfos = &cci,
+					       .pPipelines = &made};
+	check(note(v, "vkCreateComputePipelines", &ca, &err) < 0 &&
+	      strstr(err.msg, "pCreateInfos[0].stage.pName: 'main', which VkShaderModule 0x100 "
+		     "has no VK_SHADER_STAGE_VERTEX_BIT entry point of"),
+	      "a stage the module has no entry point for: refused (%s)", err.msg);
+	vk_iface_free(v);
+}
+
+int main(void)
+{
+	reflects_frag(iface_frag10, sizeof(iface_frag10), "frag 1.0");
+	reflects_frag(iface_frag15, sizeof(iface_frag15), "frag 1.5");
+	reflects_comp();
+	malformed();
+	layouts();
+	entry_points();
+	return unit_done("test_spirv");
+}
