@@ -309,6 +309,18 @@ removed() {
 	stopped "pDescriptorWrites[0].dstSet: a null VkDescriptorSet (only a pushed write goes without one)"
 }
 
+@test "a null attachment of a framebuffer, or set layout of a pipeline layout, stops the replay at its create" {
+	mutate 'fn: vkCreateFramebuffer,' 's/pAttachments: \[0x[0-9a-f]*/pAttachments: [0x0/'
+	FN=vkCreateFramebuffer
+	stopped "pCreateInfo.pAttachments[0]: a null VkImageView in a framebuffer not imageless"
+	mutate 'fn: vkCreatePipelineLayout,' 's/pSetLayouts: \[0x[0-9a-f]*/pSetLayouts: [0x0/'
+	FN=vkCreatePipelineLayout
+	stopped "pCreateInfo.pSetLayouts[0]: a null VkDescriptorSetLayout in a layout not of independent sets"
+	mutate 'fn: vkAllocateDescriptorSets,' 's/pSetLayouts: \[0x[0-9a-f]*/pSetLayouts: [0x0/'
+	FN=vkAllocateDescriptorSets
+	stopped "pSetLayouts: a null VkDescriptorSetLayout where the call needs one"
+}
+
 @test "a shader module whose code is no SPIR-V stops the replay at its create" {
 	mutate 'fn: vkCreateShaderModule,' 's/pCode: \[119734787,/pCode: [0,/'
 	FN=vkCreateShaderModule

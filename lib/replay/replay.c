@@ -139,18 +139,47 @@ static void need_bound(vkr *r, const vk_handle_info *h, uint64_t cap, const vk_f
 /* A null handle the driver would use: a parameter or a struct member the
  * registry neither calls optional nor leaves to the prose (noautovalidity:
  * a null descriptor, a pipeline without a render pass; a null render pass
- * to vkCmdBeginRenderPass crashed llvmpipe), or an item of an array of the
- * objects a submit, a wait or a present names (a null signal semaphore
- * crashed llvmpipe).  Other arrays may hold null where a feature allows it
- * (pipeline libraries' set layouts): the registry cannot say. */
+ * to vkCmdBeginRenderPass crashed llvmpipe), or an item of a struct
+ * member's array of handles (a null signal semaphore crashed llvmpipe at a
+ * submit, a null attachment at a vkCmdBeginRenderPass), but for the
+ * arrays the specification lets hold null, which the registry cannot say
+ * (NULL_OK: set layouts of pipeline libraries, the attachments of an
+ * imageless framebuffer, null descriptors, present fences); the
+ * descriptor writes' and the framebuffer's are checked by vkiface.c. */
+static const struct { const char *s, *member; } null_ok[] = {
+	{"VkPipelineLayoutCreateInfo", "pSetLayouts"},
+	{"VkFramebufferCreateInfo", "pAttachments"},
+	{"VkWriteDescriptorSet", "pTexelBufferView"},
+	{"VkWriteDescriptorSetAccelerationStructureKHR", "pAccelerationStructures"},
+	{"VkSwapchainPresentFenceInfoEXT", "pFences"},
+	{"VkShaderCreateInfoEXT", "pSetLayouts"},
+};
+
+static void null_ok_init(vkr *r)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < sizeof(null_ok) / sizeof(null_ok[0]); i++) {
+		const vk_struct_info *s = vk_struct_lookup(null_ok[i].s);
+		for (uint32_t k = 0; s && k < s->nfields; k++)
+			if (!strcmp(s->fields[k].name, null_ok[i].member) &&
+			    n < sizeof(r->null_ok) / sizeof(r->null_ok[0]))
+				r->null_ok[n++] = &s->fields[k];
+	}
+}
+
 static bool null_refused(vkr *r, const vk_handle_info *h, bool top, const vk_field *f)
 {
+	(void)h;
 	if (top)
 		return !(f->flags & VK_F_OPTIONAL);
 	if (!f->ptr && !f->count && f->base == VK_B_HANDLE)
 		return !(f->flags & (VK_F_OPTIONAL | VK_F_NOAUTO));
-	return f->ptr == 1 && (h == r->h_semaphore || h == r->h_fence || h == r->h_swapchain ||
-			       h == r->h_queue || h == r->h_command_buffer);
+	if (f->ptr != 1)
+		return false;
+	for (size_t i = 0; i < sizeof(r->null_ok) / sizeof(r->null_ok[0]) && r->null_ok[i]; i++)
+		if (r->null_ok[i] == f)
+			return false;
+	return true;
 }
 
 /* vk_walk_handles over the inputs: capture values into live ones. */
@@ -1050,6 +1079,7 @@ void vkr_init_common(vkr *r, const vkr_options *opt)
 	r->h_command_buffer = vk_handle_lookup("VkCommandBuffer");
 	r->s_allocator = vk_struct_lookup("VkAllocationCallbacks");
 	r->iface = vk_iface_new();
+	null_ok_init(r);
 }
 
 int vkr_run(trace_reader *in, const vkr_options *opt)

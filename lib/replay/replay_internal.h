@@ -282,6 +282,8 @@ typedef struct vkr {
 			    * offset, the index size; (query pool, TAG_QPOOL) ->
 			    * its queries (cmdbuf.c) */
 	const vk_struct_info *s_allocator;
+	const vk_field *null_ok[8];  /* struct members' handle arrays that may hold
+				      * null (vkr_remap_in) */
 	/* the capture device's memory properties: the header's, or the last
 	 * a record asked for; and each physical device's, (capture physical
 	 * device, TAG_CAPMEM) -> VkPhysicalDeviceMemoryProperties * */

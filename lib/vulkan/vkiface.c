@@ -333,8 +333,14 @@ static int stage_fits(vk_iface *v, const VkPipelineShaderStageCreateInfo *st, ui
  * a compute pipeline's one) against LAYOUT. */
 static int stages_fit(vk_iface *v, uint32_t k, const char *field,
 		      const VkPipelineShaderStageCreateInfo *stages, uint32_t n, VkPipelineLayout layout,
-		      trace_error *err)
+		      VkPipelineCreateFlags flags, trace_error *err)
 {
+	/* a null layout but in a library (llvmpipe crashed making one) */
+	if (!layout && !(flags & VK_PIPELINE_CREATE_LIBRARY_BIT_KHR)) {
+		trace_error_set(err, "pCreateInfos[%u].layout: a null VkPipelineLayout in a pipeline "
+				"not a library", k);
+		return -1;
+	}
 	for (uint32_t i = 0; stages && i < n; i++) {
 		char where[96];
 		if (!strcmp(field, "stage"))
@@ -351,8 +357,7 @@ static int stages_fit(vk_iface *v, uint32_t k, const char *field,
 /* Descriptor writes: no null handle where the descriptor's type reads
  * one (a null image view or buffer is a null descriptor only where a
  * device enabled nullDescriptor; a null sampler only where the set's
- * layout has immutable samplers: for a pushed set, not known, so not
- * checked); nor a null set but in a pushed write.  llvmpipe crashed at
+ * layout has immutable samplers); nor a null set but in a pushed write.  llvmpipe crashed at
  * a vkUpdateDescriptorSets whose set or image view was edited to null. */
 
 static const void *chain_find(const void *p, VkStructureType t)
@@ -405,9 +410,13 @@ static const char *needs(VkDescriptorType type)
 	}
 }
 
+/* Descriptor writes W (N); PUSHED: into set SET of pipeline layout
+ * LAYOUT (vkCmdPushDescriptorSetKHR), not into their dstSet. */
 static int writes_fit(vk_iface *v, const VkWriteDescriptorSet *w, uint32_t n, bool pushed,
-		      trace_error *err)
+		      uint64_t layout, uint32_t set_no, trace_error *err)
 {
+	const pipe_layout *l = pushed ? get(v, layout, K_LAYOUT) : NULL;
+	const set_layout *pushed_set = l && set_no < l->nsets ? l->sets[set_no] : NULL;
 	for (uint32_t k = 0; w && k < n; k++) {
 		if (!pushed && !w[k].dstSet) {
 			trace_error_set(err, "pDescriptorWrites[%u].dstSet: a null VkDescriptorSet "
@@ -416,7 +425,7 @@ static int writes_fit(vk_iface *v, const VkWriteDescriptorSet *w, uint32_t n, bo
 		}
 		const char *need = needs(w[k].descriptorType);
 		uint64_t *set = pushed ? NULL : tmap_at(&v->map, H(w[k].dstSet), K_SET);
-		bool immutable = pushed || !set || *set == 2;
+		bool immutable = pushed ? !pushed_set || pushed_set->immutable : !set || *set == 2;
 		char type[64];
 		type_named(w[k].descriptorType, type, sizeof(type));
 		for (const char *c = need; *c; c++) {
@@ -462,11 +471,12 @@ int vk_iface_note(vk_iface *v, const vk_command_info *cmd, const void *args, boo
 	const char *n = cmd->sig.name;
 	if (!strcmp(n, "vkUpdateDescriptorSets")) {
 		const vk_args_vkUpdateDescriptorSets *a = args;
-		return writes_fit(v, a->pDescriptorWrites, a->descriptorWriteCount, false, err);
+		return writes_fit(v, a->pDescriptorWrites, a->descriptorWriteCount, false, 0, 0, err);
 	}
 	if (!strcmp(n, "vkCmdPushDescriptorSetKHR")) {
 		const vk_args_vkCmdPushDescriptorSetKHR *a = args;
-		return writes_fit(v, a->pDescriptorWrites, a->descriptorWriteCount, true, err);
+		return writes_fit(v, a->pDescriptorWrites, a->descriptorWriteCount, true, H(a->layout),
+				  a->set, err);
 	}
 	if (!strcmp(n, "vkAllocateDescriptorSets")) {
 		if (!failed)
@@ -475,7 +485,18 @@ int vk_iface_note(vk_iface *v, const vk_command_info *cmd, const void *args, boo
 	}
 	if (strncmp(n, "vkCreate", 8) && strncmp(n, "vkDestroy", 9))
 		return 0;
-	if (!strcmp(n, "vkCreateDevice")) {
+	if (!strcmp(n, "vkCreateFramebuffer")) {
+		/* a null attachment but in an imageless framebuffer (llvmpipe
+		 * crashed beginning a render pass in one) */
+		const VkFramebufferCreateInfo *ci = ((const vk_args_vkCreateFramebuffer *)args)->pCreateInfo;
+		for (uint32_t i = 0; ci && ci->pAttachments &&
+		     !(ci->flags & VK_FRAMEBUFFER_CREATE_IMAGELESS_BIT) && i < ci->attachmentCount; i++)
+			if (!ci->pAttachments[i]) {
+				trace_error_set(err, "pCreateInfo.pAttachments[%u]: a null VkImageView "
+						"in a framebuffer not imageless", i);
+				return -1;
+			}
+	} else if (!strcmp(n, "vkCreateDevice")) {
 		if (!failed)
 			device_made(v, args);
 	} else if (!strcmp(n, "vkCreateShaderModule")) {
@@ -498,6 +519,17 @@ int vk_iface_note(vk_iface *v, const vk_command_info *cmd, const void *args, boo
 		       K_SET_LAYOUT);
 	} else if (!strcmp(n, "vkCreatePipelineLayout")) {
 		const vk_args_vkCreatePipelineLayout *a = args;
+		/* a null set layout but in a library's layout of independent
+		 * sets (llvmpipe crashed making one) */
+		const VkPipelineLayoutCreateInfo *ci = a->pCreateInfo;
+		for (uint32_t i = 0; ci && ci->pSetLayouts && i < ci->setLayoutCount &&
+		     !(ci->flags & VK_PIPELINE_LAYOUT_CREATE_INDEPENDENT_SETS_BIT_EXT); i++)
+			if (!ci->pSetLayouts[i]) {
+				trace_error_set(err, "pCreateInfo.pSetLayouts[%u]: a null "
+						"VkDescriptorSetLayout in a layout not of independent "
+						"sets", i);
+				return -1;
+			}
 		if (!failed && a->pCreateInfo && a->pPipelineLayout && *a->pPipelineLayout)
 			layout_made(v, a);
 	} else if (!strcmp(n, "vkDestroyPipelineLayout")) {
@@ -507,19 +539,21 @@ int vk_iface_note(vk_iface *v, const vk_command_info *cmd, const void *args, boo
 		const vk_args_vkCreateGraphicsPipelines *a = args;
 		for (uint32_t k = 0; a->pCreateInfos && k < a->createInfoCount; k++)
 			if (stages_fit(v, k, "pStages", a->pCreateInfos[k].pStages,
-				       a->pCreateInfos[k].stageCount, a->pCreateInfos[k].layout, err) < 0)
+				       a->pCreateInfos[k].stageCount, a->pCreateInfos[k].layout,
+				       a->pCreateInfos[k].flags, err) < 0)
 				return -1;
 	} else if (!strcmp(n, "vkCreateComputePipelines")) {
 		const vk_args_vkCreateComputePipelines *a = args;
 		for (uint32_t k = 0; a->pCreateInfos && k < a->createInfoCount; k++)
 			if (stages_fit(v, k, "stage", &a->pCreateInfos[k].stage, 1,
-				       a->pCreateInfos[k].layout, err) < 0)
+				       a->pCreateInfos[k].layout, 0, err) < 0)
 				return -1;
 	} else if (!strcmp(n, "vkCreateRayTracingPipelinesKHR")) {
 		const vk_args_vkCreateRayTracingPipelinesKHR *a = args;
 		for (uint32_t k = 0; a->pCreateInfos && k < a->createInfoCount; k++)
 			if (stages_fit(v, k, "pStages", a->pCreateInfos[k].pStages,
-				       a->pCreateInfos[k].stageCount, a->pCreateInfos[k].layout, err) < 0)
+				       a->pCreateInfos[k].stageCount, a->pCreateInfos[k].layout,
+				       a->pCreateInfos[k].flags, err) < 0)
 				return -1;
 	}
 	return 0;
