@@ -143,7 +143,7 @@ LAYER_SRC := $(wildcard layer/*.c)
 LAYER_GEN := build/gen/layer_gen.c build/gen/layer_gen.h
 
 # the layer's memory tracking, compiled into its unit test
-build/unit/test_layer_memory build/asan/unit/test_layer_memory: layer/memory.c layer/layer.h $(LAYER_GEN)
+build/unit/test_layer_memory build/asan/unit/test_layer_memory: layer/memory.c layer/watch.c layer/layer.h $(LAYER_GEN)
 
 PIC_OBJ := $(call objs,build/pic,$(LIB_SRC)) build/pic/gen/vkschema_gen.o
 

@@ -6,7 +6,8 @@
  * trace writer thread, the header's properties, the flushes for endings;
  * ending.c: the signals a program ends by (fatal ones, Ctrl-C, kill);
  * memory.c: object-based memory tracking (shadow copies of mapped memory,
- * update pseudo-calls at queue submits); refs.c: what submitted command
+ * update pseudo-calls at queue submits); watch.c: the pages of mapped
+ * memory written since the last submit; refs.c: what submitted command
  * buffers may read, so that a submit compares only that memory;
  * screenshot.c: TRACEKIT_SCREENSHOT (presented images saved as PNG with
  * lib/base/png.c).  The wrappers are generated (build/gen/layer_gen.c, included
@@ -138,6 +139,17 @@ void tk_endings_forked(void);
 /* memory.c */
 void tk_memory_init(tk_device *dev);
 void tk_memory_fini(tk_device *dev);
+
+/* watch.c: the pages of mapped memory written.  The page size, or 0 when
+ * nothing can be watched; watching the whole pages [ADDR, ADDR + LEN)
+ * begun (false: it cannot be) and ended; the runs of those pages written
+ * since they were last looked at (or the watch began), each to FN, and
+ * protected again: -1 when that cannot be said (every page may be). */
+size_t tk_watch_page(void);
+bool tk_watch_start(void *addr, size_t len);
+void tk_watch_stop(void *addr, size_t len);
+int tk_watch_written(void *addr, size_t len, void (*fn)(void *ctx, uintptr_t lo, uintptr_t hi),
+		     void *ctx);
 
 /* refs.c: what a submit of command buffers may read.  Records the
  * objects command CMD (a vkCmd*) references; HOW caches what the schema

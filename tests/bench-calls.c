@@ -14,10 +14,12 @@
  * 16 MiB vertex buffer and 4 MiB index buffer, mapped; each round writes
  * one float of every 32-byte vertex in an eighth of the vertex buffer
  * (sparse, as glmark2's buffer scene) and 64 KiB of indices, records a
- * command buffer that binds both, submits it and waits: the submit's CPU
- * time on the calling thread is timed, where a layer compares mapped
- * memory (ours) or its write-watched pages (GFXReconstruct), in ns per
- * submit.
+ * command buffer that binds both, submits it and waits: the CPU time on
+ * the calling thread of the writes and the submit is timed, in ns per
+ * round: a layer compares mapped memory at the submit (ours, only the
+ * pages written where the kernel watches them) or copies the pages its
+ * SIGSEGV handler saw written (GFXReconstruct), and a watched page costs
+ * a fault at its first write (both).
  *
  *   bench-calls [ROUNDS [KIND]]   KIND: set, barrier, bind, draw, mix or submit
  *   prints: KIND CALLS calls NS ns/call
@@ -102,6 +104,7 @@ static double submits(VkPhysicalDevice phys, VkDevice dev, VkCommandPool pool, V
 	VkDeviceSize offset = 0;
 	double t = 0;
 	for (int i = 0; i < rounds; i++) {
+		double t0 = thread_seconds();
 		size_t eighth = VERTICES / 8, from = (size_t)(i % 8) * eighth;
 		for (size_t at = from; at < from + eighth; at += STRIDE)
 			*(float *)((char *)vp + at) = (float)i;
@@ -110,7 +113,6 @@ static double submits(VkPhysicalDevice phys, VkDevice dev, VkCommandPool pool, V
 		vkCmdBindVertexBuffers(cb, 0, 1, &vbuf, &offset);
 		vkCmdBindIndexBuffer(cb, ibuf, 0, VK_INDEX_TYPE_UINT32);
 		CHECK(vkEndCommandBuffer(cb));
-		double t0 = thread_seconds();
 		CHECK(vkQueueSubmit(queue, 1, &si, fence));
 		t += thread_seconds() - t0;
 		CHECK(vkWaitForFences(dev, 1, &fence, VK_TRUE, UINT64_MAX));

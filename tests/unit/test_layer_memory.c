@@ -7,10 +7,17 @@
  * follows no write writes nothing; and written bytes cost no more than
  * the runs they make; a buffer the device only writes gets no update.
  * Dense and sparse runs, the GAP between runs, and
- * the vectorised compares are all reached by the patterns below.
+ * the vectorised compares are all reached by the patterns below.  The
+ * memory is page-aligned, so where the kernel can (watch.c) its pages
+ * are watched for writes, and a submit compares only those written,
+ * also by a system call (a read() into the buffer); TRACEKIT_WATCH=off
+ * runs the same without.
  */
 #include "../../layer/memory.c"
+#include "../../layer/watch.c"
 #include "unit.h"
+
+#include <sys/mman.h>
 
 /* ------------------------------------------------------------------ */
 /* The rest of the layer, as the memory code sees it. */
@@ -97,7 +104,8 @@ int main(void)
 				    .allocationSize = MEM_SIZE };
 	vk_args_vkAllocateMemory am = { .pAllocateInfo = &ai, .pMemory = &memory };
 	tk_post_vkAllocateMemory(&dev, &am);
-	uint8_t *mapped = calloc(1, MEM_SIZE);
+	uint8_t *mapped = mmap(NULL, MEM_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			       -1, 0);
 	void *p = mapped;
 	vk_args_vkMapMemory mm = { .memory = memory, .size = VK_WHOLE_SIZE, .ppData = &p };
 	tk_post_vkMapMemory(&dev, &mm);
@@ -109,6 +117,8 @@ int main(void)
 					  .memoryOffset = BUF_AT };
 	tk_post_vkBindBufferMemory(&dev, &bm);
 	uint8_t *live = mapped + BUF_AT;
+	tk_mem *mem = tk_map_get(&dev.mems, (uint64_t)(uintptr_t)memory);
+	printf("test_layer_memory: pages watched for writes: %s\n", mem->maydiff ? "yes" : "no");
 
 	/* rounds of writes, each a different pattern, each then a submit */
 	for (int round = 0; round < 12; round++) {
@@ -150,6 +160,21 @@ int main(void)
 		      updates);
 	}
 
+	/* bytes a system call writes (no fault in user mode) */
+	int fds[2];
+	uint8_t bytes[300];
+	for (size_t i = 0; i < sizeof(bytes); i++)
+		bytes[i] = (uint8_t)(rnd() | 1);
+	if (pipe(fds) == 0 && write(fds[1], bytes, sizeof(bytes)) == (ssize_t)sizeof(bytes)) {
+		ssize_t got = read(fds[0], live + 3 * 4096 - 100, sizeof(bytes));
+		check(got == (ssize_t)sizeof(bytes), "read() into watched memory: %zd", got);
+		submit(&dev);
+		check(!memcmp(replayed, live, BUF_SIZE),
+		      "the bytes a read() wrote reach the updates");
+		close(fds[0]);
+		close(fds[1]);
+	}
+
 	/* a buffer the device only writes (a readback's destination), bound
 	 * over the memory past BUF: what changes there reaches no update */
 	VkBuffer dst = (VkBuffer)(uintptr_t)0x400;
@@ -174,6 +199,6 @@ int main(void)
 	check(updates > 0 && bytes_out >= 8192, "a buffer the device may read: %zu updates, %zu bytes",
 	      updates, bytes_out);
 	tk_memory_fini(&dev);
-	free(mapped);
+	munmap(mapped, MEM_SIZE);
 	return unit_done("test_layer_memory");
 }
