@@ -9,7 +9,9 @@
  * entry point's interface, which is no use).  Then a pipeline made of
  * it against layouts that fit, and against one edit each of a layout
  * that does not: each is refused naming the binding.  Malformed modules
- * are refused with the word they break at.
+ * are refused with the word they break at.  Descriptor writes with a
+ * null where their type reads a handle are refused, but where a device
+ * enabled nullDescriptor or the set's layout may hold immutable samplers.
  */
 #include "spirv.h"
 #include "vkiface.h"
@@ -122,6 +124,14 @@ static void malformed(void)
 	c[n - 1] = (0u << 16) | (c[n - 1] & 0xffff);
 	refuses(c, n, "of 0 words", "an instruction of no words");
 	free(c);
+	/* hand-made: an entry point whose name fills its words with no NUL
+	 * (OpEntryPoint GLCompute %1 "abcd"), and a type's id past the
+	 * bound (OpTypeVoid %9 of bound 4) */
+	const uint32_t noend[] = {0x07230203, 0x00010000, 0, 4, 0,
+				  (4u << 16) | 15, 5, 1, 0x64636261};
+	refuses(noend, sizeof(noend) / 4, "name has no end", "a name with no NUL");
+	const uint32_t pastbound[] = {0x07230203, 0x00010000, 0, 4, 0, (2u << 16) | 19, 9};
+	refuses(pastbound, sizeof(pastbound) / 4, "past the module's bound 4", "an id past the bound");
 	/* the same module byte-swapped reads alike */
 	uint32_t *s = malloc(n * 4);
 	for (size_t i = 0; i < n; i++) {
@@ -256,6 +266,10 @@ static void layouts(void)
 	refused("set 1 binding 0, which VkPipelineLayout 0x300's set layout 1 does not have",
 		"a binding renumbered");
 	full_layout();
+	bindings[0][0].descriptorCount = 0;
+	refused("set 0 binding 0, which VkPipelineLayout 0x300's set layout 0 declares with no "
+		"descriptors", "a binding of no descriptors");
+	full_layout();
 	bindings[2][0].descriptorType = VK_DESCRIPTOR_TYPE_MUTABLE_EXT;
 	check(pipeline(4, true, VK_SHADER_STAGE_FRAGMENT_BIT, &err) == 0,
 	      "a mutable descriptor (an extension's type) fits (%s)", err.msg);
@@ -293,6 +307,77 @@ static void entry_points(void)
 	vk_iface_free(v);
 }
 
+/* Descriptor writes: nulls where the type reads a handle. */
+static int write1(vk_iface *v, VkDescriptorType type, const VkDescriptorImageInfo *ii,
+		  const VkDescriptorBufferInfo *bi, const VkBufferView *tv, trace_error *err)
+{
+	VkWriteDescriptorSet w = {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+				  .dstSet = (VkDescriptorSet)(uintptr_t)0x500, .descriptorCount = 1,
+				  .descriptorType = type, .pImageInfo = ii, .pBufferInfo = bi,
+				  .pTexelBufferView = tv};
+	vk_args_vkUpdateDescriptorSets a = {.descriptorWriteCount = 1, .pDescriptorWrites = &w};
+	memset(err->msg, 0, sizeof(err->msg));
+	return note(v, "vkUpdateDescriptorSets", &a, err);
+}
+
+static void writes(void)
+{
+	trace_error err = {0};
+	vk_iface *v = vk_iface_new();
+	VkDescriptorImageInfo no_sampler = {.imageView = (VkImageView)(uintptr_t)0x600};
+	VkDescriptorImageInfo no_view = {.sampler = (VkSampler)(uintptr_t)0x700};
+	VkDescriptorBufferInfo no_buffer = {0};
+	VkBufferView no_tv = VK_NULL_HANDLE;
+	check(write1(v, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, NULL, NULL, NULL, &err) < 0 &&
+	      strstr(err.msg, "pDescriptorWrites[0].pImageInfo: null, but a "
+		     "VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER write reads 1"),
+	      "no image infos: refused (%s)", err.msg);
+	/* a set no record allocated: its layout's samplers not known */
+	check(write1(v, VK_DESCRIPTOR_TYPE_SAMPLER, &no_sampler, NULL, NULL, &err) == 0,
+	      "a null sampler in a set of a layout not known: taken (%s)", err.msg);
+	check(write1(v, VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE, &no_view, NULL, NULL, &err) < 0 &&
+	      strstr(err.msg, "pImageInfo[0].imageView: null, which a "
+		     "VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE write needs (no device enabled nullDescriptor)"),
+	      "a null image view: refused (%s)", err.msg);
+	check(write1(v, VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, NULL, NULL, &no_tv, &err) < 0 &&
+	      strstr(err.msg, "pTexelBufferView[0]: null"), "a null texel buffer view: refused (%s)",
+	      err.msg);
+	/* a set of a layout without immutable samplers */
+	VkDescriptorSetLayoutBinding b = {0, VK_DESCRIPTOR_TYPE_SAMPLER, 1,
+					  VK_SHADER_STAGE_FRAGMENT_BIT, NULL};
+	VkDescriptorSetLayoutCreateInfo lci = {VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
+					       NULL, 0, 1, &b};
+	VkDescriptorSetLayout sl = (VkDescriptorSetLayout)(uintptr_t)0x800;
+	vk_args_vkCreateDescriptorSetLayout cl = {.pCreateInfo = &lci, .pSetLayout = &sl};
+	note(v, "vkCreateDescriptorSetLayout", &cl, &err);
+	VkDescriptorSet set = (VkDescriptorSet)(uintptr_t)0x500;
+	VkDescriptorSetAllocateInfo ai = {VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO, NULL, 0, 1,
+					  &sl};
+	vk_args_vkAllocateDescriptorSets as = {.pAllocateInfo = &ai, .pDescriptorSets = &set};
+	note(v, "vkAllocateDescriptorSets", &as, &err);
+	check(write1(v, VK_DESCRIPTOR_TYPE_SAMPLER, &no_sampler, NULL, NULL, &err) < 0 &&
+	      strstr(err.msg, "pImageInfo[0].sampler: null, which a VK_DESCRIPTOR_TYPE_SAMPLER "
+		     "write needs (the set's layout has no immutable samplers)"),
+	      "a null sampler: refused (%s)", err.msg);
+	/* a device with nullDescriptor: null buffers and views are descriptors,
+	 * but not a dynamic buffer's */
+	VkPhysicalDeviceRobustness2FeaturesEXT r2 = {
+		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ROBUSTNESS_2_FEATURES_EXT,
+		.nullDescriptor = VK_TRUE};
+	VkDeviceCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .pNext = &r2};
+	VkDevice dev = (VkDevice)(uintptr_t)0x900;
+	vk_args_vkCreateDevice cd = {.pCreateInfo = &dci, .pDevice = &dev};
+	note(v, "vkCreateDevice", &cd, &err);
+	check(write1(v, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, NULL, &no_buffer, NULL, &err) == 0,
+	      "nullDescriptor: a null uniform buffer taken (%s)", err.msg);
+	check(write1(v, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC, NULL, &no_buffer, NULL, &err) < 0 &&
+	      strstr(err.msg, "pBufferInfo[0].buffer: null, which a "
+		     "VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC write needs") &&
+	      !strstr(err.msg, "nullDescriptor"),
+	      "nullDescriptor: a null dynamic uniform buffer still refused (%s)", err.msg);
+	vk_iface_free(v);
+}
+
 int main(void)
 {
 	reflects_frag(iface_frag10, sizeof(iface_frag10), "frag 1.0");
@@ -301,5 +386,6 @@ int main(void)
 	malformed();
 	layouts();
 	entry_points();
+	writes();
 	return unit_done("test_spirv");
 }
