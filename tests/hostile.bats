@@ -321,6 +321,22 @@ removed() {
 	stopped "pSetLayouts: a null VkDescriptorSetLayout where the call needs one"
 }
 
+@test "a framebuffer of fewer attachments than its render pass stops the replay at its create" {
+	mutate 'fn: vkCreateFramebuffer,' 's/attachmentCount: 2,/attachmentCount: 0,/'
+	FN=vkCreateFramebuffer
+	stopped "pCreateInfo.attachmentCount: 0, but VkRenderPass $(handle_of 'fn: vkCreateFramebuffer,' renderPass) has 2 attachments"
+}
+
+@test "a record that does not read mid-frame (a thread number too large) exits 1 with its line once the device is idle" {
+	# the record after the first frame's present: llvmpipe's queue
+	# thread freed memory twice when replay exited with work in flight
+	local at
+	at=$(grep -n 'fn: vkQueuePresentKHR,' "$W/cube.txt" | sed -n 2p | cut -d: -f1)
+	sed "$((at - 1))s/thread: 0,/thread: 18446744073709551615,/" "$W/cube.txt" >bad.txt
+	fails trace-replay bad.txt
+	[[ "$output" == "trace-replay: bad.txt: call "*", line $((at - 1)) column "*": thread number 18446744073709551615 is too large" ]]
+}
+
 @test "a shader module whose code is no SPIR-V stops the replay at its create" {
 	mutate 'fn: vkCreateShaderModule,' 's/pCode: \[119734787,/pCode: [0,/'
 	FN=vkCreateShaderModule

@@ -45,7 +45,7 @@ noreturn void vkr_loop_refuse(vkr *r, const char *why, const char *need, const c
 	trace_cli_progress_done();
 	fprintf(stderr, "%s: %s: --loop %u: %s %s (%s): a second pass cannot replay them; "
 		"--loop wants %s\n", trace_cli_self.prog, o->input, o->loop, range, why, what, need);
-	exit(1);
+	vkr_exit_failed(r);
 }
 
 uint64_t vkr_handle_at(const void *args, const vk_field *f)

@@ -40,6 +40,22 @@ void vkr_warn(vkr *r, const char *fmt, ...)
 }
 
 /* A failure that stops the replay: exit 1 with the call number. */
+/* Exit status 1, the line said: the device's own threads may still run
+ * what was submitted: let them finish before exit() tears the driver's
+ * globals down (llvmpipe's queue thread freed memory twice when a trace
+ * that stopped reading mid-frame exited at once); a device stuck on a
+ * wait that nothing signals never finishes: no teardown then. */
+noreturn void vkr_exit_failed(vkr *r)
+{
+	if (r->stuck) {
+		fflush(stderr);
+		_exit(1);
+	}
+	vkr_warm_stop(r, NULL);
+	vkr_wait_all(r);
+	exit(1);
+}
+
 noreturn void vkr_fatal(vkr *r, const char *fmt, ...)
 {
 	va_list ap;
@@ -68,17 +84,7 @@ noreturn void vkr_fatal(vkr *r, const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
-	/* the device's own threads may still run what was submitted: let
-	 * them finish before exit() tears the driver's globals down; a
-	 * device stuck on a wait that nothing signals never finishes: no
-	 * teardown then */
-	if (r->stuck) {
-		fflush(stderr);
-		_exit(1);
-	}
-	vkr_warm_stop(r, NULL);
-	vkr_wait_all(r);
-	exit(1);
+	vkr_exit_failed(r);
 }
 
 /* The longest wait replay makes.  A wait the capture saw end waits for
@@ -1134,7 +1140,7 @@ int vkr_run(trace_reader *in, const vkr_options *opt)
 	r->call = NULL;
 	if (!r->stop && k < 0) {
 		trace_error_print(&r->err, trace_cli_self.prog, stderr);
-		exit(1);
+		vkr_exit_failed(r);
 	}
 	if (looping) {
 		vkr_loop_check(r);

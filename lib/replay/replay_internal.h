@@ -480,6 +480,8 @@ bool vkr_warm_take(vkr *r, uint64_t no, uint32_t count, VkPipeline *out);
 bool vkr_warm_thread(void);
 void vkr_binary_note(vkr *r, const cmd_entry *e, void *args, VkResult capres);
 void vkr_bounded(vkr *r, VkResult res, const char *what);
+/* Exit status 1 once the devices' own threads finished what they run. */
+noreturn void vkr_exit_failed(vkr *r);
 noreturn void vkr_fatal(vkr *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 const char *vkr_result_name(VkResult res);

@@ -28,7 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { K_MODULE = 1, K_SET_LAYOUT, K_LAYOUT, K_SET };
+enum { K_MODULE = 1, K_SET_LAYOUT, K_LAYOUT, K_SET, K_RENDER_PASS, K_FRAMEBUFFER };
 
 #define H(x) ((uint64_t)(uintptr_t)(x))
 
@@ -47,7 +47,8 @@ typedef struct pipe_layout {
 struct vk_iface {
 	tmap map;  /* (capture handle, K_*) -> spv_module *, set_layout *, pipe_layout *;
 		    * (descriptor set, K_SET) -> 1 + whether its layout has
-		    * immutable samplers */
+		    * immutable samplers; (render pass, K_RENDER_PASS),
+		    * (framebuffer, K_FRAMEBUFFER) -> 1 + its attachments */
 	bool null_descriptor;  /* a device enabled robustness2's nullDescriptor */
 };
 
@@ -68,7 +69,7 @@ static void free_layout(pipe_layout *l)
 static void free_entry(uint64_t kind, uint64_t val)
 {
 	void *p = (void *)(uintptr_t)val;
-	if (kind == K_SET)
+	if (kind == K_SET || kind == K_RENDER_PASS || kind == K_FRAMEBUFFER)
 		return;
 	if (kind == K_MODULE)
 		spv_free(p);
@@ -465,6 +466,62 @@ static int writes_fit(vk_iface *v, const VkWriteDescriptorSet *w, uint32_t n, bo
 	return 0;
 }
 
+/* ------------------------------------------------------------------ */
+/* Framebuffers against their render passes: as many attachments (a
+ * framebuffer of no attachments for a render pass of two crashed
+ * llvmpipe at vkCmdBeginRenderPass), none null but in an imageless one. */
+
+static uint64_t attachments_of(const vk_iface *v, uint64_t handle, uint64_t kind)
+{
+	uint64_t *n = handle ? tmap_at(&v->map, handle, kind) : NULL;
+	return n ? *n - 1 : UINT64_MAX;
+}
+
+static int framebuffer_fits(vk_iface *v, const vk_args_vkCreateFramebuffer *a, bool failed,
+			    trace_error *err)
+{
+	const VkFramebufferCreateInfo *ci = a->pCreateInfo;
+	if (!ci)
+		return 0;
+	bool imageless = ci->flags & VK_FRAMEBUFFER_CREATE_IMAGELESS_BIT;
+	const VkFramebufferAttachmentsCreateInfo *images =
+		chain_find(ci->pNext, VK_STRUCTURE_TYPE_FRAMEBUFFER_ATTACHMENTS_CREATE_INFO);
+	uint64_t want = attachments_of(v, H(ci->renderPass), K_RENDER_PASS);
+	uint32_t have = imageless && images ? images->attachmentImageInfoCount : ci->attachmentCount;
+	if (want != UINT64_MAX && (!imageless || images) && have != want) {
+		trace_error_set(err, "pCreateInfo.%s: %u, but VkRenderPass 0x%llx has %llu "
+				"attachments", imageless ? "pNext.attachmentImageInfoCount"
+				: "attachmentCount", have, (unsigned long long)H(ci->renderPass),
+				(unsigned long long)want);
+		return -1;
+	}
+	for (uint32_t i = 0; ci->pAttachments && !imageless && i < ci->attachmentCount; i++)
+		if (!ci->pAttachments[i]) {
+			trace_error_set(err, "pCreateInfo.pAttachments[%u]: a null VkImageView in a "
+					"framebuffer not imageless", i);
+			return -1;
+		}
+	if (!failed && a->pFramebuffer && *a->pFramebuffer)
+		tmap_set(&v->map, H(*a->pFramebuffer), K_FRAMEBUFFER, 1 + (uint64_t)have);
+	return 0;
+}
+
+/* A render pass begun in a framebuffer of as many attachments. */
+static int begin_fits(vk_iface *v, const VkRenderPassBeginInfo *b, trace_error *err)
+{
+	if (!b)
+		return 0;
+	uint64_t rp = attachments_of(v, H(b->renderPass), K_RENDER_PASS);
+	uint64_t fb = attachments_of(v, H(b->framebuffer), K_FRAMEBUFFER);
+	if (rp == UINT64_MAX || fb == UINT64_MAX || rp == fb)
+		return 0;
+	trace_error_set(err, "pRenderPassBegin: VkFramebuffer 0x%llx has %llu attachments, but "
+			"VkRenderPass 0x%llx has %llu", (unsigned long long)H(b->framebuffer),
+			(unsigned long long)fb, (unsigned long long)H(b->renderPass),
+			(unsigned long long)rp);
+	return -1;
+}
+
 int vk_iface_note(vk_iface *v, const vk_command_info *cmd, const void *args, bool failed,
 		  trace_error *err)
 {
@@ -478,6 +535,10 @@ int vk_iface_note(vk_iface *v, const vk_command_info *cmd, const void *args, boo
 		return writes_fit(v, a->pDescriptorWrites, a->descriptorWriteCount, true, H(a->layout),
 				  a->set, err);
 	}
+	if (!strcmp(n, "vkCmdBeginRenderPass"))
+		return begin_fits(v, ((const vk_args_vkCmdBeginRenderPass *)args)->pRenderPassBegin, err);
+	if (!strcmp(n, "vkCmdBeginRenderPass2") || !strcmp(n, "vkCmdBeginRenderPass2KHR"))
+		return begin_fits(v, ((const vk_args_vkCmdBeginRenderPass2 *)args)->pRenderPassBegin, err);
 	if (!strcmp(n, "vkAllocateDescriptorSets")) {
 		if (!failed)
 			sets_made(v, args);
@@ -486,16 +547,15 @@ int vk_iface_note(vk_iface *v, const vk_command_info *cmd, const void *args, boo
 	if (strncmp(n, "vkCreate", 8) && strncmp(n, "vkDestroy", 9))
 		return 0;
 	if (!strcmp(n, "vkCreateFramebuffer")) {
-		/* a null attachment but in an imageless framebuffer (llvmpipe
-		 * crashed beginning a render pass in one) */
-		const VkFramebufferCreateInfo *ci = ((const vk_args_vkCreateFramebuffer *)args)->pCreateInfo;
-		for (uint32_t i = 0; ci && ci->pAttachments &&
-		     !(ci->flags & VK_FRAMEBUFFER_CREATE_IMAGELESS_BIT) && i < ci->attachmentCount; i++)
-			if (!ci->pAttachments[i]) {
-				trace_error_set(err, "pCreateInfo.pAttachments[%u]: a null VkImageView "
-						"in a framebuffer not imageless", i);
-				return -1;
-			}
+		if (framebuffer_fits(v, args, failed, err) < 0)
+			return -1;
+	} else if (!strcmp(n, "vkCreateRenderPass") || !strcmp(n, "vkCreateRenderPass2") ||
+		   !strcmp(n, "vkCreateRenderPass2KHR")) {
+		/* (the three create infos begin alike up to their attachments) */
+		const vk_args_vkCreateRenderPass *a = args;
+		if (!failed && a->pCreateInfo && a->pRenderPass && *a->pRenderPass)
+			tmap_set(&v->map, H(*a->pRenderPass), K_RENDER_PASS,
+				 1 + (uint64_t)a->pCreateInfo->attachmentCount);
 	} else if (!strcmp(n, "vkCreateDevice")) {
 		if (!failed)
 			device_made(v, args);

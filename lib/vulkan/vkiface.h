@@ -8,6 +8,11 @@
  * (llvmpipe crashed making vkcube's pipeline after its set layout's
  * stageFlags were edited): replay refuses it before the driver sees it.
  *
+ * And what else a driver takes on trust that a record can break: a
+ * descriptor write's null where its type reads a handle, a framebuffer
+ * of other attachments than its render pass, a null among the handles
+ * the specification lets be null only in a mode the call is not in.
+ *
  * Handles are the capture's: the records as they are read, before any
  * remapping, so replay and the threads that make pipelines ahead each
  * follow the trace with one of these.
@@ -24,10 +29,12 @@ typedef struct vk_iface vk_iface;
 vk_iface *vk_iface_new(void);
 void vk_iface_free(vk_iface *v);
 /* A record of CMD (ARGS as decoded; FAILED: the capture's call failed):
- * shader modules, descriptor set layouts and pipeline layouts made and
- * destroyed are followed; a shader module that is no SPIR-V, or a
- * pipeline (graphics, compute, ray tracing) whose stage uses what its layout does not declare, is -1 with ERR's message
- * naming the field. */
+ * shader modules, descriptor set layouts, pipeline layouts, descriptor
+ * sets, render passes and framebuffers made (and some destroyed) are
+ * followed; a shader module that is no SPIR-V, a pipeline (graphics,
+ * compute, ray tracing) whose stage uses what its layout does not
+ * declare, and the records above, are -1 with ERR's message naming the
+ * field. */
 int vk_iface_note(vk_iface *v, const vk_command_info *cmd, const void *args, bool failed,
 		  trace_error *err);
 
