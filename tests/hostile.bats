@@ -337,6 +337,12 @@ removed() {
 	[[ "$output" == "trace-replay: bad.txt: call "*", line $((at - 1)) column "*": thread number 18446744073709551615 is too large" ]]
 }
 
+@test "a draw of 4294967295 instances, which the device works at for hours, stops the replay with one line, no hang" {
+	mutate 'fn: vkCmdDraw,' 's/instanceCount: 1,/instanceCount: 4294967295,/'
+	fails trace-replay --wait-timeout 1 bad.txt
+	[[ "$output" == "trace-replay: bad.txt: "*": the driver has not returned in 6 s: the device is busy with more work than it finishes (a draw, a dispatch or a count edited larger?); --wait-timeout sets how long replay waits" ]]
+}
+
 @test "a shader module whose code is no SPIR-V stops the replay at its create" {
 	mutate 'fn: vkCreateShaderModule,' 's/pCode: \[119734787,/pCode: [0,/'
 	FN=vkCreateShaderModule

@@ -132,7 +132,9 @@ def run_one(args, prog, path):
         name = "trace-replay"
         cmd = [args.replay, "--check", path]
     else:
-        cmd = [prog, path]
+        # a device busy past 5 + 5 s stops the replay (its watchdog),
+        # inside the run's timeout
+        cmd = [prog, "--wait-timeout", "5", path]
     env = dict(os.environ)
     if os.environ.get("MUTANT_PRELOAD"):
         env["LD_PRELOAD"] = os.environ["MUTANT_PRELOAD"]
@@ -168,8 +170,10 @@ CHECK = "--check"
 # A draw's vertex or instance count raised: valid Vulkan, work the device
 # must do, which can outlast the timeout on llvmpipe (65,536 instances of
 # vkcube's cube a frame); a replay that runs out of time on one is slow,
-# not hung (a wait that nothing signals is bounded by --wait-timeout).
-WORK = re.compile(r"\(vkCmdDraw\w*\): (vertexCount|instanceCount): ")
+# not hung (a wait that nothing signals is bounded by --wait-timeout, and
+# a device that works past it stops the replay's watchdog).  A number
+# mutation names no field: any number of a draw.
+WORK = re.compile(r"\(vkCmdDraw\w*\): ((vertexCount|instanceCount): |\d+ -> )")
 
 
 def run_mutant(args, m):

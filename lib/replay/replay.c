@@ -51,6 +51,7 @@ noreturn void vkr_exit_failed(vkr *r)
 		fflush(stderr);
 		_exit(1);
 	}
+	vkr_watchdog_phase(NULL);  /* the line is said: a stuck device ends it silently */
 	vkr_warm_stop(r, NULL);
 	vkr_wait_all(r);
 	exit(1);
@@ -85,26 +86,6 @@ noreturn void vkr_fatal(vkr *r, const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	vkr_exit_failed(r);
-}
-
-/* The longest wait replay makes.  A wait the capture saw end waits for
- * what replay signals; a record cut out or edited (a submit, its count,
- * a fence) leaves nothing to signal it, and UINT64_MAX would wait for
- * ever. */
-uint64_t vkr_wait_ns(const vkr *r)
-{
-	return r->opt->wait_ns ? r->opt->wait_ns : 10000000000ull;
-}
-
-/* RES, a bounded wait's: a timeout stops the replay. */
-void vkr_bounded(vkr *r, VkResult res, const char *what)
-{
-	if (res != VK_TIMEOUT)
-		return;
-	r->stuck = true;
-	vkr_fatal(r, "%s: nothing signaled it in %.3g s (--wait-timeout), where the capture's "
-		  "wait ended: a record that signals it missing or edited?", what,
-		  (double)vkr_wait_ns(r) / 1e9);
 }
 
 const char *vkr_result_name(VkResult res)
@@ -587,6 +568,8 @@ static void replay_call(vkr *r, const trace_call *c);
 
 void vkr_replay_call(vkr *r, const trace_call *c)
 {
+	if (!r->checking)
+		vkr_watchdog_note(c);
 	if (!r->opt->stats) {
 		replay_call(r, c);
 		return;
@@ -1116,6 +1099,7 @@ int vkr_run(trace_reader *in, const vkr_options *opt)
 		vkr_loop_init(r);
 	if (opt->dump || opt->ndump_handles)
 		vkr_dump_init(r);
+	vkr_watchdog_start(r);
 	while (!r->stop && (k = trace_reader_next(in, &c, &r->err)) > 0) {
 		r->call = c;
 		int64_t f = trace_frames_next(&r->frames, c, &r->err);
@@ -1148,6 +1132,7 @@ int vkr_run(trace_reader *in, const vkr_options *opt)
 		vkr_loop_run(r);
 		vkr_loop_free(r);
 	}
+	vkr_watchdog_phase("the replay's end, waiting for the device");
 	for (size_t i = 0; i < r->ndevs; i++) {
 		r->d = r->devs[i];
 		vkDeviceWaitIdle(r->d->vk.device);
@@ -1169,6 +1154,7 @@ int vkr_run(trace_reader *in, const vkr_options *opt)
 	fflush(stdout);
 	/* a stream that ends early (trace-trim, --frames) leaves the device */
 	vkr_close_all(r);
+	vkr_watchdog_stop();
 	if (r->warnings > WARNINGS_SHOWN && !opt->quiet)
 		fprintf(stderr, "%s: %s: %llu more warnings not shown\n", trace_cli_self.prog,
 			opt->input, (unsigned long long)(r->warnings - WARNINGS_SHOWN));

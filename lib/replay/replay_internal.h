@@ -480,6 +480,13 @@ bool vkr_warm_take(vkr *r, uint64_t no, uint32_t count, VkPipeline *out);
 bool vkr_warm_thread(void);
 void vkr_binary_note(vkr *r, const cmd_entry *e, void *args, VkResult capres);
 void vkr_bounded(vkr *r, VkResult res, const char *what);
+/* watchdog.c: a replay that makes no progress for --wait-timeout + 5 s
+ * stops with one line.  NOTE each record as it begins; PHASE what
+ * replay does outside records (its final waits). */
+void vkr_watchdog_start(vkr *r);
+void vkr_watchdog_note(const trace_call *c);
+void vkr_watchdog_phase(const char *what);
+void vkr_watchdog_stop(void);
 /* Exit status 1 once the devices' own threads finished what they run. */
 noreturn void vkr_exit_failed(vkr *r);
 noreturn void vkr_fatal(vkr *r, const char *fmt, ...)
