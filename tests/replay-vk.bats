@@ -127,9 +127,11 @@ ae() {
 	[ "$(grep -c 'fn: vkQueuePresentKHR,.*waitSemaphoreCount: 0,' bare.txt)" -eq 300 ]
 	# there the fence says nothing but that the image is free, and is
 	# never signalled: a wait for it that was not left out would run out
-	# the --wait-timeout given here and fail
+	# the --wait-timeout given here and fail (4 s: the watchdog stops a
+	# replay at 9 s without a record begun, and the sanitizer build under
+	# validation takes seconds to make its instance)
 	for t in both fence bare; do
-		run replay --validate --wait-timeout 2 --screenshot 150 -o $t.png $t.txt
+		run replay --validate --wait-timeout 4 --screenshot 150 -o $t.png $t.txt
 		echo "$t: $output"
 		[ "$status" -eq 0 ]
 		[ -z "$output" ]
