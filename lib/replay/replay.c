@@ -428,6 +428,7 @@ cmd_entry *vkr_entry_of(vkr *r, const trace_call *c)
 	e->sync = (uint8_t)vk_sync_command(cmd);
 	e->result = cmd->ret && cmd->ret->base == VK_B_ENUM && !strcmp(cmd->ret->type, "VkResult");
 	e->subres = vkr_subres_reads(r, cmd);
+	e->iface = vk_iface_wants(cmd);
 	e->allocator = e->tmpl = e->data = -1;
 	for (uint32_t i = 0; i < cmd->nparams; i++) {
 		const vk_field *f = &cmd->params[i];
@@ -606,7 +607,7 @@ static void replay_call(vkr *r, const trace_call *c)
 		vkr_fatal(r, "a device call before vkCreateDevice");
 	if (e->subres)
 		vkr_subres_check(r, e, args);
-	if (vk_iface_note(r->iface, cmd, args, vkr_failed(vkr_cap_result(c)), &r->err) < 0)
+	if (e->iface && vk_iface_note(r->iface, cmd, args, vkr_failed(vkr_cap_result(c)), &r->err) < 0)
 		vkr_fatal(r, "%s", r->err.msg);
 	if (!r->loop) {  /* --loop follows them itself, pass by pass */
 		vkr_binary_note(r, e, args, vkr_cap_result(c));

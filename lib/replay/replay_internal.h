@@ -91,6 +91,7 @@ typedef struct cmd_entry {
 	bool out_handles;    /* an output parameter may hold handles */
 	bool result;         /* it returns a VkResult */
 	bool subres;         /* what it reads may hold an image subresource (subres.c) */
+	bool iface;          /* vk_iface_note follows or checks it */
 	int16_t allocator;   /* the pAllocator parameter, or -1 */
 	int16_t tmpl, data;  /* SP_TEMPLATE_DATA: descriptorUpdateTemplate, pData */
 } cmd_entry;

@@ -53,9 +53,11 @@ static double limit;
 
 void vkr_watchdog_note(const trace_call *c)
 {
+	/* one writer (the replay's thread): plain stores, no locked add */
 	atomic_store_explicit(&call_no, c->no, memory_order_relaxed);
 	atomic_store_explicit(&call_fn, c->sig->name, memory_order_relaxed);
-	atomic_fetch_add_explicit(&progress, 1, memory_order_release);
+	atomic_store_explicit(&progress, atomic_load_explicit(&progress, memory_order_relaxed) + 1,
+			      memory_order_release);
 }
 
 /* WHAT: what replay does now; NULL: the line is said, exit silently. */
@@ -63,7 +65,8 @@ void vkr_watchdog_phase(const char *what)
 {
 	atomic_store_explicit(&call_fn, what, memory_order_relaxed);
 	atomic_store_explicit(&call_no, UINT64_MAX, memory_order_relaxed);
-	atomic_fetch_add_explicit(&progress, 1, memory_order_release);
+	atomic_store_explicit(&progress, atomic_load_explicit(&progress, memory_order_relaxed) + 1,
+			      memory_order_release);
 }
 
 static void *watch(void *arg)

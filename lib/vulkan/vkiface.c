@@ -522,6 +522,24 @@ static int begin_fits(vk_iface *v, const VkRenderPassBeginInfo *b, trace_error *
 	return -1;
 }
 
+static const char *const followed[] = {
+	"vkUpdateDescriptorSets", "vkCmdPushDescriptorSetKHR", "vkCmdBeginRenderPass",
+	"vkCmdBeginRenderPass2", "vkCmdBeginRenderPass2KHR", "vkAllocateDescriptorSets",
+	"vkCreateFramebuffer", "vkCreateRenderPass", "vkCreateRenderPass2",
+	"vkCreateRenderPass2KHR", "vkCreateDevice", "vkCreateShaderModule",
+	"vkDestroyShaderModule", "vkCreateDescriptorSetLayout", "vkDestroyDescriptorSetLayout",
+	"vkCreatePipelineLayout", "vkDestroyPipelineLayout", "vkCreateGraphicsPipelines",
+	"vkCreateComputePipelines", "vkCreateRayTracingPipelinesKHR",
+};
+
+bool vk_iface_wants(const vk_command_info *cmd)
+{
+	for (size_t i = 0; i < sizeof(followed) / sizeof(followed[0]); i++)
+		if (!strcmp(cmd->sig.name, followed[i]))
+			return true;
+	return false;
+}
+
 int vk_iface_note(vk_iface *v, const vk_command_info *cmd, const void *args, bool failed,
 		  trace_error *err)
 {

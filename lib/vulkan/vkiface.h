@@ -37,5 +37,8 @@ void vk_iface_free(vk_iface *v);
  * field. */
 int vk_iface_note(vk_iface *v, const vk_command_info *cmd, const void *args, bool failed,
 		  trace_error *err);
+/* Whether vk_iface_note does anything with CMD's records (the others
+ * need not be handed to it). */
+bool vk_iface_wants(const vk_command_info *cmd);
 
 #endif
