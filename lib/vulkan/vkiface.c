@@ -16,6 +16,11 @@
  * and that a push constant block used is in a range of the stage.  A
  * pipeline layout keeps copies of its set layouts' bindings: a set
  * layout may be destroyed once the pipeline layout is made.
+ *
+ * Then, below, what the same state lets be checked of other records:
+ * descriptor writes' null handles, framebuffers against their render
+ * passes, null set layouts and pipeline layouts outside the modes that
+ * allow them.
  */
 #include "vkiface.h"
 
