@@ -52,11 +52,10 @@ void vkr_template_data(vkr *r, const cmd_entry *e, void *args)
 	memcpy(&cap, (uint8_t *)args + cmd->params[e->tmpl].offset, 8);
 	uint64_t *h = tmap_at(&r->templates, cap, TAG_TEMPLATE);
 	const tmpl *t = h ? (const tmpl *)(uintptr_t)*h : NULL;
-	if (!t) {
-		vkr_warn(r, "%s: VkDescriptorUpdateTemplate 0x%llx unknown: call not replayed",
-			 cmd->sig.name, (unsigned long long)cap);
-		return;
-	}
+	if (!t)  /* never a call skipped: the draws would read what it writes */
+		vkr_fatal(r, "descriptorUpdateTemplate: VkDescriptorUpdateTemplate 0x%llx: no earlier "
+			  "record made it, or it is destroyed%s", (unsigned long long)cap,
+			  r->errors ? " (or its create failed here)" : "");
 	uint64_t want;
 	if (!vk_template_data_size(t->e, t->n, &want)) {
 		vkr_warn(r, "%s: a descriptor type of the template is not supported yet (left out)",

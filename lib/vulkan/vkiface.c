@@ -20,7 +20,7 @@
  * Then, below, what the same state lets be checked of other records:
  * descriptor writes' null handles, framebuffers against their render
  * passes, null set layouts and pipeline layouts outside the modes that
- * allow them.
+ * allow them (of pipelines, pipeline layouts, update templates).
  */
 #include "vkiface.h"
 
@@ -535,6 +535,7 @@ static const char *const followed[] = {
 	"vkDestroyShaderModule", "vkCreateDescriptorSetLayout", "vkDestroyDescriptorSetLayout",
 	"vkCreatePipelineLayout", "vkDestroyPipelineLayout", "vkCreateGraphicsPipelines",
 	"vkCreateComputePipelines", "vkCreateRayTracingPipelinesKHR",
+	"vkCreateDescriptorUpdateTemplate", "vkCreateDescriptorUpdateTemplateKHR",
 };
 
 bool vk_iface_wants(const vk_command_info *cmd)
@@ -569,7 +570,23 @@ int vk_iface_note(vk_iface *v, const vk_command_info *cmd, const void *args, boo
 	}
 	if (strncmp(n, "vkCreate", 8) && strncmp(n, "vkDestroy", 9))
 		return 0;
-	if (!strcmp(n, "vkCreateFramebuffer")) {
+	if (!strcmp(n, "vkCreateDescriptorUpdateTemplate") ||
+	    !strcmp(n, "vkCreateDescriptorUpdateTemplateKHR")) {
+		/* the layout its type uses, not null (llvmpipe crashed making
+		 * a push descriptor template of a null pipeline layout) */
+		const VkDescriptorUpdateTemplateCreateInfo *ci =
+			((const vk_args_vkCreateDescriptorUpdateTemplate *)args)->pCreateInfo;
+		bool push = ci && ci->templateType == VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_PUSH_DESCRIPTORS_KHR;
+		if (ci && (push ? !ci->pipelineLayout : !ci->descriptorSetLayout)) {
+			const char *type = enum_name("VkDescriptorUpdateTemplateType",
+						     ci->templateType);
+			trace_error_set(err, "pCreateInfo.%s: a null %s in a template of type %s",
+					push ? "pipelineLayout" : "descriptorSetLayout",
+					push ? "VkPipelineLayout" : "VkDescriptorSetLayout",
+					type ? type : "unknown");
+			return -1;
+		}
+	} else if (!strcmp(n, "vkCreateFramebuffer")) {
 		if (framebuffer_fits(v, args, failed, err) < 0)
 			return -1;
 	} else if (!strcmp(n, "vkCreateRenderPass") || !strcmp(n, "vkCreateRenderPass2") ||
