@@ -327,6 +327,12 @@ removed() {
 	stopped "pCreateInfo.attachmentCount: 0, but VkRenderPass $(handle_of 'fn: vkCreateFramebuffer,' renderPass) has 2 attachments"
 }
 
+@test "a framebuffer's attachments swapped (the depth view where the color one belongs) stops the replay at its create" {
+	mutate 'fn: vkCreateFramebuffer,' 's/pAttachments: \[\(0x[0-9a-f]*\), \(0x[0-9a-f]*\)\]/pAttachments: [\2, \1]/'
+	FN=vkCreateFramebuffer
+	stopped "pCreateInfo.pAttachments[0]: VkImageView $(grep -m1 'fn: vkCreateFramebuffer,' bad.txt | sed 's/.*pAttachments: \[\(0x[0-9a-f]*\),.*/\1/') is of VK_FORMAT_D16_UNORM, but attachment 0 of VkRenderPass $(handle_of 'fn: vkCreateFramebuffer,' renderPass) is of $(grep -m1 'fn: vkCreateRenderPass,' "$W/cube.txt" | sed 's/.*pAttachments: \[{flags: 0, format: \(VK_FORMAT_[A-Z0-9_]*\),.*/\1/')"
+}
+
 @test "a record that does not read mid-frame (a thread number too large) exits 1 with its line once the device is idle" {
 	# the record after the first frame's present: llvmpipe's queue
 	# thread freed memory twice when replay exited with work in flight

@@ -33,7 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { K_MODULE = 1, K_SET_LAYOUT, K_LAYOUT, K_SET, K_RENDER_PASS, K_FRAMEBUFFER };
+enum { K_MODULE = 1, K_SET_LAYOUT, K_LAYOUT, K_SET, K_RENDER_PASS, K_FRAMEBUFFER, K_VIEW };
 
 #define H(x) ((uint64_t)(uintptr_t)(x))
 
@@ -52,8 +52,10 @@ typedef struct pipe_layout {
 struct vk_iface {
 	tmap map;  /* (capture handle, K_*) -> spv_module *, set_layout *, pipe_layout *;
 		    * (descriptor set, K_SET) -> 1 + whether its layout has
-		    * immutable samplers; (render pass, K_RENDER_PASS),
-		    * (framebuffer, K_FRAMEBUFFER) -> 1 + its attachments */
+		    * immutable samplers; (render pass, K_RENDER_PASS) ->
+		    * uint32_t[]: its attachments' count, then their formats;
+		    * (framebuffer, K_FRAMEBUFFER) -> 1 + its attachments;
+		    * (image view, K_VIEW) -> 1 + its format */
 	bool null_descriptor;  /* a device enabled robustness2's nullDescriptor */
 };
 
@@ -74,7 +76,7 @@ static void free_layout(pipe_layout *l)
 static void free_entry(uint64_t kind, uint64_t val)
 {
 	void *p = (void *)(uintptr_t)val;
-	if (kind == K_SET || kind == K_RENDER_PASS || kind == K_FRAMEBUFFER)
+	if (kind == K_SET || kind == K_FRAMEBUFFER || kind == K_VIEW)
 		return;
 	if (kind == K_MODULE)
 		spv_free(p);
@@ -479,7 +481,45 @@ static int writes_fit(vk_iface *v, const VkWriteDescriptorSet *w, uint32_t n, bo
 static uint64_t attachments_of(const vk_iface *v, uint64_t handle, uint64_t kind)
 {
 	uint64_t *n = handle ? tmap_at(&v->map, handle, kind) : NULL;
+	if (n && kind == K_RENDER_PASS)
+		return ((const uint32_t *)(uintptr_t)*n)[0];
 	return n ? *n - 1 : UINT64_MAX;
+}
+
+/* A render pass made: its attachments' formats (A's create info, of
+ * vkCreateRenderPass, or of vkCreateRenderPass2 when TWO). */
+static void render_pass_made(vk_iface *v, const vk_args_vkCreateRenderPass *a, bool two)
+{
+	uint32_t n = a->pCreateInfo->attachmentCount;
+	uint32_t *f = trace_xcalloc((size_t)n + 1, sizeof(*f));
+	f[0] = n;
+	if (two) {
+		const VkRenderPassCreateInfo2 *ci = (const VkRenderPassCreateInfo2 *)a->pCreateInfo;
+		for (uint32_t i = 0; ci->pAttachments && i < n; i++)
+			f[i + 1] = (uint32_t)ci->pAttachments[i].format;
+	} else {
+		for (uint32_t i = 0; a->pCreateInfo->pAttachments && i < n; i++)
+			f[i + 1] = (uint32_t)a->pCreateInfo->pAttachments[i].format;
+	}
+	put(v, H(*a->pRenderPass), K_RENDER_PASS, f);
+}
+
+/* Attachment I of a framebuffer for render pass RP: the view's format the
+ * attachment's (a depth view where the color one belongs crashed
+ * llvmpipe drawing). */
+static int view_fits(vk_iface *v, uint64_t rp, uint32_t i, VkImageView view, trace_error *err)
+{
+	uint64_t *f = rp ? tmap_at(&v->map, rp, K_RENDER_PASS) : NULL;
+	uint64_t *vf = view ? tmap_at(&v->map, H(view), K_VIEW) : NULL;
+	const uint32_t *want = f ? (const uint32_t *)(uintptr_t)*f : NULL;
+	if (!want || !vf || i >= want[0] || *vf - 1 == want[i + 1])
+		return 0;
+	const char *have = enum_name("VkFormat", (int64_t)(*vf - 1)), *need = enum_name("VkFormat", want[i + 1]);
+	trace_error_set(err, "pCreateInfo.pAttachments[%u]: VkImageView 0x%llx is of %s, but "
+			"attachment %u of VkRenderPass 0x%llx is of %s", i, (unsigned long long)H(view),
+			have ? have : "an unknown format", i, (unsigned long long)rp,
+			need ? need : "an unknown format");
+	return -1;
 }
 
 static int framebuffer_fits(vk_iface *v, const vk_args_vkCreateFramebuffer *a, bool failed,
@@ -500,12 +540,15 @@ static int framebuffer_fits(vk_iface *v, const vk_args_vkCreateFramebuffer *a, b
 				(unsigned long long)want);
 		return -1;
 	}
-	for (uint32_t i = 0; ci->pAttachments && !imageless && i < ci->attachmentCount; i++)
+	for (uint32_t i = 0; ci->pAttachments && !imageless && i < ci->attachmentCount; i++) {
 		if (!ci->pAttachments[i]) {
 			trace_error_set(err, "pCreateInfo.pAttachments[%u]: a null VkImageView in a "
 					"framebuffer not imageless", i);
 			return -1;
 		}
+		if (view_fits(v, H(ci->renderPass), i, ci->pAttachments[i], err) < 0)
+			return -1;
+	}
 	if (!failed && a->pFramebuffer && *a->pFramebuffer)
 		tmap_set(&v->map, H(*a->pFramebuffer), K_FRAMEBUFFER, 1 + (uint64_t)have);
 	return 0;
@@ -536,6 +579,7 @@ static const char *const followed[] = {
 	"vkCreatePipelineLayout", "vkDestroyPipelineLayout", "vkCreateGraphicsPipelines",
 	"vkCreateComputePipelines", "vkCreateRayTracingPipelinesKHR",
 	"vkCreateDescriptorUpdateTemplate", "vkCreateDescriptorUpdateTemplateKHR",
+	"vkDestroyRenderPass", "vkCreateImageView", "vkDestroyImageView",
 };
 
 bool vk_iface_wants(const vk_command_info *cmd)
@@ -591,11 +635,21 @@ int vk_iface_note(vk_iface *v, const vk_command_info *cmd, const void *args, boo
 			return -1;
 	} else if (!strcmp(n, "vkCreateRenderPass") || !strcmp(n, "vkCreateRenderPass2") ||
 		   !strcmp(n, "vkCreateRenderPass2KHR")) {
-		/* (the three create infos begin alike up to their attachments) */
+		/* (the three commands' parameters are alike, and their create
+		 * infos up to attachmentCount) */
 		const vk_args_vkCreateRenderPass *a = args;
 		if (!failed && a->pCreateInfo && a->pRenderPass && *a->pRenderPass)
-			tmap_set(&v->map, H(*a->pRenderPass), K_RENDER_PASS,
-				 1 + (uint64_t)a->pCreateInfo->attachmentCount);
+			render_pass_made(v, a, n[18] == '2');
+	} else if (!strcmp(n, "vkDestroyRenderPass")) {
+		forget(v, H(((const vk_args_vkDestroyRenderPass *)args)->renderPass), K_RENDER_PASS);
+	} else if (!strcmp(n, "vkCreateImageView")) {
+		const vk_args_vkCreateImageView *a = args;
+		if (!failed && a->pCreateInfo && a->pView && *a->pView)
+			tmap_set(&v->map, H(*a->pView), K_VIEW, 1 + (uint64_t)a->pCreateInfo->format);
+	} else if (!strcmp(n, "vkDestroyImageView")) {
+		uint64_t view = H(((const vk_args_vkDestroyImageView *)args)->imageView);
+		if (view)
+			tmap_del(&v->map, view, K_VIEW, NULL);
 	} else if (!strcmp(n, "vkCreateDevice")) {
 		if (!failed)
 			device_made(v, args);
