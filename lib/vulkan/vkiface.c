@@ -170,6 +170,15 @@ static void type_named(uint32_t type, char *buf, size_t cap)
 		snprintf(buf, cap, "descriptor type %u", type);
 }
 
+/* The struct of type T in the pNext chain P, or NULL. */
+static const void *chain_find(const void *p, VkStructureType t)
+{
+	const VkBaseInStructure *b = p;
+	while (b && b->sType != t)
+		b = b->pNext;
+	return b;
+}
+
 /* ------------------------------------------------------------------ */
 /* What is made. */
 
@@ -311,9 +320,7 @@ static int stage_fits(vk_iface *v, const VkPipelineShaderStageCreateInfo *st, ui
 	const spv_module *m = get(v, H(st->module), K_MODULE);
 	spv_module *inline_m = NULL;
 	if (!st->module) {
-		const VkBaseInStructure *p = st->pNext;
-		while (p && p->sType != VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO)
-			p = p->pNext;
+		const void *p = chain_find(st->pNext, VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO);
 		char at[160];
 		snprintf(at, sizeof(at), "%s.pNext", where);
 		if (p && module_made(v, (const VkShaderModuleCreateInfo *)p, at, &inline_m, err) < 0)
@@ -368,13 +375,6 @@ static int stages_fit(vk_iface *v, uint32_t k, const char *field,
  * layout has immutable samplers); nor a null set but in a pushed write.  llvmpipe crashed at
  * a vkUpdateDescriptorSets whose set or image view was edited to null. */
 
-static const void *chain_find(const void *p, VkStructureType t)
-{
-	const VkBaseInStructure *b = p;
-	while (b && b->sType != t)
-		b = b->pNext;
-	return b;
-}
 
 static void device_made(vk_iface *v, const vk_args_vkCreateDevice *a)
 {
