@@ -441,22 +441,19 @@ call_of() {
 @test "an update template edited to one no record made, or a push template made with no pipeline layout, stops the replay at the call" {
 	trace-decode "$W/glmark.trace" >glmark.txt
 	# the first update through a template, its template edited
-	local at call
-	at=$(grep -n -m1 'fn: vkUpdateDescriptorSetWithTemplate,' glmark.txt | cut -d: -f1)
-	call=$(sed -n "${at}p" glmark.txt | sed 's/{call: \([0-9]*\),.*/\1/')
-	sed "${at}s/descriptorUpdateTemplate: 0x[0-9a-f]*/descriptorUpdateTemplate: 0x999/" glmark.txt >bad.txt
+	edit_record glmark.txt 'fn: vkUpdateDescriptorSetWithTemplate,' \
+		'@LINE@s/descriptorUpdateTemplate: 0x[0-9a-f]*/descriptorUpdateTemplate: 0x999/' bad.txt
 	run replay bad.txt
 	echo "$output"
 	[ "$status" -eq 1 ]
-	[ "$output" = "trace-replay: bad.txt: call $call (vkUpdateDescriptorSetWithTemplate): descriptorUpdateTemplate: VkDescriptorUpdateTemplate 0x999: no earlier record made it, or it is destroyed" ]
+	[ "$output" = "trace-replay: bad.txt: call $CALL (vkUpdateDescriptorSetWithTemplate): descriptorUpdateTemplate: VkDescriptorUpdateTemplate 0x999: no earlier record made it, or it is destroyed" ]
 	# the first push descriptor template, its pipeline layout null
-	at=$(grep -n -m1 'fn: vkCreateDescriptorUpdateTemplate.*templateType: VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_PUSH_DESCRIPTORS_KHR' glmark.txt | cut -d: -f1)
-	call=$(sed -n "${at}p" glmark.txt | sed 's/{call: \([0-9]*\),.*/\1/')
-	sed "${at}s/pipelineLayout: 0x[0-9a-f]*/pipelineLayout: 0x0/" glmark.txt >bad.txt
+	edit_record glmark.txt 'fn: vkCreateDescriptorUpdateTemplate.*templateType: VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_PUSH_DESCRIPTORS_KHR' \
+		'@LINE@s/pipelineLayout: 0x[0-9a-f]*/pipelineLayout: 0x0/' bad.txt
 	run replay bad.txt
 	echo "$output"
 	[ "$status" -eq 1 ]
-	[[ "$output" = "trace-replay: bad.txt: call $call (vkCreateDescriptorUpdateTemplate"*"): pCreateInfo.pipelineLayout: a null VkPipelineLayout in a template of type VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_PUSH_DESCRIPTORS_KHR" ]]
+	[[ "$output" = "trace-replay: bad.txt: call $CALL (vkCreateDescriptorUpdateTemplate"*"): pCreateInfo.pipelineLayout: a null VkPipelineLayout in a template of type VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_PUSH_DESCRIPTORS_KHR" ]]
 }
 
 @test "replayed glmark2 frames, one in each of five scenes, equal what zink presented at capture" {

@@ -570,145 +570,230 @@ static int begin_fits(vk_iface *v, const VkRenderPassBeginInfo *b, trace_error *
 	return -1;
 }
 
-static const char *const followed[] = {
-	"vkUpdateDescriptorSets", "vkCmdPushDescriptorSetKHR", "vkCmdBeginRenderPass",
-	"vkCmdBeginRenderPass2", "vkCmdBeginRenderPass2KHR", "vkAllocateDescriptorSets",
-	"vkCreateFramebuffer", "vkCreateRenderPass", "vkCreateRenderPass2",
-	"vkCreateRenderPass2KHR", "vkCreateDevice", "vkCreateShaderModule",
-	"vkDestroyShaderModule", "vkCreateDescriptorSetLayout", "vkDestroyDescriptorSetLayout",
-	"vkCreatePipelineLayout", "vkDestroyPipelineLayout", "vkCreateGraphicsPipelines",
-	"vkCreateComputePipelines", "vkCreateRayTracingPipelinesKHR",
-	"vkCreateDescriptorUpdateTemplate", "vkCreateDescriptorUpdateTemplateKHR",
-	"vkDestroyRenderPass", "vkCreateImageView", "vkDestroyImageView",
+/* One handler a followed command: what its record makes, forgets or
+ * must fit.  A (capture-time) failed create made nothing. */
+typedef int note_fn(vk_iface *v, const char *name, const void *args, bool failed,
+		    trace_error *err);
+
+static int on_update(vk_iface *v, const char *n, const void *args, bool failed, trace_error *err)
+{
+	const vk_args_vkUpdateDescriptorSets *a = args;
+	(void)n, (void)failed;
+	return writes_fit(v, a->pDescriptorWrites, a->descriptorWriteCount, false, 0, 0, err);
+}
+
+static int on_push(vk_iface *v, const char *n, const void *args, bool failed, trace_error *err)
+{
+	const vk_args_vkCmdPushDescriptorSetKHR *a = args;
+	(void)n, (void)failed;
+	return writes_fit(v, a->pDescriptorWrites, a->descriptorWriteCount, true, H(a->layout),
+			  a->set, err);
+}
+
+static int on_begin(vk_iface *v, const char *n, const void *args, bool failed, trace_error *err)
+{
+	/* (vkCmdBeginRenderPass2's first parameters are the first's) */
+	(void)n, (void)failed;
+	return begin_fits(v, ((const vk_args_vkCmdBeginRenderPass *)args)->pRenderPassBegin, err);
+}
+
+static int on_sets(vk_iface *v, const char *n, const void *args, bool failed, trace_error *err)
+{
+	(void)n, (void)err;
+	if (!failed)
+		sets_made(v, args);
+	return 0;
+}
+
+static int on_template(vk_iface *v, const char *n, const void *args, bool failed,
+		       trace_error *err)
+{
+	/* the layout its type uses, not null (llvmpipe crashed making a
+	 * push descriptor template of a null pipeline layout) */
+	const VkDescriptorUpdateTemplateCreateInfo *ci =
+		((const vk_args_vkCreateDescriptorUpdateTemplate *)args)->pCreateInfo;
+	(void)v, (void)n, (void)failed;
+	bool push = ci && ci->templateType == VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_PUSH_DESCRIPTORS_KHR;
+	if (!ci || (push ? ci->pipelineLayout != VK_NULL_HANDLE
+			 : ci->descriptorSetLayout != VK_NULL_HANDLE))
+		return 0;
+	const char *type = enum_name("VkDescriptorUpdateTemplateType", ci->templateType);
+	trace_error_set(err, "pCreateInfo.%s: a null %s in a template of type %s",
+			push ? "pipelineLayout" : "descriptorSetLayout",
+			push ? "VkPipelineLayout" : "VkDescriptorSetLayout", type ? type : "unknown");
+	return -1;
+}
+
+static int on_framebuffer(vk_iface *v, const char *n, const void *args, bool failed,
+			  trace_error *err)
+{
+	(void)n;
+	return framebuffer_fits(v, args, failed, err);
+}
+
+static int on_render_pass(vk_iface *v, const char *n, const void *args, bool failed,
+			  trace_error *err)
+{
+	/* (the three commands' parameters are alike, and their create
+	 * infos up to attachmentCount) */
+	const vk_args_vkCreateRenderPass *a = args;
+	(void)err;
+	if (!failed && a->pCreateInfo && a->pRenderPass && *a->pRenderPass)
+		render_pass_made(v, a, n[18] == '2');
+	return 0;
+}
+
+static int on_view(vk_iface *v, const char *n, const void *args, bool failed, trace_error *err)
+{
+	const vk_args_vkCreateImageView *a = args;
+	(void)n, (void)err;
+	if (!failed && a->pCreateInfo && a->pView && *a->pView)
+		tmap_set(&v->map, H(*a->pView), K_VIEW, 1 + (uint64_t)a->pCreateInfo->format);
+	return 0;
+}
+
+static int on_device(vk_iface *v, const char *n, const void *args, bool failed, trace_error *err)
+{
+	(void)n, (void)err;
+	if (!failed)
+		device_made(v, args);
+	return 0;
+}
+
+static int on_module(vk_iface *v, const char *n, const void *args, bool failed, trace_error *err)
+{
+	const vk_args_vkCreateShaderModule *a = args;
+	spv_module *m;
+	(void)n;
+	if (module_made(v, a->pCreateInfo, "pCreateInfo", &m, err) < 0)
+		return -1;
+	if (!failed && a->pShaderModule && *a->pShaderModule)
+		put(v, H(*a->pShaderModule), K_MODULE, m);
+	else
+		spv_free(m);
+	return 0;
+}
+
+static int on_set_layout(vk_iface *v, const char *n, const void *args, bool failed,
+			 trace_error *err)
+{
+	const vk_args_vkCreateDescriptorSetLayout *a = args;
+	(void)n, (void)err;
+	if (!failed && a->pCreateInfo && a->pSetLayout && *a->pSetLayout)
+		set_layout_made(v, a);
+	return 0;
+}
+
+static int on_layout(vk_iface *v, const char *n, const void *args, bool failed, trace_error *err)
+{
+	const vk_args_vkCreatePipelineLayout *a = args;
+	(void)n;
+	/* a null set layout but in a library's layout of independent sets
+	 * (llvmpipe crashed making one) */
+	const VkPipelineLayoutCreateInfo *ci = a->pCreateInfo;
+	for (uint32_t i = 0; ci && ci->pSetLayouts && i < ci->setLayoutCount &&
+	     !(ci->flags & VK_PIPELINE_LAYOUT_CREATE_INDEPENDENT_SETS_BIT_EXT); i++)
+		if (!ci->pSetLayouts[i]) {
+			trace_error_set(err, "pCreateInfo.pSetLayouts[%u]: a null "
+					"VkDescriptorSetLayout in a layout not of independent sets", i);
+			return -1;
+		}
+	if (!failed && a->pCreateInfo && a->pPipelineLayout && *a->pPipelineLayout)
+		layout_made(v, a);
+	return 0;
+}
+
+/* Graphics, compute and ray tracing pipelines: each create info's
+ * stages against its layout */
+static int on_pipelines(vk_iface *v, const char *n, const void *args, bool failed,
+			trace_error *err)
+{
+	const vk_args_vkCreateGraphicsPipelines *g = args;
+	const vk_args_vkCreateComputePipelines *c = args;
+	const vk_args_vkCreateRayTracingPipelinesKHR *rt = args;
+	char kind = n[8];  /* vkCreate[GCR] */
+	uint32_t count = kind == 'G' ? g->createInfoCount
+		       : kind == 'C' ? c->createInfoCount : rt->createInfoCount;
+	const void *infos = kind == 'G' ? (const void *)g->pCreateInfos
+			  : kind == 'C' ? (const void *)c->pCreateInfos : rt->pCreateInfos;
+	(void)failed;
+	for (uint32_t k = 0; infos && k < count; k++) {
+		int rc;
+		if (kind == 'G')
+			rc = stages_fit(v, k, "pStages", g->pCreateInfos[k].pStages,
+					g->pCreateInfos[k].stageCount, g->pCreateInfos[k].layout,
+					g->pCreateInfos[k].flags, err);
+		else if (kind == 'C')
+			rc = stages_fit(v, k, "stage", &c->pCreateInfos[k].stage, 1,
+					c->pCreateInfos[k].layout, 0, err);
+		else
+			rc = stages_fit(v, k, "pStages", rt->pCreateInfos[k].pStages,
+					rt->pCreateInfos[k].stageCount, rt->pCreateInfos[k].layout,
+					rt->pCreateInfos[k].flags, err);
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* The followed commands: what each record makes, checks or, for a
+ * destroy, forgets (the kind its handle, the parameter after the
+ * device, was kept under) */
+static const struct {
+	const char *name;
+	note_fn *fn;
+	uint64_t forgets;
+} notes[] = {
+	{"vkUpdateDescriptorSets", on_update, 0},
+	{"vkCmdPushDescriptorSetKHR", on_push, 0},
+	{"vkCmdBeginRenderPass", on_begin, 0},
+	{"vkCmdBeginRenderPass2", on_begin, 0},
+	{"vkCmdBeginRenderPass2KHR", on_begin, 0},
+	{"vkAllocateDescriptorSets", on_sets, 0},
+	{"vkCreateDescriptorUpdateTemplate", on_template, 0},
+	{"vkCreateDescriptorUpdateTemplateKHR", on_template, 0},
+	{"vkCreateFramebuffer", on_framebuffer, 0},
+	{"vkCreateRenderPass", on_render_pass, 0},
+	{"vkCreateRenderPass2", on_render_pass, 0},
+	{"vkCreateRenderPass2KHR", on_render_pass, 0},
+	{"vkCreateImageView", on_view, 0},
+	{"vkCreateDevice", on_device, 0},
+	{"vkCreateShaderModule", on_module, 0},
+	{"vkCreateDescriptorSetLayout", on_set_layout, 0},
+	{"vkCreatePipelineLayout", on_layout, 0},
+	{"vkCreateGraphicsPipelines", on_pipelines, 0},
+	{"vkCreateComputePipelines", on_pipelines, 0},
+	{"vkCreateRayTracingPipelinesKHR", on_pipelines, 0},
+	{"vkDestroyShaderModule", NULL, K_MODULE},
+	{"vkDestroyDescriptorSetLayout", NULL, K_SET_LAYOUT},
+	{"vkDestroyPipelineLayout", NULL, K_LAYOUT},
+	{"vkDestroyRenderPass", NULL, K_RENDER_PASS},
+	{"vkDestroyImageView", NULL, K_VIEW},
 };
+
+static int note_of(const char *name)
+{
+	for (size_t i = 0; i < sizeof(notes) / sizeof(notes[0]); i++)
+		if (!strcmp(name, notes[i].name))
+			return (int)i;
+	return -1;
+}
 
 bool vk_iface_wants(const vk_command_info *cmd)
 {
-	for (size_t i = 0; i < sizeof(followed) / sizeof(followed[0]); i++)
-		if (!strcmp(cmd->sig.name, followed[i]))
-			return true;
-	return false;
+	return note_of(cmd->sig.name) >= 0;
 }
 
 int vk_iface_note(vk_iface *v, const vk_command_info *cmd, const void *args, bool failed,
 		  trace_error *err)
 {
-	const char *n = cmd->sig.name;
-	if (!strcmp(n, "vkUpdateDescriptorSets")) {
-		const vk_args_vkUpdateDescriptorSets *a = args;
-		return writes_fit(v, a->pDescriptorWrites, a->descriptorWriteCount, false, 0, 0, err);
-	}
-	if (!strcmp(n, "vkCmdPushDescriptorSetKHR")) {
-		const vk_args_vkCmdPushDescriptorSetKHR *a = args;
-		return writes_fit(v, a->pDescriptorWrites, a->descriptorWriteCount, true, H(a->layout),
-				  a->set, err);
-	}
-	if (!strcmp(n, "vkCmdBeginRenderPass"))
-		return begin_fits(v, ((const vk_args_vkCmdBeginRenderPass *)args)->pRenderPassBegin, err);
-	if (!strcmp(n, "vkCmdBeginRenderPass2") || !strcmp(n, "vkCmdBeginRenderPass2KHR"))
-		return begin_fits(v, ((const vk_args_vkCmdBeginRenderPass2 *)args)->pRenderPassBegin, err);
-	if (!strcmp(n, "vkAllocateDescriptorSets")) {
-		if (!failed)
-			sets_made(v, args);
+	int i = note_of(cmd->sig.name);
+	if (i < 0)
 		return 0;
-	}
-	if (strncmp(n, "vkCreate", 8) && strncmp(n, "vkDestroy", 9))
-		return 0;
-	if (!strcmp(n, "vkCreateDescriptorUpdateTemplate") ||
-	    !strcmp(n, "vkCreateDescriptorUpdateTemplateKHR")) {
-		/* the layout its type uses, not null (llvmpipe crashed making
-		 * a push descriptor template of a null pipeline layout) */
-		const VkDescriptorUpdateTemplateCreateInfo *ci =
-			((const vk_args_vkCreateDescriptorUpdateTemplate *)args)->pCreateInfo;
-		bool push = ci && ci->templateType == VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_PUSH_DESCRIPTORS_KHR;
-		if (ci && (push ? !ci->pipelineLayout : !ci->descriptorSetLayout)) {
-			const char *type = enum_name("VkDescriptorUpdateTemplateType",
-						     ci->templateType);
-			trace_error_set(err, "pCreateInfo.%s: a null %s in a template of type %s",
-					push ? "pipelineLayout" : "descriptorSetLayout",
-					push ? "VkPipelineLayout" : "VkDescriptorSetLayout",
-					type ? type : "unknown");
-			return -1;
-		}
-	} else if (!strcmp(n, "vkCreateFramebuffer")) {
-		if (framebuffer_fits(v, args, failed, err) < 0)
-			return -1;
-	} else if (!strcmp(n, "vkCreateRenderPass") || !strcmp(n, "vkCreateRenderPass2") ||
-		   !strcmp(n, "vkCreateRenderPass2KHR")) {
-		/* (the three commands' parameters are alike, and their create
-		 * infos up to attachmentCount) */
-		const vk_args_vkCreateRenderPass *a = args;
-		if (!failed && a->pCreateInfo && a->pRenderPass && *a->pRenderPass)
-			render_pass_made(v, a, n[18] == '2');
-	} else if (!strcmp(n, "vkDestroyRenderPass")) {
-		forget(v, H(((const vk_args_vkDestroyRenderPass *)args)->renderPass), K_RENDER_PASS);
-	} else if (!strcmp(n, "vkCreateImageView")) {
-		const vk_args_vkCreateImageView *a = args;
-		if (!failed && a->pCreateInfo && a->pView && *a->pView)
-			tmap_set(&v->map, H(*a->pView), K_VIEW, 1 + (uint64_t)a->pCreateInfo->format);
-	} else if (!strcmp(n, "vkDestroyImageView")) {
-		uint64_t view = H(((const vk_args_vkDestroyImageView *)args)->imageView);
-		if (view)
-			tmap_del(&v->map, view, K_VIEW, NULL);
-	} else if (!strcmp(n, "vkCreateDevice")) {
-		if (!failed)
-			device_made(v, args);
-	} else if (!strcmp(n, "vkCreateShaderModule")) {
-		const vk_args_vkCreateShaderModule *a = args;
-		spv_module *m;
-		if (module_made(v, a->pCreateInfo, "pCreateInfo", &m, err) < 0)
-			return -1;
-		if (!failed && a->pShaderModule && *a->pShaderModule)
-			put(v, H(*a->pShaderModule), K_MODULE, m);
-		else
-			spv_free(m);
-	} else if (!strcmp(n, "vkDestroyShaderModule")) {
-		forget(v, H(((const vk_args_vkDestroyShaderModule *)args)->shaderModule), K_MODULE);
-	} else if (!strcmp(n, "vkCreateDescriptorSetLayout")) {
-		const vk_args_vkCreateDescriptorSetLayout *a = args;
-		if (!failed && a->pCreateInfo && a->pSetLayout && *a->pSetLayout)
-			set_layout_made(v, a);
-	} else if (!strcmp(n, "vkDestroyDescriptorSetLayout")) {
-		forget(v, H(((const vk_args_vkDestroyDescriptorSetLayout *)args)->descriptorSetLayout),
-		       K_SET_LAYOUT);
-	} else if (!strcmp(n, "vkCreatePipelineLayout")) {
-		const vk_args_vkCreatePipelineLayout *a = args;
-		/* a null set layout but in a library's layout of independent
-		 * sets (llvmpipe crashed making one) */
-		const VkPipelineLayoutCreateInfo *ci = a->pCreateInfo;
-		for (uint32_t i = 0; ci && ci->pSetLayouts && i < ci->setLayoutCount &&
-		     !(ci->flags & VK_PIPELINE_LAYOUT_CREATE_INDEPENDENT_SETS_BIT_EXT); i++)
-			if (!ci->pSetLayouts[i]) {
-				trace_error_set(err, "pCreateInfo.pSetLayouts[%u]: a null "
-						"VkDescriptorSetLayout in a layout not of independent "
-						"sets", i);
-				return -1;
-			}
-		if (!failed && a->pCreateInfo && a->pPipelineLayout && *a->pPipelineLayout)
-			layout_made(v, a);
-	} else if (!strcmp(n, "vkDestroyPipelineLayout")) {
-		forget(v, H(((const vk_args_vkDestroyPipelineLayout *)args)->pipelineLayout),
-		       K_LAYOUT);
-	} else if (!strcmp(n, "vkCreateGraphicsPipelines")) {
-		const vk_args_vkCreateGraphicsPipelines *a = args;
-		for (uint32_t k = 0; a->pCreateInfos && k < a->createInfoCount; k++)
-			if (stages_fit(v, k, "pStages", a->pCreateInfos[k].pStages,
-				       a->pCreateInfos[k].stageCount, a->pCreateInfos[k].layout,
-				       a->pCreateInfos[k].flags, err) < 0)
-				return -1;
-	} else if (!strcmp(n, "vkCreateComputePipelines")) {
-		const vk_args_vkCreateComputePipelines *a = args;
-		for (uint32_t k = 0; a->pCreateInfos && k < a->createInfoCount; k++)
-			if (stages_fit(v, k, "stage", &a->pCreateInfos[k].stage, 1,
-				       a->pCreateInfos[k].layout, 0, err) < 0)
-				return -1;
-	} else if (!strcmp(n, "vkCreateRayTracingPipelinesKHR")) {
-		const vk_args_vkCreateRayTracingPipelinesKHR *a = args;
-		for (uint32_t k = 0; a->pCreateInfos && k < a->createInfoCount; k++)
-			if (stages_fit(v, k, "pStages", a->pCreateInfos[k].pStages,
-				       a->pCreateInfos[k].stageCount, a->pCreateInfos[k].layout,
-				       a->pCreateInfos[k].flags, err) < 0)
-				return -1;
-	}
+	if (notes[i].fn)
+		return notes[i].fn(v, cmd->sig.name, args, failed, err);
+	if (cmd->nparams >= 2)  /* vkDestroyX(device, handle, pAllocator) */
+		forget(v, *(const uint64_t *)((const char *)args + cmd->params[1].offset),
+		       notes[i].forgets);
 	return 0;
 }
