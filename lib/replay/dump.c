@@ -26,7 +26,6 @@
  * semaphore nothing signals yet would wait for ever. */
 #define DUMP_WAIT_NS (60ull * 1000 * 1000 * 1000)
 
-#define H(x) ((uint64_t)(uintptr_t)(x))
 
 void vkr_dump_init(vkr *r)
 {

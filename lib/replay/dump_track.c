@@ -106,7 +106,6 @@ static enum code code_of(dump_state *d, const vk_command_info *cmd)
 	return c;
 }
 
-#define H(x) ((uint64_t)(uintptr_t)(x))
 
 static void *get_ptr(const tmap *m, uint64_t cap)
 {

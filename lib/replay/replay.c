@@ -716,60 +716,49 @@ static void replay_call(vkr *r, const trace_call *c)
 		}
 		return;
 	}
-	case SP_BIND_BUFFER: {
-		vk_args_vkBindBufferMemory *a = args;
-		vkr_bind_obj(r, (uint64_t)(uintptr_t)a->buffer, (uint64_t)(uintptr_t)a->memory,
-			     a->memoryOffset, false, capres);
-		return;
-	}
+	case SP_BIND_BUFFER:
 	case SP_BIND_IMAGE: {
-		vk_args_vkBindImageMemory *a = args;
-		vkr_bind_obj(r, (uint64_t)(uintptr_t)a->image, (uint64_t)(uintptr_t)a->memory,
-			     a->memoryOffset, true, capres);
+		/* vkBind{Buffer,Image}Memory(device, object, memory, memoryOffset) */
+		uint64_t p[3];
+		for (int i = 0; i < 3; i++)
+			memcpy(&p[i], (uint8_t *)args + cmd->params[i + 1].offset, 8);
+		vkr_bind_obj(r, p[0], p[1], p[2], e->special == SP_BIND_IMAGE, capres);
 		return;
 	}
 	case SP_BIND_BUFFER2: {
-		vk_args_vkBindBufferMemory2 *a = args;
-		for (uint32_t i = 0; a->pBindInfos && i < a->bindInfoCount; i++)
-			vkr_bind_obj(r, (uint64_t)(uintptr_t)a->pBindInfos[i].buffer,
-				     (uint64_t)(uintptr_t)a->pBindInfos[i].memory,
-				     a->pBindInfos[i].memoryOffset, false, capres);
+		const VkBindBufferMemoryInfo *b = ((vk_args_vkBindBufferMemory2 *)args)->pBindInfos;
+		for (uint32_t i = 0; b && i < ((vk_args_vkBindBufferMemory2 *)args)->bindInfoCount; i++)
+			vkr_bind_obj(r, H(b[i].buffer), H(b[i].memory), b[i].memoryOffset, false, capres);
 		return;
 	}
 	case SP_BIND_IMAGE2: {
-		vk_args_vkBindImageMemory2 *a = args;
-		for (uint32_t i = 0; a->pBindInfos && i < a->bindInfoCount; i++)
-			vkr_bind_obj(r, (uint64_t)(uintptr_t)a->pBindInfos[i].image,
-				     (uint64_t)(uintptr_t)a->pBindInfos[i].memory,
-				     a->pBindInfos[i].memoryOffset, true, capres);
+		const VkBindImageMemoryInfo *b = ((vk_args_vkBindImageMemory2 *)args)->pBindInfos;
+		for (uint32_t i = 0; b && i < ((vk_args_vkBindImageMemory2 *)args)->bindInfoCount; i++)
+			vkr_bind_obj(r, H(b[i].image), H(b[i].memory), b[i].memoryOffset, true, capres);
 		return;
 	}
-	case SP_BUFFER_REQS: {
-		vk_args_vkGetBufferMemoryRequirements *a = args;
-		obj *o = vkr_obj_get(r, (uint64_t)(uintptr_t)a->buffer);
-		if (o && a->pMemoryRequirements)
-			o->cap_req = a->pMemoryRequirements->size;
-		return;
-	}
-	case SP_IMAGE_REQS: {
-		vk_args_vkGetImageMemoryRequirements *a = args;
-		obj *o = vkr_obj_get(r, (uint64_t)(uintptr_t)a->image);
-		if (o && a->pMemoryRequirements)
-			o->cap_req = a->pMemoryRequirements->size;
-		return;
-	}
-	case SP_BUFFER_REQS2: {
-		vk_args_vkGetBufferMemoryRequirements2 *a = args;
-		obj *o = a->pInfo ? vkr_obj_get(r, (uint64_t)(uintptr_t)a->pInfo->buffer) : NULL;
-		if (o && a->pMemoryRequirements)
-			o->cap_req = a->pMemoryRequirements->memoryRequirements.size;
-		return;
-	}
+	case SP_BUFFER_REQS:
+	case SP_IMAGE_REQS:
+	case SP_BUFFER_REQS2:
 	case SP_IMAGE_REQS2: {
-		vk_args_vkGetImageMemoryRequirements2 *a = args;
-		obj *o = a->pInfo ? vkr_obj_get(r, (uint64_t)(uintptr_t)a->pInfo->image) : NULL;
-		if (o && a->pMemoryRequirements)
-			o->cap_req = a->pMemoryRequirements->memoryRequirements.size;
+		/* vkGet{Buffer,Image}MemoryRequirements[2](device, object or
+		 * pInfo, pMemoryRequirements): the size the capture's device
+		 * gave the object, for placing it in its memory */
+		bool image = e->special == SP_IMAGE_REQS || e->special == SP_IMAGE_REQS2;
+		bool two = e->special == SP_BUFFER_REQS2 || e->special == SP_IMAGE_REQS2;
+		uint64_t cap = 0;
+		const void *in, *out;
+		memcpy(&in, (uint8_t *)args + cmd->params[1].offset, sizeof(in));
+		memcpy(&out, (uint8_t *)args + cmd->params[2].offset, sizeof(out));
+		if (!two)
+			cap = H(in);
+		else if (in)
+			cap = image ? H(((const VkImageMemoryRequirementsInfo2 *)in)->image)
+				    : H(((const VkBufferMemoryRequirementsInfo2 *)in)->buffer);
+		obj *o = cap ? vkr_obj_get(r, cap) : NULL;
+		if (o && out)
+			o->cap_req = two ? ((const VkMemoryRequirements2 *)out)->memoryRequirements.size
+					 : ((const VkMemoryRequirements *)out)->size;
 		return;
 	}
 	case SP_MEMORY_PROPS: {

@@ -182,6 +182,9 @@ enum tag {
  */
 #define GPU_SLOTS 128
 
+/* a handle, dispatchable or not, as the uint64_t the maps key on */
+#define H(x) ((uint64_t)(uintptr_t)(x))
+
 typedef struct gpu_timer {
 	bool usable;                /* the family has timestamps */
 	uint64_t mask;              /* timestampValidBits */
