@@ -119,6 +119,19 @@ int main(void)
 	uint8_t *live = mapped + BUF_AT;
 	tk_mem *mem = tk_map_get(&dev.mems, (uint64_t)(uintptr_t)memory);
 	printf("test_layer_memory: pages watched for writes: %s\n", mem->maydiff ? "yes" : "no");
+	/* watched exactly where it is asked for and the kernel offers the
+	 * asynchronous write protection (Linux 6.7 or later, userfaultfd
+	 * allowed): probed here apart from watch_init */
+	const char *want = getenv("TRACEKIT_WATCH");
+	uint64_t offered = 0;
+	int probe = uffd_open(0, &offered);
+	bool kernel = probe >= 0 && (offered & (UFFD_FEATURE_WP_ASYNC | UFFD_FEATURE_WP_UNPOPULATED)) ==
+					    (UFFD_FEATURE_WP_ASYNC | UFFD_FEATURE_WP_UNPOPULATED);
+	if (probe >= 0)
+		close(probe);
+	bool off = want && !strcmp(want, "off");
+	check(!mem->maydiff == (off || !kernel), "pages watched: %s, TRACEKIT_WATCH=%s, kernel offers it: %s",
+	      mem->maydiff ? "yes" : "no", want ? want : "(unset)", kernel ? "yes" : "no");
 
 	/* rounds of writes, each a different pattern, each then a submit */
 	for (int round = 0; round < 12; round++) {
