@@ -31,41 +31,138 @@ enum {
 	CB_UNKNOWN = 1 << 5,    /* vkCmdExecuteCommands: what is bound is not followed */
 };
 
-/* What command N needs bound (CB_* bits), and what its absence is called. */
-static uint64_t needs(const char *n, const char **what, const char **bind)
+/* What a command is to the checks below: found once a command, from its
+ * name (vkr_cmdbuf_entry), so that a record compares no strings */
+enum cb_kind {
+	CK_NONE,
+	CK_DISPATCH,        /* vkCmdDispatch: its groups checked */
+	CK_DISPATCH_BASE,   /* vkCmdDispatchBase{,KHR}: its groups checked */
+	CK_DISPATCH_OTHER,  /* any other vkCmdDispatch*: a compute pipeline needed */
+	CK_DRAW,            /* vkCmdDraw* not indexed */
+	CK_DRAW_INDEXED,    /* vkCmdDrawIndexed: its indices checked */
+	CK_DRAW_INDEXED_OTHER,
+	CK_BIND_PIPELINE,
+	CK_BIND_SHADERS,
+	CK_BIND_INDEX,      /* vkCmdBindIndexBuffer: what it binds followed */
+	CK_BIND_INDEX_OTHER,
+	CK_EXECUTE,
+	CK_BIND_SETS,
+	CK_PUSH_SET,
+	CK_PUSH_TEMPLATE,
+	CK_PUSH_CONSTANTS,
+	CK_BEGIN_RENDER,    /* vkCmdBeginRender{Pass,Pass2,ing}* */
+	CK_END_RENDER,
+	CK_CREATE_LAYOUT,
+	CK_DESTROY_LAYOUT,
+	CK_CREATE_QPOOL,
+	CK_DESTROY_QPOOL,
+};
+
+static enum cb_kind kind_of(const char *n)
 {
-	if (!strncmp(n, "vkCmdDispatch", 13)) {
+	static const struct {
+		const char *name;
+		uint8_t kind;
+	} exact[] = {
+		{"vkCmdDispatch", CK_DISPATCH},
+		{"vkCmdDispatchBase", CK_DISPATCH_BASE},
+		{"vkCmdDispatchBaseKHR", CK_DISPATCH_BASE},
+		{"vkCmdDrawIndexed", CK_DRAW_INDEXED},
+		{"vkCmdBindPipeline", CK_BIND_PIPELINE},
+		{"vkCmdBindShadersEXT", CK_BIND_SHADERS},
+		{"vkCmdBindIndexBuffer", CK_BIND_INDEX},
+		{"vkCmdExecuteCommands", CK_EXECUTE},
+		{"vkCmdBindDescriptorSets", CK_BIND_SETS},
+		{"vkCmdPushDescriptorSetKHR", CK_PUSH_SET},
+		{"vkCmdPushDescriptorSet", CK_PUSH_SET},
+		{"vkCmdPushDescriptorSetWithTemplateKHR", CK_PUSH_TEMPLATE},
+		{"vkCmdPushDescriptorSetWithTemplate", CK_PUSH_TEMPLATE},
+		{"vkCmdPushConstants", CK_PUSH_CONSTANTS},
+		{"vkCreatePipelineLayout", CK_CREATE_LAYOUT},
+		{"vkDestroyPipelineLayout", CK_DESTROY_LAYOUT},
+		{"vkCreateQueryPool", CK_CREATE_QPOOL},
+		{"vkDestroyQueryPool", CK_DESTROY_QPOOL},
+	};
+	for (size_t i = 0; i < sizeof(exact) / sizeof(exact[0]); i++)
+		if (!strcmp(n, exact[i].name))
+			return (enum cb_kind)exact[i].kind;
+	if (!strncmp(n, "vkCmdDispatch", 13))
+		return CK_DISPATCH_OTHER;
+	if (!strncmp(n, "vkCmdDrawIndexed", 16) || !strncmp(n, "vkCmdDrawMultiIndexed", 21))
+		return CK_DRAW_INDEXED_OTHER;
+	if (!strncmp(n, "vkCmdDraw", 9))
+		return CK_DRAW;
+	if (!strncmp(n, "vkCmdBindIndexBuffer", 20))
+		return CK_BIND_INDEX_OTHER;
+	if (!strncmp(n, "vkCmdBeginRender", 16))
+		return CK_BEGIN_RENDER;
+	if (!strncmp(n, "vkCmdEndRender", 14))
+		return CK_END_RENDER;
+	return CK_NONE;
+}
+
+/* The queries a command names of its queryPool, by the registry's
+ * parameter names: query, or firstQuery and queryCount. */
+static int16_t param_named(const vk_command_info *cmd, const char *a, const char *b)
+{
+	for (uint32_t i = 0; i < cmd->nparams; i++)
+		if (!cmd->params[i].ptr && (!strcmp(cmd->params[i].name, a) ||
+					    (b && !strcmp(cmd->params[i].name, b))))
+			return (int16_t)i;
+	return -1;
+}
+
+void vkr_cmdbuf_entry(cmd_entry *e)
+{
+	e->cb = (uint8_t)kind_of(e->cmd->sig.name);
+	e->qpool = param_named(e->cmd, "queryPool", NULL);
+	e->qfirst = param_named(e->cmd, "firstQuery", "query");
+	e->qcount = param_named(e->cmd, "queryCount", NULL);
+}
+
+/* What a command of kind K needs bound (CB_* bits), and what its absence
+ * is called. */
+static uint64_t needs(enum cb_kind k, const char **what, const char **bind)
+{
+	*bind = "vkCmdBindPipeline";
+	switch (k) {
+	case CK_DISPATCH:
+	case CK_DISPATCH_BASE:
+	case CK_DISPATCH_OTHER:
 		*what = "compute pipeline";
-		*bind = "vkCmdBindPipeline";
 		return CB_COMPUTE;
-	}
-	if (strncmp(n, "vkCmdDraw", 9))
-		return 0;
-	if (!strncmp(n, "vkCmdDrawIndexed", 16) || !strncmp(n, "vkCmdDrawMultiIndexed", 21)) {
+	case CK_DRAW_INDEXED:
+	case CK_DRAW_INDEXED_OTHER:
 		*what = "index buffer";
 		*bind = "vkCmdBindIndexBuffer";
 		return CB_GRAPHICS | CB_INDEX;
+	case CK_DRAW:
+		*what = "graphics pipeline";
+		return CB_GRAPHICS;
+	default:
+		return 0;
 	}
-	*what = "graphics pipeline";
-	*bind = "vkCmdBindPipeline";
-	return CB_GRAPHICS;
 }
 
-/* What vkCmdBind* of E (ARGS) binds. */
-static uint64_t binds(const char *n, void *args)
+/* What a vkCmdBind* of kind K (ARGS) binds. */
+static uint64_t binds(enum cb_kind k, void *args)
 {
-	if (!strcmp(n, "vkCmdBindPipeline")) {
+	switch (k) {
+	case CK_BIND_PIPELINE: {
 		VkPipelineBindPoint p = ((vk_args_vkCmdBindPipeline *)args)->pipelineBindPoint;
 		return p == VK_PIPELINE_BIND_POINT_GRAPHICS ? CB_GRAPHICS
 			: p == VK_PIPELINE_BIND_POINT_COMPUTE ? CB_COMPUTE : 0;
 	}
-	if (!strcmp(n, "vkCmdBindShadersEXT"))
+	case CK_BIND_SHADERS:
 		return CB_GRAPHICS | CB_COMPUTE;
-	if (!strncmp(n, "vkCmdBindIndexBuffer", 20))
+	case CK_BIND_INDEX:
+	case CK_BIND_INDEX_OTHER:
 		return CB_INDEX;
-	if (!strcmp(n, "vkCmdExecuteCommands"))
+	case CK_EXECUTE:
 		return CB_UNKNOWN;
-	return 0;
+	default:
+		return 0;
+	}
 }
 
 /* A pipeline layout made: its set layouts, and its push constants' end. */
@@ -104,19 +201,17 @@ static void sets_within(vkr *r, uint64_t layout, const char *field, uint32_t fir
 /* A dispatch's work groups within the replay device's limits (a
  * groupCountZ edited to 4294967295 kept llvmpipe busy for ever); --check
  * has no device to ask. */
-static void groups_within(vkr *r, const char *n, void *args)
+static void groups_within(vkr *r, enum cb_kind k, void *args)
 {
 	const uint32_t *max = r->d->vk.props.limits.maxComputeWorkGroupCount;
 	uint32_t base[3] = {0, 0, 0}, count[3];
-	if (!strcmp(n, "vkCmdDispatch")) {
+	if (k == CK_DISPATCH) {
 		vk_args_vkCmdDispatch *a = args;
 		count[0] = a->groupCountX, count[1] = a->groupCountY, count[2] = a->groupCountZ;
-	} else if (!strcmp(n, "vkCmdDispatchBase") || !strcmp(n, "vkCmdDispatchBaseKHR")) {
+	} else {
 		vk_args_vkCmdDispatchBase *a = args;
 		base[0] = a->baseGroupX, base[1] = a->baseGroupY, base[2] = a->baseGroupZ;
 		count[0] = a->groupCountX, count[1] = a->groupCountY, count[2] = a->groupCountZ;
-	} else {
-		return;
 	}
 	for (int i = 0; i < 3 && max[i]; i++)
 		if ((uint64_t)base[i] + count[i] > max[i])
@@ -152,68 +247,63 @@ static void indices_within(vkr *r, uint64_t cb, uint32_t first, uint32_t count)
 			  (unsigned long long)have, (unsigned long long)*off);
 }
 
-/* The queries a command names of its queryPool (by the registry's
- * parameter names: query, or firstQuery and queryCount) within the
- * pool's (a vkGetQueryPoolResults of 65536 queries of a pool of 2 had
- * llvmpipe read past it). */
-static void queries_within(vkr *r, const vk_command_info *cmd, void *args)
+/* The queries a command names of its queryPool (vkr_cmdbuf_entry)
+ * within the pool's (a vkGetQueryPoolResults of 65536 queries of a pool
+ * of 2 had llvmpipe read past it). */
+static void queries_within(vkr *r, const cmd_entry *e, void *args)
 {
-	const vk_field *pool = NULL, *first = NULL, *count = NULL;
-	for (uint32_t i = 0; i < cmd->nparams; i++) {
-		const vk_field *f = &cmd->params[i];
-		if (f->ptr)
-			continue;
-		if (!strcmp(f->name, "queryPool"))
-			pool = f;
-		else if (!strcmp(f->name, "firstQuery") || !strcmp(f->name, "query"))
-			first = f;
-		else if (!strcmp(f->name, "queryCount"))
-			count = f;
-	}
-	if (!pool || !first)
+	if (e->qpool < 0 || e->qfirst < 0)
 		return;
-	uint64_t p = vkr_handle_at(args, pool), *have = p ? tmap_at(&r->cbs, p, TAG_QPOOL) : NULL;
+	const vk_field *first = &e->cmd->params[e->qfirst];
+	uint64_t p = vkr_handle_at(args, &e->cmd->params[e->qpool]);
+	uint64_t *have = p ? tmap_at(&r->cbs, p, TAG_QPOOL) : NULL;
 	uint32_t a, n = 1;
 	memcpy(&a, (uint8_t *)args + first->offset, 4);
-	if (count)
-		memcpy(&n, (uint8_t *)args + count->offset, 4);
+	if (e->qcount >= 0)
+		memcpy(&n, (uint8_t *)args + e->cmd->params[e->qcount].offset, 4);
 	if (!have || (uint64_t)a + n <= *have)
 		return;
-	if (count)
+	if (e->qcount >= 0)
 		vkr_fatal(r, "queryCount: %u from firstQuery %u, but VkQueryPool 0x%llx has %llu "
 			  "queries", n, a, (unsigned long long)p, (unsigned long long)*have);
 	vkr_fatal(r, "%s: %u, but VkQueryPool 0x%llx has %llu queries", first->name, a,
 		  (unsigned long long)p, (unsigned long long)*have);
 }
 
-/* What a vkCmd* of NAME (ARGS) addresses of its pipeline layout. */
-static void layout_used(vkr *r, const char *n, void *args)
+/* What a vkCmd* of kind K (ARGS) addresses of its pipeline layout, its
+ * index buffer, the device's limits. */
+static void layout_used(vkr *r, enum cb_kind k, void *args)
 {
-	if (!strcmp(n, "vkCmdBindIndexBuffer")) {
+	switch (k) {
+	case CK_BIND_INDEX:
 		index_bound(r, args);
 		return;
-	}
-	if (!strcmp(n, "vkCmdDrawIndexed")) {
+	case CK_DRAW_INDEXED: {
 		vk_args_vkCmdDrawIndexed *a = args;
 		indices_within(r, (uint64_t)(uintptr_t)a->commandBuffer, a->firstIndex, a->indexCount);
 		return;
 	}
-	if (!strncmp(n, "vkCmdDispatch", 13)) {
-		groups_within(r, n, args);
+	case CK_DISPATCH:
+	case CK_DISPATCH_BASE:
+		groups_within(r, k, args);
 		return;
-	}
-	if (!strcmp(n, "vkCmdBindDescriptorSets")) {
+	case CK_BIND_SETS: {
 		vk_args_vkCmdBindDescriptorSets *a = args;
 		sets_within(r, (uint64_t)(uintptr_t)a->layout, "firstSet", a->firstSet,
 			    "descriptorSetCount", a->descriptorSetCount);
-	} else if (!strcmp(n, "vkCmdPushDescriptorSetKHR") || !strcmp(n, "vkCmdPushDescriptorSet")) {
+		return;
+	}
+	case CK_PUSH_SET: {
 		vk_args_vkCmdPushDescriptorSetKHR *a = args;
 		sets_within(r, (uint64_t)(uintptr_t)a->layout, "set", a->set, NULL, 1);
-	} else if (!strcmp(n, "vkCmdPushDescriptorSetWithTemplateKHR") ||
-		   !strcmp(n, "vkCmdPushDescriptorSetWithTemplate")) {
+		return;
+	}
+	case CK_PUSH_TEMPLATE: {
 		vk_args_vkCmdPushDescriptorSetWithTemplateKHR *a = args;
 		sets_within(r, (uint64_t)(uintptr_t)a->layout, "set", a->set, NULL, 1);
-	} else if (!strcmp(n, "vkCmdPushConstants")) {
+		return;
+	}
+	case CK_PUSH_CONSTANTS: {
 		vk_args_vkCmdPushConstants *a = args;
 		uint64_t layout = (uint64_t)(uintptr_t)a->layout;
 		uint64_t *l = layout ? tmap_at(&r->cbs, layout, TAG_LAYOUT) : NULL;
@@ -222,6 +312,10 @@ static void layout_used(vkr *r, const char *n, void *args)
 			vkr_fatal(r, "offset: %u, size %u, but VkPipelineLayout 0x%llx has push "
 				  "constants to byte %llu", a->offset, a->size,
 				  (unsigned long long)layout, (unsigned long long)end);
+		return;
+	}
+	default:
+		return;
 	}
 }
 
@@ -248,15 +342,16 @@ static void cmd_recorded(vkr *r, const cmd_entry *e, void *args, uint64_t cb, ui
 			  "pass only, and one is begun (its vkCmdEndRenderPass cut out?)",
 			  (unsigned long long)cb, n);
 	const char *what, *bind;
-	uint64_t need = needs(n, &what, &bind);
+	enum cb_kind k = (enum cb_kind)e->cb;
+	uint64_t need = needs(k, &what, &bind);
 	if (need && !(*s & CB_UNKNOWN) && (*s & need) != need)
 		vkr_fatal(r, "commandBuffer: VkCommandBuffer 0x%llx: %s with no %s bound since "
 			  "vkBeginCommandBuffer (its %s cut out or moved?)", (unsigned long long)cb,
 			  n, what, bind);
-	*s |= binds(n, args);
-	if (!strncmp(n, "vkCmdBeginRender", 16))
+	*s |= binds(k, args);
+	if (k == CK_BEGIN_RENDER)
 		*s = (*s & ~(uint64_t)CB_WHERE) | CB_INSIDE;
-	else if (!strncmp(n, "vkCmdEndRender", 14))
+	else if (k == CK_END_RENDER)
 		*s = (*s & ~(uint64_t)CB_WHERE) | CB_OUTSIDE;
 }
 
@@ -264,10 +359,10 @@ void vkr_cmdbuf_note(vkr *r, const cmd_entry *e, void *args, VkResult capres)
 {
 	const vk_command_info *cmd = e->cmd;
 	uint64_t *s;
-	queries_within(r, cmd, args);
+	queries_within(r, e, args);
 	switch ((enum loop_kind)e->loop) {
 	case LK_RECORD:
-		layout_used(r, cmd->sig.name, args);
+		layout_used(r, (enum cb_kind)e->cb, args);
 		if ((s = state_of(r, vkr_handle_at(args, &cmd->params[0]))))
 			cmd_recorded(r, e, args, vkr_handle_at(args, &cmd->params[0]), s);
 		return;
@@ -313,15 +408,24 @@ void vkr_cmdbuf_note(vkr *r, const cmd_entry *e, void *args, VkResult capres)
 	default:
 		break;
 	}
-	if (!strcmp(cmd->sig.name, "vkCreatePipelineLayout"))
+	switch ((enum cb_kind)e->cb) {
+	case CK_CREATE_LAYOUT:
 		layout_made(r, args, capres);
-	else if (!strcmp(cmd->sig.name, "vkCreateQueryPool")) {
+		return;
+	case CK_CREATE_QPOOL: {
 		vk_args_vkCreateQueryPool *a = args;
 		if (a->pCreateInfo && a->pQueryPool && *a->pQueryPool && !vkr_failed(capres))
 			tmap_set(&r->cbs, (uint64_t)(uintptr_t)*a->pQueryPool, TAG_QPOOL,
 				 a->pCreateInfo->queryCount);
-	} else if (!strcmp(cmd->sig.name, "vkDestroyQueryPool"))
+		return;
+	}
+	case CK_DESTROY_QPOOL:
 		tmap_del(&r->cbs, vkr_handle_at(args, &cmd->params[1]), TAG_QPOOL, NULL);
-	else if (!strcmp(cmd->sig.name, "vkDestroyPipelineLayout"))
+		return;
+	case CK_DESTROY_LAYOUT:
 		tmap_del(&r->cbs, vkr_handle_at(args, &cmd->params[1]), TAG_LAYOUT, NULL);
+		return;
+	default:
+		return;
+	}
 }

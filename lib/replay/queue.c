@@ -535,13 +535,13 @@ static void binary_forget(void *ctx, const vk_handle_info *h, uint64_t *value, b
 
 void vkr_binary_note(vkr *r, const cmd_entry *e, void *args, VkResult capres)
 {
-	const char *n = e->cmd->sig.name;
 	sync_note sn = {r, false, e->special == SP_ACQUIRE || e->special == SP_ACQUIRE2};
 	if (e->sync == VK_SYNC_WAIT_FENCES)
 		sn.any = !((vk_args_vkWaitForFences *)args)->waitAll;
 	if (e->sync)
 		vk_sync_walk(e->sync, args, capres, binary_use, &sn);
-	if (!strcmp(n, "vkCreateSemaphore")) {
+	switch ((enum loop_kind)e->loop) {
+	case LK_CREATE_SEMAPHORE: {
 		vk_args_vkCreateSemaphore *a = args;
 		if (!a->pSemaphore || !*a->pSemaphore || vkr_failed(capres) || !a->pCreateInfo)
 			return;
@@ -551,24 +551,32 @@ void vkr_binary_note(vkr *r, const cmd_entry *e, void *args, VkResult capres)
 				    VK_SEMAPHORE_TYPE_TIMELINE)
 				return;
 		tmap_set(&r->binary, (uint64_t)(uintptr_t)*a->pSemaphore, TAG_BINARY, 0);
-	} else if (!strcmp(n, "vkCreateFence")) {
+		return;
+	}
+	case LK_CREATE_FENCE: {
 		vk_args_vkCreateFence *a = args;
 		if (!a->pFence || !*a->pFence || vkr_failed(capres) || !a->pCreateInfo)
 			return;
 		tmap_set(&r->binary, (uint64_t)(uintptr_t)*a->pFence, TAG_FENCE,
 			 (a->pCreateInfo->flags & VK_FENCE_CREATE_SIGNALED_BIT) != 0);
 		tmap_set(&r->binary, (uint64_t)(uintptr_t)*a->pFence, TAG_EPOCH, 0);
-	} else if (!strcmp(n, "vkDestroySemaphore")) {
-		uint64_t s = (uint64_t)(uintptr_t)((vk_args_vkDestroySemaphore *)args)->semaphore;
-		if (s)
-			tmap_del(&r->binary, s, TAG_BINARY, NULL);
-	} else if (!strcmp(n, "vkDestroyFence")) {
-		uint64_t f = (uint64_t)(uintptr_t)((vk_args_vkDestroyFence *)args)->fence;
-		if (f) {
-			tmap_del(&r->binary, f, TAG_FENCE, NULL);
-			tmap_del(&r->binary, f, TAG_EPOCH, NULL);
+		return;
+	}
+	case LK_DESTROY_SYNC: {
+		/* vkDestroy{Semaphore,Fence}(device, handle, pAllocator) */
+		uint64_t h = vkr_handle_at(args, &e->cmd->params[1]);
+		if (h && e->cmd->params[1].ref == r->h_fence) {
+			tmap_del(&r->binary, h, TAG_FENCE, NULL);
+			tmap_del(&r->binary, h, TAG_EPOCH, NULL);
+		} else if (h) {
+			tmap_del(&r->binary, h, TAG_BINARY, NULL);
 		}
-	} else if (!strncmp(n, "vkImportSemaphore", 17) || !strncmp(n, "vkImportFence", 13)) {
+		return;
+	}
+	default:
+		break;
+	}
+	if (e->imports_sync) {
 		/* its payload comes from outside: no longer followed */
 		vk_walk_handles(e->cmd, args, false, binary_forget, r);
 	}

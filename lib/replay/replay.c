@@ -429,6 +429,9 @@ cmd_entry *vkr_entry_of(vkr *r, const trace_call *c)
 	e->result = cmd->ret && cmd->ret->base == VK_B_ENUM && !strcmp(cmd->ret->type, "VkResult");
 	e->subres = vkr_subres_reads(r, cmd);
 	e->iface = vk_iface_wants(cmd);
+	vkr_cmdbuf_entry(e);
+	e->imports_sync = !strncmp(cmd->sig.name, "vkImportSemaphore", 17) ||
+			  !strncmp(cmd->sig.name, "vkImportFence", 13);
 	e->allocator = e->tmpl = e->data = -1;
 	for (uint32_t i = 0; i < cmd->nparams; i++) {
 		const vk_field *f = &cmd->params[i];

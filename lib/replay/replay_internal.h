@@ -94,6 +94,10 @@ typedef struct cmd_entry {
 	bool iface;          /* vk_iface_note follows or checks it */
 	int16_t allocator;   /* the pAllocator parameter, or -1 */
 	int16_t tmpl, data;  /* SP_TEMPLATE_DATA: descriptorUpdateTemplate, pData */
+	uint8_t cb;          /* what cmdbuf.c checks of it (vkr_cmdbuf_entry) */
+	bool imports_sync;   /* vkImportSemaphore*, vkImportFence*: a payload from outside */
+	int16_t qpool, qfirst, qcount;  /* its queryPool, firstQuery or query, and
+					 * queryCount parameters, or -1 */
 } cmd_entry;
 
 typedef struct memobj memobj;
@@ -637,6 +641,9 @@ void vkr_loop_check(vkr *r);
 /* cmdbuf.c: what call E (ARGS: capture values) does to a primary command
  * buffer's recording; one recorded where the registry does not let it
  * be (or a recording ended inside a render pass) stops the replay. */
+/* what cmdbuf.c checks of E's command, found once (its kind, its query
+ * parameters) */
+void vkr_cmdbuf_entry(cmd_entry *e);
 void vkr_cmdbuf_note(vkr *r, const cmd_entry *e, void *args, VkResult capres);
 
 /* subres.c: whether CMD's inputs may hold an image subresource; those of

@@ -26,8 +26,9 @@ typedef struct subres {
 	const vk_struct_info *range, *layers, *one;
 } subres;
 
-/* The image a subresource field named NAME is of, or 0. */
-static uint64_t image_of(const scope *sc, const char *name)
+/* The image (a handle of H_IMAGE) a subresource field named NAME is of,
+ * or 0. */
+static uint64_t image_of(const scope *sc, const char *name, const vk_handle_info *h_image)
 {
 	const char *want = !strcmp(name, "srcSubresource") ? "srcImage"
 		: !strcmp(name, "dstSubresource") ? "dstImage"
@@ -37,7 +38,7 @@ static uint64_t image_of(const scope *sc, const char *name)
 		int found = 0;
 		for (uint32_t i = 0; i < sc->n; i++) {
 			const vk_field *f = &sc->fields[i];
-			if (f->base != VK_B_HANDLE || f->ptr || f->count || strcmp(f->type, "VkImage") ||
+			if (f->base != VK_B_HANDLE || f->ptr || f->count || f->ref != h_image ||
 			    (want && strcmp(f->name, want)))
 				continue;
 			memcpy(&v, sc->base + f->offset, 8);
@@ -67,7 +68,7 @@ static void within(vkr *r, const vk_field *f, const char *base, uint32_t b, cons
 static void check_one(subres *k, const vk_field *f, const vk_struct_info *s, const uint8_t *p,
 		      const scope *sc)
 {
-	uint64_t cap = image_of(sc, f->name);
+	uint64_t cap = image_of(sc, f->name, k->r->h_image);
 	obj *o = cap ? vkr_obj_get(k->r, cap) : NULL;
 	if (!o || !o->mips)
 		return;

@@ -78,7 +78,10 @@ void trace_frames_init(trace_frames *f)
 /* Names are compared once per signature, not once per record. */
 static int kind_of(trace_frames *f, const trace_func_sig *sig)
 {
-	size_t slot = ((uintptr_t)sig >> 4) % TRACE_FRAMES_CACHE;
+	/* (Fibonacci hashing: signatures lie at a fixed stride, which a
+	 * plain modulo folded onto a few slots, a strcmp per record) */
+	size_t slot = (size_t)(((uint64_t)(uintptr_t)sig * 0x9e3779b97f4a7c15ull) >> 56) %
+		      TRACE_FRAMES_CACHE;
 	if (f->cache_sig[slot] == sig)
 		return f->cache_kind[slot];
 	int kind = !strcmp(sig->name, TRACE_FRAME_MARKER) ? KIND_MARKER

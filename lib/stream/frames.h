@@ -18,7 +18,7 @@
 /* The pseudo-call that numbers frames where the API has no presents. */
 #define TRACE_FRAME_MARKER "tracekit.frame"
 
-#define TRACE_FRAMES_CACHE 64
+#define TRACE_FRAMES_CACHE 256
 
 /*
  * The counter for one stream: feed it every record, in stream order.

@@ -5,6 +5,7 @@
  */
 #include "vkschema_internal.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 /* the descriptor types and info structs of update templates (types and
@@ -277,6 +278,20 @@ static const tdesc_members tdesc_handles[] = {
 			 NULL, false},
 };
 
+/* tdesc_handles' members, looked up once (an update through a template
+ * looked them up by name per entry) */
+static const vk_field *members_of[sizeof(tdesc_handles) / sizeof(tdesc_handles[0])][2];
+static pthread_once_t members_once = PTHREAD_ONCE_INIT;
+
+static void members_find(void)
+{
+	for (size_t d = 0; d < sizeof(tdesc_handles) / sizeof(tdesc_handles[0]); d++) {
+		const tdesc_members *m = &tdesc_handles[d];
+		members_of[d][0] = m->st ? member(m->st, m->a) : NULL;
+		members_of[d][1] = m->st && m->b ? member(m->st, m->b) : NULL;
+	}
+}
+
 /* The handle at P (F's member, at its offset in an info struct when
  * INFO), unaligned as pData may be. */
 static void visit(walk *w, const vk_field *f, uint8_t *p, bool info)
@@ -302,8 +317,8 @@ bool vk_walk_template_handles(const struct VkDescriptorUpdateTemplateEntry *e, u
 		if (d == TD_UNKNOWN || d == TD_INLINE)
 			continue;
 		const tdesc_members *m = &tdesc_handles[d];
-		const vk_field *a = member(m->st, m->a);
-		const vk_field *b = m->b ? member(m->st, m->b) : NULL;
+		pthread_once(&members_once, members_find);
+		const vk_field *a = members_of[d][0], *b = members_of[d][1];
 		for (uint64_t j = 0; j < e[i].descriptorCount; j++) {
 			uint64_t at, len;
 			if (!tdesc_range(&e[i], d, j, &at, &len) || at > size || len > size - at) {
