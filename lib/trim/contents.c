@@ -3,6 +3,8 @@
  * tracekit.update records), as extents over shared blocks, copied on
  * write so that a submit's view of them costs a reference; a sparse
  * update is merged with what they held into one extent per stretch.
+ * What an update writes, objects bound over the same bytes of its memory
+ * take too (alias.c).
  */
 #include "trim_internal.h"
 
@@ -179,6 +181,32 @@ static void content_update(obj *o, const vk_update *u)
 	free(x.known);
 }
 
+/* Whether O's contents hold any of [OFF, OFF + LEN). */
+static bool content_holds(const obj *o, uint64_t off, uint64_t len)
+{
+	for (uint32_t i = 0; o->cont && i < o->cont->n; i++) {
+		const extent *e = &o->cont->e[i];
+		if (e->off < off + len && e->off + e->len > off)
+			return true;
+	}
+	return false;
+}
+
+/* The LEN bytes of FROM's contents at FROM_OFF, those it holds, into
+ * TO's at TO_OFF, over what TO held there: merged as a sparse update is,
+ * so that the bytes FROM lacks keep what TO had. */
+void content_copy(obj *to, uint64_t to_off, const obj *from, uint64_t from_off, uint64_t len)
+{
+	if (!len || !content_holds(from, from_off, len))
+		return;
+	uint8_t *buf = trace_xmalloc(len), *known = trace_xcalloc(len, 1);
+	content_read(to, to_off, len, buf, known);
+	content_read(from, from_off, len, buf, known);
+	content_replace(to, to_off, len, buf, known);
+	free(buf);
+	free(known);
+}
+
 /* A tracekit.update into U, and the buffer or image it writes into *O
  * (NULL: neither is alive); -1 if it does not read. */
 int content_update_read(trim *t, const trace_call *c, vk_update *u, obj **o)
@@ -197,7 +225,9 @@ int content_track(trim *t, const trace_call *c)
 	obj *o;
 	if (content_update_read(t, c, &u, &o) < 0)
 		return -1;
-	if (o)
+	if (o) {
 		content_update(o, &u);
+		alias_spread(o, u.offset, u.end);
+	}
 	return 0;
 }

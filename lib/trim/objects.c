@@ -142,6 +142,7 @@ static void obj_unref(obj *o)
 	obj_unref(o->owner);
 	obj_unref(o->target);
 	vec_free(&o->views);
+	vec_free(&o->bound);
 	free(o->att_layout);
 	free(o->tmpl);
 	spans_free(&o->rd);
@@ -182,6 +183,7 @@ void obj_kill(trim *t, obj *o, rec *r)
 		return;
 	o->alive = false;
 	omap_del(&t->objs, o);
+	alias_unbind(o);
 	obj_shed(o);
 	o->destroy = rec_ref(r);
 	obj_unref(o);
@@ -304,6 +306,7 @@ void trim_types_init(void)
 		{&ht->command_buffer, "VkCommandBuffer"}, {&ht->render_pass, "VkRenderPass"},
 		{&ht->framebuffer, "VkFramebuffer"}, {&ht->semaphore, "VkSemaphore"},
 		{&ht->fence, "VkFence"}, {&ht->queue, "VkQueue"}, {&ht->swapchain, "VkSwapchainKHR"},
+		{&ht->memory, "VkDeviceMemory"},
 	};
 	for (size_t i = 0; i < sizeof(types) / sizeof(*types); i++)
 		*types[i].h = vk_handle_lookup(types[i].name);

@@ -122,12 +122,15 @@ static void created(trim *t, obj *o, const char *n, const void *args)
 		const VkBufferCreateInfo *ci = ((const vk_args_vkCreateBuffer *)args)->pCreateInfo;
 		o->usage = ci->usage;
 		o->whole = ci->flags & VK_BUFFER_CREATE_DEVICE_ADDRESS_CAPTURE_REPLAY_BIT;
+		o->msize = ci->size;
+		o->takes = true;
 	} else if (!strcmp(n, "vkCreateImage")) {
 		const VkImageCreateInfo *ci = ((const vk_args_vkCreateImage *)args)->pCreateInfo;
 		o->usage = ci->usage;
 		o->initial = ci->initialLayout;
 		o->aspect = aspect_of(ci->format);
 		o->format = ci->format;
+		o->takes = ci->tiling == VK_IMAGE_TILING_LINEAR;
 	} else if (!strcmp(n, "vkGetDeviceQueue")) {
 		const vk_args_vkGetDeviceQueue *a = args;
 		o->family = a->queueFamilyIndex;
@@ -646,6 +649,7 @@ int trim_vk_before(trim *t, const trace_call *c, enum kind k, const vk_command_i
 	case K_UPDATE_SETS: update_sets(t, r, args, &in); break;
 	default:
 		other(t, r, cmd, &in);
+		alias_call(t, cmd->sig.name, args);
 		if (trim_named(cmd->sig.name, "vkUpdateDescriptorSetWithTemplate")) {
 			const vk_args_vkUpdateDescriptorSetWithTemplate *a = args;
 			bsink sk = {obj_lookup(t, trim_types.descriptor_set, (uint64_t)a->descriptorSet),

@@ -33,6 +33,8 @@
  *   access.c    what commands and descriptors access: the buffer bytes
  *               they may read, the images they write, their layouts
  *   contents.c  host-written bytes: extents, tracekit.update merged in
+ *   alias.c     buffers and images bound over the same bytes of a
+ *               memory: what one is written, the others hold too
  *   spans.c     byte ranges and the buffer reads made of them
  *   closure.c   what the range needs: how commands use earlier contents
  *               (touches), the closure of the roots, its readable bytes
@@ -233,6 +235,16 @@ struct obj {
 	touches rt;
 	int rstate;
 	uint32_t istamp;           /* in the closure as a setup submit's input */
+	/* buffers and images: the memory they are bound to (not referenced:
+	 * the binding ends when either dies), at what offset, over how many
+	 * bytes (a buffer's size, an image's memory requirements), and
+	 * whether they take the bytes written through others bound there
+	 * (buffers, linear images: an optimal image's bytes have no layout
+	 * to share); memory: what is bound to it (obj*, not referenced) */
+	obj *mem;
+	uint64_t moff, msize;
+	bool takes;
+	vec bound;
 };
 
 /* An image's layout across one recording: what its first command needs
@@ -356,7 +368,7 @@ typedef struct trim_handle_types {
 	const vk_handle_info *buffer, *image, *image_view, *buffer_view;
 	const vk_handle_info *descriptor_set, *descriptor_update_template;
 	const vk_handle_info *command_buffer, *render_pass, *framebuffer;
-	const vk_handle_info *semaphore, *fence, *queue, *swapchain;
+	const vk_handle_info *semaphore, *fence, *queue, *swapchain, *memory;
 } trim_handle_types;
 
 /* Set by trim_types_init(), the same for every trim (read-only after). */
@@ -426,6 +438,12 @@ void content_unref(content *c);
 content *content_ref(content *c);
 int content_update_read(trim *t, const trace_call *c, vk_update *u, obj **o);
 int content_track(trim *t, const trace_call *c);
+void content_copy(obj *to, uint64_t to_off, const obj *from, uint64_t from_off, uint64_t len);
+
+/* alias.c: objects bound over the same memory */
+void alias_call(trim *t, const char *n, const void *args);
+void alias_spread(obj *o, uint64_t off, uint64_t end);
+void alias_unbind(obj *o);
 
 /* access.c: what commands and descriptors read and write */
 void set_bdesc(obj *s, uint32_t binding, uint32_t elem, obj *o, uint64_t off, uint64_t end);
