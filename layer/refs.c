@@ -186,10 +186,7 @@ static int struct_flags(const vk_struct_info *s, int depth)
  * destination is written, not read.  A staging buffer zink reuses holds a
  * megabyte of what earlier copies left, of which a copy reads a few
  * kilobytes. */
-static const struct {
-	const char *name;
-	int how;
-} copies[] = {
+static const vk_named copies[] = {
 	{ "vkCmdCopyBuffer", HOW_COPY_BUFFER },
 	{ "vkCmdCopyBuffer2", HOW_COPY_BUFFER2 },
 	{ "vkCmdCopyBuffer2KHR", HOW_COPY_BUFFER2 },
@@ -200,9 +197,9 @@ static const struct {
 
 static int how_of(const vk_command_info *cmd)
 {
-	for (size_t i = 0; i < sizeof(copies) / sizeof(copies[0]); i++)
-		if (!strcmp(cmd->sig.name, copies[i].name))
-			return copies[i].how;
+	int how = VK_BY_NAME(copies, cmd->sig.name, 0);
+	if (how)
+		return how;
 	int r = 0;
 	for (uint32_t i = 1; i < cmd->nparams; i++) /* 0: the command buffer */
 		r |= field_flags(&cmd->params[i], 0);

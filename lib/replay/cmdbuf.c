@@ -60,10 +60,7 @@ enum cb_kind {
 
 static enum cb_kind kind_of(const char *n)
 {
-	static const struct {
-		const char *name;
-		uint8_t kind;
-	} exact[] = {
+	static const vk_named exact[] = {
 		{"vkCmdDispatch", CK_DISPATCH},
 		{"vkCmdDispatchBase", CK_DISPATCH_BASE},
 		{"vkCmdDispatchBaseKHR", CK_DISPATCH_BASE},
@@ -83,9 +80,9 @@ static enum cb_kind kind_of(const char *n)
 		{"vkCreateQueryPool", CK_CREATE_QPOOL},
 		{"vkDestroyQueryPool", CK_DESTROY_QPOOL},
 	};
-	for (size_t i = 0; i < sizeof(exact) / sizeof(exact[0]); i++)
-		if (!strcmp(n, exact[i].name))
-			return (enum cb_kind)exact[i].kind;
+	int k = VK_BY_NAME(exact, n, CK_NONE);
+	if (k != CK_NONE)
+		return (enum cb_kind)k;
 	if (!strncmp(n, "vkCmdDispatch", 13))
 		return CK_DISPATCH_OTHER;
 	if (!strncmp(n, "vkCmdDrawIndexed", 16) || !strncmp(n, "vkCmdDrawMultiIndexed", 21))

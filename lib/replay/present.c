@@ -427,10 +427,7 @@ static bool waits_acquired(vkr *r, const VkSemaphore *sem, uint32_t n)
  * binary semaphores have a value there too, ignored); NULL if none. */
 static const VkTimelineSemaphoreSubmitInfo *timeline_of(const void *next)
 {
-	for (const VkBaseInStructure *b = next; b; b = b->pNext)
-		if (b->sType == VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO)
-			return (const VkTimelineSemaphoreSubmitInfo *)b;
-	return NULL;
+	return vk_chain_find(next, VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO);
 }
 
 /* A chain folding knows all of: nothing in it counts waits but the

@@ -159,11 +159,8 @@ static uint32_t gpu_slot(vkr *r, gpu_timer *t, uint32_t k)
  * device group (its masks count the command buffers). */
 static bool gpu_timeable(const void *pnext)
 {
-	for (const base_out *b = pnext; b; b = b->pNext)
-		if (b->sType == VK_STRUCTURE_TYPE_DEVICE_GROUP_SUBMIT_INFO ||
-		    b->sType == VK_STRUCTURE_TYPE_PROTECTED_SUBMIT_INFO)
-			return false;
-	return true;
+	return !vk_chain_find(pnext, VK_STRUCTURE_TYPE_DEVICE_GROUP_SUBMIT_INFO) &&
+	       !vk_chain_find(pnext, VK_STRUCTURE_TYPE_PROTECTED_SUBMIT_INFO);
 }
 
 /* The slot for a batch of a submit that took *K so far, or UINT32_MAX
@@ -545,11 +542,10 @@ void vkr_binary_note(vkr *r, const cmd_entry *e, void *args, VkResult capres)
 		vk_args_vkCreateSemaphore *a = args;
 		if (!a->pSemaphore || !*a->pSemaphore || vkr_failed(capres) || !a->pCreateInfo)
 			return;
-		for (const VkBaseInStructure *b = a->pCreateInfo->pNext; b; b = b->pNext)
-			if (b->sType == VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO &&
-			    ((const VkSemaphoreTypeCreateInfo *)b)->semaphoreType ==
-				    VK_SEMAPHORE_TYPE_TIMELINE)
-				return;
+		const VkSemaphoreTypeCreateInfo *ty = vk_chain_find(
+			a->pCreateInfo->pNext, VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO);
+		if (ty && ty->semaphoreType == VK_SEMAPHORE_TYPE_TIMELINE)
+			return;
 		tmap_set(&r->binary, (uint64_t)(uintptr_t)*a->pSemaphore, TAG_BINARY, 0);
 		return;
 	}

@@ -264,23 +264,9 @@ void vkr_reset_fns(vkr *r)
 	memset(r->d->fn_done, 0, vk_ncommands);
 }
 
-/* A command's code in a table by name, or DFLT. */
-typedef struct named {
-	const char *name;
-	uint8_t code;
-} named;
-
-static int by_name(const named *table, size_t n, const char *name, int dflt)
-{
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(name, table[i].name))
-			return table[i].code;
-	return dflt;
-}
-
 static enum special special_of(const char *n, const vk_command_info *cmd)
 {
-	static const named table[] = {
+	static const vk_named table[] = {
 		{"vkCreateInstance", SP_CREATE_INSTANCE},
 		{"vkDestroyInstance", SP_DESTROY_INSTANCE},
 		{"vkEnumeratePhysicalDevices", SP_ENUM_PHYSICAL},
@@ -366,7 +352,7 @@ static enum special special_of(const char *n, const vk_command_info *cmd)
 		{"vkCmdDrawMultiEXT", SP_DRAW_MULTI},
 		{"vkCmdDrawMultiIndexedEXT", SP_DRAW_MULTI_INDEXED},
 	};
-	int sp = by_name(table, sizeof(table) / sizeof(table[0]), n, -1);
+	int sp = VK_BY_NAME(table, n, -1);
 	if (sp >= 0)
 		return (enum special)sp;
 	/* surfaces: made up; what the window system said is in the trace */
@@ -380,7 +366,7 @@ static enum special special_of(const char *n, const vk_command_info *cmd)
 
 static enum loop_kind loop_kind_of(const char *n, const vk_command_info *cmd)
 {
-	static const named table[] = {
+	static const vk_named table[] = {
 		{"vkBeginCommandBuffer", LK_BEGIN_CB},
 		{"vkEndCommandBuffer", LK_END_CB},
 		{"vkResetCommandBuffer", LK_RESET_CB},
@@ -398,8 +384,8 @@ static enum loop_kind loop_kind_of(const char *n, const vk_command_info *cmd)
 		{"vkDestroySemaphore", LK_DESTROY_SYNC},
 		{"vkDestroyFence", LK_DESTROY_SYNC},
 	};
-	return (enum loop_kind)by_name(table, sizeof(table) / sizeof(table[0]), n,
-				       cmd->action == VK_ACTION_RECORD ? LK_RECORD : LK_NONE);
+	return (enum loop_kind)VK_BY_NAME(table, n,
+					  cmd->action == VK_ACTION_RECORD ? LK_RECORD : LK_NONE);
 }
 
 static bool field_wanted(const vk_field *f)

@@ -81,11 +81,8 @@ void alias_unbind(obj *o)
  * disjoint image: a plane's bytes, not the image's. */
 static bool plane_of(const void *next)
 {
-	for (const VkBaseInStructure *p = next; p; p = p->pNext)
-		if (p->sType == VK_STRUCTURE_TYPE_BIND_IMAGE_PLANE_MEMORY_INFO ||
-		    p->sType == VK_STRUCTURE_TYPE_IMAGE_PLANE_MEMORY_REQUIREMENTS_INFO)
-			return true;
-	return false;
+	return vk_chain_find(next, VK_STRUCTURE_TYPE_BIND_IMAGE_PLANE_MEMORY_INFO) ||
+	       vk_chain_find(next, VK_STRUCTURE_TYPE_IMAGE_PLANE_MEMORY_REQUIREMENTS_INFO);
 }
 
 static void bind_handles(trim *t, const vk_handle_info *h, uint64_t o, uint64_t m, uint64_t off)
@@ -110,21 +107,21 @@ void alias_call(trim *t, const char *n, const void *args)
 		bind_handles(t, hb, (uint64_t)a->buffer, (uint64_t)a->memory, a->memoryOffset);
 	} else if (trim_named(n, "vkBindBufferMemory2")) {
 		const vk_args_vkBindBufferMemory2 *a = args;
-		for (uint32_t i = 0; a->pBindInfos && i < a->bindInfoCount; i++) {
-			const VkBindBufferMemoryInfo *b = &a->pBindInfos[i];
-			bind_handles(t, hb, (uint64_t)b->buffer, (uint64_t)b->memory, b->memoryOffset);
-		}
+		const VkBindBufferMemoryInfo *b = a->pBindInfos;
+		for (uint32_t i = 0; b && i < a->bindInfoCount; i++)
+			bind_handles(t, hb, (uint64_t)b[i].buffer, (uint64_t)b[i].memory,
+				     b[i].memoryOffset);
 	} else if (!strcmp(n, "vkBindImageMemory")) {
 		const vk_args_vkBindImageMemory *a = args;
 		bind_handles(t, hi, (uint64_t)a->image, (uint64_t)a->memory, a->memoryOffset);
 	} else if (trim_named(n, "vkBindImageMemory2")) {
+		/* (a plane of a disjoint image: its bytes are not the image's) */
 		const vk_args_vkBindImageMemory2 *a = args;
-		for (uint32_t i = 0; a->pBindInfos && i < a->bindInfoCount; i++) {
-			const VkBindImageMemoryInfo *b = &a->pBindInfos[i];
-			if (!plane_of(b->pNext))
-				bind_handles(t, hi, (uint64_t)b->image, (uint64_t)b->memory,
-					     b->memoryOffset);
-		}
+		for (uint32_t i = 0; a->pBindInfos && i < a->bindInfoCount; i++)
+			if (!plane_of(a->pBindInfos[i].pNext))
+				bind_handles(t, hi, (uint64_t)a->pBindInfos[i].image,
+					     (uint64_t)a->pBindInfos[i].memory,
+					     a->pBindInfos[i].memoryOffset);
 	} else if (!strcmp(n, "vkGetImageMemoryRequirements")) {
 		const vk_args_vkGetImageMemoryRequirements *a = args;
 		if (a->pMemoryRequirements)

@@ -337,9 +337,10 @@ static int put_fixup(out *o, rec *r)
 			ci->flags &= ~(VkFenceCreateFlags)VK_FENCE_CREATE_SIGNALED_BIT;
 	} else {
 		const VkSemaphoreCreateInfo *ci = ((vk_args_vkCreateSemaphore *)args)->pCreateInfo;
-		for (const VkBaseInStructure *p = ci->pNext; p; p = p->pNext)
-			if (p->sType == VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO)
-				((VkSemaphoreTypeCreateInfo *)p)->initialValue = x->value;
+		VkSemaphoreTypeCreateInfo *ty = (VkSemaphoreTypeCreateInfo *)vk_chain_find(
+			ci->pNext, VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO);
+		if (ty)
+			ty->initialValue = x->value;
 	}
 	trace_call c;
 	trace_call_init(&c);

@@ -170,15 +170,6 @@ static void type_named(uint32_t type, char *buf, size_t cap)
 		snprintf(buf, cap, "descriptor type %u", type);
 }
 
-/* The struct of type T in the pNext chain P, or NULL. */
-static const void *chain_find(const void *p, VkStructureType t)
-{
-	const VkBaseInStructure *b = p;
-	while (b && b->sType != t)
-		b = b->pNext;
-	return b;
-}
-
 /* ------------------------------------------------------------------ */
 /* What is made. */
 
@@ -320,7 +311,7 @@ static int stage_fits(vk_iface *v, const VkPipelineShaderStageCreateInfo *st, ui
 	const spv_module *m = get(v, H(st->module), K_MODULE);
 	spv_module *inline_m = NULL;
 	if (!st->module) {
-		const void *p = chain_find(st->pNext, VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO);
+		const void *p = vk_chain_find(st->pNext, VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO);
 		char at[160];
 		snprintf(at, sizeof(at), "%s.pNext", where);
 		if (p && module_made(v, (const VkShaderModuleCreateInfo *)p, at, &inline_m, err) < 0)
@@ -379,7 +370,7 @@ static int stages_fit(vk_iface *v, uint32_t k, const char *field,
 static void device_made(vk_iface *v, const vk_args_vkCreateDevice *a)
 {
 	const VkPhysicalDeviceRobustness2FeaturesEXT *f = a->pCreateInfo
-		? chain_find(a->pCreateInfo->pNext, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ROBUSTNESS_2_FEATURES_EXT)
+		? vk_chain_find(a->pCreateInfo->pNext, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ROBUSTNESS_2_FEATURES_EXT)
 		: NULL;
 	if (f && f->nullDescriptor)
 		v->null_descriptor = true;
@@ -530,7 +521,7 @@ static int framebuffer_fits(vk_iface *v, const vk_args_vkCreateFramebuffer *a, b
 		return 0;
 	bool imageless = ci->flags & VK_FRAMEBUFFER_CREATE_IMAGELESS_BIT;
 	const VkFramebufferAttachmentsCreateInfo *images =
-		chain_find(ci->pNext, VK_STRUCTURE_TYPE_FRAMEBUFFER_ATTACHMENTS_CREATE_INFO);
+		vk_chain_find(ci->pNext, VK_STRUCTURE_TYPE_FRAMEBUFFER_ATTACHMENTS_CREATE_INFO);
 	uint64_t want = attachments_of(v, H(ci->renderPass), K_RENDER_PASS);
 	uint32_t have = imageless && images ? images->attachmentImageInfoCount : ci->attachmentCount;
 	if (want != UINT64_MAX && (!imageless || images) && have != want) {

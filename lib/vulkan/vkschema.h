@@ -255,6 +255,21 @@ int vk_decode_struct(const vk_struct_info *s, trace_arena *a, const trace_value 
  */
 typedef void (*vk_handle_fn)(void *ctx, const vk_handle_info *h, uint64_t *value, bool top,
 			     const vk_field *f);
+/* A code by command name, in a table a file keeps: vk_by_name gives
+ * NAME's, or DFLT where the table has none (tables are short: a few
+ * dozen names, looked up once per command, not per record). */
+typedef struct vk_named {
+	const char *name;
+	int code;
+} vk_named;
+int vk_by_name(const vk_named *table, size_t n, const char *name, int dflt);
+#define VK_BY_NAME(table, name, dflt) \
+	vk_by_name((table), sizeof(table) / sizeof((table)[0]), (name), (dflt))
+
+/* The struct of type STYPE (a VkStructureType) in the pNext chain NEXT,
+ * or NULL. */
+const void *vk_chain_find(const void *next, int32_t stype);
+
 void vk_walk_handles(const vk_command_info *cmd, void *args, bool outputs, vk_handle_fn fn,
 		     void *ctx);
 /* The same over one struct (its pNext chain included). */

@@ -8,10 +8,7 @@
 
 vk_sync_cmd vk_sync_command(const vk_command_info *cmd)
 {
-	static const struct {
-		const char *name;
-		vk_sync_cmd kind;
-	} table[] = {
+	static const vk_named table[] = {
 		{"vkQueueSubmit", VK_SYNC_QUEUE_SUBMIT},
 		{"vkQueueSubmit2", VK_SYNC_QUEUE_SUBMIT2},
 		{"vkQueueBindSparse", VK_SYNC_BIND_SPARSE},
@@ -27,9 +24,9 @@ vk_sync_cmd vk_sync_command(const vk_command_info *cmd)
 	};
 	for (int k = 0; k < 2; k++) {
 		const char *name = k ? cmd->alias_of : cmd->sig.name;
-		for (size_t i = 0; name && i < sizeof(table) / sizeof(table[0]); i++)
-			if (!strcmp(name, table[i].name))
-				return table[i].kind;
+		int kind = name ? VK_BY_NAME(table, name, VK_SYNC_NONE) : VK_SYNC_NONE;
+		if (kind != VK_SYNC_NONE)
+			return (vk_sync_cmd)kind;
 	}
 	return VK_SYNC_NONE;
 }

@@ -22,6 +22,22 @@ typedef struct walk {
 
 static void walk_struct(walk *w, const vk_struct_info *s, uint8_t *p);
 
+int vk_by_name(const vk_named *table, size_t n, const char *name, int dflt)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(name, table[i].name))
+			return table[i].code;
+	return dflt;
+}
+
+const void *vk_chain_find(const void *next, int32_t stype)
+{
+	const base_in *b = next;
+	while (b && (int32_t)b->sType != stype)
+		b = b->pNext;
+	return b;
+}
+
 static void walk_pnext(walk *w, const base_in *b)
 {
 	for (; b; b = b->pNext) {
