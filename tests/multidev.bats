@@ -147,13 +147,51 @@ nth_call() {
 	replays_clean cut.trace
 }
 
-@test "--loop refuses a trace with a second device alive, saying so" {
-	# vkthreads presents nothing: its records are all frame 0, and a
-	# range from frame 1 leaves every one before it, both devices made
-	run trace-replay --loop 2 --frames 1- "$W/two.trace"
+# per_queue TXT [FROM]: the number of vkQueueSubmit records of each queue
+# of decoded trace TXT, the queues in the order vkGetDeviceQueue first
+# gave them (so the first device's first), from the first line matching
+# FROM (default: all)
+per_queue() {
+	local q
+	for q in $(grep -o 'fn: vkGetDeviceQueue, .*pQueue: \[0x[0-9a-f]*' "$1" |
+		sed 's/.*pQueue: \[//' | awk '!seen[$0]++'); do
+		sed -n "/${2:-.}/,\$p" "$1" | grep -c "fn: vkQueueSubmit, args: {queue: $q," || true
+	done | tr '\n' ' '
+}
+
+@test "--loop replays a range on both devices alive at once, each pass on its own device's queue: validated, also the sanitizer build" {
+	# a cut across both devices (its setup makes both, it ends neither),
+	# frame 1 marked before its last ten submits
+	cut "$W/two.trace" "$W/two.txt" 20 40
+	local at n
+	at=$(grep -n 'fn: vkQueueSubmit,' cut.txt | tail -n 10 | head -n 1 | awk -F: '{ print $1 }')
+	n=$(sed -n "${at}s/^{call: \([0-9]*\),.*/\1/p" cut.txt)
+	sed "${at}i {call: $n, thread: 0, fn: tracekit.frame, args: {index: 1}}" cut.txt >marked.txt
+	local range=($(per_queue marked.txt 'index: 1}'))
+	echo "the range's submits a queue: ${range[*]}"
+	[ "${#range[@]}" -eq 2 ] && [ "${range[0]}" -gt 0 ] && [ "${range[1]}" -gt 0 ]
+	run trace-replay --validate --loop 3 --frames 1- marked.txt
 	echo "$output"
-	[ "$status" -eq 1 ]
-	[[ "$output" == *"--loop replays one device at a time"* ]]
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	# what the replay submitted, seen by our own layer: each device's
+	# queue its range's submits twice more (and the empty batches that
+	# put fences back)
+	local q once thrice
+	for q in 1 3; do
+		VK_LAYER_PATH="$TOP/build/layer:/usr/share/vulkan/explicit_layer.d" \
+			VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT=rep$q.trace \
+			trace-replay --loop $q --frames 1- marked.txt
+		trace-decode rep$q.trace >rep$q.txt
+	done
+	once=($(per_queue rep1.txt)) thrice=($(per_queue rep3.txt))
+	echo "once: ${once[*]}; --loop 3: ${thrice[*]}"
+	[ "${thrice[0]}" -ge $((once[0] + 2 * range[0])) ]
+	[ "${thrice[1]}" -ge $((once[1] + 2 * range[1])) ]
+	run sanitized "$ASAN_BIN/trace-replay" --loop 3 --frames 1- marked.txt
+	echo "$output"
+	[ "$status" -eq 0 ]
+	! grep -qi 'sanitizer\|leak' <<<"$output"
 }
 
 @test "vulkaninfo (two devices alive at once, the second made as a device group of one): the same report under the layer, its trace replays validated" {

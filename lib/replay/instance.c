@@ -395,9 +395,6 @@ void vkr_create_device(vkr *r, vk_args_vkCreateDevice *a)
 	uint64_t live = 0, cap_physical = (uint64_t)(uintptr_t)a->physicalDevice;
 	vkd_device *inst = vkr_map_get(r, r->h_physical, cap_physical, &live) ?
 		instance_of(r, live, true) : NULL;
-	if (r->loop && r->ndevs)
-		vkr_fatal(r, "--loop replays one device at a time: this trace makes a second "
-			  "while the first is alive (replay it without --loop)");
 	vkr_device *d = vkr_device_add(r, a->pDevice ? (uint64_t)(uintptr_t)*a->pDevice : 0,
 				       cap_physical);
 	d->vk = inst ? *inst : r->insts[0];

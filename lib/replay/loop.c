@@ -355,12 +355,22 @@ void vkr_born_note(void *ctx, const vk_handle_info *h, uint64_t *value, bool top
 		tmap_set(b->born, *value, (uintptr_t)h, b->pool + 1);
 }
 
+/* With two devices or more: the device that made CAP (of type H) is the
+ * one the calls below make on it. */
+static void owner_select(vkr *r, const vk_handle_info *h, uint64_t cap)
+{
+	uint64_t *o = r->ndevs > 1 ? tmap_at(&r->owners, cap, (uintptr_t)h) : NULL;
+	if (o)
+		r->d = (vkr_device *)(uintptr_t)*o;
+}
+
 /* Frees command buffer or descriptor set CAP of POOL now, and forgets it. */
 static void free_child(vkr *r, const vk_handle_info *h, uint64_t cap, uint64_t pool)
 {
 	loop_state *l = r->loop;
 	uint64_t live, pool_live;
 	bool cb = h == l->h_cb;
+	owner_select(r, cb ? l->h_cpool : l->h_dpool, pool);
 	if (vkr_map_get(r, h, cap, &live) && live &&
 	    vkr_map_get(r, cb ? l->h_cpool : l->h_dpool, pool, &pool_live) && pool_live) {
 		if (cb) {
@@ -421,10 +431,14 @@ static void born_ended(vkr *r, const vk_handle_info *h, uint64_t cap, enum life_
 	}
 	if (h != r->h_device && h != r->h_instance)
 		return;
+	/* a device's: with two devices or more, those it made (before its
+	 * teardown forgets whose they were) */
+	const vkr_device *d = h == r->h_device && r->ndevs > 1 ? vkr_device_by_cap(r, cap) : NULL;
 	for (size_t i = 0; i < l->born.cap; i++) {
 		const vk_handle_info *k = (const vk_handle_info *)(uintptr_t)l->born.kinds[i];
 		if (k && k != r->h_instance &&
-		    (h == r->h_instance || !k->parent || !strstr(k->parent, "VkInstance"))) {
+		    (h == r->h_instance || !k->parent || !strstr(k->parent, "VkInstance")) &&
+		    (!d || vkr_owned_by(r, k, l->born.keys[i], d))) {
 			tmap_del(&l->born, l->born.keys[i], l->born.kinds[i], NULL);
 			i--;
 		}
@@ -588,6 +602,7 @@ static void end_object(vkr *r, const vk_handle_info *h, uint64_t cap)
 	typedef void (VKAPI_PTR *destroy_fn)(VkDevice, uint64_t, const VkAllocationCallbacks *);
 	loop_state *l = r->loop;
 	uint64_t v, live;
+	owner_select(r, h, cap);
 	if (h == r->h_memory) {
 		vkr_free_memory(r, cap);
 		return;
@@ -634,10 +649,17 @@ static void end_born(vkr *r)
 		tmap_free(b);
 		return;
 	}
-	if (born_any(l, r->h_device)) {
-		if (r->ndevs)
-			vkr_end_device(r, r->devs[0]);
-		born_ended(r, r->h_device, 0, LIFE_LAST);
+	/* the devices the pass made, each with what it holds */
+	for (size_t i = 0; i < b->cap; i++) {
+		vkr_device *d = b->kinds[i] == (uintptr_t)r->h_device
+			? vkr_device_by_cap(r, b->keys[i]) : NULL;
+		if (!d)
+			continue;
+		uint64_t cap = b->keys[i];
+		born_ended(r, r->h_device, cap, LIFE_LAST);
+		tmap_del(b, cap, (uintptr_t)r->h_device, NULL);
+		vkr_end_device(r, d);
+		i = (size_t)-1;  /* the map has moved: from its start again */
 	}
 	for (size_t i = 0; i < b->cap; i++) {
 		const vk_handle_info *h = (const vk_handle_info *)(uintptr_t)b->kinds[i];
@@ -674,6 +696,7 @@ static void fix_sync(vkr *r)
 		    !vkr_map_get(r, fence ? r->h_fence : r->h_semaphore, key, &live) || !live)
 			continue;
 		*now = was;
+		owner_select(r, fence ? r->h_fence : r->h_semaphore, key);
 		VkResult res;
 		VkSemaphore sem = (VkSemaphore)(uintptr_t)live;
 		VkPipelineStageFlags stage = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
@@ -701,8 +724,8 @@ static void fix_sync(vkr *r)
 				  fence ? "VkFence" : "VkSemaphore", (unsigned long long)key,
 				  vkr_result_name(res));
 	}
-	if (submitted)
-		vkQueueWaitIdle(r->d->vk.queue);
+	for (size_t i = 0; submitted && i < r->ndevs; i++)
+		vkQueueWaitIdle(r->devs[i]->vk.queue);
 }
 
 /* Command buffers begun before the range that the range records into or
@@ -713,8 +736,11 @@ static void rerecord(vkr *r)
 	loop_state *l = r->loop;
 	for (size_t i = 0; i < l->restore.cap; i++) {
 		uint64_t pool;
-		if (tmap_used(&l->restore, i) && vkr_map_get(r, l->h_cpool, l->restore.keys[i], &pool) && pool)
-			vkResetCommandPool(r->d->vk.device, (VkCommandPool)(uintptr_t)pool, 0);
+		if (!tmap_used(&l->restore, i) ||
+		    !vkr_map_get(r, l->h_cpool, l->restore.keys[i], &pool) || !pool)
+			continue;
+		owner_select(r, l->h_cpool, l->restore.keys[i]);
+		vkResetCommandPool(r->d->vk.device, (VkCommandPool)(uintptr_t)pool, 0);
 	}
 	uint64_t calls = r->calls;
 	for (size_t i = 0; i < l->logs.cap; i++) {
@@ -739,13 +765,12 @@ static void loop_rewind(vkr *r)
 {
 	loop_state *l = r->loop;
 	r->call = NULL;
-	if (r->d->vk.device)
-		vkDeviceWaitIdle(r->d->vk.device);
+	vkr_wait_all(r);
 	double t = vkr_now_s();
 	l->rewinding = true;
 	end_born(r);
 	unpark(r);
-	if (r->d->vk.device) {
+	if (r->ndevs) {
 		fix_sync(r);
 		rerecord(r);
 	}
