@@ -383,6 +383,15 @@ removed() {
 	[[ "$output" == "trace-replay: bad.txt: call $CALL (vkCreateFramebuffer): pCreateInfo: layers 4294967295, but "*" makes framebuffers of "*" at most" ]]
 }
 
+@test "a swapchain of more layers or a wider extent than the replay device makes of its format stops the replay at its create" {
+	mutate 'fn: vkCreateSwapchainKHR,' 's/imageArrayLayers: 1,/imageArrayLayers: 4294967295,/'
+	fails trace-replay bad.txt
+	[[ "$output" == "trace-replay: bad.txt: call $CALL (vkCreateSwapchainKHR): pCreateInfo: imageArrayLayers 4294967295, but "*" makes images of "*" at most of this format" ]]
+	mutate 'fn: vkCreateSwapchainKHR,' 's/imageExtent: {width: [0-9]*,/imageExtent: {width: 1048576,/'
+	fails trace-replay bad.txt
+	[[ "$output" == "trace-replay: bad.txt: call $CALL (vkCreateSwapchainKHR): pCreateInfo: imageExtent.width 1048576, but "*" makes images of "*" at most of this format" ]]
+}
+
 @test "a queue the device did not make (vkGetDeviceQueue's queueIndex edited) stops the replay there" {
 	mutate 'fn: vkGetDeviceQueue,' 's/queueIndex: 0,/queueIndex: 4294967295,/'
 	local family

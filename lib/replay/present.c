@@ -13,11 +13,35 @@ static swapchain *swapchain_get(vkr *r, uint64_t cap)
 	return e ? (swapchain *)(uintptr_t)*e : NULL;
 }
 
+/* The offscreen images a swapchain becomes within what the replay
+ * device makes of their format (imageArrayLayers edited from 1 to
+ * 4294967295 had llvmpipe ask for 67 GB: mutants.py seed 1076353409);
+ * where the device cannot say, the create says what it says. */
+static void swapchain_limits(vkr *r, const VkSwapchainCreateInfoKHR *ci, VkImageUsageFlags usage)
+{
+	VkImageFormatProperties p;
+	if (r->checking || vkGetPhysicalDeviceImageFormatProperties(r->d->vk.physical,
+			ci->imageFormat, VK_IMAGE_TYPE_2D, VK_IMAGE_TILING_OPTIMAL, usage, 0,
+			&p) != VK_SUCCESS)
+		return;
+	const struct { const char *name; uint32_t v, max; } lim[] = {
+		{"imageArrayLayers", ci->imageArrayLayers, p.maxArrayLayers},
+		{"imageExtent.width", ci->imageExtent.width, p.maxExtent.width},
+		{"imageExtent.height", ci->imageExtent.height, p.maxExtent.height},
+	};
+	for (size_t i = 0; i < sizeof(lim) / sizeof(lim[0]); i++)
+		if (lim[i].v > lim[i].max)
+			vkr_fatal(r, "pCreateInfo: %s %u, but %s makes images of %u at most of "
+				  "this format", lim[i].name, lim[i].v, r->d->vk.props.deviceName,
+				  lim[i].max);
+}
+
 void vkr_create_swapchain(vkr *r, vk_args_vkCreateSwapchainKHR *a)
 {
 	const VkSwapchainCreateInfoKHR *ci = a->pCreateInfo;
 	if (!ci || !a->pSwapchain || !*a->pSwapchain)
 		return;
+	swapchain_limits(r, ci, ci->imageUsage | VK_IMAGE_USAGE_TRANSFER_SRC_BIT);
 	swapchain *s = trace_xcalloc(1, sizeof(*s));
 	s->cap = (uint64_t)(uintptr_t)*a->pSwapchain;
 	s->dev = r->d;
