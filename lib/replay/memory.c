@@ -2,7 +2,8 @@
  * Memory, object-based: each buffer and image placed in an allocation of
  * its own (vkdevice.c), in one spanning a small capture memory, or in
  * that of an object it aliased at capture; the bytes the trace wrote
- * (tracekit.update records) copied in.
+ * (tracekit.update records) copied in, and copied between aliasing
+ * objects placed apart.
  */
 #include "replay_internal.h"
 
@@ -289,6 +290,15 @@ static bool meets(const obj *o, VkDeviceSize off, VkDeviceSize len)
 	return off < sat_add(o->mem_off, o->cap_extent) && o->mem_off < sat_add(off, len);
 }
 
+/* The end, in its capture memory, of the bytes of O its allocation here
+ * holds: its capture extent, cut at the allocation's end. */
+static VkDeviceSize held_end(const obj *o)
+{
+	const group *g = o->group;
+	VkDeviceSize room = g->alloc.size > o->rel ? g->alloc.size - o->rel : 0;
+	return sat_add(o->mem_off, o->cap_extent < room ? o->cap_extent : room);
+}
+
 /* Where O, bound at capture offset OFF with requirements REQ (SIZE bytes
  * here), goes in G at its capture offset: *REL; false where it does not
  * fit there. */
@@ -416,18 +426,47 @@ static group *new_group(vkr *r, memobj *m, obj *o, VkDeviceSize off, const VkMem
 	return g;
 }
 
+/* X's bytes over [LO, HI) of their capture memory (held by both) into Y,
+ * flushed where Y's memory is not coherent. */
+static void copy_between(obj *y, const obj *x, VkDeviceSize lo, VkDeviceSize hi)
+{
+	group *gy = y->group;
+	VkDeviceSize at = y->rel + (lo - y->mem_off);
+	memmove(gy->mapped + at, x->group->mapped + x->rel + (lo - x->mem_off), hi - lo);
+	if (!gy->coherent)
+		group_flush(gy, at, hi - lo);
+}
+
 /* O, just placed, overlaps at capture objects of M placed in other
  * groups (it did not fit theirs): each pair said once, at the later
- * bind. */
+ * bind.  Where both hold bytes the host lays out in mapped memory, O
+ * takes what the other holds over its bytes, as the capture's memory
+ * held them, and each update of either is copied to the other from now
+ * on (vkr_update); what the device writes through one is not. */
 static void keep_apart(vkr *r, memobj *m, obj *o)
 {
-	for (obj *p = m->objs; p; p = p->next_in_mem)
-		if (p != o && p->group && p->group != o->group &&
-		    meets(p, o->mem_off, o->cap_extent))
-			vkr_warn(r, "%s 0x%llx aliases %s 0x%llx at capture, but does not fit its "
-				 "allocation on this device: placed apart", o->image ? "VkImage" : "VkBuffer",
-				 (unsigned long long)o->cap, p->image ? "VkImage" : "VkBuffer",
-				 (unsigned long long)p->cap);
+	for (obj *p = m->objs; p; p = p->next_in_mem) {
+		if (p == o || !p->group || p->group == o->group ||
+		    !meets(p, o->mem_off, o->cap_extent))
+			continue;
+		bool share = host_layout(o) && host_layout(p) && o->group->mapped && p->group->mapped;
+		const char *instead = share
+			? "the trace's writes to either copied to the other (not what the device writes)"
+			: host_layout(o) && host_layout(p)
+			? "their contents not shared (memory the host cannot see)"
+			: "their contents not shared (an optimal-tiling image's bytes have no layout)";
+		vkr_warn(r, "%s 0x%llx aliases %s 0x%llx at capture, but does not fit its allocation "
+			 "on this device: placed apart, %s", o->image ? "VkImage" : "VkBuffer",
+			 (unsigned long long)o->cap, p->image ? "VkImage" : "VkBuffer",
+			 (unsigned long long)p->cap, instead);
+		if (!share)
+			continue;
+		o->apart = p->apart = true;
+		VkDeviceSize lo = o->mem_off > p->mem_off ? o->mem_off : p->mem_off;
+		VkDeviceSize hi = held_end(o) < held_end(p) ? held_end(o) : held_end(p);
+		if (lo < hi)
+			copy_between(o, p, lo, hi);
+	}
 }
 
 /* Places o (bound at capture to cap_mem at offset): in an allocation it
@@ -492,18 +531,42 @@ void vkr_bind_obj(vkr *r, uint64_t cap_obj, uint64_t cap_mem, VkDeviceSize offse
 	keep_apart(r, m, o);
 }
 
-/* The bytes of an update go into the object's mapped memory, those past
- * its allocation's end cut. */
+/* The bytes of an update go into mapped memory: those at offsets [lo, hi)
+ * of the object it names, at AT onward. */
 typedef struct update_to {
-	uint8_t *at;      /* the object's first byte, mapped */
-	uint64_t room;    /* bytes from there to the allocation's end */
+	uint8_t *at;      /* where the update's byte LO goes */
+	uint64_t lo, hi;
 } update_to;
 
 static void update_run(void *ctx, uint64_t off, const uint8_t *data, uint64_t len)
 {
 	const update_to *t = ctx;
-	if (off < t->room)
-		memcpy(t->at + off, data, len < t->room - off ? len : t->room - off);
+	uint64_t a = off > t->lo ? off : t->lo;
+	uint64_t e = off + len < t->hi ? off + len : t->hi;  /* vk_update_read: no overflow */
+	if (a < e)
+		memcpy(t->at + (a - t->lo), data + (a - off), e - a);
+}
+
+/* U, an update of O, also into P, placed apart from O and bound over
+ * some of the same capture bytes: shifted by the difference of their
+ * bind offsets, clipped to what both hold. */
+static void update_apart(const vk_update *u, const obj *o, obj *p)
+{
+	group *g = p->group;
+	VkDeviceSize o0 = o->mem_off, p0 = p->mem_off, p1 = held_end(p);
+	update_to t = {
+		.lo = p0 > o0 ? p0 - o0 : 0,
+		.hi = p1 > o0 ? p1 - o0 : 0,
+	};
+	if (t.lo >= t.hi || u->end <= t.lo || u->offset >= t.hi)
+		return;
+	t.at = g->mapped + p->rel + (o0 + t.lo - p0);
+	vk_update_runs(u, update_run, &t);
+	if (!g->coherent) {
+		uint64_t a = u->offset > t.lo ? u->offset : t.lo;
+		uint64_t e = u->end < t.hi ? u->end : t.hi;
+		group_flush(g, p->rel + (o0 + a - p0), e - a);
+	}
 }
 
 void vkr_update(vkr *r, const trace_call *c)
@@ -536,8 +599,13 @@ void vkr_update(vkr *r, const trace_call *c)
 		if (u.offset >= room)
 			return;
 	}
-	update_to t = { g->mapped + o->rel, room };
+	update_to t = { g->mapped + o->rel, 0, room };
 	vk_update_runs(&u, update_run, &t);
 	if (!g->coherent)
 		group_flush(g, o->rel + u.offset, (u.end < room ? u.end : room) - u.offset);
+	/* the capture wrote these bytes once, for every object over them */
+	for (obj *p = o->apart && o->mem ? o->mem->objs : NULL; p; p = p->next_in_mem)
+		if (p != o && p->apart && p->group && p->group != g && p->group->mapped &&
+		    host_layout(p) && meets(p, o->mem_off, o->cap_extent))
+			update_apart(&u, o, p);
 }

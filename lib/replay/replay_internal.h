@@ -134,6 +134,8 @@ typedef struct obj {
 	group *group;
 	VkDeviceSize rel;           /* its offset in the group's allocation */
 	VkDeviceSize span;          /* the bytes it takes there (its requirements here) */
+	bool apart;                 /* an object over its capture bytes is in another
+				     * group: updates are copied between them */
 	memobj *mem;                /* capture memory it is bound to */
 	VkDeviceSize mem_off, cap_extent;
 	struct obj *next_in_mem;
