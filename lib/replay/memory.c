@@ -342,14 +342,20 @@ static bool granule_clash(vkr *r, const memobj *m, const group *g, const obj *o,
 
 /* A group of M that O (bound at capture offset OFF) shares: that of an
  * object it overlaps at capture, or one spanning M, where O fits at its
- * capture offset; NULL where none. */
+ * capture offset; NULL where none.  One that O only neighbours there
+ * must be mapped where O's bytes are the host's (a whole group made for
+ * an optimal image may not be, on a discrete GPU): its updates would be
+ * left out. */
 static group *shared_group(vkr *r, memobj *m, const obj *o, VkDeviceSize off,
 			   const VkMemoryRequirements *req, VkDeviceSize size, VkDeviceSize *rel)
 {
+	bool host = (cap_flags(r, m) & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) && host_layout(o);
 	const group *tried = NULL;  /* (a whole memory's objects: one group, tried once) */
 	for (const obj *p = m->objs; p; p = p->next_in_mem) {
 		group *g = p->group;
-		if (!g || g == tried || (!g->whole && !meets(p, off, o->cap_extent)))
+		if (!g || g == tried)
+			continue;
+		if (!meets(p, off, o->cap_extent) && (!g->whole || (host && !g->mapped)))
 			continue;
 		if (fits(g, o, off, req, size, rel) && !granule_clash(r, m, g, o, *rel, size))
 			return g;
