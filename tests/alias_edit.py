@@ -3,14 +3,19 @@
 through a buffer aliasing the texture's memory, as RenderDoc's buffer over
 each whole allocation made the capture layer write it.
 
-  alias_edit.py IN OUT BOFF BSIZE LO HI [early]
+  alias_edit.py IN OUT BOFF BSIZE LO HI [early | before] [big]
       OUT is IN with a buffer of BSIZE bytes made and bound at BOFF over
       the memory of the linear texture image, before the texture's
       tracekit.update; bytes LO..HI of that update move to an update of
       the buffer (at their offset in the buffer: shifted by the
       difference of the bind offsets), the rest stay the image's (one
       sparse update); early: the buffer and its update come before the
-      image is bound.  Records renumbered in order."""
+      image is bound; before: the buffer is made and bound before the
+      image is bound, its update stays where the texture's was; big: the
+      texture's memory allocated 64 MiB, a block suballocated as VMA's
+      are (replay gives it no allocation of that size: objects bound over
+      each other are placed apart when the later one does not fit the
+      earlier's allocation).  Records renumbered in order."""
 import base64
 import re
 import sys
@@ -24,6 +29,12 @@ bind = next(l for l in lines if 'fn: vkBindImageMemory,' in l and 'image: %s,' %
 dev, mem, ioff = re.search(r'device: (0x[0-9a-f]+), image: 0x[0-9a-f]+, memory: (0x[0-9a-f]+), '
                            r'memoryOffset: (\d+)', bind).groups()
 ioff = int(ioff)
+opts = sys.argv[7:]
+assert set(opts) <= {'early', 'before', 'big'} and not {'early', 'before'} <= set(opts)
+if 'big' in opts:
+    alloc = next(i for i, l in enumerate(lines)
+                 if 'fn: vkAllocateMemory,' in l and 'pMemory: [%s]' % mem in l)
+    lines[alloc] = re.sub(r'allocationSize: \d+', 'allocationSize: %d' % (64 << 20), lines[alloc])
 at = next(i for i, l in enumerate(lines)
           if 'fn: tracekit.update, args: {object: %s, offset: 0,' % img in l)
 data = base64.b64decode(re.search(r'data: !!binary "([^"]*)"', lines[at]).group(1))
@@ -56,10 +67,13 @@ if lo > 0 or hi < len(data):
             kept += data[4 * w:4 * w + 4]
     new.append(rec('tracekit.update.sparse', 'object: %s, offset: 0, mask: %s, data: %s'
                    % (img, b64(bytes(mask)), b64(kept)), False))
-lines[at:at + 1] = new[3:]
-if sys.argv[7:] == ['early']:
+# before: the buffer's update stays where the texture's was, after both
+# binds; early: it goes before the image's bind with the buffer
+moved = 2 if 'before' in opts else 3
+lines[at:at + 1] = new[moved:]
+if 'early' in opts or 'before' in opts:
     at = lines.index(bind)
-lines[at:at] = new[:3]
+lines[at:at] = new[:moved]
 n = None
 for i, l in enumerate(lines):
     m = re.match(r'\{call: (\d+),', l)

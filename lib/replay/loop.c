@@ -461,7 +461,7 @@ static void park(vkr *r, const vk_handle_info *h, uint64_t cap)
 		/* as if ended: what is bound where it was does not share its
 		 * memory (bind_obj), it keeps its bytes for the next pass */
 		p->mem = ((obj *)(uintptr_t)p->side)->mem;
-		vkr_unlink_obj((obj *)(uintptr_t)p->side);
+		vkr_park_obj((obj *)(uintptr_t)p->side);
 	} else if (h == r->h_memory)
 		tmap_del(&r->mems, cap, TAG_MEM, &p->side);
 	else if (h == r->h_swapchain)

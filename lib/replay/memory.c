@@ -1,7 +1,9 @@
 /*
  * Memory, object-based: each buffer and image placed in an allocation of
- * its own (vkdevice.c), or in that of an object it aliased at capture;
- * the bytes the trace wrote (tracekit.update records) copied in.
+ * its own (vkdevice.c), in one spanning a small capture memory, or in
+ * that of an object it aliased at capture; the bytes the trace wrote
+ * (tracekit.update records) copied in, and copied between aliasing
+ * objects placed apart.
  */
 #include "replay_internal.h"
 
@@ -112,6 +114,15 @@ void vkr_unlink_obj(obj *o)
 	if (*pp)
 		*pp = o->next_in_mem;
 	o->mem = NULL;
+}
+
+void vkr_park_obj(obj *o)
+{
+	vkr_unlink_obj(o);
+	/* an object bound later to its memory at its bytes would overwrite
+	 * them: its group no longer takes objects it is not bound over */
+	if (o->group)
+		o->group->whole = false;
 }
 
 static void group_free(group *g)
@@ -239,8 +250,234 @@ static VkMemoryPropertyFlags cap_flags(vkr *r, const memobj *m)
 	return VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
 }
 
-/* Places o (bound at capture to cap_mem at offset): in the allocation of
- * an object it aliased at capture where it fits there, else in its own. */
+/*
+ * Aliasing.  The capture layer writes each byte objects share once, as an
+ * update of one of them, and the device may write through one and read
+ * through another: objects bound over each other at capture must share
+ * their bytes here too.  A memory of WHOLE_SMALL bytes or less gets, at
+ * its first bind, one allocation as large as the whole memory, where
+ * every object bound to it later takes its capture offset, in any order
+ * (a buffer bound over part of an image before the image); so does a
+ * larger one where that costs at most WHOLE_SLACK more than its first
+ * object (a dedicated allocation, RenderDoc's buffer over the whole of
+ * one).  A large block suballocated by the program (VMA's 256 MB) is not
+ * copied whole: its objects get allocations of their own, and one bound
+ * over another's bytes shares its allocation where it fits there.
+ */
+#define WHOLE_SMALL ((VkDeviceSize)4 << 20)
+#define WHOLE_SLACK ((VkDeviceSize)64 << 10)
+/* a whole allocation's alignment, for the objects bound after the first
+ * (NVIDIA's images ask for 1 KiB) */
+#define WHOLE_ALIGN ((VkDeviceSize)1024)
+
+/* Buffers and linear images: bytes the host lays out, which an update
+ * writes and which mean the same through any object over them. */
+static bool host_layout(const obj *o)
+{
+	return !o->image || o->linear;
+}
+
+/* A + B, at most UINT64_MAX (an edited bind offset) */
+static VkDeviceSize sat_add(VkDeviceSize a, VkDeviceSize b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* Whether O was bound at capture over bytes of [OFF, OFF + LEN) of its
+ * memory. */
+static bool meets(const obj *o, VkDeviceSize off, VkDeviceSize len)
+{
+	return off < sat_add(o->mem_off, o->cap_extent) && o->mem_off < sat_add(off, len);
+}
+
+/* The end, in its capture memory, of the bytes of O its allocation here
+ * holds: its capture extent, cut at the allocation's end. */
+static VkDeviceSize held_end(const obj *o)
+{
+	const group *g = o->group;
+	VkDeviceSize room = g->alloc.size > o->rel ? g->alloc.size - o->rel : 0;
+	return sat_add(o->mem_off, o->cap_extent < room ? o->cap_extent : room);
+}
+
+/* Where O, bound at capture offset OFF with requirements REQ (SIZE bytes
+ * here), goes in G at its capture offset: *REL; false where it does not
+ * fit there. */
+static bool fits(const group *g, const obj *o, VkDeviceSize off, const VkMemoryRequirements *req,
+		 VkDeviceSize size, VkDeviceSize *rel)
+{
+	VkDeviceSize align = req->alignment ? req->alignment : 1;
+	if (off < g->cap_base)
+		return false;
+	VkDeviceSize rr = off - g->cap_base;
+	if (rr > g->alloc.size || size > g->alloc.size - rr || (g->alloc.offset + rr) % align ||
+	    !(req->memoryTypeBits & (1u << g->alloc.type)) || (o->address && !g->address))
+		return false;
+	*rel = rr;
+	return true;
+}
+
+/* Whether O at REL (SIZE bytes) in G would share a bufferImageGranularity
+ * page with an object there of the other kind (linear or optimal) that it
+ * does not alias: the capture device's granularity kept them apart, this
+ * device's may be coarser. */
+static bool granule_clash(vkr *r, const memobj *m, const group *g, const obj *o,
+			  VkDeviceSize rel, VkDeviceSize size)
+{
+	VkDeviceSize page = r->d->vk.props.limits.bufferImageGranularity;
+	if (page <= 1 || !size)
+		return false;
+	VkDeviceSize a0 = g->alloc.offset + rel, a1 = a0 + size;
+	for (const obj *q = m->objs; q; q = q->next_in_mem) {
+		if (q->group != g || !q->span || host_layout(q) == host_layout(o))
+			continue;
+		VkDeviceSize b0 = g->alloc.offset + q->rel, b1 = b0 + q->span;
+		if (a0 < b1 && b0 < a1)
+			continue;  /* aliased: no granularity between them */
+		if ((a1 <= b0 && (a1 - 1) / page == b0 / page) ||
+		    (b1 <= a0 && (b1 - 1) / page == a0 / page))
+			return true;
+	}
+	return false;
+}
+
+/* A group of M that O (bound at capture offset OFF) shares: that of an
+ * object it overlaps at capture, or one spanning M, where O fits at its
+ * capture offset; NULL where none.  One that O only neighbours there
+ * must be mapped where O's bytes are the host's (a whole group made for
+ * an optimal image may not be, on a discrete GPU): its updates would be
+ * left out. */
+static group *shared_group(vkr *r, memobj *m, const obj *o, VkDeviceSize off,
+			   const VkMemoryRequirements *req, VkDeviceSize size, VkDeviceSize *rel)
+{
+	bool host = (cap_flags(r, m) & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) && host_layout(o);
+	const group *tried = NULL;  /* (a whole memory's objects: one group, tried once) */
+	for (const obj *p = m->objs; p; p = p->next_in_mem) {
+		group *g = p->group;
+		if (!g || g == tried)
+			continue;
+		if (!meets(p, off, o->cap_extent) && (!g->whole || (host && !g->mapped)))
+			continue;
+		if (fits(g, o, off, req, size, rel) && !granule_clash(r, m, g, o, *rel, size))
+			return g;
+		tried = g;
+	}
+	return NULL;
+}
+
+/* Memory for O, bound at capture offset OFF of M (REQ: its requirements,
+ * SIZE bytes here), in an allocation of its own, or spanning M where M is
+ * worth it (above); *REL its offset there. */
+static group *new_group(vkr *r, memobj *m, obj *o, VkDeviceSize off, const VkMemoryRequirements *req,
+			VkDeviceSize size, VkDeviceSize *rel)
+{
+	bool image = o->image;
+	VkMemoryPropertyFlags cf = cap_flags(r, m);
+	bool host = (cf & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) && host_layout(o);
+	VkMemoryPropertyFlags required = host ? VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT : 0;
+	VkMemoryPropertyFlags preferred = (cf & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT) |
+		(host ? VK_MEMORY_PROPERTY_HOST_COHERENT_BIT : 0);
+	uint32_t type;
+	if (vkd_find_memory_type(&r->d->vk, req->memoryTypeBits, required, preferred, 0, 0, &type) < 0)
+		vkr_fatal(r, "no memory type of %s fits a %s (bits 0x%x%s)", r->d->vk.props.deviceName,
+			  image ? "image" : "buffer", req->memoryTypeBits, host ? ", host-visible" : "");
+	/* the size may be the capture's (an image's requirements): never
+	 * more than the heap holds (an edited requirement asked llvmpipe
+	 * for 2^64 - 1 bytes) */
+	const VkPhysicalDeviceMemoryProperties *mp = &r->d->vk.memory;
+	uint32_t heap = mp->memoryTypes[type].heapIndex;
+	VkDeviceSize heap_size = mp->memoryHeaps[heap].size;
+	if (size > heap_size)
+		vkr_fatal(r, "%s: %s 0x%llx needs %llu bytes%s, more than heap %u of %s holds (%llu)",
+			  image ? "image" : "buffer", image ? "VkImage" : "VkBuffer",
+			  (unsigned long long)o->cap, (unsigned long long)size,
+			  size > req->size ? " (its requirements at capture)" : "", heap,
+			  r->d->vk.props.deviceName, (unsigned long long)heap_size);
+	VkDeviceSize align = req->alignment ? req->alignment : 1;
+	VkDeviceSize total = sat_add(off, size) > m->size ? sat_add(off, size) : m->size;
+	bool whole = off % align == 0 && total <= heap_size &&
+		     (total <= WHOLE_SMALL || total - size <= WHOLE_SLACK);
+	group *g = trace_xcalloc(1, sizeof(*g));
+	g->dev = r->d;
+	VkResult res;
+	for (;;) {
+		vkd_request rq = {
+			.size = whole ? total : size,
+			.alignment = whole && align < WHOLE_ALIGN ? WHOLE_ALIGN : align,
+			/* a whole memory may hold both kinds: kept a
+			 * granularity page from its neighbours */
+			.kind = whole ? VKD_KIND_UNKNOWN : host_layout(o) ? VKD_KIND_LINEAR
+									  : VKD_KIND_OPTIMAL,
+		};
+		res = o->address ? alloc_address(r, type, rq.size, g)
+				 : vkd_alloc(&r->d->vk, NULL, type, &rq, &g->alloc);
+		if (res == VK_SUCCESS || !whole)
+			break;
+		whole = false;  /* no room for the whole memory: the object's own */
+	}
+	if (res != VK_SUCCESS)
+		vkr_fatal(r, "cannot allocate %llu bytes of memory type %u: %s",
+			  (unsigned long long)size, type, vkr_result_name(res));
+	g->whole = whole;
+	g->cap_base = whole ? 0 : off;
+	*rel = whole ? off : 0;
+	VkMemoryPropertyFlags tf = mp->memoryTypes[type].propertyFlags;
+	if (tf & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) {
+		g->mapped = group_map(g, &res);
+		g->coherent = (tf & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT) != 0;
+		/* bytes equal to what the capture mapped are not in the
+		 * trace: fresh memory reads as zeros there */
+		if (g->mapped)
+			memset(g->mapped, 0, g->alloc.size);
+	}
+	return g;
+}
+
+/* X's bytes over [LO, HI) of their capture memory (held by both) into Y,
+ * flushed where Y's memory is not coherent. */
+static void copy_between(obj *y, const obj *x, VkDeviceSize lo, VkDeviceSize hi)
+{
+	group *gy = y->group;
+	VkDeviceSize at = y->rel + (lo - y->mem_off);
+	memmove(gy->mapped + at, x->group->mapped + x->rel + (lo - x->mem_off), hi - lo);
+	if (!gy->coherent)
+		group_flush(gy, at, hi - lo);
+}
+
+/* O, just placed, overlaps at capture objects of M placed in other
+ * groups (it did not fit theirs): each pair said once, at the later
+ * bind.  Where both hold bytes the host lays out in mapped memory, O
+ * takes what the other holds over its bytes, as the capture's memory
+ * held them, and each update of either is copied to the other from now
+ * on (vkr_update); what the device writes through one is not. */
+static void keep_apart(vkr *r, memobj *m, obj *o)
+{
+	for (obj *p = m->objs; p; p = p->next_in_mem) {
+		if (p == o || !p->group || p->group == o->group ||
+		    !meets(p, o->mem_off, o->cap_extent))
+			continue;
+		bool share = host_layout(o) && host_layout(p) && o->group->mapped && p->group->mapped;
+		const char *instead = share
+			? "the trace's writes to either copied to the other (not what the device writes)"
+			: host_layout(o) && host_layout(p)
+			? "their contents not shared (memory the host cannot see)"
+			: "their contents not shared (an optimal-tiling image's bytes have no layout)";
+		vkr_warn(r, "%s 0x%llx aliases %s 0x%llx at capture, but does not fit its allocation "
+			 "on this device: placed apart, %s", o->image ? "VkImage" : "VkBuffer",
+			 (unsigned long long)o->cap, p->image ? "VkImage" : "VkBuffer",
+			 (unsigned long long)p->cap, instead);
+		if (!share)
+			continue;
+		o->apart = p->apart = true;
+		VkDeviceSize lo = o->mem_off > p->mem_off ? o->mem_off : p->mem_off;
+		VkDeviceSize hi = held_end(o) < held_end(p) ? held_end(o) : held_end(p);
+		if (lo < hi)
+			copy_between(o, p, lo, hi);
+	}
+}
+
+/* Places o (bound at capture to cap_mem at offset): in an allocation it
+ * shares with objects bound over the same memory at capture where it fits
+ * there (shared_group), else in one of its own (new_group). */
 void vkr_bind_obj(vkr *r, uint64_t cap_obj, uint64_t cap_mem, VkDeviceSize offset,
 		  bool image, VkResult cap_res)
 {
@@ -274,76 +511,10 @@ void vkr_bind_obj(vkr *r, uint64_t cap_obj, uint64_t cap_mem, VkDeviceSize offse
 		size = o->cap_req;  /* images: at least as large as at capture */
 	o->cap_extent = o->cap_req ? o->cap_req : image ? size : o->create_size;
 	o->mem_off = offset;
-	/* aliasing at capture: an overlapping object of the same memory */
-	group *g = NULL;
 	VkDeviceSize rel = 0;
-	for (obj *p = m->objs; p; p = p->next_in_mem) {
-		if (!p->group || offset >= p->mem_off + p->cap_extent ||
-		    p->mem_off >= offset + o->cap_extent)
-			continue;
-		group *pg = p->group;
-		if (offset >= pg->cap_base) {
-			VkDeviceSize rr = offset - pg->cap_base;
-			if ((pg->alloc.offset + rr) % (req.alignment ? req.alignment : 1) == 0 &&
-			    rr + size <= pg->alloc.size && (req.memoryTypeBits & (1u << pg->alloc.type)) &&
-			    (pg->address || !o->address)) {
-				g = pg;
-				rel = rr;
-				break;
-			}
-		}
-		vkr_warn(r, "%s 0x%llx aliases %s 0x%llx at capture, but does not fit its "
-			 "allocation on this device: placed apart", image ? "VkImage" : "VkBuffer",
-			 (unsigned long long)cap_obj, p->image ? "VkImage" : "VkBuffer",
-			 (unsigned long long)p->cap);
-		break;
-	}
-	if (!g) {
-		VkMemoryPropertyFlags cf = cap_flags(r, m);
-		bool host = (cf & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) && (!image || o->linear);
-		VkMemoryPropertyFlags required = host ? VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT : 0;
-		VkMemoryPropertyFlags preferred = (cf & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT) |
-			(host ? VK_MEMORY_PROPERTY_HOST_COHERENT_BIT : 0);
-		uint32_t type;
-		if (vkd_find_memory_type(&r->d->vk, req.memoryTypeBits, required, preferred, 0, 0,
-					 &type) < 0)
-			vkr_fatal(r, "no memory type of %s fits a %s (bits 0x%x%s)",
-				  r->d->vk.props.deviceName, image ? "image" : "buffer", req.memoryTypeBits,
-				  host ? ", host-visible" : "");
-		/* the size may be the capture's (an image's requirements):
-		 * never more than the heap holds (an edited requirement asked
-		 * llvmpipe for 2^64 - 1 bytes) */
-		const VkPhysicalDeviceMemoryProperties *mp = &r->d->vk.memory;
-		uint32_t heap = mp->memoryTypes[type].heapIndex;
-		if (size > mp->memoryHeaps[heap].size)
-			vkr_fatal(r, "%s: %s 0x%llx needs %llu bytes%s, more than heap %u of %s holds "
-				  "(%llu)", image ? "image" : "buffer", image ? "VkImage" : "VkBuffer",
-				  (unsigned long long)cap_obj, (unsigned long long)size,
-				  size > req.size ? " (its requirements at capture)" : "", heap,
-				  r->d->vk.props.deviceName, (unsigned long long)mp->memoryHeaps[heap].size);
-		g = trace_xcalloc(1, sizeof(*g));
-		g->dev = r->d;
-		vkd_request rq = {
-			.size = size,
-			.alignment = req.alignment,
-			.kind = !image || o->linear ? VKD_KIND_LINEAR : VKD_KIND_OPTIMAL,
-		};
-		VkResult res = o->address ? alloc_address(r, type, size, g)
-					  : vkd_alloc(&r->d->vk, NULL, type, &rq, &g->alloc);
-		if (res != VK_SUCCESS)
-			vkr_fatal(r, "cannot allocate %llu bytes of memory type %u: %s",
-				  (unsigned long long)size, type, vkr_result_name(res));
-		g->cap_base = offset;
-		VkMemoryPropertyFlags tf = r->d->vk.memory.memoryTypes[type].propertyFlags;
-		if (tf & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) {
-			g->mapped = group_map(g, &res);
-			g->coherent = (tf & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT) != 0;
-			/* bytes equal to what the capture mapped are not in the
-			 * trace: fresh memory reads as zeros there */
-			if (g->mapped)
-				memset(g->mapped, 0, g->alloc.size);
-		}
-	}
+	group *g = shared_group(r, m, o, offset, &req, size, &rel);
+	if (!g)
+		g = new_group(r, m, o, offset, &req, size, &rel);
 	VkResult res = image
 		? vkBindImageMemory(r->d->vk.device, (VkImage)(uintptr_t)o->live, g->alloc.memory,
 				    g->alloc.offset + rel)
@@ -359,23 +530,49 @@ void vkr_bind_obj(vkr *r, uint64_t cap_obj, uint64_t cap_mem, VkDeviceSize offse
 	g->refs++;
 	o->group = g;
 	o->rel = rel;
+	o->span = size;
 	o->mem = m;
 	o->next_in_mem = m->objs;
 	m->objs = o;
+	keep_apart(r, m, o);
 }
 
-/* The bytes of an update go into the object's mapped memory, those past
- * its allocation's end cut. */
+/* The bytes of an update go into mapped memory: those at offsets [lo, hi)
+ * of the object it names, at AT onward. */
 typedef struct update_to {
-	uint8_t *at;      /* the object's first byte, mapped */
-	uint64_t room;    /* bytes from there to the allocation's end */
+	uint8_t *at;      /* where the update's byte LO goes */
+	uint64_t lo, hi;
 } update_to;
 
 static void update_run(void *ctx, uint64_t off, const uint8_t *data, uint64_t len)
 {
 	const update_to *t = ctx;
-	if (off < t->room)
-		memcpy(t->at + off, data, len < t->room - off ? len : t->room - off);
+	uint64_t a = off > t->lo ? off : t->lo;
+	uint64_t e = off + len < t->hi ? off + len : t->hi;  /* vk_update_read: no overflow */
+	if (a < e)
+		memcpy(t->at + (a - t->lo), data + (a - off), e - a);
+}
+
+/* U, an update of O, also into P, placed apart from O and bound over
+ * some of the same capture bytes: shifted by the difference of their
+ * bind offsets, clipped to what both hold. */
+static void update_apart(const vk_update *u, const obj *o, obj *p)
+{
+	group *g = p->group;
+	VkDeviceSize o0 = o->mem_off, p0 = p->mem_off, p1 = held_end(p);
+	update_to t = {
+		.lo = p0 > o0 ? p0 - o0 : 0,
+		.hi = p1 > o0 ? p1 - o0 : 0,
+	};
+	if (t.lo >= t.hi || u->end <= t.lo || u->offset >= t.hi)
+		return;
+	t.at = g->mapped + p->rel + (o0 + t.lo - p0);
+	vk_update_runs(u, update_run, &t);
+	if (!g->coherent) {
+		uint64_t a = u->offset > t.lo ? u->offset : t.lo;
+		uint64_t e = u->end < t.hi ? u->end : t.hi;
+		group_flush(g, p->rel + (o0 + a - p0), e - a);
+	}
 }
 
 void vkr_update(vkr *r, const trace_call *c)
@@ -408,8 +605,13 @@ void vkr_update(vkr *r, const trace_call *c)
 		if (u.offset >= room)
 			return;
 	}
-	update_to t = { g->mapped + o->rel, room };
+	update_to t = { g->mapped + o->rel, 0, room };
 	vk_update_runs(&u, update_run, &t);
 	if (!g->coherent)
 		group_flush(g, o->rel + u.offset, (u.end < room ? u.end : room) - u.offset);
+	/* the capture wrote these bytes once, for every object over them */
+	for (obj *p = o->apart && o->mem ? o->mem->objs : NULL; p; p = p->next_in_mem)
+		if (p != o && p->apart && p->group && p->group != g && p->group->mapped &&
+		    host_layout(p) && meets(p, o->mem_off, o->cap_extent))
+			update_apart(&u, o, p);
 }

@@ -115,6 +115,9 @@ typedef struct group {
 	bool address;        /* VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT: a VkDeviceMemory
 			      * of its own, not from vkdevice.c's pools */
 	VkDeviceSize cap_base; /* capture offset in its memory of the first object */
+	bool whole;          /* it spans its capture memory: any object bound there
+			      * may take its capture offset in it, not only one
+			      * over an object already placed (memory.c) */
 } group;
 
 typedef struct obj {
@@ -130,6 +133,9 @@ typedef struct obj {
 	VkDeviceSize cap_req;       /* size from the capture's requirements, 0 if unknown */
 	group *group;
 	VkDeviceSize rel;           /* its offset in the group's allocation */
+	VkDeviceSize span;          /* the bytes it takes there (its requirements here) */
+	bool apart;                 /* an object over its capture bytes is in another
+				     * group: updates are copied between them */
 	memobj *mem;                /* capture memory it is bound to */
 	VkDeviceSize mem_off, cap_extent;
 	struct obj *next_in_mem;
@@ -560,6 +566,8 @@ void vkr_image_limits(vkr *r, const VkImageCreateInfo *ci);
 void vkr_framebuffer_limits(vkr *r, const VkFramebufferCreateInfo *ci);
 obj *vkr_new_obj(vkr *r, uint64_t cap, uint64_t live, bool image, bool linear, VkDeviceSize size);
 void vkr_unlink_obj(obj *o);
+/* --loop: O set aside alive, out of its memory's list: its bytes kept. */
+void vkr_park_obj(obj *o);
 void vkr_release_obj(vkr *r, obj *o);
 void vkr_alloc_memory(vkr *r, vk_args_vkAllocateMemory *a);
 void vkr_free_memory(vkr *r, uint64_t cap);
