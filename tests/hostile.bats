@@ -395,6 +395,21 @@ removed() {
 	[[ "$output" == "$at imageExtent.width 1048576, but "*" makes images of "*" at most of this format" ]]
 }
 
+@test "a view of a swapchain image past its one level stops the replay at the view, also under --check" {
+	mutate 'fn: vkCreateImageView,.*baseMipLevel: 0,' 's/baseMipLevel: 0,/baseMipLevel: 4294967295,/'
+	local image
+	image=$(sed -n "${L}s/.*image: \(0x[0-9a-f]*\),.*/\1/p" bad.txt)
+	grep -q "pSwapchainImages: \[.*$image" "$W/cube.txt"
+	FN=vkCreateImageView
+	stopped "subresourceRange: baseMipLevel 4294967295, levelCount 1, but VkImage $image has 1 mip levels"
+}
+
+@test "a pipeline whose viewports are no longer dynamic (its dynamic states cut) with none given stops the replay at its create" {
+	mutate 'fn: vkCreateGraphicsPipelines,' 's/dynamicStateCount: [0-9]*/dynamicStateCount: 0/'
+	FN=vkCreateGraphicsPipelines
+	stopped "pCreateInfos[0].pViewportState.pViewports: null, and VK_DYNAMIC_STATE_VIEWPORT is not a dynamic state of the pipeline"
+}
+
 @test "a queue the device did not make (vkGetDeviceQueue's queueIndex edited) stops the replay there" {
 	mutate 'fn: vkGetDeviceQueue,' 's/queueIndex: 0,/queueIndex: 4294967295,/'
 	local family

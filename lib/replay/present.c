@@ -56,6 +56,19 @@ void vkr_create_swapchain(vkr *r, vk_args_vkCreateSwapchainKHR *a)
 	r->calls++;
 }
 
+uint32_t vkr_swapchain_image_layers(vkr *r, uint64_t cap_img)
+{
+	for (size_t i = 0; cap_img && i < r->swapchains.cap; i++) {
+		if (!tmap_used(&r->swapchains, i) || r->swapchains.kinds[i] != TAG_SWAPCHAIN)
+			continue;
+		const swapchain *s = (const swapchain *)(uintptr_t)r->swapchains.vals[i];
+		for (uint32_t k = 0; k < s->n; k++)
+			if (s->cap_img[k] == cap_img)
+				return s->layers;
+	}
+	return 0;
+}
+
 void vkr_destroy_swapchain(vkr *r, swapchain *s)
 {
 	for (uint32_t i = 0; i < s->n; i++) {

@@ -578,6 +578,9 @@ void vkr_update(vkr *r, const trace_call *c);
 /* present.c: swapchains (offscreen), acquires, presents, screenshots */
 void vkr_create_swapchain(vkr *r, vk_args_vkCreateSwapchainKHR *a);
 void vkr_destroy_swapchain(vkr *r, swapchain *s);
+/* The array layers of the swapchain image the trace calls CAP_IMG, or 0
+ * where no swapchain has it (swapchains are few: a search of them). */
+uint32_t vkr_swapchain_image_layers(vkr *r, uint64_t cap_img);
 void vkr_swapchain_images(vkr *r, vk_args_vkGetSwapchainImagesKHR *a);
 void vkr_acquire(vkr *r, uint64_t cap_swapchain, uint32_t index, uint64_t cap_sem,
 		 uint64_t cap_fence, VkResult cap_res);

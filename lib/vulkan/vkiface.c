@@ -694,6 +694,55 @@ static int on_layout(vk_iface *v, const char *n, const void *args, bool failed, 
 	return 0;
 }
 
+static bool dynamic(const VkPipelineDynamicStateCreateInfo *d, VkDynamicState s)
+{
+	for (uint32_t i = 0; d && d->pDynamicStates && i < d->dynamicStateCount; i++)
+		if (d->pDynamicStates[i] == s)
+			return true;
+	return false;
+}
+
+/* The states a complete graphics pipeline K (not a library, nor linked
+ * from libraries) must give where it does not make them dynamic: the
+ * viewports and scissors its viewport state counts (vkcube's pipeline
+ * with dynamicStateCount edited from 2 to 0 had llvmpipe read its null
+ * pViewports: mutants.py seed 2717873790), and with a vertex stage its
+ * vertex input and input assembly. */
+static int states_fit(uint32_t k, const VkGraphicsPipelineCreateInfo *ci, trace_error *err)
+{
+	if ((ci->flags & VK_PIPELINE_CREATE_LIBRARY_BIT_KHR) ||
+	    vk_chain_find(ci->pNext, VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_LIBRARY_CREATE_INFO_EXT) ||
+	    vk_chain_find(ci->pNext, VK_STRUCTURE_TYPE_PIPELINE_LIBRARY_CREATE_INFO_KHR))
+		return 0;
+	const VkPipelineDynamicStateCreateInfo *d = ci->pDynamicState;
+	const VkPipelineViewportStateCreateInfo *vp = ci->pViewportState;
+	bool discard = ci->pRasterizationState && ci->pRasterizationState->rasterizerDiscardEnable &&
+		       !dynamic(d, VK_DYNAMIC_STATE_RASTERIZER_DISCARD_ENABLE);
+	const char *missing = NULL, *state = NULL;
+	if (vp && !discard && vp->viewportCount && !vp->pViewports &&
+	    !dynamic(d, VK_DYNAMIC_STATE_VIEWPORT) && !dynamic(d, VK_DYNAMIC_STATE_VIEWPORT_WITH_COUNT))
+		missing = "pViewportState.pViewports", state = "VK_DYNAMIC_STATE_VIEWPORT";
+	else if (vp && !discard && vp->scissorCount && !vp->pScissors &&
+		 !dynamic(d, VK_DYNAMIC_STATE_SCISSOR) &&
+		 !dynamic(d, VK_DYNAMIC_STATE_SCISSOR_WITH_COUNT))
+		missing = "pViewportState.pScissors", state = "VK_DYNAMIC_STATE_SCISSOR";
+	bool vertex = false;
+	for (uint32_t i = 0; ci->pStages && i < ci->stageCount; i++)
+		vertex |= ci->pStages[i].stage == VK_SHADER_STAGE_VERTEX_BIT;
+	if (!missing && vertex && !ci->pVertexInputState &&
+	    !dynamic(d, VK_DYNAMIC_STATE_VERTEX_INPUT_EXT))
+		missing = "pVertexInputState", state = "VK_DYNAMIC_STATE_VERTEX_INPUT_EXT";
+	if (!missing && vertex && !ci->pInputAssemblyState &&
+	    !(dynamic(d, VK_DYNAMIC_STATE_PRIMITIVE_TOPOLOGY) &&
+	      dynamic(d, VK_DYNAMIC_STATE_PRIMITIVE_RESTART_ENABLE)))
+		missing = "pInputAssemblyState", state = "VK_DYNAMIC_STATE_PRIMITIVE_TOPOLOGY";
+	if (!missing)
+		return 0;
+	trace_error_set(err, "pCreateInfos[%u].%s: null, and %s is not a dynamic state of the "
+			"pipeline", k, missing, state);
+	return -1;
+}
+
 /* Graphics, compute and ray tracing pipelines: each create info's
  * stages against its layout */
 static int on_pipelines(vk_iface *v, const char *n, const void *args, bool failed,
@@ -711,7 +760,8 @@ static int on_pipelines(vk_iface *v, const char *n, const void *args, bool faile
 	for (uint32_t k = 0; infos && k < count; k++) {
 		int rc;
 		if (kind == 'G')
-			rc = stages_fit(v, k, "pStages", g->pCreateInfos[k].pStages,
+			rc = states_fit(k, &g->pCreateInfos[k], err) < 0 ? -1
+			   : stages_fit(v, k, "pStages", g->pCreateInfos[k].pStages,
 					g->pCreateInfos[k].stageCount, g->pCreateInfos[k].layout,
 					g->pCreateInfos[k].flags, err);
 		else if (kind == 'C')
