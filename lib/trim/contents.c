@@ -195,16 +195,43 @@ static bool content_holds(const obj *o, uint64_t off, uint64_t len)
 /* The LEN bytes of FROM's contents at FROM_OFF, those it holds, into
  * TO's at TO_OFF, over what TO held there: merged as a sparse update is,
  * so that the bytes FROM lacks keep what TO had. */
-void content_copy(obj *to, uint64_t to_off, const obj *from, uint64_t from_off, uint64_t len)
+static void copy_span(obj *to, uint64_t to_off, const obj *from, uint64_t from_off, uint64_t len)
 {
-	if (!len || !content_holds(from, from_off, len))
-		return;
 	uint8_t *buf = trace_xmalloc(len), *known = trace_xcalloc(len, 1);
 	content_read(to, to_off, len, buf, known);
 	content_read(from, from_off, len, buf, known);
 	content_replace(to, to_off, len, buf, known);
 	free(buf);
 	free(known);
+}
+
+void content_copy(obj *to, uint64_t to_off, const obj *from, uint64_t from_off, uint64_t len)
+{
+	if (!len || !content_holds(from, from_off, len))
+		return;
+	/* over what FROM holds there, in pieces of at most COPY_SPAN bytes
+	 * (an edited size made the overlap of two objects a terabyte), each
+	 * as many of its sorted extents as fit: one piece, as a whole copy
+	 * was, for what a real trace shares */
+	enum { COPY_SPAN = 16 << 20 };
+	uint64_t end = from_off + len < from_off ? UINT64_MAX : from_off + len;
+	uint64_t lo = 0, hi = 0;
+	for (uint32_t i = 0; from->cont && i <= from->cont->n; i++) {
+		const extent *e = i < from->cont->n ? &from->cont->e[i] : NULL;
+		uint64_t a = e ? (e->off > from_off ? e->off : from_off) : 0;
+		uint64_t b = e ? (e->off + e->len < end ? e->off + e->len : end) : 0;
+		if (e && a >= b)
+			continue;
+		if (hi > lo && (!e || b - lo > COPY_SPAN)) {
+			copy_span(to, to_off + (lo - from_off), from, lo, hi - lo);
+			hi = lo;
+		}
+		if (!e)
+			break;
+		if (hi == lo)
+			lo = a;
+		hi = b;
+	}
 }
 
 /* A tracekit.update into U, and the buffer or image it writes into *O
