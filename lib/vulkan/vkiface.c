@@ -33,11 +33,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { K_MODULE = 1, K_SET_LAYOUT, K_LAYOUT, K_SET, K_RENDER_PASS, K_FRAMEBUFFER, K_VIEW };
+enum { K_MODULE = 1, K_SET_LAYOUT, K_LAYOUT, K_SET, K_RENDER_PASS, K_FRAMEBUFFER, K_VIEW,
+       K_BUFFER };
 
 #define H(x) ((uint64_t)(uintptr_t)(x))
 
 typedef struct set_layout {
+	uint32_t refs;   /* its K_SET_LAYOUT entry, and each set of it (K_SET) */
 	uint32_t n;
 	bool immutable;  /* a binding has immutable samplers */
 	VkDescriptorSetLayoutBinding b[];  /* (pImmutableSamplers left null) */
@@ -51,8 +53,9 @@ typedef struct pipe_layout {
 
 struct vk_iface {
 	tmap map;  /* (capture handle, K_*) -> spv_module *, set_layout *, pipe_layout *;
-		    * (descriptor set, K_SET) -> 1 + whether its layout has
-		    * immutable samplers; (render pass, K_RENDER_PASS) ->
+		    * (descriptor set, K_SET) -> its set layout (shared, by
+		    * reference: none where it is unknown); (buffer,
+		    * K_BUFFER) -> 1 + its size; (render pass, K_RENDER_PASS) ->
 		    * uint32_t[]: its attachments' count, then their formats;
 		    * (framebuffer, K_FRAMEBUFFER) -> 1 + its attachments;
 		    * (image view, K_VIEW) -> 1 + its format */
@@ -76,8 +79,14 @@ static void free_layout(pipe_layout *l)
 static void free_entry(uint64_t kind, uint64_t val)
 {
 	void *p = (void *)(uintptr_t)val;
-	if (kind == K_SET || kind == K_FRAMEBUFFER || kind == K_VIEW)
+	if (kind == K_FRAMEBUFFER || kind == K_VIEW || kind == K_BUFFER)
 		return;
+	if (kind == K_SET || kind == K_SET_LAYOUT) {
+		set_layout *l = p;
+		if (!--l->refs)
+			free(l);
+		return;
+	}
 	if (kind == K_MODULE)
 		spv_free(p);
 	else if (kind == K_LAYOUT)
@@ -125,6 +134,7 @@ static set_layout *copy_set(const set_layout *s)
 	size_t size = sizeof(*s) + s->n * sizeof(s->b[0]);
 	set_layout *c = trace_xmalloc(size);
 	memcpy(c, s, size);
+	c->refs = 1;
 	return c;
 }
 
@@ -199,6 +209,7 @@ static void set_layout_made(vk_iface *v, const vk_args_vkCreateDescriptorSetLayo
 	const VkDescriptorSetLayoutCreateInfo *ci = a->pCreateInfo;
 	uint32_t n = ci->pBindings ? ci->bindingCount : 0;
 	set_layout *s = trace_xmalloc(sizeof(*s) + n * sizeof(s->b[0]));
+	s->refs = 1;
 	s->n = n;
 	s->immutable = false;
 	for (uint32_t i = 0; i < n; i++) {
@@ -382,9 +393,12 @@ static void sets_made(vk_iface *v, const vk_args_vkAllocateDescriptorSets *a)
 	if (!ai || !ai->pSetLayouts || !a->pDescriptorSets)
 		return;
 	for (uint32_t i = 0; i < ai->descriptorSetCount; i++) {
-		const set_layout *s = get(v, H(ai->pSetLayouts[i]), K_SET_LAYOUT);
-		if (a->pDescriptorSets[i])
-			tmap_set(&v->map, H(a->pDescriptorSets[i]), K_SET, 1 + (!s || s->immutable));
+		set_layout *s = get(v, H(ai->pSetLayouts[i]), K_SET_LAYOUT);
+		if (!a->pDescriptorSets[i])
+			continue;
+		if (s)
+			s->refs++;
+		put(v, H(a->pDescriptorSets[i]), K_SET, s);
 	}
 }
 
@@ -409,6 +423,66 @@ static const char *needs(VkDescriptorType type)
 	}
 }
 
+/* Write K (W) against the layout S of the set it writes: its binding,
+ * its type, and its descriptors within the binding and those after it
+ * that it runs on into (llvmpipe crashed on a dstBinding, a
+ * dstArrayElement edited to 4294967295: mutants.py seed 3760695808). */
+static int write_in_layout(uint32_t k, const VkWriteDescriptorSet *w, const set_layout *s,
+			   trace_error *err)
+{
+	const VkDescriptorSetLayoutBinding *b = binding_of(s, w->dstBinding);
+	if (!w->descriptorCount)
+		return 0;
+	if (!b) {
+		trace_error_set(err, "pDescriptorWrites[%u].dstBinding: %u, but the set's layout has "
+				"no such binding", k, w->dstBinding);
+		return -1;
+	}
+	if (b->descriptorType != w->descriptorType &&
+	    b->descriptorType != VK_DESCRIPTOR_TYPE_MUTABLE_EXT) {
+		char have[64], want[64];
+		type_named(w->descriptorType, have, sizeof(have));
+		type_named(b->descriptorType, want, sizeof(want));
+		trace_error_set(err, "pDescriptorWrites[%u].descriptorType: %s, but binding %u of the "
+				"set's layout is of %s", k, have, w->dstBinding, want);
+		return -1;
+	}
+	/* what the binding holds from dstArrayElement, then the bindings
+	 * after it, in turn (one of none is passed over) */
+	uint64_t room = b->descriptorCount > w->dstArrayElement
+		? b->descriptorCount - w->dstArrayElement : 0;
+	for (uint64_t n = (uint64_t)w->dstBinding + 1; room && room < w->descriptorCount &&
+	     n <= UINT32_MAX && (b = binding_of(s, (uint32_t)n)); n++)
+		room += b->descriptorCount;
+	if (room && room >= w->descriptorCount)
+		return 0;
+	trace_error_set(err, "pDescriptorWrites[%u]: dstArrayElement %u, descriptorCount %u, but "
+			"binding %u of the set's layout and those after it hold %llu from there", k,
+			w->dstArrayElement, w->descriptorCount, w->dstBinding,
+			(unsigned long long)room);
+	return -1;
+}
+
+/* Buffer descriptor I of write K (W): its range within its buffer, where
+ * a vkCreateBuffer said the size (an offset of 4294967295 had llvmpipe
+ * read past a uniform buffer: the same seed). */
+static int buffer_in_range(vk_iface *v, uint32_t k, uint32_t i, const VkDescriptorBufferInfo *d,
+			   trace_error *err)
+{
+	uint64_t *n = tmap_at(&v->map, H(d->buffer), K_BUFFER);
+	if (!n)
+		return 0;
+	uint64_t size = *n - 1;
+	if (d->offset < size && (d->range == VK_WHOLE_SIZE ||
+				 (d->range && d->range <= size - d->offset)))
+		return 0;
+	trace_error_set(err, "pDescriptorWrites[%u].pBufferInfo[%u]: offset %llu, range %llu, but "
+			"VkBuffer 0x%llx holds %llu bytes", k, i, (unsigned long long)d->offset,
+			(unsigned long long)d->range, (unsigned long long)H(d->buffer),
+			(unsigned long long)size);
+	return -1;
+}
+
 /* Descriptor writes W (N); PUSHED: into set SET of pipeline layout
  * LAYOUT (vkCmdPushDescriptorSetKHR), not into their dstSet. */
 static int writes_fit(vk_iface *v, const VkWriteDescriptorSet *w, uint32_t n, bool pushed,
@@ -423,8 +497,10 @@ static int writes_fit(vk_iface *v, const VkWriteDescriptorSet *w, uint32_t n, bo
 			return -1;
 		}
 		const char *need = needs(w[k].descriptorType);
-		uint64_t *set = pushed ? NULL : tmap_at(&v->map, H(w[k].dstSet), K_SET);
-		bool immutable = pushed ? !pushed_set || pushed_set->immutable : !set || *set == 2;
+		const set_layout *sl = pushed ? pushed_set : get(v, H(w[k].dstSet), K_SET);
+		bool immutable = !sl || sl->immutable;
+		if (sl && write_in_layout(k, &w[k], sl, err) < 0)
+			return -1;
 		char type[64];
 		type_named(w[k].descriptorType, type, sizeof(type));
 		for (const char *c = need; *c; c++) {
@@ -448,6 +524,9 @@ static int writes_fit(vk_iface *v, const VkWriteDescriptorSet *w, uint32_t n, bo
 					: *c == 't' ? !w[k].pTexelBufferView[i]
 					: *c == 'b' || *c == 'B' ? !w[k].pBufferInfo[i].buffer
 					: !w[k].pImageInfo[i].imageView;
+				if (!null && (*c == 'b' || *c == 'B') &&
+				    buffer_in_range(v, k, i, &w[k].pBufferInfo[i], err) < 0)
+					return -1;
 				if (null) {
 					trace_error_set(err, "pDescriptorWrites[%u].%s[%u]%s%s: null, "
 							"which a %s write needs%s", k, array, i,
@@ -643,6 +722,15 @@ static int on_view(vk_iface *v, const char *n, const void *args, bool failed, tr
 	return 0;
 }
 
+static int on_buffer(vk_iface *v, const char *n, const void *args, bool failed, trace_error *err)
+{
+	const vk_args_vkCreateBuffer *a = args;
+	(void)n, (void)err;
+	if (!failed && a->pCreateInfo && a->pBuffer && *a->pBuffer)
+		tmap_set(&v->map, H(*a->pBuffer), K_BUFFER, 1 + a->pCreateInfo->size);
+	return 0;
+}
+
 static int on_device(vk_iface *v, const char *n, const void *args, bool failed, trace_error *err)
 {
 	(void)n, (void)err;
@@ -798,6 +886,7 @@ static const struct {
 	{"vkCreateRenderPass2", on_render_pass, 0},
 	{"vkCreateRenderPass2KHR", on_render_pass, 0},
 	{"vkCreateImageView", on_view, 0},
+	{"vkCreateBuffer", on_buffer, 0},
 	{"vkCreateDevice", on_device, 0},
 	{"vkCreateShaderModule", on_module, 0},
 	{"vkCreateDescriptorSetLayout", on_set_layout, 0},
@@ -810,6 +899,7 @@ static const struct {
 	{"vkDestroyPipelineLayout", NULL, K_LAYOUT},
 	{"vkDestroyRenderPass", NULL, K_RENDER_PASS},
 	{"vkDestroyImageView", NULL, K_VIEW},
+	{"vkDestroyBuffer", NULL, K_BUFFER},
 };
 
 static int note_of(const char *name)
