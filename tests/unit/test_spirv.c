@@ -322,6 +322,77 @@ static int write1(vk_iface *v, VkDescriptorType type, const VkDescriptorImageInf
 	return note(v, "vkUpdateDescriptorSets", &a, err);
 }
 
+/* Set 0x500 allocated again, of a layout of NB bindings B (made as
+ * 0x800 + its first binding's type). */
+static void set_of(vk_iface *v, const VkDescriptorSetLayoutBinding *b, uint32_t nb)
+{
+	trace_error err = {0};
+	VkDescriptorSetLayoutCreateInfo lci = {VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
+					       NULL, 0, nb, b};
+	VkDescriptorSetLayout sl = (VkDescriptorSetLayout)(uintptr_t)(0x800 + b[0].descriptorType);
+	vk_args_vkCreateDescriptorSetLayout cl = {.pCreateInfo = &lci, .pSetLayout = &sl};
+	note(v, "vkCreateDescriptorSetLayout", &cl, &err);
+	VkDescriptorSet set = (VkDescriptorSet)(uintptr_t)0x500;
+	VkDescriptorSetAllocateInfo ai = {VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO, NULL, 0, 1,
+					  &sl};
+	vk_args_vkAllocateDescriptorSets as = {.pAllocateInfo = &ai, .pDescriptorSets = &set};
+	note(v, "vkAllocateDescriptorSets", &as, &err);
+	/* the layout destroyed: the set keeps what it was */
+	vk_args_vkDestroyDescriptorSetLayout dl = {.descriptorSetLayout = sl};
+	note(v, "vkDestroyDescriptorSetLayout", &dl, &err);
+}
+
+/* Writes against their set's layout and their buffer's size. */
+static void writes_in_layout(void)
+{
+	trace_error err = {0};
+	vk_iface *v = vk_iface_new();
+	VkDescriptorSetLayoutBinding b[2] = {
+		{0, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 2, VK_SHADER_STAGE_FRAGMENT_BIT, NULL},
+		{1, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1, VK_SHADER_STAGE_FRAGMENT_BIT, NULL}};
+	set_of(v, b, 2);
+	VkBufferCreateInfo bci = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, .size = 256};
+	VkBuffer buf = (VkBuffer)(uintptr_t)0xa00;
+	vk_args_vkCreateBuffer cb = {.pCreateInfo = &bci, .pBuffer = &buf};
+	note(v, "vkCreateBuffer", &cb, &err);
+	VkDescriptorBufferInfo bi[4] = {{buf, 0, 64}, {buf, 64, 64}, {buf, 128, VK_WHOLE_SIZE},
+					{buf, 0, 64}};
+	VkWriteDescriptorSet w = {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+				  .dstSet = (VkDescriptorSet)(uintptr_t)0x500, .dstArrayElement = 1,
+				  .descriptorCount = 2,
+				  .descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, .pBufferInfo = bi};
+	vk_args_vkUpdateDescriptorSets a = {.descriptorWriteCount = 1, .pDescriptorWrites = &w};
+	check(note(v, "vkUpdateDescriptorSets", &a, &err) == 0,
+	      "element 1 of binding 0 and on into binding 1: taken (%s)", err.msg);
+	w.descriptorCount = 3;
+	check(note(v, "vkUpdateDescriptorSets", &a, &err) < 0 &&
+	      strstr(err.msg, "dstArrayElement 1, descriptorCount 3, but binding 0 of the set's "
+		     "layout and those after it hold 2 from there"),
+	      "past binding 1: refused (%s)", err.msg);
+	w.descriptorCount = 1, w.dstBinding = 2;
+	check(note(v, "vkUpdateDescriptorSets", &a, &err) < 0 &&
+	      strstr(err.msg, "dstBinding: 2, but the set's layout has no such binding"),
+	      "a binding the layout lacks: refused (%s)", err.msg);
+	w.dstBinding = 0, w.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+	check(note(v, "vkUpdateDescriptorSets", &a, &err) < 0 &&
+	      strstr(err.msg, "descriptorType: VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, but binding 0 of "
+		     "the set's layout is of VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER"),
+	      "another type than the binding's: refused (%s)", err.msg);
+	w.descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, w.dstArrayElement = 0;
+	w.descriptorCount = 3;
+	check(note(v, "vkUpdateDescriptorSets", &a, &err) == 0,
+	      "ranges within the buffer, the whole rest: taken (%s)", err.msg);
+	bi[1].offset = 256;
+	check(note(v, "vkUpdateDescriptorSets", &a, &err) < 0 &&
+	      strstr(err.msg, "pBufferInfo[1]: offset 256, range 64, but VkBuffer 0xa00 holds 256"),
+	      "an offset at the buffer's end: refused (%s)", err.msg);
+	bi[1].offset = 64, bi[1].range = 193;
+	check(note(v, "vkUpdateDescriptorSets", &a, &err) < 0 &&
+	      strstr(err.msg, "pBufferInfo[1]: offset 64, range 193"),
+	      "a range past the buffer's end: refused (%s)", err.msg);
+	vk_iface_free(v);
+}
+
 static void writes(void)
 {
 	trace_error err = {0};
@@ -370,8 +441,13 @@ static void writes(void)
 	VkDevice dev = (VkDevice)(uintptr_t)0x900;
 	vk_args_vkCreateDevice cd = {.pCreateInfo = &dci, .pDevice = &dev};
 	note(v, "vkCreateDevice", &cd, &err);
+	VkDescriptorSetLayoutBinding ub = {0, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1,
+					   VK_SHADER_STAGE_FRAGMENT_BIT, NULL};
+	set_of(v, &ub, 1);
 	check(write1(v, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, NULL, &no_buffer, NULL, &err) == 0,
 	      "nullDescriptor: a null uniform buffer taken (%s)", err.msg);
+	ub.descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC;
+	set_of(v, &ub, 1);
 	check(write1(v, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC, NULL, &no_buffer, NULL, &err) < 0 &&
 	      strstr(err.msg, "pBufferInfo[0].buffer: null, which a "
 		     "VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC write needs") &&
@@ -389,6 +465,7 @@ int main(void)
 	layouts();
 	entry_points();
 	writes();
+	writes_in_layout();
 	check(!vk_iface_wants(vk_command_lookup("vkCmdDraw")), "vkCmdDraw is not wanted");
 	return unit_done("test_spirv");
 }
