@@ -410,7 +410,7 @@ removed() {
 	stopped "pCreateInfos[0].pViewportState.pViewports: null, and VK_DYNAMIC_STATE_VIEWPORT is not a dynamic state of the pipeline"
 }
 
-@test "a descriptor write past its set's layout (binding, type, elements) or past its buffer stops the replay at the update, also under --check" {
+@test "a descriptor write of none, past its set's layout (binding, type, elements) or past its buffer stops the replay at the update, also under --check" {
 	local buf edit want
 	buf=$(grep -m1 'fn: vkUpdateDescriptorSets,' "$W/cube.txt" | sed 's/.*pBufferInfo: \[{buffer: \(0x[0-9a-f]*\),.*/\1/')
 	FN=vkUpdateDescriptorSets
@@ -419,6 +419,7 @@ removed() {
 		stopped "$want"
 	done <<END
 s/dstBinding: 0,/dstBinding: 4294967295,/|pDescriptorWrites[0].dstBinding: 4294967295, but the set's layout has no such binding
+s/descriptorCount: 1,/descriptorCount: 0,/|pDescriptorWrites[0].descriptorCount: 0, but a write writes one descriptor or more
 s/dstArrayElement: 0,/dstArrayElement: 4294967295,/|pDescriptorWrites[0]: dstArrayElement 4294967295, descriptorCount 1, but binding 0 of the set's layout and those after it hold 0 from there
 s/_UNIFORM_BUFFER, pImageInfo/_STORAGE_BUFFER, pImageInfo/|pDescriptorWrites[0].descriptorType: VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, but binding 0 of the set's layout is of VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER
 s/offset: 0, range: \([0-9]*\)/offset: 4294967295, range: \1/|pDescriptorWrites[0].pBufferInfo[0]: offset 4294967295, range $(grep -m1 'fn: vkUpdateDescriptorSets,' "$W/cube.txt" | sed 's/.*offset: 0, range: \([0-9]*\).*/\1/'), but VkBuffer $buf holds $(grep -m1 "fn: vkCreateBuffer,.*pBuffer: \[$buf\]" "$W/cube.txt" | sed 's/.*, size: \([0-9]*\),.*/\1/') bytes

@@ -431,8 +431,6 @@ static int write_in_layout(uint32_t k, const VkWriteDescriptorSet *w, const set_
 			   trace_error *err)
 {
 	const VkDescriptorSetLayoutBinding *b = binding_of(s, w->dstBinding);
-	if (!w->descriptorCount)
-		return 0;
 	if (!b) {
 		trace_error_set(err, "pDescriptorWrites[%u].dstBinding: %u, but the set's layout has "
 				"no such binding", k, w->dstBinding);
@@ -494,6 +492,13 @@ static int writes_fit(vk_iface *v, const VkWriteDescriptorSet *w, uint32_t n, bo
 		if (!pushed && !w[k].dstSet) {
 			trace_error_set(err, "pDescriptorWrites[%u].dstSet: a null VkDescriptorSet "
 					"(only a pushed write goes without one)", k);
+			return -1;
+		}
+		/* (a write of none left vkcube's uniform buffer unwritten, and
+		 * llvmpipe crashed drawing: mutants.py seed 2228589817) */
+		if (!w[k].descriptorCount) {
+			trace_error_set(err, "pDescriptorWrites[%u].descriptorCount: 0, but a write "
+					"writes one descriptor or more", k);
 			return -1;
 		}
 		const char *need = needs(w[k].descriptorType);
