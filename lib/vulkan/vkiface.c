@@ -34,7 +34,7 @@
 #include <string.h>
 
 enum { K_MODULE = 1, K_SET_LAYOUT, K_LAYOUT, K_SET, K_RENDER_PASS, K_FRAMEBUFFER, K_VIEW,
-       K_BUFFER };
+       K_BUFFER, K_NOTE };
 
 #define H(x) ((uint64_t)(uintptr_t)(x))
 
@@ -55,7 +55,8 @@ struct vk_iface {
 	tmap map;  /* (capture handle, K_*) -> spv_module *, set_layout *, pipe_layout *;
 		    * (descriptor set, K_SET) -> its set layout (shared, by
 		    * reference: none where it is unknown); (buffer,
-		    * K_BUFFER) -> 1 + its size; (render pass, K_RENDER_PASS) ->
+		    * K_BUFFER) -> 1 + its size; (vk_command_info, K_NOTE) ->
+		    * 1 + its row of notes[], or 0; (render pass, K_RENDER_PASS) ->
 		    * uint32_t[]: its attachments' count, then their formats;
 		    * (framebuffer, K_FRAMEBUFFER) -> 1 + its attachments;
 		    * (image view, K_VIEW) -> 1 + its format */
@@ -79,7 +80,7 @@ static void free_layout(pipe_layout *l)
 static void free_entry(uint64_t kind, uint64_t val)
 {
 	void *p = (void *)(uintptr_t)val;
-	if (kind == K_FRAMEBUFFER || kind == K_VIEW || kind == K_BUFFER)
+	if (kind == K_FRAMEBUFFER || kind == K_VIEW || kind == K_BUFFER || kind == K_NOTE)
 		return;
 	if (kind == K_SET || kind == K_SET_LAYOUT) {
 		set_layout *l = p;
@@ -923,7 +924,12 @@ bool vk_iface_wants(const vk_command_info *cmd)
 int vk_iface_note(vk_iface *v, const vk_command_info *cmd, const void *args, bool failed,
 		  trace_error *err)
 {
-	int i = note_of(cmd->sig.name);
+	/* the table searched once per command, not per record: (command
+	 * info, K_NOTE) -> 1 + its row */
+	uint64_t *row = tmap_at(&v->map, H(cmd), K_NOTE);
+	int i = row ? (int)*row - 1 : note_of(cmd->sig.name);
+	if (!row)
+		tmap_set(&v->map, H(cmd), K_NOTE, (uint64_t)(i + 1));
 	if (i < 0)
 		return 0;
 	if (notes[i].fn)

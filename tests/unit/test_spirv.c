@@ -418,16 +418,7 @@ static void writes(void)
 	/* a set of a layout without immutable samplers */
 	VkDescriptorSetLayoutBinding b = {0, VK_DESCRIPTOR_TYPE_SAMPLER, 1,
 					  VK_SHADER_STAGE_FRAGMENT_BIT, NULL};
-	VkDescriptorSetLayoutCreateInfo lci = {VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
-					       NULL, 0, 1, &b};
-	VkDescriptorSetLayout sl = (VkDescriptorSetLayout)(uintptr_t)0x800;
-	vk_args_vkCreateDescriptorSetLayout cl = {.pCreateInfo = &lci, .pSetLayout = &sl};
-	note(v, "vkCreateDescriptorSetLayout", &cl, &err);
-	VkDescriptorSet set = (VkDescriptorSet)(uintptr_t)0x500;
-	VkDescriptorSetAllocateInfo ai = {VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO, NULL, 0, 1,
-					  &sl};
-	vk_args_vkAllocateDescriptorSets as = {.pAllocateInfo = &ai, .pDescriptorSets = &set};
-	note(v, "vkAllocateDescriptorSets", &as, &err);
+	set_of(v, &b, 1);
 	check(write1(v, VK_DESCRIPTOR_TYPE_SAMPLER, &no_sampler, NULL, NULL, &err) < 0 &&
 	      strstr(err.msg, "pImageInfo[0].sampler: null, which a VK_DESCRIPTOR_TYPE_SAMPLER "
 		     "write needs (the set's layout has no immutable samplers)"),
