@@ -426,6 +426,20 @@ s/offset: 0, range: \([0-9]*\)/offset: 4294967295, range: \1/|pDescriptorWrites[
 END
 }
 
+@test "a draw whose pipeline uses a binding never written, or a set never bound, stops the replay at the draw, also under --check" {
+	# (vkcube's one vkUpdateDescriptorSets deleted crashed llvmpipe
+	# drawing: mutants.py seed 1414348642)
+	local set cb pipe
+	set=$(handle_of 'fn: vkUpdateDescriptorSets,' dstSet)
+	cb=$(cb_of "fn: vkCmdBindDescriptorSets,.*pDescriptorSets: \[$set\]")
+	pipe=$(grep -m1 "fn: vkCmdBindPipeline, args: {commandBuffer: $cb," "$W/cube.txt" | sed 's/.*pipeline: \(0x[0-9a-f]*\).*/\1/')
+	mutate 'fn: vkUpdateDescriptorSets,' d
+	stops_at "fn: vkCmdDraw, args: {commandBuffer: $cb," "commandBuffer: VkCommandBuffer $cb: vkCmdDraw, and the bound VkPipeline $pipe uses set 0 binding 0, but nothing has been written there in VkDescriptorSet $set, bound at set 0 (its vkUpdateDescriptorSets cut out?)"
+	cb=$(cb_of 'fn: vkCmdBindDescriptorSets,')
+	mutate 'fn: vkCmdBindDescriptorSets,' d
+	stops_at "fn: vkCmdDraw, args: {commandBuffer: $cb," "commandBuffer: VkCommandBuffer $cb: vkCmdDraw, and the bound VkPipeline $pipe uses set 0 binding 0, but no descriptor set is bound at set 0 since vkBeginCommandBuffer (its vkCmdBindDescriptorSets cut out?)"
+}
+
 @test "a queue the device did not make (vkGetDeviceQueue's queueIndex edited) stops the replay there" {
 	mutate 'fn: vkGetDeviceQueue,' 's/queueIndex: 0,/queueIndex: 4294967295,/'
 	local family

@@ -22,46 +22,12 @@
  * passes, null set layouts and pipeline layouts outside the modes that
  * allow them (of pipelines, pipeline layouts, update templates).
  */
-#include "vkiface.h"
+#include "vkiface_internal.h"
 
-#include "internal.h"
-#include "spirv.h"
-#include "tmap.h"
-#include "vkschema_cmds.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-enum { K_MODULE = 1, K_SET_LAYOUT, K_LAYOUT, K_SET, K_RENDER_PASS, K_FRAMEBUFFER, K_VIEW,
-       K_BUFFER, K_NOTE };
-
-#define H(x) ((uint64_t)(uintptr_t)(x))
-
-typedef struct set_layout {
-	uint32_t refs;   /* its K_SET_LAYOUT entry, and each set of it (K_SET) */
-	uint32_t n;
-	bool immutable;  /* a binding has immutable samplers */
-	VkDescriptorSetLayoutBinding b[];  /* (pImmutableSamplers left null) */
-} set_layout;
-
-typedef struct pipe_layout {
-	uint32_t nsets, npush;
-	set_layout **sets;  /* copies; NULL for a null or unknown set layout */
-	VkPushConstantRange *push;
-} pipe_layout;
-
-struct vk_iface {
-	tmap map;  /* (capture handle, K_*) -> spv_module *, set_layout *, pipe_layout *;
-		    * (descriptor set, K_SET) -> its set layout (shared, by
-		    * reference: none where it is unknown); (buffer,
-		    * K_BUFFER) -> 1 + its size; (vk_command_info, K_NOTE) ->
-		    * 1 + its row of notes[], or 0; (render pass, K_RENDER_PASS) ->
-		    * uint32_t[]: its attachments' count, then their formats;
-		    * (framebuffer, K_FRAMEBUFFER) -> 1 + its attachments;
-		    * (image view, K_VIEW) -> 1 + its format */
-	bool null_descriptor;  /* a device enabled robustness2's nullDescriptor */
-};
 
 vk_iface *vk_iface_new(void)
 {
@@ -90,6 +56,8 @@ static void free_entry(uint64_t kind, uint64_t val)
 	}
 	if (kind == K_MODULE)
 		spv_free(p);
+	else if (kind == K_PIPELINE)
+		free(((pipe_uses *)p)->sb), free(p);
 	else if (kind == K_LAYOUT)
 		free_layout(p);
 	else
@@ -107,13 +75,7 @@ void vk_iface_free(vk_iface *v)
 	free(v);
 }
 
-static void *get(const vk_iface *v, uint64_t handle, uint64_t kind)
-{
-	uint64_t *p = handle ? tmap_at(&v->map, handle, kind) : NULL;
-	return p ? (void *)(uintptr_t)*p : NULL;
-}
-
-static void put(vk_iface *v, uint64_t handle, uint64_t kind, void *p)
+void vk_iface_put(vk_iface *v, uint64_t handle, uint64_t kind, void *p)
 {
 	uint64_t old;
 	if (tmap_del(&v->map, handle, kind, &old))
@@ -122,17 +84,17 @@ static void put(vk_iface *v, uint64_t handle, uint64_t kind, void *p)
 		tmap_set(&v->map, handle, kind, (uint64_t)(uintptr_t)p);
 }
 
-static void forget(vk_iface *v, uint64_t handle, uint64_t kind)
+void vk_iface_forget(vk_iface *v, uint64_t handle, uint64_t kind)
 {
 	if (handle)
-		put(v, handle, kind, NULL);
+		vk_iface_put(v, handle, kind, NULL);
 }
 
 static set_layout *copy_set(const set_layout *s)
 {
 	if (!s)
 		return NULL;
-	size_t size = sizeof(*s) + s->n * sizeof(s->b[0]);
+	size_t size = sizeof(*s) + s->n * (sizeof(s->b[0]) + 1);
 	set_layout *c = trace_xmalloc(size);
 	memcpy(c, s, size);
 	c->refs = 1;
@@ -209,16 +171,24 @@ static void set_layout_made(vk_iface *v, const vk_args_vkCreateDescriptorSetLayo
 {
 	const VkDescriptorSetLayoutCreateInfo *ci = a->pCreateInfo;
 	uint32_t n = ci->pBindings ? ci->bindingCount : 0;
-	set_layout *s = trace_xmalloc(sizeof(*s) + n * sizeof(s->b[0]));
+	set_layout *s = trace_xmalloc(sizeof(*s) + n * (sizeof(s->b[0]) + 1));
+	const VkDescriptorSetLayoutBindingFlagsCreateInfo *f = vk_chain_find(ci->pNext,
+		VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_BINDING_FLAGS_CREATE_INFO);
+	const VkDescriptorBindingFlags loose = VK_DESCRIPTOR_BINDING_PARTIALLY_BOUND_BIT |
+		VK_DESCRIPTOR_BINDING_UPDATE_AFTER_BIND_BIT;
 	s->refs = 1;
 	s->n = n;
 	s->immutable = false;
 	for (uint32_t i = 0; i < n; i++) {
 		s->b[i] = ci->pBindings[i];
 		s->immutable |= s->b[i].pImmutableSamplers != NULL;
+		flags_of(s)[i] = s->b[i].pImmutableSamplers &&
+			s->b[i].descriptorType == VK_DESCRIPTOR_TYPE_SAMPLER ? B_NO_WRITE : 0;
+		if (f && f->pBindingFlags && i < f->bindingCount && (f->pBindingFlags[i] & loose))
+			flags_of(s)[i] |= B_LOOSE;
 		s->b[i].pImmutableSamplers = NULL;
 	}
-	put(v, H(*a->pSetLayout), K_SET_LAYOUT, s);
+	vk_iface_put(v, H(*a->pSetLayout), K_SET_LAYOUT, s);
 }
 
 static void layout_made(vk_iface *v, const vk_args_vkCreatePipelineLayout *a)
@@ -228,18 +198,18 @@ static void layout_made(vk_iface *v, const vk_args_vkCreatePipelineLayout *a)
 	l->nsets = ci->pSetLayouts ? ci->setLayoutCount : 0;
 	l->sets = trace_xcalloc(l->nsets ? l->nsets : 1, sizeof(*l->sets));
 	for (uint32_t i = 0; i < l->nsets; i++)
-		l->sets[i] = copy_set(get(v, H(ci->pSetLayouts[i]), K_SET_LAYOUT));
+		l->sets[i] = copy_set(vk_iface_get(v, H(ci->pSetLayouts[i]), K_SET_LAYOUT));
 	l->npush = ci->pPushConstantRanges ? ci->pushConstantRangeCount : 0;
 	l->push = trace_xcalloc(l->npush ? l->npush : 1, sizeof(*l->push));
 	if (l->npush)
 		memcpy(l->push, ci->pPushConstantRanges, l->npush * sizeof(*l->push));
-	put(v, H(*a->pPipelineLayout), K_LAYOUT, l);
+	vk_iface_put(v, H(*a->pPipelineLayout), K_LAYOUT, l);
 }
 
 /* ------------------------------------------------------------------ */
 /* A stage against its layout. */
 
-static const VkDescriptorSetLayoutBinding *binding_of(const set_layout *s, uint32_t binding)
+const VkDescriptorSetLayoutBinding *vk_iface_binding_of(const set_layout *s, uint32_t binding)
 {
 	for (uint32_t i = 0; i < s->n; i++)
 		if (s->b[i].binding == binding)
@@ -265,7 +235,7 @@ static int entry_fits(const spv_entry *e, uint32_t stage, const pipe_layout *l, 
 		const set_layout *s = l->sets[u->set];
 		if (!s)
 			continue;
-		const VkDescriptorSetLayoutBinding *b = binding_of(s, u->binding);
+		const VkDescriptorSetLayoutBinding *b = vk_iface_binding_of(s, u->binding);
 		if (!b || !b->descriptorCount) {
 			trace_error_set(err, "%s: the %s shader '%s' uses set %u binding %u, which "
 					"VkPipelineLayout 0x%llx's set layout %u %s", where, sn, e->name,
@@ -313,14 +283,15 @@ static int entry_fits(const spv_entry *e, uint32_t stage, const pipe_layout *l, 
 	return 0;
 }
 
-/* A stage's shader: MODULE's, or one its pNext chain makes. */
+/* A stage's shader: MODULE's, or one its pNext chain makes; what it uses
+ * added to USES. */
 static int stage_fits(vk_iface *v, const VkPipelineShaderStageCreateInfo *st, uint64_t layout,
-		      const char *where, trace_error *err)
+		      const char *where, pipe_uses *uses, trace_error *err)
 {
-	const pipe_layout *l = get(v, layout, K_LAYOUT);
+	const pipe_layout *l = vk_iface_get(v, layout, K_LAYOUT);
 	if (!l)
 		return 0;  /* none, or a library's: nothing to check against */
-	const spv_module *m = get(v, H(st->module), K_MODULE);
+	const spv_module *m = vk_iface_get(v, H(st->module), K_MODULE);
 	spv_module *inline_m = NULL;
 	if (!st->module) {
 		const void *p = vk_chain_find(st->pNext, VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO);
@@ -340,18 +311,18 @@ static int stage_fits(vk_iface *v, const VkPipelineShaderStageCreateInfo *st, ui
 				"point of", where, st->pName ? st->pName : "(null)",
 				(unsigned long long)st->module, stage_name(st->stage, sn, sizeof(sn)));
 		rc = -1;
-	} else {
-		rc = entry_fits(e, st->stage, l, layout, where, err);
+	} else if ((rc = entry_fits(e, st->stage, l, layout, where, err)) == 0) {
+		vk_iface_uses_add(uses, e);
 	}
 	spv_free(inline_m);
 	return rc;
 }
 
 /* Create info K's stages (N at STAGES; FIELD: "pStages", or "stage" for
- * a compute pipeline's one) against LAYOUT. */
+ * a compute pipeline's one) against LAYOUT; what they use into USES. */
 static int stages_fit(vk_iface *v, uint32_t k, const char *field,
 		      const VkPipelineShaderStageCreateInfo *stages, uint32_t n, VkPipelineLayout layout,
-		      VkPipelineCreateFlags flags, trace_error *err)
+		      VkPipelineCreateFlags flags, pipe_uses *uses, trace_error *err)
 {
 	/* a null layout but in a library (llvmpipe crashed making one) */
 	if (!layout && !(flags & VK_PIPELINE_CREATE_LIBRARY_BIT_KHR)) {
@@ -365,7 +336,7 @@ static int stages_fit(vk_iface *v, uint32_t k, const char *field,
 			snprintf(where, sizeof(where), "pCreateInfos[%u].stage", k);
 		else
 			snprintf(where, sizeof(where), "pCreateInfos[%u].%s[%u]", k, field, i);
-		if (stage_fits(v, &stages[i], H(layout), where, err) < 0)
+		if (stage_fits(v, &stages[i], H(layout), where, uses, err) < 0)
 			return -1;
 	}
 	return 0;
@@ -394,12 +365,13 @@ static void sets_made(vk_iface *v, const vk_args_vkAllocateDescriptorSets *a)
 	if (!ai || !ai->pSetLayouts || !a->pDescriptorSets)
 		return;
 	for (uint32_t i = 0; i < ai->descriptorSetCount; i++) {
-		set_layout *s = get(v, H(ai->pSetLayouts[i]), K_SET_LAYOUT);
+		set_layout *s = vk_iface_get(v, H(ai->pSetLayouts[i]), K_SET_LAYOUT);
 		if (!a->pDescriptorSets[i])
 			continue;
 		if (s)
 			s->refs++;
-		put(v, H(a->pDescriptorSets[i]), K_SET, s);
+		vk_iface_put(v, H(a->pDescriptorSets[i]), K_SET, s);
+		vk_iface_forget(v, H(a->pDescriptorSets[i]), K_WRITTEN);
 	}
 }
 
@@ -431,7 +403,7 @@ static const char *needs(VkDescriptorType type)
 static int write_in_layout(uint32_t k, const VkWriteDescriptorSet *w, const set_layout *s,
 			   trace_error *err)
 {
-	const VkDescriptorSetLayoutBinding *b = binding_of(s, w->dstBinding);
+	const VkDescriptorSetLayoutBinding *b = vk_iface_binding_of(s, w->dstBinding);
 	if (!b) {
 		trace_error_set(err, "pDescriptorWrites[%u].dstBinding: %u, but the set's layout has "
 				"no such binding", k, w->dstBinding);
@@ -451,7 +423,7 @@ static int write_in_layout(uint32_t k, const VkWriteDescriptorSet *w, const set_
 	uint64_t room = b->descriptorCount > w->dstArrayElement
 		? b->descriptorCount - w->dstArrayElement : 0;
 	for (uint64_t n = (uint64_t)w->dstBinding + 1; room && room < w->descriptorCount &&
-	     n <= UINT32_MAX && (b = binding_of(s, (uint32_t)n)); n++)
+	     n <= UINT32_MAX && (b = vk_iface_binding_of(s, (uint32_t)n)); n++)
 		room += b->descriptorCount;
 	if (room && room >= w->descriptorCount)
 		return 0;
@@ -487,7 +459,7 @@ static int buffer_in_range(vk_iface *v, uint32_t k, uint32_t i, const VkDescript
 static int writes_fit(vk_iface *v, const VkWriteDescriptorSet *w, uint32_t n, bool pushed,
 		      uint64_t layout, uint32_t set_no, trace_error *err)
 {
-	const pipe_layout *l = pushed ? get(v, layout, K_LAYOUT) : NULL;
+	const pipe_layout *l = pushed ? vk_iface_get(v, layout, K_LAYOUT) : NULL;
 	const set_layout *pushed_set = l && set_no < l->nsets ? l->sets[set_no] : NULL;
 	for (uint32_t k = 0; w && k < n; k++) {
 		if (!pushed && !w[k].dstSet) {
@@ -503,7 +475,7 @@ static int writes_fit(vk_iface *v, const VkWriteDescriptorSet *w, uint32_t n, bo
 			return -1;
 		}
 		const char *need = needs(w[k].descriptorType);
-		const set_layout *sl = pushed ? pushed_set : get(v, H(w[k].dstSet), K_SET);
+		const set_layout *sl = pushed ? pushed_set : vk_iface_get(v, H(w[k].dstSet), K_SET);
 		bool immutable = !sl || sl->immutable;
 		if (sl && write_in_layout(k, &w[k], sl, err) < 0)
 			return -1;
@@ -577,7 +549,7 @@ static void render_pass_made(vk_iface *v, const vk_args_vkCreateRenderPass *a, b
 		for (uint32_t i = 0; a->pCreateInfo->pAttachments && i < n; i++)
 			f[i + 1] = (uint32_t)a->pCreateInfo->pAttachments[i].format;
 	}
-	put(v, H(*a->pRenderPass), K_RENDER_PASS, f);
+	vk_iface_put(v, H(*a->pRenderPass), K_RENDER_PASS, f);
 }
 
 /* Attachment I of a framebuffer for render pass RP: the view's format the
@@ -648,20 +620,28 @@ static int begin_fits(vk_iface *v, const VkRenderPassBeginInfo *b, trace_error *
 
 /* One handler a followed command: what its record makes, forgets or
  * must fit.  A (capture-time) failed create made nothing. */
-typedef int note_fn(vk_iface *v, const char *name, const void *args, bool failed,
-		    trace_error *err);
-
 static int on_update(vk_iface *v, const char *n, const void *args, bool failed, trace_error *err)
 {
 	const vk_args_vkUpdateDescriptorSets *a = args;
 	(void)n, (void)failed;
-	return writes_fit(v, a->pDescriptorWrites, a->descriptorWriteCount, false, 0, 0, err);
+	if (writes_fit(v, a->pDescriptorWrites, a->descriptorWriteCount, false, 0, 0, err) < 0)
+		return -1;
+	for (uint32_t k = 0; a->pDescriptorWrites && k < a->descriptorWriteCount; k++) {
+		const VkWriteDescriptorSet *w = &a->pDescriptorWrites[k];
+		vk_iface_written(v, H(w->dstSet), w->dstBinding, w->dstArrayElement, w->descriptorCount);
+	}
+	for (uint32_t k = 0; a->pDescriptorCopies && k < a->descriptorCopyCount; k++) {
+		const VkCopyDescriptorSet *c = &a->pDescriptorCopies[k];
+		vk_iface_written(v, H(c->dstSet), c->dstBinding, c->dstArrayElement, c->descriptorCount);
+	}
+	return 0;
 }
 
 static int on_push(vk_iface *v, const char *n, const void *args, bool failed, trace_error *err)
 {
 	const vk_args_vkCmdPushDescriptorSetKHR *a = args;
 	(void)n, (void)failed;
+	vk_iface_sets_bound(v, H(a->commandBuffer), a->pipelineBindPoint, a->set, 1, NULL);
 	return writes_fit(v, a->pDescriptorWrites, a->descriptorWriteCount, true, H(a->layout),
 			  a->set, err);
 }
@@ -753,7 +733,7 @@ static int on_module(vk_iface *v, const char *n, const void *args, bool failed, 
 	if (module_made(v, a->pCreateInfo, "pCreateInfo", &m, err) < 0)
 		return -1;
 	if (!failed && a->pShaderModule && *a->pShaderModule)
-		put(v, H(*a->pShaderModule), K_MODULE, m);
+		vk_iface_put(v, H(*a->pShaderModule), K_MODULE, m);
 	else
 		spv_free(m);
 	return 0;
@@ -838,7 +818,7 @@ static int states_fit(uint32_t k, const VkGraphicsPipelineCreateInfo *ci, trace_
 }
 
 /* Graphics, compute and ray tracing pipelines: each create info's
- * stages against its layout */
+ * stages against its layout; what each pipeline made uses, kept. */
 static int on_pipelines(vk_iface *v, const char *n, const void *args, bool failed,
 			trace_error *err)
 {
@@ -850,21 +830,37 @@ static int on_pipelines(vk_iface *v, const char *n, const void *args, bool faile
 		       : kind == 'C' ? c->createInfoCount : rt->createInfoCount;
 	const void *infos = kind == 'G' ? (const void *)g->pCreateInfos
 			  : kind == 'C' ? (const void *)c->pCreateInfos : rt->pCreateInfos;
-	(void)failed;
+	const VkPipeline *made = kind == 'G' ? g->pPipelines
+			       : kind == 'C' ? c->pPipelines : rt->pPipelines;
 	for (uint32_t k = 0; infos && k < count; k++) {
+		pipe_uses u = {0};
+		VkPipelineCreateFlags flags;
 		int rc;
-		if (kind == 'G')
+		if (kind == 'G') {
+			flags = g->pCreateInfos[k].flags;
 			rc = states_fit(k, &g->pCreateInfos[k], err) < 0 ? -1
 			   : stages_fit(v, k, "pStages", g->pCreateInfos[k].pStages,
 					g->pCreateInfos[k].stageCount, g->pCreateInfos[k].layout,
-					g->pCreateInfos[k].flags, err);
-		else if (kind == 'C')
+					flags, &u, err);
+		} else if (kind == 'C') {
+			flags = c->pCreateInfos[k].flags;
 			rc = stages_fit(v, k, "stage", &c->pCreateInfos[k].stage, 1,
-					c->pCreateInfos[k].layout, 0, err);
-		else
+					c->pCreateInfos[k].layout, 0, &u, err);
+		} else {
+			flags = rt->pCreateInfos[k].flags;
 			rc = stages_fit(v, k, "pStages", rt->pCreateInfos[k].pStages,
 					rt->pCreateInfos[k].stageCount, rt->pCreateInfos[k].layout,
-					rt->pCreateInfos[k].flags, err);
+					flags, &u, err);
+		}
+		/* (descriptor buffers are not sets: nothing to follow) */
+		if (rc == 0 && !failed && made && made[k] && u.n &&
+		    !(flags & VK_PIPELINE_CREATE_DESCRIPTOR_BUFFER_BIT_EXT)) {
+			pipe_uses *keep = trace_xmalloc(sizeof(*keep));
+			*keep = u;
+			vk_iface_put(v, H(made[k]), K_PIPELINE, keep);
+		} else {
+			free(u.sb);
+		}
 		if (rc < 0)
 			return -1;
 	}
@@ -900,18 +896,31 @@ static const struct {
 	{"vkCreateGraphicsPipelines", on_pipelines, 0},
 	{"vkCreateComputePipelines", on_pipelines, 0},
 	{"vkCreateRayTracingPipelinesKHR", on_pipelines, 0},
+	{"vkCmdBindPipeline", vk_iface_on_bind_pipeline, 0},
+	{"vkCmdBindDescriptorSets", vk_iface_on_bind_sets, 0},
+	{"vkCmdPushDescriptorSetWithTemplateKHR", vk_iface_on_unfollowed, 0},
+	{"vkCmdSetDescriptorBufferOffsetsEXT", vk_iface_on_unfollowed, 0},
+	{"vkCmdBindDescriptorBufferEmbeddedSamplersEXT", vk_iface_on_unfollowed, 0},
+	{"vkBeginCommandBuffer", vk_iface_on_begin_cb, 0},
+	{"vkUpdateDescriptorSetWithTemplate", vk_iface_on_template_update, 0},
+	{"vkUpdateDescriptorSetWithTemplateKHR", vk_iface_on_template_update, 0},
+	{"vkCmdDraw", vk_iface_on_draw, 0},  /* and every command named from there: below */
+	{"vkCmdDispatch", vk_iface_on_draw, 0},
+	{"vkCmdTraceRays", vk_iface_on_draw, 0},
 	{"vkDestroyShaderModule", NULL, K_MODULE},
 	{"vkDestroyDescriptorSetLayout", NULL, K_SET_LAYOUT},
 	{"vkDestroyPipelineLayout", NULL, K_LAYOUT},
 	{"vkDestroyRenderPass", NULL, K_RENDER_PASS},
 	{"vkDestroyImageView", NULL, K_VIEW},
 	{"vkDestroyBuffer", NULL, K_BUFFER},
+	{"vkDestroyPipeline", NULL, K_PIPELINE},
 };
 
 static int note_of(const char *name)
 {
 	for (size_t i = 0; i < sizeof(notes) / sizeof(notes[0]); i++)
-		if (!strcmp(name, notes[i].name))
+		if (!strcmp(name, notes[i].name) ||
+		    (notes[i].fn == vk_iface_on_draw && !strncmp(name, notes[i].name, strlen(notes[i].name))))
 			return (int)i;
 	return -1;
 }
@@ -935,7 +944,7 @@ int vk_iface_note(vk_iface *v, const vk_command_info *cmd, const void *args, boo
 	if (notes[i].fn)
 		return notes[i].fn(v, cmd->sig.name, args, failed, err);
 	if (cmd->nparams >= 2)  /* vkDestroyX(device, handle, pAllocator) */
-		forget(v, *(const uint64_t *)((const char *)args + cmd->params[1].offset),
+		vk_iface_forget(v, *(const uint64_t *)((const char *)args + cmd->params[1].offset),
 		       notes[i].forgets);
 	return 0;
 }

@@ -11,7 +11,9 @@
  * And what else a driver takes on trust that a record can break: a
  * descriptor write's null where its type reads a handle, a framebuffer
  * of other attachments than its render pass, a null among the handles
- * the specification lets be null only in a mode the call is not in.
+ * the specification lets be null only in a mode the call is not in; a
+ * draw, dispatch or trace whose pipeline uses a binding that the set
+ * bound has never had written, or a set never bound (vkbound.c).
  *
  * Handles are the capture's: the records as they are read, before any
  * remapping, so replay and the threads that make pipelines ahead each

@@ -12,6 +12,8 @@
  * are refused with the word they break at.  Descriptor writes with a
  * null where their type reads a handle are refused, but where a device
  * enabled nullDescriptor or the set's layout may hold immutable samplers.
+ * A draw reads each binding its pipeline uses: of a set bound, and
+ * written there.
  */
 #include "spirv.h"
 #include "vkiface.h"
@@ -447,6 +449,136 @@ static void writes(void)
 	vk_iface_free(v);
 }
 
+/* Draws against the sets they read: each binding the bound pipeline
+ * uses, in a set bound at its number and written there, but for a
+ * partially bound binding and one of immutable samplers. */
+static int draw(vk_iface *v, VkCommandBuffer cb, trace_error *err)
+{
+	vk_args_vkCmdDraw d = {.commandBuffer = cb, .vertexCount = 3, .instanceCount = 1};
+	memset(err->msg, 0, sizeof(err->msg));
+	return note(v, "vkCmdDraw", &d, err);
+}
+
+static void bind(vk_iface *v, VkCommandBuffer cb, VkPipeline pipe, const VkDescriptorSet *sets,
+		 uint32_t n)
+{
+	trace_error err = {0};
+	vk_args_vkBeginCommandBuffer b = {.commandBuffer = cb};
+	note(v, "vkBeginCommandBuffer", &b, &err);
+	vk_args_vkCmdBindPipeline bp = {cb, VK_PIPELINE_BIND_POINT_GRAPHICS, pipe};
+	note(v, "vkCmdBindPipeline", &bp, &err);
+	vk_args_vkCmdBindDescriptorSets bs = {cb, VK_PIPELINE_BIND_POINT_GRAPHICS, PIPE_LAYOUT, 0, n,
+					      sets, 0, NULL};
+	note(v, "vkCmdBindDescriptorSets", &bs, &err);
+}
+
+static void update(vk_iface *v, VkDescriptorSet set, uint32_t binding, VkDescriptorType type,
+		   const VkCopyDescriptorSet *copy)
+{
+	trace_error err = {0};
+	VkDescriptorImageInfo ii = {.imageView = (VkImageView)(uintptr_t)0x600};
+	VkDescriptorBufferInfo bi = {.buffer = (VkBuffer)(uintptr_t)0xa00, .range = VK_WHOLE_SIZE};
+	VkBufferView tv = (VkBufferView)(uintptr_t)0xb00;
+	VkWriteDescriptorSet w = {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = set,
+				  .dstBinding = binding, .descriptorCount = 1, .descriptorType = type,
+				  .pImageInfo = &ii, .pBufferInfo = &bi, .pTexelBufferView = &tv};
+	vk_args_vkUpdateDescriptorSets a = {.descriptorWriteCount = copy ? 0 : 1,
+					    .pDescriptorWrites = &w, .descriptorCopyCount = !!copy,
+					    .pDescriptorCopies = copy};
+	check(note(v, "vkUpdateDescriptorSets", &a, &err) == 0, "the update is taken (%s)", err.msg);
+}
+
+static void draws_read(void)
+{
+	trace_error err = {0};
+	vk_iface *v = vk_iface_new();
+	full_layout();
+	VkSampler immutable = (VkSampler)(uintptr_t)0x700;
+	bindings[2][2].pImmutableSamplers = &immutable;
+	VkDescriptorBindingFlags partly[4] = {VK_DESCRIPTOR_BINDING_PARTIALLY_BOUND_BIT};
+	VkDescriptorSetLayoutBindingFlagsCreateInfo flags = {
+		VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_BINDING_FLAGS_CREATE_INFO, NULL, 4, partly};
+	VkShaderModuleCreateInfo mci = {VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, NULL, 0,
+					sizeof(iface_frag10), iface_frag10};
+	VkShaderModule module = MODULE;
+	vk_args_vkCreateShaderModule cm = {.pCreateInfo = &mci, .pShaderModule = &module};
+	note(v, "vkCreateShaderModule", &cm, &err);
+	VkDescriptorSetLayout layouts[4];
+	VkDescriptorSet sets[4];
+	for (uint32_t s = 0; s < 4; s++) {
+		VkDescriptorSetLayoutCreateInfo ci = {
+			VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO, s == 3 ? &flags : NULL, 0,
+			nbindings[s], bindings[s]};
+		layouts[s] = (VkDescriptorSetLayout)(uintptr_t)(0x200 + s);
+		sets[s] = (VkDescriptorSet)(uintptr_t)(0x500 + s);
+		vk_args_vkCreateDescriptorSetLayout a = {.pCreateInfo = &ci, .pSetLayout = &layouts[s]};
+		note(v, "vkCreateDescriptorSetLayout", &a, &err);
+		VkDescriptorSetAllocateInfo ai = {VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO, NULL,
+						  0, 1, &layouts[s]};
+		vk_args_vkAllocateDescriptorSets as = {.pAllocateInfo = &ai, .pDescriptorSets = &sets[s]};
+		note(v, "vkAllocateDescriptorSets", &as, &err);
+	}
+	bindings[2][2].pImmutableSamplers = NULL;
+	VkPipelineLayoutCreateInfo lci = {VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO, NULL, 0, 4,
+					  layouts, 0, NULL};
+	VkPushConstantRange range = {VK_SHADER_STAGE_FRAGMENT_BIT, 0, 16};
+	lci.pushConstantRangeCount = 1, lci.pPushConstantRanges = &range;
+	VkPipelineLayout layout = PIPE_LAYOUT;
+	vk_args_vkCreatePipelineLayout la = {.pCreateInfo = &lci, .pPipelineLayout = &layout};
+	note(v, "vkCreatePipelineLayout", &la, &err);
+	VkPipelineShaderStageCreateInfo stage = {
+		VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, NULL, 0,
+		VK_SHADER_STAGE_FRAGMENT_BIT, MODULE, "main", NULL};
+	VkGraphicsPipelineCreateInfo gci = {.sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO,
+					    .stageCount = 1, .pStages = &stage, .layout = layout};
+	VkPipeline pipe = (VkPipeline)(uintptr_t)0x900;
+	vk_args_vkCreateGraphicsPipelines ga = {.createInfoCount = 1, .pCreateInfos = &gci,
+						.pPipelines = &pipe};
+	check(note(v, "vkCreateGraphicsPipelines", &ga, &err) == 0, "the pipeline (%s)", err.msg);
+	VkCommandBuffer cb = (VkCommandBuffer)(uintptr_t)0xc00;
+	bind(v, cb, pipe, sets, 4);
+	check(draw(v, cb, &err) < 0 &&
+	      strstr(err.msg, "commandBuffer: VkCommandBuffer 0xc00: vkCmdDraw, and the bound "
+		     "VkPipeline 0x900 uses set "),
+	      "nothing written: refused at the draw (%s)", err.msg);
+	vk_args_vkUpdateDescriptorSetWithTemplate t = {.descriptorSet = sets[0]};
+	note(v, "vkUpdateDescriptorSetWithTemplate", &t, &err);
+	update(v, sets[1], 0, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, NULL);
+	check(draw(v, cb, &err) < 0 && strstr(err.msg, "uses set 1 binding 2, but nothing"),
+	      "set 0 by a template, one binding of set 1 written: set 1's next refused (%s)",
+	      err.msg);
+	VkCopyDescriptorSet copy = {VK_STRUCTURE_TYPE_COPY_DESCRIPTOR_SET, NULL, sets[0], 0, 0,
+				    sets[1], 2, 0, 1};
+	update(v, sets[1], 0, 0, &copy);
+	update(v, sets[2], 0, VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, NULL);
+	update(v, sets[2], 1, VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE, NULL);
+	check(draw(v, cb, &err) < 0 && strstr(err.msg, "uses set 3 binding 2, but nothing"),
+	      "a copy writes, immutable samplers and a partially bound binding need no write (%s)",
+	      err.msg);
+	update(v, sets[3], 2, VK_DESCRIPTOR_TYPE_INPUT_ATTACHMENT, NULL);
+	update(v, sets[3], 3, VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER, NULL);
+	check(draw(v, cb, &err) == 0, "every binding used written: drawn (%s)", err.msg);
+	bind(v, cb, pipe, sets, 3);
+	check(draw(v, cb, &err) < 0 &&
+	      strstr(err.msg, "uses set 3 binding 1, but no descriptor set is bound at set 3 since "
+		     "vkBeginCommandBuffer"),
+	      "set 3 not bound in the recording begun again: refused (%s)", err.msg);
+	vk_args_vkCmdPushDescriptorSetWithTemplateKHR pt = {.commandBuffer = cb, .layout = layout,
+							     .set = 3};
+	note(v, "vkCmdPushDescriptorSetWithTemplateKHR", &pt, &err);
+	check(draw(v, cb, &err) == 0, "set 3 pushed: not followed, drawn (%s)", err.msg);
+	VkDescriptorSetAllocateInfo ai = {VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO, NULL, 0, 1,
+					  &layouts[0]};
+	vk_args_vkAllocateDescriptorSets as = {.pAllocateInfo = &ai, .pDescriptorSets = &sets[0]};
+	note(v, "vkAllocateDescriptorSets", &as, &err);
+	bind(v, cb, pipe, sets, 4);
+	check(draw(v, cb, &err) < 0 && strstr(err.msg, "uses set 0 binding 0, but nothing"),
+	      "a set allocated again has nothing written (%s)", err.msg);
+	vk_args_vkCmdDispatch dc = {.commandBuffer = cb, 1, 1, 1};
+	check(note(v, "vkCmdDispatch", &dc, &err) == 0, "no compute pipeline bound: not followed");
+	vk_iface_free(v);
+}
+
 int main(void)
 {
 	reflects_frag(iface_frag10, sizeof(iface_frag10), "frag 1.0");
@@ -457,6 +589,7 @@ int main(void)
 	entry_points();
 	writes();
 	writes_in_layout();
-	check(!vk_iface_wants(vk_command_lookup("vkCmdDraw")), "vkCmdDraw is not wanted");
+	draws_read();
+	check(!vk_iface_wants(vk_command_lookup("vkCmdCopyBuffer")), "vkCmdCopyBuffer is not wanted");
 	return unit_done("test_spirv");
 }
