@@ -23,7 +23,10 @@
 #                teardown in it) over the GPU time of all its frames,
 #                goal <= 1.05x, with the time vkCreateInstance took (the
 #                Vulkan loader loading every installed driver: no replay
-#                avoids it) beside
+#                avoids it) beside; and from the --stats runs, the
+#                device's idle time between batches and the replay time
+#                outside them, with the ratio a replay that never left
+#                the device idle between batches would reach
 #
 # The glmark2 scenes are ones whose frames our replay draws pixel-exact
 # (checked frame by frame against the layer's TRACEKIT_SCREENSHOT images
@@ -92,15 +95,18 @@ s = json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])
 g = s["frame_gpu_ms"]
 print(s["fps"], s["frames"], g["median"] if g else "nan")' "$work/last.out")
 }
-# ours_gpu TRACE: sets $gpu_s (the GPU time of every frame) and $inst_ms
-# (vkCreateInstance) from a --stats=json run over the whole trace
+# ours_gpu TRACE: sets $gpu_s (the GPU time of every frame), $inst_ms
+# (vkCreateInstance), $idle_s (the device idle between batches) and
+# $out_s (the replay time before the first batch and after the last)
+# from a --stats=json run over the whole trace
 ours_gpu() {
 	run "${headless[@]}" -- "$bin/trace-replay" --stats=json "$1"
 	must "trace-replay --stats $(basename "$1")" ""
-	read -r gpu_s inst_ms < <(python3 -c 'import json,sys
+	read -r gpu_s inst_ms idle_s out_s < <(python3 -c 'import json,sys
 s = json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])
 i = [f["ms"] for f in s["by_function"] if f["function"] == "vkCreateInstance"]
-print(s["gpu_seconds"], i[0] if i else "nan")' "$work/last.out")
+print(s["gpu_seconds"], i[0] if i else "nan", s["gpu_idle_seconds"],
+      s["seconds"] - s["gpu_span_seconds"])' "$work/last.out")
 }
 # gfxr_fps FILE: sets $fps, $frames from gfxrecon-replay's "Replay FPS" line
 gfxr_fps() {
@@ -117,6 +123,7 @@ gfxr_fps() {
 
 for name in cube glmark; do
 	f_ours=() f_gfxr=() w_ours=() w_gfxr=() g_ours=() t_ours=() s_ours=() i_ours=()
+	d_ours=() o_ours=()
 	for _ in $(seq "$runs"); do
 		ours_fps "$work/$name.trace" --no-gpu-time
 		f_ours+=("$fps")
@@ -128,6 +135,8 @@ for name in cube glmark; do
 		ours_gpu "$work/$name.trace"
 		s_ours+=("$gpu_s")
 		i_ours+=("$inst_ms")
+		d_ours+=("$idle_s")
+		o_ours+=("$out_s")
 		gfxr_fps "$work/$name.gfxr"
 		f_gfxr+=("$fps")
 		w_gfxr+=("$secs")
@@ -138,6 +147,7 @@ for name in cube glmark; do
 	eval "${name}_no=$n_ours ${name}_ng=$n_gfxr ${name}_go=$(median "${g_ours[@]}")"
 	eval "${name}_to=$(median "${t_ours[@]}")"
 	eval "${name}_so=$(median "${s_ours[@]}") ${name}_io=$(median "${i_ours[@]}")"
+	eval "${name}_do=$(median "${d_ours[@]}") ${name}_oo=$(median "${o_ours[@]}")"
 done
 
 printf '%-44s %12s %12s %7s %s\n' "figure" "tracekit" "GFXR" "ratio" "goal"
@@ -163,3 +173,11 @@ printf '%-44s %10.3fs %10.3fs %6sx %s\n' "  whole replay over GPU time, glmark2-
 	"$glmark_wo" "$glmark_so" "$(ratio "$glmark_wo" "$glmark_so")" "<= 1.05x"
 printf '%-44s %9.1f ms %9.1f ms %7s %s\n' "  vkCreateInstance in it, vkcube, glmark2-zink" \
 	"$cube_io" "$glmark_io" "" "(for information)"
+printf '%-44s %10.3fs %10.3fs %7s %s\n' "  GPU idle between batches, vkcube, glmark2" \
+	"$cube_do" "$glmark_do" "" "(--stats runs, for information)"
+printf '%-44s %10.3fs %10.3fs %7s %s\n' "  outside the batches (start-up, teardown)" \
+	"$cube_oo" "$glmark_oo" "" "(--stats runs, for information)"
+printf '%-44s %10sx %10sx %7s %s\n' "  least ratio with no idle between batches" \
+	"$(ratio "$(echo "$cube_so + $cube_oo" | bc -l)" "$cube_so")" \
+	"$(ratio "$(echo "$glmark_so + $glmark_oo" | bc -l)" "$glmark_so")" "" \
+	"(GPU + start-up + teardown over GPU)"

@@ -107,6 +107,12 @@ ae() {
 	[ "$(json s.json '0 < s["frame_gpu_ms"]["median"] <= s["frame_gpu_ms"]["p99"] <= s["frame_gpu_ms"]["max"]')" = True ]
 	[ "$(json s.json 's["frame_gpu_ms"]["max"] * s["frames"] >= s["gpu_seconds"] * 1e3 >= s["frame_gpu_ms"]["median"] * s["frames"] / 2')" = True ]
 	[ "$(json s.json 's["frame_gpu_ms"]["max"] < s["seconds"] * 1e3')" = True ]
+	# the idle time between batches and outside them: the span holds
+	# the busy time and the gaps (vkcube's batches, one a frame after the
+	# setup's, do not overlap), and lies within the replay time
+	[ "$(json s.json 'abs(s["gpu_span_seconds"] - s["gpu_seconds"] - s["gpu_idle_seconds"]) < 1e-3')" = True ]
+	[ "$(json s.json '0 < s["gpu_span_seconds"] < s["seconds"] and s["gpu_gaps"] > 0')" = True ]
+	[ "$(json s.json '0 < s["gpu_gap_max_ms"] <= s["gpu_idle_seconds"] * 1e3')" = True ]
 	replay --stats=json --frames 1- "$W/glmark.trace" >g.json
 	[ "$(json g.json '0 < s["gpu_seconds"] < s["seconds"] and s["frame_gpu_ms"]["median"] > 0')" = True ]
 	# the text says it too
@@ -114,6 +120,7 @@ ae() {
 	cat s.txt
 	grep -Eq '^frame GPU time: +median [0-9.]+ ms, p99 [0-9.]+ ms, max [0-9.]+ ms \(busy\)$' s.txt
 	grep -Eq '^GPU time: +0\.[0-9]+ s$' s.txt
+	grep -Eq '^GPU idle: +[0-9.]+ s between batches \([1-9] gaps, [0-9.]+ ms on average, [0-9.]+ ms at most\); [0-9.]+ s of the replay time before the first batch and after the last \(start-up, teardown\)$' s.txt
 	if grep -q 'GPU time: .*median 0\.000 ms' s.txt; then false; fi
 }
 

@@ -10,6 +10,25 @@
 static void gpu_account(vkr *r, gpu_timer *t, size_t frame, uint64_t start, uint64_t end)
 {
 	uint64_t m = t->mask, len = (end - start) & m;
+	/* the family's span, and the time it sat idle after the latest end
+	 * read before this batch began (differences past half the clock's
+	 * range are the other way round) */
+	uint64_t gap = (start - t->last) & m, on = (end - t->last) & m;
+	if (!t->any) {
+		t->any = true;
+		r->gpu_span += (double)len * t->period * 1e-9;
+		t->last = end;
+	} else if (on && on <= m / 2) {
+		if (gap && gap < on) {
+			double s = (double)gap * t->period * 1e-9;
+			r->gpu_idle += s;
+			r->gpu_gaps++;
+			if (s > r->gpu_gap_max)
+				r->gpu_gap_max = s;
+		}
+		r->gpu_span += (double)on * t->period * 1e-9;
+		t->last = end;
+	}
 	if (t->busy && t->busy_frame == frame) {
 		uint64_t over = (t->busy_end - start) & m;  /* the last span past this start */
 		if (over <= m / 2)
@@ -397,7 +416,10 @@ void vkr_print_stats(vkr *r, double total)
 			cpu.med, cpu.p99, cpu.max);
 		if (gpu)
 			fprintf(o, "\"frame_gpu_ms\": {\"median\": %.3f, \"p99\": %.3f, \"max\": %.3f}, "
-				"\"gpu_seconds\": %.6f, ", gs.med, gs.p99, gs.max, gs.sum);
+				"\"gpu_seconds\": %.6f, \"gpu_span_seconds\": %.6f, "
+				"\"gpu_idle_seconds\": %.6f, \"gpu_gaps\": %llu, \"gpu_gap_max_ms\": %.3f, ",
+				gs.med, gs.p99, gs.max, gs.sum, r->gpu_span, r->gpu_idle,
+				(unsigned long long)r->gpu_gaps, r->gpu_gap_max * 1e3);
 		else
 			fprintf(o, "\"frame_gpu_ms\": null, \"gpu_seconds\": null, ");
 		uint64_t jobs, taken;
@@ -423,9 +445,16 @@ void vkr_print_stats(vkr *r, double total)
 	fprintf(o, "frames per second: %.1f\n", fps);
 	fprintf(o, "frame CPU time:    median %.3f ms, p99 %.3f ms, max %.3f ms\n", cpu.med,
 		cpu.p99, cpu.max);
-	if (gpu)
+	if (gpu) {
 		fprintf(o, "frame GPU time:    median %.3f ms, p99 %.3f ms, max %.3f ms (busy)\n"
 			"GPU time:          %.3f s\n", gs.med, gs.p99, gs.max, gs.sum);
+		fprintf(o, "GPU idle:          %.3f s between batches (%llu gaps, %.3f ms on average, "
+			"%.3f ms at most); %.3f s of the replay time before the first batch and "
+			"after the last (start-up, teardown)\n", r->gpu_idle,
+			(unsigned long long)r->gpu_gaps,
+			r->gpu_gaps ? r->gpu_idle * 1e3 / (double)r->gpu_gaps : 0,
+			r->gpu_gap_max * 1e3, total > r->gpu_span ? total - r->gpu_span : 0);
+	}
 	else
 		fprintf(o, "frame GPU time:    not measured (%s)\n", r->opt->no_gpu_time
 			? "--no-gpu-time" : r->gpu_unmeasured

@@ -207,6 +207,8 @@ typedef struct gpu_timer {
 	size_t busy_frame;          /* the frame of the last batch read, and */
 	uint64_t busy_end;          /* where its span ended: spans overlap */
 	bool busy;
+	bool any;                   /* a batch read, and the latest end read */
+	uint64_t last;
 } gpu_timer;
 
 /*
@@ -344,6 +346,10 @@ typedef struct vkr {
 	size_t cap_frame_gpu;
 	bool gpu_unmeasured;  /* a batch went to a family without timestamps
 			       * (or to a queue of no known family) */
+	/* --stats: from the first timed batch's start to the last one's end
+	 * (each family's, summed), and the idle time between batches in it */
+	double gpu_span, gpu_idle, gpu_gap_max;
+	uint64_t gpu_gaps;
 	bool stop;
 	/* --loop: the range's records, replayed again, and what a pass
 	 * needs to begin where the range began (NULL without --loop) */
