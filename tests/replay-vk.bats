@@ -109,7 +109,8 @@ ae() {
 	[ "$(json s.json 's["frame_gpu_ms"]["max"] < s["seconds"] * 1e3')" = True ]
 	# the idle time between batches and outside them: the span holds
 	# the busy time and the gaps (vkcube's batches, one a frame after the
-	# setup's, do not overlap), and lies within the replay time
+	# setup's, run one after another on llvmpipe), and lies within the
+	# replay time
 	[ "$(json s.json 'abs(s["gpu_span_seconds"] - s["gpu_seconds"] - s["gpu_idle_seconds"]) < 1e-3')" = True ]
 	[ "$(json s.json '0 < s["gpu_span_seconds"] < s["seconds"] and s["gpu_gaps"] > 0')" = True ]
 	[ "$(json s.json '0 < s["gpu_gap_max_ms"] <= s["gpu_idle_seconds"] * 1e3')" = True ]
