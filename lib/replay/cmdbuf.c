@@ -16,7 +16,7 @@
  * not followed; nor is what is bound after vkCmdExecuteCommands.
  *
  * And in any command buffer, what a command addresses of its pipeline
- * layout: the sets a bind or a push names past the layout's set
+ * layout (as vkiface.c keeps it): the sets a bind or a push names past the layout's set
  * layouts, push constants past its ranges' end (llvmpipe crashed drawing
  * after a vkCmdBindDescriptorSets whose firstSet was 4294967295).
  */
@@ -52,8 +52,6 @@ enum cb_kind {
 	CK_PUSH_CONSTANTS,
 	CK_BEGIN_RENDER,    /* vkCmdBeginRender{Pass,Pass2,ing}* */
 	CK_END_RENDER,
-	CK_CREATE_LAYOUT,
-	CK_DESTROY_LAYOUT,
 	CK_CREATE_QPOOL,
 	CK_DESTROY_QPOOL,
 };
@@ -75,8 +73,6 @@ static enum cb_kind kind_of(const char *n)
 		{"vkCmdPushDescriptorSetWithTemplateKHR", CK_PUSH_TEMPLATE},
 		{"vkCmdPushDescriptorSetWithTemplate", CK_PUSH_TEMPLATE},
 		{"vkCmdPushConstants", CK_PUSH_CONSTANTS},
-		{"vkCreatePipelineLayout", CK_CREATE_LAYOUT},
-		{"vkDestroyPipelineLayout", CK_DESTROY_LAYOUT},
 		{"vkCreateQueryPool", CK_CREATE_QPOOL},
 		{"vkDestroyQueryPool", CK_DESTROY_QPOOL},
 	};
@@ -162,31 +158,13 @@ static uint64_t binds(enum cb_kind k, void *args)
 	}
 }
 
-/* A pipeline layout made: its set layouts, and its push constants' end. */
-static void layout_made(vkr *r, vk_args_vkCreatePipelineLayout *a, VkResult capres)
-{
-	const VkPipelineLayoutCreateInfo *ci = a->pCreateInfo;
-	if (!ci || !a->pPipelineLayout || !*a->pPipelineLayout || vkr_failed(capres))
-		return;
-	uint64_t end = 0;
-	for (uint32_t i = 0; ci->pPushConstantRanges && i < ci->pushConstantRangeCount; i++) {
-		const VkPushConstantRange *p = &ci->pPushConstantRanges[i];
-		if ((uint64_t)p->offset + p->size > end)
-			end = (uint64_t)p->offset + p->size;
-	}
-	if (end > UINT32_MAX)
-		end = UINT32_MAX;
-	tmap_set(&r->cbs, (uint64_t)(uintptr_t)*a->pPipelineLayout, TAG_LAYOUT,
-		 ci->setLayoutCount | end << 32);
-}
-
 /* Sets FIRST to FIRST + N - 1 (FIELD, COUNT: their names) of LAYOUT. */
 static void sets_within(vkr *r, uint64_t layout, const char *field, uint32_t first,
 			const char *count, uint32_t n)
 {
-	uint64_t *l = layout ? tmap_at(&r->cbs, layout, TAG_LAYOUT) : NULL;
-	uint32_t have = l ? (uint32_t)*l : 0;
-	if (!l || (first < have && n <= have - first))
+	uint32_t have;
+	uint64_t end;
+	if (!vk_iface_layout(r->iface, layout, &have, &end) || (first < have && n <= have - first))
 		return;
 	if (count)
 		vkr_fatal(r, "%s: %u, %s %u, but VkPipelineLayout 0x%llx has %u set layouts", field,
@@ -303,9 +281,10 @@ static void layout_used(vkr *r, enum cb_kind k, void *args)
 	case CK_PUSH_CONSTANTS: {
 		vk_args_vkCmdPushConstants *a = args;
 		uint64_t layout = (uint64_t)(uintptr_t)a->layout;
-		uint64_t *l = layout ? tmap_at(&r->cbs, layout, TAG_LAYOUT) : NULL;
-		uint64_t end = l ? *l >> 32 : 0;
-		if (l && (uint64_t)a->offset + a->size > end)
+		uint32_t sets;
+		uint64_t end;
+		if (vk_iface_layout(r->iface, layout, &sets, &end) &&
+		    (uint64_t)a->offset + a->size > end)
 			vkr_fatal(r, "offset: %u, size %u, but VkPipelineLayout 0x%llx has push "
 				  "constants to byte %llu", a->offset, a->size,
 				  (unsigned long long)layout, (unsigned long long)end);
@@ -406,9 +385,6 @@ void vkr_cmdbuf_note(vkr *r, const cmd_entry *e, void *args, VkResult capres)
 		break;
 	}
 	switch ((enum cb_kind)e->cb) {
-	case CK_CREATE_LAYOUT:
-		layout_made(r, args, capres);
-		return;
 	case CK_CREATE_QPOOL: {
 		vk_args_vkCreateQueryPool *a = args;
 		if (a->pCreateInfo && a->pQueryPool && *a->pQueryPool && !vkr_failed(capres))
@@ -418,9 +394,6 @@ void vkr_cmdbuf_note(vkr *r, const cmd_entry *e, void *args, VkResult capres)
 	}
 	case CK_DESTROY_QPOOL:
 		tmap_del(&r->cbs, vkr_handle_at(args, &cmd->params[1]), TAG_QPOOL, NULL);
-		return;
-	case CK_DESTROY_LAYOUT:
-		tmap_del(&r->cbs, vkr_handle_at(args, &cmd->params[1]), TAG_LAYOUT, NULL);
 		return;
 	default:
 		return;

@@ -179,7 +179,7 @@ enum tag {
 	/* --loop */
 	TAG_CBLOG, TAG_DPOOL, TAG_FENCE, TAG_BINARY, TAG_TIMELINE, TAG_SHIFT, TAG_BASE,
 	TAG_RESTORE, TAG_RESET, TAG_ACQUIRED, TAG_WAITED_BY, TAG_MARKED, TAG_EPOCH, TAG_CAPMEM,
-	TAG_CBSTATE, TAG_LAYOUT, TAG_QFAMILY, TAG_IBUF, TAG_IOFF, TAG_ISIZE, TAG_QPOOL,
+	TAG_CBSTATE, TAG_QFAMILY, TAG_IBUF, TAG_IOFF, TAG_ISIZE, TAG_QPOOL,
 	TAG_TIME, TAG_TLBASE, TAG_TLTOP,
 };
 
@@ -292,8 +292,7 @@ typedef struct vkr {
 			    * pending, or the fence signalled (queue.c) */
 	vk_iface *iface;   /* shaders against their pipelines' layouts */
 	tmap cbs;          /* (primary command buffer, TAG_CBSTATE) -> its state;
-			    * (pipeline layout, TAG_LAYOUT) -> its set layouts,
-			    * its push constants' end << 32; (command buffer,
+			    * (command buffer,
 			    * TAG_IBUF, _IOFF, _ISIZE) -> its index buffer, the
 			    * offset, the index size; (query pool, TAG_QPOOL) ->
 			    * its queries (cmdbuf.c) */

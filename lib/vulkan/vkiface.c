@@ -925,6 +925,19 @@ static int note_of(const char *name)
 	return -1;
 }
 
+bool vk_iface_layout(const vk_iface *v, uint64_t layout, uint32_t *nsets, uint64_t *push_end)
+{
+	const pipe_layout *l = vk_iface_get(v, layout, K_LAYOUT);
+	if (!l)
+		return false;
+	*nsets = l->nsets;
+	*push_end = 0;
+	for (uint32_t i = 0; i < l->npush; i++)
+		if ((uint64_t)l->push[i].offset + l->push[i].size > *push_end)
+			*push_end = (uint64_t)l->push[i].offset + l->push[i].size;
+	return true;
+}
+
 bool vk_iface_wants(const vk_command_info *cmd)
 {
 	return note_of(cmd->sig.name) >= 0;

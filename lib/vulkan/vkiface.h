@@ -39,6 +39,10 @@ void vk_iface_free(vk_iface *v);
  * field. */
 int vk_iface_note(vk_iface *v, const vk_command_info *cmd, const void *args, bool failed,
 		  trace_error *err);
+/* Pipeline layout LAYOUT (a capture handle) as made: how many set
+ * layouts it has, and where its push constant ranges end; false where no
+ * record made it, or it is destroyed. */
+bool vk_iface_layout(const vk_iface *v, uint64_t layout, uint32_t *nsets, uint64_t *push_end);
 /* Whether vk_iface_note does anything with CMD's records (the others
  * need not be handed to it). */
 bool vk_iface_wants(const vk_command_info *cmd);
