@@ -422,9 +422,25 @@ static int write_in_layout(uint32_t k, const VkWriteDescriptorSet *w, const set_
 	 * after it, in turn (one of none is passed over) */
 	uint64_t room = b->descriptorCount > w->dstArrayElement
 		? b->descriptorCount - w->dstArrayElement : 0;
+	const VkDescriptorSetLayoutBinding *first = b;
 	for (uint64_t n = (uint64_t)w->dstBinding + 1; room && room < w->descriptorCount &&
-	     n <= UINT32_MAX && (b = vk_iface_binding_of(s, (uint32_t)n)); n++)
+	     n <= UINT32_MAX && (b = vk_iface_binding_of(s, (uint32_t)n)); n++) {
+		/* a write runs on only into bindings like its first
+		 * (VUID-VkWriteDescriptorSet-descriptorCount-00317, -00318) */
+		if (b->descriptorCount && (b->descriptorType != first->descriptorType ||
+					   b->stageFlags != first->stageFlags)) {
+			char have[64], want[64];
+			type_named(b->descriptorType, have, sizeof(have));
+			type_named(first->descriptorType, want, sizeof(want));
+			trace_error_set(err, "pDescriptorWrites[%u]: descriptorCount %u runs on from "
+					"binding %u into binding %u, which is of %s%s, not of %s as "
+					"binding %u", k, w->descriptorCount, w->dstBinding,
+					b->binding, have, b->descriptorType == first->descriptorType
+					? " for other stages" : "", want, w->dstBinding);
+			return -1;
+		}
 		room += b->descriptorCount;
+	}
 	if (room && room >= w->descriptorCount)
 		return 0;
 	trace_error_set(err, "pDescriptorWrites[%u]: dstArrayElement %u, descriptorCount %u, but "

@@ -371,6 +371,22 @@ static void writes_in_layout(void)
 	      strstr(err.msg, "dstArrayElement 1, descriptorCount 3, but binding 0 of the set's "
 		     "layout and those after it hold 2 from there"),
 	      "past binding 1: refused (%s)", err.msg);
+	b[1].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+	set_of(v, b, 2);
+	w.descriptorCount = 2;
+	check(note(v, "vkUpdateDescriptorSets", &a, &err) < 0 &&
+	      strstr(err.msg, "pDescriptorWrites[0]: descriptorCount 2 runs on from binding 0 into "
+		     "binding 1, which is of VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, not of "
+		     "VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER as binding 0"),
+	      "on into a binding of another type: refused (%s)", err.msg);
+	b[1].descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
+	b[1].stageFlags = VK_SHADER_STAGE_VERTEX_BIT;
+	set_of(v, b, 2);
+	check(note(v, "vkUpdateDescriptorSets", &a, &err) < 0 &&
+	      strstr(err.msg, "which is of VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER for other stages"),
+	      "on into a binding of other stages: refused (%s)", err.msg);
+	b[1].stageFlags = VK_SHADER_STAGE_FRAGMENT_BIT;
+	set_of(v, b, 2);
 	w.descriptorCount = 1, w.dstBinding = 2;
 	check(note(v, "vkUpdateDescriptorSets", &a, &err) < 0 &&
 	      strstr(err.msg, "dstBinding: 2, but the set's layout has no such binding"),
