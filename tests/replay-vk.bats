@@ -446,6 +446,31 @@ call_of() {
 	[ "$(json s.json 's["frames"]')" = 50 ]
 }
 
+@test "zink's two vkQueueSubmits a frame go out as one call, held until a record that could tell; --submits-as-captured makes each its own, both validated" {
+	# what the replay submitted, seen by our own layer
+	local m
+	for m in merged as-captured; do
+		VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT=$m.trace \
+			"$REPLAY" $([ $m = merged ] || echo --submits-as-captured) "$W/glmark.trace"
+		trace-decode $m.trace >$m.txt
+	done
+	local trace merged captured
+	trace=$(trace-decode "$W/glmark.trace" | grep -c 'fn: vkQueueSubmit,')
+	merged=$(grep -c 'fn: vkQueueSubmit,' merged.txt)
+	captured=$(grep -c 'fn: vkQueueSubmit,' as-captured.txt)
+	echo "vkQueueSubmit calls: the trace $trace, merged $merged, as captured $captured"
+	[ "$captured" -ge "$trace" ]
+	[ "$merged" -lt $((captured * 4 / 5)) ]
+	# the same batches, in the same order, all of them
+	batches() { grep -o 'fn: vkQueueSubmit, args: {queue: [^,]*, submitCount: [0-9]*' "$1" |
+		awk '{ n += $NF } END { print n }'; }
+	[ "$(batches merged.txt)" -eq "$(batches as-captured.txt)" ]
+	replay_error --validate --submits-as-captured "$W/glmark.trace"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+}
+
 @test "an update template edited to one no record made, or a push template made with no pipeline layout, stops the replay at the call" {
 	trace-decode "$W/glmark.trace" >glmark.txt
 	# the first update through a template, its template edited

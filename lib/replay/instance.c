@@ -174,6 +174,7 @@ void vkr_close_all(vkr *r)
 /* At the end of the run (replay's or --check's): what outlives devices. */
 void vkr_free_devices_state(vkr *r)
 {
+	vkr_held_free(r);
 	free(r->none.fns);
 	free(r->none.fn_done);
 	r->none.fns = NULL;
@@ -566,6 +567,7 @@ void vkr_forget_objects(vkr *r, vkr_device *d, void (*end)(vkr *r, uint64_t o))
  */
 void vkr_device_teardown(vkr *r, vkr_device *d)
 {
+	vkr_send_held(r);
 	if (!d->vk.device)
 		return;
 	r->d = d;

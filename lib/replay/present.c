@@ -283,6 +283,7 @@ static void mark_name(vkr *r, uint64_t cap, uint32_t m)
 /* Waits until mark M's submit is done, where nothing says it is yet. */
 static void mark_wait(vkr *r, uint32_t m)
 {
+	vkr_send_held(r);  /* (the mark's submit may be held) */
 	fold_mark *k = &r->marks[m];
 	if (!k->dev)
 		return;  /* its device ended, and all it ran */

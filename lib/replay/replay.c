@@ -416,6 +416,7 @@ cmd_entry *vkr_entry_of(vkr *r, const trace_call *c)
 	e->subres = vkr_subres_reads(r, cmd);
 	e->iface = vk_iface_wants(cmd);
 	vkr_cmdbuf_entry(e);
+	vkr_merge_entry(e);
 	e->imports_sync = !strncmp(cmd->sig.name, "vkImportSemaphore", 17) ||
 			  !strncmp(cmd->sig.name, "vkImportFence", 13);
 	e->allocator = e->tmpl = e->data = -1;
@@ -573,6 +574,7 @@ static void replay_call(vkr *r, const trace_call *c)
 {
 	const char *name = c->sig->name;
 	if (!strncmp(name, "tracekit.", 9)) {
+		vkr_send_held(r);  /* (memory written, a frame marked) */
 		if (vk_is_update(name))
 			vkr_update(r, c);
 		return;
@@ -590,6 +592,8 @@ static void replay_call(vkr *r, const trace_call *c)
 		vkr_fatal(r, "malformed record: %s", r->err.msg);
 	if (e->special != SP_CREATE_INSTANCE && !r->have_instance)
 		vkr_fatal(r, "a call before vkCreateInstance");
+	if (vkr_merge_breaks(r, e, args))
+		vkr_send_held(r);
 	bool dev_needed = cmd->level == VK_LEVEL_DEVICE;
 	vkr_select_device(r, cmd, args);
 	if (dev_needed && !vkr_have_device(r) && e->special != SP_DESTROY_DEVICE)
@@ -1078,6 +1082,8 @@ int vkr_run(trace_reader *in, const vkr_options *opt)
 		vkr_loop_init(r);
 	if (opt->dump || opt->ndump_handles)
 		vkr_dump_init(r);
+	trace_arena_init(&r->held.arena);
+	r->merge = !opt->submits_as_captured && !looping && !r->dump;
 	vkr_watchdog_start(r);
 	while (!r->stop && (k = trace_reader_next(in, &c, &r->err)) > 0) {
 		r->call = c;
@@ -1100,6 +1106,7 @@ int vkr_run(trace_reader *in, const vkr_options *opt)
 			vkr_frame_ended(r, f);
 	}
 	trace_cli_progress_done();
+	vkr_send_held(r);
 	r->call = NULL;
 	if (!r->stop && k < 0) {
 		trace_error_print(&r->err, trace_cli_self.prog, stderr);

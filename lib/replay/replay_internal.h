@@ -98,10 +98,34 @@ typedef struct cmd_entry {
 	bool imports_sync;   /* vkImportSemaphore*, vkImportFence*: a payload from outside */
 	int16_t qpool, qfirst, qcount;  /* its queryPool, firstQuery or query, and
 					 * queryCount parameters, or -1 */
+	uint8_t merge;       /* enum merge_kind: what it does to submits held (queue.c) */
 } cmd_entry;
+
+/* What a record does to the vkQueueSubmits held to be merged (queue.c):
+ * sends them first, leaves them (it cannot tell they are held), leaves
+ * them unless it records into one of their command buffers or resets,
+ * frees or destroys their pool, or is one; command buffers allocated
+ * are noted with their pool. */
+enum merge_kind { MK_SEND, MK_LEAVE, MK_RECORD, MK_POOL, MK_ALLOC, MK_SUBMIT };
 
 typedef struct memobj memobj;
 typedef struct vkr_device vkr_device;
+
+/* vkQueueSubmits held, to go out as one call with those to the same
+ * queue after them (queue.c) */
+typedef struct held_submits {
+	vkr_device *dev;
+	VkQueue queue;
+	VkFence fence;
+	const cmd_entry *e;
+	uint64_t first, last;      /* the calls */
+	uint32_t n, cap;
+	VkSubmitInfo *si;
+	uint64_t *cbs;             /* their command buffers (capture handles) */
+	uint32_t ncbs, capcbs;
+	trace_arena arena;         /* what the batches point to */
+} held_submits;
+
 typedef struct pooled_sem {
 	VkSemaphore sem;
 	uint64_t top;  /* the highest value replay signalled on it */
@@ -179,7 +203,7 @@ enum tag {
 	/* --loop */
 	TAG_CBLOG, TAG_DPOOL, TAG_FENCE, TAG_BINARY, TAG_TIMELINE, TAG_SHIFT, TAG_BASE,
 	TAG_RESTORE, TAG_RESET, TAG_ACQUIRED, TAG_WAITED_BY, TAG_MARKED, TAG_EPOCH, TAG_CAPMEM,
-	TAG_CBSTATE, TAG_QFAMILY, TAG_IBUF, TAG_IOFF, TAG_ISIZE, TAG_QPOOL,
+	TAG_CBSTATE, TAG_CBPOOL, TAG_QFAMILY, TAG_IBUF, TAG_IOFF, TAG_ISIZE, TAG_QPOOL,
 	TAG_TIME, TAG_TLBASE, TAG_TLTOP,
 };
 
@@ -292,7 +316,7 @@ typedef struct vkr {
 			    * pending, or the fence signalled (queue.c) */
 	vk_iface *iface;   /* shaders against their pipelines' layouts */
 	tmap cbs;          /* (primary command buffer, TAG_CBSTATE) -> its state;
-			    * (command buffer,
+			    * (command buffer, TAG_CBPOOL) -> its pool; (command buffer,
 			    * TAG_IBUF, _IOFF, _ISIZE) -> its index buffer, the
 			    * offset, the index size; (query pool, TAG_QPOOL) ->
 			    * its queries (cmdbuf.c) */
@@ -359,6 +383,8 @@ typedef struct vkr {
 	/* --check (check.c): the records followed without a device; a
 	 * refusal jumps back to vkr_check with its message */
 	bool checking;
+	bool merge;          /* vkQueueSubmits may be held and merged (queue.c) */
+	held_submits held;
 	void *check_jmp;          /* jmp_buf * */
 	trace_error *check_err;
 	trace_error err;
@@ -617,6 +643,12 @@ void vkr_fold_free(vkr *r);
 void vkr_gpu_poll(vkr *r, bool wait);
 void vkr_gpu_timers_free(vkr *r);
 void vkr_submit(vkr *r, const cmd_entry *e, vk_args_vkQueueSubmit *a);
+/* Merged submits: what E's records do to submits held (at its entry);
+ * whether the record E (ARGS) must send them first; sending them. */
+void vkr_merge_entry(cmd_entry *e);
+bool vkr_merge_breaks(vkr *r, const cmd_entry *e, void *args);
+void vkr_send_held(vkr *r);
+void vkr_held_free(vkr *r);
 /* The queues a device made (CI as made), and a vkGetDeviceQueue* of one
  * it did not make stopping the replay (llvmpipe handed back a queue that
  * crashed the next submit). */

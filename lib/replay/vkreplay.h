@@ -33,6 +33,7 @@ typedef struct vkr_options {
 	const char *screenshot_dir;   /* --screenshot-dir DIR: DIR/frame-N.png */
 	int stats;                    /* 0, 1 text, 2 json */
 	bool no_gpu_time;             /* --no-gpu-time: --stats without timestamps */
+	bool submits_as_captured;     /* --submits-as-captured: none merged */
 	const struct trace_callset *dump;  /* --dump CALLS, or NULL */
 	const uint64_t *dump_handles; /* --dump-resource HANDLE..., capture values */
 	size_t ndump_handles;
