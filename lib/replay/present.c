@@ -425,6 +425,7 @@ void vkr_fold_flush(vkr *r)
 {
 	if (!vkr_fold_pending(r))
 		return;
+	vkr_send_held(r);  /* (its batch goes after them) */
 	uint32_t nsig = 0;
 	VkSemaphore *sig = trace_arena_alloc(&r->arena, sizeof(*sig) * (r->d->fold_acquired.n + 1));
 	for (size_t i = 0; i < r->d->fold_acquired.cap; i++)

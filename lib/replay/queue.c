@@ -414,6 +414,7 @@ void vkr_submit(vkr *r, const cmd_entry *e, vk_args_vkQueueSubmit *a)
 	vkr_remap_args(r, e->cmd, a);
 	a->pSubmits = vkr_fold_submit(r, a->pSubmits, a->submitCount);
 	vkr_fold_mark(r, a->queue, &a->fence, cap_fence);
+	merge = merge && holdable(a->pSubmits, a->submitCount);  /* (as folded) */
 	held_submits *h = &r->held;
 	if (h->n && (!merge || h->dev != r->d || h->queue != a->queue || (h->fence && a->fence) ||
 		     waits(a->pSubmits, a->submitCount)))
