@@ -337,9 +337,13 @@ EOF
 	# with its own dump of the recording: a recording cut by the kill
 	# that ends it counted one fewer against the text once)
 	want=$(apitrace dump "$G" | grep -c 'glClear(')
-	echo "glClear: text $(grep -c 'fn: glClear,' "$T"), apitrace $want"
+	local got
+	got=$(apitrace dump "$W/brotli" 2>"$W/brotli.err" | grep -c 'glClear(' || true)
+	# (once, under a full make check, the two differed; never since)
+	echo "glClear: text $(grep -c 'fn: glClear,' "$T"), apitrace $want, apitrace of ours $got"
+	cat "$W/brotli.err"
 	[ "$want" -gt 10 ]
-	[ "$(apitrace dump "$W/brotli" | grep -c 'glClear(')" -eq "$want" ]
+	[ "$got" -eq "$want" ]
 }
 
 @test "binary output numbers calls from 0 and text output keeps the numbers read" {
