@@ -384,6 +384,8 @@ static void hold(vkr *r, const cmd_entry *e, const vk_args_vkQueueSubmit *a, con
 			d->pNext = c;
 		}
 	}
+	if (!n_cbs)
+		return;  /* (an empty batch: a fence, semaphores) */
 	if (h->ncbs + n_cbs > h->capcbs) {
 		h->capcbs = 2 * (h->ncbs + n_cbs);
 		h->cbs = trace_xrealloc(h->cbs, h->capcbs * sizeof(*h->cbs));
