@@ -385,6 +385,16 @@ removed() {
 	[[ "$output" == "trace-replay: bad.txt: call $CALL (vkCmdDispatch): groupCountZ: 4294967295 from 0, but "*" runs "*" work groups at most" ]]
 }
 
+@test "a pipeline layout of more descriptors than the replay device takes (a set layout's descriptorCount edited) stops the replay at the layout's create" {
+	# (llvmpipe crashed drawing: the battery, seed 802697063)
+	mutate 'fn: vkCreateDescriptorSetLayout,' 's/descriptorCount: 1,/descriptorCount: 4294967295,/'
+	local at
+	at=$(grep -m1 'fn: vkCreatePipelineLayout,' bad.txt)
+	CALL=$(sed 's/^{call: \([0-9]*\),.*/\1/' <<<"$at")
+	fails trace-replay bad.txt
+	[[ "$output" == "trace-replay: bad.txt: call $CALL (vkCreatePipelineLayout): pCreateInfo.pSetLayouts: 4294967295 uniform buffers in all, but "*" takes "*" in a pipeline layout (maxDescriptorSetUniformBuffers)" ]]
+}
+
 @test "an image of more mip levels than the replay device makes of its format stops the replay at its create" {
 	mutate 'fn: vkCreateImage,' 's/mipLevels: [0-9]*,/mipLevels: 4294967295,/'
 	fails trace-replay bad.txt

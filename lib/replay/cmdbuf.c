@@ -54,6 +54,7 @@ enum cb_kind {
 	CK_END_RENDER,
 	CK_CREATE_QPOOL,
 	CK_DESTROY_QPOOL,
+	CK_CREATE_LAYOUT,
 };
 
 static enum cb_kind kind_of(const char *n)
@@ -74,6 +75,7 @@ static enum cb_kind kind_of(const char *n)
 		{"vkCmdPushDescriptorSetWithTemplate", CK_PUSH_TEMPLATE},
 		{"vkCmdPushConstants", CK_PUSH_CONSTANTS},
 		{"vkCreateQueryPool", CK_CREATE_QPOOL},
+		{"vkCreatePipelineLayout", CK_CREATE_LAYOUT},
 		{"vkDestroyQueryPool", CK_DESTROY_QPOOL},
 	};
 	int k = VK_BY_NAME(exact, n, CK_NONE);
@@ -220,6 +222,52 @@ static void indices_within(vkr *r, uint64_t cb, uint32_t first, uint32_t count)
 		vkr_fatal(r, "indexCount: %u from firstIndex %u, but VkBuffer 0x%llx holds %llu "
 			  "indices from offset %llu", count, first, (unsigned long long)*buf,
 			  (unsigned long long)have, (unsigned long long)*off);
+}
+
+/* A pipeline layout's descriptors of each kind within the replay
+ * device's limits for a pipeline layout (VUID-VkPipelineLayoutCreateInfo-
+ * descriptorType-03028 to -03036: vkcube's set layout with a
+ * descriptorCount edited to 4294967295 crashed llvmpipe drawing); --check
+ * has no device to ask. */
+static void layout_within_limits(vkr *r, vk_args_vkCreatePipelineLayout *a, VkResult capres)
+{
+	uint64_t c[11];
+	if (r->checking || vkr_failed(capres) || !a->pPipelineLayout ||
+	    !vk_iface_layout_descriptors(r->iface, (uint64_t)(uintptr_t)*a->pPipelineLayout, c))
+		return;
+	const VkPhysicalDeviceLimits *l = &r->d->vk.props.limits;
+	const struct {
+		const char *what, *limit;
+		uint64_t have;
+		uint32_t max;
+	} k[] = {
+		{"samplers", "maxDescriptorSetSamplers",
+		 c[VK_DESCRIPTOR_TYPE_SAMPLER] + c[VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER],
+		 l->maxDescriptorSetSamplers},
+		{"uniform buffers", "maxDescriptorSetUniformBuffers",
+		 c[VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER] + c[VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC],
+		 l->maxDescriptorSetUniformBuffers},
+		{"dynamic uniform buffers", "maxDescriptorSetUniformBuffersDynamic",
+		 c[VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC], l->maxDescriptorSetUniformBuffersDynamic},
+		{"storage buffers", "maxDescriptorSetStorageBuffers",
+		 c[VK_DESCRIPTOR_TYPE_STORAGE_BUFFER] + c[VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC],
+		 l->maxDescriptorSetStorageBuffers},
+		{"dynamic storage buffers", "maxDescriptorSetStorageBuffersDynamic",
+		 c[VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC], l->maxDescriptorSetStorageBuffersDynamic},
+		{"sampled images", "maxDescriptorSetSampledImages",
+		 c[VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE] + c[VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER] +
+		 c[VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER], l->maxDescriptorSetSampledImages},
+		{"storage images", "maxDescriptorSetStorageImages",
+		 c[VK_DESCRIPTOR_TYPE_STORAGE_IMAGE] + c[VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER],
+		 l->maxDescriptorSetStorageImages},
+		{"input attachments", "maxDescriptorSetInputAttachments",
+		 c[VK_DESCRIPTOR_TYPE_INPUT_ATTACHMENT], l->maxDescriptorSetInputAttachments},
+	};
+	for (size_t i = 0; i < sizeof(k) / sizeof(k[0]); i++)
+		if (k[i].have > k[i].max)
+			vkr_fatal(r, "pCreateInfo.pSetLayouts: %llu %s in all, but %s takes %u in a "
+				  "pipeline layout (%s)", (unsigned long long)k[i].have, k[i].what,
+				  r->d->vk.props.deviceName, k[i].max, k[i].limit);
 }
 
 /* The queries a command names of its queryPool (vkr_cmdbuf_entry)
@@ -385,6 +433,9 @@ void vkr_cmdbuf_note(vkr *r, const cmd_entry *e, void *args, VkResult capres)
 		break;
 	}
 	switch ((enum cb_kind)e->cb) {
+	case CK_CREATE_LAYOUT:
+		layout_within_limits(r, args, capres);
+		return;
 	case CK_CREATE_QPOOL: {
 		vk_args_vkCreateQueryPool *a = args;
 		if (a->pCreateInfo && a->pQueryPool && *a->pQueryPool && !vkr_failed(capres))

@@ -179,6 +179,7 @@ static void set_layout_made(vk_iface *v, const vk_args_vkCreateDescriptorSetLayo
 	s->refs = 1;
 	s->n = n;
 	s->immutable = false;
+	s->after_bind = ci->flags & VK_DESCRIPTOR_SET_LAYOUT_CREATE_UPDATE_AFTER_BIND_POOL_BIT;
 	for (uint32_t i = 0; i < n; i++) {
 		s->b[i] = ci->pBindings[i];
 		s->immutable |= s->b[i].pImmutableSamplers != NULL;
@@ -951,6 +952,19 @@ bool vk_iface_layout(const vk_iface *v, uint64_t layout, uint32_t *nsets, uint64
 	for (uint32_t i = 0; i < l->npush; i++)
 		if ((uint64_t)l->push[i].offset + l->push[i].size > *push_end)
 			*push_end = (uint64_t)l->push[i].offset + l->push[i].size;
+	return true;
+}
+
+bool vk_iface_layout_descriptors(const vk_iface *v, uint64_t layout, uint64_t counts[11])
+{
+	const pipe_layout *l = vk_iface_get(v, layout, K_LAYOUT);
+	if (!l)
+		return false;
+	memset(counts, 0, 11 * sizeof(*counts));
+	for (uint32_t i = 0; i < l->nsets; i++)
+		for (uint32_t k = 0; l->sets[i] && !l->sets[i]->after_bind && k < l->sets[i]->n; k++)
+			if ((unsigned)l->sets[i]->b[k].descriptorType < 11)
+				counts[l->sets[i]->b[k].descriptorType] += l->sets[i]->b[k].descriptorCount;
 	return true;
 }
 

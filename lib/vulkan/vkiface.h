@@ -43,6 +43,10 @@ int vk_iface_note(vk_iface *v, const vk_command_info *cmd, const void *args, boo
  * layouts it has, and where its push constant ranges end; false where no
  * record made it, or it is destroyed. */
 bool vk_iface_layout(const vk_iface *v, uint64_t layout, uint32_t *nsets, uint64_t *push_end);
+/* The descriptors of each core type (VkDescriptorType 0 to 10) in the
+ * set layouts of LAYOUT but those made for update-after-bind pools, as
+ * the device limits maxDescriptorSet* count them; false as above. */
+bool vk_iface_layout_descriptors(const vk_iface *v, uint64_t layout, uint64_t counts[11]);
 /* Whether vk_iface_note does anything with CMD's records (the others
  * need not be handed to it). */
 bool vk_iface_wants(const vk_command_info *cmd);

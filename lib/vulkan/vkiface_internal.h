@@ -22,6 +22,7 @@ typedef struct set_layout {
 	uint32_t refs;   /* its K_SET_LAYOUT entry, and each set of it (K_SET) */
 	uint32_t n;
 	bool immutable;  /* a binding has immutable samplers */
+	bool after_bind; /* made for pools of update-after-bind sets */
 	VkDescriptorSetLayoutBinding b[];  /* (pImmutableSamplers left null),
 					    * then n bytes: B_* per binding */
 } set_layout;
