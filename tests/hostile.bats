@@ -434,6 +434,13 @@ removed() {
 	stopped "pCreateInfos[0].pViewportState.pViewports: null, and VK_DYNAMIC_STATE_VIEWPORT is not a dynamic state of the pipeline"
 }
 
+@test "a complete graphics pipeline with no vertex stage (its stageCount edited to 0) stops the replay at its create" {
+	# (llvmpipe crashed making it: the battery, seed 743476362)
+	mutate 'fn: vkCreateGraphicsPipelines,' 's/stageCount: 2,/stageCount: 0,/'
+	FN=vkCreateGraphicsPipelines
+	stopped "pCreateInfos[0].pStages: no VK_SHADER_STAGE_VERTEX_BIT or VK_SHADER_STAGE_MESH_BIT_EXT stage among its 0, which a complete graphics pipeline needs"
+}
+
 @test "a descriptor write of none, past its set's layout (binding, type, elements) or past its buffer stops the replay at the update, also under --check" {
 	local buf edit want
 	buf=$(grep -m1 'fn: vkUpdateDescriptorSets,' "$W/cube.txt" | sed 's/.*pBufferInfo: \[{buffer: \(0x[0-9a-f]*\),.*/\1/')

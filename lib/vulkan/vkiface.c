@@ -817,9 +817,20 @@ static int states_fit(uint32_t k, const VkGraphicsPipelineCreateInfo *ci, trace_
 		 !dynamic(d, VK_DYNAMIC_STATE_SCISSOR) &&
 		 !dynamic(d, VK_DYNAMIC_STATE_SCISSOR_WITH_COUNT))
 		missing = "pViewportState.pScissors", state = "VK_DYNAMIC_STATE_SCISSOR";
-	bool vertex = false;
-	for (uint32_t i = 0; ci->pStages && i < ci->stageCount; i++)
+	bool vertex = false, mesh = false;
+	for (uint32_t i = 0; ci->pStages && i < ci->stageCount; i++) {
 		vertex |= ci->pStages[i].stage == VK_SHADER_STAGE_VERTEX_BIT;
+		mesh |= ci->pStages[i].stage == VK_SHADER_STAGE_MESH_BIT_EXT;
+	}
+	/* a vertex or mesh stage (VUID-VkGraphicsPipelineCreateInfo-stage-02096:
+	 * vkcube's pipeline with stageCount edited to 0 crashed llvmpipe
+	 * making it: mutants.py seed 743476362) */
+	if (!vertex && !mesh) {
+		trace_error_set(err, "pCreateInfos[%u].pStages: no VK_SHADER_STAGE_VERTEX_BIT or "
+				"VK_SHADER_STAGE_MESH_BIT_EXT stage among its %u, which a complete "
+				"graphics pipeline needs", k, ci->pStages ? ci->stageCount : 0);
+		return -1;
+	}
 	if (!missing && vertex && !ci->pVertexInputState &&
 	    !dynamic(d, VK_DYNAMIC_STATE_VERTEX_INPUT_EXT))
 		missing = "pVertexInputState", state = "VK_DYNAMIC_STATE_VERTEX_INPUT_EXT";

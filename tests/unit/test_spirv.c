@@ -150,6 +150,10 @@ static void malformed(void)
 #define MODULE ((VkShaderModule)(uintptr_t)0x100)
 #define PIPE_LAYOUT ((VkPipelineLayout)(uintptr_t)0x300)
 
+static const VkGraphicsPipelineLibraryCreateInfoEXT fragment_library = {
+	VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_LIBRARY_CREATE_INFO_EXT, NULL,
+	VK_GRAPHICS_PIPELINE_LIBRARY_FRAGMENT_SHADER_BIT_EXT};
+
 static int note(vk_iface *v, const char *fn, void *args, trace_error *err)
 {
 	/* replay hands vk_iface_note only the commands it wants */
@@ -216,7 +220,11 @@ static int pipeline(uint32_t nsets, bool push, VkShaderStageFlags push_stages, t
 	VkPipelineShaderStageCreateInfo stage = {
 		VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, NULL, 0,
 		VK_SHADER_STAGE_FRAGMENT_BIT, MODULE, "main", NULL};
+	/* a fragment shader library: the module has no vertex stage, which
+	 * a complete pipeline needs */
 	VkGraphicsPipelineCreateInfo gci = {.sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO,
+					    .pNext = &fragment_library,
+					    .flags = VK_PIPELINE_CREATE_LIBRARY_BIT_KHR,
 					    .stageCount = 1, .pStages = &stage, .layout = layout};
 	VkPipeline made;
 	vk_args_vkCreateGraphicsPipelines ga = {.createInfoCount = 1, .pCreateInfos = &gci,
@@ -545,7 +553,11 @@ static void draws_read(void)
 	VkPipelineShaderStageCreateInfo stage = {
 		VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, NULL, 0,
 		VK_SHADER_STAGE_FRAGMENT_BIT, MODULE, "main", NULL};
+	/* a fragment shader library: the module has no vertex stage, which
+	 * a complete pipeline needs */
 	VkGraphicsPipelineCreateInfo gci = {.sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO,
+					    .pNext = &fragment_library,
+					    .flags = VK_PIPELINE_CREATE_LIBRARY_BIT_KHR,
 					    .stageCount = 1, .pStages = &stage, .layout = layout};
 	VkPipeline pipe = (VkPipeline)(uintptr_t)0x900;
 	vk_args_vkCreateGraphicsPipelines ga = {.createInfoCount = 1, .pCreateInfos = &gci,
