@@ -161,6 +161,25 @@ static int note(vk_iface *v, const char *fn, void *args, trace_error *err)
 	return vk_iface_note(v, vk_command_lookup(fn), args, false, err);
 }
 
+/* The fragment shader of MODULE as pipeline MADE of LAYOUT: what
+ * vk_iface_note says of it.  A fragment shader library: the module has
+ * no vertex stage, which a complete pipeline needs. */
+static int fragment_pipeline(vk_iface *v, VkPipelineLayout layout, VkPipeline made,
+			     trace_error *err)
+{
+	VkPipelineShaderStageCreateInfo stage = {
+		VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, NULL, 0,
+		VK_SHADER_STAGE_FRAGMENT_BIT, MODULE, "main", NULL};
+	VkGraphicsPipelineCreateInfo gci = {.sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO,
+					    .pNext = &fragment_library,
+					    .flags = VK_PIPELINE_CREATE_LIBRARY_BIT_KHR,
+					    .stageCount = 1, .pStages = &stage, .layout = layout};
+	vk_args_vkCreateGraphicsPipelines ga = {.createInfoCount = 1, .pCreateInfos = &gci,
+						.pPipelines = &made};
+	memset(err->msg, 0, sizeof(err->msg));
+	return note(v, "vkCreateGraphicsPipelines", &ga, err);
+}
+
 /* The shader's every binding, as it uses them; EDIT changes one. */
 static VkDescriptorSetLayoutBinding bindings[4][4];
 static uint32_t nbindings[4];
@@ -217,20 +236,7 @@ static int pipeline(uint32_t nsets, bool push, VkShaderStageFlags push_stages, t
 		vk_args_vkDestroyDescriptorSetLayout d = {.descriptorSetLayout = sets[s]};
 		note(v, "vkDestroyDescriptorSetLayout", &d, err);
 	}
-	VkPipelineShaderStageCreateInfo stage = {
-		VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, NULL, 0,
-		VK_SHADER_STAGE_FRAGMENT_BIT, MODULE, "main", NULL};
-	/* a fragment shader library: the module has no vertex stage, which
-	 * a complete pipeline needs */
-	VkGraphicsPipelineCreateInfo gci = {.sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO,
-					    .pNext = &fragment_library,
-					    .flags = VK_PIPELINE_CREATE_LIBRARY_BIT_KHR,
-					    .stageCount = 1, .pStages = &stage, .layout = layout};
-	VkPipeline made;
-	vk_args_vkCreateGraphicsPipelines ga = {.createInfoCount = 1, .pCreateInfos = &gci,
-						.pPipelines = &made};
-	memset(err->msg, 0, sizeof(err->msg));
-	int rc = note(v, "vkCreateGraphicsPipelines", &ga, err);
+	int rc = fragment_pipeline(v, layout, (VkPipeline)(uintptr_t)0x900, err);
 	vk_iface_free(v);
 	return rc;
 }
@@ -550,19 +556,8 @@ static void draws_read(void)
 	VkPipelineLayout layout = PIPE_LAYOUT;
 	vk_args_vkCreatePipelineLayout la = {.pCreateInfo = &lci, .pPipelineLayout = &layout};
 	note(v, "vkCreatePipelineLayout", &la, &err);
-	VkPipelineShaderStageCreateInfo stage = {
-		VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, NULL, 0,
-		VK_SHADER_STAGE_FRAGMENT_BIT, MODULE, "main", NULL};
-	/* a fragment shader library: the module has no vertex stage, which
-	 * a complete pipeline needs */
-	VkGraphicsPipelineCreateInfo gci = {.sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO,
-					    .pNext = &fragment_library,
-					    .flags = VK_PIPELINE_CREATE_LIBRARY_BIT_KHR,
-					    .stageCount = 1, .pStages = &stage, .layout = layout};
 	VkPipeline pipe = (VkPipeline)(uintptr_t)0x900;
-	vk_args_vkCreateGraphicsPipelines ga = {.createInfoCount = 1, .pCreateInfos = &gci,
-						.pPipelines = &pipe};
-	check(note(v, "vkCreateGraphicsPipelines", &ga, &err) == 0, "the pipeline (%s)", err.msg);
+	check(fragment_pipeline(v, layout, pipe, &err) == 0, "the pipeline (%s)", err.msg);
 	VkCommandBuffer cb = (VkCommandBuffer)(uintptr_t)0xc00;
 	bind(v, cb, pipe, sets, 4);
 	check(draw(v, cb, &err) < 0 &&
