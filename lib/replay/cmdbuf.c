@@ -16,9 +16,11 @@
  * not followed; nor is what is bound after vkCmdExecuteCommands.
  *
  * And in any command buffer, what a command addresses of its pipeline
- * layout (as vkiface.c keeps it): the sets a bind or a push names past the layout's set
- * layouts, push constants past its ranges' end (llvmpipe crashed drawing
- * after a vkCmdBindDescriptorSets whose firstSet was 4294967295).
+ * layout (as vkiface.c keeps it): the sets a bind or a push names past
+ * the layout's set layouts, push constants past its ranges' end
+ * (llvmpipe crashed drawing after a vkCmdBindDescriptorSets whose
+ * firstSet was 4294967295).  And a pipeline layout past the device's
+ * descriptor limits.
  */
 #include "replay_internal.h"
 

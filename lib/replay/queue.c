@@ -399,6 +399,8 @@ static void hold(vkr *r, const cmd_entry *e, const vk_args_vkQueueSubmit *a, con
 void vkr_submit(vkr *r, const cmd_entry *e, vk_args_vkQueueSubmit *a)
 {
 	uint64_t cap_fence = (uint64_t)(uintptr_t)a->fence;
+	/* (the first of a device is made, not held: vkr_invoke looks its
+	 * function up, which vkr_send_held then calls) */
 	bool merge = r->merge && vkr_cap_result(r->call) == VK_SUCCESS &&
 		     holdable(a->pSubmits, a->submitCount) && r->d->fns[e->index];
 	uint64_t *cap_cbs = NULL;

@@ -185,8 +185,11 @@ int vk_iface_on_unfollowed(vk_iface *v, const char *n, const void *args, bool fa
 int vk_iface_on_begin_cb(vk_iface *v, const char *n, const void *args, bool failed,
 			 trace_error *err)
 {
+	/* (emptied in place: command buffers are begun each frame) */
+	cb_bound *b = vk_iface_get(v, CB_OF(args), K_BOUND);
 	(void)n, (void)failed, (void)err;
-	vk_iface_forget(v, CB_OF(args), K_BOUND);
+	if (b)
+		memset(b, 0, sizeof(*b));
 	return 0;
 }
 
