@@ -25,7 +25,7 @@ static const char usage[] =
 	"usage: trace-replay [--check] [--gpu N] [--validate] [--stats[=json]] [--no-gpu-time] [--frames A-B] "
 	"[--screenshot N[,M...] (-o FILE.png | --screenshot-dir DIR)] [--remove-unsupported] "
 	"[--loop N] [--dump CALLS] [--dump-resource HANDLE] [--dump-dir DIR] [--wait-timeout S] [--pipeline-jobs N] "
-	"[--submits-as-captured] [--block-size SIZE] "
+	"[--submits-as-captured] [--waits-as-captured] [--block-size SIZE] "
 	"[-q] [TRACE]";
 
 static uint64_t parse_size(const char *s)
@@ -55,7 +55,7 @@ static const char intro[] =
 
 enum { OPT_GPU = 256, OPT_VALIDATE, OPT_STATS, OPT_BLOCK, OPT_FRAMES, OPT_SHOT, OPT_SHOT_DIR,
        OPT_REMOVE, OPT_LOOP, OPT_NO_GPU_TIME, OPT_DUMP, OPT_DUMP_RESOURCE, OPT_DUMP_DIR,
-       OPT_WAIT, OPT_CHECK, OPT_JOBS, OPT_AS_CAPTURED };
+       OPT_WAIT, OPT_CHECK, OPT_JOBS, OPT_AS_CAPTURED, OPT_WAITS_CAPTURED };
 
 /* -o is the screenshot's and --quiet is -q too, so the table names them,
  * with --help and --version, whose lines line up with the others. */
@@ -101,6 +101,10 @@ static const trace_cli_option opts[] = {
 	 "      --submits-as-captured\n"
 	 "                        one vkQueueSubmit call for each of the trace's, none\n"
 	 "                        merged with the next ones to the same queue\n"},
+	{"waits-as-captured", OPT_WAITS_CAPTURED, no_argument,
+	 "      --waits-as-captured\n"
+	 "                        wait where the program waited, not only where a later\n"
+	 "                        record needs the work done\n"},
 	{"block-size", OPT_BLOCK, required_argument,
 	 "      --block-size SIZE device memory block size for large heaps (256M)\n"},
 	{"quiet", 'q', no_argument, "  -q, --quiet           no progress line, no warnings\n"},
@@ -239,6 +243,7 @@ static void option(int c, const char *arg, void *ctx)
 		break;
 	case OPT_NO_GPU_TIME: o->no_gpu_time = true; break;
 	case OPT_AS_CAPTURED: o->vo.submits_as_captured = true; break;
+	case OPT_WAITS_CAPTURED: o->vo.waits_as_captured = true; break;
 	case OPT_BLOCK: o->opt.large_heap_block_size = parse_size(arg); break;
 	case 'q': o->quiet = trace_cli_self.quiet = true; break;
 	}

@@ -572,6 +572,7 @@ void vkr_device_teardown(vkr *r, vkr_device *d)
 		return;
 	r->d = d;
 	vkDeviceWaitIdle(d->vk.device);
+	vkr_ahead_free(r, d);
 	vkr_timelines_free(r, d);
 	vkr_gpu_poll(r, true);
 	vkr_gpu_timers_free(r);

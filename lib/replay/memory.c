@@ -125,8 +125,9 @@ void vkr_park_obj(obj *o)
 		o->group->whole = false;
 }
 
-static void group_free(group *g)
+static void group_free(vkr *r, group *g)
 {
+	vkr_ahead_group_gone(r, g);
 	if (g->address)
 		vkFreeMemory(g->dev->vk.device, g->alloc.memory, NULL);
 	else
@@ -189,7 +190,7 @@ void vkr_release_obj(vkr *r, obj *o)
 	o->group = NULL;
 	(void)r;
 	if (g && !--g->refs)
-		group_free(g);
+		group_free(r, g);
 }
 
 /*
@@ -524,7 +525,7 @@ void vkr_bind_obj(vkr *r, uint64_t cap_obj, uint64_t cap_mem, VkDeviceSize offse
 	if (res != VK_SUCCESS) {
 		vkr_check_result(r, NULL, true, cap_res, res);
 		if (!g->refs)
-			group_free(g);
+			group_free(r, g);
 		return;
 	}
 	g->refs++;
@@ -537,38 +538,54 @@ void vkr_bind_obj(vkr *r, uint64_t cap_obj, uint64_t cap_mem, VkDeviceSize offse
 	keep_apart(r, m, o);
 }
 
-/* The bytes of an update go into mapped memory: those at offsets [lo, hi)
- * of the object it names, at AT onward. */
+/* The bytes of an update go into group G's mapped memory: those at
+ * offsets [lo, hi) of the object it names, at byte REL of the group's
+ * allocation onward; through the staging buffer, ordered on the queue,
+ * where running ahead says so (STAGED; refused once, the copies land and
+ * the rest goes from the host). */
 typedef struct update_to {
-	uint8_t *at;      /* where the update's byte LO goes */
+	vkr *r;
+	group *g;
+	VkDeviceSize rel;  /* where the update's byte LO goes */
 	uint64_t lo, hi;
+	bool staged;
 } update_to;
 
 static void update_run(void *ctx, uint64_t off, const uint8_t *data, uint64_t len)
 {
-	const update_to *t = ctx;
+	update_to *t = ctx;
 	uint64_t a = off > t->lo ? off : t->lo;
 	uint64_t e = off + len < t->hi ? off + len : t->hi;  /* vk_update_read: no overflow */
-	if (a < e)
-		memcpy(t->at + (a - t->lo), data + (a - off), e - a);
+	if (a >= e)
+		return;
+	if (t->staged) {
+		if (vkr_ahead_stage(t->r, t->g, t->rel + (a - t->lo), data + (a - off), e - a))
+			return;
+		vkr_ahead_settle(t->r);
+		t->staged = false;
+	}
+	memcpy(t->g->mapped + t->rel + (a - t->lo), data + (a - off), e - a);
 }
 
 /* U, an update of O, also into P, placed apart from O and bound over
  * some of the same capture bytes: shifted by the difference of their
  * bind offsets, clipped to what both hold. */
-static void update_apart(const vk_update *u, const obj *o, obj *p)
+static void update_apart(vkr *r, const vk_update *u, const obj *o, obj *p)
 {
 	group *g = p->group;
 	VkDeviceSize o0 = o->mem_off, p0 = p->mem_off, p1 = held_end(p);
 	update_to t = {
+		.r = r,
+		.g = g,
 		.lo = p0 > o0 ? p0 - o0 : 0,
 		.hi = p1 > o0 ? p1 - o0 : 0,
 	};
 	if (t.lo >= t.hi || u->end <= t.lo || u->offset >= t.hi)
 		return;
-	t.at = g->mapped + p->rel + (o0 + t.lo - p0);
+	t.rel = p->rel + (o0 + t.lo - p0);
+	t.staged = vkr_ahead_stages(r);
 	vk_update_runs(u, update_run, &t);
-	if (!g->coherent) {
+	if (!t.staged && !g->coherent) {
 		uint64_t a = u->offset > t.lo ? u->offset : t.lo;
 		uint64_t e = u->end < t.hi ? u->end : t.hi;
 		group_flush(g, p->rel + (o0 + a - p0), e - a);
@@ -605,13 +622,14 @@ void vkr_update(vkr *r, const trace_call *c)
 		if (u.offset >= room)
 			return;
 	}
-	update_to t = { g->mapped + o->rel, 0, room };
+	update_to t = {.r = r, .g = g, .rel = o->rel, .lo = 0, .hi = room,
+		       .staged = vkr_ahead_stages(r)};
 	vk_update_runs(&u, update_run, &t);
-	if (!g->coherent)
+	if (!t.staged && !g->coherent)
 		group_flush(g, o->rel + u.offset, (u.end < room ? u.end : room) - u.offset);
 	/* the capture wrote these bytes once, for every object over them */
 	for (obj *p = o->apart && o->mem ? o->mem->objs : NULL; p; p = p->next_in_mem)
 		if (p != o && p->apart && p->group && p->group != g && p->group->mapped &&
 		    host_layout(p) && meets(p, o->mem_off, o->cap_extent))
-			update_apart(&u, o, p);
+			update_apart(r, &u, o, p);
 }

@@ -255,7 +255,7 @@ bool vkr_merge_breaks(vkr *r, const cmd_entry *e, void *args)
 	held_submits *h = &r->held;
 	if (e->merge == MK_ALLOC) {
 		vk_args_vkAllocateCommandBuffers *a = args;
-		for (uint32_t i = 0; r->merge && a->pAllocateInfo && a->pCommandBuffers &&
+		for (uint32_t i = 0; (r->merge || r->ahead_on) && a->pAllocateInfo && a->pCommandBuffers &&
 		     i < a->pAllocateInfo->commandBufferCount; i++)
 			tmap_set(&r->cbs, (uint64_t)(uintptr_t)a->pCommandBuffers[i], TAG_CBPOOL,
 				 (uint64_t)(uintptr_t)a->pAllocateInfo->commandPool);
@@ -288,6 +288,26 @@ bool vkr_merge_breaks(vkr *r, const cmd_entry *e, void *args)
 	}
 }
 
+/* Batches SI (N) with one of ours first, running CB: in the arena. */
+static const VkSubmitInfo *with_pre(vkr *r, const VkSubmitInfo *si, uint32_t *n, VkCommandBuffer cb)
+{
+	VkSubmitInfo *s = trace_arena_alloc(&r->arena, sizeof(*s) * (*n + 1));
+	VkCommandBuffer *c = trace_arena_alloc(&r->arena, sizeof(*c));
+	*c = cb;
+	s[0] = (VkSubmitInfo){.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+			      .commandBufferCount = 1, .pCommandBuffers = c};
+	if (*n)
+		memcpy(s + 1, si, sizeof(*s) * *n);
+	(*n)++;
+	return s;
+}
+
+static void note_batches(vkr *r, const VkSubmitInfo *si, uint32_t n)
+{
+	for (uint32_t i = 0; si && i < n; i++)
+		vkr_ahead_note_cbs(r, si[i].pCommandBuffers, si[i].commandBufferCount);
+}
+
 void vkr_send_held(vkr *r)
 {
 	held_submits *h = &r->held;
@@ -296,13 +316,22 @@ void vkr_send_held(vkr *r)
 	vkr_device *cur = r->d;
 	r->d = h->dev;
 	PFN_vkQueueSubmit submit = (PFN_vkQueueSubmit)r->d->fns[h->e->index];
-	VkResult res = submit(h->queue, h->n, h->si, h->fence);
+	/* (taken off first: running ahead may send what is held itself) */
+	uint32_t n = h->n;
+	const VkSubmitInfo *si = h->si;
+	h->n = h->ncbs = 0;
+	VkCommandBuffer pre;
+	VkFence fence = vkr_ahead_call(r, h->queue, h->fence, &pre);
+	if (pre)
+		si = with_pre(r, si, &n, pre);
+	note_batches(r, si, n);
+	VkResult res = submit(h->queue, n, si, fence);
+	vkr_ahead_called(r, res == VK_SUCCESS);
 	r->d = cur;
 	if (res != VK_SUCCESS)
 		vkr_fatal(r, "vkQueueSubmit of calls %llu to %llu, merged: %s",
 			  (unsigned long long)h->first, (unsigned long long)h->last,
 			  vkr_result_name(res));
-	h->n = h->ncbs = 0;
 	h->fence = VK_NULL_HANDLE;
 	trace_arena_reset(&h->arena);
 }
@@ -449,7 +478,14 @@ void vkr_submit(vkr *r, const cmd_entry *e, vk_args_vkQueueSubmit *a)
 			t->n += k;
 		return;
 	}
-	if (vkr_invoke(r, e, a) == VK_SUCCESS && t)
+	VkCommandBuffer pre;
+	a->fence = vkr_ahead_call(r, a->queue, a->fence, &pre);
+	if (pre)
+		a->pSubmits = with_pre(r, a->pSubmits, &a->submitCount, pre);
+	note_batches(r, a->pSubmits, a->submitCount);
+	VkResult res = vkr_invoke(r, e, a);
+	vkr_ahead_called(r, res == VK_SUCCESS);
+	if (res == VK_SUCCESS && t)
 		t->n += k;
 }
 
@@ -482,7 +518,27 @@ void vkr_submit2(vkr *r, const cmd_entry *e, vk_args_vkQueueSubmit2 *a)
 		}
 		a->pSubmits = si;
 	}
-	if (vkr_invoke(r, e, a) == VK_SUCCESS && t)
+	VkCommandBuffer pre;
+	a->fence = vkr_ahead_call(r, a->queue, a->fence, &pre);
+	if (pre) {
+		VkSubmitInfo2 *si = trace_arena_alloc(&r->arena, sizeof(*si) * (a->submitCount + 1));
+		VkCommandBufferSubmitInfo *c = trace_arena_alloc(&r->arena, sizeof(*c));
+		*c = (VkCommandBufferSubmitInfo){.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO,
+						 .commandBuffer = pre};
+		si[0] = (VkSubmitInfo2){.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO_2,
+					.commandBufferInfoCount = 1, .pCommandBufferInfos = c};
+		if (a->submitCount)
+			memcpy(si + 1, a->pSubmits, sizeof(*si) * a->submitCount);
+		a->pSubmits = si;
+		a->submitCount++;
+	}
+	for (uint32_t i = 0; a->pSubmits && i < a->submitCount; i++)
+		for (uint32_t j = 0; a->pSubmits[i].pCommandBufferInfos &&
+		     j < a->pSubmits[i].commandBufferInfoCount; j++)
+			vkr_ahead_note_cbs(r, &a->pSubmits[i].pCommandBufferInfos[j].commandBuffer, 1);
+	VkResult res = vkr_invoke(r, e, a);
+	vkr_ahead_called(r, res == VK_SUCCESS);
+	if (res == VK_SUCCESS && t)
 		t->n += k;
 }
 
@@ -640,6 +696,13 @@ void vkr_print_stats(vkr *r, double total)
 			"\"threads\": %u}, \"timelines_reused\": %llu, ", (unsigned long long)jobs,
 			(unsigned long long)ahead, (unsigned long long)taken, threads,
 			(unsigned long long)r->timelines_reused);
+		fprintf(o, "\"ahead\": {\"on\": %s, \"waits_skipped\": %llu, \"paid\": %llu, "
+			"\"barriers\": %llu, \"renamed_command_buffers\": %llu, "
+			"\"renamed_fences\": %llu, \"staged_bytes\": %llu, \"ended\": %llu}, ",
+			r->ahead_on ? "true" : "false", (unsigned long long)r->ahead_waits,
+			(unsigned long long)r->ahead_paid, (unsigned long long)r->ahead_barriers,
+			(unsigned long long)r->ahead_renamed, (unsigned long long)r->ahead_fences,
+			(unsigned long long)r->ahead_staged, (unsigned long long)r->ahead_ended);
 		print_times(r, o, true);
 		fprintf(o, "\"calls\": %llu, \"calls_per_second\": %.0f, \"warnings\": %llu, "
 			"\"heaps\": [", (unsigned long long)r->calls,
@@ -686,6 +749,15 @@ void vkr_print_stats(vkr *r, double total)
 		fprintf(o, "pipelines ahead:   none (--pipeline-jobs 0, a CPU device or a stream)\n");
 	fprintf(o, "timelines reused:  %llu (semaphores made again from those destroyed)\n",
 		(unsigned long long)r->timelines_reused);
+	if (r->ahead_on)
+		fprintf(o, "running ahead:     %llu waits skipped (%llu paid later), %llu barriers, "
+			"%llu command buffers and %llu fences renamed, %.1f KiB of updates staged%s\n",
+			(unsigned long long)r->ahead_waits, (unsigned long long)r->ahead_paid,
+			(unsigned long long)r->ahead_barriers, (unsigned long long)r->ahead_renamed,
+			(unsigned long long)r->ahead_fences, (double)r->ahead_staged / 1024.0,
+			r->ahead_ended ? "; ended at a second queue or a sparse bind" : "");
+	else
+		fprintf(o, "running ahead:     off (--waits-as-captured, --loop or --dump)\n");
 	print_times(r, o, false);
 }
 

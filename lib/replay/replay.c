@@ -417,6 +417,7 @@ cmd_entry *vkr_entry_of(vkr *r, const trace_call *c)
 	e->iface = vk_iface_wants(cmd);
 	vkr_cmdbuf_entry(e);
 	vkr_merge_entry(e);
+	vkr_ahead_entry(e);
 	e->imports_sync = !strncmp(cmd->sig.name, "vkImportSemaphore", 17) ||
 			  !strncmp(cmd->sig.name, "vkImportFence", 13);
 	e->allocator = e->tmpl = e->data = -1;
@@ -618,6 +619,8 @@ static void replay_call(vkr *r, const trace_call *c)
 	if (e->sync == VK_SYNC_BIND_SPARSE && vkr_fold_pending(r))
 		vkr_fold_flush(r);
 	vkr_timeline_shift(r, e, args);
+	if (r->ahead_on && !vkr_ahead_record(r, e, args, capres))
+		return;
 	switch ((enum special)e->special) {
 	case SP_NONE:
 		vkr_call_generic(r, e, args);
@@ -935,7 +938,7 @@ static void replay_call(vkr *r, const trace_call *c)
 	case SP_DESTROY_SEMAPHORE: {
 		uint64_t cap = (uint64_t)(uintptr_t)((vk_args_vkDestroySemaphore *)args)->semaphore;
 		vkr_present_release(r, cap);
-		if (!vkr_timeline_destroy(r, cap))
+		if (!vkr_timeline_destroy(r, cap) && !vkr_ahead_defer_destroy(r, e, args))
 			vkr_call_generic(r, e, args);
 		return;
 	}
@@ -999,6 +1002,8 @@ static void replay_call(vkr *r, const trace_call *c)
 
 void vkr_frame_ended(vkr *r, int64_t frame)
 {
+	if (r->ahead_on)
+		vkr_ahead_frame(r);
 	double t = vkr_now_s(), dt = t - r->t_last_frame;
 	r->t_last_frame = t;
 	if (r->opt->last_frame >= 0 && frame >= r->opt->last_frame)
@@ -1049,6 +1054,7 @@ void vkr_init_common(vkr *r, const vkr_options *opt)
 	r->h_device = vk_handle_lookup("VkDevice");
 	r->h_instance = vk_handle_lookup("VkInstance");
 	r->h_command_buffer = vk_handle_lookup("VkCommandBuffer");
+	r->h_command_pool = vk_handle_lookup("VkCommandPool");
 	r->s_allocator = vk_struct_lookup("VkAllocationCallbacks");
 	r->iface = vk_iface_new();
 	null_ok_init(r);
@@ -1084,6 +1090,7 @@ int vkr_run(trace_reader *in, const vkr_options *opt)
 		vkr_dump_init(r);
 	trace_arena_init(&r->held.arena);
 	r->merge = !opt->submits_as_captured && !looping && !r->dump;
+	r->ahead_on = !opt->waits_as_captured && !looping && !r->dump;
 	vkr_watchdog_start(r);
 	while (!r->stop && (k = trace_reader_next(in, &c, &r->err)) > 0) {
 		r->call = c;

@@ -14,6 +14,7 @@
  *   check.c       --check: every record's checks, without a device
  *   cmdbuf.c      command buffers: recording, inside a render pass or not
  *   subres.c      image subresources within their images' levels and layers
+ *   ahead.c       running ahead of the device: the program's waits skipped
  *
  * What one file lends another is named vkr_*.  The per-record path
  * (vkr_replay_call, vkr_entry_of, vkr_remap_in, vkr_invoke,
@@ -99,6 +100,7 @@ typedef struct cmd_entry {
 	int16_t qpool, qfirst, qcount;  /* its queryPool, firstQuery or query, and
 					 * queryCount parameters, or -1 */
 	uint8_t merge;       /* enum merge_kind: what it does to submits held (queue.c) */
+	uint8_t ahead;       /* enum ahead_kind: what it needs running ahead (ahead.c) */
 } cmd_entry;
 
 /* What a record does to the vkQueueSubmits held to be merged (queue.c):
@@ -110,6 +112,7 @@ enum merge_kind { MK_SEND, MK_LEAVE, MK_RECORD, MK_POOL, MK_ALLOC, MK_SUBMIT };
 
 typedef struct memobj memobj;
 typedef struct vkr_device vkr_device;
+typedef struct vkr_ahead vkr_ahead;
 
 /* vkQueueSubmits held, to go out as one call with those to the same
  * queue after them (queue.c) */
@@ -142,6 +145,12 @@ typedef struct group {
 	bool whole;          /* it spans its capture memory: any object bound there
 			      * may take its capture offset in it, not only one
 			      * over an object already placed (memory.c) */
+	/* running ahead (ahead.c): a buffer over its bytes that copies of
+	 * staged updates write through, from alias_lead on */
+	VkBuffer alias;
+	VkDeviceSize alias_lead;
+	bool no_alias;       /* the memory takes no such buffer */
+	bool staged;         /* an update went through the staging buffer */
 } group;
 
 typedef struct obj {
@@ -271,6 +280,10 @@ struct vkr_device {
 	 * (timeline.c) */
 	pooled_sem *pooled;
 	uint32_t npooled, cappooled;
+	/* running ahead of it (ahead.c), from its first submit; off for
+	 * good after a second queue or a sparse bind */
+	vkr_ahead *ahead;
+	bool ahead_off;
 };
 
 typedef struct vkr_warm vkr_warm;
@@ -309,7 +322,7 @@ typedef struct vkr {
 	trace_arena arena;
 	const vk_handle_info *h_buffer, *h_image, *h_memory, *h_physical, *h_surface,
 		*h_swapchain, *h_semaphore, *h_fence, *h_queue, *h_device, *h_instance,
-		*h_command_buffer;
+		*h_command_buffer, *h_command_pool;
 	bool stuck;        /* a bounded wait ran out: the device may never idle */
 	tmap binary;       /* (binary semaphore made here, TAG_BINARY), (fence
 			    * made here, TAG_FENCE) -> 1 while a signal is
@@ -384,6 +397,9 @@ typedef struct vkr {
 	 * refusal jumps back to vkr_check with its message */
 	bool checking;
 	bool merge;          /* vkQueueSubmits may be held and merged (queue.c) */
+	bool ahead_on;       /* the program's waits skipped (ahead.c) */
+	uint64_t ahead_waits, ahead_barriers, ahead_renamed, ahead_fences, ahead_staged,
+		ahead_paid, ahead_ended;
 	held_submits held;
 	void *check_jmp;          /* jmp_buf * */
 	trace_error *check_err;
@@ -646,6 +662,29 @@ void vkr_submit(vkr *r, const cmd_entry *e, vk_args_vkQueueSubmit *a);
 /* Merged submits: what E's records do to submits held (at its entry);
  * whether the record E (ARGS) must send them first; sending them. */
 void vkr_merge_entry(cmd_entry *e);
+
+/* ahead.c: running ahead of the device */
+void vkr_ahead_entry(cmd_entry *e);
+/* before the record's own work: false where it is done (a wait skipped,
+ * a destroy put off) */
+bool vkr_ahead_record(vkr *r, const cmd_entry *e, void *args, VkResult capres);
+/* a vkQueueSubmit call to QUEUE with FENCE (live) about to go out: the
+ * fence to give it, and in *PRE a command buffer of ours to submit first
+ * (or null); then vkr_ahead_note_cbs with its command buffers and
+ * vkr_ahead_called with its outcome */
+VkFence vkr_ahead_call(vkr *r, VkQueue queue, VkFence fence, VkCommandBuffer *pre);
+void vkr_ahead_note_cbs(vkr *r, const VkCommandBuffer *cbs, uint32_t n);
+void vkr_ahead_called(vkr *r, bool ok);
+bool vkr_ahead_defer_destroy(vkr *r, const cmd_entry *e, void *args);
+/* memory the trace writes: whether it goes through the staging buffer
+ * now; LEN bytes at OFF of group G's allocation staged (false: refused,
+ * vkr_ahead_settle then the write from the host) */
+bool vkr_ahead_stages(vkr *r);
+bool vkr_ahead_stage(vkr *r, group *g, VkDeviceSize off, const void *data, VkDeviceSize len);
+void vkr_ahead_settle(vkr *r);
+void vkr_ahead_group_gone(vkr *r, group *g);
+void vkr_ahead_frame(vkr *r);
+void vkr_ahead_free(vkr *r, vkr_device *d);
 bool vkr_merge_breaks(vkr *r, const cmd_entry *e, void *args);
 void vkr_send_held(vkr *r);
 void vkr_held_free(vkr *r);

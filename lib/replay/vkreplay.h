@@ -34,6 +34,7 @@ typedef struct vkr_options {
 	int stats;                    /* 0, 1 text, 2 json */
 	bool no_gpu_time;             /* --no-gpu-time: --stats without timestamps */
 	bool submits_as_captured;     /* --submits-as-captured: none merged */
+	bool waits_as_captured;       /* --waits-as-captured: the program's waits made */
 	const struct trace_callset *dump;  /* --dump CALLS, or NULL */
 	const uint64_t *dump_handles; /* --dump-resource HANDLE..., capture values */
 	size_t ndump_handles;
