@@ -264,6 +264,7 @@ static uint32_t mark_new(vkr *r, bool own)
 			vkr_fatal(r, "a fence of replay's own: %s", vkr_result_name(res));
 		k->own_dev = r->d;
 	} else {
+		vkr_ahead_fence_signalled(r, k->own);
 		vkResetFences(dev, 1, &k->own);  /* signalled, or never submitted */
 	}
 	k->pending = false;

@@ -676,6 +676,8 @@ VkFence vkr_ahead_call(vkr *r, VkQueue queue, VkFence fence, VkCommandBuffer *pr
 void vkr_ahead_note_cbs(vkr *r, const VkCommandBuffer *cbs, uint32_t n);
 void vkr_ahead_called(vkr *r, bool ok);
 bool vkr_ahead_defer_destroy(vkr *r, const cmd_entry *e, void *args);
+/* fence F (live), seen signalled, is about to be reset by replay itself */
+void vkr_ahead_fence_signalled(vkr *r, VkFence f);
 /* memory the trace writes: whether it goes through the staging buffer
  * now; LEN bytes at OFF of group G's allocation staged (false: refused,
  * vkr_ahead_settle then the write from the host) */
