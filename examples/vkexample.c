@@ -77,6 +77,7 @@ struct options {
 	int still;		/* rotation fixed at frame 0's; compute still moves */
 	int present;		/* an X window and a swapchain */
 	int no_cleanup;		/* exit(0) after the frames, nothing destroyed */
+	int wait_each;		/* a fence wait right after each submit */
 	const char *png_dir;
 	const char *extension;	/* one more device extension to enable */
 	unsigned *dump;		/* frame numbers to dump; NULL: every frame */
@@ -88,7 +89,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: %s [--frames N] [--png-dir DIR] [--dump-frames A,B,...]\n"
 		"          [--gpu N] [--validate] [--still] [--present] [--extension NAME]\n"
-		"          [--no-cleanup]\n"
+		"          [--wait-each-frame] [--no-cleanup]\n"
 		"  --frames N          frames to render (default 10)\n"
 		"  --png-dir DIR       write DIR/frame-N.png (every frame unless --dump-frames)\n"
 		"  --dump-frames LIST  only these frames (comma-separated, from 0)\n"
@@ -101,6 +102,8 @@ static void usage(FILE *f)
 		"                      compute pattern moves\n"
 		"  --present           also show each frame in an X window ($DISPLAY):\n"
 		"                      a swapchain, one vkQueuePresentKHR per frame\n"
+		"  --wait-each-frame   wait for each frame's fence right after its submit,\n"
+		"                      as a program with no frame in flight does\n"
 		"  --no-cleanup        exit(0) after the last frame, destroying nothing\n",
 		ex.prog);
 }
@@ -167,6 +170,8 @@ static void parse_options(int argc, char **argv, struct options *o)
 				die("--extension needs an extension name");
 			o->extension = val;
 			i++;
+		} else if (!strcmp(a, "--wait-each-frame")) {
+			o->wait_each = 1;
 		} else if (!strcmp(a, "--still")) {
 			o->still = 1;
 		} else if (!strcmp(a, "--present")) {
@@ -1056,6 +1061,8 @@ static void run_frames(const struct options *o)
 		record_frame(g.cmd[slot], slot, frame, dump,
 			     win.swapchain ? win.images[index] : VK_NULL_HANDLE);
 		VK(vkQueueSubmit(ex.queue, 1, &si, g.fence[slot]));
+		if (o->wait_each)
+			VK(vkWaitForFences(ex.dev, 1, &g.fence[slot], VK_TRUE, UINT64_MAX));
 		if (win.swapchain)
 			win_present(index);
 		if (dump) {

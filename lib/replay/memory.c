@@ -561,7 +561,7 @@ static void update_run(void *ctx, uint64_t off, const uint8_t *data, uint64_t le
 	if (t->staged) {
 		if (vkr_ahead_stage(t->r, t->g, t->rel + (a - t->lo), data + (a - off), e - a))
 			return;
-		vkr_ahead_settle(t->r);
+		vkr_ahead_unstaged(t->r, t->g);
 		t->staged = false;
 	}
 	memcpy(t->g->mapped + t->rel + (a - t->lo), data + (a - off), e - a);
@@ -583,7 +583,7 @@ static void update_apart(vkr *r, const vk_update *u, const obj *o, obj *p)
 	if (t.lo >= t.hi || u->end <= t.lo || u->offset >= t.hi)
 		return;
 	t.rel = p->rel + (o0 + t.lo - p0);
-	t.staged = vkr_ahead_stages(r);
+	t.staged = vkr_ahead_stages(r, g);
 	vk_update_runs(u, update_run, &t);
 	if (!t.staged && !g->coherent) {
 		uint64_t a = u->offset > t.lo ? u->offset : t.lo;
@@ -623,7 +623,7 @@ void vkr_update(vkr *r, const trace_call *c)
 			return;
 	}
 	update_to t = {.r = r, .g = g, .rel = o->rel, .lo = 0, .hi = room,
-		       .staged = vkr_ahead_stages(r)};
+		       .staged = vkr_ahead_stages(r, g)};
 	vk_update_runs(&u, update_run, &t);
 	if (!t.staged && !g->coherent)
 		group_flush(g, o->rel + u.offset, (u.end < room ? u.end : room) - u.offset);

@@ -150,7 +150,8 @@ typedef struct group {
 	VkBuffer alias;
 	VkDeviceSize alias_lead;
 	bool no_alias;       /* the memory takes no such buffer */
-	bool staged;         /* an update went through the staging buffer */
+	uint64_t staged_serial;  /* the call whose batch of ours copies into it
+				  * last (UINT64_MAX: not sent yet), or 0 */
 } group;
 
 typedef struct obj {
@@ -681,7 +682,8 @@ void vkr_ahead_fence_signalled(vkr *r, VkFence f);
 /* memory the trace writes: whether it goes through the staging buffer
  * now; LEN bytes at OFF of group G's allocation staged (false: refused,
  * vkr_ahead_settle then the write from the host) */
-bool vkr_ahead_stages(vkr *r);
+bool vkr_ahead_stages(vkr *r, const group *g);
+void vkr_ahead_unstaged(vkr *r, const group *g);
 bool vkr_ahead_stage(vkr *r, group *g, VkDeviceSize off, const void *data, VkDeviceSize len);
 void vkr_ahead_settle(vkr *r);
 void vkr_ahead_group_gone(vkr *r, group *g);
