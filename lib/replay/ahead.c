@@ -814,6 +814,12 @@ bool vkr_ahead_record(vkr *r, const cmd_entry *e, void *args, VkResult capres)
 	default:
 		if (!a)
 			return true;
+		/* a destroy of a null handle ends nothing (mpv destroys a null
+		 * buffer view each frame, after a wait it made for its submit) */
+		if ((e->cmd->action == VK_ACTION_DESTROY || e->cmd->action == VK_ACTION_FREE) &&
+		    e->cmd->nparams > 1 && e->cmd->params[1].base == VK_B_HANDLE &&
+		    !e->cmd->params[1].ptr && !vkr_handle_at(args, &e->cmd->params[1]))
+			return true;
 		pay(r, a);
 		if (!strcmp(e->cmd->sig.name, "vkResetCommandPool") ||
 		    !strcmp(e->cmd->sig.name, "vkDestroyCommandPool"))
