@@ -833,7 +833,8 @@ bool vkr_ahead_record(vkr *r, const cmd_entry *e, void *args, VkResult capres)
 
 static void staging_retire(vkr_ahead *a);
 
-bool vkr_ahead_stages(vkr *r, const group *g)
+/* (memory records name no device: the group's is the one that writes) */
+static bool stages(vkr *r, const group *g)
 {
 	vkr_ahead *a = r->d->ahead;
 	if (!a)
@@ -846,15 +847,25 @@ bool vkr_ahead_stages(vkr *r, const group *g)
 	return a->owed > a->done;
 }
 
+bool vkr_ahead_stages(vkr *r, const group *g)
+{
+	vkr_device *cur = r->d;
+	r->d = g->dev;
+	bool yes = stages(r, g);
+	r->d = cur;
+	return yes;
+}
+
 void vkr_ahead_unstaged(vkr *r, const group *g)
 {
+	vkr_device *cur = r->d;
+	r->d = g->dev;
 	vkr_ahead *a = r->d->ahead;
-	if (!a)
-		return;
-	if (g->staged_serial > a->done)
+	if (a && g->staged_serial > a->done)
 		vkr_ahead_settle(r);
-	else
+	else if (a)
 		pay(r, a);
+	r->d = cur;
 }
 
 /* The staged bytes whose copies are done, given back. */
@@ -1019,7 +1030,7 @@ static bool alias_of(vkr *r, group *g)
 	return true;
 }
 
-bool vkr_ahead_stage(vkr *r, group *g, VkDeviceSize off, const void *data, VkDeviceSize len)
+static bool stage(vkr *r, group *g, VkDeviceSize off, const void *data, VkDeviceSize len)
 {
 	vkr_ahead *a = r->d->ahead;
 	VkDeviceSize at;
@@ -1043,6 +1054,15 @@ bool vkr_ahead_stage(vkr *r, group *g, VkDeviceSize off, const void *data, VkDev
 	}
 	r->ahead_staged += len;
 	return true;
+}
+
+bool vkr_ahead_stage(vkr *r, group *g, VkDeviceSize off, const void *data, VkDeviceSize len)
+{
+	vkr_device *cur = r->d;
+	r->d = g->dev;
+	bool done = stage(r, g, off, data, len);
+	r->d = cur;
+	return done;
 }
 
 /* Before a write to memory straight from the host where copies may be in
