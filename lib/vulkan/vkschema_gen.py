@@ -443,7 +443,8 @@ def field_init(f, owner, m):
     kind = f.kind
     if kind == 'STRUCT' and m.structs.get(f.base) and m.structs[f.base].bits:
         kind = 'UNION'  # bitfields: written as the struct's bytes
-    if f.ptr > 0 and kind in ('EXTERN',):
+    extern_ptr = f.ptr > 0 and kind == 'EXTERN'
+    if extern_ptr:
         kind, size = 'PTRVAL', 'sizeof(void *)'
     elif kind in ('VOID', 'EXTERN') and f.ptr == 0:
         size = 'sizeof(%s)' % f.type if kind == 'EXTERN' else '1'
@@ -467,6 +468,8 @@ def field_init(f, owner, m):
         flags.append('VK_F_OPTIONAL')
     if getattr(f, 'noauto', False):
         flags.append('VK_F_NOAUTO')
+    if extern_ptr:
+        flags.append('VK_F_ADDRESS')
     if f.out:
         flags.append('VK_F_OUT')
     if f.nullterm:
