@@ -17,6 +17,7 @@
  */
 #include "layer.h"
 #include "png.h"
+#include "vktexel.h"
 
 #include <limits.h>
 #include <stdatomic.h>
@@ -137,58 +138,6 @@ static void png_path(char *buf, size_t len, uint64_t frame, uint32_t nth)
 		snprintf(buf, len, "%s/%s%s", dir, name, suffix);
 	else
 		snprintf(buf, len, "%s%s", name, suffix);
-}
-
-/* ------------------------------------------------------------------ */
-/* Formats: 4 bytes a texel, into 8-bit RGBA with alpha 255 (what the
- * window shows with an opaque composite; a swapchain image's alpha is
- * often left at 0). */
-
-typedef enum layout { L_NONE, L_BGRA8, L_RGBA8, L_A2R10G10B10, L_A2B10G10R10 } layout;
-
-static layout layout_of(VkFormat f)
-{
-	switch (f) {
-	case VK_FORMAT_B8G8R8A8_UNORM:
-	case VK_FORMAT_B8G8R8A8_SRGB:
-		return L_BGRA8;
-	case VK_FORMAT_R8G8B8A8_UNORM:
-	case VK_FORMAT_R8G8B8A8_SRGB:
-	case VK_FORMAT_A8B8G8R8_UNORM_PACK32:
-	case VK_FORMAT_A8B8G8R8_SRGB_PACK32:
-		return L_RGBA8;
-	case VK_FORMAT_A2R10G10B10_UNORM_PACK32:
-		return L_A2R10G10B10;
-	case VK_FORMAT_A2B10G10R10_UNORM_PACK32:
-		return L_A2B10G10R10;
-	default:
-		return L_NONE;
-	}
-}
-
-static void to_rgba(layout l, const uint8_t *in, uint8_t *rgb, size_t texels)
-{
-	for (size_t i = 0; i < texels; i++, in += 4, rgb += 4) {
-		rgb[3] = 255;
-		uint32_t v = (uint32_t)in[0] | (uint32_t)in[1] << 8 | (uint32_t)in[2] << 16 |
-			     (uint32_t)in[3] << 24;
-		switch (l) {
-		case L_BGRA8:
-			rgb[0] = in[2], rgb[1] = in[1], rgb[2] = in[0];
-			break;
-		case L_RGBA8:
-			rgb[0] = in[0], rgb[1] = in[1], rgb[2] = in[2];
-			break;
-		case L_A2R10G10B10:
-			rgb[0] = (uint8_t)(v >> 22), rgb[1] = (uint8_t)(v >> 12), rgb[2] = (uint8_t)(v >> 2);
-			break;
-		case L_A2B10G10R10:
-			rgb[0] = (uint8_t)(v >> 2), rgb[1] = (uint8_t)(v >> 12), rgb[2] = (uint8_t)(v >> 22);
-			break;
-		case L_NONE:
-			break;
-		}
-	}
 }
 
 /* ------------------------------------------------------------------ */
@@ -380,7 +329,7 @@ static void shot_write(tk_device *dev, shot *s, uint64_t frame)
 	char path[PATH_MAX + 64];
 	png_path(path, sizeof(path), frame, s->nth);
 	if (rgb) {
-		to_rgba(layout_of(s->sc->format), s->data, rgb, (size_t)w * h);
+		vk_texels_to_rgba(s->sc->format, s->data, rgb, (size_t)w * h, false);
 		if (png_write_rgba(path, rgb, w, h) == 0) {
 			free(rgb);
 			return;
@@ -566,7 +515,7 @@ VkResult tk_down_vkQueuePresentKHR(tk_device *dev, vk_args_vkQueuePresentKHR *a)
 		tk_swapchain *sc = tk_map_get(&dev->swapchains, (uint64_t)p->pSwapchains[i]);
 		if (!sc || !sc->readable || p->pImageIndices[i] >= sc->nimages)
 			continue;
-		if (layout_of(sc->format) == L_NONE) {
+		if (!vk_texels_known(sc->format)) {
 			say_once(&said_format, "TRACEKIT_SCREENSHOT: the swapchain's format is not one "
 				 "the layer converts (8-bit RGBA or BGRA, 10-bit A2RGB or A2BGR): "
 				 "no screenshots of it");

@@ -157,6 +157,23 @@ call_of() {
 	[ "$(ae "$W/cube-full/frame-150.png" s/frame-150.png)" = 0 ]
 }
 
+@test "a submit run again whose second command buffer expects the layout its first leaves (zink's upload and draw buffers, SDL2's testoverlay2): the setup gives the image the layout the first expects" {
+	# two such submits write the texture before frame 150: the setup
+	# runs both again, and before the second the texture is in the
+	# layout the first left, which the first command buffer expects
+	trace-decode "$W/cube.trace" >cube.txt
+	awk -f "$TOP/tests/layouts_edit.awk" cube.txt >laid.txt
+	[ "$(grep -c 'fn: vkCmdClearColorImage,' laid.txt)" = 2 ]
+	trace-replay --screenshot 150 --screenshot-dir full laid.txt
+	trace-trim --frames 150 -o t.trace laid.txt
+	[ "$(trace-decode t.trace | grep -c 'fn: vkCmdClearColorImage,')" = 2 ]
+	run timeout 60 trace-replay --validate --screenshot 150 --screenshot-dir s t.trace
+	echo "status $status: $output"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	[ "$(ae full/frame-150.png s/frame-150.png)" = 0 ]
+}
+
 @test "glmark2 through zink: a frame of each of four scenes, trimmed, replays validated and pixel-equal" {
 	for f in 5 30 55 80 99; do
 		trim_check "$W/gl.trace" "$W/gl-full" $f

@@ -17,6 +17,7 @@
 
 #include "callset.h"
 #include "png.h"
+#include "vktexel.h"
 
 #include <errno.h>
 #include <sys/stat.h>
@@ -369,20 +370,6 @@ static void close_out(vkr *r, FILE *f, const char *path, char *tmp, bool ok)
 	r->dump->files++;
 }
 
-/* PNG for the 8-bit RGBA and BGRA formats, as the screenshots'. */
-static int png_order(VkFormat f)
-{
-	switch (f) {
-	case VK_FORMAT_R8G8B8A8_UNORM: case VK_FORMAT_R8G8B8A8_SRGB:
-	case VK_FORMAT_A8B8G8R8_UNORM_PACK32: case VK_FORMAT_A8B8G8R8_SRGB_PACK32:
-		return 0;
-	case VK_FORMAT_B8G8R8A8_UNORM: case VK_FORMAT_B8G8R8A8_SRGB:
-		return 1;
-	default:
-		return -1;
-	}
-}
-
 static void write_region(vkr *r, const dump_plan *p, const dump_region *g, const uint8_t *bytes)
 {
 	const vkr_options *o = r->opt;
@@ -434,18 +421,12 @@ static void write_region(vkr *r, const dump_plan *p, const dump_region *g, const
 	if (aspects_of(im->format) == (VK_IMAGE_ASPECT_DEPTH_BIT | VK_IMAGE_ASPECT_STENCIL_BIT))
 		snprintf(sub + k, sizeof(sub) - k, ".%s",
 			 g->aspect == VK_IMAGE_ASPECT_STENCIL_BIT ? "stencil" : "depth");
-	int order = g->aspect == VK_IMAGE_ASPECT_COLOR_BIT && g->depth == 1 ? png_order(im->format)
-									      : -1;
-	if (order >= 0) {
+	/* PNG for the formats of the screenshots */
+	if (g->aspect == VK_IMAGE_ASPECT_COLOR_BIT && g->depth == 1 && vk_texels_known(im->format)) {
 		snprintf(path, sizeof(path), "%s%s.png", base, sub);
 		uint64_t npx = (uint64_t)g->width * g->height;
 		uint8_t *rgba = trace_xcalloc(npx ? npx * 4 : 1, 1);
-		for (uint64_t i = 0; i < npx * 4; i += 4) {
-			rgba[i + 0] = bytes[i + (order ? 2 : 0)];
-			rgba[i + 1] = bytes[i + 1];
-			rgba[i + 2] = bytes[i + (order ? 0 : 2)];
-			rgba[i + 3] = it->opaque ? 255 : bytes[i + 3];
-		}
+		vk_texels_to_rgba(im->format, bytes, rgba, npx, !it->opaque);
 		f = open_out(r, path, &tmp);
 		ok = png_write_rgba_file(f, rgba, g->width, g->height) == 0;
 		close_out(r, f, path, tmp, ok);

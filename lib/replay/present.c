@@ -6,6 +6,7 @@
 #include "replay_internal.h"
 
 #include "png.h"
+#include "vktexel.h"
 
 static swapchain *swapchain_get(vkr *r, uint64_t cap)
 {
@@ -678,11 +679,7 @@ static void screenshot(vkr *r, swapchain *s, uint32_t index, int64_t frame)
 	const vkr_options *o = r->opt;
 	while (r->next_shot < o->nscreenshots && o->screenshots[r->next_shot] <= (uint64_t)frame)
 		r->next_shot++;
-	bool bgra;
-	switch (s->format) {
-	case VK_FORMAT_B8G8R8A8_UNORM: case VK_FORMAT_B8G8R8A8_SRGB: bgra = true; break;
-	case VK_FORMAT_R8G8B8A8_UNORM: case VK_FORMAT_R8G8B8A8_SRGB: bgra = false; break;
-	default:
+	if (!vk_texels_known(s->format)) {
 		vkr_warn(r, "frame %lld: screenshot of format %d not supported yet", (long long)frame,
 			 s->format);
 		return;
@@ -754,13 +751,8 @@ static void screenshot(vkr *r, swapchain *s, uint32_t index, int64_t frame)
 		vkr_fatal(r, "screenshot: cannot map: %s", vkr_result_name(res));
 	vkd_invalidate(&r->d->vk, &mem, 0, VK_WHOLE_SIZE);
 	uint8_t *rgba = trace_xcalloc(size, 1);
-	bool opaque = s->alpha == VK_COMPOSITE_ALPHA_OPAQUE_BIT_KHR;
-	for (VkDeviceSize i = 0; i < size; i += 4) {
-		rgba[i + 0] = p[i + (bgra ? 2 : 0)];
-		rgba[i + 1] = p[i + 1];
-		rgba[i + 2] = p[i + (bgra ? 0 : 2)];
-		rgba[i + 3] = opaque ? 255 : p[i + 3];
-	}
+	vk_texels_to_rgba(s->format, p, rgba, (size_t)w * h,
+			  s->alpha != VK_COMPOSITE_ALPHA_OPAQUE_BIT_KHR);
 	vkd_unmap(&r->d->vk, &mem);
 	vkd_free(&r->d->vk, &mem);
 	vkDestroyBuffer(dev, buf, NULL);

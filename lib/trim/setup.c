@@ -216,6 +216,22 @@ static void want_layout(out *o, obj *x, int32_t layout)
 	x->sim = layout;
 }
 
+/* Whether a recording of submit S before its Kth uses image X: the Kth
+ * then finds X in the layout that one leaves, not in one the setup gives
+ * it (zink's upload command buffer moves a texture from
+ * VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL to ..._TRANSFER_DST_OPTIMAL,
+ * the draws' command buffer after it in the same submit back). */
+static bool laid_earlier(const submit *s, uint32_t k, const obj *x)
+{
+	for (uint32_t i = 0; i < k; i++) {
+		const recording *r = s->recordings.v[i];
+		for (uint32_t m = 0; m < r->nlays; m++)
+			if (r->lays[m].o == x)
+				return true;
+	}
+	return false;
+}
+
 /* The layout changes wanted, as a command buffer of the setup's own on
  * QUEUE: what the submits the setup leaves out did to layouts. */
 static int put_layouts(out *o, obj *queue)
@@ -522,7 +538,8 @@ int trim_write_setup(trim *t, trace_writer *w, uint64_t *no, trim_stats *stats,
 			for (uint32_t k = 0; k < s->recordings.n; k++) {
 				recording *rcd = s->recordings.v[k];
 				for (uint32_t m = 0; m < rcd->nlays; m++)
-					if (rcd->lays[m].o->stamp == in_closure)
+					if (rcd->lays[m].o->stamp == in_closure &&
+					    !laid_earlier(s, k, rcd->lays[m].o))
 						want_layout(&o, rcd->lays[m].o, rcd->lays[m].expect);
 			}
 			if (rc == 0)

@@ -295,6 +295,11 @@ static void enc_field(trace_arena *a, trace_value *v, const vk_field *fields,
 		v->kind = TRACE_NULL;
 		return;
 	}
+	if (f->flags & VK_F_ADDRESS) {
+		v->kind = TRACE_POINTER;
+		v->u = (uintptr_t)p;
+		return;
+	}
 	bool has_len = f->len_op != VK_LEN_NONE;
 	uint64_t n = has_len ? vk_field_len(fields, f, base) : 1;
 	if (f->ptr == 1) {

@@ -76,6 +76,9 @@ enum {
 				      * or VkDebugReportObjectTypeEXT) */
 	VK_F_NOAUTO = 1u << 8,       /* noautovalidity: the registry leaves its
 				      * validity (a null array here) to the prose */
+	VK_F_ADDRESS = 1u << 9,      /* a pointer to a window system's object
+				      * (Display*, wl_surface*): its address is
+				      * recorded, never what it points at */
 };
 
 /* How an array's length comes from a sibling member (or parameter). */

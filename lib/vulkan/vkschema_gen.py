@@ -17,16 +17,35 @@ import sys
 
 REGISTRY = '/usr/share/vulkan/registry'
 
-# Platforms whose headers a Linux build has, guarded by their protect macro
-# and enabled in the generated file only where the header is there.  Every
-# other platform (win32, android, metal, macos, ios, fuchsia, ggp, vi,
-# directfb, screen) is left out: its types need headers Debian lacks.
+# Linux's platforms, in the order their headers go (xlib_xrandr's needs
+# xlib's Display), each guarded by its protect macro and always enabled: a
+# window system's commands are recorded, decoded and replayed whether or
+# not the build has the window system's development headers (without
+# libwayland-dev, vkCreateWaylandSurfaceKHR went past the layer
+# unrecorded).  Every other platform (win32, android, metal, macos, ios,
+# fuchsia, ggp, vi, directfb, screen) is left out: its types need headers
+# Debian lacks.
 PLATFORMS = {
     'xlib': 'X11/Xlib.h',
     'xlib_xrandr': 'X11/extensions/Xrandr.h',
     'xcb': 'xcb/xcb.h',
     'wayland': 'wayland-client.h',
     'provisional': None,  # vulkan_beta.h ships with the headers
+}
+
+# The types the registry takes from those headers, declared as the headers
+# declare them, for a build that lacks one: the commands hand them on, and
+# the schema records the pointers as values and the XIDs as integers.
+PLATFORM_TYPES = {
+    'Display': 'typedef struct _XDisplay Display;',
+    'VisualID': 'typedef unsigned long VisualID;',
+    'Window': 'typedef unsigned long Window;',
+    'RROutput': 'typedef unsigned long RROutput;',
+    'xcb_connection_t': 'typedef struct xcb_connection_t xcb_connection_t;',
+    'xcb_visualid_t': 'typedef uint32_t xcb_visualid_t;',
+    'xcb_window_t': 'typedef uint32_t xcb_window_t;',
+    'wl_display': 'struct wl_display;',
+    'wl_surface': 'struct wl_surface;',
 }
 
 SCALARS = {
@@ -148,7 +167,17 @@ def load(registry=REGISTRY):
     m = Model()
     m.left_out = left_out
     m.extensions = exts
-    m.platforms = {protect_of[p]: h for p, h in PLATFORMS.items()}
+    # (platform, protect, header, the declarations of its types)
+    m.platforms = []
+    for p, h in PLATFORMS.items():
+        decls = []
+        for n, e in types.items():
+            if h and e.get('requires') == h:
+                if n not in PLATFORM_TYPES:
+                    raise SystemExit('vkschema_gen.py: %s, a type of <%s>: add its '
+                                     'declaration to PLATFORM_TYPES' % (n, h))
+                decls.append(PLATFORM_TYPES[n])
+        m.platforms.append((p, protect_of[p], h, decls))
 
     # pull in what required structs and commands reference
     def closure(n, prot):
@@ -418,11 +447,18 @@ def c_table(out, elem, name, rows, extern=False):
 
 
 def prelude(m):
-    out = ['#define VK_ENABLE_BETA_EXTENSIONS']
-    for prot, hdr in sorted(m.platforms.items()):
-        if hdr:
-            out += ['#if __has_include(<%s>)' % hdr, '#define %s' % prot, '#endif']
-    out += ['#include <vulkan/vulkan.h>', '#include <stddef.h>', '#include "vkschema.h"', '']
+    """vulkan.h, then each platform's header and its part of the Vulkan
+    headers, whether or not the build has the header: where it lacks one,
+    the types the registry takes from it are declared instead."""
+    out = ['#define VK_ENABLE_BETA_EXTENSIONS', '#include <vulkan/vulkan.h>']
+    for plat, prot, hdr, decls in m.platforms:
+        if not hdr:
+            continue
+        out += ['#if __has_include(<%s>)' % hdr, '#include <%s>' % hdr, '#else']
+        out += decls
+        out += ['#endif', '#ifndef %s' % prot, '#define %s' % prot, '#endif',
+                '#include <vulkan/vulkan_%s.h>' % plat]
+    out += ['#include <stddef.h>', '#include "vkschema.h"', '']
     return out
 
 
@@ -443,7 +479,8 @@ def field_init(f, owner, m):
     kind = f.kind
     if kind == 'STRUCT' and m.structs.get(f.base) and m.structs[f.base].bits:
         kind = 'UNION'  # bitfields: written as the struct's bytes
-    if f.ptr > 0 and kind in ('EXTERN',):
+    extern_ptr = f.ptr > 0 and kind == 'EXTERN'
+    if extern_ptr:
         kind, size = 'PTRVAL', 'sizeof(void *)'
     elif kind in ('VOID', 'EXTERN') and f.ptr == 0:
         size = 'sizeof(%s)' % f.type if kind == 'EXTERN' else '1'
@@ -467,6 +504,8 @@ def field_init(f, owner, m):
         flags.append('VK_F_OPTIONAL')
     if getattr(f, 'noauto', False):
         flags.append('VK_F_NOAUTO')
+    if extern_ptr:
+        flags.append('VK_F_ADDRESS')
     if f.out:
         flags.append('VK_F_OUT')
     if f.nullterm:
