@@ -701,6 +701,8 @@ bool vkr_ahead_defer_destroy(vkr *r, const cmd_entry *e, void *args)
 	uint64_t cap = vkr_handle_at(args, &e->cmd->params[1]), live, serial;
 	if (!cap || !vkr_map_get(r, e->cmd->params[1].ref, cap, &live) || !live)
 		return false;
+	/* its handles as the call would check them (a device edited away) */
+	vkr_remap_args(r, e->cmd, args);
 	/* a submit of replay's own (an acquire's) may follow the last call
 	 * sent: on the same queue, the next call's end sees it done */
 	uint64_t next = r->d->vk.queue == a->queue ? a->sent + 1 : UINT64_MAX;
@@ -786,6 +788,8 @@ bool vkr_ahead_record(vkr *r, const cmd_entry *e, void *args, VkResult capres)
 		if (s > a->owed)
 			a->owed = s;
 		r->ahead_waits++;
+		/* its handles as the call would check them */
+		vkr_remap_args(r, e->cmd, args);
 		return false;
 	case AK_BEGIN:
 		/* a primary submitted again while pending is no error */
