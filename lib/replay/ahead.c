@@ -701,8 +701,6 @@ bool vkr_ahead_defer_destroy(vkr *r, const cmd_entry *e, void *args)
 	uint64_t cap = vkr_handle_at(args, &e->cmd->params[1]), live, serial;
 	if (!cap || !vkr_map_get(r, e->cmd->params[1].ref, cap, &live) || !live)
 		return false;
-	/* its handles as the call would check them (a device edited away) */
-	vkr_remap_args(r, e->cmd, args);
 	/* a submit of replay's own (an acquire's) may follow the last call
 	 * sent: on the same queue, the next call's end sees it done */
 	uint64_t next = r->d->vk.queue == a->queue ? a->sent + 1 : UINT64_MAX;
@@ -719,6 +717,8 @@ bool vkr_ahead_defer_destroy(vkr *r, const cmd_entry *e, void *args)
 	} else {
 		retire(a, next, VK_OBJECT_TYPE_SEMAPHORE, live);
 	}
+	/* its handles as the call would check them (a device edited away) */
+	vkr_remap_args(r, e->cmd, args);
 	vkr_map_del(r, e->cmd->params[1].ref, cap);
 	r->calls++;
 	return true;
