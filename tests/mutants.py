@@ -201,6 +201,16 @@ def main():
         ap.error("--count or --seconds")
     seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "big")
     print("seed %d" % seed, flush=True)
+    # the capture itself first: mutants refused cleanly say nothing where
+    # the capture is refused the same way (a replay that stopped every
+    # one of them at vkcube's first vkDestroyFence passed this battery)
+    for prog in (CHECK, args.replay, args.trim):
+        verdict, err = run_one(args, prog, args.text)
+        if verdict != "exit 0":
+            print("%s on the capture itself: %s\n  %s" % (
+                "trace-replay --check" if prog == CHECK else os.path.basename(prog), verdict,
+                err.replace("\n", "\n  ")))
+            return 1
     t0 = time.monotonic()
     made = []
     done = {}
