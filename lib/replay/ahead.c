@@ -465,19 +465,7 @@ void vkr_ahead_free(vkr *r, vkr_device *d)
 /* Pays everything, and follows the program's waits from now on. */
 static void ahead_end(vkr *r)
 {
-	vkr_ahead *a = r->d->ahead;
-	vkr_send_held(r);
-	if (a->open && a->copies) {
-		/* the copies go out, alone */
-		VkCommandBuffer cb = close_batch(r, a);
-		VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
-				   .commandBufferCount = 1, .pCommandBuffers = &cb};
-		VkResult res = vkQueueSubmit(a->queue, 1, &si, VK_NULL_HANDLE);
-		r->calls++;
-		if (res != VK_SUCCESS)
-			vkr_fatal(r, "running ahead: the copies' submit failed: %s",
-				  vkr_result_name(res));
-	}
+	vkr_ahead_settle(r);
 	r->ahead_ended++;
 	vkr_ahead_free(r, r->d);
 	r->d->ahead_off = true;
