@@ -301,6 +301,20 @@ ae() {
 	grep -q "failed.txt: call $n: warning: vkCreateSampler succeeded (VK_SUCCESS) where it failed at capture (VK_ERROR_OUT_OF_DEVICE_MEMORY)" <<<"$output"
 }
 
+@test "a performance warning of the validation layer shows once, then how many more of its kind came" {
+	# the example with its transfer destinations in the GENERAL layout:
+	# valid, and a performance warning at each copy and blit
+	trace-decode "$W/exp.trace" | sed 's/VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL/VK_IMAGE_LAYOUT_GENERAL/g' \
+		>general.txt
+	[ "$(grep -c 'fn: vkCmdBlitImage,.*VK_IMAGE_LAYOUT_GENERAL' general.txt)" -ge 12 ]
+	replay_error --validate general.txt
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c 'validation warning: Validation Performance Warning: .*InvalidImageLayout' <<<"$output")" = 1 ]
+	grep -q '^trace-replay: validation: [0-9]* more performance warnings UNASSIGNED-CoreValidation-DrawState-InvalidImageLayout, like the one shown$' <<<"$output"
+	[ "$(wc -l <<<"$output")" = 2 ]
+}
+
 @test "validation messages name the call being replayed and its function" {
 	# vkcube's sampler with anisotropy, which its device did not enable
 	sed -E '0,/fn: vkCreateSampler,/s/(fn: vkCreateSampler,.*)anisotropyEnable: false/\1anisotropyEnable: true/' \

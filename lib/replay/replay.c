@@ -1164,6 +1164,7 @@ int vkr_run(trace_reader *in, const vkr_options *opt)
 	vkr_times_free(r);
 	trace_arena_free(&r->arena);
 	int status = dumped ? 0 : 1;
+	vkd_messages_end(&r->msgs);
 	if (r->msgs.errors) {
 		fprintf(stderr, "%s: %s: %llu validation error%s\n", trace_cli_self.prog, opt->input,
 			(unsigned long long)r->msgs.errors, r->msgs.errors == 1 ? "" : "s");

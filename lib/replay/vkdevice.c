@@ -136,13 +136,46 @@ const char *vkd_heap_flags_name(char *out, size_t cap, VkMemoryHeapFlags f)
 /* ------------------------------------------------------------------ */
 /* The device. */
 
+/* Whether a performance warning is the first of its kind: a program
+ * replayed has the same ones at every frame (zink blitting mipmaps in
+ * the GENERAL layout: 540 in 30 frames of glmark2-es2's refract). */
+static bool once(vkd_messages *m, const VkDebugUtilsMessengerCallbackDataEXT *data)
+{
+	for (size_t i = 0; i < m->nseen; i++)
+		if (m->seen[i].id == data->messageIdNumber) {
+			m->seen[i].more++;
+			return false;
+		}
+	if (m->nseen == m->capseen) {
+		m->capseen = m->capseen ? 2 * m->capseen : 8;
+		m->seen = trace_xrealloc(m->seen, m->capseen * sizeof(*m->seen));
+	}
+	m->seen[m->nseen++] = (struct vkd_seen){data->messageIdNumber, 0,
+		trace_xstrdup(data->pMessageIdName ? data->pMessageIdName : "(no name)")};
+	return true;
+}
+
+void vkd_messages_end(vkd_messages *m)
+{
+	for (size_t i = 0; i < m->nseen; i++) {
+		if (m->seen[i].more)
+			fprintf(stderr, "%s: validation: %llu more performance warning%s %s, "
+				"like the one shown\n", m->prog ? m->prog : "vulkan",
+				(unsigned long long)m->seen[i].more, m->seen[i].more == 1 ? "" : "s",
+				m->seen[i].name);
+		free(m->seen[i].name);
+	}
+	free(m->seen);
+	m->seen = NULL;
+	m->nseen = m->capseen = 0;
+}
+
 static VKAPI_ATTR VkBool32 VKAPI_CALL on_message(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
 						 VkDebugUtilsMessageTypeFlagsEXT types,
 						 const VkDebugUtilsMessengerCallbackDataEXT *data,
 						 void *user)
 {
 	vkd_messages *m = user;
-	(void)types;
 	const char *what;
 	if (m->ignore && m->ignore())
 		return VK_FALSE;
@@ -156,6 +189,10 @@ static VKAPI_ATTR VkBool32 VKAPI_CALL on_message(VkDebugUtilsMessageSeverityFlag
 		return VK_FALSE;
 	}
 	if (m->quiet)
+		return VK_FALSE;
+	if ((types & VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT) &&
+	    !(severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT) && data &&
+	    !once(m, data))
 		return VK_FALSE;
 	char about[160] = "";
 	if (m->about)

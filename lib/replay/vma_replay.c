@@ -1118,6 +1118,7 @@ int vmar_run(trace_reader *in, const vmar_options *o)
 	replay_free(&r);
 	/* the layer may speak while the device and instance go */
 	verrors = r.dev.msgs->errors > verrors ? r.dev.msgs->errors : verrors;
+	vkd_messages_end(r.dev.msgs);
 	if (verrors) {
 		fprintf(stderr, "%s: %s: %llu validation error%s\n", trace_cli_self.prog, r.input,
 			(unsigned long long)verrors, verrors == 1 ? "" : "s");
