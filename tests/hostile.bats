@@ -158,6 +158,17 @@ stopped() {
 	stops_at "fn: vkCmdBeginRenderPass,.*framebuffer: $fb," "framebuffer: VkFramebuffer $fb: no earlier record made it, or it is destroyed"
 }
 
+@test "a wait the replay skips running ahead, or a destroy it puts off, still has its handles checked: a device edited away stops it there, as --check" {
+	mutate 'fn: vkDeviceWaitIdle,' 's/device: 0x[0-9a-f]*/device: 0x999/'
+	FN=vkDeviceWaitIdle
+	CALL=$(grep -m1 'fn: vkDeviceWaitIdle,' bad.txt | sed 's/^{call: \([0-9]*\),.*/\1/')
+	stopped "device: VkDevice 0x999: no earlier record made it, or it is destroyed"
+	mutate 'fn: vkDestroySemaphore,' 's/device: 0x[0-9a-f]*/device: 0x0/'
+	FN=vkDestroySemaphore
+	CALL=$(grep -m1 'fn: vkDestroySemaphore,' bad.txt | sed 's/^{call: \([0-9]*\),.*/\1/')
+	stopped "device: a null VkDevice where the call needs one"
+}
+
 @test "a handle edited to one no record made (a pipeline) stops the replay there, never a call skipped" {
 	mutate 'fn: vkCmdBindPipeline,' 's/pipeline: 0x[0-9a-f]*/pipeline: 0x999/'
 	FN=vkCmdBindPipeline
