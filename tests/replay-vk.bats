@@ -442,6 +442,22 @@ call_of() {
 	grep -o 'call: [0-9]*' <<<"$1" | head -n 1 | cut -c7-
 }
 
+@test "a buffer bound where one destroyed before lay in a small memory starts zeroed, as the layer took it (neverball's textures through zink drew the previous upload's bytes)" {
+	awk -f "$TOP/tests/reuse_edit.awk" "$W/cube.txt" >re.txt
+	local n
+	n=$(grep 'fn: vkQueueSubmit,.*0x7e58000000000007' re.txt | sed 's/^{call: \([0-9]*\),.*/\1/')
+	for mode in "" --waits-as-captured; do
+		rm -rf d
+		replay_error --validate $mode --frames 0 --dump "$n" --dump-dir d re.txt
+		echo "status $status: $output"
+		[ "$status" -eq 0 ]
+		[ -z "$output" ]
+		# B's 3 bytes written, the rest zero, none of destroyed A's 0xaa
+		[ "$(python3 -c 'import sys; b = open(sys.argv[1], "rb").read()
+print(len(b), b[:3].hex(), b[3:].count(0))' d/call-$n.buffer-0x7e58000000000005-dst.bin)" = "4096 555555 4093" ]
+	done
+}
+
 @test "--dump on vkcube's submit of frame 150 and on its draw of frame 0: the color attachment is the frame vkcube presented; depth is raw bytes with a sidecar" {
 	# the submit of frame 150: after 150 presents; frame 0's (the last
 	# before the first present: a setup submit comes first), and the draw

@@ -174,6 +174,25 @@ call_of() {
 	[ "$(ae full/frame-150.png s/frame-150.png)" = 0 ]
 }
 
+@test "an image destroyed before a kept submit, still named by its descriptor set's earlier update (zink, xscreensaver's gltext): the setup gives it no layout after its destroy" {
+	# the set's records keep the destroyed texture and its view as
+	# zombies; the submit that binds the set reached them through the
+	# set and gave the texture a barrier after its vkDestroyImage
+	trace-decode "$W/cube.trace" >cube.txt
+	awk -f "$TOP/tests/layouts_edit.awk" cube.txt | awk -f "$TOP/tests/zombie_edit.awk" >z.txt
+	trace-replay --screenshot 150 --screenshot-dir full z.txt
+	trace-trim --frames 150 -o t.trace z.txt
+	# the zombie is in the setup, destroyed before the submit binding the set
+	trace-decode t.trace >t.txt
+	grep -q 'fn: vkDestroyImage, args: {device: [0-9a-fx]*, image: 0x7e57000000000010,' t.txt
+	grep -q 'fn: vkCmdBindDescriptorSets, .*pDescriptorSets: \[0x7e57000000000014\]' t.txt
+	run timeout 60 trace-replay --validate --screenshot 150 --screenshot-dir s t.trace
+	echo "status $status: $output"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	[ "$(ae full/frame-150.png s/frame-150.png)" = 0 ]
+}
+
 @test "glmark2 through zink: a frame of each of four scenes, trimmed, replays validated and pixel-equal" {
 	for f in 5 30 55 80 99; do
 		trim_check "$W/gl.trace" "$W/gl-full" $f

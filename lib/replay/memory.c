@@ -476,6 +476,8 @@ static void keep_apart(vkr *r, memobj *m, obj *o)
 	}
 }
 
+static void zero_uncovered(vkr *r, const memobj *m, obj *o, group *g);
+
 /* Places o (bound at capture to cap_mem at offset): in an allocation it
  * shares with objects bound over the same memory at capture where it fits
  * there (shared_group), else in one of its own (new_group). */
@@ -514,6 +516,7 @@ void vkr_bind_obj(vkr *r, uint64_t cap_obj, uint64_t cap_mem, VkDeviceSize offse
 	o->mem_off = offset;
 	VkDeviceSize rel = 0;
 	group *g = shared_group(r, m, o, offset, &req, size, &rel);
+	bool shared = g != NULL;
 	if (!g)
 		g = new_group(r, m, o, offset, &req, size, &rel);
 	VkResult res = image
@@ -535,6 +538,8 @@ void vkr_bind_obj(vkr *r, uint64_t cap_obj, uint64_t cap_mem, VkDeviceSize offse
 	o->mem = m;
 	o->next_in_mem = m->objs;
 	m->objs = o;
+	if (shared && g->mapped && host_layout(o))
+		zero_uncovered(r, m, o, g);
 	keep_apart(r, m, o);
 }
 
@@ -565,6 +570,59 @@ static void update_run(void *ctx, uint64_t off, const uint8_t *data, uint64_t le
 		t->staged = false;
 	}
 	memcpy(t->g->mapped + t->rel + (a - t->lo), data + (a - off), e - a);
+}
+
+static int by_lo(const void *x, const void *y)
+{
+	const VkDeviceSize *a = x, *b = y;
+	return a[0] < b[0] ? -1 : a[0] > b[0];
+}
+
+/* Zeros for update_run, a chunk at a time. */
+static const uint8_t zeros[64 << 10];
+
+/* The bytes of O, placed in G (shared, mapped) at its capture offset,
+ * that no other object bound now over the same bytes of M holds: zeroed,
+ * staged like an update.  The capture layer takes them so (it clears its
+ * shadow there at the bind, clear_uncovered(): a replay's objects start
+ * zeroed), and a whole memory's allocation here still holds what an
+ * object destroyed before left there (neverball through zink: a 256 KiB
+ * texture upload went out as the bytes that differ from zero, over the
+ * previous texture's). */
+static void zero_uncovered(vkr *r, const memobj *m, obj *o, group *g)
+{
+	VkDeviceSize lo = o->mem_off, hi = held_end(o);
+	uint32_t n = 0, cap = 0;
+	VkDeviceSize *sp = NULL;  /* pairs [lo, hi) of the others, capture offsets */
+	for (const obj *p = m->objs; p; p = p->next_in_mem) {
+		if (p == o || !p->group || !host_layout(p) || !meets(p, lo, hi - lo))
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 8;
+			sp = trace_xrealloc(sp, 2 * cap * sizeof(*sp));
+		}
+		sp[2 * n] = p->mem_off;
+		sp[2 * n + 1] = held_end(p);
+		n++;
+	}
+	if (n > 1)
+		qsort(sp, n, 2 * sizeof(*sp), by_lo);
+	update_to t = {.r = r, .g = g, .rel = o->rel, .lo = 0, .hi = hi - lo,
+		       .staged = vkr_ahead_stages(r, g)};
+	VkDeviceSize at = lo;
+	for (uint32_t i = 0; i <= n; i++) {
+		VkDeviceSize next = i < n ? sp[2 * i] : hi;
+		while (at < next) {
+			VkDeviceSize len = next - at < sizeof(zeros) ? next - at : sizeof(zeros);
+			update_run(&t, at - lo, zeros, len);
+			if (!t.staged && !g->coherent)
+				group_flush(g, o->rel + (at - lo), len);
+			at += len;
+		}
+		if (i < n && sp[2 * i + 1] > at)
+			at = sp[2 * i + 1];
+	}
+	free(sp);
 }
 
 /* U, an update of O, also into P, placed apart from O and bound over

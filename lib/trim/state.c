@@ -326,10 +326,14 @@ static void record(trim *t, rec *r, const vk_command_info *cmd, const void *args
 }
 
 /* The contents a submit sees: buffers and images its commands name,
- * directly or through views, descriptor sets and framebuffers. */
+ * directly or through views, descriptor sets and framebuffers.  Not a
+ * zombie: a set's records keep the views written into it before its
+ * latest update, and those views' images, after their destroy (zink
+ * rewrites a set and destroys the texture it named: the setup then
+ * gave that image a layout, or contents, after its vkDestroyImage). */
 static void reach(trim *t, obj *o, vec *out)
 {
-	if (!o || o->stamp == t->stamp)
+	if (!o || !o->alive || o->stamp == t->stamp)
 		return;
 	o->stamp = t->stamp;
 	if (o->cont || o->layout >= 0)

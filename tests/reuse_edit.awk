@@ -1,0 +1,79 @@
+# reuse_edit.awk: vkcube's capture, as text, with a small memory whose
+# bytes a buffer destroyed before leaves to the next one bound there, as
+# zink's staging uploads do (neverball): before the first acquire, buffer
+# A over bytes 0 to 4095 of a 64 KiB memory (buffer C alive over bytes
+# 8192 to 12287 of it) is written 0xaa and destroyed;
+# buffer B, bound there next, is written 0x55 over its first 3 bytes only
+# (the rest zero at capture: the layer clears its shadow where no live
+# object is bound, so B's zeros are no update) and copied into buffer D,
+# in a memory of its own, by a submit waited for.  Records renumbered in
+# order.
+#
+#   awk -f reuse_edit.awk cube.txt > edited.txt
+function out(line) {
+	sub(/^\{call: [0-9]+,/, "{call: " no++ ",", line)
+	print line
+}
+function rec(fn, args, ret) {
+	out("{call: 0, thread: 0, fn: " fn ", args: {" args "}" (ret ? ", ret: VK_SUCCESS" : "") "}")
+}
+function handle(line, field,    v) {
+	v = line; sub(".*" field ": \\[?", "", v); sub(/[],}].*/, "", v)
+	return v
+}
+function memory(h, size) {
+	rec("vkAllocateMemory", "device: " dev ", pAllocateInfo: [{sType: VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, " \
+	    "pNext: null, allocationSize: " size ", memoryTypeIndex: 0}], pAllocator: null, pMemory: [" h "]", 1)
+}
+function buffer(h, m, off) {
+	rec("vkCreateBuffer", "device: " dev ", pCreateInfo: [{sType: VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, " \
+	    "pNext: null, flags: 0, size: 4096, usage: VK_BUFFER_USAGE_TRANSFER_SRC_BIT|" \
+	    "VK_BUFFER_USAGE_TRANSFER_DST_BIT, sharingMode: VK_SHARING_MODE_EXCLUSIVE, " \
+	    "queueFamilyIndexCount: 0, pQueueFamilyIndices: null}], pAllocator: null, pBuffer: [" h "]", 1)
+	rec("vkBindBufferMemory", "device: " dev ", buffer: " h ", memory: " m ", memoryOffset: " off + 0, 1)
+}
+function update(h, data) {
+	out("{call: 0, thread: 0, fn: tracekit.update, args: {object: " h ", offset: 0, data: !!binary \"" data "\"}}")
+}
+BEGIN {
+	mem = "0x7e58000000000001"; a = "0x7e58000000000002"; b = "0x7e58000000000003"
+	dmem = "0x7e58000000000004"; d = "0x7e58000000000005"; pool = "0x7e58000000000006"
+	cb = "0x7e58000000000007"; c = "0x7e58000000000008"
+	aa = ""
+	for (i = 0; i < 1365; i++)
+		aa = aa "qqqq"  # 4095 bytes 0xaa
+}
+/^\{call: / && !started { no = $2 + 0; started = 1 }
+/fn: vkGetDeviceQueue,/ && !queue {
+	queue = handle($0, "pQueue"); dev = handle($0, "device"); family = handle($0, "queueFamilyIndex")
+}
+/fn: vkAcquireNextImageKHR,/ && !done {
+	memory(mem, 65536)
+	buffer(c, mem, 8192)
+	buffer(a, mem)
+	update(a, aa)
+	rec("vkDestroyBuffer", "device: " dev ", buffer: " a ", pAllocator: null", 0)
+	buffer(b, mem)
+	update(b, "VVVV")
+	memory(dmem, 4096)
+	buffer(d, dmem)
+	rec("vkCreateCommandPool", "device: " dev ", pCreateInfo: [{sType: VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO, " \
+	    "pNext: null, flags: 0, queueFamilyIndex: " family "}], pAllocator: null, pCommandPool: [" pool "]", 1)
+	rec("vkAllocateCommandBuffers", "device: " dev ", pAllocateInfo: [{sType: " \
+	    "VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, pNext: null, commandPool: " pool ", " \
+	    "level: VK_COMMAND_BUFFER_LEVEL_PRIMARY, commandBufferCount: 1}], pCommandBuffers: [" cb "]", 1)
+	rec("vkBeginCommandBuffer", "commandBuffer: " cb ", pBeginInfo: [{sType: " \
+	    "VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO, pNext: null, " \
+	    "flags: VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT, pInheritanceInfo: null}]", 1)
+	rec("vkCmdCopyBuffer", "commandBuffer: " cb ", srcBuffer: " b ", dstBuffer: " d ", regionCount: 1, " \
+	    "pRegions: [{srcOffset: 0, dstOffset: 0, size: 4096}]", 0)
+	rec("vkEndCommandBuffer", "commandBuffer: " cb, 1)
+	rec("vkQueueSubmit", "queue: " queue ", submitCount: 1, pSubmits: [{sType: VK_STRUCTURE_TYPE_SUBMIT_INFO, " \
+	    "pNext: null, waitSemaphoreCount: 0, pWaitSemaphores: null, pWaitDstStageMask: null, " \
+	    "commandBufferCount: 1, pCommandBuffers: [" cb "], signalSemaphoreCount: 0, " \
+	    "pSignalSemaphores: null}], fence: 0x0", 1)
+	rec("vkQueueWaitIdle", "queue: " queue, 1)
+	done = 1
+}
+/^\{call: / { out($0); next }
+{ print }
