@@ -7,14 +7,7 @@
 # the texture every frame samples and a trim's setup runs both again.  The
 # texture takes VK_IMAGE_USAGE_TRANSFER_DST_BIT; records renumbered in order.
 #
-#   awk -f layouts_edit.awk cube.txt > edited.txt
-function out(line) {
-	sub(/^\{call: [0-9]+,/, "{call: " no++ ",", line)
-	print line
-}
-function rec(fn, args, ret) {
-	out("{call: 0, thread: 0, fn: " fn ", args: {" args "}" (ret ? ", ret: VK_SUCCESS" : "") "}")
-}
+#   awk -f edit_lib.awk -f layouts_edit.awk cube.txt > edited.txt
 function barrier(cb, from, to) {
 	rec("vkCmdPipelineBarrier", "commandBuffer: " cb ", srcStageMask: VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, " \
 	    "dstStageMask: VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, dependencyFlags: 0, memoryBarrierCount: 0, " \

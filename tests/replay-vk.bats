@@ -443,7 +443,7 @@ call_of() {
 }
 
 @test "a buffer bound where one destroyed before lay in a small memory starts zeroed, as the layer took it (neverball's textures through zink drew the previous upload's bytes)" {
-	awk -f "$TOP/tests/reuse_edit.awk" "$W/cube.txt" >re.txt
+	awk -f "$TOP/tests/edit_lib.awk" -f "$TOP/tests/reuse_edit.awk" "$W/cube.txt" >re.txt
 	local n
 	n=$(grep 'fn: vkQueueSubmit,.*0x7e58000000000007' re.txt | sed 's/^{call: \([0-9]*\),.*/\1/')
 	for mode in "" --waits-as-captured; do

@@ -9,18 +9,7 @@
 # in a memory of its own, by a submit waited for.  Records renumbered in
 # order.
 #
-#   awk -f reuse_edit.awk cube.txt > edited.txt
-function out(line) {
-	sub(/^\{call: [0-9]+,/, "{call: " no++ ",", line)
-	print line
-}
-function rec(fn, args, ret) {
-	out("{call: 0, thread: 0, fn: " fn ", args: {" args "}" (ret ? ", ret: VK_SUCCESS" : "") "}")
-}
-function handle(line, field,    v) {
-	v = line; sub(".*" field ": \\[?", "", v); sub(/[],}].*/, "", v)
-	return v
-}
+#   awk -f edit_lib.awk -f reuse_edit.awk cube.txt > edited.txt
 function memory(h, size) {
 	rec("vkAllocateMemory", "device: " dev ", pAllocateInfo: [{sType: VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, " \
 	    "pNext: null, allocationSize: " size ", memoryTypeIndex: 0}], pAllocator: null, pMemory: [" h "]", 1)

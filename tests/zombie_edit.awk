@@ -8,18 +8,8 @@
 # keeps the texture, with its destroy, as a zombie.  Records renumbered in
 # order.
 #
-#   awk -f layouts_edit.awk cube.txt | awk -f zombie_edit.awk > edited.txt
-function out(line) {
-	sub(/^\{call: [0-9]+,/, "{call: " no++ ",", line)
-	print line
-}
-function rec(fn, args, ret) {
-	out("{call: 0, thread: 0, fn: " fn ", args: {" args "}" (ret ? ", ret: VK_SUCCESS" : "") "}")
-}
-function handle(line, field,    v) {
-	v = line; sub(".*" field ": \\[?", "", v); sub(/[],}].*/, "", v)
-	return v
-}
+#   awk -f edit_lib.awk -f layouts_edit.awk cube.txt |
+#       awk -f edit_lib.awk -f zombie_edit.awk > edited.txt
 function texture(view) {
 	rec("vkUpdateDescriptorSets", "device: " dev ", descriptorWriteCount: 1, pDescriptorWrites: [{sType: " \
 	    "VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, pNext: null, dstSet: " set ", dstBinding: 1, " \
