@@ -135,6 +135,8 @@ enum ahead_kind {
 	AK_DESTROY_SYNC,   /* vkDestroyFence, vkDestroySemaphore */
 	AK_SUBMIT,         /* vkQueueSubmit, vkQueueSubmit2: queue.c */
 	AK_OFF,            /* vkQueueBindSparse: pays everything, ends it */
+	AK_POOL,           /* vkResetCommandPool, vkDestroyCommandPool: pays, and
+			    * the pool's spare command buffers done first */
 };
 
 void vkr_ahead_entry(cmd_entry *e)
@@ -157,6 +159,8 @@ void vkr_ahead_entry(cmd_entry *e)
 		{"vkQueueSubmit2", AK_SUBMIT},
 		{"vkQueueSubmit2KHR", AK_SUBMIT},
 		{"vkQueueBindSparse", AK_OFF},
+		{"vkResetCommandPool", AK_POOL},
+		{"vkDestroyCommandPool", AK_POOL},
 		{"vkEndCommandBuffer", AK_FREE},
 		{"vkQueuePresentKHR", AK_FREE},
 		{"vkAcquireNextImageKHR", AK_FREE},
@@ -627,8 +631,8 @@ static void begin(vkr *r, vkr_ahead *a, const cmd_entry *e, void *args)
 	r->ahead_renamed++;
 }
 
-/* vkResetCommandPool, vkDestroyCommandPool, vkFreeCommandBuffers: the
- * pool's spares done first; a destroyed pool's are gone with it. */
+/* vkResetCommandPool, vkDestroyCommandPool: the pool's spares done
+ * first; a destroyed pool's are gone with it. */
 static void pool_op(vkr *r, vkr_ahead *a, const cmd_entry *e, void *args)
 {
 	uint64_t cap = vkr_handle_at(args, &e->cmd->params[1]), pool;
@@ -812,6 +816,12 @@ bool vkr_ahead_record(vkr *r, const cmd_entry *e, void *args, VkResult capres)
 		if (a)
 			ahead_end(r);
 		return true;
+	case AK_POOL:
+		if (a) {
+			pay(r, a);
+			pool_op(r, a, e, args);
+		}
+		return true;
 	case AK_PAY:
 	default:
 		if (!a)
@@ -823,9 +833,6 @@ bool vkr_ahead_record(vkr *r, const cmd_entry *e, void *args, VkResult capres)
 		    !e->cmd->params[1].ptr && !vkr_handle_at(args, &e->cmd->params[1]))
 			return true;
 		pay(r, a);
-		if (!strcmp(e->cmd->sig.name, "vkResetCommandPool") ||
-		    !strcmp(e->cmd->sig.name, "vkDestroyCommandPool"))
-			pool_op(r, a, e, args);
 		return true;
 	}
 }
