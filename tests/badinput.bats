@@ -25,9 +25,10 @@ setup_file() {
 	export W
 	local fx="$DATA/glxgears.trace"
 	# The containers of one stream: apitrace's Snappy (the fixture itself),
-	# gzip (apitrace repack -z), ours: Brotli, raw, text.
+	# gzip (apitrace repack -z), ours: zstd, Brotli, raw, text.
 	cp "$fx" "$W/snappy.trace"
 	apitrace repack -z "$fx" "$W/gzip.trace" 2>/dev/null
+	"$BIN/trace-encode" -z zstd -o "$W/zstd.trace" "$fx"
 	"$BIN/trace-encode" -z brotli -q 9 -o "$W/brotli.trace" "$fx"
 	"$BIN/trace-encode" -z none -o "$W/raw.trace" "$fx"
 	"$BIN/trace-decode" -o "$W/full.txt" "$fx"
@@ -48,6 +49,14 @@ setup_file() {
 				(my $c = $l) =~ s/^\{call: \d+,/"{call: " . $n++ . ","/e; print $c } }' \
 		"$W/full.txt" >"$W/long.txt"
 	"$BIN/trace-encode" -o "$W/chunks.trace" "$W/long.txt"
+	# zstd frames hold 2 MiB: twice the copies make a stream of two
+	perl -ne 'print if $. > 1 && !/incomplete\]\}$/' "$W/long.txt" >"$W/long.body"
+	{
+		head -n 1 "$W/long.txt"
+		perl -ne 'BEGIN { $n = 0 } s/^\{call: \d+,/"{call: " . $n++ . ","/e; print' \
+			"$W/long.body" "$W/long.body"
+	} | "$BIN/trace-encode" -z zstd -o "$W/zframes.trace"
+	rm -f "$W/long.body"
 	# Oracles for cuts of a compressed file: the same uncompressed stream
 	# in the raw container, apitrace's bytes for apitrace's files.
 	{ printf tr; gzip -dc "$W/gzip.trace"; } >"$W/apitrace.raw"
@@ -58,7 +67,7 @@ setup_file() {
 	echo $(($(stat -c %s "$W/header.raw") - 2)) >"$W/header.len"
 	# what a cut of each must read as a prefix of: its complete records
 	local k
-	for k in snappy gzip brotli raw text chunks; do
+	for k in snappy gzip zstd brotli raw text chunks zframes; do
 		"$BIN/trace-decode" "$W/$k.trace" | grep -v 'incomplete\]}$' >"$W/$k.whole"
 	done
 }
@@ -158,7 +167,7 @@ checked() {
 # A binary-format failure that cannot name a call (it is about the header,
 # a record boundary or the container); any other message must name one.
 callless_ok() {
-	[[ $MSG =~ (inside\ the\ header|semantic\ version|the\ header\'s\ properties|a\ call\ number|unknown\ event|unsupported\ trace\ format|Snappy|Brotli|gzip|empty) ]]
+	[[ $MSG =~ (inside\ the\ header|semantic\ version|the\ header\'s\ properties|a\ call\ number|unknown\ event|unsupported\ trace\ format|Snappy|zstd|Brotli|gzip|empty) ]]
 }
 
 # ------------------------------------------------------------------
@@ -347,6 +356,87 @@ mutate() {
 
 @test "trace-encode on a two-chunk Snappy trace with flipped bytes exits 0 or 1 with one located message" {
 	mutate flip trace-encode chunks 24 16
+}
+
+@test "trace-decode on a zstd trace cut at 45 offsets reads to the cut with one warning, or fails in the header" {
+	mutate cut trace-decode zstd 24 21
+}
+
+@test "trace-decode on a zstd trace with flipped bytes exits 0 or 1 with one located message" {
+	mutate flip trace-decode zstd 40 22
+}
+
+@test "trace-encode on a zstd trace with flipped bytes exits 0 or 1 with one located message" {
+	mutate flip trace-encode zstd 40 23
+}
+
+@test "trace-decode on a two-frame zstd trace cut at 45 offsets reads its whole frames with one warning" {
+	mutate cut trace-decode zframes 24 24
+}
+
+@test "trace-decode on a two-frame zstd trace with flipped bytes exits 0 or 1 with one located message" {
+	mutate flip trace-decode zframes 24 25
+}
+
+# same_reading FILE: trace-decode reads FILE alike on the reader thread and
+# in place (TRACE_READ_AHEAD=0): the same output, message and exit status.
+same_reading() {
+	local f=$1 a=0 b=0
+	timeout 20 "$ASAN_BIN/trace-decode" "$f" >"$f.a" 2>"$f.ea" || a=$?
+	TRACE_READ_AHEAD=0 timeout 20 "$ASAN_BIN/trace-decode" "$f" >"$f.b" 2>"$f.eb" || b=$?
+	if [ "$a" != "$b" ] || ! cmp -s "$f.a" "$f.b" || ! cmp -s "$f.ea" "$f.eb"; then
+		echo "# $f: read ahead exit $a, in place exit $b"
+		diff "$f.ea" "$f.eb" | head -n 4 | sed 's/^/# /'
+		cmp "$f.a" "$f.b" | sed 's/^/# /'
+		return 1
+	fi
+	rm -f "$f.a" "$f.b" "$f.ea" "$f.eb"
+}
+
+@test "a compressed file read ahead on a thread reads as in place: whole, cut and with flipped bytes, the same records, message and exit status" {
+	HLEN=$(cat "$W/header.len")
+	local k i bad=0
+	for k in snappy chunks gzip zstd zframes brotli; do
+		mkdir "c$k" "f$k"
+		mutants cut "$W/$k.trace" 6 31 "c$k" >/dev/null
+		mutants flip "$W/$k.trace" 10 32 "f$k" >/dev/null
+		same_reading "$W/$k.trace" || bad=1
+		for i in "c$k"/m* "f$k"/m*; do
+			same_reading "$i" || bad=1
+		done
+	done
+	[ "$bad" = 0 ]
+}
+
+@test "the reader thread reads a compressed file ahead, and TRACE_READ_AHEAD=0 or a pipe reads in place" {
+	# a Brotli stream of many fills: the thread waits with two read ahead
+	# while trace-decode waits for its output to be read
+	"$BIN/trace-encode" -z brotli -q 1 -o long.trace "$W/chunks.trace"
+	local mode pid n t
+	for mode in ahead place pipe; do
+		mkfifo "out.$mode"
+		case $mode in
+		ahead) "$BIN/trace-decode" long.trace >"out.$mode" & ;;
+		place) TRACE_READ_AHEAD=0 "$BIN/trace-decode" long.trace >"out.$mode" & ;;
+		pipe) cat long.trace | "$BIN/trace-decode" >"out.$mode" & ;;
+		esac
+		pid=$!
+		exec 8<"out.$mode"
+		# its threads, once its output blocks (a full pipe: the thread
+		# has read ahead, or never will)
+		for ((t = 0; t < 100; t++)); do
+			grep -q '^State:.*S (sleeping)' "/proc/$pid/status" && break
+			sleep 0.1
+		done
+		n=$(ls "/proc/$pid/task" | wc -l)
+		exec 8<&-
+		wait "$pid" || true
+		echo "$mode: $n threads"
+		case $mode in
+		ahead) [ "$n" = 2 ] ;;
+		*) [ "$n" = 1 ] ;;
+		esac
+	done
 }
 
 @test "trace-decode on a Brotli trace cut at 45 offsets reads to the cut with one warning, or fails in the header" {

@@ -133,6 +133,9 @@ ae() {
 	[ "$(json e.json 's["ahead"]["barriers"]')" -ge 10 ]
 	[ "$(json e.json 's["ahead"]["renamed_command_buffers"]')" -ge 10 ]
 	[ "$(json e.json 's["ahead"]["renamed_fences"]')" -ge 10 ]
+	# and each frame's end waited for the frame before last: seen done
+	# only by that wait, it took time, as the debts paid did
+	[ "$(json e.json 's["ahead"]["held_seconds"] > 0 and s["ahead"]["paid_seconds"] >= 0')" = True ]
 	TRACE_REPLAY_SLOW_DEVICE=1 replay --screenshot 0,150,299 --screenshot-dir cslow "$W/cube.trace"
 	for n in 0 150 299; do
 		[ "$(ae "$W/cube.frame-$n.png" "cslow/frame-$n.png")" = 0 ]

@@ -318,8 +318,10 @@ static void pay(vkr *r, vkr_ahead *a)
 	if (a->owed <= a->done)
 		return;
 	r->ahead_paid++;
+	double t = vkr_now_s();
 	vkr_send_held(r);
 	wait_for(r, a, a->owed);
+	r->ahead_paid_s += vkr_now_s() - t;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1127,8 +1129,10 @@ void vkr_ahead_frame(vkr *r)
 		if (a->frames > AHEAD_FRAMES) {
 			uint64_t s = a->frame_serial[(a->frames - AHEAD_FRAMES - 1) % (AHEAD_FRAMES + 1)];
 			if (s > a->done) {
+				double t = vkr_now_s();
 				vkr_send_held(r);
 				wait_for(r, a, s);
+				r->ahead_held_s += vkr_now_s() - t;
 			}
 		}
 		r->d = cur;

@@ -698,11 +698,13 @@ void vkr_print_stats(vkr *r, double total)
 			(unsigned long long)r->timelines_reused);
 		fprintf(o, "\"ahead\": {\"on\": %s, \"waits_skipped\": %llu, \"paid\": %llu, "
 			"\"barriers\": %llu, \"renamed_command_buffers\": %llu, "
-			"\"renamed_fences\": %llu, \"staged_bytes\": %llu, \"ended\": %llu}, ",
+			"\"renamed_fences\": %llu, \"staged_bytes\": %llu, \"ended\": %llu, "
+			"\"paid_seconds\": %.6f, \"held_seconds\": %.6f}, ",
 			r->ahead_on ? "true" : "false", (unsigned long long)r->ahead_waits,
 			(unsigned long long)r->ahead_paid, (unsigned long long)r->ahead_barriers,
 			(unsigned long long)r->ahead_renamed, (unsigned long long)r->ahead_fences,
-			(unsigned long long)r->ahead_staged, (unsigned long long)r->ahead_ended);
+			(unsigned long long)r->ahead_staged, (unsigned long long)r->ahead_ended,
+			r->ahead_paid_s, r->ahead_held_s);
 		print_times(r, o, true);
 		fprintf(o, "\"calls\": %llu, \"calls_per_second\": %.0f, \"warnings\": %llu, "
 			"\"heaps\": [", (unsigned long long)r->calls,
@@ -750,9 +752,11 @@ void vkr_print_stats(vkr *r, double total)
 	fprintf(o, "timelines reused:  %llu (semaphores made again from those destroyed)\n",
 		(unsigned long long)r->timelines_reused);
 	if (r->ahead_on)
-		fprintf(o, "running ahead:     %llu waits skipped (%llu paid later), %llu barriers, "
-			"%llu command buffers and %llu fences renamed, %.1f KiB of updates staged%s\n",
+		fprintf(o, "running ahead:     %llu waits skipped (%llu paid later, %.3f s), %.3f s "
+			"waiting at frame ends for the device, %llu barriers, %llu command buffers and "
+			"%llu fences renamed, %.1f KiB of updates staged%s\n",
 			(unsigned long long)r->ahead_waits, (unsigned long long)r->ahead_paid,
+			r->ahead_paid_s, r->ahead_held_s,
 			(unsigned long long)r->ahead_barriers, (unsigned long long)r->ahead_renamed,
 			(unsigned long long)r->ahead_fences, (double)r->ahead_staged / 1024.0,
 			r->ahead_ended ? "; ended at a second queue or a sparse bind" : "");

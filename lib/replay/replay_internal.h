@@ -401,6 +401,7 @@ typedef struct vkr {
 	bool ahead_on;       /* the program's waits skipped (ahead.c) */
 	uint64_t ahead_waits, ahead_barriers, ahead_renamed, ahead_fences, ahead_staged,
 		ahead_paid, ahead_ended;
+	double ahead_paid_s, ahead_held_s;  /* waiting to pay; at frame ends, AHEAD_FRAMES ahead */
 	held_submits held;
 	void *check_jmp;          /* jmp_buf * */
 	trace_error *check_err;

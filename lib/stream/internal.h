@@ -98,6 +98,8 @@ struct trace_source {
 
 	const char *name;
 	int (*fill)(trace_source *s, size_t want, trace_error *err);
+	struct readahead *ahead; /* the thread that reads and decompresses
+				  * ahead (a compressed regular file), or NULL */
 };
 
 /* Opens the container found at the start of the input. */

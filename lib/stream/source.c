@@ -9,12 +9,20 @@
  * magic, 1f 8b is gzip, anything else is Brotli, which has no magic), with
  * two additions of ours that cannot start a Brotli stream we would meet:
  * "tr" (raw) and '{' (text).
+ *
+ * A compressed regular file is read and decompressed ahead on a thread of
+ * its own (TRACE_READ_AHEAD=0 turns it off): the reader then only copies
+ * bytes into its window.  Decompressing was 9% of trace-replay's time on
+ * an H200 replaying mpv, all of it on the thread that calls the driver.
  */
 #include "internal.h"
 
 #include <brotli/decode.h>
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <snappy-c.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <zlib.h>
 #include <zstd.h>
@@ -314,6 +322,171 @@ static int fill_gzip(trace_source *s, size_t want, trace_error *err)
 }
 
 /* ------------------------------------------------------------------ */
+/* Reading ahead.  The thread runs the container's fill on a source of its
+ * own (the input, the codec and a window), and hands each fill's bytes
+ * over as a block, with where the input stood after it; the reader's fill
+ * takes the blocks in order.  An error or the end travels as the last
+ * block, so what the reader sees, messages and offsets included, is what
+ * reading in place would give. */
+
+#define AHEAD_BLOCKS 2   /* waiting at most: the memory stays flat */
+
+typedef struct ahead_block {
+	uint8_t *buf;            /* a window's storage, handed over whole */
+	size_t cap, off, len;
+	uint64_t inpos;
+	int64_t chunk_at;
+	bool eof, cut, failed;
+	trace_error err;
+} ahead_block;
+
+struct readahead {
+	trace_source in;         /* the thread's: input, codec, window */
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	ahead_block q[AHEAD_BLOCKS];
+	size_t head, n;          /* blocks waiting */
+	uint8_t *spare[AHEAD_BLOCKS + 1];
+	size_t sparecap[AHEAD_BLOCKS + 1], nspare;
+	bool stop;
+};
+
+static void *ahead_main(void *arg)
+{
+	struct readahead *a = arg;
+	trace_source *in = &a->in;
+	for (;;) {
+		pthread_mutex_lock(&a->lock);
+		while (!a->stop && a->n == AHEAD_BLOCKS)
+			pthread_cond_wait(&a->cond, &a->lock);
+		bool stop = a->stop;
+		/* a window of its own for this block: a spare, or none yet */
+		uint8_t *buf = NULL;
+		size_t cap = 0;
+		if (!stop && a->nspare) {
+			a->nspare--;
+			buf = a->spare[a->nspare];
+			cap = a->sparecap[a->nspare];
+		}
+		pthread_mutex_unlock(&a->lock);
+		if (stop)
+			return NULL;
+		/* everything before is the reader's: the window starts empty */
+		in->base += (uint64_t)(in->end - in->win);
+		in->buf = buf;
+		in->cap = cap;
+		in->p = in->win = in->end = buf;
+		ahead_block b = {0};
+		trace_error_clear(&b.err);
+		b.failed = in->fill(in, READ_BLOCK, &b.err) < 0;
+		b.buf = in->buf;
+		b.cap = in->cap;
+		b.off = (size_t)(in->p - in->buf);
+		b.len = (size_t)(in->end - in->p);
+		b.inpos = in->inpos;
+		b.chunk_at = in->chunk_at;
+		b.eof = in->eof;
+		b.cut = in->cut;
+		in->buf = NULL;
+		pthread_mutex_lock(&a->lock);
+		a->q[(a->head + a->n) % AHEAD_BLOCKS] = b;
+		a->n++;
+		pthread_cond_broadcast(&a->cond);
+		pthread_mutex_unlock(&a->lock);
+		if (b.failed || b.eof)
+			return NULL;
+	}
+}
+
+static int fill_ahead(trace_source *s, size_t want, trace_error *err)
+{
+	(void)want;
+	struct readahead *a = s->ahead;
+	pthread_mutex_lock(&a->lock);
+	while (!a->n)
+		pthread_cond_wait(&a->cond, &a->lock);
+	ahead_block b = a->q[a->head];
+	pthread_mutex_unlock(&a->lock);
+	if (b.len) {
+		reserve(s, b.len);
+		memcpy((uint8_t *)s->end, b.buf + b.off, b.len);
+		s->end += b.len;
+	}
+	s->inpos = b.inpos;
+	s->chunk_at = b.chunk_at;
+	s->eof = b.eof || b.failed;
+	s->cut = b.cut;
+	pthread_mutex_lock(&a->lock);
+	a->head = (a->head + 1) % AHEAD_BLOCKS;
+	a->n--;
+	if (b.buf && a->nspare < AHEAD_BLOCKS + 1) {
+		a->spare[a->nspare] = b.buf;
+		a->sparecap[a->nspare++] = b.cap;
+		b.buf = NULL;
+	}
+	pthread_cond_broadcast(&a->cond);
+	pthread_mutex_unlock(&a->lock);
+	free(b.buf);
+	if (b.failed) {
+		*err = b.err;
+		return -1;
+	}
+	return 0;
+}
+
+static void ahead_start(trace_source *s)
+{
+	const char *env = getenv("TRACE_READ_AHEAD");
+	struct stat st;
+	if ((env && !strcmp(env, "0")) || fstat(fileno(s->file), &st) < 0 || !S_ISREG(st.st_mode))
+		return;
+	struct readahead *a = trace_xcalloc(1, sizeof(*a));
+	a->in = *s;
+	a->in.own_file = false;
+	pthread_mutex_init(&a->lock, NULL);
+	pthread_cond_init(&a->cond, NULL);
+	/* signals stay with the program's threads */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	int failed = pthread_create(&a->thread, NULL, ahead_main, a);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (failed) {
+		pthread_mutex_destroy(&a->lock);
+		pthread_cond_destroy(&a->cond);
+		free(a);
+		return;
+	}
+	/* the input and the codec are the thread's now */
+	s->codec = NULL;
+	s->inbuf = s->cbuf = NULL;
+	s->npeek = 0;
+	s->ahead = a;
+	s->fill = fill_ahead;
+}
+
+static void ahead_stop(trace_source *s)
+{
+	struct readahead *a = s->ahead;
+	pthread_mutex_lock(&a->lock);
+	a->stop = true;
+	pthread_cond_broadcast(&a->cond);
+	pthread_mutex_unlock(&a->lock);
+	pthread_join(a->thread, NULL);
+	for (size_t i = 0; i < a->n; i++)
+		free(a->q[(a->head + i) % AHEAD_BLOCKS].buf);
+	for (size_t i = 0; i < a->nspare; i++)
+		free(a->spare[i]);
+	a->in.file = NULL;
+	trace_source_close(&a->in);
+	pthread_mutex_destroy(&a->lock);
+	pthread_cond_destroy(&a->cond);
+	free(a);
+	s->ahead = NULL;
+}
+
+/* ------------------------------------------------------------------ */
 
 int trace_source_open(trace_source *s, trace_error *err)
 {
@@ -379,6 +552,8 @@ int trace_source_open(trace_source *s, trace_error *err)
 		s->mempos = s->memsize;
 		s->eof = true;
 	}
+	if (s->file && !s->mem && s->fill != fill_plain)
+		ahead_start(s);
 	return 0;
 }
 
@@ -401,6 +576,8 @@ void trace_source_locate(const trace_source *s, trace_error *err, uint64_t offse
 
 void trace_source_close(trace_source *s)
 {
+	if (s->ahead)
+		ahead_stop(s);
 	if (s->container == TRACE_FMT_BROTLI && s->codec)
 		BrotliDecoderDestroyInstance(s->codec);
 	if (s->container == TRACE_FMT_ZSTD && s->codec)
