@@ -356,6 +356,7 @@ static void *ahead_main(void *arg)
 {
 	struct readahead *a = arg;
 	trace_source *in = &a->in;
+	pthread_setname_np(pthread_self(), "tracekit-read");
 	for (;;) {
 		pthread_mutex_lock(&a->lock);
 		while (!a->stop && a->n == AHEAD_BLOCKS)
