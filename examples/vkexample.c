@@ -14,6 +14,10 @@
  *   - draws a cube textured with a pattern uploaded once through a staging
  *     buffer and modulated by the compute image, into an offscreen colour
  *     image with a depth buffer,
+ *   - with --mips, first makes the texture's mipmaps again from its level 0
+ *     (blits level by level, as after the upload), and samples it with a
+ *     LOD bias so that several levels show; with --events the last two
+ *     layout changes of that are a vkCmdWaitEvents of a vkCmdSetEvent,
  *   - with --present, acquires a swapchain image, blits the colour image
  *     into it (a blit, so the window's B8G8R8A8 takes our R8G8B8A8) and
  *     presents it,
@@ -27,6 +31,7 @@
  *
  *   vkexample [--frames N] [--png-dir DIR] [--dump-frames A,B,...]
  *             [--gpu N] [--validate] [--still] [--present] [--no-cleanup]
+ *             [--mips] [--events]
  *
  * --no-cleanup ends with exit(0) after the last frame, nothing destroyed:
  * a program that leaves its instance and device to the end of the process.
@@ -78,6 +83,8 @@ struct options {
 	int present;		/* an X window and a swapchain */
 	int no_cleanup;		/* exit(0) after the frames, nothing destroyed */
 	int wait_each;		/* a fence wait right after each submit */
+	int mips;		/* a mipmapped texture, its levels made every frame */
+	int events;		/* ... ending in a vkCmdWaitEvents */
 	const char *png_dir;
 	const char *extension;	/* one more device extension to enable */
 	unsigned *dump;		/* frame numbers to dump; NULL: every frame */
@@ -89,7 +96,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: %s [--frames N] [--png-dir DIR] [--dump-frames A,B,...]\n"
 		"          [--gpu N] [--validate] [--still] [--present] [--extension NAME]\n"
-		"          [--wait-each-frame] [--no-cleanup]\n"
+		"          [--wait-each-frame] [--no-cleanup] [--mips] [--events]\n"
 		"  --frames N          frames to render (default 10)\n"
 		"  --png-dir DIR       write DIR/frame-N.png (every frame unless --dump-frames)\n"
 		"  --dump-frames LIST  only these frames (comma-separated, from 0)\n"
@@ -104,7 +111,12 @@ static void usage(FILE *f)
 		"                      a swapchain, one vkQueuePresentKHR per frame\n"
 		"  --wait-each-frame   wait for each frame's fence right after its submit,\n"
 		"                      as a program with no frame in flight does\n"
-		"  --no-cleanup        exit(0) after the last frame, destroying nothing\n",
+		"  --no-cleanup        exit(0) after the last frame, destroying nothing\n"
+		"  --mips              a mipmapped texture, its levels blitted from level 0\n"
+		"                      after the upload and again every frame, sampled\n"
+		"                      minified (a LOD bias of 2)\n"
+		"  --events            --mips, whose last layout changes each frame wait\n"
+		"                      for an event (vkCmdSetEvent, vkCmdWaitEvents)\n",
 		ex.prog);
 }
 
@@ -178,6 +190,10 @@ static void parse_options(int argc, char **argv, struct options *o)
 			o->present = 1;
 		} else if (!strcmp(a, "--no-cleanup")) {
 			o->no_cleanup = 1;
+		} else if (!strcmp(a, "--mips")) {
+			o->mips = 1;
+		} else if (!strcmp(a, "--events")) {
+			o->mips = o->events = 1;
 		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			usage(stdout);
 			exit(0);
@@ -244,6 +260,9 @@ static struct {
 
 	VkCommandBuffer cmd[FRAMES_IN_FLIGHT];
 	VkFence fence[FRAMES_IN_FLIGHT];
+	VkEvent event[FRAMES_IN_FLIGHT];	/* --events */
+
+	uint32_t tex_levels;	/* 1, or with --mips a full chain */
 
 	unsigned validation_errors;
 } g;
@@ -264,7 +283,7 @@ static VKAPI_ATTR VkBool32 VKAPI_CALL debug_cb(VkDebugUtilsMessageSeverityFlagBi
 	return VK_FALSE;
 }
 
-static struct image create_image(VkFormat format, uint32_t w, uint32_t h,
+static struct image create_image(VkFormat format, uint32_t w, uint32_t h, uint32_t levels,
 				 VkImageUsageFlags usage, VkImageAspectFlags aspect)
 {
 	VkImageCreateInfo ii = {
@@ -272,7 +291,7 @@ static struct image create_image(VkFormat format, uint32_t w, uint32_t h,
 		.imageType = VK_IMAGE_TYPE_2D,
 		.format = format,
 		.extent = { w, h, 1 },
-		.mipLevels = 1,
+		.mipLevels = levels,
 		.arrayLayers = 1,
 		.samples = VK_SAMPLE_COUNT_1_BIT,
 		.tiling = VK_IMAGE_TILING_OPTIMAL,
@@ -284,7 +303,7 @@ static struct image create_image(VkFormat format, uint32_t w, uint32_t h,
 		.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO,
 		.viewType = VK_IMAGE_VIEW_TYPE_2D,
 		.format = format,
-		.subresourceRange = { aspect, 0, 1, 0, 1 },
+		.subresourceRange = { aspect, 0, levels, 0, 1 },
 	};
 	VkMemoryRequirements req;
 	struct image im;
@@ -310,7 +329,9 @@ static void destroy_image(struct image *im)
 	memset(im, 0, sizeof(*im));
 }
 
-static VkSampler create_sampler(VkFilter filter, VkSamplerAddressMode mode)
+/* A sampler; with a LOD BIAS, one of all the image's levels, picked
+ * nearest. */
+static VkSampler create_sampler(VkFilter filter, VkSamplerAddressMode mode, float bias)
 {
 	VkSamplerCreateInfo si = {
 		.sType = VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO,
@@ -320,7 +341,8 @@ static VkSampler create_sampler(VkFilter filter, VkSamplerAddressMode mode)
 		.addressModeU = mode,
 		.addressModeV = mode,
 		.addressModeW = mode,
-		.maxLod = 0.0f,
+		.mipLodBias = bias,
+		.maxLod = bias ? VK_LOD_CLAMP_NONE : 0.0f,
 		.borderColor = VK_BORDER_COLOR_FLOAT_OPAQUE_BLACK,
 	};
 	VkSampler s;
@@ -345,6 +367,35 @@ static VkShaderModule create_shader(const uint32_t *code, size_t size)
 	logv("vkCreateShaderModule codeSize=%zu", ci.codeSize);
 	VK(vkCreateShaderModule(ex.dev, &ci, NULL, &m));
 	return m;
+}
+
+static VkImageMemoryBarrier levels_barrier(VkImage img, uint32_t level, uint32_t count,
+					   VkImageLayout from, VkImageLayout to,
+					   VkAccessFlags src_access, VkAccessFlags dst_access)
+{
+	VkImageMemoryBarrier b = {
+		.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
+		.srcAccessMask = src_access,
+		.dstAccessMask = dst_access,
+		.oldLayout = from,
+		.newLayout = to,
+		.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+		.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+		.image = img,
+		.subresourceRange = { VK_IMAGE_ASPECT_COLOR_BIT, level, count, 0, 1 },
+	};
+	return b;
+}
+
+/* Levels [LEVEL, LEVEL + COUNT) of colour image IMG from layout FROM to TO. */
+static void levels_change(VkCommandBuffer cb, VkImage img, uint32_t level, uint32_t count,
+			  VkImageLayout from, VkImageLayout to, VkPipelineStageFlags src_stage,
+			  VkAccessFlags src_access, VkPipelineStageFlags dst_stage,
+			  VkAccessFlags dst_access)
+{
+	VkImageMemoryBarrier b = levels_barrier(img, level, count, from, to, src_access, dst_access);
+
+	vkCmdPipelineBarrier(cb, src_stage, dst_stage, 0, 0, NULL, 0, NULL, 1, &b);
 }
 
 static void image_barrier(VkCommandBuffer cb, VkImage img, VkImageLayout from, VkImageLayout to,
@@ -474,20 +525,23 @@ static void create_resources(void)
 
 	g.pool = ex_create_command_pool();
 
-	g.color = create_image(COLOR_FORMAT, WIDTH, HEIGHT,
+	g.color = create_image(COLOR_FORMAT, WIDTH, HEIGHT, 1,
 			       VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
 			       VK_IMAGE_ASPECT_COLOR_BIT);
-	g.depth = create_image(g.depth_format, WIDTH, HEIGHT,
+	g.depth = create_image(g.depth_format, WIDTH, HEIGHT, 1,
 			       VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT,
 			       VK_IMAGE_ASPECT_DEPTH_BIT);
-	g.tex = create_image(COLOR_FORMAT, TEX_SIZE, TEX_SIZE,
-			     VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT,
+	g.tex = create_image(COLOR_FORMAT, TEX_SIZE, TEX_SIZE, g.tex_levels,
+			     VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT |
+				     (g.tex_levels > 1 ? VK_IMAGE_USAGE_TRANSFER_SRC_BIT : 0),
 			     VK_IMAGE_ASPECT_COLOR_BIT);
-	g.anim = create_image(COLOR_FORMAT, ANIM_SIZE, ANIM_SIZE,
+	g.anim = create_image(COLOR_FORMAT, ANIM_SIZE, ANIM_SIZE, 1,
 			      VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_SAMPLED_BIT,
 			      VK_IMAGE_ASPECT_COLOR_BIT);
-	g.tex_sampler = create_sampler(VK_FILTER_LINEAR, VK_SAMPLER_ADDRESS_MODE_REPEAT);
-	g.anim_sampler = create_sampler(VK_FILTER_NEAREST, VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE);
+	g.tex_sampler = create_sampler(VK_FILTER_LINEAR, VK_SAMPLER_ADDRESS_MODE_REPEAT,
+				       g.tex_levels > 1 ? 2.0f : 0.0f);
+	g.anim_sampler = create_sampler(VK_FILTER_NEAREST, VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE,
+					0.0f);
 
 	/* vertices and indices in one host-visible buffer, written once through
 	 * a map that is then undone */
@@ -517,7 +571,59 @@ static void create_resources(void)
 				   VK_MEMORY_PROPERTY_HOST_CACHED_BIT);
 }
 
-/* texture through a staging buffer; storage image into GENERAL */
+/*
+ * The texture's levels 1 and on from its level 0, the standard way, in
+ * TRANSFER_SRC (LEVEL0, from layout FROM) and TRANSFER_DST (the others):
+ * level i - 1 to TRANSFER_SRC and blitted into level i, then all levels
+ * to SHADER_READ_ONLY in two barriers (levels 0 to n - 2 from
+ * TRANSFER_SRC, the last from TRANSFER_DST); with EVENT, those two are a
+ * wait for the event, set after the last blit.
+ */
+static void make_mips(VkCommandBuffer cb, VkImageLayout from, VkEvent event)
+{
+	uint32_t n = g.tex_levels, i;
+	VkImageMemoryBarrier last[2];
+
+	levels_change(cb, g.tex.img, 0, 1, from, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+		      VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT,
+		      VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
+		      VK_ACCESS_TRANSFER_READ_BIT);
+	for (i = 1; i < n; i++) {
+		int32_t s = TEX_SIZE >> (i - 1), d = TEX_SIZE >> i;
+		VkImageBlit region = {
+			.srcSubresource = { VK_IMAGE_ASPECT_COLOR_BIT, i - 1, 0, 1 },
+			.srcOffsets = { { 0, 0, 0 }, { s, s, 1 } },
+			.dstSubresource = { VK_IMAGE_ASPECT_COLOR_BIT, i, 0, 1 },
+			.dstOffsets = { { 0, 0, 0 }, { d, d, 1 } },
+		};
+
+		if (i > 1)
+			levels_change(cb, g.tex.img, i - 1, 1, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+				      VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+				      VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+				      VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
+		vkCmdBlitImage(cb, g.tex.img, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, g.tex.img,
+			       VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &region, VK_FILTER_LINEAR);
+	}
+	last[0] = levels_barrier(g.tex.img, 0, n - 1, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+				 VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+				 VK_ACCESS_TRANSFER_WRITE_BIT, VK_ACCESS_SHADER_READ_BIT);
+	last[1] = levels_barrier(g.tex.img, n - 1, 1, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+				 VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+				 VK_ACCESS_TRANSFER_WRITE_BIT, VK_ACCESS_SHADER_READ_BIT);
+	if (event) {
+		vkCmdSetEvent(cb, event, VK_PIPELINE_STAGE_TRANSFER_BIT);
+		vkCmdWaitEvents(cb, 1, &event, VK_PIPELINE_STAGE_TRANSFER_BIT,
+				VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT, 0, NULL, 0, NULL, 2, last);
+	} else {
+		vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT,
+				     VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT, 0, 0, NULL, 0, NULL, 2,
+				     last);
+	}
+}
+
+/* texture through a staging buffer (and its mipmaps made); storage image
+ * into GENERAL */
 static void upload(void)
 {
 	struct buffer staging;
@@ -547,7 +653,7 @@ static void upload(void)
 
 	ex_command_buffers(g.pool, 1, &cb);
 	VK(vkBeginCommandBuffer(cb, &bi));
-	image_barrier(cb, g.tex.img, VK_IMAGE_LAYOUT_UNDEFINED,
+	levels_change(cb, g.tex.img, 0, g.tex_levels, VK_IMAGE_LAYOUT_UNDEFINED,
 		      VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, 0,
 		      VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
 	logv("vkCmdCopyBufferToImage bufferOffset=%llu imageExtent=%ux%ux%u",
@@ -555,10 +661,13 @@ static void upload(void)
 	     region.imageExtent.height, region.imageExtent.depth);
 	vkCmdCopyBufferToImage(cb, staging.buf, g.tex.img, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
 			       1, &region);
-	image_barrier(cb, g.tex.img, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
-		      VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, VK_PIPELINE_STAGE_TRANSFER_BIT,
-		      VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT,
-		      VK_ACCESS_SHADER_READ_BIT);
+	if (g.tex_levels > 1)
+		make_mips(cb, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_NULL_HANDLE);
+	else
+		image_barrier(cb, g.tex.img, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+			      VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+			      VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+			      VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT);
 	image_barrier(cb, g.anim.img, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_GENERAL,
 		      VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, 0, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
 		      VK_ACCESS_SHADER_WRITE_BIT);
@@ -864,7 +973,7 @@ static void create_pipelines(void)
 	VK(vkCreateComputePipelines(ex.dev, VK_NULL_HANDLE, 1, &ci, NULL, &g.comp_pipe));
 }
 
-static void create_frames(void)
+static void create_frames(int events)
 {
 	VkFenceCreateInfo fi = {
 		.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO,
@@ -872,9 +981,14 @@ static void create_frames(void)
 	};
 	int i;
 
+	VkEventCreateInfo ei = { .sType = VK_STRUCTURE_TYPE_EVENT_CREATE_INFO };
+
 	ex_command_buffers(g.pool, FRAMES_IN_FLIGHT, g.cmd);
-	for (i = 0; i < FRAMES_IN_FLIGHT; i++)
+	for (i = 0; i < FRAMES_IN_FLIGHT; i++) {
 		VK(vkCreateFence(ex.dev, &fi, NULL, &g.fence[i]));
+		if (events)
+			VK(vkCreateEvent(ex.dev, &ei, NULL, &g.event[i]));
+	}
 }
 
 /* ------------------------------------------------------------------ */
@@ -956,6 +1070,21 @@ static void record_frame(VkCommandBuffer cb, unsigned slot, unsigned frame, int 
 	image_barrier(cb, g.anim.img, VK_IMAGE_LAYOUT_GENERAL, VK_IMAGE_LAYOUT_GENERAL,
 		      VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
 		      VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT);
+
+	/* --mips: the levels made again from level 0, after the previous
+	 * frame sampled them.  Levels 1 and on are written whole: from
+	 * UNDEFINED, their old contents dropped (level 0 is kept); with
+	 * --events, the last layout changes wait for this slot's event,
+	 * reset here first (its last frame in this slot is done) */
+	if (g.tex_levels > 1) {
+		levels_change(cb, g.tex.img, 1, g.tex_levels - 1, VK_IMAGE_LAYOUT_UNDEFINED,
+			      VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+			      VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT, 0,
+			      VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
+		if (g.event[slot])
+			vkCmdResetEvent(cb, g.event[slot], VK_PIPELINE_STAGE_TRANSFER_BIT);
+		make_mips(cb, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, g.event[slot]);
+	}
 
 	/* draw */
 	vkCmdBeginRenderPass(cb, &rp, VK_SUBPASS_CONTENTS_INLINE);
@@ -1079,8 +1208,11 @@ static void destroy_all(void)
 	int i;
 
 	VK(vkDeviceWaitIdle(ex.dev));
-	for (i = 0; i < FRAMES_IN_FLIGHT; i++)
+	for (i = 0; i < FRAMES_IN_FLIGHT; i++) {
 		vkDestroyFence(ex.dev, g.fence[i], NULL);
+		if (g.event[i])
+			vkDestroyEvent(ex.dev, g.event[i], NULL);
+	}
 	if (win.swapchain)
 		win_destroy_swapchain();
 	vkFreeCommandBuffers(ex.dev, g.pool, FRAMES_IN_FLIGHT, g.cmd);
@@ -1136,12 +1268,16 @@ int main(int argc, char **argv)
 	if (o.present)
 		win_create_surface();
 	create_device(&o);
+	g.tex_levels = 1;
+	if (o.mips)
+		while (TEX_SIZE >> g.tex_levels)
+			g.tex_levels++;
 	create_resources();
 	upload();
 	create_descriptors();
 	create_render_pass();
 	create_pipelines();
-	create_frames();
+	create_frames(o.events);
 	if (o.present)
 		win_create_swapchain(FRAMES_IN_FLIGHT);
 	run_frames(&o);

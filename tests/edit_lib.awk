@@ -1,6 +1,7 @@
 # edit_lib.awk: what the trace-edit scripts share (layouts_edit.awk,
-# zombie_edit.awk, reuse_edit.awk; run with -f edit_lib.awk first): records
-# written renumbered in order, records made up, a handle read from a line.
+# zombie_edit.awk, reuse_edit.awk, mixed_edit.awk; run with -f edit_lib.awk
+# first): records written renumbered in order, records made up, a handle
+# read from a line.
 function out(line) {
 	sub(/^\{call: [0-9]+,/, "{call: " no++ ",", line)
 	print line

@@ -1,12 +1,14 @@
 #!/usr/bin/env bats
 # trace-trim: a range of frames cut out of a capture replays on its own and
 # draws what the whole trace draws there.  Captures made here with our
-# layer under Xvfb: vkcube (300 frames) and glmark2 through zink (four
-# scenes of 25 frames in one run); each trim is replayed headless under the validation
-# layer and its frame compared, pixel for pixel, with the same frame of the
-# full replay.  Call ranges that begin inside a frame (semaphores and
-# fences left signaled), VMA streams, trims of trims, encodings, pipes,
-# bad input.
+# layer under Xvfb: vkcube (300 frames), glmark2 through zink (four
+# scenes of 25 frames in one run) and the example with --mips and --events
+# (layouts that change per mip level, and through vkCmdWaitEvents); each
+# trim is replayed headless under the validation layer and its frame
+# compared, pixel for pixel, with the same frame of the full replay (or
+# the layer's screenshot).  Call ranges that begin inside a frame
+# (semaphores and fences left signaled), VMA streams, trims of trims,
+# encodings, pipes, bad input.
 
 load helpers
 
@@ -25,6 +27,15 @@ setup_file() {
 			-b shading:nframes=25 -b pulsar:nframes=25 >"$W/gl.out" 2>&1 || rc=$?
 		# zink's teardown X error after the score (tests/layer.bats): once more
 		[ $rc = 0 ] || ! grep -q BadDrawable "$W/gl.out" && break
+	done
+	# the example with a mipmapped texture whose levels each frame makes
+	# again from level 0 (a barrier per level), and with the last layout
+	# changes of that a vkCmdWaitEvents; the layer's screenshot of frame 12
+	local m
+	for m in mips events; do
+		VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$W/ex-$m.trace" \
+			TRACEKIT_SCREENSHOT=12 timeout 60 "$TOP/build/examples/vkexample" --frames 24 \
+			--present --$m >/dev/null 2>&1
 	done
 	stop_xvfb
 	unset DISPLAY
@@ -174,6 +185,56 @@ call_of() {
 	[ "$status" -eq 0 ]
 	[ -z "$output" ]
 	[ "$(ae full/frame-150.png s/frame-150.png)" = 0 ]
+}
+
+# ex_check NAME: trims the example's capture ex-NAME.trace to frame 12,
+# replays the trim validated, and compares frame 12 with the layer's
+# screenshot of it.
+ex_check() {
+	trace-trim --frames 12 -o t.trace "$W/ex-$1.trace"
+	run timeout 60 trace-replay --validate --screenshot 12 --screenshot-dir s t.trace
+	echo "status $status: $output"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	[ -f "$W/ex-$1.frame-12.png" ]
+	echo "$(ae "$W/ex-$1.frame-12.png" s/frame-12.png) pixels differ"
+	[ "$(ae "$W/ex-$1.frame-12.png" s/frame-12.png)" = 0 ]
+}
+
+@test "vkexample --mips: a frame that makes levels 1 and on again from UNDEFINED and blits them from level 0, trimmed, keeps the upload of level 0, replays validated and pixel-equal" {
+	# levels 1-6 from UNDEFINED drop what they held, not what level 0
+	# holds: the frame reads level 0, so its upload stays in the setup
+	ex_check mips
+	trace-decode t.trace | grep -q 'fn: vkCmdCopyBufferToImage,'
+}
+
+@test "vkexample --events: the mipmaps' last layout changes are barriers of a vkCmdWaitEvents; trimmed, the setup leaves the levels as the wait did, replays validated and pixel-equal" {
+	ex_check events
+	[ "$(trace-decode t.trace | grep -c 'fn: vkCmdWaitEvents,')" -ge 1 ]
+}
+
+@test "a range that begins with a texture's levels in three layouts (vkexample --mips, edited): the setup gives each run of levels its own, in one barrier a run; replays validated and pixel-equal" {
+	# a submit in frame 11 moves levels 1-3 to GENERAL and 4-6 to
+	# TRANSFER_DST and writes nothing, so the setup does not run it again;
+	# frame 12 takes level 0 from SHADER_READ_ONLY
+	trace-decode "$W/ex-mips.trace" >ex.txt
+	awk -f "$TOP/tests/edit_lib.awk" -f "$TOP/tests/mixed_edit.awk" ex.txt >mixed.txt
+	[ "$(grep -c 'fn: vkCmdPipelineBarrier, args: {commandBuffer: 0x7e57' mixed.txt)" = 1 ]
+	trace-replay --screenshot 12 --screenshot-dir full mixed.txt
+	trace-trim --frames 12 -o t.trace mixed.txt
+	trace-decode t.trace | grep 'fn: vkCmdPipelineBarrier, args: {commandBuffer: 0x7ace' >setup.txt
+	grep -o 'oldLayout: [A-Z_]*, newLayout: [A-Z_]*\|baseMipLevel: [0-9]*, levelCount: [0-9]*' \
+		setup.txt >changes.txt
+	cat changes.txt
+	[ "$(cat changes.txt)" = "oldLayout: VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, newLayout: VK_IMAGE_LAYOUT_GENERAL
+baseMipLevel: 1, levelCount: 3
+oldLayout: VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, newLayout: VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL
+baseMipLevel: 4, levelCount: 3" ]
+	run timeout 60 trace-replay --validate --screenshot 12 --screenshot-dir s t.trace
+	echo "status $status: $output"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	[ "$(ae full/frame-12.png s/frame-12.png)" = 0 ]
 }
 
 @test "an image destroyed before a kept submit, still named by its descriptor set's earlier update (zink, xscreensaver's gltext): the setup gives it no layout after its destroy" {

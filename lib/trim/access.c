@@ -363,6 +363,16 @@ bool load_op_discards(VkAttachmentLoadOp op)
 	return op == VK_ATTACHMENT_LOAD_OP_CLEAR || op == VK_ATTACHMENT_LOAD_OP_DONT_CARE;
 }
 
+/* Whether R names every subresource of image O: what a command discards
+ * of less is not all the image held (a mipmap chain regenerated from its
+ * level 0 drops the other levels, from UNDEFINED, and reads level 0). */
+static bool whole_image(const obj *o, const VkImageSubresourceRange *r)
+{
+	uint32_t l0, l1, a0, a1;
+	image_range(o, r, &l0, &l1, &a0, &a1);
+	return l0 == 0 && l1 == o->levels && a0 == 0 && a1 == o->layers;
+}
+
 /* The images a render pass instance writes, and which it discards. */
 static void render_pass_images(trim *t, const VkRenderPassBeginInfo *bi, image_fn fn, void *ctx)
 {
@@ -385,7 +395,8 @@ static void render_pass_images(trim *t, const VkRenderPassBeginInfo *bi, image_f
 		if (!v || !v->target)
 			continue;
 		bool known = rp && i < rp->natt;
-		fn(ctx, v->target, true, rp && i < 32 && (rp->discard >> i & 1),
+		fn(ctx, v->target, &v->sub, true,
+		   rp && i < 32 && (rp->discard >> i & 1) && whole_image(v->target, &v->sub),
 		   known ? rp->att_layout[2 * i] : -1, known ? rp->att_layout[2 * i + 1] : -1);
 	}
 	vec_free(&views);
@@ -405,43 +416,64 @@ static void rendering_images(trim *t, const VkRenderingInfo *ri, image_fn fn, vo
 	for (uint32_t i = 0; i < n; i++) {
 		obj *v = obj_lookup(t, hv, (uint64_t)att[i]->imageView);
 		if (v && v->target)
-			fn(ctx, v->target, true, load_op_discards(att[i]->loadOp), att[i]->imageLayout,
-			   att[i]->imageLayout);
+			fn(ctx, v->target, &v->sub, true,
+			   load_op_discards(att[i]->loadOp) && whole_image(v->target, &v->sub),
+			   att[i]->imageLayout, att[i]->imageLayout);
 		v = obj_lookup(t, hv, (uint64_t)att[i]->resolveImageView);
 		if (v && v->target)
-			fn(ctx, v->target, true, false, att[i]->resolveImageLayout,
+			fn(ctx, v->target, &v->sub, true, false, att[i]->resolveImageLayout,
 			   att[i]->resolveImageLayout);
 	}
 }
 
-/* A barrier changes an image's layout, not its contents, unless it comes
- * from UNDEFINED: then what was there is gone. */
-static void barrier_image(obj *o, VkImageLayout from, VkImageLayout to, image_fn fn, void *ctx)
+/* A barrier changes the layout of the subresources R of image O, not
+ * their contents, unless it comes from UNDEFINED: then what was there is
+ * gone, and if that is all of the image, nothing earlier is needed. */
+static void barrier_image(obj *o, const VkImageSubresourceRange *r, VkImageLayout from,
+			  VkImageLayout to, image_fn fn, void *ctx)
 {
-	if (o)
-		fn(ctx, o, from == VK_IMAGE_LAYOUT_UNDEFINED, from == VK_IMAGE_LAYOUT_UNDEFINED,
-		   from, to);
+	if (!o)
+		return;
+	bool undefined = from == VK_IMAGE_LAYOUT_UNDEFINED;
+	fn(ctx, o, r, undefined, undefined && whole_image(o, r), from, to);
+}
+
+static void image_barriers(trim *t, uint32_t n, const VkImageMemoryBarrier *b, image_fn fn,
+			   void *ctx)
+{
+	for (uint32_t i = 0; i < n && b; i++)
+		barrier_image(obj_lookup(t, trim_types.image, (uint64_t)b[i].image),
+			      &b[i].subresourceRange, b[i].oldLayout, b[i].newLayout, fn, ctx);
+}
+
+static void dependency_images(trim *t, const VkDependencyInfo *d, image_fn fn, void *ctx)
+{
+	for (uint32_t i = 0; d && i < d->imageMemoryBarrierCount; i++) {
+		const VkImageMemoryBarrier2 *b = &d->pImageMemoryBarriers[i];
+		barrier_image(obj_lookup(t, trim_types.image, (uint64_t)b->image),
+			      &b->subresourceRange, b->oldLayout, b->newLayout, fn, ctx);
+	}
 }
 
 /* The images of commands whose structs say more than their handles:
- * barriers, render passes. */
+ * barriers (a wait for events changes layouts as a pipeline barrier
+ * does), render passes. */
 void command_images(trim *t, const char *n, const void *args, image_fn fn, void *ctx)
 {
-	const vk_handle_info *hi = trim_types.image;
 	if (!strcmp(n, "vkCmdPipelineBarrier")) {
 		const vk_args_vkCmdPipelineBarrier *a = args;
-		for (uint32_t i = 0; i < a->imageMemoryBarrierCount; i++) {
-			const VkImageMemoryBarrier *b = &a->pImageMemoryBarriers[i];
-			barrier_image(obj_lookup(t, hi, (uint64_t)b->image), b->oldLayout, b->newLayout,
-				      fn, ctx);
-		}
+		image_barriers(t, a->imageMemoryBarrierCount, a->pImageMemoryBarriers, fn, ctx);
+	} else if (!strcmp(n, "vkCmdWaitEvents")) {
+		const vk_args_vkCmdWaitEvents *a = args;
+		image_barriers(t, a->imageMemoryBarrierCount, a->pImageMemoryBarriers, fn, ctx);
 	} else if (trim_named(n, "vkCmdPipelineBarrier2")) {
-		const VkDependencyInfo *d = ((const vk_args_vkCmdPipelineBarrier2 *)args)->pDependencyInfo;
-		for (uint32_t i = 0; i < d->imageMemoryBarrierCount; i++) {
-			const VkImageMemoryBarrier2 *b = &d->pImageMemoryBarriers[i];
-			barrier_image(obj_lookup(t, hi, (uint64_t)b->image), b->oldLayout, b->newLayout,
-				      fn, ctx);
-		}
+		dependency_images(t, ((const vk_args_vkCmdPipelineBarrier2 *)args)->pDependencyInfo,
+				  fn, ctx);
+	} else if (trim_named(n, "vkCmdWaitEvents2")) {
+		/* one dependency per event: each event's barriers */
+		const vk_args_vkCmdWaitEvents2 *a = args;
+		for (uint32_t i = 0; i < a->eventCount && a->pDependencyInfos; i++)
+			dependency_images(t, &a->pDependencyInfos[i], fn, ctx);
 	} else if (!strcmp(n, "vkCmdBeginRenderPass")) {
 		render_pass_images(t, ((const vk_args_vkCmdBeginRenderPass *)args)->pRenderPassBegin,
 				   fn, ctx);

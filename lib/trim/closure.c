@@ -36,9 +36,10 @@ static bool touch_add(touches *l, obj *o, enum use u)
 /* A barrier that keeps an image's contents (not from UNDEFINED) is no
  * use of them: what comes after it decides.  An attachment not discarded
  * is loaded, or kept where the render pass does not draw: read. */
-static void touch_image(void *ctx, obj *o, bool write, bool discard, int32_t expect,
-			int32_t final)
+static void touch_image(void *ctx, obj *o, const VkImageSubresourceRange *r, bool write,
+			bool discard, int32_t expect, int32_t final)
 {
+	(void)r;
 	(void)expect;
 	(void)final;
 	if (write)

@@ -144,6 +144,8 @@ static void obj_unref(obj *o)
 	vec_free(&o->views);
 	vec_free(&o->bound);
 	free(o->att_layout);
+	if (o->layout != o->lay1)
+		free(o->layout);
 	free(o->tmpl);
 	spans_free(&o->rd);
 	spans_free(&o->covered);
@@ -168,7 +170,7 @@ obj *obj_new(trim *t, uint64_t handle, const vk_handle_info *h)
 	o->h = h;
 	o->refs = 1;
 	o->alive = true;
-	o->layout = -1;
+	image_subresources(o, 1, 1);
 	o->index = -1;
 	o->aspect = VK_IMAGE_ASPECT_COLOR_BIT;
 	omap_put(&t->objs, o);
@@ -216,6 +218,8 @@ void recording_unref(recording *r)
 	vec_free(&r->writes);
 	vec_free(&r->discards);
 	rec_unref(r->reset);
+	for (uint32_t i = 0; i < r->nlays; i++)
+		lay_free(&r->lays[i]);
 	free(r->lays);
 	breads_free(&r->reads);
 	free(r->uses.v);
@@ -243,17 +247,103 @@ void recording_write(recording *r, obj *o, bool discard)
 		vec_push(&r->discards, o);
 }
 
-void recording_layout(recording *r, obj *o, int32_t expect, int32_t final)
+/* Image O has LEVELS mip levels of LAYERS array layers, each with a
+ * layout of its own, none known yet.  Past what a device makes (32
+ * levels, 64 Ki subresources: a malformed create info) it has one layout
+ * for all, as every image had before levels and layers had their own. */
+void image_subresources(obj *o, uint32_t levels, uint32_t layers)
+{
+	if (o->layout && o->layout != o->lay1)
+		free(o->layout);
+	if (levels > 32 || layers > 65536 || (uint64_t)levels * layers > 65536)
+		levels = layers = 1;
+	o->levels = levels ? levels : 1;
+	o->layers = layers ? layers : 1;
+	o->nsub = o->levels * o->layers;
+	o->layout = o->nsub == 1 ? o->lay1 : trace_xcalloc(3 * (size_t)o->nsub, sizeof(int32_t));
+	o->sim = o->layout + o->nsub;
+	o->from = o->sim + o->nsub;
+	for (uint32_t i = 0; i < o->nsub; i++) {
+		o->layout[i] = -1;
+		o->sim[i] = o->initial;
+		o->from[i] = NO_CHANGE;
+	}
+}
+
+/* The levels [*L0, *L1) and layers [*A0, *A1) of image O that R names
+ * (NULL: all), VK_REMAINING_* resolved and held to the image (a 2D view
+ * of a 3D image names depth slices as layers: the image has one). */
+void image_range(const obj *o, const VkImageSubresourceRange *r, uint32_t *l0, uint32_t *l1,
+		 uint32_t *a0, uint32_t *a1)
+{
+	*l0 = *a0 = 0;
+	*l1 = o->levels;
+	*a1 = o->layers;
+	if (!r)
+		return;
+	if (r->baseMipLevel < o->levels) {
+		*l0 = r->baseMipLevel;
+		if (r->levelCount != VK_REMAINING_MIP_LEVELS && r->levelCount < o->levels - *l0)
+			*l1 = *l0 + r->levelCount;
+	}
+	if (r->baseArrayLayer < o->layers) {
+		*a0 = r->baseArrayLayer;
+		if (r->layerCount != VK_REMAINING_ARRAY_LAYERS && r->layerCount < o->layers - *a0)
+			*a1 = *a0 + r->layerCount;
+	}
+}
+
+/* Whether a submit left a layout on any subresource of O. */
+bool image_laid(const obj *o)
+{
+	for (uint32_t i = 0; i < o->nsub; i++)
+		if (o->layout[i] >= 0)
+			return true;
+	return false;
+}
+
+/* A lay of image O at the end of *V, named by nothing yet. */
+lay *lay_new(lay **v, uint32_t *n, uint32_t *cap, obj *o)
+{
+	*v = array_grow(*v, *n, cap, sizeof(**v), 4);
+	lay *l = &(*v)[(*n)++];
+	*l = (lay){o, {-1, -1}, NULL};
+	if (o->nsub > 1) {
+		l->v = trace_xmalloc(2 * (size_t)o->nsub * sizeof(int32_t));
+		for (uint32_t i = 0; i < 2 * o->nsub; i++)
+			l->v[i] = -1;
+	}
+	return l;
+}
+
+void lay_free(lay *l)
+{
+	free(l->v);
+}
+
+/* A command of R expects subresources SUB of O in EXPECT and leaves them
+ * in FINAL. */
+void recording_layout(recording *r, obj *o, const VkImageSubresourceRange *sub, int32_t expect,
+		      int32_t final)
 {
 	if (!o)
 		return;
-	for (uint32_t i = 0; i < r->nlays; i++)
-		if (r->lays[i].o == o) {
-			r->lays[i].final = final;
-			return;
+	lay *l = NULL;
+	for (uint32_t i = 0; i < r->nlays && !l; i++)
+		if (r->lays[i].o == o)
+			l = &r->lays[i];
+	if (!l)
+		l = lay_new(&r->lays, &r->nlays, &r->caplays, o);
+	uint32_t l0, l1, a0, a1;
+	image_range(o, sub, &l0, &l1, &a0, &a1);
+	int32_t *e = lay_expect(l), *f = lay_final(l);
+	for (uint32_t a = a0; a < a1; a++)
+		for (uint32_t m = l0; m < l1; m++) {
+			uint32_t i = image_sub(o, m, a);
+			if (e[i] < 0)
+				e[i] = expect;
+			f[i] = final;
 		}
-	r->lays = array_grow(r->lays, r->nlays, &r->caplays, sizeof(*r->lays), 4);
-	r->lays[r->nlays++] = (lay){o, expect, final};
 }
 
 void submit_unref(submit *s)
@@ -270,8 +360,10 @@ void submit_unref(submit *s)
 		content_unref(s->snaps[i].c);
 	}
 	free(s->snaps);
-	for (uint32_t i = 0; i < s->nbefore; i++)
+	for (uint32_t i = 0; i < s->nbefore; i++) {
+		lay_free(&s->before[i]);
 		obj_unref(s->before[i].o);
+	}
 	free(s->before);
 	breads_free(&s->reads);
 	free(s);

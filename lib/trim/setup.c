@@ -19,7 +19,8 @@ typedef struct out {
 	trace_arena arena;
 	obj *queue;            /* of the last submit written */
 	uint32_t thread;
-	VkImageMemoryBarrier *bar;  /* layout changes waiting to be written */
+	vec changed;           /* obj*: images with layout changes waiting (from) */
+	VkImageMemoryBarrier *bar;  /* those changes as barriers */
 	uint32_t nbar, capbar;
 } out;
 
@@ -192,41 +193,88 @@ static int put_encoded(out *o, const vk_command_info *cmd, const void *args)
 	return rc;
 }
 
-/* Image X goes from the layout the setup left it in to LAYOUT. */
-static void want_layout(out *o, obj *x, int32_t layout)
+/* Subresource I of image X goes from the layout the setup left it in to
+ * LAYOUT, unless a change waiting to be written moves it already. */
+static void want_layout(out *o, obj *x, uint32_t i, int32_t layout)
 {
-	if (layout == VK_IMAGE_LAYOUT_UNDEFINED || layout < 0 || x->sim == layout)
+	if (layout == VK_IMAGE_LAYOUT_UNDEFINED || layout < 0 || x->sim[i] == layout ||
+	    x->from[i] != NO_CHANGE)
 		return;
-	for (uint32_t i = 0; i < o->nbar; i++)
-		if (o->bar[i].image == (VkImage)(uintptr_t)x->handle)
-			return;
+	if (!vec_has(&o->changed, x))
+		vec_push(&o->changed, x);
+	x->from[i] = x->sim[i];
+	x->sim[i] = layout;
+}
+
+/* Every subresource of X to what LAYOUT (x->nsub of them) says. */
+static void want_layouts(out *o, obj *x, const int32_t *layout)
+{
+	for (uint32_t i = 0; i < x->nsub; i++)
+		want_layout(o, x, i, layout[i]);
+}
+
+/* Whether subresource I of image X changes from the same layout to the
+ * same layout as subresource K. */
+static bool same_change(const obj *x, uint32_t i, uint32_t k)
+{
+	return x->from[i] != NO_CHANGE && x->from[i] == x->from[k] && x->sim[i] == x->sim[k];
+}
+
+static void put_barrier(out *o, obj *x, uint32_t level, uint32_t nlevels, uint32_t layer,
+			uint32_t nlayers, int32_t from, int32_t to)
+{
 	o->bar = array_grow(o->bar, o->nbar, &o->capbar, sizeof(*o->bar), 8);
 	o->bar[o->nbar++] = (VkImageMemoryBarrier){
 		.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
 		.srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT,
 		.dstAccessMask = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT,
-		.oldLayout = (VkImageLayout)x->sim,
-		.newLayout = (VkImageLayout)layout,
+		.oldLayout = (VkImageLayout)from,
+		.newLayout = (VkImageLayout)to,
 		.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
 		.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
 		.image = (VkImage)(uintptr_t)x->handle,
-		.subresourceRange = {x->aspect, 0, VK_REMAINING_MIP_LEVELS, 0,
-				     VK_REMAINING_ARRAY_LAYERS},
+		.subresourceRange = {x->aspect, level, nlevels, layer, nlayers},
 	};
-	x->sim = layout;
 }
 
-/* Whether a recording of submit S before its Kth uses image X: the Kth
- * then finds X in the layout that one leaves, not in one the setup gives
- * it (zink's upload command buffer moves a texture from
- * VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL to ..._TRANSFER_DST_OPTIMAL,
- * the draws' command buffer after it in the same submit back). */
-static bool laid_earlier(const submit *s, uint32_t k, const obj *x)
+/* The changes waiting on image X as barriers, as few as the image's
+ * layouts allow: a run of levels of one layer that change alike is one
+ * barrier, and the same run of the layers after it that change alike
+ * too joins it (a mipmap chain made level by level, left in
+ * TRANSFER_SRC but for its last level in TRANSFER_DST, takes two). */
+static void image_barriers(out *o, obj *x)
 {
-	for (uint32_t i = 0; i < k; i++) {
-		const recording *r = s->recordings.v[i];
+	for (uint32_t a = 0; a < x->layers; a++)
+		for (uint32_t l = 0; l < x->levels; l++) {
+			uint32_t i = image_sub(x, l, a);
+			if (x->from[i] == NO_CHANGE)
+				continue;
+			uint32_t l1 = l + 1, a1 = a + 1;
+			while (l1 < x->levels && same_change(x, image_sub(x, l1, a), i))
+				l1++;
+			for (bool alike = true; alike && a1 < x->layers; a1 += alike) {
+				for (uint32_t m = l; m < l1 && alike; m++)
+					alike = same_change(x, image_sub(x, m, a1), i);
+			}
+			put_barrier(o, x, l, l1 - l, a, a1 - a, x->from[i], x->sim[i]);
+			for (uint32_t b = a; b < a1; b++)
+				for (uint32_t m = l; m < l1; m++)
+					x->from[image_sub(x, m, b)] = NO_CHANGE;
+			l = l1 - 1;
+		}
+}
+
+/* Whether a recording of submit S before its Kth uses subresource I of
+ * image X: the Kth then finds it in the layout that one leaves, not in
+ * one the setup gives it (zink's upload command buffer moves a texture
+ * from VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL to ..._TRANSFER_DST_OPTIMAL,
+ * the draws' command buffer after it in the same submit back). */
+static bool laid_earlier(const submit *s, uint32_t k, const obj *x, uint32_t i)
+{
+	for (uint32_t j = 0; j < k; j++) {
+		recording *r = s->recordings.v[j];
 		for (uint32_t m = 0; m < r->nlays; m++)
-			if (r->lays[m].o == x)
+			if (r->lays[m].o == x && lay_expect(&r->lays[m])[i] >= 0)
 				return true;
 	}
 	return false;
@@ -236,8 +284,11 @@ static bool laid_earlier(const submit *s, uint32_t k, const obj *x)
  * QUEUE: what the submits the setup leaves out did to layouts. */
 static int put_layouts(out *o, obj *queue)
 {
-	if (!o->nbar || !queue)
+	if (!o->changed.n || !queue)
 		return 0;
+	for (uint32_t i = 0; i < o->changed.n; i++)
+		image_barriers(o, o->changed.v[i]);
+	o->changed.n = 0;
 	trim *t = o->t;
 	VkDevice dev = (VkDevice)(uintptr_t)queue->device;
 	VkQueue q = (VkQueue)(uintptr_t)queue->handle;
@@ -501,7 +552,10 @@ int trim_write_setup(trim *t, trace_writer *w, uint64_t *no, trim_stats *stats,
 			collect(t, &recs, x->recs.v[k]);
 		collect(t, &recs, x->destroy);
 		x->emitted = NULL;
-		x->sim = x->initial;
+		for (uint32_t k = 0; k < x->nsub; k++) {
+			x->sim[k] = x->initial;
+			x->from[k] = NO_CHANGE;
+		}
 	}
 	for (uint32_t i = 0; i < cl.recordings.n; i++) {
 		recording *r = cl.recordings.v[i];
@@ -534,13 +588,18 @@ int trim_write_setup(trim *t, trace_writer *w, uint64_t *no, trim_stats *stats,
 			o.thread = r->c.thread;
 			for (uint32_t k = 0; k < s->nbefore; k++)
 				if (s->before[k].o->stamp == in_closure)
-					want_layout(&o, s->before[k].o, s->before[k].expect);
+					want_layouts(&o, s->before[k].o, lay_expect(&s->before[k]));
 			for (uint32_t k = 0; k < s->recordings.n; k++) {
 				recording *rcd = s->recordings.v[k];
-				for (uint32_t m = 0; m < rcd->nlays; m++)
-					if (rcd->lays[m].o->stamp == in_closure &&
-					    !laid_earlier(s, k, rcd->lays[m].o))
-						want_layout(&o, rcd->lays[m].o, rcd->lays[m].expect);
+				for (uint32_t m = 0; m < rcd->nlays; m++) {
+					lay *l = &rcd->lays[m];
+					if (l->o->stamp != in_closure)
+						continue;
+					const int32_t *e = lay_expect(l);
+					for (uint32_t u = 0; u < l->o->nsub; u++)
+						if (e[u] >= 0 && !laid_earlier(s, k, l->o, u))
+							want_layout(&o, l->o, u, e[u]);
+				}
 			}
 			if (rc == 0)
 				rc = put_layouts(&o, s->queue);
@@ -548,8 +607,13 @@ int trim_write_setup(trim *t, trace_writer *w, uint64_t *no, trim_stats *stats,
 				rc = put_submit(&o, r);
 			for (uint32_t k = 0; k < s->recordings.n; k++) {
 				recording *rcd = s->recordings.v[k];
-				for (uint32_t m = 0; m < rcd->nlays; m++)
-					rcd->lays[m].o->sim = rcd->lays[m].final;
+				for (uint32_t m = 0; m < rcd->nlays; m++) {
+					lay *l = &rcd->lays[m];
+					const int32_t *f = lay_final(l);
+					for (uint32_t u = 0; u < l->o->nsub; u++)
+						if (f[u] >= 0)
+							l->o->sim[u] = f[u];
+				}
 			}
 			if (s->queue)
 				o.queue = s->queue;
@@ -573,8 +637,8 @@ int trim_write_setup(trim *t, trace_writer *w, uint64_t *no, trim_stats *stats,
 			rc = put_final(&o, x);
 		if (x->alive && !o.queue && x->h == trim_types.queue)
 			o.queue = x;
-		if (x->alive && x->layout >= 0)
-			want_layout(&o, x, x->layout);
+		if (x->alive)
+			want_layouts(&o, x, x->layout);
 	}
 	if (rc == 0)
 		rc = put_layouts(&o, o.queue);
@@ -591,6 +655,7 @@ int trim_write_setup(trim *t, trace_writer *w, uint64_t *no, trim_stats *stats,
 	vec_free(&cl.recordings);
 	vec_free(&cl.submits);
 	free(o.bar);
+	vec_free(&o.changed);
 	trace_arena_free(&o.arena);
 	return rc;
 }

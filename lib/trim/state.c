@@ -128,6 +128,7 @@ static void created(trim *t, obj *o, const char *n, const void *args)
 		const VkImageCreateInfo *ci = ((const vk_args_vkCreateImage *)args)->pCreateInfo;
 		o->usage = ci->usage;
 		o->initial = ci->initialLayout;
+		image_subresources(o, ci->mipLevels, ci->arrayLayers);
 		o->aspect = aspect_of(ci->format);
 		o->format = ci->format;
 		o->takes = ci->tiling == VK_IMAGE_TILING_LINEAR;
@@ -142,6 +143,7 @@ static void created(trim *t, obj *o, const char *n, const void *args)
 	} else if (!strcmp(n, "vkCreateImageView")) {
 		const vk_args_vkCreateImageView *a = args;
 		o->target = obj_lookup(t, trim_types.image, (uint64_t)a->pCreateInfo->image);
+		o->sub = a->pCreateInfo->subresourceRange;
 	} else if (!strcmp(n, "vkCreateBufferView")) {
 		const VkBufferViewCreateInfo *ci = ((const vk_args_vkCreateBufferView *)args)->pCreateInfo;
 		o->target = obj_lookup(t, trim_types.buffer, (uint64_t)ci->buffer);
@@ -268,15 +270,15 @@ static recording *recording_new(obj *cb)
 	return r;
 }
 
-static void recording_image(void *ctx, obj *o, bool write, bool discard, int32_t expect,
-			    int32_t final)
+static void recording_image(void *ctx, obj *o, const VkImageSubresourceRange *sub, bool write,
+			    bool discard, int32_t expect, int32_t final)
 {
 	recording *rc = ctx;
 	recording_dep(rc, o);
 	if (write)
 		recording_write(rc, o, discard);
 	if (expect >= 0)
-		recording_layout(rc, o, expect, final);
+		recording_layout(rc, o, sub, expect, final);
 }
 
 /* The writes (and layouts) of commands whose structs say more than their
@@ -336,7 +338,7 @@ static void reach(trim *t, obj *o, vec *out)
 	if (!o || !o->alive || o->stamp == t->stamp)
 		return;
 	o->stamp = t->stamp;
-	if (o->cont || o->layout >= 0)
+	if (o->cont || image_laid(o))
 		vec_push(out, o);
 	if (o->h == trim_types.descriptor_set || o->h == trim_types.framebuffer)
 		for (uint32_t i = 0; i < o->deps.n; i++)
@@ -520,9 +522,12 @@ static void queue_submit(trim *t, rec *r, const vk_command_info *cmd, void *args
 				o->refs++;
 				s->snaps[s->nsnaps++] = (snap){o, content_ref(o->cont)};
 			}
-			if (o->layout >= 0) {
+			if (image_laid(o)) {
 				o->refs++;
-				s->before[s->nbefore++] = (lay){o, o->layout, o->layout};
+				uint32_t cap = UINT32_MAX;  /* room for all made above */
+				lay *l = lay_new(&s->before, &s->nbefore, &cap, o);
+				memcpy(lay_expect(l), o->layout, o->nsub * sizeof(int32_t));
+				memcpy(lay_final(l), o->layout, o->nsub * sizeof(int32_t));
 			}
 		}
 		vec_free(&seen);
@@ -539,8 +544,13 @@ static void queue_submit(trim *t, rec *r, const vk_command_info *cmd, void *args
 	}
 	for (uint32_t i = 0; i < s->recordings.n; i++) {
 		recording *rc = s->recordings.v[i];
-		for (uint32_t j = 0; j < rc->nlays; j++)
-			rc->lays[j].o->layout = rc->lays[j].final;
+		for (uint32_t j = 0; j < rc->nlays; j++) {
+			lay *l = &rc->lays[j];
+			const int32_t *f = lay_final(l);
+			for (uint32_t k = 0; k < l->o->nsub; k++)
+				if (f[k] >= 0)
+					l->o->layout[k] = f[k];
+		}
 	}
 	submit_unref(s);
 }

@@ -204,10 +204,17 @@ struct obj {
 	 * for it since, and the queue it was submitted to (0: an acquire) */
 	bool pending;
 	uint64_t signal_queue;
-	/* images: the layout the last submit left (-1 unknown), the one the
-	 * setup has left so far, and what a barrier on them names */
-	int32_t layout, sim, initial;
-	VkImageAspectFlags aspect;
+	/* images, per subresource (image_sub() numbers them): the layout the
+	 * last submit left (-1 unknown), the one the setup has left so far,
+	 * and while writing the setup, the one a layout change waiting to be
+	 * written comes from (NO_CHANGE: none); nsub of each in one block, or
+	 * in lay1 for the image of one level and one layer (most of them) */
+	int32_t *layout, *sim, *from;
+	int32_t lay1[3];
+	uint32_t levels, layers, nsub;
+	int32_t initial;
+	VkImageAspectFlags aspect;  /* and what a barrier on them names */
+	VkImageSubresourceRange sub;  /* image views: what of the image they show */
 	/* render passes: each attachment's initial and final layout */
 	uint32_t natt;
 	int32_t *att_layout;       /* 2 per attachment */
@@ -247,12 +254,34 @@ struct obj {
 	vec bound;
 };
 
-/* An image's layout across one recording: what its first command needs
- * (UNDEFINED: anything) and what the last leaves. */
+/* No layout change waiting (obj.from). */
+enum { NO_CHANGE = -2 };
+
+/* Subresource LEVEL, LAYER of image O, as its layouts number it. */
+static inline uint32_t image_sub(const obj *o, uint32_t level, uint32_t layer)
+{
+	return layer * o->levels + level;
+}
+
+/* An image's layouts across one recording, per subresource: what its
+ * first command there needs (UNDEFINED: anything) and what the last
+ * leaves, -1 where none names it; o->nsub of each, in one (2 for one
+ * subresource) or in v. */
 typedef struct lay {
 	obj *o;
-	int32_t expect, final;
+	int32_t one[2];
+	int32_t *v;
 } lay;
+
+static inline int32_t *lay_expect(lay *l)
+{
+	return l->v ? l->v : l->one;
+}
+
+static inline int32_t *lay_final(lay *l)
+{
+	return lay_expect(l) + l->o->nsub;
+}
 
 struct recording {
 	uint32_t refs;
@@ -381,10 +410,11 @@ typedef struct bsink {
 	breads *out;
 } bsink;
 
-/* What a command does to an image: writes it (discarding what was there,
- * or not), the layout it expects and the one it leaves (-1: none). */
-typedef void (*image_fn)(void *ctx, obj *img, bool write, bool discard, int32_t expect,
-			 int32_t final);
+/* What a command does to the subresources R of an image (NULL: all of
+ * it): writes them (discarding what was there, or not), the layout it
+ * expects and the one it leaves (-1: none). */
+typedef void (*image_fn)(void *ctx, obj *img, const VkImageSubresourceRange *r, bool write,
+			 bool discard, int32_t expect, int32_t final);
 
 /* What a setup needs (closure.c): objects, recordings, submits, in the
  * order they were reached. */
@@ -411,7 +441,14 @@ void obj_kill_children(trim *t, obj *pool, rec *r);
 void recording_unref(recording *r);
 void recording_dep(recording *r, obj *o);
 void recording_write(recording *r, obj *o, bool discard);
-void recording_layout(recording *r, obj *o, int32_t expect, int32_t final);
+void image_subresources(obj *o, uint32_t levels, uint32_t layers);
+void image_range(const obj *o, const VkImageSubresourceRange *r, uint32_t *l0, uint32_t *l1,
+		 uint32_t *a0, uint32_t *a1);
+bool image_laid(const obj *o);
+lay *lay_new(lay **v, uint32_t *n, uint32_t *cap, obj *o);
+void lay_free(lay *l);
+void recording_layout(recording *r, obj *o, const VkImageSubresourceRange *sub, int32_t expect,
+		      int32_t final);
 void submit_unref(submit *s);
 void finds_add(void *ctx, const vk_handle_info *h, uint64_t *value, bool top,
 	       const vk_field *f);
