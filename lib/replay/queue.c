@@ -691,10 +691,13 @@ void vkr_print_stats(vkr *r, double total)
 			fprintf(o, "\"frame_gpu_ms\": null, \"gpu_seconds\": null, ");
 		uint64_t jobs, taken;
 		unsigned threads;
-		uint64_t ahead = vkr_warm_made(r, &jobs, &taken, &threads);
+		uint64_t ahead = vkr_warm_made(r, &jobs, &taken, &threads), objs, objs_taken;
+		vkr_warm_objects(r, &objs, &objs_taken);
 		fprintf(o, "\"pipelines_ahead\": {\"calls\": %llu, \"pipelines\": %llu, \"taken\": %llu, "
-			"\"threads\": %u}, \"timelines_reused\": %llu, ", (unsigned long long)jobs,
+			"\"threads\": %u, \"objects\": %llu, \"objects_taken\": %llu}, "
+			"\"timelines_reused\": %llu, ", (unsigned long long)jobs,
 			(unsigned long long)ahead, (unsigned long long)taken, threads,
+			(unsigned long long)objs, (unsigned long long)objs_taken,
 			(unsigned long long)r->timelines_reused);
 		fprintf(o, "\"ahead\": {\"on\": %s, \"waits_skipped\": %llu, \"paid\": %llu, "
 			"\"barriers\": %llu, \"renamed_command_buffers\": %llu, "
@@ -742,11 +745,14 @@ void vkr_print_stats(vkr *r, double total)
 		fprintf(o, "heap %u peak:       %.1f MiB\n", h, (double)peak[h] / (1024.0 * 1024.0));
 	uint64_t jobs, taken;
 	unsigned threads;
-	uint64_t ahead = vkr_warm_made(r, &jobs, &taken, &threads);
+	uint64_t ahead = vkr_warm_made(r, &jobs, &taken, &threads), objs, objs_taken;
+	vkr_warm_objects(r, &objs, &objs_taken);
 	if (threads)
-		fprintf(o, "pipelines ahead:   %llu made from %llu calls, on %u threads; %llu taken\n",
+		fprintf(o, "pipelines ahead:   %llu made from %llu calls, on %u threads; %llu taken; "
+			"%llu descriptor pools and pipeline caches made ahead, %llu taken\n",
 			(unsigned long long)ahead, (unsigned long long)jobs, threads,
-			(unsigned long long)taken);
+			(unsigned long long)taken, (unsigned long long)objs,
+			(unsigned long long)objs_taken);
 	else
 		fprintf(o, "pipelines ahead:   none (--pipeline-jobs 0, a CPU device or a stream)\n");
 	fprintf(o, "timelines reused:  %llu (semaphores made again from those destroyed)\n",

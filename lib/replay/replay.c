@@ -351,6 +351,8 @@ static enum special special_of(const char *n, const vk_command_info *cmd)
 		{"vkQueueSubmit2KHR", SP_SUBMIT2},
 		{"vkCmdDrawMultiEXT", SP_DRAW_MULTI},
 		{"vkCmdDrawMultiIndexedEXT", SP_DRAW_MULTI_INDEXED},
+		{"vkCreateDescriptorPool", SP_MADE_AHEAD},
+		{"vkCreatePipelineCache", SP_MADE_AHEAD},
 	};
 	int sp = VK_BY_NAME(table, n, -1);
 	if (sp >= 0)
@@ -994,6 +996,20 @@ static void replay_call(vkr *r, const trace_call *c)
 		((vk_args_vkCmdDrawMultiIndexedEXT *)args)->stride = sizeof(VkMultiDrawIndexedInfoEXT);
 		vkr_call_generic(r, e, args);
 		return;
+	case SP_MADE_AHEAD: {
+		/* a descriptor pool or a pipeline cache the workers made ahead
+		 * (warm.c), taken; their last parameter is the object */
+		uint64_t live, *out;
+		memcpy(&out, (uint8_t *)args + cmd->params[cmd->nparams - 1].offset, sizeof(out));
+		if (capres == VK_SUCCESS && out && *out && vkr_warm_take_object(r, r->call->no, &live)) {
+			vkr_map_put(r, cmd->object, *out, live);
+			vkr_owner_put(r, cmd->object, *out);
+			r->calls++;
+			return;
+		}
+		vkr_call_generic(r, e, args);
+		return;
+	}
 	}
 }
 

@@ -69,7 +69,7 @@ enum special {
 	SP_FAKE_CREATE, SP_FAKE_DESTROY,
 	SP_CREATE_TEMPLATE, SP_DESTROY_TEMPLATE, SP_TEMPLATE_DATA,
 	SP_GET_QUEUE, SP_GET_QUEUE2, SP_SUBMIT, SP_SUBMIT2, SP_DRAW_MULTI, SP_DRAW_MULTI_INDEXED,
-	SP_GRAPHICS_PIPELINES, SP_COMPUTE_PIPELINES, SP_CREATE_SEMAPHORE,
+	SP_GRAPHICS_PIPELINES, SP_COMPUTE_PIPELINES, SP_CREATE_SEMAPHORE, SP_MADE_AHEAD,
 };
 
 /* What --loop follows a command for, beyond what it makes and ends: the
@@ -297,6 +297,7 @@ typedef struct vkr {
 			    * highest value signalled (timeline.c) */
 	uint64_t timelines_reused;  /* taken from a pool instead of made */
 	uint64_t warm_jobs, warm_pipelines, warm_taken;  /* what it did, once ended */
+	uint64_t warm_objects, warm_objects_taken;
 	unsigned warm_threads;
 	vkd_options dopt;  /* opt->dev, its messages r->msgs */
 	vkd_messages msgs; /* --validate's, of every instance */
@@ -538,6 +539,10 @@ uint64_t vkr_warm_made(const vkr *r, uint64_t *jobs, uint64_t *taken, unsigned *
  * on; waits for a worker that is making them.  False where the replay is
  * to make them itself (from vkr_warm_cache). */
 bool vkr_warm_take(vkr *r, uint64_t no, uint32_t count, VkPipeline *out);
+/* The descriptor pool or pipeline cache call NO makes, made ahead: true
+ * and *OUT, or false for the replay to make it itself. */
+bool vkr_warm_take_object(vkr *r, uint64_t no, uint64_t *out);
+void vkr_warm_objects(const vkr *r, uint64_t *made, uint64_t *taken);
 /* Whether the calling thread is one of warm.c's, whose calls are not the
  * trace's: --validate leaves their messages out. */
 bool vkr_warm_thread(void);
