@@ -310,6 +310,7 @@ static void *reader_main(void *arg)
 {
 	vkr_warm *w = arg;
 	warm_thread = true;
+	pthread_setname_np(pthread_self(), "tracekit-warmrd");
 	trace_error err;
 	trace_error_clear(&err);
 	trace_reader *in = trace_reader_open(w->path, &err);
@@ -439,6 +440,7 @@ static void *worker_main(void *arg)
 {
 	vkr_warm *w = arg;
 	warm_thread = true;
+	pthread_setname_np(pthread_self(), "tracekit-warm");
 	pthread_mutex_lock(&w->mu);
 	for (;;) {
 		while (!w->head && w->reading && !atomic_load(&w->stop))
