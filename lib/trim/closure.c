@@ -75,7 +75,10 @@ static void touch_reach(touches *l, obj *o)
 {
 	if (!o || !touch_add(l, o, USE_READ))
 		return;
-	if (o->h == trim_types.descriptor_set || o->h == trim_types.framebuffer)
+	if (o->h == trim_types.descriptor_set)
+		for (uint32_t i = 0; i < o->held.n; i++)
+			touch_reach(l, o->held.v[i]);
+	if (o->h == trim_types.framebuffer)
 		for (uint32_t i = 0; i < o->deps.n; i++)
 			touch_reach(l, o->deps.v[i]);
 	touch_reach(l, o->target);

@@ -142,6 +142,7 @@ static void obj_unref(obj *o)
 	obj_unref(o->owner);
 	obj_unref(o->target);
 	vec_free(&o->views);
+	vec_free(&o->held);
 	vec_free(&o->bound);
 	free(o->att_layout);
 	if (o->layout != o->lay1)

@@ -49,6 +49,53 @@ static void keep_with_dispatchable(trim *t, rec *r, const finds *in)
 	t->live_records++;
 }
 
+/* Set S holds O (NULL: nothing) in a descriptor. */
+static void set_hold(obj *s, obj *o)
+{
+	if (o && o != s && !vec_has(&s->held, o))
+		vec_push(&s->held, o);
+}
+
+/* What write W puts into its set: the views and buffers of its
+ * descriptors; of a type whose handles hide in its pNext (acceleration
+ * structures), all that the update names. */
+static void write_holds(trim *t, obj *s, const VkWriteDescriptorSet *w, const finds *in)
+{
+	const vk_handle_info *hv = trim_types.image_view, *hb = trim_types.buffer;
+	for (uint32_t k = 0; k < w->descriptorCount; k++)
+		switch (w->descriptorType) {
+		case VK_DESCRIPTOR_TYPE_SAMPLER:
+			break;
+		case VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER:
+		case VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE:
+		case VK_DESCRIPTOR_TYPE_STORAGE_IMAGE:
+		case VK_DESCRIPTOR_TYPE_INPUT_ATTACHMENT:
+			if (w->pImageInfo)
+				set_hold(s, obj_lookup(t, hv, (uint64_t)w->pImageInfo[k].imageView));
+			break;
+		case VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER:
+		case VK_DESCRIPTOR_TYPE_STORAGE_BUFFER:
+		case VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC:
+		case VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC:
+			if (w->pBufferInfo)
+				set_hold(s, obj_lookup(t, hb, (uint64_t)w->pBufferInfo[k].buffer));
+			break;
+		case VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER:
+		case VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER:
+			if (w->pTexelBufferView)
+				set_hold(s, obj_lookup(t, trim_types.buffer_view,
+						       (uint64_t)w->pTexelBufferView[k]));
+			break;
+		default:
+			for (uint32_t i = 0; i < in->n; i++)
+				set_hold(s, obj_lookup(t, in->v[i].h, in->v[i].value));
+			return;
+		}
+}
+
+/* Each set written keeps the record and all it names (the setup makes
+ * them for it), but holds only what its own writes put there: a set
+ * written in the same call as another does not read the other's texture. */
 static void update_sets(trim *t, rec *r, const void *args, const finds *in)
 {
 	const vk_args_vkUpdateDescriptorSets *a = args;
@@ -58,6 +105,7 @@ static void update_sets(trim *t, rec *r, const void *args, const finds *in)
 		if (!s)
 			continue;
 		obj_attach_all(t, s, r, in);
+		write_holds(t, s, &a->pDescriptorWrites[i], in);
 		bsink sk = {s, NULL};
 		write_reads(t, &sk, &a->pDescriptorWrites[i]);
 		vec st = {0};
@@ -81,6 +129,8 @@ static void update_sets(trim *t, rec *r, const void *args, const finds *in)
 		for (uint32_t k = 0; from && from != s && k < from->nbd; k++)
 			set_bdesc(s, UINT32_MAX, 0, from->bd[k].r.o, from->bd[k].r.off,
 				  from->bd[k].r.end);
+		for (uint32_t k = 0; from && from != s && k < from->held.n; k++)
+			set_hold(s, from->held.v[k]);
 	}
 }
 
@@ -583,6 +633,9 @@ static void other(trim *t, rec *r, const vk_command_info *cmd, const finds *in)
 				ty = o->h;
 				obj_attach_all(t, o, r, in);
 				attached = true;
+				/* a template write: its pData's handles are the set's */
+				for (uint32_t k = 0; o->h == trim_types.descriptor_set && k < in->n; k++)
+					set_hold(o, obj_lookup(t, in->v[k].h, in->v[k].value));
 			}
 		}
 	}

@@ -197,6 +197,7 @@ struct obj {
 	vec views;                 /* framebuffers: attachments (obj*, not referenced) */
 	uint32_t discard;          /* render passes: attachments whose contents go */
 	vec storage;               /* descriptor sets: written through storage descriptors */
+	vec held;                  /* descriptor sets: what their writes named (obj*, in deps) */
 	int fence;                 /* fences: 0 as created, 1 signaled, 2 unsignaled */
 	uint64_t value;            /* timeline semaphores: the last value signaled */
 	bool timeline;             /* semaphores: a timeline one */
