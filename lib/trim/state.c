@@ -326,7 +326,8 @@ static void recording_image(void *ctx, obj *o, const VkImageSubresourceRange *su
 	recording *rc = ctx;
 	recording_dep(rc, o);
 	if (write)
-		recording_write(rc, o, discard);
+		recording_write(rc, o, image_subs(o, sub),
+				discard ? image_subs_of(o, sub, true) : 0);
 	if (expect >= 0)
 		recording_layout(rc, o, sub, expect, final);
 }
@@ -342,7 +343,7 @@ static void record_special(trim *t, recording *rc, const char *n, const void *ar
 		for (uint32_t i = 0; i < a->descriptorWriteCount; i++)
 			storage_targets(t, &a->pDescriptorWrites[i], &st);
 		for (uint32_t i = 0; i < st.n; i++)
-			recording_write(rc, st.v[i], false);
+			recording_write(rc, st.v[i], obj_subs(st.v[i]), 0);
 		vec_free(&st);
 	}
 }
@@ -367,13 +368,13 @@ static void record(trim *t, rec *r, const vk_command_info *cmd, const void *args
 		recording_dep(rc, o);
 		const char *fn = f->f ? f->f->name : "";
 		if (f->h == trim_types.buffer && !strncmp(fn, "dst", 3))
-			recording_write(rc, o, false);
+			recording_write(rc, o, obj_subs(o), 0);
 		else if (f->h == trim_types.image &&
 			 (!strcmp(fn, "dstImage") || (f->top && !strcmp(fn, "image"))))
-			recording_write(rc, o, false);
+			recording_write(rc, o, transfer_dst_subs(n, args, o), 0);
 		else if (f->h == trim_types.descriptor_set)
 			for (uint32_t k = 0; k < o->storage.n; k++)
-				recording_write(rc, o->storage.v[k], false);
+				recording_write(rc, o->storage.v[k], obj_subs(o->storage.v[k]), 0);
 	}
 }
 
@@ -423,25 +424,43 @@ static bool supersedes(const submit *s, const submit *old, const obj *o)
 {
 	for (uint32_t i = 0; i < old->recordings.n; i++) {
 		const recording *r = old->recordings.v[i];
-		if (vec_has(&r->writes, o) && !vec_has(&s->recordings, r))
+		if (recording_wrote(r, o) && !vec_has(&s->recordings, r))
 			return false;
 	}
 	return true;
 }
 
-static void add_writer(obj *o, submit *s, bool discard)
+/* S writes W->subs of O, and ends what earlier writers wrote of
+ * W->dropped: a writer left holding none of O, or whose writes S does
+ * again, is no longer one.  A texture whose levels 1 and on each frame
+ * makes again from UNDEFINED keeps the upload (level 0) and the last
+ * frame's submit (the others) as writers, not every frame's. */
+static void add_writer(obj *o, submit *s, const wrote *w)
 {
 	uint32_t k = 0;
-	for (uint32_t i = 0; i < o->writers.n; i++) {
-		submit *w = o->writers.v[i];
-		if (discard || supersedes(s, w, o))
-			submit_unref(w);
-		else
-			o->writers.v[k++] = w;
+	writer *own = NULL;
+	for (uint32_t i = 0; i < o->nwriters; i++) {
+		writer x = o->writers[i];
+		if (x.s != s) {
+			x.subs &= ~w->dropped;
+			if (!x.subs || supersedes(s, x.s, o)) {
+				submit_unref(x.s);
+				continue;
+			}
+		}
+		o->writers[k++] = x;
 	}
-	o->writers.n = k;
+	o->nwriters = k;
+	for (uint32_t i = 0; i < o->nwriters; i++)
+		if (o->writers[i].s == s)
+			own = &o->writers[i];
+	if (own) {
+		own->subs |= w->subs;
+		return;
+	}
+	o->writers = array_grow(o->writers, o->nwriters, &o->capwriters, sizeof(*o->writers), 2);
+	o->writers[o->nwriters++] = (writer){s, w->subs};
 	s->refs++;
-	vec_push(&o->writers, s);
 }
 
 static void timeline_signal(trim *t, uint64_t sem, uint64_t value)
@@ -553,7 +572,7 @@ static void queue_submit(trim *t, rec *r, const vk_command_info *cmd, void *args
 	sync_call(t, cmd, args);
 	bool writes = false;
 	for (uint32_t i = 0; i < s->recordings.n && !writes; i++)
-		writes = ((recording *)s->recordings.v[i])->writes.n > 0;
+		writes = ((recording *)s->recordings.v[i])->nwrites > 0;
 	if (writes) {
 		/* what the host had written into what it names, and the
 		 * layouts of its images, as they were */
@@ -585,11 +604,9 @@ static void queue_submit(trim *t, rec *r, const vk_command_info *cmd, void *args
 			recording_set_reads(t, s->recordings.v[i], &s->reads, true);
 		for (uint32_t i = 0; i < s->recordings.n; i++) {
 			recording *rc = s->recordings.v[i];
-			for (uint32_t j = 0; j < rc->writes.n; j++) {
-				obj *o = rc->writes.v[j];
-				if (o->alive)
-					add_writer(o, s, vec_has(&rc->discards, o));
-			}
+			for (uint32_t j = 0; j < rc->nwrites; j++)
+				if (rc->writes[j].o->alive)
+					add_writer(rc->writes[j].o, s, &rc->writes[j]);
 		}
 	}
 	for (uint32_t i = 0; i < s->recordings.n; i++) {
