@@ -37,6 +37,10 @@ setup_file() {
 			TRACEKIT_SCREENSHOT=12 timeout 60 "$TOP/build/examples/vkexample" --frames 24 \
 			--present --$m >/dev/null 2>&1
 	done
+	# --mips twice as long, for a cut late in it
+	VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$W/ex-mips48.trace" \
+		timeout 60 "$TOP/build/examples/vkexample" --frames 48 --present --mips \
+		>/dev/null 2>&1
 	stop_xvfb
 	unset DISPLAY
 	# the full replays' frames, the reference for every trim
@@ -208,6 +212,38 @@ ex_check() {
 	trace-decode t.trace | grep -q 'fn: vkCmdCopyBufferToImage,'
 }
 
+# setup_submits TRIM: how many of the capture's submits the setup of TRIM
+# runs again (not those of its own command buffers, handles 0x7ace...)
+setup_submits() {
+	trace-decode "$1" | sed -n '/fn: tracekit.setup.begin/,/fn: tracekit.setup.end/p' |
+		grep 'fn: vkQueueSubmit,' | grep -vc 'pCommandBuffers: \[0x7ace' || true
+}
+
+@test "vkexample --mips: the setup of a cut runs the upload of level 0 and none of the frames that made levels 1 and on again; a late cut of a capture twice as long runs no more" {
+	# every frame makes levels 1-6 again from UNDEFINED, blitted from
+	# level 0, which only the load-time upload wrote; frame 12 does so
+	# too before it samples them, so of the capture's submits its setup
+	# needs the upload alone.  With an image's writers kept whole, each
+	# earlier frame stayed one (the upload is needed for level 0, and no
+	# frame dropped all of the texture): 13 submits at frame 12, 41 at 40
+	trace-trim --frames 12 -o t12.trace "$W/ex-mips.trace"
+	trace-trim --frames 40 -o t40.trace "$W/ex-mips48.trace"
+	local n12 n40
+	n12=$(setup_submits t12.trace)
+	n40=$(setup_submits t40.trace)
+	echo "the capture's submits in the setup: frame 12 of 24, $n12; frame 40 of 48, $n40"
+	[ "$n12" = 1 ]
+	[ "$n40" = "$n12" ]
+	trace-decode t40.trace | grep -q 'fn: vkCmdCopyBufferToImage,'
+	trace-replay --screenshot 40 --screenshot-dir full "$W/ex-mips48.trace"
+	run timeout 60 trace-replay --validate --screenshot 40 --screenshot-dir s t40.trace
+	echo "status $status: $output"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	echo "$(ae full/frame-40.png s/frame-40.png) pixels differ"
+	[ "$(ae full/frame-40.png s/frame-40.png)" = 0 ]
+}
+
 @test "vkexample --events: the mipmaps' last layout changes are barriers of a vkCmdWaitEvents; trimmed, the setup leaves the levels as the wait did, replays validated and pixel-equal" {
 	ex_check events
 	[ "$(trace-decode t.trace | grep -c 'fn: vkCmdWaitEvents,')" -ge 1 ]
@@ -216,15 +252,22 @@ ex_check() {
 @test "a range that begins with a texture's levels in three layouts (vkexample --mips, edited): the setup gives each run of levels its own, in one barrier a run; replays validated and pixel-equal" {
 	# a submit in frame 11 moves levels 1-3 to GENERAL and 4-6 to
 	# TRANSFER_DST and writes nothing, so the setup does not run it again;
-	# frame 12 takes level 0 from SHADER_READ_ONLY
+	# frame 12 takes level 0 from SHADER_READ_ONLY.  The texture's image
+	# barriers only: the setup runs no frame before 12, so the images
+	# those drew into get barriers of the setup's own too
 	trace-decode "$W/ex-mips.trace" >ex.txt
 	awk -f "$TOP/tests/edit_lib.awk" -f "$TOP/tests/mixed_edit.awk" ex.txt >mixed.txt
 	[ "$(grep -c 'fn: vkCmdPipelineBarrier, args: {commandBuffer: 0x7e57' mixed.txt)" = 1 ]
+	local tex
+	tex=$(grep 'fn: vkCreateImage,.*mipLevels: 7,' mixed.txt | grep -o 'pImage: \[0x[0-9a-f]*')
+	tex=${tex#pImage: [}
 	trace-replay --screenshot 12 --screenshot-dir full mixed.txt
 	trace-trim --frames 12 -o t.trace mixed.txt
 	trace-decode t.trace | grep 'fn: vkCmdPipelineBarrier, args: {commandBuffer: 0x7ace' >setup.txt
-	grep -o 'oldLayout: [A-Z_]*, newLayout: [A-Z_]*\|baseMipLevel: [0-9]*, levelCount: [0-9]*' \
-		setup.txt >changes.txt
+	grep -o 'oldLayout: [A-Z_]*, newLayout: [A-Z_]*, [^}]*image: 0x[0-9a-f]*, subresourceRange: {[^}]*}' \
+		setup.txt | grep "image: $tex," |
+		grep -o 'oldLayout: [A-Z_]*, newLayout: [A-Z_]*\|baseMipLevel: [0-9]*, levelCount: [0-9]*' \
+		>changes.txt
 	cat changes.txt
 	[ "$(cat changes.txt)" = "oldLayout: VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, newLayout: VK_IMAGE_LAYOUT_GENERAL
 baseMipLevel: 1, levelCount: 3

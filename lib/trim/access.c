@@ -363,17 +363,8 @@ bool load_op_discards(VkAttachmentLoadOp op)
 	return op == VK_ATTACHMENT_LOAD_OP_CLEAR || op == VK_ATTACHMENT_LOAD_OP_DONT_CARE;
 }
 
-/* Whether R names every subresource of image O: what a command discards
- * of less is not all the image held (a mipmap chain regenerated from its
- * level 0 drops the other levels, from UNDEFINED, and reads level 0). */
-static bool whole_image(const obj *o, const VkImageSubresourceRange *r)
-{
-	uint32_t l0, l1, a0, a1;
-	image_range(o, r, &l0, &l1, &a0, &a1);
-	return l0 == 0 && l1 == o->levels && a0 == 0 && a1 == o->layers;
-}
-
-/* The images a render pass instance writes, and which it discards. */
+/* The images a render pass instance writes, and which it discards: the
+ * levels and layers of the attachments' views. */
 static void render_pass_images(trim *t, const VkRenderPassBeginInfo *bi, image_fn fn, void *ctx)
 {
 	obj *rp = obj_lookup(t, trim_types.render_pass, (uint64_t)bi->renderPass);
@@ -395,8 +386,7 @@ static void render_pass_images(trim *t, const VkRenderPassBeginInfo *bi, image_f
 		if (!v || !v->target)
 			continue;
 		bool known = rp && i < rp->natt;
-		fn(ctx, v->target, &v->sub, true,
-		   rp && i < 32 && (rp->discard >> i & 1) && whole_image(v->target, &v->sub),
+		fn(ctx, v->target, &v->sub, true, rp && i < 32 && (rp->discard >> i & 1),
 		   known ? rp->att_layout[2 * i] : -1, known ? rp->att_layout[2 * i + 1] : -1);
 	}
 	vec_free(&views);
@@ -416,8 +406,7 @@ static void rendering_images(trim *t, const VkRenderingInfo *ri, image_fn fn, vo
 	for (uint32_t i = 0; i < n; i++) {
 		obj *v = obj_lookup(t, hv, (uint64_t)att[i]->imageView);
 		if (v && v->target)
-			fn(ctx, v->target, &v->sub, true,
-			   load_op_discards(att[i]->loadOp) && whole_image(v->target, &v->sub),
+			fn(ctx, v->target, &v->sub, true, load_op_discards(att[i]->loadOp),
 			   att[i]->imageLayout, att[i]->imageLayout);
 		v = obj_lookup(t, hv, (uint64_t)att[i]->resolveImageView);
 		if (v && v->target)
@@ -427,15 +416,16 @@ static void rendering_images(trim *t, const VkRenderingInfo *ri, image_fn fn, vo
 }
 
 /* A barrier changes the layout of the subresources R of image O, not
- * their contents, unless it comes from UNDEFINED: then what was there is
- * gone, and if that is all of the image, nothing earlier is needed. */
+ * their contents, unless it comes from UNDEFINED: then what they held is
+ * gone (a mipmap chain made again from its level 0 drops the other
+ * levels, from UNDEFINED, and keeps level 0). */
 static void barrier_image(obj *o, const VkImageSubresourceRange *r, VkImageLayout from,
 			  VkImageLayout to, image_fn fn, void *ctx)
 {
 	if (!o)
 		return;
 	bool undefined = from == VK_IMAGE_LAYOUT_UNDEFINED;
-	fn(ctx, o, r, undefined, undefined && whole_image(o, r), from, to);
+	fn(ctx, o, r, undefined, undefined, from, to);
 }
 
 static void image_barriers(trim *t, uint32_t n, const VkImageMemoryBarrier *b, image_fn fn,
@@ -484,4 +474,64 @@ void command_images(trim *t, const char *n, const void *args, image_fn fn, void 
 		rendering_images(t, ((const vk_args_vkCmdBeginRendering *)args)->pRenderingInfo, fn,
 				 ctx);
 	}
+}
+
+/* The subresources of image IMG that transfer command N (ARGS) writes as
+ * its destination: its regions' levels and layers, a clear's ranges; all
+ * of them for any other command. */
+uint64_t transfer_dst_subs(const char *n, const void *args, const obj *img)
+{
+	uint64_t m = 0;
+	uint32_t k = 0;
+	const VkImageSubresourceRange *ranges = NULL;
+	if (img->nsub == 1)
+		return obj_subs(img);
+	if (!strcmp(n, "vkCmdCopyBufferToImage")) {
+		const vk_args_vkCmdCopyBufferToImage *a = args;
+		for (k = 0; a->pRegions && k < a->regionCount; k++)
+			m |= image_layers_subs(img, &a->pRegions[k].imageSubresource);
+	} else if (trim_named(n, "vkCmdCopyBufferToImage2")) {
+		const VkCopyBufferToImageInfo2 *i =
+			((const vk_args_vkCmdCopyBufferToImage2 *)args)->pCopyBufferToImageInfo;
+		for (k = 0; i && i->pRegions && k < i->regionCount; k++)
+			m |= image_layers_subs(img, &i->pRegions[k].imageSubresource);
+	} else if (!strcmp(n, "vkCmdCopyImage")) {
+		const vk_args_vkCmdCopyImage *a = args;
+		for (k = 0; a->pRegions && k < a->regionCount; k++)
+			m |= image_layers_subs(img, &a->pRegions[k].dstSubresource);
+	} else if (trim_named(n, "vkCmdCopyImage2")) {
+		const VkCopyImageInfo2 *i = ((const vk_args_vkCmdCopyImage2 *)args)->pCopyImageInfo;
+		for (k = 0; i && i->pRegions && k < i->regionCount; k++)
+			m |= image_layers_subs(img, &i->pRegions[k].dstSubresource);
+	} else if (!strcmp(n, "vkCmdBlitImage")) {
+		const vk_args_vkCmdBlitImage *a = args;
+		for (k = 0; a->pRegions && k < a->regionCount; k++)
+			m |= image_layers_subs(img, &a->pRegions[k].dstSubresource);
+	} else if (trim_named(n, "vkCmdBlitImage2")) {
+		const VkBlitImageInfo2 *i = ((const vk_args_vkCmdBlitImage2 *)args)->pBlitImageInfo;
+		for (k = 0; i && i->pRegions && k < i->regionCount; k++)
+			m |= image_layers_subs(img, &i->pRegions[k].dstSubresource);
+	} else if (!strcmp(n, "vkCmdResolveImage")) {
+		const vk_args_vkCmdResolveImage *a = args;
+		for (k = 0; a->pRegions && k < a->regionCount; k++)
+			m |= image_layers_subs(img, &a->pRegions[k].dstSubresource);
+	} else if (trim_named(n, "vkCmdResolveImage2")) {
+		const VkResolveImageInfo2 *i =
+			((const vk_args_vkCmdResolveImage2 *)args)->pResolveImageInfo;
+		for (k = 0; i && i->pRegions && k < i->regionCount; k++)
+			m |= image_layers_subs(img, &i->pRegions[k].dstSubresource);
+	} else if (!strcmp(n, "vkCmdClearColorImage")) {
+		const vk_args_vkCmdClearColorImage *a = args;
+		k = a->rangeCount;
+		ranges = a->pRanges;
+	} else if (!strcmp(n, "vkCmdClearDepthStencilImage")) {
+		const vk_args_vkCmdClearDepthStencilImage *a = args;
+		k = a->rangeCount;
+		ranges = a->pRanges;
+	} else {
+		return obj_subs(img);
+	}
+	for (uint32_t i = 0; ranges && i < k; i++)
+		m |= image_subs(img, &ranges[i]);
+	return m;
 }

@@ -4,46 +4,72 @@
  * they came from, the recordings of the command buffers the range may
  * submit, and the submits that last wrote what is read, as inputs of
  * their own.  Touches (how commands use an object's earlier contents, in
- * the order they run) leave out the writers of what the range or a
- * setup submit drops or only copies into before reading it.
+ * the order they run, per subresource) leave out the writers of what the
+ * range or a setup submit drops or only copies into before reading it.
  */
 #include "trim_internal.h"
 
 /* ------------------------------------------------------------------ */
 /* Touches: how commands use the earlier contents of what they name. */
 
-/* Use U after AT: the first that discards or reads decides; writes over
- * part of the contents leave it open. */
-void use_then(enum use *at, enum use u)
+/* Use U of the subresources SUBS after AT: of each, the first that drops
+ * or reads decides; writes over part of it leave it open. */
+void use_then(firsts *at, enum use u, uint64_t subs)
 {
-	if (*at == USE_NONE || *at == USE_WRITE)
-		*at = u;
+	uint64_t open = subs & ~(at->drop | at->read);
+	if (u == USE_DISCARD)
+		at->drop |= open;
+	else if (u == USE_READ)
+		at->read |= open;
+	else
+		at->write |= open;
 }
 
-/* O used by a command, after those in L; false if one of them used it. */
-static bool touch_add(touches *l, obj *o, enum use u)
+/* The uses F after AT: what F drops or reads first, it drops or reads
+ * where AT left it open; what F only writes stays open. */
+void firsts_then(firsts *at, const firsts *f)
 {
+	use_then(at, USE_DISCARD, f->drop);
+	use_then(at, USE_READ, f->read);
+	use_then(at, USE_WRITE, f->write);
+}
+
+/* O's uses in L, made if none yet (*FRESH then). */
+static touch *touch_of(touches *l, obj *o, bool *fresh)
+{
+	*fresh = false;
 	for (uint32_t i = 0; i < l->n; i++)
-		if (l->v[i].o == o) {
-			use_then(&l->v[i].u, u);
-			return false;
-		}
+		if (l->v[i].o == o)
+			return &l->v[i];
+	*fresh = true;
 	l->v = array_grow(l->v, l->n, &l->cap, sizeof(*l->v), 16);
-	l->v[l->n++] = (touch){o, u};
-	return true;
+	l->v[l->n] = (touch){o, {0, 0, 0}};
+	return &l->v[l->n++];
+}
+
+/* O's subresources SUBS used by a command, after those in L; false if one
+ * of them used O already. */
+static bool touch_add(touches *l, obj *o, enum use u, uint64_t subs)
+{
+	bool fresh;
+	use_then(&touch_of(l, o, &fresh)->f, u, subs & obj_subs(o));
+	return fresh;
 }
 
 /* A barrier that keeps an image's contents (not from UNDEFINED) is no
  * use of them: what comes after it decides.  An attachment not discarded
- * is loaded, or kept where the render pass does not draw: read. */
+ * is loaded, or kept where the render pass does not draw: read, as what
+ * a discard names of a level's layers but not all. */
 static void touch_image(void *ctx, obj *o, const VkImageSubresourceRange *r, bool write,
 			bool discard, int32_t expect, int32_t final)
 {
-	(void)r;
 	(void)expect;
 	(void)final;
-	if (write)
-		touch_add(ctx, o, discard ? USE_DISCARD : USE_READ);
+	if (!write)
+		return;
+	if (discard)
+		touch_add(ctx, o, USE_DISCARD, image_subs_of(o, r, true));
+	touch_add(ctx, o, USE_READ, image_subs(o, r));
 }
 
 /* Whether the handle F of command N is what a transfer command writes and
@@ -69,16 +95,21 @@ static bool transfer_dst(const char *n, const found *f)
 	return false;
 }
 
-/* O, and what a command may read through it: what descriptor sets and
- * framebuffers hold, what views show. */
-static void touch_reach(touches *l, obj *o)
+/* SUBS of O, and what a command may read through it: what descriptor
+ * sets and framebuffers hold, what views show (of an image, the levels
+ * and layers of the view). */
+static void touch_reach(touches *l, obj *o, uint64_t subs)
 {
-	if (!o || !touch_add(l, o, USE_READ))
+	if (!o || !touch_add(l, o, USE_READ, subs))
 		return;
-	if (o->h == trim_types.descriptor_set || o->h == trim_types.framebuffer)
+	if (o->h == trim_types.descriptor_set)
+		for (uint32_t i = 0; i < o->held.n; i++)
+			touch_reach(l, o->held.v[i], ~0ull);
+	if (o->h == trim_types.framebuffer)
 		for (uint32_t i = 0; i < o->deps.n; i++)
-			touch_reach(l, o->deps.v[i]);
-	touch_reach(l, o->target);
+			touch_reach(l, o->deps.v[i], ~0ull);
+	if (o->target)
+		touch_reach(l, o->target, view_subs(o));
 }
 
 /* A command of command buffer CB: its uses, into L.  With SECONDARIES,
@@ -95,12 +126,16 @@ void touch_cmd(trim *t, obj *cb, touches *l, const vk_command_info *cmd,
 		if (o && o->h == trim_types.command_buffer && o != cb && secondaries) {
 			/* a secondary it executes: its uses, here */
 			touch_before(t, o);
-			for (uint32_t k = 0; k < o->rt.n; k++)
-				touch_add(l, o->rt.v[k].o, o->rt.v[k].u);
+			for (uint32_t k = 0; k < o->rt.n; k++) {
+				bool fresh;
+				firsts_then(&touch_of(l, o->rt.v[k].o, &fresh)->f, &o->rt.v[k].f);
+			}
 		} else if (o && transfer_dst(cmd->sig.name, &in->v[i])) {
-			touch_add(l, o, USE_WRITE);
+			touch_add(l, o, USE_WRITE,
+				  o->h == trim_types.image ? transfer_dst_subs(cmd->sig.name, args, o)
+							   : obj_subs(o));
 		} else {
-			touch_reach(l, o);
+			touch_reach(l, o, ~0ull);
 		}
 	}
 }
@@ -150,34 +185,43 @@ void touch_before(trim *t, obj *cb)
 /* ------------------------------------------------------------------ */
 /* The closure of the roots. */
 
-/* Whether nothing the range does can read what O held when it began: it
- * drops it first, or only copies into it (a readback buffer).  Shaders
+/* The subresources of O whose earlier contents uses F may read: all but
+ * those dropped first, or only copied into (a readback buffer).  Shaders
  * may read a buffer whose device address is known without naming it. */
-bool range_overwrites(const obj *o)
+static uint64_t firsts_reads(const obj *o, const firsts *f)
 {
-	return o->range_first == USE_DISCARD ||
-	       (o->range_first == USE_WRITE && !(o->h == trim_types.buffer && o->whole));
+	uint64_t gone = f->drop;
+	if (!(o->h == trim_types.buffer && o->whole))
+		gone |= f->write & ~f->read;
+	return obj_subs(o) & ~gone;
 }
 
-/* Whether recording R's commands may read what O held before them: all
- * but those that drop it first or only copy into it.  Worked out once,
- * for the recordings a setup runs again. */
-static bool recording_reads(trim *t, recording *r, const obj *o)
+/* What O held when the range began that the range may read: of an image
+ * whose levels 1 and on it makes again from UNDEFINED, level 0. */
+uint64_t range_needs(const obj *o)
+{
+	return firsts_reads(o, &o->range_first);
+}
+
+/* What O held before them that recording R's commands may read.  Worked
+ * out once, for the recordings a setup runs again. */
+static uint64_t recording_reads(trim *t, recording *r, const obj *o)
 {
 	if (!r->used) {
 		r->used = true;
 		r->unknown = !touch_recording(t, r, &r->uses, false);
 	}
 	if (r->unknown)
-		return true;
+		return obj_subs(o);
 	for (uint32_t i = 0; i < r->uses.n; i++)
 		if (r->uses.v[i].o == o)
-			return r->uses.v[i].u != USE_DISCARD && r->uses.v[i].u != USE_WRITE;
-	return true;
+			return firsts_reads(o, &r->uses.v[i].f);
+	return obj_subs(o);
 }
 
-/* Whether X (with its STAMP and ISTAMP) is walked now: the first time it
- * is reached (then it goes into LIST), or the first time as an input. */
+/* Whether recording X (with its STAMP and ISTAMP) is walked now: the
+ * first time it is reached (then it goes into LIST), or the first time
+ * as an input. */
 static bool close_visit(const trim *t, uint32_t *stamp, uint32_t *istamp, bool inputs,
 			vec *list, void *x)
 {
@@ -193,10 +237,13 @@ static bool close_visit(const trim *t, uint32_t *stamp, uint32_t *istamp, bool i
 
 /*
  * INPUTS: reached from a submit the setup runs again, whose commands may
- * read it.  An object the range overwrites (range_overwrites) needs the
- * submits that wrote it only as such an input, and not where the setup's
- * submits overwrite it too (a readback buffer each frame copies into);
- * an object or recording reached both ways is walked again as an input.
+ * read it; IN, the subresources of an object they may read.  An object
+ * needs the submits that wrote what the range may read of it
+ * (range_needs), and as such an input, those that wrote what the setup's
+ * submits may read: not what they overwrite too (a readback buffer each
+ * frame copies into).  An object or recording reached both ways is
+ * walked again as an input, an object again for each subresource it
+ * needs anew.
  */
 static void close_submit(trim *t, closure *cl, submit *s)
 {
@@ -215,24 +262,43 @@ void close_recording(trim *t, closure *cl, recording *r, bool inputs)
 		return;
 	for (uint32_t i = 0; i < r->deps.n; i++) {
 		obj *o = r->deps.v[i];
-		close_obj(t, cl, o, inputs && !(range_overwrites(o) && !recording_reads(t, r, o)));
+		uint64_t in = 0;
+		if (inputs) {
+			in = range_needs(o);
+			if (in != obj_subs(o))
+				in |= recording_reads(t, r, o);
+		}
+		close_obj(t, cl, o, in);
 		/* a secondary it executes (deps[0] is its own buffer) */
 		if (i > 0 && o->h == trim_types.command_buffer)
 			close_recording(t, cl, o->cur, inputs);
 	}
 }
 
-void close_obj(trim *t, closure *cl, obj *o, bool inputs)
+void close_obj(trim *t, closure *cl, obj *o, uint64_t in)
 {
-	if (!o || !close_visit(t, &o->stamp, &o->istamp, inputs, &cl->objs, o))
+	if (!o)
 		return;
+	in &= obj_subs(o);
+	if (o->stamp != t->stamp) {
+		vec_push(&cl->objs, o);
+		o->stamp = t->stamp;
+		o->in = 0;
+	} else if (!(in & ~o->in)) {
+		return;
+	}
+	o->in |= in;
+	/* what it names, it needs whole */
+	bool inputs = o->in != 0;
 	for (uint32_t i = 0; i < o->deps.n; i++)
-		close_obj(t, cl, o->deps.v[i], inputs);
-	close_obj(t, cl, o->owner, inputs);
-	close_obj(t, cl, o->target, inputs);
-	if (inputs || !range_overwrites(o))
-		for (uint32_t i = 0; i < o->writers.n; i++)
-			close_submit(t, cl, o->writers.v[i]);
+		close_obj(t, cl, o->deps.v[i], inputs ? ~0ull : 0);
+	close_obj(t, cl, o->owner, inputs ? ~0ull : 0);
+	if (o->target)
+		close_obj(t, cl, o->target, inputs ? view_subs(o) : 0);
+	uint64_t need = range_needs(o) | o->in;
+	for (uint32_t i = 0; i < o->nwriters; i++)
+		if (o->writers[i].subs & need)
+			close_submit(t, cl, o->writers[i].s);
 }
 
 /* The bytes of its buffers the closure may read: what the recordings it
@@ -292,7 +358,7 @@ void close_dispatchable(trim *t, closure *cl)
 		for (uint32_t k = 0; k < x->deps.n && held; k++)
 			held = ((obj *)x->deps.v[k])->stamp == t->stamp;
 		if (held)
-			close_obj(t, cl, x, false);
+			close_obj(t, cl, x, 0);
 	}
 }
 

@@ -120,9 +120,11 @@ void objs_release(vec *v)
  * matter, nothing will run its commands. */
 static void obj_shed(obj *o)
 {
-	for (uint32_t i = 0; i < o->writers.n; i++)
-		submit_unref(o->writers.v[i]);
-	vec_free(&o->writers);
+	for (uint32_t i = 0; i < o->nwriters; i++)
+		submit_unref(o->writers[i].s);
+	free(o->writers);
+	o->writers = NULL;
+	o->nwriters = o->capwriters = 0;
 	content_unref(o->cont);
 	o->cont = NULL;
 	recording_unref(o->cur);
@@ -142,6 +144,7 @@ static void obj_unref(obj *o)
 	obj_unref(o->owner);
 	obj_unref(o->target);
 	vec_free(&o->views);
+	vec_free(&o->held);
 	vec_free(&o->bound);
 	free(o->att_layout);
 	if (o->layout != o->lay1)
@@ -215,8 +218,7 @@ void recording_unref(recording *r)
 	recs_release(&r->recs);
 	objs_release(&r->deps);
 	tmap_free(&r->seen);
-	vec_free(&r->writes);
-	vec_free(&r->discards);
+	free(r->writes);
 	rec_unref(r->reset);
 	for (uint32_t i = 0; i < r->nlays; i++)
 		lay_free(&r->lays[i]);
@@ -235,16 +237,30 @@ void recording_dep(recording *r, obj *o)
 	vec_push(&r->deps, o);
 }
 
-void recording_write(recording *r, obj *o, bool discard)
+/* What of O recording R writes, or NULL. */
+const wrote *recording_wrote(const recording *r, const obj *o)
+{
+	for (uint32_t i = 0; i < r->nwrites; i++)
+		if (r->writes[i].o == o)
+			return &r->writes[i];
+	return NULL;
+}
+
+/* A command of R writes the subresources SUBS of O, dropping what those
+ * of DROPS held: where an earlier command of R wrote them, it decided. */
+void recording_write(recording *r, obj *o, uint64_t subs, uint64_t drops)
 {
 	if (!o)
 		return;
 	recording_dep(r, o);
-	if (vec_has(&r->writes, o))
-		return;
-	vec_push(&r->writes, o);
-	if (discard)
-		vec_push(&r->discards, o);
+	wrote *w = (wrote *)recording_wrote(r, o);
+	if (!w) {
+		r->writes = array_grow(r->writes, r->nwrites, &r->capwrites, sizeof(*r->writes), 4);
+		w = &r->writes[r->nwrites++];
+		*w = (wrote){o, 0, 0};
+	}
+	w->dropped |= drops & subs & ~w->subs;
+	w->subs |= subs;
 }
 
 /* Image O has LEVELS mip levels of LAYERS array layers, each with a
@@ -291,6 +307,53 @@ void image_range(const obj *o, const VkImageSubresourceRange *r, uint32_t *l0, u
 		if (r->layerCount != VK_REMAINING_ARRAY_LAYERS && r->layerCount < o->layers - *a0)
 			*a1 = *a0 + r->layerCount;
 	}
+}
+
+/* The mask (obj_subs()) of the subresources of O that R names (NULL:
+ * all); an image of one subresource, and any other object, has one.
+ * Of an image whose bits are levels, a level R names some layers of is
+ * in, unless ALL: then only the levels it names every layer of (what a
+ * barrier from UNDEFINED drops of them is not all a level held). */
+uint64_t image_subs_of(const obj *o, const VkImageSubresourceRange *r, bool all)
+{
+	if (o->nsub == 1 || !r)
+		return obj_subs(o);
+	uint32_t l0, l1, a0, a1;
+	image_range(o, r, &l0, &l1, &a0, &a1);
+	uint64_t m = 0;
+	for (uint32_t l = l0; l < l1; l++) {
+		if (o->nsub > 64) {
+			if (!all || (a0 == 0 && a1 == o->layers))
+				m |= 1ull << l;
+			continue;
+		}
+		for (uint32_t a = a0; a < a1; a++)
+			m |= 1ull << image_sub(o, l, a);
+	}
+	return m;
+}
+
+uint64_t image_subs(const obj *o, const VkImageSubresourceRange *r)
+{
+	return image_subs_of(o, r, false);
+}
+
+/* The same for the one level and the layers L of a copy's region names. */
+uint64_t image_layers_subs(const obj *o, const VkImageSubresourceLayers *l)
+{
+	VkImageSubresourceRange r = {l->aspectMask, l->mipLevel, 1, l->baseArrayLayer,
+				     l->layerCount};
+	return image_subs(o, &r);
+}
+
+/* What of its image or buffer view V shows. */
+uint64_t view_subs(const obj *v)
+{
+	if (!v->target)
+		return 0;
+	if (v->h != trim_types.image_view)
+		return obj_subs(v->target);
+	return image_subs(v->target, &v->sub);
 }
 
 /* Whether a submit left a layout on any subresource of O. */

@@ -535,7 +535,7 @@ int trim_write_setup(trim *t, trace_writer *w, uint64_t *no, trim_stats *stats,
 	 * ran (their recording now may be a later one) */
 	for (uint32_t i = 0; i < t->roots.n; i++) {
 		obj *x = t->roots.v[i];
-		close_obj(t, &cl, x, false);
+		close_obj(t, &cl, x, 0);
 		if (x->h == trim_types.command_buffer && x->range_use == 2)
 			close_recording(t, &cl, x->cur, false);
 	}
@@ -633,7 +633,7 @@ int trim_write_setup(trim *t, trace_writer *w, uint64_t *no, trim_stats *stats,
 	/* the contents and layouts as the range found them */
 	for (uint32_t i = 0; rc == 0 && i < cl.objs.n; i++) {
 		obj *x = cl.objs.v[i];
-		if (x->alive && x->cont && !range_overwrites(x))
+		if (x->alive && x->cont && range_needs(x))
 			rc = put_final(&o, x);
 		if (x->alive && !o.queue && x->h == trim_types.queue)
 			o.queue = x;

@@ -49,6 +49,53 @@ static void keep_with_dispatchable(trim *t, rec *r, const finds *in)
 	t->live_records++;
 }
 
+/* Set S holds O (NULL: nothing) in a descriptor. */
+static void set_hold(obj *s, obj *o)
+{
+	if (o && o != s && !vec_has(&s->held, o))
+		vec_push(&s->held, o);
+}
+
+/* What write W puts into its set: the views and buffers of its
+ * descriptors; of a type whose handles hide in its pNext (acceleration
+ * structures), all that the update names. */
+static void write_holds(trim *t, obj *s, const VkWriteDescriptorSet *w, const finds *in)
+{
+	const vk_handle_info *hv = trim_types.image_view, *hb = trim_types.buffer;
+	for (uint32_t k = 0; k < w->descriptorCount; k++)
+		switch (w->descriptorType) {
+		case VK_DESCRIPTOR_TYPE_SAMPLER:
+			break;
+		case VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER:
+		case VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE:
+		case VK_DESCRIPTOR_TYPE_STORAGE_IMAGE:
+		case VK_DESCRIPTOR_TYPE_INPUT_ATTACHMENT:
+			if (w->pImageInfo)
+				set_hold(s, obj_lookup(t, hv, (uint64_t)w->pImageInfo[k].imageView));
+			break;
+		case VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER:
+		case VK_DESCRIPTOR_TYPE_STORAGE_BUFFER:
+		case VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC:
+		case VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC:
+			if (w->pBufferInfo)
+				set_hold(s, obj_lookup(t, hb, (uint64_t)w->pBufferInfo[k].buffer));
+			break;
+		case VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER:
+		case VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER:
+			if (w->pTexelBufferView)
+				set_hold(s, obj_lookup(t, trim_types.buffer_view,
+						       (uint64_t)w->pTexelBufferView[k]));
+			break;
+		default:
+			for (uint32_t i = 0; i < in->n; i++)
+				set_hold(s, obj_lookup(t, in->v[i].h, in->v[i].value));
+			return;
+		}
+}
+
+/* Each set written keeps the record and all it names (the setup makes
+ * them for it), but holds only what its own writes put there: a set
+ * written in the same call as another does not read the other's texture. */
 static void update_sets(trim *t, rec *r, const void *args, const finds *in)
 {
 	const vk_args_vkUpdateDescriptorSets *a = args;
@@ -58,6 +105,7 @@ static void update_sets(trim *t, rec *r, const void *args, const finds *in)
 		if (!s)
 			continue;
 		obj_attach_all(t, s, r, in);
+		write_holds(t, s, &a->pDescriptorWrites[i], in);
 		bsink sk = {s, NULL};
 		write_reads(t, &sk, &a->pDescriptorWrites[i]);
 		vec st = {0};
@@ -81,6 +129,8 @@ static void update_sets(trim *t, rec *r, const void *args, const finds *in)
 		for (uint32_t k = 0; from && from != s && k < from->nbd; k++)
 			set_bdesc(s, UINT32_MAX, 0, from->bd[k].r.o, from->bd[k].r.off,
 				  from->bd[k].r.end);
+		for (uint32_t k = 0; from && from != s && k < from->held.n; k++)
+			set_hold(s, from->held.v[k]);
 	}
 }
 
@@ -276,7 +326,8 @@ static void recording_image(void *ctx, obj *o, const VkImageSubresourceRange *su
 	recording *rc = ctx;
 	recording_dep(rc, o);
 	if (write)
-		recording_write(rc, o, discard);
+		recording_write(rc, o, image_subs(o, sub),
+				discard ? image_subs_of(o, sub, true) : 0);
 	if (expect >= 0)
 		recording_layout(rc, o, sub, expect, final);
 }
@@ -292,7 +343,7 @@ static void record_special(trim *t, recording *rc, const char *n, const void *ar
 		for (uint32_t i = 0; i < a->descriptorWriteCount; i++)
 			storage_targets(t, &a->pDescriptorWrites[i], &st);
 		for (uint32_t i = 0; i < st.n; i++)
-			recording_write(rc, st.v[i], false);
+			recording_write(rc, st.v[i], obj_subs(st.v[i]), 0);
 		vec_free(&st);
 	}
 }
@@ -317,13 +368,13 @@ static void record(trim *t, rec *r, const vk_command_info *cmd, const void *args
 		recording_dep(rc, o);
 		const char *fn = f->f ? f->f->name : "";
 		if (f->h == trim_types.buffer && !strncmp(fn, "dst", 3))
-			recording_write(rc, o, false);
+			recording_write(rc, o, obj_subs(o), 0);
 		else if (f->h == trim_types.image &&
 			 (!strcmp(fn, "dstImage") || (f->top && !strcmp(fn, "image"))))
-			recording_write(rc, o, false);
+			recording_write(rc, o, transfer_dst_subs(n, args, o), 0);
 		else if (f->h == trim_types.descriptor_set)
 			for (uint32_t k = 0; k < o->storage.n; k++)
-				recording_write(rc, o->storage.v[k], false);
+				recording_write(rc, o->storage.v[k], obj_subs(o->storage.v[k]), 0);
 	}
 }
 
@@ -373,25 +424,43 @@ static bool supersedes(const submit *s, const submit *old, const obj *o)
 {
 	for (uint32_t i = 0; i < old->recordings.n; i++) {
 		const recording *r = old->recordings.v[i];
-		if (vec_has(&r->writes, o) && !vec_has(&s->recordings, r))
+		if (recording_wrote(r, o) && !vec_has(&s->recordings, r))
 			return false;
 	}
 	return true;
 }
 
-static void add_writer(obj *o, submit *s, bool discard)
+/* S writes W->subs of O, and ends what earlier writers wrote of
+ * W->dropped: a writer left holding none of O, or whose writes S does
+ * again, is no longer one.  A texture whose levels 1 and on each frame
+ * makes again from UNDEFINED keeps the upload (level 0) and the last
+ * frame's submit (the others) as writers, not every frame's. */
+static void add_writer(obj *o, submit *s, const wrote *w)
 {
 	uint32_t k = 0;
-	for (uint32_t i = 0; i < o->writers.n; i++) {
-		submit *w = o->writers.v[i];
-		if (discard || supersedes(s, w, o))
-			submit_unref(w);
-		else
-			o->writers.v[k++] = w;
+	writer *own = NULL;
+	for (uint32_t i = 0; i < o->nwriters; i++) {
+		writer x = o->writers[i];
+		if (x.s != s) {
+			x.subs &= ~w->dropped;
+			if (!x.subs || supersedes(s, x.s, o)) {
+				submit_unref(x.s);
+				continue;
+			}
+		}
+		o->writers[k++] = x;
 	}
-	o->writers.n = k;
+	o->nwriters = k;
+	for (uint32_t i = 0; i < o->nwriters; i++)
+		if (o->writers[i].s == s)
+			own = &o->writers[i];
+	if (own) {
+		own->subs |= w->subs;
+		return;
+	}
+	o->writers = array_grow(o->writers, o->nwriters, &o->capwriters, sizeof(*o->writers), 2);
+	o->writers[o->nwriters++] = (writer){s, w->subs};
 	s->refs++;
-	vec_push(&o->writers, s);
 }
 
 static void timeline_signal(trim *t, uint64_t sem, uint64_t value)
@@ -503,7 +572,7 @@ static void queue_submit(trim *t, rec *r, const vk_command_info *cmd, void *args
 	sync_call(t, cmd, args);
 	bool writes = false;
 	for (uint32_t i = 0; i < s->recordings.n && !writes; i++)
-		writes = ((recording *)s->recordings.v[i])->writes.n > 0;
+		writes = ((recording *)s->recordings.v[i])->nwrites > 0;
 	if (writes) {
 		/* what the host had written into what it names, and the
 		 * layouts of its images, as they were */
@@ -535,11 +604,9 @@ static void queue_submit(trim *t, rec *r, const vk_command_info *cmd, void *args
 			recording_set_reads(t, s->recordings.v[i], &s->reads, true);
 		for (uint32_t i = 0; i < s->recordings.n; i++) {
 			recording *rc = s->recordings.v[i];
-			for (uint32_t j = 0; j < rc->writes.n; j++) {
-				obj *o = rc->writes.v[j];
-				if (o->alive)
-					add_writer(o, s, vec_has(&rc->discards, o));
-			}
+			for (uint32_t j = 0; j < rc->nwrites; j++)
+				if (rc->writes[j].o->alive)
+					add_writer(rc->writes[j].o, s, &rc->writes[j]);
 		}
 	}
 	for (uint32_t i = 0; i < s->recordings.n; i++) {
@@ -583,6 +650,9 @@ static void other(trim *t, rec *r, const vk_command_info *cmd, const finds *in)
 				ty = o->h;
 				obj_attach_all(t, o, r, in);
 				attached = true;
+				/* a template write: its pData's handles are the set's */
+				for (uint32_t k = 0; o->h == trim_types.descriptor_set && k < in->n; k++)
+					set_hold(o, obj_lookup(t, in->v[k].h, in->v[k].value));
 			}
 		}
 	}

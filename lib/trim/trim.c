@@ -162,7 +162,7 @@ static void range_submit(trim *t, const finds *in)
 			continue;
 		touch_before(t, cb);
 		for (uint32_t k = 0; k < cb->rt.n; k++)
-			use_then(&cb->rt.v[k].o->range_first, cb->rt.v[k].u);
+			firsts_then(&cb->rt.v[k].o->range_first, &cb->rt.v[k].f);
 	}
 }
 
@@ -180,7 +180,7 @@ static void range_present(trim *t, const vk_args_vkQueuePresentKHR *a)
 			if (!x || x->h != trim_types.image || !vec_has(&x->deps, sc))
 				continue;
 			if (idx < 0 || x->index < 0 || x->index == idx) {
-				use_then(&x->range_first, USE_READ);
+				use_then(&x->range_first, USE_READ, obj_subs(x));
 				range_root(t, x);
 			}
 		}
@@ -253,7 +253,7 @@ static void range_effects(trim *t, const trace_call *c, enum kind k, const vk_co
 					 ? obj_lookup(t, trim_types.image, in->v[i].value)
 					 : NULL;
 			if (o)
-				use_then(&o->range_first, USE_READ);
+				use_then(&o->range_first, USE_READ, obj_subs(o));
 		}
 	}
 }

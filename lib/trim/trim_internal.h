@@ -160,16 +160,23 @@ typedef struct bdesc {
 	bread r;
 } bdesc;
 
-/* What commands do to an object's earlier contents, from their first use
- * on: nothing yet, drop them before anything reads them, may read them,
- * or (so far) only write over some of them, a copy's destination: what
- * comes next decides. */
-enum use { USE_NONE, USE_DISCARD, USE_READ, USE_WRITE };
+/* What a command does to an object's earlier contents: drops them
+ * before anything reads them, may read them, or only writes over some of
+ * them, a copy's destination: what comes next decides. */
+enum use { USE_DISCARD, USE_READ, USE_WRITE };
+
+/* Commands' first uses of an object's earlier contents, from the first
+ * on, per subresource (masks: obj_subs()): those the first use that
+ * decides drops, those it may read, those only written over so far.  A
+ * subresource in none is not used yet. */
+typedef struct firsts {
+	uint64_t drop, read, write;
+} firsts;
 
 /* Commands' use of O, in the order they run. */
 typedef struct touch {
 	obj *o;
-	enum use u;
+	firsts f;
 } touch;
 
 typedef struct touches {
@@ -189,7 +196,8 @@ struct obj {
 	rec *destroy;              /* a zombie's end */
 	content *cont;             /* buffers, images: host-written bytes */
 	const content *emitted;    /* while writing: what the setup has written */
-	vec writers;               /* submit*: the last to write it */
+	struct writer *writers;    /* the last submits to write it */
+	uint32_t nwriters, capwriters;
 	recording *cur;            /* command buffers: the current recording */
 	rec *reset;                /* command buffers: a reset since the last begin */
 	uint64_t usage;
@@ -197,6 +205,7 @@ struct obj {
 	vec views;                 /* framebuffers: attachments (obj*, not referenced) */
 	uint32_t discard;          /* render passes: attachments whose contents go */
 	vec storage;               /* descriptor sets: written through storage descriptors */
+	vec held;                  /* descriptor sets: what their writes named (obj*, in deps) */
 	int fence;                 /* fences: 0 as created, 1 signaled, 2 unsignaled */
 	uint64_t value;            /* timeline semaphores: the last value signaled */
 	bool timeline;             /* semaphores: a timeline one */
@@ -238,10 +247,10 @@ struct obj {
 	 * uses of what their commands name in the range (rstate 1: after the
 	 * recording from before, 2: recorded afresh) */
 	spans covered;
-	enum use range_first;
+	firsts range_first;
 	touches rt;
 	int rstate;
-	uint32_t istamp;           /* in the closure as a setup submit's input */
+	uint64_t in;               /* in the closure: its subresources a setup submit may read */
 	/* buffers and images: the memory they are bound to (not referenced:
 	 * the binding ends when either dies), at what offset, over how many
 	 * bytes (a buffer's size, an image's memory requirements), and
@@ -262,6 +271,30 @@ static inline uint32_t image_sub(const obj *o, uint32_t level, uint32_t layer)
 {
 	return layer * o->levels + level;
 }
+
+/* Contents are followed per subresource in masks of 64 bits: bit
+ * image_sub() of an image of 64 subresources or fewer, of one of more
+ * (an array of many layers) bit LEVEL for all its layers; any other
+ * object has bit 0.  All of O's: */
+static inline uint64_t obj_subs(const obj *o)
+{
+	uint32_t n = o->nsub <= 64 ? o->nsub : o->levels;
+	return n >= 64 ? ~0ull : (1ull << n) - 1;
+}
+
+/* A submit that wrote an object, and what of it the submit holds: the
+ * subresources it wrote that no later submit dropped. */
+typedef struct writer {
+	submit *s;
+	uint64_t subs;
+} writer;
+
+/* What a recording's commands write of O: the subresources, and those
+ * of them whose earlier contents the first command to write them drops. */
+typedef struct wrote {
+	obj *o;
+	uint64_t subs, dropped;
+} wrote;
 
 /* An image's layouts across one recording, per subresource: what its
  * first command there needs (UNDEFINED: anything) and what the last
@@ -289,8 +322,8 @@ struct recording {
 	vec recs;
 	vec deps;                  /* obj*, referenced */
 	tmap seen;                 /* obj* -> 1 for deps */
-	vec writes;                /* obj* (in deps) the commands write */
-	vec discards;              /* obj* whose earlier contents they discard */
+	wrote *writes;             /* what the commands write (in deps) */
+	uint32_t nwrites, capwrites;
 	rec *reset;                /* the reset before its begin */
 	lay *lays;
 	uint32_t nlays, caplays;
@@ -440,10 +473,15 @@ void obj_kill(trim *t, obj *o, rec *r);
 void obj_kill_children(trim *t, obj *pool, rec *r);
 void recording_unref(recording *r);
 void recording_dep(recording *r, obj *o);
-void recording_write(recording *r, obj *o, bool discard);
+void recording_write(recording *r, obj *o, uint64_t subs, uint64_t drops);
+const wrote *recording_wrote(const recording *r, const obj *o);
 void image_subresources(obj *o, uint32_t levels, uint32_t layers);
 void image_range(const obj *o, const VkImageSubresourceRange *r, uint32_t *l0, uint32_t *l1,
 		 uint32_t *a0, uint32_t *a1);
+uint64_t image_subs_of(const obj *o, const VkImageSubresourceRange *r, bool all);
+uint64_t image_subs(const obj *o, const VkImageSubresourceRange *r);
+uint64_t image_layers_subs(const obj *o, const VkImageSubresourceLayers *l);
+uint64_t view_subs(const obj *v);
 bool image_laid(const obj *o);
 lay *lay_new(lay **v, uint32_t *n, uint32_t *cap, obj *o);
 void lay_free(lay *l);
@@ -494,6 +532,7 @@ void buffer_host_use(trim *t, const char *n, const finds *in);
 void storage_targets(trim *t, const VkWriteDescriptorSet *w, vec *out);
 bool load_op_discards(VkAttachmentLoadOp op);
 void command_images(trim *t, const char *n, const void *args, image_fn fn, void *ctx);
+uint64_t transfer_dst_subs(const char *n, const void *args, const obj *img);
 
 /* state.c: Vulkan calls before the range */
 void obj_attach(obj *o, rec *r);
@@ -508,13 +547,14 @@ int trim_vk_before(trim *t, const trace_call *c, enum kind k, const vk_command_i
 int trim_known(trim *t, const vk_command_info *cmd, void *args, trace_error *err);
 
 /* closure.c: what the range needs */
-void use_then(enum use *at, enum use u);
+void use_then(firsts *at, enum use u, uint64_t subs);
+void firsts_then(firsts *at, const firsts *f);
 void touch_cmd(trim *t, obj *cb, touches *l, const vk_command_info *cmd,
 	       const void *args, const finds *in, bool secondaries);
 void touch_before(trim *t, obj *cb);
-bool range_overwrites(const obj *o);
+uint64_t range_needs(const obj *o);
 void close_recording(trim *t, closure *cl, recording *r, bool inputs);
-void close_obj(trim *t, closure *cl, obj *o, bool inputs);
+void close_obj(trim *t, closure *cl, obj *o, uint64_t in);
 void closure_readable(trim *t, const closure *cl);
 void close_dispatchable(trim *t, closure *cl);
 
