@@ -402,18 +402,7 @@ static void image_barrier(VkCommandBuffer cb, VkImage img, VkImageLayout from, V
 			  VkPipelineStageFlags src_stage, VkAccessFlags src_access,
 			  VkPipelineStageFlags dst_stage, VkAccessFlags dst_access)
 {
-	VkImageMemoryBarrier b = {
-		.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
-		.srcAccessMask = src_access,
-		.dstAccessMask = dst_access,
-		.oldLayout = from,
-		.newLayout = to,
-		.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-		.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-		.image = img,
-		.subresourceRange = { VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1 },
-	};
-	vkCmdPipelineBarrier(cb, src_stage, dst_stage, 0, 0, NULL, 0, NULL, 1, &b);
+	levels_change(cb, img, 0, 1, from, to, src_stage, src_access, dst_stage, dst_access);
 }
 
 /* ------------------------------------------------------------------ */

@@ -1,7 +1,7 @@
 # edit_lib.awk: what the trace-edit scripts share (layouts_edit.awk,
 # zombie_edit.awk, reuse_edit.awk, mixed_edit.awk; run with -f edit_lib.awk
 # first): records written renumbered in order, records made up, a handle
-# read from a line.
+# read from a line, a command pool with its command buffers, a begin.
 function out(line) {
 	sub(/^\{call: [0-9]+,/, "{call: " no++ ",", line)
 	print line
@@ -12,4 +12,18 @@ function rec(fn, args, ret) {
 function handle(line, field,    v) {
 	v = line; sub(".*" field ": \\[?", "", v); sub(/[],}].*/, "", v)
 	return v
+}
+# a command pool of queue family FAMILY on DEV, with FLAGS, and the
+# primary command buffers CBS ("a" or "a, b": COUNT of them) of it
+function pool_cbs(dev, family, flags, pool, cbs, count) {
+	rec("vkCreateCommandPool", "device: " dev ", pCreateInfo: [{sType: VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO, " \
+	    "pNext: null, flags: " flags ", queueFamilyIndex: " family "}], pAllocator: null, pCommandPool: [" pool "]", 1)
+	rec("vkAllocateCommandBuffers", "device: " dev ", pAllocateInfo: [{sType: " \
+	    "VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, pNext: null, commandPool: " pool ", " \
+	    "level: VK_COMMAND_BUFFER_LEVEL_PRIMARY, commandBufferCount: " count "}], pCommandBuffers: [" cbs "]", 1)
+}
+function begin(cb) {
+	rec("vkBeginCommandBuffer", "commandBuffer: " cb ", pBeginInfo: [{sType: " \
+	    "VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO, pNext: null, " \
+	    "flags: VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT, pInheritanceInfo: null}]", 1)
 }

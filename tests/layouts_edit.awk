@@ -19,11 +19,6 @@ function barrier(cb, from, to) {
 	    "image: " tex ", subresourceRange: {aspectMask: VK_IMAGE_ASPECT_COLOR_BIT, baseMipLevel: 0, " \
 	    "levelCount: 1, baseArrayLayer: 0, layerCount: 1}}]", 0)
 }
-function begin(cb) {
-	rec("vkBeginCommandBuffer", "commandBuffer: " cb ", pBeginInfo: [{sType: " \
-	    "VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO, pNext: null, " \
-	    "flags: VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT, pInheritanceInfo: null}]", 1)
-}
 # the two command buffers recorded, submitted together, waited for; COLOR
 # is the clear's VkClearColorValue in base64
 function pair(color) {
@@ -55,12 +50,7 @@ BEGIN { pool = "0x7e57000000000001"; cb1 = "0x7e57000000000002"; cb2 = "0x7e5700
 	sub(/usage: VK_IMAGE_USAGE_SAMPLED_BIT,/, "usage: VK_IMAGE_USAGE_TRANSFER_DST_BIT|VK_IMAGE_USAGE_SAMPLED_BIT,")
 }
 /fn: vkAcquireNextImageKHR,/ && !done {
-	rec("vkCreateCommandPool", "device: " dev ", pCreateInfo: [{sType: VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO, " \
-	    "pNext: null, flags: VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT, queueFamilyIndex: " family "}], " \
-	    "pAllocator: null, pCommandPool: [" pool "]", 1)
-	rec("vkAllocateCommandBuffers", "device: " dev ", pAllocateInfo: [{sType: " \
-	    "VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, pNext: null, commandPool: " pool ", " \
-	    "level: VK_COMMAND_BUFFER_LEVEL_PRIMARY, commandBufferCount: 2}], pCommandBuffers: [" cb1 ", " cb2 "]", 1)
+	pool_cbs(dev, family, "VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT", pool, cb1 ", " cb2, 2)
 	pair("AAAAAAAAgD8AAAAAAACAPw==")  # green
 	pair("AACAPwAAAAAAAAAAAACAPw==")  # red
 	done = 1

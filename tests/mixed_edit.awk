@@ -25,14 +25,8 @@ BEGIN { pool = "0x7e57000000000001"; cb = "0x7e57000000000002" }
 }
 /fn: vkCreateImage,.*mipLevels: 7,/ { tex = handle($0, "pImage"); dev = handle($0, "device") }
 /fn: vkQueuePresentKHR,/ && presents++ == 11 {
-	rec("vkCreateCommandPool", "device: " dev ", pCreateInfo: [{sType: VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO, " \
-	    "pNext: null, flags: 0, queueFamilyIndex: " family "}], pAllocator: null, pCommandPool: [" pool "]", 1)
-	rec("vkAllocateCommandBuffers", "device: " dev ", pAllocateInfo: [{sType: " \
-	    "VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, pNext: null, commandPool: " pool ", " \
-	    "level: VK_COMMAND_BUFFER_LEVEL_PRIMARY, commandBufferCount: 1}], pCommandBuffers: [" cb "]", 1)
-	rec("vkBeginCommandBuffer", "commandBuffer: " cb ", pBeginInfo: [{sType: " \
-	    "VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO, pNext: null, " \
-	    "flags: VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT, pInheritanceInfo: null}]", 1)
+	pool_cbs(dev, family, "0", pool, cb, 1)
+	begin(cb)
 	rec("vkCmdPipelineBarrier", "commandBuffer: " cb ", srcStageMask: VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, " \
 	    "dstStageMask: VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, dependencyFlags: 0, memoryBarrierCount: 0, " \
 	    "pMemoryBarriers: null, bufferMemoryBarrierCount: 0, pBufferMemoryBarriers: null, " \

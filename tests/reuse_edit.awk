@@ -46,14 +46,8 @@ BEGIN {
 	update(b, "VVVV")
 	memory(dmem, 4096)
 	buffer(d, dmem)
-	rec("vkCreateCommandPool", "device: " dev ", pCreateInfo: [{sType: VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO, " \
-	    "pNext: null, flags: 0, queueFamilyIndex: " family "}], pAllocator: null, pCommandPool: [" pool "]", 1)
-	rec("vkAllocateCommandBuffers", "device: " dev ", pAllocateInfo: [{sType: " \
-	    "VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, pNext: null, commandPool: " pool ", " \
-	    "level: VK_COMMAND_BUFFER_LEVEL_PRIMARY, commandBufferCount: 1}], pCommandBuffers: [" cb "]", 1)
-	rec("vkBeginCommandBuffer", "commandBuffer: " cb ", pBeginInfo: [{sType: " \
-	    "VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO, pNext: null, " \
-	    "flags: VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT, pInheritanceInfo: null}]", 1)
+	pool_cbs(dev, family, "0", pool, cb, 1)
+	begin(cb)
 	rec("vkCmdCopyBuffer", "commandBuffer: " cb ", srcBuffer: " b ", dstBuffer: " d ", regionCount: 1, " \
 	    "pRegions: [{srcOffset: 0, dstOffset: 0, size: 4096}]", 0)
 	rec("vkEndCommandBuffer", "commandBuffer: " cb, 1)

@@ -56,9 +56,7 @@ index($0, "fn: vkBeginCommandBuffer, args: {commandBuffer: " cb1 ",") && ++begun
 	    "VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO, pNext: null, descriptorPool: " pool ", " \
 	    "descriptorSetCount: 1, pSetLayouts: [" layout "]}], pDescriptorSets: [" set "]", 1)
 	texture(view)
-	rec("vkBeginCommandBuffer", "commandBuffer: " cb2 ", pBeginInfo: [{sType: " \
-	    "VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO, pNext: null, " \
-	    "flags: VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT, pInheritanceInfo: null}]", 1)
+	begin(cb2)
 	rec("vkCmdPipelineBarrier", "commandBuffer: " cb2 ", srcStageMask: VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, " \
 	    "dstStageMask: VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, dependencyFlags: 0, memoryBarrierCount: 0, " \
 	    "pMemoryBarriers: null, bufferMemoryBarrierCount: 0, pBufferMemoryBarriers: null, " \
