@@ -695,6 +695,25 @@ print(len(b), b[:3].hex(), b[3:].count(0))' d/call-$n.buffer-0x7e58000000000005-
 	[ "$(ae "$W/glmark.frame-45.png" t45.png)" = 0 ]
 }
 
+@test "a frame trimmed after its command buffer's pool was reset (no RESET_COMMAND_BUFFER_BIT) begins it afresh, validated and pixel-equal" {
+	# Chromium's ANGLE: a pool's command buffer recorded, submitted, and
+	# the pool reset after the fence; the next frame begins it again.  The
+	# trim keeps the submit, so the setup records the buffer and must
+	# reset the pool after it, or the frame's vkBeginCommandBuffer finds it
+	# executable (VUID-vkBeginCommandBuffer-commandBuffer-00050)
+	awk -v F=150 -f "$TOP/tests/edit_lib.awk" -f "$TOP/tests/pool_reset_edit.awk" "$W/cube.txt" >e.txt
+	replay --screenshot 150 --screenshot-dir full e.txt
+	trace-trim --frames 150 -o t.trace e.txt
+	trace-decode t.trace | sed -n '1,/fn: tracekit.setup.end/p' >setup.txt
+	grep -q 'fn: vkCmdFillBuffer, args: {commandBuffer: 0x7e57000000000021,' setup.txt
+	grep -q 'fn: vkResetCommandPool, args: {device: 0x[0-9a-f]*, commandPool: 0x7e57000000000020,' setup.txt
+	replay_error --validate --screenshot 150 --screenshot-dir s t.trace
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	[ "$(ae full/frame-150.png s/frame-150.png)" = 0 ]
+}
+
 @test "a multi-draw replays the draws its record holds, whatever stride the application laid them out with" {
 	# zink gives vkCmdDrawMultiEXT a stride of 12 (its own struct); the
 	# record holds the draws one after the other: each draw made twice
