@@ -714,6 +714,21 @@ print(len(b), b[:3].hex(), b[3:].count(0))' d/call-$n.buffer-0x7e58000000000005-
 	[ "$(ae full/frame-150.png s/frame-150.png)" = 0 ]
 }
 
+@test "a frame trimmed after its swapchain was made again, the images back with the old handles, replays validated and pixel-equal" {
+	# Wine's d3d on Vulkan: the first swapchain's images died with it, so
+	# the setup makes the second's (vkGetSwapchainImagesKHR) for the frame
+	awk -f "$TOP/tests/edit_lib.awk" -f "$TOP/tests/swapchain_reuse_edit.awk" "$W/cube.txt" >e.txt
+	replay --screenshot 150 --screenshot-dir full e.txt
+	trace-trim --frames 150 -o t.trace e.txt
+	trace-decode t.trace | sed -n '1,/fn: tracekit.setup.end/p' >setup.txt
+	grep -q 'fn: vkGetSwapchainImagesKHR, args: {device: 0x[0-9a-f]*, swapchain: 0x7e57000000000030, pSwapchainImageCount: \[3\], pSwapchainImages: \[0x' setup.txt
+	replay_error --validate --screenshot 150 --screenshot-dir s t.trace
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	[ "$(ae full/frame-150.png s/frame-150.png)" = 0 ]
+}
+
 @test "a multi-draw replays the draws its record holds, whatever stride the application laid them out with" {
 	# zink gives vkCmdDrawMultiEXT a stride of 12 (its own struct); the
 	# record holds the draws one after the other: each draw made twice
