@@ -729,6 +729,28 @@ print(len(b), b[:3].hex(), b[3:].count(0))' d/call-$n.buffer-0x7e58000000000005-
 	[ "$(ae full/frame-150.png s/frame-150.png)" = 0 ]
 }
 
+@test "a call the capture ended inside (flags: incomplete), begun before whole calls read already, is not replayed: a present of a swapchain destroyed after it began" {
+	# OpenArena through zink, stopped by SIGTERM: its main thread destroyed
+	# the swapchain while zink's thread was inside a present; the present,
+	# begun first, is read last, after the destroys.  Here: one more
+	# present, numbered after vkcube's last, the calls after that one
+	# numbered on past it
+	local p
+	p=$(grep 'fn: vkQueuePresentKHR,' "$W/cube.txt" | tail -1 | sed 's/^{call: \([0-9]*\),.*/\1/')
+	{ awk -v p="$p" '{ n = $2 + 0; if (n > p) sub(/^\{call: [0-9]+,/, "{call: " n + 1 ","); print }' "$W/cube.txt"
+	  grep 'fn: vkQueuePresentKHR,' "$W/cube.txt" | tail -1 |
+		sed "s/^{call: [0-9]*,/{call: $((p + 1)),/; s/, ret: VK_SUCCESS}\$/, flags: [incomplete]}/"; } >inc.txt
+	tail -1 inc.txt | grep -q 'fn: vkQueuePresentKHR, .*flags: \[incomplete\]}$'
+	grep -q "^{call: $((p + 2)), thread: 0, fn: vk" inc.txt
+	replay_error --screenshot 299 -o inc.png inc.txt
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	[ "$(ae "$W/cube.frame-299.png" inc.png)" = 0 ]
+	replay_error --check inc.txt
+	[ "$status" -eq 0 ]
+}
+
 @test "a multi-draw replays the draws its record holds, whatever stride the application laid them out with" {
 	# zink gives vkCmdDrawMultiEXT a stride of 12 (its own struct); the
 	# record holds the draws one after the other: each draw made twice
