@@ -178,7 +178,10 @@ int vkr_check(trace_reader *in, const vkr_options *opt, trace_error *err)
 	r->check_jmp = &back;
 	trace_call *c;
 	int k;
+	uint64_t last_whole = 0;
 	while ((k = trace_reader_next(in, &c, &r->err)) > 0) {
+		if (vkr_out_of_place(c, &last_whole))
+			continue;
 		r->call = c;
 		if (trace_frames_next(&r->frames, c, &r->err) < 0)
 			vkr_fatal(r, "%s", r->err.msg);

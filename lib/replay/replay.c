@@ -1108,7 +1108,10 @@ int vkr_run(trace_reader *in, const vkr_options *opt)
 	r->merge = !opt->submits_as_captured && !looping && !r->dump;
 	r->ahead_on = !opt->waits_as_captured && !looping && !r->dump;
 	vkr_watchdog_start(r);
+	uint64_t last_whole = 0;
 	while (!r->stop && (k = trace_reader_next(in, &c, &r->err)) > 0) {
+		if (vkr_out_of_place(c, &last_whole))
+			continue;
 		r->call = c;
 		int64_t f = trace_frames_next(&r->frames, c, &r->err);
 		if (f < 0)

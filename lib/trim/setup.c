@@ -551,6 +551,13 @@ int trim_write_setup(trim *t, trace_writer *w, uint64_t *no, trim_stats *stats,
 		for (uint32_t k = 0; k < x->recs.n; k++)
 			collect(t, &recs, x->recs.v[k]);
 		collect(t, &recs, x->destroy);
+		/* a reset since its last recording: a kept submit may run that
+		 * recording, and without the reset the range's vkBeginCommandBuffer
+		 * finds it executable, which a pool made without
+		 * RESET_COMMAND_BUFFER_BIT forbids (Chromium's ANGLE resets its
+		 * pools after each frame's fence) */
+		if (x->h == trim_types.command_buffer)
+			collect(t, &recs, x->reset);
 		x->emitted = NULL;
 		for (uint32_t k = 0; k < x->nsub; k++) {
 			x->sim[k] = x->initial;

@@ -224,6 +224,29 @@ static void created(trim *t, obj *o, const char *n, const void *args)
 		o->target->refs++;
 }
 
+/* Whether objects of type MADE that CMD makes come from an object of type
+ * FROM it names, and end with it: an allocation's pool, the parent the
+ * registry gives the handle; a get's non-dispatchable object, as a
+ * swapchain's images, which vkDestroySwapchainKHR takes along (the
+ * registry gives VkImage's parent as VkDevice).  Wine's d3d on Vulkan
+ * destroys a swapchain and its next one's images come back with the same
+ * handles: taken for the old ones, they were never made again. */
+static bool made_from(const vk_command_info *cmd, const vk_handle_info *made,
+		      const vk_handle_info *from)
+{
+	if (!from || from->dispatchable)
+		return false;
+	if (cmd->action == VK_ACTION_GET)
+		return true;
+	if (cmd->action != VK_ACTION_ALLOCATE || !made->parent)
+		return false;
+	size_t n = strlen(from->name);
+	for (const char *p = made->parent; (p = strstr(p, from->name)); p += n)
+		if ((p == made->parent || p[-1] == ',') && (p[n] == ',' || !p[n]))
+			return true;
+	return false;
+}
+
 static void create(trim *t, rec *r, const vk_command_info *cmd, const void *args, const finds *in)
 {
 	finds out = {0};
@@ -236,10 +259,9 @@ static void create(trim *t, rec *r, const vk_command_info *cmd, const void *args
 		return;
 	}
 	obj *owner = NULL;
-	if (cmd->action == VK_ACTION_ALLOCATE)
-		for (uint32_t i = 0; i < in->n && !owner; i++)
-			if (in->v[i].h && strstr(in->v[i].h->name, "Pool"))
-				owner = obj_lookup(t, in->v[i].h, in->v[i].value);
+	for (uint32_t i = 0; i < in->n && !owner; i++)
+		if (made_from(cmd, out.v[0].h, in->v[i].h))
+			owner = obj_lookup(t, in->v[i].h, in->v[i].value);
 	for (uint32_t i = 0; i < out.n; i++) {
 		obj *o = obj_lookup(t, out.v[i].h, out.v[i].value);
 		if (o && (cmd->action == VK_ACTION_GET || !strncmp(n, "vkEnumerate", 11)))
@@ -251,6 +273,7 @@ static void create(trim *t, rec *r, const vk_command_info *cmd, const void *args
 		if (owner) {
 			owner->refs++;
 			o->owner = owner;
+			owner->owns = true;
 		}
 		created(t, o, n, args);
 		if (!strcmp(n, "vkGetSwapchainImagesKHR"))
@@ -284,7 +307,7 @@ static void destroy(trim *t, rec *r, const vk_command_info *cmd, const finds *in
 		obj *o = obj_lookup(t, in->v[i].h, in->v[i].value);
 		if (!o)
 			continue;
-		if (strstr(o->h->name, "Pool"))
+		if (o->owns)
 			obj_kill_children(t, o, r);
 		obj_kill(t, o, r);
 	}

@@ -192,7 +192,8 @@ struct obj {
 	uint32_t stamp;            /* in the closure being built */
 	vec recs;                  /* rec*: creation, then what changed it */
 	vec deps;                  /* obj*: what those records name */
-	obj *owner;                /* the pool it came from */
+	obj *owner;                /* what it came from, and dies with: a pool, a swapchain */
+	bool owns;                 /* objects came from it */
 	rec *destroy;              /* a zombie's end */
 	content *cont;             /* buffers, images: host-written bytes */
 	const content *emitted;    /* while writing: what the setup has written */

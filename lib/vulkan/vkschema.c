@@ -360,6 +360,65 @@ static void enc_pnext(trace_arena *a, trace_value *v, const void *p)
 	}
 }
 
+/*
+ * Pointers the specification says are ignored, in prose the registry
+ * leaves to it (noautovalidity): a program may leave them dangling or
+ * pointing at anything, and neither the layer nor a reader follows them.
+ * Chromium's ANGLE gives vkCreateGraphicsPipelines a pTessellationState
+ * without tessellation stages that points at another struct: recorded as
+ * one, it stopped the replay at its sType.  BASE holds what precedes F
+ * (decoded already, when reading).
+ */
+bool vk_field_ignored(const vk_struct_info *s, const vk_field *f, const void *base)
+{
+	if (!(f->flags & VK_F_NOAUTO) || !f->ptr)
+		return false;
+	if (s->stype == VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO &&
+	    f->offset == offsetof(VkGraphicsPipelineCreateInfo, pTessellationState)) {
+		const VkGraphicsPipelineCreateInfo *ci = (const void *)base;
+		const VkShaderStageFlags both = VK_SHADER_STAGE_TESSELLATION_CONTROL_BIT |
+						VK_SHADER_STAGE_TESSELLATION_EVALUATION_BIT;
+		VkShaderStageFlags stages = 0;
+		for (uint32_t i = 0; ci->pStages && i < ci->stageCount; i++)
+			stages |= ci->pStages[i].stage;
+		return (stages & both) != both;
+	}
+	if (s->stype == VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET) {
+		const VkWriteDescriptorSet *w = (const void *)base;
+		size_t used;  /* the array the type reads; 0: none of the three */
+		switch (w->descriptorType) {
+		case VK_DESCRIPTOR_TYPE_SAMPLER:
+		case VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER:
+		case VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE:
+		case VK_DESCRIPTOR_TYPE_STORAGE_IMAGE:
+		case VK_DESCRIPTOR_TYPE_INPUT_ATTACHMENT:
+			used = offsetof(VkWriteDescriptorSet, pImageInfo);
+			break;
+		case VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER:
+		case VK_DESCRIPTOR_TYPE_STORAGE_BUFFER:
+		case VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC:
+		case VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC:
+			used = offsetof(VkWriteDescriptorSet, pBufferInfo);
+			break;
+		case VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER:
+		case VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER:
+			used = offsetof(VkWriteDescriptorSet, pTexelBufferView);
+			break;
+		case VK_DESCRIPTOR_TYPE_INLINE_UNIFORM_BLOCK:
+		case VK_DESCRIPTOR_TYPE_ACCELERATION_STRUCTURE_KHR:
+		case VK_DESCRIPTOR_TYPE_ACCELERATION_STRUCTURE_NV:
+			used = 0;
+			break;
+		default:  /* a type this build does not know: follow them all */
+			return false;
+		}
+		return f->offset != used && (f->offset == offsetof(VkWriteDescriptorSet, pImageInfo) ||
+					     f->offset == offsetof(VkWriteDescriptorSet, pBufferInfo) ||
+					     f->offset == offsetof(VkWriteDescriptorSet, pTexelBufferView));
+	}
+	return false;
+}
+
 /* CHAINED: a struct inside a flattened chain, its pNext written null. */
 static void enc_struct(const vk_struct_info *s, trace_arena *a, trace_value *out, const void *p,
 		       bool chained)
@@ -370,7 +429,8 @@ static void enc_struct(const vk_struct_info *s, trace_arena *a, trace_value *out
 	}
 	trace_value *m = trace_arena_alloc(a, sizeof(trace_value) * (s->nfields ? s->nfields : 1));
 	for (uint32_t i = 0; i < s->nfields; i++) {
-		if (chained && (s->fields[i].flags & VK_F_PNEXT))
+		if ((chained && (s->fields[i].flags & VK_F_PNEXT)) ||
+		    vk_field_ignored(s, &s->fields[i], p))
 			m[i].kind = TRACE_NULL;
 		else
 			enc_field(a, &m[i], s->fields, &s->fields[i], p);
@@ -800,9 +860,16 @@ static int dec_struct(const dec *up, const vk_struct_info *s, const trace_value 
 		return -1;
 	}
 	uint32_t n = v->st.sig->nmembers < s->nfields ? v->st.sig->nmembers : s->nfields;
-	for (uint32_t i = 0; i < n; i++)
+	for (uint32_t i = 0; i < n; i++) {
+		/* read null, as the layer now writes it (an older trace holds
+		 * what it pointed at) */
+		if (vk_field_ignored(s, &s->fields[i], out)) {
+			write_ptr((uint8_t *)out + s->fields[i].offset, NULL);
+			continue;
+		}
 		if (dec_field(&d, &s->fields[i], &v->st.members[i], out) < 0)
 			return -1;
+	}
 	if (!d.out && check_stype(&d, s, out) < 0)
 		return -1;
 	return check_lens(&d, s->fields, n, v->st.members, out);

@@ -205,6 +205,8 @@ static void fill_struct(const vk_struct_info *s, trace_arena *a, uint8_t *p, int
 		void *q = NULL;
 		if (f->flags & VK_F_PNEXT) {
 			q = fill_chain(a, depth);
+		} else if (vk_field_ignored(s, f, p)) {
+			q = NULL; /* written null whatever it holds */
 		} else if ((f->flags & VK_F_OPTIONAL) && rnd() % 5 == 0) {
 			q = NULL;
 		} else if (f->base == VK_B_VOID && f->len_op == VK_LEN_NONE && f->ptr == 1) {
@@ -1071,6 +1073,65 @@ static void test_descriptors_one_by_one(void)
 	      "template: a descriptor past pData's end is not given");
 }
 
+/*
+ * A pointer the specification says is ignored is neither followed when
+ * written nor when read: Chromium's ANGLE gave a pipeline without
+ * tessellation stages a pTessellationState pointing at another struct,
+ * and the replay refused the record for its sType.
+ */
+static void test_ignored_pointers_are_not_followed(void)
+{
+	const vk_struct_info *s = vk_struct_lookup("VkGraphicsPipelineCreateInfo");
+	const vk_struct_info *app = vk_struct_lookup("VkApplicationInfo");
+	VkApplicationInfo other = { .sType = VK_STRUCTURE_TYPE_APPLICATION_INFO };
+	VkPipelineShaderStageCreateInfo stage = {
+		.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+		.stage = VK_SHADER_STAGE_VERTEX_BIT, .pName = "main" };
+	VkGraphicsPipelineCreateInfo ci = {
+		.sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO, .stageCount = 1,
+		.pStages = &stage, .pTessellationState = (const void *)&other };
+	uint32_t k = 0;
+	while (k < s->nfields && strcmp(s->fields[k].name, "pTessellationState"))
+		k++;
+	trace_arena a;
+	trace_arena_init(&a);
+	trace_value v;
+	vk_encode_struct(s, &a, &v, &ci);
+	check(v.st.members[k].kind == TRACE_NULL, "pTessellationState without tessellation stages is written null");
+	/* as an older capture holds it: the struct it pointed at */
+	trace_value *one = trace_arena_alloc(&a, sizeof(*one));
+	vk_encode_struct(app, &a, one, &other);
+	v.st.members[k].kind = TRACE_ARRAY;
+	v.st.members[k].len = 1;
+	v.st.members[k].items = one;
+	VkGraphicsPipelineCreateInfo back;
+	memset(&back, 0xab, sizeof(back));
+	trace_error err;
+	trace_error_clear(&err);
+	int rc = vk_decode_struct(s, &a, &v, &back, &err);
+	if (rc < 0)
+		trace_error_print(&err, "test_vkschema", stderr);
+	check(rc == 0 && !back.pTessellationState, "and read null from a record that holds what it pointed at");
+	/* a uniform buffer write's image array */
+	const vk_struct_info *ws = vk_struct_lookup("VkWriteDescriptorSet");
+	VkDescriptorBufferInfo buf = { .range = 16 };
+	uint8_t junk[64];
+	memset(junk, 0x5a, sizeof(junk));
+	VkWriteDescriptorSet w = { .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .descriptorCount = 1,
+				   .descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER,
+				   .pImageInfo = (const void *)junk, .pBufferInfo = &buf,
+				   .pTexelBufferView = (const void *)junk };
+	vk_encode_struct(ws, &a, &v, &w);
+	uint32_t nulls = 0, arrays = 0;
+	for (uint32_t i = 0; i < ws->nfields; i++) {
+		nulls += v.st.members[i].kind == TRACE_NULL && ws->fields[i].ptr;
+		arrays += v.st.members[i].kind == TRACE_ARRAY;
+	}
+	check(nulls == 3 && arrays == 1, "a uniform buffer write keeps pBufferInfo alone (%u null, %u arrays)",
+	      nulls, arrays);
+	trace_arena_free(&a);
+}
+
 int main(void)
 {
 	test_tables_know_the_registry();
@@ -1082,5 +1143,6 @@ int main(void)
 	test_sync_walk_sees_every_use();
 	test_render_pass_second_form();
 	test_descriptors_one_by_one();
+	test_ignored_pointers_are_not_followed();
 	return unit_done("test_vkschema");
 }

@@ -1,0 +1,47 @@
+# pool_reset_edit.awk: a vkcube capture with a command pool of its own,
+# made without RESET_COMMAND_BUFFER_BIT, reset after its one submit, as
+# Chromium's ANGLE resets its pools: after frame 10 a command buffer of
+# the pool fills 16 bytes of each uniform buffer (made TRANSFER_DST for
+# it), is submitted and waited for, and the pool is reset; frame F begins
+# and ends the command buffer afresh.  A trim of frame F keeps the fill's
+# submit (the frame reads those bytes), so its setup records the command
+# buffer, and must reset the pool again before the frame begins it.
+# Records renumbered in order.
+#
+#   awk -v F=150 -f edit_lib.awk -f pool_reset_edit.awk cube.txt > edited.txt
+BEGIN { pool = "0x7e57000000000020"; cb = "0x7e57000000000021" }
+function begin() {
+	rec("vkBeginCommandBuffer", "commandBuffer: " cb ", pBeginInfo: [{sType: " \
+	    "VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO, pNext: null, flags: 0, pInheritanceInfo: null}]", 1)
+}
+/^\{call: / && !started { no = $2 + 0; started = 1 }
+/fn: vkGetDeviceQueue,/ && !queue { queue = handle($0, "pQueue"); dev = handle($0, "device") }
+/fn: vkCreateBuffer,.*usage: VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT/ {
+	sub(/usage: VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT/,
+	    "usage: VK_BUFFER_USAGE_TRANSFER_DST_BIT|VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT")
+	ubs[nub++] = handle($0, "pBuffer")
+}
+{ out($0) }
+/fn: vkQueuePresentKHR,/ && ++presents == 10 {
+	rec("vkCreateCommandPool", "device: " dev ", pCreateInfo: [{sType: " \
+	    "VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO, pNext: null, flags: 0, queueFamilyIndex: 0}], " \
+	    "pAllocator: null, pCommandPool: [" pool "]", 1)
+	rec("vkAllocateCommandBuffers", "device: " dev ", pAllocateInfo: [{sType: " \
+	    "VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, pNext: null, commandPool: " pool ", " \
+	    "level: VK_COMMAND_BUFFER_LEVEL_PRIMARY, commandBufferCount: 1}], pCommandBuffers: [" cb "]", 1)
+	begin()
+	for (i = 0; i < nub; i++)
+		rec("vkCmdFillBuffer", "commandBuffer: " cb ", dstBuffer: " ubs[i] ", dstOffset: 1200, " \
+		    "size: 16, data: 0", 0)
+	rec("vkEndCommandBuffer", "commandBuffer: " cb, 1)
+	rec("vkQueueSubmit", "queue: " queue ", submitCount: 1, pSubmits: [{sType: " \
+	    "VK_STRUCTURE_TYPE_SUBMIT_INFO, pNext: null, waitSemaphoreCount: 0, pWaitSemaphores: null, " \
+	    "pWaitDstStageMask: null, commandBufferCount: 1, pCommandBuffers: [" cb "], " \
+	    "signalSemaphoreCount: 0, pSignalSemaphores: null}], fence: 0x0", 1)
+	rec("vkQueueWaitIdle", "queue: " queue, 1)
+	rec("vkResetCommandPool", "device: " dev ", commandPool: " pool ", flags: 0", 1)
+}
+/fn: vkAcquireNextImageKHR,/ && ++acquires == F + 1 {
+	begin()
+	rec("vkEndCommandBuffer", "commandBuffer: " cb, 1)
+}
