@@ -22,8 +22,10 @@ function pool_cbs(dev, family, flags, pool, cbs, count) {
 	    "VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, pNext: null, commandPool: " pool ", " \
 	    "level: VK_COMMAND_BUFFER_LEVEL_PRIMARY, commandBufferCount: " count "}], pCommandBuffers: [" cbs "]", 1)
 }
-function begin(cb) {
+# CB begun, for one submit unless FLAGS says otherwise ("0": for more)
+function begin(cb, flags) {
 	rec("vkBeginCommandBuffer", "commandBuffer: " cb ", pBeginInfo: [{sType: " \
 	    "VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO, pNext: null, " \
-	    "flags: VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT, pInheritanceInfo: null}]", 1)
+	    "flags: " (flags == "" ? "VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT" : flags) ", " \
+	    "pInheritanceInfo: null}]", 1)
 }

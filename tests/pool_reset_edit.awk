@@ -10,10 +10,6 @@
 #
 #   awk -v F=150 -f edit_lib.awk -f pool_reset_edit.awk cube.txt > edited.txt
 BEGIN { pool = "0x7e57000000000020"; cb = "0x7e57000000000021" }
-function begin() {
-	rec("vkBeginCommandBuffer", "commandBuffer: " cb ", pBeginInfo: [{sType: " \
-	    "VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO, pNext: null, flags: 0, pInheritanceInfo: null}]", 1)
-}
 /^\{call: / && !started { no = $2 + 0; started = 1 }
 /fn: vkGetDeviceQueue,/ && !queue { queue = handle($0, "pQueue"); dev = handle($0, "device") }
 /fn: vkCreateBuffer,.*usage: VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT/ {
@@ -23,13 +19,8 @@ function begin() {
 }
 { out($0) }
 /fn: vkQueuePresentKHR,/ && ++presents == 10 {
-	rec("vkCreateCommandPool", "device: " dev ", pCreateInfo: [{sType: " \
-	    "VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO, pNext: null, flags: 0, queueFamilyIndex: 0}], " \
-	    "pAllocator: null, pCommandPool: [" pool "]", 1)
-	rec("vkAllocateCommandBuffers", "device: " dev ", pAllocateInfo: [{sType: " \
-	    "VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, pNext: null, commandPool: " pool ", " \
-	    "level: VK_COMMAND_BUFFER_LEVEL_PRIMARY, commandBufferCount: 1}], pCommandBuffers: [" cb "]", 1)
-	begin()
+	pool_cbs(dev, 0, "0", pool, cb, 1)
+	begin(cb, "0")
 	for (i = 0; i < nub; i++)
 		rec("vkCmdFillBuffer", "commandBuffer: " cb ", dstBuffer: " ubs[i] ", dstOffset: 1200, " \
 		    "size: 16, data: 0", 0)
@@ -42,6 +33,6 @@ function begin() {
 	rec("vkResetCommandPool", "device: " dev ", commandPool: " pool ", flags: 0", 1)
 }
 /fn: vkAcquireNextImageKHR,/ && ++acquires == F + 1 {
-	begin()
+	begin(cb, "0")
 	rec("vkEndCommandBuffer", "commandBuffer: " cb, 1)
 }
