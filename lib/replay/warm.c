@@ -86,7 +86,7 @@ struct vkr_warm {
 	atomic_uint_least64_t jobs, pipelines, taken;
 	atomic_uint_least64_t objects, objects_taken, waiting;  /* made ahead */
 	atomic_uint_least64_t passed;  /* the last such call the replay reached */
-	atomic_uint_least64_t read_no; /* the last call the reader read */
+	atomic_uint_least64_t read_no; /* the last call the reader read (those before it: handled) */
 	bool wait_reader;              /* TRACE_REPLAY_WARM_WAIT: for the tests */
 	/* the reader's alone */
 	tmap map;                     /* (capture handle, its type) -> live */
@@ -508,11 +508,12 @@ bool vkr_warm_take_object(vkr *r, uint64_t no, uint64_t *out)
 	vkr_warm *w = r->warm;
 	if (!w || w->d != r->d || r->loop)
 		return false;
-	atomic_store(&w->passed, no);
 	pthread_mutex_lock(&w->mu);
 	/* for the tests: what the threads would make, had they the time */
-	while (w->wait_reader && w->reading && atomic_load(&w->read_no) < no)
+	while (w->wait_reader && w->reading && atomic_load(&w->read_no) <= no)
 		pthread_cond_wait(&w->cv, &w->mu);
+	/* the reader makes none the replay has passed */
+	atomic_store(&w->passed, no);
 	uint64_t *at = tmap_at(&w->byno, no, 1);
 	warm_job *j = at ? (warm_job *)(uintptr_t)*at : NULL;
 	while (w->wait_reader && j && j->state == J_QUEUED && w->nworkers)
