@@ -331,8 +331,9 @@ static bool storage_type(VkDescriptorType ty)
 	       ty == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC;
 }
 
-/* What a write of storage descriptors lets shaders write: images (through
- * their views), buffers, texel buffers (through theirs). */
+/* What a write of storage descriptors lets shaders write: image views
+ * (what of their images they show: storage_written()), buffers, texel
+ * buffers (through their views, all of the buffer). */
 void storage_targets(trim *t, const VkWriteDescriptorSet *w, vec *out)
 {
 	if (!storage_type(w->descriptorType))
@@ -349,11 +350,23 @@ void storage_targets(trim *t, const VkWriteDescriptorSet *w, vec *out)
 			o = obj_lookup(t, hbv, (uint64_t)w->pTexelBufferView[i]);
 		else if (w->pBufferInfo)
 			o = obj_lookup(t, hbuf, (uint64_t)w->pBufferInfo[i].buffer);
-		if (o && o->target)
+		if (o && o->h == hbv)
 			o = o->target;
-		if (o && !vec_has(out, o))
+		if (o && (o->h != himg || o->target) && !vec_has(out, o))
 			vec_push(out, o);
 	}
+}
+
+/* A command of RC may write what storage descriptor O (storage_targets())
+ * names: of an image, the levels and layers of the view only (a compute
+ * pass that makes level i from level i - 1 writes no other level), of a
+ * buffer all of it. */
+void storage_written(recording *rc, obj *o)
+{
+	if (o->h == trim_types.image_view)
+		recording_write(rc, o->target, view_subs(o), 0);
+	else
+		recording_write(rc, o, obj_subs(o), 0);
 }
 
 /* Whether a load op drops what the attachment held: CLEAR and DONT_CARE
