@@ -285,6 +285,29 @@ setup_submits() {
 	[ "$(ae full/frame-40.png s40/frame-40.png)" = 0 ]
 }
 
+@test "vkexample --mips, each frame's levels 2-6 dropped only after the blit from level 0 (edited): a blit reads its regions' source levels, so the setup of frame 12 runs the upload alone; replays validated and pixel-equal" {
+	# the blit from level 0 into level 1 comes before the frame takes
+	# levels 2-6 from UNDEFINED; with a blit's source read whole, it read
+	# levels 2-6 first, and frame 11, their last writer, stayed in the
+	# setup with the upload: 2 submits
+	trace-decode "$W/ex-mips.trace" >ex.txt
+	awk -f "$TOP/tests/edit_lib.awk" -f "$TOP/tests/late_drop_edit.awk" ex.txt >late.txt
+	[ "$(grep -c 'baseMipLevel: 2, levelCount: 5,' late.txt)" = 24 ]
+	trace-replay --screenshot 12 --screenshot-dir full late.txt
+	trace-trim --frames 12 -o t.trace late.txt
+	local n
+	n=$(setup_submits t.trace)
+	echo "the capture's submits in the setup: $n"
+	[ "$n" = 1 ]
+	trace-decode t.trace | grep -q 'fn: vkCmdCopyBufferToImage,'
+	run timeout 60 trace-replay --validate --screenshot 12 --screenshot-dir s t.trace
+	echo "status $status: $output"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	echo "$(ae full/frame-12.png s/frame-12.png) pixels differ"
+	[ "$(ae full/frame-12.png s/frame-12.png)" = 0 ]
+}
+
 @test "vkexample --events: the mipmaps' last layout changes are barriers of a vkCmdWaitEvents; trimmed, the setup leaves the levels as the wait did, replays validated and pixel-equal" {
 	ex_check events
 	[ "$(trace-decode t.trace | grep -c 'fn: vkCmdWaitEvents,')" -ge 1 ]

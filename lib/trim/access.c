@@ -2,9 +2,10 @@
  * access: what commands and descriptors access.  The buffer bytes they
  * may read: a descriptor's range, a copy's source regions, a bound vertex
  * buffer from its offset, a buffer named beside an offset from there on,
- * any other all of it.  The images they write (render pass attachments,
- * barriers from UNDEFINED, storage descriptors), whether they discard
- * what was there, and the layouts they expect and leave.
+ * any other all of it; of the image a copy, blit or resolve reads, the
+ * levels and layers of its regions.  The images they write (render pass
+ * attachments, barriers from UNDEFINED, storage descriptors), whether
+ * they discard what was there, and the layouts they expect and leave.
  */
 #include "trim_internal.h"
 
@@ -546,5 +547,56 @@ uint64_t transfer_dst_subs(const char *n, const void *args, const obj *img)
 	}
 	for (uint32_t i = 0; ranges && i < k; i++)
 		m |= image_subs(img, &ranges[i]);
+	return m;
+}
+
+/* The subresources of image IMG that command N (ARGS) reads as its
+ * source (srcImage): the levels and layers of its regions' sources, for
+ * copies, blits and resolves (to an image or a buffer); all of them for
+ * any other command.  A mipmap chain blitted level by level reads level
+ * i - 1 alone to make level i. */
+uint64_t transfer_src_subs(const char *n, const void *args, const obj *img)
+{
+	uint64_t m = 0;
+	uint32_t k;
+	if (img->nsub == 1)
+		return obj_subs(img);
+	if (!strcmp(n, "vkCmdCopyImage")) {
+		const vk_args_vkCmdCopyImage *a = args;
+		for (k = 0; a->pRegions && k < a->regionCount; k++)
+			m |= image_layers_subs(img, &a->pRegions[k].srcSubresource);
+	} else if (trim_named(n, "vkCmdCopyImage2")) {
+		const VkCopyImageInfo2 *i = ((const vk_args_vkCmdCopyImage2 *)args)->pCopyImageInfo;
+		for (k = 0; i && i->pRegions && k < i->regionCount; k++)
+			m |= image_layers_subs(img, &i->pRegions[k].srcSubresource);
+	} else if (!strcmp(n, "vkCmdBlitImage")) {
+		const vk_args_vkCmdBlitImage *a = args;
+		for (k = 0; a->pRegions && k < a->regionCount; k++)
+			m |= image_layers_subs(img, &a->pRegions[k].srcSubresource);
+	} else if (trim_named(n, "vkCmdBlitImage2")) {
+		const VkBlitImageInfo2 *i = ((const vk_args_vkCmdBlitImage2 *)args)->pBlitImageInfo;
+		for (k = 0; i && i->pRegions && k < i->regionCount; k++)
+			m |= image_layers_subs(img, &i->pRegions[k].srcSubresource);
+	} else if (!strcmp(n, "vkCmdResolveImage")) {
+		const vk_args_vkCmdResolveImage *a = args;
+		for (k = 0; a->pRegions && k < a->regionCount; k++)
+			m |= image_layers_subs(img, &a->pRegions[k].srcSubresource);
+	} else if (trim_named(n, "vkCmdResolveImage2")) {
+		const VkResolveImageInfo2 *i =
+			((const vk_args_vkCmdResolveImage2 *)args)->pResolveImageInfo;
+		for (k = 0; i && i->pRegions && k < i->regionCount; k++)
+			m |= image_layers_subs(img, &i->pRegions[k].srcSubresource);
+	} else if (!strcmp(n, "vkCmdCopyImageToBuffer")) {
+		const vk_args_vkCmdCopyImageToBuffer *a = args;
+		for (k = 0; a->pRegions && k < a->regionCount; k++)
+			m |= image_layers_subs(img, &a->pRegions[k].imageSubresource);
+	} else if (trim_named(n, "vkCmdCopyImageToBuffer2")) {
+		const VkCopyImageToBufferInfo2 *i =
+			((const vk_args_vkCmdCopyImageToBuffer2 *)args)->pCopyImageToBufferInfo;
+		for (k = 0; i && i->pRegions && k < i->regionCount; k++)
+			m |= image_layers_subs(img, &i->pRegions[k].imageSubresource);
+	} else {
+		return obj_subs(img);
+	}
 	return m;
 }

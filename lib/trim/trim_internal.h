@@ -534,6 +534,7 @@ void storage_written(recording *rc, obj *o);
 bool load_op_discards(VkAttachmentLoadOp op);
 void command_images(trim *t, const char *n, const void *args, image_fn fn, void *ctx);
 uint64_t transfer_dst_subs(const char *n, const void *args, const obj *img);
+uint64_t transfer_src_subs(const char *n, const void *args, const obj *img);
 
 /* state.c: Vulkan calls before the range */
 void obj_attach(obj *o, rec *r);
