@@ -193,7 +193,8 @@ EXAMPLES := $(EXAMPLE_PROGS) \
 	build/tests/crashlayer/VK_LAYER_TRACEKIT_test_crash.json
 EXAMPLE_LIBS := -lvulkan -lxcb -lz -lm -pthread
 VKEXAMPLE_SHADERS := build/examples/shaders/vkexample_vert.h \
-	build/examples/shaders/vkexample_frag.h build/examples/shaders/vkexample_comp.h
+	build/examples/shaders/vkexample_frag.h build/examples/shaders/vkexample_comp.h \
+	build/examples/shaders/mipdown_comp.h
 
 examples: $(EXAMPLES)
 
@@ -220,6 +221,9 @@ build/tests:
 
 build/examples/shaders/vkexample_%.h: examples/shaders/vkexample.% | build/examples/shaders
 	glslangValidator -V --vn vkexample_$* -o $@ $<
+
+build/examples/shaders/mipdown_comp.h: examples/shaders/mipdown.comp | build/examples/shaders
+	glslangValidator -V --vn mipdown_comp -o $@ $<
 
 # Each program is its file over what the programs share: every other
 # examples/*.c (common.c: errors, instance, device, buffers; scene.c:

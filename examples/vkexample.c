@@ -17,7 +17,11 @@
  *   - with --mips, first makes the texture's mipmaps again from its level 0
  *     (blits level by level, as after the upload), and samples it with a
  *     LOD bias so that several levels show; with --events the last two
- *     layout changes of that are a vkCmdWaitEvents of a vkCmdSetEvent,
+ *     layout changes of that are a vkCmdWaitEvents of a vkCmdSetEvent;
+ *     with --compute-mips a compute shader makes them instead, level i
+ *     from UNDEFINED, read from level i - 1 through a view of that level
+ *     and written through a storage view of its own (a depth pyramid's,
+ *     a bloom chain's way),
  *   - with --present, acquires a swapchain image, blits the colour image
  *     into it (a blit, so the window's B8G8R8A8 takes our R8G8B8A8) and
  *     presents it,
@@ -31,7 +35,7 @@
  *
  *   vkexample [--frames N] [--png-dir DIR] [--dump-frames A,B,...]
  *             [--gpu N] [--validate] [--still] [--present] [--no-cleanup]
- *             [--mips] [--events]
+ *             [--mips] [--events] [--compute-mips]
  *
  * --no-cleanup ends with exit(0) after the last frame, nothing destroyed:
  * a program that leaves its instance and device to the end of the process.
@@ -62,6 +66,7 @@
 #include "vkexample_vert.h"
 #include "vkexample_frag.h"
 #include "vkexample_comp.h"
+#include "mipdown_comp.h"
 
 #define WIDTH 256
 #define HEIGHT 256
@@ -85,6 +90,7 @@ struct options {
 	int wait_each;		/* a fence wait right after each submit */
 	int mips;		/* a mipmapped texture, its levels made every frame */
 	int events;		/* ... ending in a vkCmdWaitEvents */
+	int compute_mips;	/* ... made by a compute shader, level by level */
 	const char *png_dir;
 	const char *extension;	/* one more device extension to enable */
 	unsigned *dump;		/* frame numbers to dump; NULL: every frame */
@@ -97,6 +103,7 @@ static void usage(FILE *f)
 		"usage: %s [--frames N] [--png-dir DIR] [--dump-frames A,B,...]\n"
 		"          [--gpu N] [--validate] [--still] [--present] [--extension NAME]\n"
 		"          [--wait-each-frame] [--no-cleanup] [--mips] [--events]\n"
+		"          [--compute-mips]\n"
 		"  --frames N          frames to render (default 10)\n"
 		"  --png-dir DIR       write DIR/frame-N.png (every frame unless --dump-frames)\n"
 		"  --dump-frames LIST  only these frames (comma-separated, from 0)\n"
@@ -116,7 +123,11 @@ static void usage(FILE *f)
 		"                      after the upload and again every frame, sampled\n"
 		"                      minified (a LOD bias of 2)\n"
 		"  --events            --mips, whose last layout changes each frame wait\n"
-		"                      for an event (vkCmdSetEvent, vkCmdWaitEvents)\n",
+		"                      for an event (vkCmdSetEvent, vkCmdWaitEvents)\n"
+		"  --compute-mips      --mips, its levels made by a compute shader each\n"
+		"                      frame (after the upload: level 0 alone), level i\n"
+		"                      from UNDEFINED, read from a view of level i - 1,\n"
+		"                      written through a storage view of level i\n",
 		ex.prog);
 }
 
@@ -194,6 +205,8 @@ static void parse_options(int argc, char **argv, struct options *o)
 			o->mips = 1;
 		} else if (!strcmp(a, "--events")) {
 			o->mips = o->events = 1;
+		} else if (!strcmp(a, "--compute-mips")) {
+			o->mips = o->compute_mips = 1;
 		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			usage(stdout);
 			exit(0);
@@ -263,6 +276,17 @@ static struct {
 	VkEvent event[FRAMES_IN_FLIGHT];	/* --events */
 
 	uint32_t tex_levels;	/* 1, or with --mips a full chain */
+
+	/* --compute-mips: a view of each level of the texture, and for each
+	 * level from 1 a set of the view before it and its own */
+	int compute_mips;
+	VkImageView level_view[16];
+	VkDescriptorSetLayout mip_dsl;
+	VkDescriptorPool mip_pool;
+	VkDescriptorSet mip_set[16];
+	VkPipelineLayout mip_layout;
+	VkShaderModule mip;
+	VkPipeline mip_pipe;
 
 	unsigned validation_errors;
 } g;
@@ -522,7 +546,8 @@ static void create_resources(void)
 			       VK_IMAGE_ASPECT_DEPTH_BIT);
 	g.tex = create_image(COLOR_FORMAT, TEX_SIZE, TEX_SIZE, g.tex_levels,
 			     VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT |
-				     (g.tex_levels > 1 ? VK_IMAGE_USAGE_TRANSFER_SRC_BIT : 0),
+				     (g.tex_levels > 1 ? VK_IMAGE_USAGE_TRANSFER_SRC_BIT : 0) |
+				     (g.compute_mips ? VK_IMAGE_USAGE_STORAGE_BIT : 0),
 			     VK_IMAGE_ASPECT_COLOR_BIT);
 	g.anim = create_image(COLOR_FORMAT, ANIM_SIZE, ANIM_SIZE, 1,
 			      VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_SAMPLED_BIT,
@@ -650,7 +675,7 @@ static void upload(void)
 	     region.imageExtent.height, region.imageExtent.depth);
 	vkCmdCopyBufferToImage(cb, staging.buf, g.tex.img, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
 			       1, &region);
-	if (g.tex_levels > 1)
+	if (g.tex_levels > 1 && !g.compute_mips)
 		make_mips(cb, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_NULL_HANDLE);
 	else
 		image_barrier(cb, g.tex.img, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
@@ -962,6 +987,124 @@ static void create_pipelines(void)
 	VK(vkCreateComputePipelines(ex.dev, VK_NULL_HANDLE, 1, &ci, NULL, &g.comp_pipe));
 }
 
+/* --compute-mips: a view of each level of the texture; for each level i
+ * from 1, a set of level i - 1's view (sampled, in SHADER_READ_ONLY) and
+ * level i's (storage, in GENERAL); the pipeline that reads one and
+ * writes the other. */
+static void create_mip_pass(void)
+{
+	uint32_t n = g.tex_levels, i;
+	VkDescriptorSetLayoutBinding b[2] = {
+		{ 0, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1, VK_SHADER_STAGE_COMPUTE_BIT, NULL },
+		{ 1, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, 1, VK_SHADER_STAGE_COMPUTE_BIT, NULL },
+	};
+	VkDescriptorSetLayoutCreateInfo li = {
+		.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
+		.bindingCount = 2,
+		.pBindings = b,
+	};
+	VkDescriptorPoolSize sizes[2] = {
+		{ VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, n - 1 },
+		{ VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, n - 1 },
+	};
+	VkDescriptorPoolCreateInfo pi = {
+		.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
+		.maxSets = n - 1,
+		.poolSizeCount = 2,
+		.pPoolSizes = sizes,
+	};
+	VkDescriptorSetAllocateInfo ai = {
+		.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
+		.descriptorSetCount = 1,
+		.pSetLayouts = &g.mip_dsl,
+	};
+	VkPipelineLayoutCreateInfo pli = {
+		.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
+		.setLayoutCount = 1,
+		.pSetLayouts = &g.mip_dsl,
+	};
+	VkComputePipelineCreateInfo ci = {
+		.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+		.stage = {
+			.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+			.stage = VK_SHADER_STAGE_COMPUTE_BIT,
+			.pName = "main",
+		},
+	};
+
+	for (i = 0; i < n; i++) {
+		VkImageViewCreateInfo vi = {
+			.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO,
+			.image = g.tex.img,
+			.viewType = VK_IMAGE_VIEW_TYPE_2D,
+			.format = COLOR_FORMAT,
+			.subresourceRange = { VK_IMAGE_ASPECT_COLOR_BIT, i, 1, 0, 1 },
+		};
+		VK(vkCreateImageView(ex.dev, &vi, NULL, &g.level_view[i]));
+	}
+	VK(vkCreateDescriptorSetLayout(ex.dev, &li, NULL, &g.mip_dsl));
+	VK(vkCreateDescriptorPool(ex.dev, &pi, NULL, &g.mip_pool));
+	ai.descriptorPool = g.mip_pool;
+	for (i = 1; i < n; i++) {
+		VkDescriptorImageInfo src = { g.anim_sampler, g.level_view[i - 1],
+					      VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL };
+		VkDescriptorImageInfo dst = { VK_NULL_HANDLE, g.level_view[i],
+					      VK_IMAGE_LAYOUT_GENERAL };
+		VkWriteDescriptorSet w[2] = {
+			{
+				.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+				.dstBinding = 0,
+				.descriptorCount = 1,
+				.descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
+				.pImageInfo = &src,
+			},
+			{
+				.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+				.dstBinding = 1,
+				.descriptorCount = 1,
+				.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_IMAGE,
+				.pImageInfo = &dst,
+			},
+		};
+
+		VK(vkAllocateDescriptorSets(ex.dev, &ai, &g.mip_set[i]));
+		w[0].dstSet = w[1].dstSet = g.mip_set[i];
+		vkUpdateDescriptorSets(ex.dev, 2, w, 0, NULL);
+	}
+	VK(vkCreatePipelineLayout(ex.dev, &pli, NULL, &g.mip_layout));
+	g.mip = create_shader(mipdown_comp, sizeof(mipdown_comp));
+	ci.stage.module = g.mip;
+	ci.layout = g.mip_layout;
+	VK(vkCreateComputePipelines(ex.dev, VK_NULL_HANDLE, 1, &ci, NULL, &g.mip_pipe));
+}
+
+/* --compute-mips: levels 1 and on made again, each from UNDEFINED (the
+ * dispatch writes every texel), from level i - 1, and left in
+ * SHADER_READ_ONLY for the next level's dispatch and the draw.  Level 0
+ * stays in SHADER_READ_ONLY from the upload on. */
+static void compute_mips(VkCommandBuffer cb)
+{
+	uint32_t i;
+
+	vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, g.mip_pipe);
+	for (i = 1; i < g.tex_levels; i++) {
+		uint32_t groups = ((TEX_SIZE >> i) + 7) / 8;
+
+		levels_change(cb, g.tex.img, i, 1, VK_IMAGE_LAYOUT_UNDEFINED,
+			      VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT, 0,
+			      VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT);
+		vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, g.mip_layout, 0, 1,
+					&g.mip_set[i], 0, NULL);
+		vkCmdDispatch(cb, groups, groups, 1);
+		levels_change(cb, g.tex.img, i, 1, VK_IMAGE_LAYOUT_GENERAL,
+			      VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+			      VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+			      VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT |
+				      VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT,
+			      VK_ACCESS_SHADER_READ_BIT);
+	}
+}
+
 static void create_frames(int events)
 {
 	VkFenceCreateInfo fi = {
@@ -1064,8 +1207,11 @@ static void record_frame(VkCommandBuffer cb, unsigned slot, unsigned frame, int 
 	 * frame sampled them.  Levels 1 and on are written whole: from
 	 * UNDEFINED, their old contents dropped (level 0 is kept); with
 	 * --events, the last layout changes wait for this slot's event,
-	 * reset here first (its last frame in this slot is done) */
-	if (g.tex_levels > 1) {
+	 * reset here first (its last frame in this slot is done); with
+	 * --compute-mips, a dispatch per level */
+	if (g.compute_mips) {
+		compute_mips(cb);
+	} else if (g.tex_levels > 1) {
 		levels_change(cb, g.tex.img, 1, g.tex_levels - 1, VK_IMAGE_LAYOUT_UNDEFINED,
 			      VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
 			      VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT, 0,
@@ -1207,6 +1353,15 @@ static void destroy_all(void)
 	vkFreeCommandBuffers(ex.dev, g.pool, FRAMES_IN_FLIGHT, g.cmd);
 	vkDestroyPipeline(ex.dev, g.gfx_pipe, NULL);
 	vkDestroyPipeline(ex.dev, g.comp_pipe, NULL);
+	if (g.compute_mips) {
+		vkDestroyPipeline(ex.dev, g.mip_pipe, NULL);
+		vkDestroyShaderModule(ex.dev, g.mip, NULL);
+		vkDestroyPipelineLayout(ex.dev, g.mip_layout, NULL);
+		vkDestroyDescriptorPool(ex.dev, g.mip_pool, NULL);
+		vkDestroyDescriptorSetLayout(ex.dev, g.mip_dsl, NULL);
+		for (i = 0; i < (int)g.tex_levels; i++)
+			vkDestroyImageView(ex.dev, g.level_view[i], NULL);
+	}
 	vkDestroyShaderModule(ex.dev, g.vert, NULL);
 	vkDestroyShaderModule(ex.dev, g.frag, NULL);
 	vkDestroyShaderModule(ex.dev, g.comp, NULL);
@@ -1261,11 +1416,14 @@ int main(int argc, char **argv)
 	if (o.mips)
 		while (TEX_SIZE >> g.tex_levels)
 			g.tex_levels++;
+	g.compute_mips = o.compute_mips;
 	create_resources();
 	upload();
 	create_descriptors();
 	create_render_pass();
 	create_pipelines();
+	if (g.compute_mips)
+		create_mip_pass();
 	create_frames(o.events);
 	if (o.present)
 		win_create_swapchain(FRAMES_IN_FLIGHT);

@@ -2,8 +2,9 @@
 # trace-trim: a range of frames cut out of a capture replays on its own and
 # draws what the whole trace draws there.  Captures made here with our
 # layer under Xvfb: vkcube (300 frames), glmark2 through zink (four
-# scenes of 25 frames in one run) and the example with --mips and --events
-# (layouts that change per mip level, and through vkCmdWaitEvents); each
+# scenes of 25 frames in one run) and the example with --mips, --events
+# and --compute-mips (layouts that change per mip level, through
+# vkCmdWaitEvents, levels written through storage views); each
 # trim is replayed headless under the validation layer and its frame
 # compared, pixel for pixel, with the same frame of the full replay (or
 # the layer's screenshot).  Call ranges that begin inside a frame
@@ -41,6 +42,10 @@ setup_file() {
 	VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$W/ex-mips48.trace" \
 		timeout 60 "$TOP/build/examples/vkexample" --frames 48 --present --mips \
 		>/dev/null 2>&1
+	# the levels made by a compute pass, one dispatch a level
+	VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$W/ex-cmips48.trace" \
+		TRACEKIT_SCREENSHOT=12 timeout 60 "$TOP/build/examples/vkexample" --frames 48 \
+		--present --compute-mips >/dev/null 2>&1
 	stop_xvfb
 	unset DISPLAY
 	# the full replays' frames, the reference for every trim
@@ -242,6 +247,65 @@ setup_submits() {
 	[ -z "$output" ]
 	echo "$(ae full/frame-40.png s/frame-40.png) pixels differ"
 	[ "$(ae full/frame-40.png s/frame-40.png)" = 0 ]
+}
+
+@test "vkexample --compute-mips: a dispatch writes only the level its storage view shows; the setups of frame 12 and of frame 40 of 48 run the upload of level 0 alone, replay validated and pixel-equal" {
+	# each frame makes level i of 1-6 from UNDEFINED, then a dispatch
+	# reads level i - 1 through a view of that level and writes level i
+	# through a storage view of its own; the draw samples all 7.  Level 0
+	# only the load-time upload wrote.  Frame 12 drops levels 1-6 before
+	# it reads them and reads level 0: of the capture's submits its setup
+	# needs the upload alone, and so does frame 40's.  With a storage
+	# image's writes counted as the whole image, each frame was a writer
+	# of level 0 too, which no frame drops: 13 submits at frame 12, 41 at
+	# 40.  The cut's submits: the upload, the setup's own that leaves the
+	# layouts as they were, frame 12's
+	trace-trim --frames 12 -o t12.trace "$W/ex-cmips48.trace"
+	trace-trim --frames 40 -o t40.trace "$W/ex-cmips48.trace"
+	local n12 n40
+	n12=$(setup_submits t12.trace)
+	n40=$(setup_submits t40.trace)
+	echo "the capture's submits in the setup: frame 12, $n12; frame 40, $n40"
+	[ "$n12" = 1 ]
+	[ "$n40" = 1 ]
+	[ "$(trace-decode t12.trace | grep -c 'fn: vkQueueSubmit,')" = 3 ]
+	trace-decode t12.trace | grep -q 'fn: vkCmdCopyBufferToImage,'
+	run timeout 60 trace-replay --validate --screenshot 12 --screenshot-dir s12 t12.trace
+	echo "status $status: $output"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	echo "frame 12: $(ae "$W/ex-cmips48.frame-12.png" s12/frame-12.png) pixels differ"
+	[ "$(ae "$W/ex-cmips48.frame-12.png" s12/frame-12.png)" = 0 ]
+	trace-replay --screenshot 40 --screenshot-dir full "$W/ex-cmips48.trace"
+	run timeout 60 trace-replay --validate --screenshot 40 --screenshot-dir s40 t40.trace
+	echo "status $status: $output"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	echo "frame 40: $(ae full/frame-40.png s40/frame-40.png) pixels differ"
+	[ "$(ae full/frame-40.png s40/frame-40.png)" = 0 ]
+}
+
+@test "vkexample --mips, each frame's levels 2-6 dropped only after the blit from level 0 (edited): a blit reads its regions' source levels, so the setup of frame 12 runs the upload alone; replays validated and pixel-equal" {
+	# the blit from level 0 into level 1 comes before the frame takes
+	# levels 2-6 from UNDEFINED; with a blit's source read whole, it read
+	# levels 2-6 first, and frame 11, their last writer, stayed in the
+	# setup with the upload: 2 submits
+	trace-decode "$W/ex-mips.trace" >ex.txt
+	awk -f "$TOP/tests/edit_lib.awk" -f "$TOP/tests/late_drop_edit.awk" ex.txt >late.txt
+	[ "$(grep -c 'baseMipLevel: 2, levelCount: 5,' late.txt)" = 24 ]
+	trace-replay --screenshot 12 --screenshot-dir full late.txt
+	trace-trim --frames 12 -o t.trace late.txt
+	local n
+	n=$(setup_submits t.trace)
+	echo "the capture's submits in the setup: $n"
+	[ "$n" = 1 ]
+	trace-decode t.trace | grep -q 'fn: vkCmdCopyBufferToImage,'
+	run timeout 60 trace-replay --validate --screenshot 12 --screenshot-dir s t.trace
+	echo "status $status: $output"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	echo "$(ae full/frame-12.png s/frame-12.png) pixels differ"
+	[ "$(ae full/frame-12.png s/frame-12.png)" = 0 ]
 }
 
 @test "vkexample --events: the mipmaps' last layout changes are barriers of a vkCmdWaitEvents; trimmed, the setup leaves the levels as the wait did, replays validated and pixel-equal" {

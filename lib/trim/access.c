@@ -2,9 +2,10 @@
  * access: what commands and descriptors access.  The buffer bytes they
  * may read: a descriptor's range, a copy's source regions, a bound vertex
  * buffer from its offset, a buffer named beside an offset from there on,
- * any other all of it.  The images they write (render pass attachments,
- * barriers from UNDEFINED, storage descriptors), whether they discard
- * what was there, and the layouts they expect and leave.
+ * any other all of it; of the image a copy, blit or resolve reads, the
+ * levels and layers of its regions.  The images they write (render pass
+ * attachments, barriers from UNDEFINED, storage descriptors), whether
+ * they discard what was there, and the layouts they expect and leave.
  */
 #include "trim_internal.h"
 
@@ -331,8 +332,9 @@ static bool storage_type(VkDescriptorType ty)
 	       ty == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC;
 }
 
-/* What a write of storage descriptors lets shaders write: images (through
- * their views), buffers, texel buffers (through theirs). */
+/* What a write of storage descriptors lets shaders write: image views
+ * (what of their images they show: storage_written()), buffers, texel
+ * buffers (through their views, all of the buffer). */
 void storage_targets(trim *t, const VkWriteDescriptorSet *w, vec *out)
 {
 	if (!storage_type(w->descriptorType))
@@ -349,11 +351,23 @@ void storage_targets(trim *t, const VkWriteDescriptorSet *w, vec *out)
 			o = obj_lookup(t, hbv, (uint64_t)w->pTexelBufferView[i]);
 		else if (w->pBufferInfo)
 			o = obj_lookup(t, hbuf, (uint64_t)w->pBufferInfo[i].buffer);
-		if (o && o->target)
+		if (o && o->h == hbv)
 			o = o->target;
-		if (o && !vec_has(out, o))
+		if (o && (o->h != himg || o->target) && !vec_has(out, o))
 			vec_push(out, o);
 	}
+}
+
+/* A command of RC may write what storage descriptor O (storage_targets())
+ * names: of an image, the levels and layers of the view only (a compute
+ * pass that makes level i from level i - 1 writes no other level), of a
+ * buffer all of it. */
+void storage_written(recording *rc, obj *o)
+{
+	if (o->h == trim_types.image_view)
+		recording_write(rc, o->target, view_subs(o), 0);
+	else
+		recording_write(rc, o, obj_subs(o), 0);
 }
 
 /* Whether a load op drops what the attachment held: CLEAR and DONT_CARE
@@ -533,5 +547,56 @@ uint64_t transfer_dst_subs(const char *n, const void *args, const obj *img)
 	}
 	for (uint32_t i = 0; ranges && i < k; i++)
 		m |= image_subs(img, &ranges[i]);
+	return m;
+}
+
+/* The subresources of image IMG that command N (ARGS) reads as its
+ * source (srcImage): the levels and layers of its regions' sources, for
+ * copies, blits and resolves (to an image or a buffer); all of them for
+ * any other command.  A mipmap chain blitted level by level reads level
+ * i - 1 alone to make level i. */
+uint64_t transfer_src_subs(const char *n, const void *args, const obj *img)
+{
+	uint64_t m = 0;
+	uint32_t k;
+	if (img->nsub == 1)
+		return obj_subs(img);
+	if (!strcmp(n, "vkCmdCopyImage")) {
+		const vk_args_vkCmdCopyImage *a = args;
+		for (k = 0; a->pRegions && k < a->regionCount; k++)
+			m |= image_layers_subs(img, &a->pRegions[k].srcSubresource);
+	} else if (trim_named(n, "vkCmdCopyImage2")) {
+		const VkCopyImageInfo2 *i = ((const vk_args_vkCmdCopyImage2 *)args)->pCopyImageInfo;
+		for (k = 0; i && i->pRegions && k < i->regionCount; k++)
+			m |= image_layers_subs(img, &i->pRegions[k].srcSubresource);
+	} else if (!strcmp(n, "vkCmdBlitImage")) {
+		const vk_args_vkCmdBlitImage *a = args;
+		for (k = 0; a->pRegions && k < a->regionCount; k++)
+			m |= image_layers_subs(img, &a->pRegions[k].srcSubresource);
+	} else if (trim_named(n, "vkCmdBlitImage2")) {
+		const VkBlitImageInfo2 *i = ((const vk_args_vkCmdBlitImage2 *)args)->pBlitImageInfo;
+		for (k = 0; i && i->pRegions && k < i->regionCount; k++)
+			m |= image_layers_subs(img, &i->pRegions[k].srcSubresource);
+	} else if (!strcmp(n, "vkCmdResolveImage")) {
+		const vk_args_vkCmdResolveImage *a = args;
+		for (k = 0; a->pRegions && k < a->regionCount; k++)
+			m |= image_layers_subs(img, &a->pRegions[k].srcSubresource);
+	} else if (trim_named(n, "vkCmdResolveImage2")) {
+		const VkResolveImageInfo2 *i =
+			((const vk_args_vkCmdResolveImage2 *)args)->pResolveImageInfo;
+		for (k = 0; i && i->pRegions && k < i->regionCount; k++)
+			m |= image_layers_subs(img, &i->pRegions[k].srcSubresource);
+	} else if (!strcmp(n, "vkCmdCopyImageToBuffer")) {
+		const vk_args_vkCmdCopyImageToBuffer *a = args;
+		for (k = 0; a->pRegions && k < a->regionCount; k++)
+			m |= image_layers_subs(img, &a->pRegions[k].imageSubresource);
+	} else if (trim_named(n, "vkCmdCopyImageToBuffer2")) {
+		const VkCopyImageToBufferInfo2 *i =
+			((const vk_args_vkCmdCopyImageToBuffer2 *)args)->pCopyImageToBufferInfo;
+		for (k = 0; i && i->pRegions && k < i->regionCount; k++)
+			m |= image_layers_subs(img, &i->pRegions[k].imageSubresource);
+	} else {
+		return obj_subs(img);
+	}
 	return m;
 }

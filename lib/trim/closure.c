@@ -97,7 +97,8 @@ static bool transfer_dst(const char *n, const found *f)
 
 /* SUBS of O, and what a command may read through it: what descriptor
  * sets and framebuffers hold, what views show (of an image, the levels
- * and layers of the view). */
+ * and layers of the view).  Of the source of a copy, blit or resolve,
+ * SUBS are its regions' levels and layers. */
 static void touch_reach(touches *l, obj *o, uint64_t subs)
 {
 	if (!o || !touch_add(l, o, USE_READ, subs))
@@ -134,6 +135,9 @@ void touch_cmd(trim *t, obj *cb, touches *l, const vk_command_info *cmd,
 			touch_add(l, o, USE_WRITE,
 				  o->h == trim_types.image ? transfer_dst_subs(cmd->sig.name, args, o)
 							   : obj_subs(o));
+		} else if (o && o->h == trim_types.image && in->v[i].f &&
+			   !strcmp(in->v[i].f->name, "srcImage")) {
+			touch_reach(l, o, transfer_src_subs(cmd->sig.name, args, o));
 		} else {
 			touch_reach(l, o, ~0ull);
 		}

@@ -366,7 +366,7 @@ static void record_special(trim *t, recording *rc, const char *n, const void *ar
 		for (uint32_t i = 0; i < a->descriptorWriteCount; i++)
 			storage_targets(t, &a->pDescriptorWrites[i], &st);
 		for (uint32_t i = 0; i < st.n; i++)
-			recording_write(rc, st.v[i], obj_subs(st.v[i]), 0);
+			storage_written(rc, st.v[i]);
 		vec_free(&st);
 	}
 }
@@ -397,7 +397,7 @@ static void record(trim *t, rec *r, const vk_command_info *cmd, const void *args
 			recording_write(rc, o, transfer_dst_subs(n, args, o), 0);
 		else if (f->h == trim_types.descriptor_set)
 			for (uint32_t k = 0; k < o->storage.n; k++)
-				recording_write(rc, o->storage.v[k], obj_subs(o->storage.v[k]), 0);
+				storage_written(rc, o->storage.v[k]);
 	}
 }
 

@@ -205,7 +205,7 @@ struct obj {
 	obj *target;               /* views: the image or buffer */
 	vec views;                 /* framebuffers: attachments (obj*, not referenced) */
 	uint32_t discard;          /* render passes: attachments whose contents go */
-	vec storage;               /* descriptor sets: written through storage descriptors */
+	vec storage;               /* descriptor sets: storage images' views, buffers */
 	vec held;                  /* descriptor sets: what their writes named (obj*, in deps) */
 	int fence;                 /* fences: 0 as created, 1 signaled, 2 unsignaled */
 	uint64_t value;            /* timeline semaphores: the last value signaled */
@@ -531,9 +531,11 @@ void cmd_reads(trim *t, const trace_call *c, const vk_command_info *cmd, const v
 	       const finds *in, breads *out);
 void buffer_host_use(trim *t, const char *n, const finds *in);
 void storage_targets(trim *t, const VkWriteDescriptorSet *w, vec *out);
+void storage_written(recording *rc, obj *o);
 bool load_op_discards(VkAttachmentLoadOp op);
 void command_images(trim *t, const char *n, const void *args, image_fn fn, void *ctx);
 uint64_t transfer_dst_subs(const char *n, const void *args, const obj *img);
+uint64_t transfer_src_subs(const char *n, const void *args, const obj *img);
 
 /* state.c: Vulkan calls before the range */
 void obj_attach(obj *o, rec *r);
