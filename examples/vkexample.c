@@ -48,6 +48,7 @@
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -91,6 +92,7 @@ struct options {
 	int mips;		/* a mipmapped texture, its levels made every frame */
 	int events;		/* ... ending in a vkCmdWaitEvents */
 	int compute_mips;	/* ... made by a compute shader, level by level */
+	int term_handler;	/* a SIGTERM handler that calls Vulkan, then exit(3) */
 	const char *png_dir;
 	const char *extension;	/* one more device extension to enable */
 	unsigned *dump;		/* frame numbers to dump; NULL: every frame */
@@ -103,7 +105,7 @@ static void usage(FILE *f)
 		"usage: %s [--frames N] [--png-dir DIR] [--dump-frames A,B,...]\n"
 		"          [--gpu N] [--validate] [--still] [--present] [--extension NAME]\n"
 		"          [--wait-each-frame] [--no-cleanup] [--mips] [--events]\n"
-		"          [--compute-mips]\n"
+		"          [--compute-mips] [--term-handler]\n"
 		"  --frames N          frames to render (default 10)\n"
 		"  --png-dir DIR       write DIR/frame-N.png (every frame unless --dump-frames)\n"
 		"  --dump-frames LIST  only these frames (comma-separated, from 0)\n"
@@ -127,7 +129,11 @@ static void usage(FILE *f)
 		"  --compute-mips      --mips, its levels made by a compute shader each\n"
 		"                      frame (after the upload: level 0 alone), level i\n"
 		"                      from UNDEFINED, read from a view of level i - 1,\n"
-		"                      written through a storage view of level i\n",
+		"                      written through a storage view of level i\n"
+		"  --term-handler      a SIGTERM handler of the program's, installed before\n"
+		"                      the instance: it waits for the device\n"
+		"                      (vkDeviceWaitIdle) and exits with status 3, as a\n"
+		"                      game's handler shuts its renderer down\n",
 		ex.prog);
 }
 
@@ -207,6 +213,8 @@ static void parse_options(int argc, char **argv, struct options *o)
 			o->mips = o->events = 1;
 		} else if (!strcmp(a, "--compute-mips")) {
 			o->mips = o->compute_mips = 1;
+		} else if (!strcmp(a, "--term-handler")) {
+			o->term_handler = 1;
 		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			usage(stdout);
 			exit(0);
@@ -1396,6 +1404,15 @@ static void destroy_all(void)
 	win_close();
 }
 
+/* --term-handler: Vulkan from a signal handler, as ioquake3's does */
+static void on_term(int sig)
+{
+	(void)sig;
+	if (ex.dev)
+		vkDeviceWaitIdle(ex.dev);
+	exit(3);
+}
+
 int main(int argc, char **argv)
 {
 	struct options o;
@@ -1406,6 +1423,10 @@ int main(int argc, char **argv)
 	if (o.png_dir && mkdir(o.png_dir, 0777) != 0 && errno != EEXIST)
 		die("--png-dir %s: %s", o.png_dir, strerror(errno));
 
+	if (o.term_handler) {
+		struct sigaction sa = { .sa_handler = on_term };
+		sigaction(SIGTERM, &sa, NULL);
+	}
 	if (o.present)
 		win_open((VkExtent2D){ WIDTH, HEIGHT }, "vkexample");
 	create_instance(&o);

@@ -330,6 +330,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL tk_vkCreateInstance(const VkInstanceCreate
 		return VK_ERROR_INITIALIZATION_FAILED;
 	tk_output_start();
 
+	tk_in();
 	vk_args_vkCreateInstance a = { pCreateInfo, pAllocator, pInstance };
 	tk_rec *rec = tk_enter(&vk_cmd_vkCreateInstance, &a);
 	a.result = create(pCreateInfo, pAllocator, pInstance);
@@ -342,6 +343,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL tk_vkCreateInstance(const VkInstanceCreate
 		table_add((void ***)&instances, &ninstances, inst);
 	}
 	tk_leave(rec, &vk_cmd_vkCreateInstance, &a);
+	tk_out();
 	return a.result;
 }
 
@@ -351,12 +353,14 @@ static VKAPI_ATTR void VKAPI_CALL tk_vkDestroyInstance(VkInstance instance,
 	tk_instance *inst = tk_instance_of(instance);
 	if (!inst)
 		return;
+	tk_in();
 	vk_args_vkDestroyInstance a = { instance, pAllocator };
 	tk_rec *rec = tk_enter(&vk_cmd_vkDestroyInstance, &a);
 	inst->disp.vkDestroyInstance(instance, pAllocator);
 	tk_leave(rec, &vk_cmd_vkDestroyInstance, &a);
 	table_del((void ***)&instances, &ninstances, inst);
 	free(inst);
+	tk_out();
 }
 
 static VKAPI_ATTR VkResult VKAPI_CALL tk_vkCreateDevice(VkPhysicalDevice physicalDevice,
@@ -378,6 +382,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL tk_vkCreateDevice(VkPhysicalDevice physica
 	if (!create)
 		return VK_ERROR_INITIALIZATION_FAILED;
 
+	tk_in();
 	warn_unknown_extensions(pCreateInfo);
 	vk_args_vkCreateDevice a = { physicalDevice, pCreateInfo, pAllocator, pDevice };
 	tk_rec *rec = tk_enter(&vk_cmd_vkCreateDevice, &a);
@@ -397,6 +402,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL tk_vkCreateDevice(VkPhysicalDevice physica
 		tk_output_describe(dev);
 	}
 	tk_leave(rec, &vk_cmd_vkCreateDevice, &a);
+	tk_out();
 	return a.result;
 }
 
@@ -406,6 +412,7 @@ static VKAPI_ATTR void VKAPI_CALL tk_vkDestroyDevice(VkDevice device,
 	tk_device *dev = tk_device_of(device);
 	if (!dev)
 		return;
+	tk_in();
 	vk_args_vkDestroyDevice a = { device, pAllocator };
 	tk_rec *rec = tk_enter(&vk_cmd_vkDestroyDevice, &a);
 	tk_screenshot_fini(dev);
@@ -414,6 +421,7 @@ static VKAPI_ATTR void VKAPI_CALL tk_vkDestroyDevice(VkDevice device,
 	table_del((void ***)&devices, &ndevices, dev);
 	tk_memory_fini(dev);
 	free(dev);
+	tk_out();
 }
 
 /* ------------------------------------------------------------------ */

@@ -30,6 +30,15 @@
  * SA_RESTART, so no call of it fails with EINTR because of us.  A second
  * signal while the trace closes kills at once.
  *
+ * A handler of the program's that the signal finds inside one of the
+ * layer's entry points is put off until the thread leaves it (tk_out):
+ * the thread may hold a lock of ours that the handler's Vulkan calls
+ * would wait for.  ioquake3's handler shuts its renderer down and exits:
+ * OpenArena through zink, killed while the machine was busy, hung for 38
+ * minutes.  It then runs outside the signal, with the mask the signal
+ * would have set, its siginfo and no ucontext.  A thread that never leaves
+ * (a wait in the driver that never ends) never runs it.
+ *
  * What the layer cannot see: a handler the program installs after the
  * layer's (after its first vkCreateInstance) replaces it.  Wrapping it
  * again would take interposing sigaction(), which a layer the loader
@@ -106,6 +115,10 @@ typedef struct tk_end_request {
 static int req_pipe[2] = { -1, -1 }, ack_pipe[2] = { -1, -1 };
 static atomic_bool ending;
 
+_Thread_local unsigned tk_inside __attribute__((tls_model("initial-exec")));
+_Thread_local int tk_put_off __attribute__((tls_model("initial-exec")));
+static siginfo_t put_off_info;  /* the last signal put off (any thread's) */
+
 static size_t end_index(int sig)
 {
 	size_t i = 0;
@@ -159,6 +172,20 @@ static void chain(const struct sigaction *old, int sig, siginfo_t *info, void *u
 		old->sa_handler(sig);
 }
 
+/* The trace flushed, then the program's handler of SIG. */
+static void run_program_handler(int sig, siginfo_t *info, void *uc)
+{
+	struct sigaction *old = &end_old[end_index(sig)];
+	flush_and_wait(sig);
+	struct sigaction now = *old;
+	if (old->sa_flags & SA_RESETHAND) {
+		/* the program's handler ran once: the default next time */
+		old->sa_flags = 0;
+		old->sa_handler = SIG_DFL;
+	}
+	chain(&now, sig, info, uc);
+}
+
 static void on_end(int sig, siginfo_t *info, void *uc)
 {
 	int saved = errno;
@@ -175,15 +202,33 @@ static void on_end(int sig, siginfo_t *info, void *uc)
 		errno = saved;
 		return;
 	}
-	flush_and_wait(sig);
-	struct sigaction now = *old;
-	if (old->sa_flags & SA_RESETHAND) {
-		/* the program's handler ran once: the default next time */
-		old->sa_flags = 0;
-		old->sa_handler = SIG_DFL;
+	if (tk_inside) {
+		put_off_info = *info;
+		tk_put_off = sig;
+		errno = saved;
+		return;
 	}
-	chain(&now, sig, info, uc);
+	run_program_handler(sig, info, uc);
 	errno = saved;
+}
+
+/* The thread left the layer: the program's handler of the signal put
+ * off, with the mask its signal would have set. */
+void tk_run_put_off(void)
+{
+	int sig = tk_put_off;
+	siginfo_t info = put_off_info;
+	tk_put_off = 0;
+	const struct sigaction *old = &end_old[end_index(sig)];
+	sigset_t mask, prev;
+	mask = old->sa_mask;
+	for (size_t i = 0; i < NEND; i++)
+		sigaddset(&mask, end_signals[i]);
+	pthread_sigmask(SIG_BLOCK, &mask, &prev);
+	int saved = errno;
+	run_program_handler(sig, &info, NULL);
+	errno = saved;
+	pthread_sigmask(SIG_SETMASK, &prev, NULL);
 }
 
 /* The watcher: flushes for the handlers, and ends the program for the

@@ -133,6 +133,25 @@ void tk_output_crash(void);
 /* ending.c: the handlers of fatal and ending signals, and the thread that
  * flushes for them; once, when the output starts. */
 void tk_endings_start(void);
+/*
+ * Inside one of the layer's entry points a thread may hold the layer's
+ * locks: a program's handler of an ending signal that came meanwhile, if
+ * it called Vulkan, would wait for them for ever.  It is put off until
+ * the thread leaves the entry point (ending.c).  Initial-exec: read in a
+ * signal handler.
+ */
+extern _Thread_local unsigned tk_inside __attribute__((tls_model("initial-exec")));
+extern _Thread_local int tk_put_off __attribute__((tls_model("initial-exec")));
+void tk_run_put_off(void);
+static inline void tk_in(void)
+{
+	tk_inside++;
+}
+static inline void tk_out(void)
+{
+	if (!--tk_inside && tk_put_off)
+		tk_run_put_off();
+}
 /* In a child of fork(): the program's signal dispositions back. */
 void tk_endings_forked(void);
 

@@ -169,6 +169,8 @@ def gen(m):
         args = ', '.join(f.name for f in c.params)
         lines.append('static VKAPI_ATTR %s VKAPI_CALL tk_%s(%s)' % (c.ret, c.name, decl))
         lines.append('{')
+        # inside: an ending signal's handler waits until the thread leaves
+        lines.append('\ttk_in();')
         obj = c.params[0].name
         if c.level == 'DEVICE':
             lines.append('\ttk_device *dev = tk_device_of(%s);' % obj)
@@ -182,10 +184,12 @@ def gen(m):
         # while another thread calls; relaxed, a plain load on x86)
         lines.append('\tPFN_%s down = %s ? __atomic_load_n(&%s.%s, __ATOMIC_RELAXED) : NULL;'
                      % (c.name, owner_var(c), disp, c.name))
-        lines.append('\tif (!down && !(down = (PFN_%s)tk_%s_next(%s, offsetof(%s, %s), "%s")))'
+        lines.append('\tif (!down && !(down = (PFN_%s)tk_%s_next(%s, offsetof(%s, %s), "%s"))) {'
                      % (c.name, 'device' if c.level == 'DEVICE' else 'instance', owner_var(c),
                         table, c.name, c.name))
+        lines.append('\t\ttk_out();')
         lines.append('\t\treturn%s;' % missing_result(c.ret))
+        lines.append('\t}')
         lines.append('\tvk_args_%s a = { %s };' % (c.name, args))
         if pre:
             lines.append('\ttk_pre_%s(dev, &a);' % c.name)
@@ -215,6 +219,7 @@ def gen(m):
             lines.append('\tstatic _Atomic uint8_t how;')
             lines.append('\ttk_cmd_refs(dev, &vk_cmd_%s, &a, &how);' % c.name)
         lines.append('\ttk_leave(rec, &vk_cmd_%s, &a);' % c.name)
+        lines.append('\ttk_out();')
         if c.ret != 'void':
             lines.append('\treturn a.result;')
         lines.append('}')

@@ -180,6 +180,27 @@ presents() {
 	[ "$(grep -c 'fn: vkDestroy\(Instance\|Device\),' "$W/noclean.txt")" -eq 0 ]
 }
 
+@test "a program's SIGTERM handler that calls Vulkan, the signal coming while the layer holds its lock: the handler runs once the thread leaves the layer, the trace whole" {
+	# TRACEKIT_TEST_TERM_AT=N: the Nth record raises SIGTERM while its
+	# thread holds the layer's queue lock, as a kill can come (OpenArena,
+	# whose handler shuts its renderer down, hung for good); the example's
+	# handler waits for the device and exits with status 3
+	local n rc t="$BATS_TEST_TMPDIR"
+	for n in 200 1000; do
+		rc=0
+		VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$t/term$n.trace" \
+			TRACEKIT_TEST_TERM_AT=$n timeout -s KILL 60 "$TOP/build/examples/vkexample" \
+			--term-handler --frames 100000 >/dev/null 2>"$t/term$n.err" || rc=$?
+		echo "# record $n: exit status $rc"
+		[ "$rc" = 3 ]
+		run trace-decode -o "$t/term$n.txt" "$t/term$n.trace"
+		[ "$status" -eq 0 ]
+		[ -z "$output" ]
+		# the handler's call, recorded after the one the signal came in
+		[ "$(grep -o 'fn: [A-Za-z0-9]*' "$t/term$n.txt" | tail -n 1)" = "fn: vkDeviceWaitIdle" ]
+	done
+}
+
 # The whole Snappy chunks at the start of FILE: where the last ends.
 whole_chunks() {
 	perl -e 'open(my $f, "<:raw", $ARGV[0]) or die; local $/; my $d = <$f>;
