@@ -333,7 +333,9 @@ static VKAPI_ATTR VkResult VKAPI_CALL tk_vkCreateInstance(const VkInstanceCreate
 	tk_in();
 	vk_args_vkCreateInstance a = { pCreateInfo, pAllocator, pInstance };
 	tk_rec *rec = tk_enter(&vk_cmd_vkCreateInstance, &a);
+	tk_out();
 	a.result = create(pCreateInfo, pAllocator, pInstance);
+	tk_in();
 	if (a.result == VK_SUCCESS) {
 		tk_instance *inst = calloc(1, sizeof(*inst));
 		inst->handle = *pInstance;
@@ -356,7 +358,9 @@ static VKAPI_ATTR void VKAPI_CALL tk_vkDestroyInstance(VkInstance instance,
 	tk_in();
 	vk_args_vkDestroyInstance a = { instance, pAllocator };
 	tk_rec *rec = tk_enter(&vk_cmd_vkDestroyInstance, &a);
+	tk_out();
 	inst->disp.vkDestroyInstance(instance, pAllocator);
+	tk_in();
 	tk_leave(rec, &vk_cmd_vkDestroyInstance, &a);
 	table_del((void ***)&instances, &ninstances, inst);
 	free(inst);
@@ -386,7 +390,9 @@ static VKAPI_ATTR VkResult VKAPI_CALL tk_vkCreateDevice(VkPhysicalDevice physica
 	warn_unknown_extensions(pCreateInfo);
 	vk_args_vkCreateDevice a = { physicalDevice, pCreateInfo, pAllocator, pDevice };
 	tk_rec *rec = tk_enter(&vk_cmd_vkCreateDevice, &a);
+	tk_out();
 	a.result = create(physicalDevice, pCreateInfo, pAllocator, pDevice);
+	tk_in();
 	if (a.result == VK_SUCCESS) {
 		tk_device *dev = calloc(1, sizeof(*dev));
 		dev->handle = *pDevice;
@@ -416,7 +422,9 @@ static VKAPI_ATTR void VKAPI_CALL tk_vkDestroyDevice(VkDevice device,
 	vk_args_vkDestroyDevice a = { device, pAllocator };
 	tk_rec *rec = tk_enter(&vk_cmd_vkDestroyDevice, &a);
 	tk_screenshot_fini(dev);
+	tk_out();
 	dev->disp.vkDestroyDevice(device, pAllocator);
+	tk_in();
 	tk_leave(rec, &vk_cmd_vkDestroyDevice, &a);
 	table_del((void ***)&devices, &ndevices, dev);
 	tk_memory_fini(dev);

@@ -30,14 +30,14 @@
  * SA_RESTART, so no call of it fails with EINTR because of us.  A second
  * signal while the trace closes kills at once.
  *
- * A handler of the program's that the signal finds inside one of the
- * layer's entry points is put off until the thread leaves it (tk_out):
- * the thread may hold a lock of ours that the handler's Vulkan calls
- * would wait for.  ioquake3's handler shuts its renderer down and exits:
- * OpenArena through zink, killed while the machine was busy, hung for 38
- * minutes.  It then runs outside the signal, with the mask the signal
- * would have set, its siginfo and no ucontext.  A thread that never leaves
- * (a wait in the driver that never ends) never runs it.
+ * A handler of the program's that the signal finds in the layer's own
+ * code (an entry point's, not the driver's call it makes) is put off
+ * until the thread leaves it (tk_out): the thread may hold a lock of ours
+ * that the handler's Vulkan calls would wait for.  ioquake3's handler
+ * shuts its renderer down and exits: OpenArena through zink, killed while
+ * the machine was busy, hung for 38 minutes.  It then runs outside the
+ * signal, with the mask the signal would have set, its siginfo and no
+ * ucontext.  In the driver's call, as anywhere else, it runs at once.
  *
  * What the layer cannot see: a handler the program installs after the
  * layer's (after its first vkCreateInstance) replaces it.  Wrapping it

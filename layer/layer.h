@@ -134,11 +134,11 @@ void tk_output_crash(void);
  * flushes for them; once, when the output starts. */
 void tk_endings_start(void);
 /*
- * Inside one of the layer's entry points a thread may hold the layer's
- * locks: a program's handler of an ending signal that came meanwhile, if
- * it called Vulkan, would wait for them for ever.  It is put off until
- * the thread leaves the entry point (ending.c).  Initial-exec: read in a
- * signal handler.
+ * In the layer's own code (an entry point's, the driver's call it makes
+ * left out) a thread may hold the layer's locks: a program's handler of an
+ * ending signal that came meanwhile, if it called Vulkan, would wait for
+ * them for ever.  It is put off until the thread leaves (ending.c).
+ * Initial-exec: read in a signal handler.
  */
 extern _Thread_local unsigned tk_inside __attribute__((tls_model("initial-exec")));
 extern _Thread_local int tk_put_off __attribute__((tls_model("initial-exec")));

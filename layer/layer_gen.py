@@ -207,10 +207,18 @@ def gen(m):
         call = 'down(%s)' % args
         if c.name in DOWN:
             call = 'tk_down_%s(%s, &a)' % (c.name, 'dev' if c.level == 'DEVICE' else 'inst')
+        # the driver's call is the program's: a signal there is handled
+        # at once, as without the layer (no lock of ours is held; the
+        # DOWN functions hold theirs across it)
+        direct = c.name not in DOWN
+        if direct:
+            lines.append('\ttk_out();')
         if c.ret == 'void':
             lines.append('\t%s;' % call)
         else:
             lines.append('\ta.result = %s;' % call)
+        if direct:
+            lines.append('\ttk_in();')
         if post:
             lines.append('\ttk_post_%s(dev, &a);' % c.name)
         if c.name.startswith('vkCmd'):
