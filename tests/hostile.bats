@@ -112,6 +112,12 @@ refused() {
 	refused "vkQueueSubmit.pSubmits holds 1, but submitCount says 2"
 }
 
+@test "a create info the call needs, edited to null (vkCreateDescriptorPool's pCreateInfo), is refused" {
+	mutate 'fn: vkCreateDescriptorPool,' 's/pCreateInfo: \[.*\], pAllocator/pCreateInfo: null, pAllocator/'
+	grep -q 'fn: vkCreateDescriptorPool, args: {device: 0x[0-9a-f]*, pCreateInfo: null,' bad.txt
+	refused "vkCreateDescriptorPool.pCreateInfo is null, but the call reads it"
+}
+
 @test "a submit edited to no command buffers (commandBufferCount 1 -> 0, its array kept) replays its empty batch, held and merged, with no sanitizer report" {
 	# (held, it copied no command buffers from a null array: UBSan's
 	# report, the battery, seed 802697063)

@@ -794,6 +794,16 @@ static int check_lens(dec *d, const vk_field *fields, uint32_t n, const trace_va
 	for (uint32_t i = 0; i < n; i++) {
 		const vk_field *f = &fields[i];
 		const trace_value *v = &vals[i];
+		/* one struct the registry requires: the driver reads through
+		 * it (vkCreateDescriptorPool edited to a null pCreateInfo
+		 * crashed llvmpipe's replay, and --check took it) */
+		if (f->ptr == 1 && f->len_op == VK_LEN_NONE && f->base == VK_B_STRUCT &&
+		    v->kind == TRACE_NULL &&
+		    !(f->flags & (VK_F_OPTIONAL | VK_F_NOAUTO | VK_F_OUT | VK_F_PNEXT))) {
+			trace_error_set(d->err, "%s.%s is null, but the call reads it", d->where,
+					f->name);
+			return -1;
+		}
 		if (!f->ptr || f->len_op == VK_LEN_NONE || (f->flags & VK_F_PNEXT))
 			continue;
 		if (v->kind == TRACE_NULL && !null_allowed(fields, f)) {
