@@ -125,11 +125,25 @@ proc_rss_kb() {
 	VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$W/bp.fifo" \
 		"$TOP/build/examples/vkexample" --frames 1500 >/dev/null 2>&1 3>&- &
 	local app=$!
-	sleep 0.5
+	# the trace flows before the reader stops: on a loaded machine the
+	# program's start-up (llvmpipe, shaders) can outlast a fixed sleep
+	local i
+	for i in $(seq 300); do
+		[ -s "$W/bp.trace" ] && break
+		sleep 0.1
+	done
 	kill -STOP $reader
-	# the pipe's 64 KiB fill in well under a second, then the writer blocks
-	sleep 1
-	local t0 m0 t1 m1
+	# the pipe and the layer's queue fill, then the writer blocks and the
+	# program with it: wait until half a second passes with at most one
+	# CPU tick (30 s at most, else the ticks below fail the test)
+	local t0 m0 t1 m1 prev
+	prev=$(proc_ticks $app)
+	for i in $(seq 60); do
+		sleep 0.5
+		t0=$(proc_ticks $app)
+		[ $((t0 - prev)) -le 1 ] && break
+		prev=$t0
+	done
 	t0=$(proc_ticks $app) m0=$(proc_rss_kb $app)
 	sleep 2
 	t1=$(proc_ticks $app) m1=$(proc_rss_kb $app)
@@ -138,7 +152,7 @@ proc_rss_kb() {
 	[ -n "$m0" ]
 	[ -n "$m1" ]
 	# 60 s at most: a program that never goes on again fails, not hangs
-	local rc=0 i
+	local rc=0
 	for i in $(seq 600); do
 		kill -0 $app 2>/dev/null || break
 		sleep 0.1
