@@ -354,7 +354,15 @@ int main(int argc, char **argv)
 		trace_reader *r2 = trace_reader_open(j.in, &err);
 		if (!r2)
 			goto fail;
-		uint64_t i = 0, n = 0;
+		/* what comes before the range is passed over with the seek
+		 * index, where the file has one */
+		trace_skip_point at;
+		int jumped = trace_reader_skip(r2, j.first_index, 0, &at, &err);
+		if (jumped < 0) {
+			trace_reader_close(r2);
+			goto fail;
+		}
+		uint64_t i = jumped ? at.call : 0, n = 0;
 		while (n < j.count && (k = trace_reader_next(r2, &call, &err)) > 0) {
 			if (i++ < j.first_index)
 				continue;

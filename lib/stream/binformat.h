@@ -12,5 +12,8 @@ enum {
 	V_NULL = 0, V_FALSE, V_TRUE, V_SINT, V_UINT, V_FLOAT, V_DOUBLE, V_STRING,
 	V_BLOB, V_ENUM, V_BITMASK, V_ARRAY, V_STRUCT, V_OPAQUE, V_REPR, V_WSTRING,
 };
+/* Ours: the kinds of signature, as the seek index's log of definitions
+ * tags them (seekindex.c). */
+enum sig_kind { SK_FUNC = 0, SK_STRUCT, SK_ENUM, SK_BITMASK, SK_FRAME };
 
 #endif

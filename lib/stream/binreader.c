@@ -779,6 +779,65 @@ int trace_binreader_header(trace_binreader *b, trace_header *h, trace_arena *a,
 	}
 }
 
+bool trace_binreader_settled(const trace_binreader *b)
+{
+	return !b->npending && !b->ended && !b->cut;
+}
+
+/* The log's entries are read as the stream's definitions are, from a
+ * source over the log, into tables emptied first: an id the log defines
+ * twice, or a definition cut short, is an error at its byte of the log. */
+int trace_binreader_jump(trace_binreader *b, uint64_t next_no, const uint8_t *defs, size_t len,
+			 trace_error *err)
+{
+	idtab *tabs[] = {[SK_FUNC] = &b->funcs, [SK_STRUCT] = &b->structs,
+			 [SK_ENUM] = &b->enums, [SK_BITMASK] = &b->bitmasks,
+			 [SK_FRAME] = &b->frames};
+	for (size_t i = 0; i < sizeof(tabs) / sizeof(tabs[0]); i++)
+		if (tabs[i]->v)
+			memset(tabs[i]->v, 0, tabs[i]->n * sizeof(*tabs[i]->v));
+	trace_source log = {.p = defs, .end = defs + len, .win = defs, .eof = true,
+			    .container = TRACE_FMT_RAW, .mem = defs, .memsize = len,
+			    .mempos = len, .name = b->s->name};
+	trace_source *stream = b->s;
+	b->s = &log;
+	b->err_call = -1;
+	trace_arena a;
+	trace_arena_init(&a);
+	int rc = 0;
+	while (rc == 0 && log.p < log.end) {
+		uint64_t at = trace_source_offset(&log), id;
+		uint8_t kind = *log.p++;
+		const uint8_t *def = log.p;
+		const void *found = NULL, *out;
+		if (kind > SK_FRAME) {
+			rc = fail(b, err, at, "a definition of kind %u, which is none", kind);
+			break;
+		}
+		rc = rd_sig_id(b, tabs[kind], &id, &found, "a definition's id", err);
+		if (rc == 0 && found)
+			rc = fail(b, err, at, "signature %llu of kind %u defined twice",
+				  (unsigned long long)id, kind);
+		log.p = def;
+		if (rc < 0)
+			break;
+		switch (kind) {
+		case SK_FUNC: rc = rd_func_sig(b, (const trace_func_sig **)&out, err); break;
+		case SK_STRUCT: rc = rd_struct_sig(b, (const trace_struct_sig **)&out, err); break;
+		case SK_ENUM: rc = rd_named_values_sig(b, &a, true, &out, 0, err); break;
+		case SK_BITMASK: rc = rd_named_values_sig(b, &a, false, &out, 0, err); break;
+		default: rc = rd_frame(b, (const trace_frame **)&out, err); break;
+		}
+	}
+	trace_arena_free(&a);
+	b->s = stream;
+	b->cut = false;
+	if (rc < 0)
+		return -1;
+	b->next_no = next_no;
+	return 0;
+}
+
 trace_binreader *trace_binreader_new(trace_source *s, trace_sigtab *t)
 {
 	trace_binreader *b = trace_xcalloc(1, sizeof(*b));

@@ -38,6 +38,26 @@ uint64_t trace_callset_last(const trace_callset *s)
 	return s->n ? s->ranges[s->n - 1].reach : 0;
 }
 
+uint64_t trace_callset_next(const trace_callset *s, uint64_t from)
+{
+	uint64_t best = UINT64_MAX;
+	for (size_t i = 0; i < s->n; i++) {
+		const trace_callset_range *r = &s->ranges[i];
+		if (r->stop < from)
+			continue;
+		uint64_t c = r->start;
+		if (from > r->start) {
+			uint64_t k = (from - r->start + r->step - 1) / r->step;
+			if (k > (UINT64_MAX - r->start) / r->step)
+				continue;
+			c = r->start + k * r->step;
+		}
+		if (c <= r->stop && c < best)
+			best = c;
+	}
+	return best;
+}
+
 /* How much of p to quote: the rest of its line, at most max bytes. */
 static size_t quote_len(const char *p, const char *end, size_t max)
 {

@@ -59,5 +59,8 @@ bool trace_callset_contains(const trace_callset *s, uint64_t no, uint32_t flags)
 
 /* The largest number s can contain (UINT64_MAX for an open range). */
 uint64_t trace_callset_last(const trace_callset *s);
+/* The smallest number from FROM on that s may contain (a /frame range's
+ * every number), UINT64_MAX when none. */
+uint64_t trace_callset_next(const trace_callset *s, uint64_t from);
 
 #endif

@@ -142,6 +142,7 @@ typedef struct trace_sink {
 	struct trace_sink_worker *worker; /* compresses Snappy or zstd blocks, or NULL */
 	uint32_t *seek;          /* zstd: per frame its compressed, then uncompressed size */
 	size_t nseek, capseek;
+	tbuf index;              /* zstd: tracekit's seek index, written at the close */
 } trace_sink;
 
 /* To PATH (a file, renamed into place on close) or, with PATH NULL or
@@ -165,6 +166,43 @@ static inline int trace_sink_write(trace_sink *k, const void *p, size_t n, trace
 }
 
 /* ------------------------------------------------------------------ */
+/* tracekit's seek index (seekindex.c): a skippable zstd frame before the
+ * seek table. */
+
+/* A point where no call is open: at stream byte POS, the next enter is
+ * call CALL, the next record is in FRAME, and the first DEFS bytes of the
+ * log of signature definitions came before. */
+/* The skippable frame's magic (zstd's 0x184D2A5?, ours the last but one). */
+#define TRACE_SEEKINDEX_MAGIC 0x184D2A5Du
+
+typedef struct trace_sync {
+	uint64_t pos, call, frame, defs;
+} trace_sync;
+
+typedef struct trace_seekindex {
+	uint64_t *in, *out;      /* per zstd frame, and one past the last: its
+				  * file offset and its stream offset */
+	size_t nframes;
+	trace_sync *syncs;
+	size_t nsyncs;
+	uint8_t *defs;           /* each: kind (binformat's SK_ order), id, bytes */
+	size_t ndefs;
+	uint64_t defs_at;        /* the log's file offset, for messages */
+} trace_seekindex;
+
+/* The skippable frame's content. */
+void trace_seekindex_encode(tbuf *out, const trace_sync *syncs, size_t n, const void *defs,
+			    size_t ndefs);
+/* From the file FD (NAME in messages): 1 loaded, 0 the file has none
+ * (not the seekable format, or no index of ours), -1 damaged. */
+int trace_seekindex_load(int fd, const char *name, trace_seekindex *ix, trace_error *err);
+void trace_seekindex_free(trace_seekindex *ix);
+/* Starts reading the zstd frame at file offset IN, stream offset OUT,
+ * then passes SKIP bytes of it. */
+int trace_source_jump(trace_source *s, uint64_t in, uint64_t out, uint64_t skip,
+		      trace_error *err);
+
+/* ------------------------------------------------------------------ */
 /* Encodings behind the reader and writer. */
 
 typedef struct trace_binreader trace_binreader;
@@ -174,6 +212,12 @@ trace_binreader *trace_binreader_new(trace_source *s, trace_sigtab *t);
 int trace_binreader_header(trace_binreader *b, trace_header *h, trace_arena *a,
 			   trace_error *err);
 int trace_binreader_next(trace_binreader *b, trace_call **call, trace_error *err);
+/* Whether no call is open: the reader may jump. */
+bool trace_binreader_settled(const trace_binreader *b);
+/* Goes on at a point of the seek index: the next call numbered NEXT_NO,
+ * the signatures those LEN bytes of the log define known. */
+int trace_binreader_jump(trace_binreader *b, uint64_t next_no, const uint8_t *defs, size_t len,
+			 trace_error *err);
 void trace_binreader_free(trace_binreader *b);
 
 trace_textreader *trace_textreader_new(trace_source *s, trace_sigtab *t);

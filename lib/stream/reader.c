@@ -23,6 +23,8 @@ struct trace_reader {
 	bool end_due;      /* the header promises a TRACE_END record */
 	bool end_seen;     /* and it came */
 	trace_error cut;   /* the warning, once the end of a cut trace is read */
+	int index;         /* the seek index: 0 not looked for, 1 loaded, -1 none */
+	trace_seekindex ix;
 };
 
 static trace_reader *open_source(trace_reader *r, trace_error *err)
@@ -150,6 +152,80 @@ int trace_reader_next(trace_reader *r, trace_call **call, trace_error *err)
 	return k;
 }
 
+/* How many points lie before the first one a record selected may
+ * precede: calls numbered from FIRST_CALL, frames from FIRST_FRAME. */
+static size_t points_before(const trace_seekindex *ix, uint64_t first_call,
+			    uint64_t first_frame)
+{
+	size_t lo = 0, hi = ix->nsyncs;
+	while (lo < hi) {
+		size_t i = (lo + hi) / 2;
+		if (ix->syncs[i].call <= first_call || ix->syncs[i].frame < first_frame)
+			lo = i + 1;
+		else
+			hi = i;
+	}
+	return lo;
+}
+
+/* The zstd frame that holds stream byte POS. */
+static size_t frame_of(const trace_seekindex *ix, uint64_t pos)
+{
+	size_t lo = 0, hi = ix->nframes;
+	while (lo + 1 < hi) {
+		size_t i = (lo + hi) / 2;
+		if (ix->out[i] <= pos)
+			lo = i;
+		else
+			hi = i;
+	}
+	return lo;
+}
+
+int trace_reader_skip(trace_reader *r, uint64_t first_call, uint64_t first_frame,
+		      trace_skip_point *at, trace_error *err)
+{
+	if (!r->bin || r->src.container != TRACE_FMT_ZSTD || !r->src.file || r->src.mem)
+		return 0;
+	const char *env = getenv("TRACE_SEEK");
+	if (env && !strcmp(env, "0"))
+		return 0;
+	if (!r->index) {
+		int k = trace_seekindex_load(fileno(r->src.file), r->name, &r->ix, err);
+		if (k < 0)
+			return -1;
+		r->index = k ? 1 : -1;
+	}
+	if (r->index < 0 || !trace_binreader_settled(r->bin))
+		return 0;
+	/* both tests hold on a first run of the points, as calls and frames
+	 * only grow: their union is the run of the longer */
+	size_t n = points_before(&r->ix, first_call, first_frame);
+	if (!n)
+		return 0;
+	const trace_sync *y = &r->ix.syncs[n - 1];
+	size_t f = frame_of(&r->ix, y->pos);
+	/* past one zstd frame not begun at least, or reading on is as quick */
+	if (r->ix.out[f] <= trace_source_offset(&r->src))
+		return 0;
+	if (trace_source_jump(&r->src, r->ix.in[f], r->ix.out[f], y->pos - r->ix.out[f],
+			      err) < 0)
+		return -1;
+	if (trace_binreader_jump(r->bin, y->call, r->ix.defs, (size_t)y->defs, err) < 0) {
+		char what[sizeof(err->msg)];
+		memcpy(what, err->msg, sizeof(what));
+		trace_error_set(err, "seek index at file byte %llu, byte %llu of its log of "
+				"definitions: %.400s", (unsigned long long)r->ix.defs_at,
+				(unsigned long long)err->offset, what);
+		err->offset = err->file_offset = err->call = -1;
+		return -1;
+	}
+	r->last_no = (int64_t)y->call - 1;
+	at->call = y->call;
+	at->frame = y->frame;
+	return 1;
+}
+
 const trace_error *trace_reader_cut(trace_reader *r)
 {
 	return r->cut.msg[0] ? &r->cut : NULL;
@@ -160,6 +236,7 @@ void trace_reader_close(trace_reader *r)
 	if (!r)
 		return;
 	trace_binreader_free(r->bin);
+	trace_seekindex_free(&r->ix);
 	trace_textreader_free(r->text);
 	bool own = r->src.own_file;
 	FILE *f = r->src.file;

@@ -198,6 +198,33 @@ static void frame_print(FILE *out, trace_tally *t, int64_t frame)
 	trace_tally_clear(t);
 }
 
+/* Records that cannot be selected are passed over with the seek index,
+ * where the file has one: at the start, and again every this many such
+ * records in a row. */
+#define SKIP_EVERY 4096
+
+/* Jumps past records S cannot select, the next unread being a call
+ * numbered from CALL on, in frame FRAME or after. */
+static int skip_ahead(trace_select *s, trace_reader *r, uint64_t call, uint64_t frame,
+		      trace_frames *frames, output *o, const trace_select_options *opt,
+		      trace_error *err)
+{
+	uint64_t first_call = trace_callset_empty(&s->calls) ? 0 :
+			      trace_callset_next(&s->calls, call);
+	uint64_t first_frame = trace_callset_empty(&s->frames) ? 0 :
+			       trace_callset_next(&s->frames, frame);
+	if (!first_call && !first_frame)
+		return 0;
+	trace_skip_point at;
+	int k = trace_reader_skip(r, first_call, first_frame, &at, err);
+	if (k <= 0)
+		return k;
+	frames->frame = at.frame;
+	if (!opt->count)
+		trace_writer_skip_to(o->w, at.call);
+	return 0;
+}
+
 /* The records of R up to the last frame S can select: each one selected
  * written to O, or counted into ALL (and ONE, a frame's, with by_frame). */
 static int select_all(trace_select *s, trace_reader *r, const char *in, output *o,
@@ -209,9 +236,11 @@ static int select_all(trace_select *s, trace_reader *r, const char *in, output *
 	uint64_t last_frame = trace_callset_empty(&s->frames) ? UINT64_MAX :
 							       trace_callset_last(&s->frames);
 	int64_t one_frame = -1;
-	uint64_t n = 0;
+	uint64_t n = 0, passed = 0;
 	trace_call *call;
 	int k;
+	if (skip_ahead(s, r, 0, 0, &frames, o, opt, err) < 0)
+		return -1;
 	while ((k = trace_reader_next(r, &call, err)) > 0) {
 		int64_t frame = trace_frames_next(&frames, call, err);
 		if (frame < 0) {
@@ -229,8 +258,12 @@ static int select_all(trace_select *s, trace_reader *r, const char *in, output *
 			 * it need not wait for this one */
 			if (!opt->count)
 				trace_writer_skip(o->w, call->no);
+			if (++passed % SKIP_EVERY == 0 &&
+			    skip_ahead(s, r, call->no + 1, (uint64_t)frame, &frames, o, opt, err) < 0)
+				return -1;
 			continue;
 		}
+		passed = 0;
 		if (!opt->count) {
 			if (trace_writer_call(o->w, call, err) < 0)
 				return -1;

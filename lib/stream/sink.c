@@ -7,7 +7,8 @@
  * zstd is written in zstd's seekable format, as apitrace writes it: each
  * block an independent frame, and at the close a seek table (a skippable
  * frame of each frame's compressed and uncompressed size, then their
- * count and the seekable magic), which any zstd reader skips.
+ * count and the seekable magic), which any zstd reader skips.  Before
+ * the seek table, the writer's seek index may come (seekindex.c).
  *
  * A named output is written whole or not at all (trace_output_open).
  */
@@ -245,6 +246,19 @@ static int zstd_seek_table(trace_sink *k, trace_error *err)
 	return r;
 }
 
+/* tracekit's seek index, a skippable frame of its own between the last
+ * frame and the seek table (where a seekable-format reader, which finds
+ * the table from the end and the frames from the start, never looks). */
+static int zstd_index(trace_sink *k, trace_error *err)
+{
+	uint8_t h[8];
+	put_u32(h, TRACE_SEEKINDEX_MAGIC);
+	put_u32(h + 4, (uint32_t)k->index.len);
+	if (put(k, h, 8, err) < 0)
+		return -1;
+	return put(k, k->index.data, k->index.len, err);
+}
+
 /* Compresses one block into k->obuf and writes it; errno-style result. */
 static int snappy_chunk(trace_sink *k, const uint8_t *block, size_t len)
 {
@@ -478,6 +492,7 @@ static void release(trace_sink *k)
 	if (k->container == TRACE_FMT_ZSTD && k->codec)
 		ZSTD_freeCCtx(k->codec);
 	free(k->seek);
+	tbuf_free(&k->index);
 	free(k->buf);
 	free(k->obuf);
 	free(k->path);
@@ -493,6 +508,8 @@ int trace_sink_close(trace_sink *k, trace_error *err)
 		r = worker_finish(k, err);
 	if (r == 0 && k->container == TRACE_FMT_BROTLI)
 		r = brotli_run(k, BROTLI_OPERATION_FINISH, err);
+	if (r == 0 && k->container == TRACE_FMT_ZSTD && k->index.len)
+		r = zstd_index(k, err);
 	if (r == 0 && k->container == TRACE_FMT_ZSTD)
 		r = zstd_seek_table(k, err);
 	if (r == 0 && fflush(k->file) != 0) {

@@ -558,6 +558,45 @@ int trace_source_open(trace_source *s, trace_error *err)
 	return 0;
 }
 
+int trace_source_jump(trace_source *s, uint64_t in, uint64_t out, uint64_t skip,
+		      trace_error *err)
+{
+	bool ahead = s->ahead != NULL;
+	if (ahead) {
+		/* the thread took the codec: the source gets one again */
+		ahead_stop(s);
+		s->fill = fill_zstd;
+		s->codec = ZSTD_createDCtx();
+		if (!s->codec)
+			abort();
+	} else {
+		ZSTD_DCtx_reset(s->codec, ZSTD_reset_session_only);
+	}
+	if (fseeko(s->file, (off_t)in, SEEK_SET) != 0) {
+		trace_error_errno(err, s->name, "cannot seek");
+		return -1;
+	}
+	s->inpos = in;
+	s->inlen = s->inoff = s->clen = 0;
+	s->npeek = 0;
+	s->zstd_inside = false;
+	s->eof = s->cut = false;
+	s->base = out;
+	s->p = s->win = s->end = s->buf;
+	if (ahead)
+		ahead_start(s);
+	if (trace_source_need(s, skip, err) < 0)
+		return -1;
+	if ((uint64_t)(s->end - s->p) < skip) {
+		trace_source_locate(s, err, out);
+		trace_error_set(err, "the seek index points %llu bytes into a frame that holds "
+				"%zu", (unsigned long long)skip, (size_t)(s->end - s->p));
+		return -1;
+	}
+	s->p += skip;
+	return 0;
+}
+
 int trace_source_need_slow(trace_source *s, size_t n, trace_error *err)
 {
 	while ((size_t)(s->end - s->p) < n && !s->eof) {

@@ -278,6 +278,23 @@ int trace_reader_next(trace_reader *r, trace_call **call, trace_error *err);
 const trace_error *trace_reader_cut(trace_reader *r);
 /* Bytes of input consumed so far (for progress lines). */
 uint64_t trace_reader_position(trace_reader *r);
+/*
+ * Skipping ahead with the seek index tracekit writes into a zstd file
+ * (trace-format(5)): a jump to the last point of the index that every
+ * record selected follows, because each record before it is a call
+ * numbered below FIRST_CALL or lies in a frame before FIRST_FRAME (0 for
+ * either: no such promise).  1 when it jumped: *AT says the number of the
+ * next call (the number of records before the point, too) and the frame
+ * of the next record; 0 when it cannot or it would gain nothing (not a
+ * regular zstd file with an index, calls still open, the point not far
+ * enough ahead); -1 with err set when the index is damaged.
+ */
+typedef struct trace_skip_point {
+	uint64_t call;
+	uint64_t frame;
+} trace_skip_point;
+int trace_reader_skip(trace_reader *r, uint64_t first_call, uint64_t first_frame,
+		      trace_skip_point *at, trace_error *err);
 void trace_reader_close(trace_reader *r);
 
 /* ------------------------------------------------------------------ */
@@ -328,6 +345,8 @@ int trace_writer_leave(trace_writer *w, const trace_call *c, trace_error *err);
  * binary writer need not wait for it before numbering the calls after.
  */
 void trace_writer_skip(trace_writer *w, uint64_t no);
+/* Says that no call numbered below NO will come (a reader skipped them). */
+void trace_writer_skip_to(trace_writer *w, uint64_t no);
 /*
  * Puts what was written so far into the output, whole, for a reader of
  * the file or a program that may die next (the capture layer, every

@@ -12,8 +12,16 @@
  * gaps nobody announced (a hand-edited text) releases its held records
  * after REORDER_WINDOW of them, and the binary then numbers those calls
  * densely, as apitrace's own trim does.
+ *
+ * A zstd stream also gets tracekit's seek index (seekindex.c): points
+ * where no call is between its enter and its leave, with the state a
+ * reader needs to start there (the next call number, the frame, and how
+ * much of the log of signature definitions comes before).  Every
+ * signature's definition is encoded once, into that log, and written to
+ * the stream from there.
  */
 #include "binformat.h"
+#include "frames.h"
 #include "internal.h"
 
 #include <stdlib.h>
@@ -48,6 +56,16 @@ struct trace_writer {
 	tbuf line;
 	trace_textcache *cache;
 	bool end_marker;     /* the header says, and close writes, TRACE_END */
+	/* the seek index (zstd only) */
+	tbuf defs;           /* each definition: kind, id, its bytes */
+	trace_sync *syncs;
+	size_t nsyncs, csyncs;
+	uint64_t nentered;   /* enter events written: the reader's numbering */
+	uint64_t open_calls; /* entered, not left (never, for incomplete ones) */
+	uint64_t sync_block; /* the sink's block of the last point */
+	trace_frames counter; /* fed each call at its leave, as a reader counts */
+	uint64_t last_frame;
+	bool no_index;       /* frames went backwards: no point can be trusted */
 };
 
 const char *trace_format_name(trace_format f)
@@ -121,8 +139,6 @@ static int w_cstring(trace_writer *w, const char *s)
  * A pointer seen for the first time is looked up by its content (CANON:
  * the signature interned in the writer's own table), so that signatures
  * alike from different tables get one id. */
-enum sig_kind { SK_FUNC, SK_STRUCT, SK_ENUM, SK_BITMASK, SK_FRAME };
-
 static const void *canon_of(trace_writer *w, enum sig_kind k, const void *sig)
 {
 	if (!w->canon)
@@ -166,6 +182,46 @@ static bool sig_id(trace_writer *w, tmap *m, uint64_t *count, enum sig_kind k, c
 	return true;
 }
 
+/* The log of definitions: encoded there (d_*), then written from there. */
+static void d_uint(tbuf *t, uint64_t v)
+{
+	uint8_t tmp[10];
+	size_t n = 0;
+	while (v >= 0x80) {
+		tmp[n++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	tmp[n++] = (uint8_t)v;
+	tbuf_add(t, tmp, n);
+}
+
+static void d_cstring(tbuf *t, const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+	d_uint(t, n);
+	tbuf_add(t, s, n);
+}
+
+static void d_sint(tbuf *t, int64_t v)
+{
+	tbuf_addc(t, v < 0 ? V_SINT : V_UINT);
+	d_uint(t, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v);
+}
+
+/* A definition's entry in the log: its kind and id; what follows, up to
+ * def_write, is also the stream's. */
+static size_t def_begin(trace_writer *w, enum sig_kind k, uint64_t id)
+{
+	tbuf_addc(&w->defs, (char)k);
+	d_uint(&w->defs, id);
+	return w->defs.len;
+}
+
+static int def_write(trace_writer *w, size_t from)
+{
+	return w_bytes(w, w->defs.data + from, w->defs.len - from);
+}
+
 /* A function's or struct's signature id and, the first time it is
  * written, its name and its N argument or member names. */
 static int w_named_sig(trace_writer *w, tmap *m, uint64_t *count, enum sig_kind k,
@@ -174,13 +230,14 @@ static int w_named_sig(trace_writer *w, tmap *m, uint64_t *count, enum sig_kind 
 	uint64_t id;
 	bool fresh = sig_id(w, m, count, k, sig, &id);
 	TRY(w_uint(w, id));
-	if (fresh) {
-		TRY(w_cstring(w, name));
-		TRY(w_uint(w, n));
-		for (uint32_t i = 0; i < n; i++)
-			TRY(w_cstring(w, names[i]));
-	}
-	return 0;
+	if (!fresh)
+		return 0;
+	size_t from = def_begin(w, k, id);
+	d_cstring(&w->defs, name);
+	d_uint(&w->defs, n);
+	for (uint32_t i = 0; i < n; i++)
+		d_cstring(&w->defs, names[i]);
+	return def_write(w, from);
 }
 
 static int w_sint(trace_writer *w, int64_t v)
@@ -196,7 +253,7 @@ static int w_sint(trace_writer *w, int64_t v)
 /*
  * An enum's or a bitmask's tag and signature id and, the first time the
  * signature is written, its entries: a name and a value each, the value
- * written by PUT (w_sint for an enum's, w_uint for a bitmask's).  TABLE
+ * encoded by PUT (d_sint for an enum's, d_uint for a bitmask's).  TABLE
  * and COUNT are the writer's ids of the kind, COUNT_FIELD and LIST the
  * signature's entries.  It uses w_value's w and id.
  */
@@ -206,11 +263,13 @@ static int w_sint(trace_writer *w, int64_t v)
 		bool fresh = sig_id(w, TABLE, COUNT, KIND, SIG, &id);             \
 		TRY(w_uint(w, id));                                               \
 		if (fresh) {                                                      \
-			TRY(w_uint(w, (SIG)->COUNT_FIELD));                       \
+			size_t from = def_begin(w, KIND, id);                     \
+			d_uint(&w->defs, (SIG)->COUNT_FIELD);                     \
 			for (uint32_t i = 0; i < (SIG)->COUNT_FIELD; i++) {       \
-				TRY(w_cstring(w, (SIG)->LIST[i].name));           \
-				TRY(PUT(w, (SIG)->LIST[i].value));                \
+				d_cstring(&w->defs, (SIG)->LIST[i].name);         \
+				PUT(&w->defs, (SIG)->LIST[i].value);              \
 			}                                                         \
+			TRY(def_write(w, from));                                  \
 		}                                                                 \
 	} while (0)
 
@@ -248,11 +307,11 @@ static int w_value(trace_writer *w, const trace_value *v)
 		return 0;
 	case TRACE_ENUM:
 		W_NAMED_VALUES(V_ENUM, v->en.sig, &w->enums, &w->nenums, SK_ENUM, nvalues, values,
-			       w_sint);
+			       d_sint);
 		return w_sint(w, v->en.value);
 	case TRACE_BITMASK:
 		W_NAMED_VALUES(V_BITMASK, v->bm.sig, &w->bitmasks, &w->nbitmasks, SK_BITMASK, nflags,
-			       flags, w_uint);
+			       flags, d_uint);
 		return w_uint(w, v->bm.value);
 	case TRACE_ARRAY:
 		TRY(w_byte(w, V_ARRAY));
@@ -289,33 +348,90 @@ static int w_frame(trace_writer *w, const trace_frame *f)
 	TRY(w_uint(w, id));
 	if (!fresh)
 		return 0;
+	tbuf *d = &w->defs;
+	size_t from = def_begin(w, SK_FRAME, id);
 	if (f->module) {
-		TRY(w_byte(w, 1));
-		TRY(w_cstring(w, f->module));
+		tbuf_addc(d, 1);
+		d_cstring(d, f->module);
 	}
 	if (f->function) {
-		TRY(w_byte(w, 2));
-		TRY(w_cstring(w, f->function));
+		tbuf_addc(d, 2);
+		d_cstring(d, f->function);
 	}
 	if (f->filename) {
-		TRY(w_byte(w, 3));
-		TRY(w_cstring(w, f->filename));
+		tbuf_addc(d, 3);
+		d_cstring(d, f->filename);
 	}
 	if (f->line >= 0) {
-		TRY(w_byte(w, 4));
-		TRY(w_uint(w, (uint64_t)f->line));
+		tbuf_addc(d, 4);
+		d_uint(d, (uint64_t)f->line);
 	}
 	if (f->offset >= 0) {
-		TRY(w_byte(w, 5));
-		TRY(w_uint(w, (uint64_t)f->offset));
+		tbuf_addc(d, 5);
+		d_uint(d, (uint64_t)f->offset);
 	}
-	return w_byte(w, 0);
+	tbuf_addc(d, 0);
+	return def_write(w, from);
+}
+
+/* ------------------------------------------------------------------ */
+/* Points of the seek index. */
+
+/* At most one point per this much of the stream, and per zstd frame. */
+#define SYNC_SPACING (64u << 10)
+
+/* Before an enter: a point here when no call is open and the sink began
+ * a frame since the last point. */
+static void sync_point(trace_writer *w)
+{
+	const trace_sink *k = &w->k;
+	uint64_t pos = k->written + k->len;
+	if (w->open_calls || w->no_index)
+		return;
+	if (w->nsyncs && (k->written == w->sync_block ||
+			  pos - w->syncs[w->nsyncs - 1].pos < SYNC_SPACING))
+		return;
+	if (w->nsyncs == w->csyncs) {
+		w->csyncs = w->csyncs ? 2 * w->csyncs : 64;
+		w->syncs = trace_xrealloc(w->syncs, w->csyncs * sizeof(*w->syncs));
+	}
+	w->syncs[w->nsyncs++] = (trace_sync){pos, w->nentered, w->counter.frame, w->defs.len};
+	w->sync_block = k->written;
+}
+
+/* The shortest stream given a seek index: 16 MiB (seekindex.c), or
+ * TRACE_SEEK_INDEX_MIN bytes (for tests). */
+static uint64_t index_min(void)
+{
+	const char *env = getenv("TRACE_SEEK_INDEX_MIN");
+	char *end;
+	unsigned long long v = env ? strtoull(env, &end, 10) : 0;
+	return env && *env && !*end ? v : 16u << 20;
+}
+
+/* A call's leave was written: the frame counter sees it, as a reader's
+ * would, in the order of leaves. */
+static void sync_left(trace_writer *w, const trace_call *c)
+{
+	w->open_calls--;
+	if (w->fmt != TRACE_FMT_ZSTD || w->no_index)
+		return;
+	trace_error ignored;
+	int64_t f = trace_frames_next(&w->counter, c, &ignored);
+	if (f < 0 || (uint64_t)f < w->last_frame)
+		w->no_index = true;
+	else
+		w->last_frame = (uint64_t)f;
 }
 
 /* The enter event: as apitrace writes it, flags and backtrace first. */
 static int w_enter(trace_writer *w, const trace_call *c)
 {
 	const trace_func_sig *sig = c->sig;
+	if (w->fmt == TRACE_FMT_ZSTD)
+		sync_point(w);
+	w->nentered++;
+	w->open_calls++;
 	TRY(w_byte(w, EV_ENTER));
 	TRY(w_uint(w, c->thread));
 	TRY(w_named_sig(w, &w->funcs, &w->nfuncs, SK_FUNC, sig, sig->name, sig->nargs,
@@ -351,7 +467,9 @@ static int w_leave(trace_writer *w, const trace_call *c, uint64_t no)
 		TRY(w_byte(w, D_RET));
 		TRY(w_value(w, c->ret));
 	}
-	return w_byte(w, D_END);
+	TRY(w_byte(w, D_END));
+	sync_left(w, c);
+	return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -545,7 +663,15 @@ int trace_writer_leave(trace_writer *w, const trace_call *c, trace_error *err)
 		TRY(w_byte(w, D_RET));
 		TRY(w_value(w, c->ret));
 	}
-	return w_byte(w, D_END);
+	TRY(w_byte(w, D_END));
+	sync_left(w, c);
+	return 0;
+}
+
+void trace_writer_skip_to(trace_writer *w, uint64_t no)
+{
+	if (w->fmt != TRACE_FMT_TEXT && !queued(w) && no > w->next_no)
+		w->next_no = no;
 }
 
 void trace_writer_skip(trace_writer *w, uint64_t no)
@@ -655,6 +781,8 @@ static void release(trace_writer *w)
 	tmap_free(&w->waiting);
 	tmap_free(&w->skipped);
 	tbuf_free(&w->line);
+	tbuf_free(&w->defs);
+	free(w->syncs);
 	trace_textcache_free(w->cache);
 	free(w);
 }
@@ -676,6 +804,10 @@ int trace_writer_close(trace_writer *w, trace_error *err)
 		r = write_end(w, err);
 	if (r == 0 && w->fmt != TRACE_FMT_TEXT)
 		r = pump(w, true);
+	if (r == 0 && w->fmt == TRACE_FMT_ZSTD && !w->no_index && w->nsyncs &&
+	    w->k.written + w->k.len >= index_min())
+		trace_seekindex_encode(&w->k.index, w->syncs, w->nsyncs, w->defs.data,
+				       w->defs.len);
 	if (r == 0)
 		r = trace_sink_close(&w->k, err);
 	else

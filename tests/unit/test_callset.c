@@ -243,9 +243,32 @@ static void test_frames(void)
 	trace_sigtab_free(st.sigs);
 }
 
+/* The smallest number a set may hold from a number on: where the seek
+ * index may jump to (lib/stream/select.c). */
+static void test_callset_next(void)
+{
+	trace_callset s;
+	trace_error err;
+	trace_callset_init(&s);
+	check(trace_callset_parse(&s, "100-200/7,50,1000-,30-40/frame", &err) == 0, "parses");
+	const uint64_t from[] = {0, 31, 41, 51, 100, 101, 107, 108, 199, 200, 500, 1u << 20};
+	const uint64_t want[] = {30, 31, 50, 100, 100, 107, 107, 114, 1000, 1000, 1000, 1u << 20};
+	for (size_t i = 0; i < sizeof(from) / sizeof(from[0]); i++)
+		check(trace_callset_next(&s, from[i]) == want[i], "next from %llu is %llu, not %llu",
+		      (unsigned long long)from[i], (unsigned long long)want[i],
+		      (unsigned long long)trace_callset_next(&s, from[i]));
+	trace_callset_free(&s);
+	trace_callset_init(&s);
+	check(trace_callset_parse(&s, "5-9/2", &err) == 0, "parses");
+	check(trace_callset_next(&s, 10) == UINT64_MAX, "none past a set's last");
+	check(trace_callset_next(&s, 8) == 9, "a stepped range's next from between steps");
+	trace_callset_free(&s);
+}
+
 int main(void)
 {
 	test_callset();
+	test_callset_next();
 	test_callset_file();
 	test_frames();
 	return unit_done("test_callset");
