@@ -93,6 +93,7 @@ struct options {
 	int events;		/* ... ending in a vkCmdWaitEvents */
 	int compute_mips;	/* ... made by a compute shader, level by level */
 	int term_handler;	/* a SIGTERM handler that calls Vulkan, then exit(3) */
+	int discard_pipe;	/* a pipeline more, its ignored states dangling */
 	const char *png_dir;
 	const char *extension;	/* one more device extension to enable */
 	unsigned *dump;		/* frame numbers to dump; NULL: every frame */
@@ -105,7 +106,7 @@ static void usage(FILE *f)
 		"usage: %s [--frames N] [--png-dir DIR] [--dump-frames A,B,...]\n"
 		"          [--gpu N] [--validate] [--still] [--present] [--extension NAME]\n"
 		"          [--wait-each-frame] [--no-cleanup] [--mips] [--events]\n"
-		"          [--compute-mips] [--term-handler]\n"
+		"          [--compute-mips] [--term-handler] [--discard-pipeline]\n"
 		"  --frames N          frames to render (default 10)\n"
 		"  --png-dir DIR       write DIR/frame-N.png (every frame unless --dump-frames)\n"
 		"  --dump-frames LIST  only these frames (comma-separated, from 0)\n"
@@ -133,7 +134,10 @@ static void usage(FILE *f)
 		"  --term-handler      a SIGTERM handler of the program's, installed before\n"
 		"                      the instance: it waits for the device\n"
 		"                      (vkDeviceWaitIdle) and exits with status 3, as a\n"
-		"                      game's handler shuts its renderer down\n",
+		"                      game's handler shuts its renderer down\n"
+		"  --discard-pipeline  also make a pipeline with rasterizer discard, its\n"
+		"                      viewport, multisample, depth/stencil and color\n"
+		"                      blend states dangling (ignored: not read)\n",
 		ex.prog);
 }
 
@@ -215,6 +219,8 @@ static void parse_options(int argc, char **argv, struct options *o)
 			o->mips = o->compute_mips = 1;
 		} else if (!strcmp(a, "--term-handler")) {
 			o->term_handler = 1;
+		} else if (!strcmp(a, "--discard-pipeline")) {
+			o->discard_pipe = 1;
 		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			usage(stdout);
 			exit(0);
@@ -278,6 +284,7 @@ static struct {
 	VkFramebuffer framebuffer;
 	VkShaderModule vert, frag, comp;
 	VkPipeline gfx_pipe, comp_pipe;
+	int discard_pipe;
 
 	VkCommandBuffer cmd[FRAMES_IN_FLIGHT];
 	VkFence fence[FRAMES_IN_FLIGHT];
@@ -992,6 +999,20 @@ static void create_pipelines(void)
 	stages[1].module = g.frag;
 	ci.stage.module = g.comp;
 	VK(vkCreateGraphicsPipelines(ex.dev, VK_NULL_HANDLE, 1, &gi, NULL, &g.gfx_pipe));
+	if (g.discard_pipe) {
+		/* "ignored if the pipeline has rasterization disabled": an
+		 * address nothing may read (the validation layer of Debian 12
+		 * reads pMultisampleState: not with --validate) */
+		const void *dangling = (const void *)(uintptr_t)0x10;
+		VkPipeline p;
+		rs.rasterizerDiscardEnable = VK_TRUE;
+		gi.pViewportState = dangling;
+		gi.pMultisampleState = dangling;
+		gi.pDepthStencilState = dangling;
+		gi.pColorBlendState = dangling;
+		VK(vkCreateGraphicsPipelines(ex.dev, VK_NULL_HANDLE, 1, &gi, NULL, &p));
+		vkDestroyPipeline(ex.dev, p, NULL);
+	}
 	VK(vkCreateComputePipelines(ex.dev, VK_NULL_HANDLE, 1, &ci, NULL, &g.comp_pipe));
 }
 
@@ -1438,6 +1459,7 @@ int main(int argc, char **argv)
 		while (TEX_SIZE >> g.tex_levels)
 			g.tex_levels++;
 	g.compute_mips = o.compute_mips;
+	g.discard_pipe = o.discard_pipe;
 	create_resources();
 	upload();
 	create_descriptors();

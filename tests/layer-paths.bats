@@ -2,10 +2,10 @@
 # The capture layer's paths that an ordinary run does not take: settings
 # that are wrong or missing, a writer that cannot keep up, the fatal
 # signals besides SIGSEGV, a program's own signal handlers, fork(), and
-# a 10-bit swapchain's screenshots.  The program is the example
-# (build/examples/vkexample, headless) over the test layer
-# (tests/crashlayer/crash.c) that crashes, raises or forks inside its 4th
-# vkQueueSubmit; vkcube under Xvfb for the screenshots.
+# a 10-bit swapchain's screenshots; pointers it must not read through.
+# The program is the example (build/examples/vkexample, headless) over
+# the test layer (tests/crashlayer/crash.c) that crashes, raises or forks
+# inside its 4th vkQueueSubmit; vkcube under Xvfb for the screenshots.
 
 load helpers
 
@@ -293,4 +293,27 @@ surface() {
 	# layer let vkCreateWaylandSurfaceKHR by unrecorded, and trace-trim
 	# refused the trace (a VkSurfaceKHR no record made)
 	surface wayland 'display: 0x1000, surface: 0x2000}'
+}
+
+@test "a pipeline's states that rasterizer discard leaves ignored, dangling, are recorded null, never read through, and replay validated" {
+	# vkexample --discard-pipeline aims its viewport, multisample,
+	# depth/stencil and color blend states at 0x10: the layer read them
+	# as structs and crashed the program
+	run env VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$W/discard.trace" \
+		timeout 60 "$TOP/build/examples/vkexample" --frames 3 --discard-pipeline
+	echo "status $status"
+	[ "$status" -eq 0 ]
+	trace-decode "$W/discard.trace" >"$W/discard.txt"
+	grep 'fn: vkCreateGraphicsPipelines,.*rasterizerDiscardEnable: true' "$W/discard.txt" \
+		>"$W/discard.create"
+	[ "$(wc -l <"$W/discard.create")" -eq 1 ]
+	local s
+	for s in pViewportState pMultisampleState pDepthStencilState pColorBlendState; do
+		grep -q " $s: null, " "$W/discard.create" || { echo "$s is not null"; return 1; }
+	done
+	run env -u DISPLAY VK_LAYER_PATH=/usr/share/vulkan/explicit_layer.d \
+		trace-replay --validate "$W/discard.trace"
+	echo "replay status $status: $output"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
 }

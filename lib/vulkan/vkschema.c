@@ -360,29 +360,157 @@ static void enc_pnext(trace_arena *a, trace_value *v, const void *p)
 	}
 }
 
+static bool has_dynamic(const VkPipelineDynamicStateCreateInfo *d, VkDynamicState state)
+{
+	for (uint32_t i = 0; d && d->pDynamicStates && i < d->dynamicStateCount; i++)
+		if (d->pDynamicStates[i] == state)
+			return true;
+	return false;
+}
+
+enum {
+	GP_VERTEX_INPUT = VK_GRAPHICS_PIPELINE_LIBRARY_VERTEX_INPUT_INTERFACE_BIT_EXT,
+	GP_PRE_RASTER = VK_GRAPHICS_PIPELINE_LIBRARY_PRE_RASTERIZATION_SHADERS_BIT_EXT,
+	GP_FRAGMENT = VK_GRAPHICS_PIPELINE_LIBRARY_FRAGMENT_SHADER_BIT_EXT,
+	GP_OUTPUT = VK_GRAPHICS_PIPELINE_LIBRARY_FRAGMENT_OUTPUT_INTERFACE_BIT_EXT,
+};
+
+/* The state subsets a graphics pipeline's create info gives itself, as
+ * VkGraphicsPipelineLibraryCreateInfoEXT's description has them: its
+ * flags; without one, none for a library or a pipeline linked from
+ * libraries ("it is as if flags is 0"), else all four. */
+static VkGraphicsPipelineLibraryFlagsEXT gp_subsets(const VkGraphicsPipelineCreateInfo *ci)
+{
+	const VkGraphicsPipelineLibraryCreateInfoEXT *gpl =
+		vk_chain_find(ci->pNext, VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_LIBRARY_CREATE_INFO_EXT);
+	const VkPipelineLibraryCreateInfoKHR *libs =
+		vk_chain_find(ci->pNext, VK_STRUCTURE_TYPE_PIPELINE_LIBRARY_CREATE_INFO_KHR);
+	if (gpl)
+		return gpl->flags;
+	if ((ci->flags & VK_PIPELINE_CREATE_LIBRARY_BIT_KHR) || (libs && libs->libraryCount))
+		return 0;
+	return GP_VERTEX_INPUT | GP_PRE_RASTER | GP_FRAGMENT | GP_OUTPUT;
+}
+
+/* The stages of a create info whose pStages is not ignored. */
+static VkShaderStageFlags gp_stages(const VkGraphicsPipelineCreateInfo *ci)
+{
+	VkShaderStageFlags stages = 0;
+	for (uint32_t i = 0; ci->pStages && i < ci->stageCount; i++)
+		stages |= ci->pStages[i].stage;
+	return stages;
+}
+
+/* "the pipeline has rasterization disabled", as far as a create info
+ * that gives the pre-rasterization state says */
+static bool gp_discards(const VkGraphicsPipelineCreateInfo *ci)
+{
+	return ci->pRasterizationState && ci->pRasterizationState->rasterizerDiscardEnable == VK_TRUE &&
+	       !has_dynamic(ci->pDynamicState, VK_DYNAMIC_STATE_RASTERIZER_DISCARD_ENABLE);
+}
+
+/* Whether a create info without a render pass renders no depth or
+ * stencil (COLOR false) or no color attachment (COLOR true): "If this
+ * structure [VkPipelineRenderingCreateInfo] is not specified, and the
+ * pipeline does not include a VkRenderPass, ... colorAttachmentCount
+ * [is] 0, and depthAttachmentFormat and stencilAttachmentFormat are
+ * VK_FORMAT_UNDEFINED".  With a render pass, only its subpass knows. */
+static bool gp_renders_none(const VkGraphicsPipelineCreateInfo *ci, bool color)
+{
+	const VkPipelineRenderingCreateInfo *r =
+		vk_chain_find(ci->pNext, VK_STRUCTURE_TYPE_PIPELINE_RENDERING_CREATE_INFO);
+	if (ci->renderPass)
+		return false;
+	if (!r)
+		return true;
+	return color ? !r->colorAttachmentCount
+		     : r->depthAttachmentFormat == VK_FORMAT_UNDEFINED &&
+		       r->stencilAttachmentFormat == VK_FORMAT_UNDEFINED;
+}
+
+/*
+ * Whether a graphics pipeline's pointer at offset AT is one the
+ * specification (1.3) ignores.  The pointers of a state subset the create
+ * info does not give are (every VUID requiring one begins "If the
+ * pipeline is being created with <subset> state"; flags-06640 and -06641
+ * for pStages and pRasterizationState).  Besides:
+ *   pVertexInputState    "ignored if the pipeline includes a mesh shader
+ *                        stage"; "ignored if the pipeline is created with
+ *                        the VK_DYNAMIC_STATE_VERTEX_INPUT_EXT dynamic
+ *                        state set"
+ *   pInputAssemblyState  "ignored if the pipeline includes a mesh shader
+ *                        stage"
+ *   pTessellationState   "ignored if the pipeline does not include a
+ *                        tessellation control shader stage and
+ *                        tessellation evaluation shader stage"
+ *   pViewportState, pMultisampleState, pDepthStencilState,
+ *   pColorBlendState     "ignored if the pipeline has rasterization
+ *                        disabled": rasterizerDiscardEnable VK_TRUE and
+ *                        not dynamic (rasterizerDiscardEnable-00750,
+ *                        pViewportState-04892; a complete pipeline has
+ *                        fragment state only otherwise)
+ *   pDepthStencilState   "or if the subpass ... does not use a
+ *                        depth/stencil attachment": decided only without
+ *                        a render pass (renderPass-06053, -06590)
+ *   pColorBlendState     "or if the subpass ... does not use any color
+ *                        attachments": likewise (renderPass-06054)
+ * Where only another object knows (a render pass's subpass, the
+ * rasterization of a linked library), the pointer is followed as before;
+ * so is one VK_EXT_extended_dynamic_state3 lets be NULL with all of a
+ * state dynamic: "can be NULL" where a feature is enabled, not "ignored".
+ * Each case reads only the fields decoded before the one at AT
+ * (decoded_late()).
+ */
+static bool gp_ignored(const VkGraphicsPipelineCreateInfo *ci, size_t at)
+{
+	VkGraphicsPipelineLibraryFlagsEXT has = gp_subsets(ci);
+	bool pre = has & GP_PRE_RASTER, frag = has & GP_FRAGMENT, out = has & GP_OUTPUT;
+	const VkShaderStageFlags tess = VK_SHADER_STAGE_TESSELLATION_CONTROL_BIT |
+					VK_SHADER_STAGE_TESSELLATION_EVALUATION_BIT;
+	switch (at) {
+	case offsetof(VkGraphicsPipelineCreateInfo, pStages):
+		return !pre && !frag;
+	case offsetof(VkGraphicsPipelineCreateInfo, pRasterizationState):
+		return !pre;
+	case offsetof(VkGraphicsPipelineCreateInfo, pVertexInputState):
+		return !(has & GP_VERTEX_INPUT) ||
+		       ((pre || frag) && (gp_stages(ci) & VK_SHADER_STAGE_MESH_BIT_EXT)) ||
+		       has_dynamic(ci->pDynamicState, VK_DYNAMIC_STATE_VERTEX_INPUT_EXT);
+	case offsetof(VkGraphicsPipelineCreateInfo, pInputAssemblyState):
+		return !(has & GP_VERTEX_INPUT) ||
+		       ((pre || frag) && (gp_stages(ci) & VK_SHADER_STAGE_MESH_BIT_EXT));
+	case offsetof(VkGraphicsPipelineCreateInfo, pTessellationState):
+		return !pre || (gp_stages(ci) & tess) != tess;
+	case offsetof(VkGraphicsPipelineCreateInfo, pViewportState):
+		return !pre || gp_discards(ci);
+	case offsetof(VkGraphicsPipelineCreateInfo, pMultisampleState):
+		return (!frag && !out) || (pre && gp_discards(ci));
+	case offsetof(VkGraphicsPipelineCreateInfo, pDepthStencilState):
+		/* a fragment shader library without output state needs it
+		 * without a render pass (renderPass-06590) */
+		return !frag || (pre && gp_discards(ci)) || (out && gp_renders_none(ci, false));
+	case offsetof(VkGraphicsPipelineCreateInfo, pColorBlendState):
+		return !out || (pre && gp_discards(ci)) || gp_renders_none(ci, true);
+	}
+	return false;
+}
+
 /*
  * Pointers the specification says are ignored, in prose the registry
  * leaves to it (noautovalidity): a program may leave them dangling or
  * pointing at anything, and neither the layer nor a reader follows them.
  * Chromium's ANGLE gives vkCreateGraphicsPipelines a pTessellationState
  * without tessellation stages that points at another struct: recorded as
- * one, it stopped the replay at its sType.  BASE holds what precedes F
- * (decoded already, when reading).
+ * one, it stopped the replay at its sType.  BASE holds every field the
+ * condition reads: the whole struct when writing; when reading, what
+ * dec_struct decoded first (decoded_late()).
  */
 bool vk_field_ignored(const vk_struct_info *s, const vk_field *f, const void *base)
 {
 	if (!(f->flags & VK_F_NOAUTO) || !f->ptr)
 		return false;
-	if (s->stype == VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO &&
-	    f->offset == offsetof(VkGraphicsPipelineCreateInfo, pTessellationState)) {
-		const VkGraphicsPipelineCreateInfo *ci = (const void *)base;
-		const VkShaderStageFlags both = VK_SHADER_STAGE_TESSELLATION_CONTROL_BIT |
-						VK_SHADER_STAGE_TESSELLATION_EVALUATION_BIT;
-		VkShaderStageFlags stages = 0;
-		for (uint32_t i = 0; ci->pStages && i < ci->stageCount; i++)
-			stages |= ci->pStages[i].stage;
-		return (stages & both) != both;
-	}
+	if (s->stype == VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO)
+		return gp_ignored(base, f->offset);
 	if (s->stype == VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET) {
 		const VkWriteDescriptorSet *w = (const void *)base;
 		size_t used;  /* the array the type reads; 0: none of the three */
@@ -814,7 +942,8 @@ static int check_lens(dec *d, const vk_field *fields, uint32_t n, const trace_va
 				return -1;
 			}
 		}
-		if (v->kind != TRACE_ARRAY && v->kind != TRACE_BLOB)
+		/* read null: an ignored pointer, its array not read */
+		if ((v->kind != TRACE_ARRAY && v->kind != TRACE_BLOB) || !read_ptr(base + f->offset))
 			continue;
 		uint64_t want = vk_field_len(fields, f, base);
 		uint64_t have = v->kind == TRACE_ARRAY || f->size <= 1 ? v->len : v->len / f->size;
@@ -851,6 +980,25 @@ static int check_stype(dec *d, const vk_struct_info *s, const uint8_t *p)
 	return 0;
 }
 
+/*
+ * Read after every other field of its struct: a graphics pipeline's state
+ * pointers, whose conditions read pDynamicState, renderPass and
+ * pRasterizationState, which follow some of them.  vk_field_ignored()
+ * then sees when reading what the layer saw when writing: deciding on
+ * what precedes alone, a pDynamicState not yet read would make a dynamic
+ * rasterizer discard static, and null a viewport state the layer wrote.
+ * (The layer writes null where it decides a pointer is ignored, and a
+ * reader that follows a null reads null: only reading null what was
+ * written can lose a state.)
+ */
+static bool decoded_late(const vk_struct_info *s, const vk_field *f)
+{
+	return s->stype == VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO &&
+	       (f->flags & VK_F_NOAUTO) && f->ptr &&
+	       f->offset != offsetof(VkGraphicsPipelineCreateInfo, pStages) &&
+	       f->offset != offsetof(VkGraphicsPipelineCreateInfo, pRasterizationState);
+}
+
 static int dec_struct(const dec *up, const vk_struct_info *s, const trace_value *v, void *out)
 {
 	dec d = { up->a, up->err, s->sig.name, up->out };
@@ -870,14 +1018,24 @@ static int dec_struct(const dec *up, const vk_struct_info *s, const trace_value 
 		return -1;
 	}
 	uint32_t n = v->st.sig->nmembers < s->nfields ? v->st.sig->nmembers : s->nfields;
-	for (uint32_t i = 0; i < n; i++) {
-		/* read null, as the layer now writes it (an older trace holds
-		 * what it pointed at) */
-		if (vk_field_ignored(s, &s->fields[i], out)) {
-			write_ptr((uint8_t *)out + s->fields[i].offset, NULL);
-			continue;
+	bool late = false;
+	for (uint32_t i = 0; i < n; i++)
+		late |= decoded_late(s, &s->fields[i]);
+	for (int pass = 0; pass <= late; pass++) {
+		for (uint32_t i = 0; i < n; i++) {
+			if (decoded_late(s, &s->fields[i]) != pass)
+				continue;
+			/* read null, as the layer now writes it (an older
+			 * trace holds what it pointed at) */
+			if (vk_field_ignored(s, &s->fields[i], out)) {
+				write_ptr((uint8_t *)out + s->fields[i].offset, NULL);
+				continue;
+			}
+			if (dec_field(&d, &s->fields[i], &v->st.members[i], out) < 0)
+				return -1;
 		}
-		if (dec_field(&d, &s->fields[i], &v->st.members[i], out) < 0)
+		/* the late conditions read pStages no further than it holds */
+		if (!pass && late && check_lens(&d, s->fields, n, v->st.members, out) < 0)
 			return -1;
 	}
 	if (!d.out && check_stype(&d, s, out) < 0)

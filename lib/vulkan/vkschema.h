@@ -210,7 +210,9 @@ const vk_command_info *vk_command_lookup(const char *name);
 const vk_struct_info *vk_struct_lookup(const char *name);
 const vk_struct_info *vk_struct_by_stype(int32_t stype);
 /* Whether pointer F of struct S at BASE is one the specification says is
- * ignored there (not followed when writing or reading). */
+ * ignored there (not followed when writing or reading).  BASE holds the
+ * fields the condition reads: all of them, or, when decoding, those
+ * decoded before F (a graphics pipeline's states are decoded last). */
 bool vk_field_ignored(const vk_struct_info *s, const vk_field *f, const void *base);
 const vk_enum_info *vk_enum_lookup(const char *name);
 const vk_bitmask_info *vk_bitmask_lookup(const char *name);

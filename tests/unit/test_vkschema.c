@@ -254,6 +254,21 @@ static void fill_struct(const vk_struct_info *s, trace_arena *a, uint8_t *p, int
 		}
 		memcpy(fp, &q, sizeof(q));
 	}
+	/* a condition may read what was filled after the pointer it decides
+	 * (a graphics pipeline's pDynamicState): null those it ignores until
+	 * none is left, as they are written */
+	for (bool again = true; again;) {
+		again = false;
+		for (uint32_t i = 0; i < s->nfields; i++) {
+			const vk_field *f = &s->fields[i];
+			void *q;
+			memcpy(&q, p + f->offset, sizeof(q));
+			if (f->ptr && q && !(f->flags & VK_F_PNEXT) && vk_field_ignored(s, f, p)) {
+				memset(p + f->offset, 0, sizeof(q));
+				again = true;
+			}
+		}
+	}
 	free(is_count);
 	free(ptr_count);
 }
@@ -1132,6 +1147,225 @@ static void test_ignored_pointers_are_not_followed(void)
 	trace_arena_free(&a);
 }
 
+/* ------------------------------------------------------------------ */
+/* A graphics pipeline's states the specification ignores. */
+
+/* Every pointer of a VkGraphicsPipelineCreateInfo that may be ignored. */
+static const char *const gp_pointers[] = {
+	"pStages", "pVertexInputState", "pInputAssemblyState", "pTessellationState",
+	"pViewportState", "pRasterizationState", "pMultisampleState", "pDepthStencilState",
+	"pColorBlendState",
+};
+
+static const vk_field *gp_field(const char *name)
+{
+	const vk_struct_info *s = vk_struct_lookup("VkGraphicsPipelineCreateInfo");
+	for (uint32_t i = 0; i < s->nfields; i++)
+		if (!strcmp(s->fields[i].name, name))
+			return &s->fields[i];
+	return NULL;
+}
+
+static bool listed(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *p = strstr(list, name); p; p = strstr(p + 1, name))
+		if ((p == list || p[-1] == ' ') && (p[n] == ' ' || !p[n]))
+			return true;
+	return false;
+}
+
+/*
+ * CI, whose pointers all point at structs of their types, with those
+ * named in IGNORED aimed instead at another struct (zeroed past its
+ * sType): those must be written null and read null from a record that
+ * holds what they pointed at, as an older capture does; the others
+ * written and read as what they point at.
+ */
+static void gp_check(const char *what, VkGraphicsPipelineCreateInfo ci, const char *ignored)
+{
+	const vk_struct_info *s = vk_struct_lookup("VkGraphicsPipelineCreateInfo");
+	const vk_struct_info *app = vk_struct_lookup("VkApplicationInfo");
+	static uint64_t other[64];
+	const VkStructureType app_type = VK_STRUCTURE_TYPE_APPLICATION_INFO;
+	memset(other, 0, sizeof(other));
+	memcpy(other, &app_type, sizeof(app_type));
+	size_t n = sizeof(gp_pointers) / sizeof(gp_pointers[0]);
+	for (size_t i = 0; i < n; i++) {
+		const vk_field *f = gp_field(gp_pointers[i]);
+		const void *q = other;
+		if (listed(ignored, gp_pointers[i]))
+			memcpy((uint8_t *)&ci + f->offset, &q, sizeof(q));
+	}
+	trace_arena a;
+	trace_arena_init(&a);
+	trace_value v;
+	vk_encode_struct(s, &a, &v, &ci);
+	trace_value *one = trace_arena_alloc(&a, sizeof(*one));
+	vk_encode_struct(app, &a, one, other);
+	for (size_t i = 0; i < n; i++) {
+		const vk_field *f = gp_field(gp_pointers[i]);
+		trace_value *m = &v.st.members[f - s->fields];
+		bool ign = listed(ignored, gp_pointers[i]);
+		check(m->kind == (ign ? TRACE_NULL : TRACE_ARRAY), "%s: %s written %s", what,
+		      f->name, ign ? "null" : "as what it points at");
+		if (ign) {
+			m->kind = TRACE_ARRAY;
+			m->len = 1;
+			m->items = one;
+		}
+	}
+	/* zeroed, as a replay's arguments are: a condition read before
+	 * what it reads was decoded sees no dynamic state, no stages */
+	VkGraphicsPipelineCreateInfo back;
+	memset(&back, 0, sizeof(back));
+	trace_error err;
+	trace_error_clear(&err);
+	int rc = vk_decode_struct(s, &a, &v, &back, &err);
+	if (rc < 0)
+		trace_error_print(&err, "test_vkschema", stderr);
+	check(rc == 0, "%s: a record holding what the ignored pointers pointed at reads", what);
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		const vk_field *f = gp_field(gp_pointers[i]);
+		const void *q;
+		memcpy(&q, (const uint8_t *)&back + f->offset, sizeof(q));
+		bool ign = listed(ignored, gp_pointers[i]);
+		check(ign ? !q : q != NULL, "%s: %s read %s", what, f->name,
+		      ign ? "null" : "as what it points at");
+	}
+	trace_arena_free(&a);
+}
+
+/*
+ * vkCreateGraphicsPipelines' states the specification ignores (as
+ * vk_field_ignored() cites it) are written and read null, each both
+ * ways: ignored under its condition, followed without it.  zink and
+ * DXVK make graphics pipeline libraries whose create infos leave the
+ * other subsets' pointers as they are.
+ */
+static void test_pipeline_states_ignored(void)
+{
+	VkPipelineShaderStageCreateInfo st[2] = {
+		{ .sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+		  .stage = VK_SHADER_STAGE_VERTEX_BIT, .pName = "main" },
+		{ .sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+		  .stage = VK_SHADER_STAGE_FRAGMENT_BIT, .pName = "main" },
+	};
+	VkPipelineShaderStageCreateInfo mesh[2] = { st[0], st[1] };
+	mesh[0].stage = VK_SHADER_STAGE_MESH_BIT_EXT;
+	VkPipelineVertexInputStateCreateInfo vi = {
+		.sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO };
+	VkPipelineInputAssemblyStateCreateInfo ia = {
+		.sType = VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO,
+		.topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST };
+	VkPipelineTessellationStateCreateInfo ts = {
+		.sType = VK_STRUCTURE_TYPE_PIPELINE_TESSELLATION_STATE_CREATE_INFO };
+	VkPipelineViewportStateCreateInfo vp = {
+		.sType = VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO };
+	VkPipelineRasterizationStateCreateInfo rs = {
+		.sType = VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO, .lineWidth = 1 };
+	VkPipelineRasterizationStateCreateInfo discard = rs;
+	discard.rasterizerDiscardEnable = VK_TRUE;
+	VkPipelineMultisampleStateCreateInfo ms = {
+		.sType = VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO,
+		.rasterizationSamples = VK_SAMPLE_COUNT_1_BIT };
+	VkPipelineDepthStencilStateCreateInfo ds = {
+		.sType = VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO };
+	VkPipelineColorBlendStateCreateInfo cb = {
+		.sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO };
+	VkDynamicState dyn_discard = VK_DYNAMIC_STATE_RASTERIZER_DISCARD_ENABLE;
+	VkDynamicState dyn_vi = VK_DYNAMIC_STATE_VERTEX_INPUT_EXT;
+	VkPipelineDynamicStateCreateInfo dy_discard = {
+		.sType = VK_STRUCTURE_TYPE_PIPELINE_DYNAMIC_STATE_CREATE_INFO,
+		.dynamicStateCount = 1, .pDynamicStates = &dyn_discard };
+	VkPipelineDynamicStateCreateInfo dy_vi = dy_discard;
+	dy_vi.pDynamicStates = &dyn_vi;
+	VkFormat color = VK_FORMAT_B8G8R8A8_UNORM;
+	VkPipelineRenderingCreateInfo rendering = {
+		.sType = VK_STRUCTURE_TYPE_PIPELINE_RENDERING_CREATE_INFO,
+		.colorAttachmentCount = 1, .pColorAttachmentFormats = &color,
+		.depthAttachmentFormat = VK_FORMAT_D32_SFLOAT };
+	VkGraphicsPipelineLibraryCreateInfoEXT gpl = {
+		.sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_LIBRARY_CREATE_INFO_EXT };
+	VkPipeline lib = (VkPipeline)(uintptr_t)0x4000;
+	VkPipelineLibraryCreateInfoKHR libs = {
+		.sType = VK_STRUCTURE_TYPE_PIPELINE_LIBRARY_CREATE_INFO_KHR,
+		.libraryCount = 1, .pLibraries = &lib };
+	const VkGraphicsPipelineCreateInfo full = {
+		.sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO,
+		.stageCount = 2, .pStages = st, .pVertexInputState = &vi,
+		.pInputAssemblyState = &ia, .pTessellationState = &ts, .pViewportState = &vp,
+		.pRasterizationState = &rs, .pMultisampleState = &ms, .pDepthStencilState = &ds,
+		.pColorBlendState = &cb, .renderPass = (VkRenderPass)(uintptr_t)0x1000,
+		.layout = (VkPipelineLayout)(uintptr_t)0x2000, .basePipelineIndex = -1 };
+	VkGraphicsPipelineCreateInfo ci = full;
+	gp_check("a complete pipeline", ci, "pTessellationState");
+
+	ci = full;
+	ci.pRasterizationState = &discard;
+	gp_check("rasterizer discard", ci, "pTessellationState pViewportState "
+		 "pMultisampleState pDepthStencilState pColorBlendState");
+	ci.pDynamicState = &dy_discard;
+	gp_check("a dynamic rasterizer discard", ci, "pTessellationState");
+
+	ci = full;
+	ci.renderPass = VK_NULL_HANDLE;
+	gp_check("dynamic rendering to no attachment", ci,
+		 "pTessellationState pDepthStencilState pColorBlendState");
+	ci.pNext = &rendering;
+	gp_check("dynamic rendering to color and depth", ci, "pTessellationState");
+	rendering.colorAttachmentCount = 0;
+	gp_check("dynamic rendering to depth alone", ci, "pTessellationState pColorBlendState");
+	rendering.colorAttachmentCount = 1;
+	rendering.depthAttachmentFormat = VK_FORMAT_UNDEFINED;
+	gp_check("dynamic rendering to color alone", ci, "pTessellationState pDepthStencilState");
+
+	ci = full;
+	ci.pDynamicState = &dy_vi;
+	gp_check("a dynamic vertex input", ci, "pTessellationState pVertexInputState");
+	ci = full;
+	ci.pStages = mesh;
+	gp_check("a mesh pipeline", ci,
+		 "pTessellationState pVertexInputState pInputAssemblyState");
+
+	ci = full;
+	ci.flags = VK_PIPELINE_CREATE_LIBRARY_BIT_KHR;
+	ci.pNext = &gpl;
+	gpl.flags = VK_GRAPHICS_PIPELINE_LIBRARY_VERTEX_INPUT_INTERFACE_BIT_EXT;
+	gp_check("a vertex input library", ci, "pStages pTessellationState pViewportState "
+		 "pRasterizationState pMultisampleState pDepthStencilState pColorBlendState");
+	gpl.flags = VK_GRAPHICS_PIPELINE_LIBRARY_PRE_RASTERIZATION_SHADERS_BIT_EXT;
+	gp_check("a pre-rasterization library", ci, "pVertexInputState pInputAssemblyState "
+		 "pTessellationState pMultisampleState pDepthStencilState pColorBlendState");
+	ci.pRasterizationState = &discard;
+	gp_check("a pre-rasterization library with rasterizer discard", ci,
+		 "pVertexInputState pInputAssemblyState pTessellationState pViewportState "
+		 "pMultisampleState pDepthStencilState pColorBlendState");
+	ci.pRasterizationState = &rs;
+	gpl.flags = VK_GRAPHICS_PIPELINE_LIBRARY_FRAGMENT_SHADER_BIT_EXT;
+	gp_check("a fragment shader library", ci, "pVertexInputState pInputAssemblyState "
+		 "pTessellationState pViewportState pRasterizationState pColorBlendState");
+	ci.renderPass = VK_NULL_HANDLE;
+	gp_check("a fragment shader library without a render pass", ci,
+		 "pVertexInputState pInputAssemblyState pTessellationState pViewportState "
+		 "pRasterizationState pColorBlendState");
+	ci.renderPass = full.renderPass;
+	gpl.flags = VK_GRAPHICS_PIPELINE_LIBRARY_FRAGMENT_OUTPUT_INTERFACE_BIT_EXT;
+	gp_check("a fragment output library", ci, "pStages pVertexInputState "
+		 "pInputAssemblyState pTessellationState pViewportState pRasterizationState "
+		 "pDepthStencilState");
+	ci.flags = 0;
+	ci.pNext = &libs;
+	gp_check("a pipeline linked from libraries, no subset named", ci, "pStages "
+		 "pVertexInputState pInputAssemblyState pTessellationState pViewportState "
+		 "pRasterizationState pMultisampleState pDepthStencilState pColorBlendState");
+	ci.pNext = NULL;
+	ci.flags = VK_PIPELINE_CREATE_LIBRARY_BIT_KHR;
+	gp_check("a library naming no subset", ci, "pStages pVertexInputState "
+		 "pInputAssemblyState pTessellationState pViewportState pRasterizationState "
+		 "pMultisampleState pDepthStencilState pColorBlendState");
+}
+
 int main(void)
 {
 	test_tables_know_the_registry();
@@ -1144,5 +1378,6 @@ int main(void)
 	test_render_pass_second_form();
 	test_descriptors_one_by_one();
 	test_ignored_pointers_are_not_followed();
+	test_pipeline_states_ignored();
 	return unit_done("test_vkschema");
 }
