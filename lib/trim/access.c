@@ -400,10 +400,48 @@ static void render_pass_images(trim *t, const VkRenderPassBeginInfo *bi, image_f
 		if (!v || !v->target)
 			continue;
 		bool known = rp && i < rp->natt;
-		fn(ctx, v->target, &v->sub, true, rp && i < 32 && (rp->discard >> i & 1),
+		fn(ctx, v->target, &v->sub, IMAGE_WRITE, rp && i < 32 && (rp->discard >> i & 1),
 		   known ? rp->att_layout[2 * i] : -1, known ? rp->att_layout[2 * i + 1] : -1);
 	}
 	vec_free(&views);
+}
+
+/* Whether LAYOUT is read-only for the depth aspect (STENCIL false) or the
+ * stencil aspect. */
+static bool read_only_for(VkImageLayout layout, bool stencil)
+{
+	switch ((int)layout) {
+	case VK_IMAGE_LAYOUT_DEPTH_STENCIL_READ_ONLY_OPTIMAL:
+	case VK_IMAGE_LAYOUT_READ_ONLY_OPTIMAL:
+		return true;
+	case VK_IMAGE_LAYOUT_DEPTH_READ_ONLY_STENCIL_ATTACHMENT_OPTIMAL:
+	case VK_IMAGE_LAYOUT_DEPTH_READ_ONLY_OPTIMAL:
+		return !stencil;
+	case VK_IMAGE_LAYOUT_DEPTH_ATTACHMENT_STENCIL_READ_ONLY_OPTIMAL:
+	case VK_IMAGE_LAYOUT_STENCIL_READ_ONLY_OPTIMAL:
+		return stencil;
+	default:
+		return false;
+	}
+}
+
+/*
+ * How a render pass instance of dynamic rendering uses attachment A: a
+ * depth or stencil attachment (STENCIL says which) in a layout read-only
+ * for its aspect, loaded and stored, reads the image and leaves it as it
+ * was (draws must not write that aspect there); zink draws its HUD and
+ * 2D passes so, and counting them as writes chained every frame of an
+ * OpenArena capture to the one before through its depth buffer.  A
+ * clear, or contents left undefined (DONT_CARE), writes.
+ */
+static enum image_use attachment_use(const VkRenderingAttachmentInfo *a, bool depth_stencil,
+				     bool stencil)
+{
+	if (depth_stencil && read_only_for(a->imageLayout, stencil) &&
+	    (a->loadOp == VK_ATTACHMENT_LOAD_OP_LOAD || a->loadOp == VK_ATTACHMENT_LOAD_OP_NONE_EXT) &&
+	    (a->storeOp == VK_ATTACHMENT_STORE_OP_STORE || a->storeOp == VK_ATTACHMENT_STORE_OP_NONE))
+		return IMAGE_READ;
+	return IMAGE_WRITE;
 }
 
 static void rendering_images(trim *t, const VkRenderingInfo *ri, image_fn fn, void *ctx)
@@ -413,18 +451,20 @@ static void rendering_images(trim *t, const VkRenderingInfo *ri, image_fn fn, vo
 	uint32_t n = 0;
 	for (uint32_t i = 0; i < ri->colorAttachmentCount && n < 32; i++)
 		att[n++] = &ri->pColorAttachments[i];
+	uint32_t ncolor = n;
 	if (ri->pDepthAttachment)
 		att[n++] = ri->pDepthAttachment;
 	if (ri->pStencilAttachment)
 		att[n++] = ri->pStencilAttachment;
 	for (uint32_t i = 0; i < n; i++) {
 		obj *v = obj_lookup(t, hv, (uint64_t)att[i]->imageView);
+		bool stencil = att[i] == ri->pStencilAttachment;
 		if (v && v->target)
-			fn(ctx, v->target, &v->sub, true, load_op_discards(att[i]->loadOp),
-			   att[i]->imageLayout, att[i]->imageLayout);
+			fn(ctx, v->target, &v->sub, attachment_use(att[i], i >= ncolor, stencil),
+			   load_op_discards(att[i]->loadOp), att[i]->imageLayout, att[i]->imageLayout);
 		v = obj_lookup(t, hv, (uint64_t)att[i]->resolveImageView);
 		if (v && v->target)
-			fn(ctx, v->target, &v->sub, true, false, att[i]->resolveImageLayout,
+			fn(ctx, v->target, &v->sub, IMAGE_WRITE, false, att[i]->resolveImageLayout,
 			   att[i]->resolveImageLayout);
 	}
 }
@@ -439,7 +479,7 @@ static void barrier_image(obj *o, const VkImageSubresourceRange *r, VkImageLayou
 	if (!o)
 		return;
 	bool undefined = from == VK_IMAGE_LAYOUT_UNDEFINED;
-	fn(ctx, o, r, undefined, undefined, from, to);
+	fn(ctx, o, r, undefined ? IMAGE_WRITE : IMAGE_LAYOUT_ONLY, undefined, from, to);
 }
 
 static void image_barriers(trim *t, uint32_t n, const VkImageMemoryBarrier *b, image_fn fn,

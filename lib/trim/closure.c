@@ -60,14 +60,14 @@ static bool touch_add(touches *l, obj *o, enum use u, uint64_t subs)
  * use of them: what comes after it decides.  An attachment not discarded
  * is loaded, or kept where the render pass does not draw: read, as what
  * a discard names of a level's layers but not all. */
-static void touch_image(void *ctx, obj *o, const VkImageSubresourceRange *r, bool write,
-			bool discard, int32_t expect, int32_t final)
+static void touch_image(void *ctx, obj *o, const VkImageSubresourceRange *r,
+			enum image_use use, bool discard, int32_t expect, int32_t final)
 {
 	(void)expect;
 	(void)final;
-	if (!write)
+	if (use == IMAGE_LAYOUT_ONLY)
 		return;
-	if (discard)
+	if (discard && use == IMAGE_WRITE)
 		touch_add(ctx, o, USE_DISCARD, image_subs_of(o, r, true));
 	touch_add(ctx, o, USE_READ, image_subs(o, r));
 }

@@ -343,12 +343,12 @@ static recording *recording_new(obj *cb)
 	return r;
 }
 
-static void recording_image(void *ctx, obj *o, const VkImageSubresourceRange *sub, bool write,
-			    bool discard, int32_t expect, int32_t final)
+static void recording_image(void *ctx, obj *o, const VkImageSubresourceRange *sub,
+			    enum image_use use, bool discard, int32_t expect, int32_t final)
 {
 	recording *rc = ctx;
 	recording_dep(rc, o);
-	if (write)
+	if (use == IMAGE_WRITE)
 		recording_write(rc, o, image_subs(o, sub),
 				discard ? image_subs_of(o, sub, true) : 0);
 	if (expect >= 0)

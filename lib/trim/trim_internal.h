@@ -444,11 +444,17 @@ typedef struct bsink {
 	breads *out;
 } bsink;
 
+/* How a command uses an image's contents: not at all (a barrier that
+ * keeps them), reads them and leaves them as they were (a depth or
+ * stencil attachment in a read-only layout, loaded and stored), or may
+ * write them. */
+enum image_use { IMAGE_LAYOUT_ONLY, IMAGE_READ, IMAGE_WRITE };
+
 /* What a command does to the subresources R of an image (NULL: all of
- * it): writes them (discarding what was there, or not), the layout it
+ * it): USE (writing, it may discard what was there), the layout it
  * expects and the one it leaves (-1: none). */
-typedef void (*image_fn)(void *ctx, obj *img, const VkImageSubresourceRange *r, bool write,
-			 bool discard, int32_t expect, int32_t final);
+typedef void (*image_fn)(void *ctx, obj *img, const VkImageSubresourceRange *r,
+			 enum image_use use, bool discard, int32_t expect, int32_t final);
 
 /* What a setup needs (closure.c): objects, recordings, submits, in the
  * order they were reached. */
