@@ -271,9 +271,12 @@ int main(int argc, char **argv)
 	trace_frames frames;
 	trace_frames_init(&frames);
 	trace_call *call;
-	uint64_t index = 0, last_frame_seen = 0, last_no_seen = 0;
+	uint64_t index = 0, last_frame_seen = 0, last_no_seen = 0, last_whole = 0;
 	int k;
 	while ((k = trace_reader_next(r, &call, &err)) > 0) {
+		/* left out of the range and of the count: both readings */
+		if (trace_call_out_of_place(call, &last_whole))
+			continue;
 		int64_t frame = trace_frames_next(&frames, call, &err);
 		if (frame < 0)
 			fail_in(&j, &err);
@@ -362,8 +365,10 @@ int main(int argc, char **argv)
 			trace_reader_close(r2);
 			goto fail;
 		}
-		uint64_t i = jumped ? at.call : 0, n = 0;
+		uint64_t i = jumped ? at.call : 0, n = 0, whole = 0;
 		while (n < j.count && (k = trace_reader_next(r2, &call, &err)) > 0) {
+			if (trace_call_out_of_place(call, &whole))
+				continue;
 			if (i++ < j.first_index)
 				continue;
 			n++;

@@ -92,6 +92,28 @@ trim_check() {
 	[ "$(ae "$W/cube-full/frame-150.png" s299/frame-299.png)" -gt 1000 ]
 }
 
+@test "a call the capture ended inside, begun before whole calls read already, is left out of the cut: a present of a swapchain destroyed after it began" {
+	# OpenArena through zink, stopped by SIGTERM: zink's thread was inside
+	# a present while the main thread destroyed the swapchain; the present,
+	# begun first, is read last, after the destroys, and trim stopped at it
+	# ("no earlier record made it").  As replay-vk.bats makes it: one more
+	# present after vkcube's last, the calls after it numbered on past it
+	trace-decode "$W/cube.trace" >cube.txt
+	local p
+	p=$(grep 'fn: vkQueuePresentKHR,' cube.txt | tail -1 | sed 's/^{call: \([0-9]*\),.*/\1/')
+	{ awk -v p="$p" '{ n = $2 + 0; if (n > p) sub(/^\{call: [0-9]+,/, "{call: " n + 1 ","); print }' cube.txt
+	  grep 'fn: vkQueuePresentKHR,' cube.txt | tail -1 |
+		sed "s/^{call: [0-9]*,/{call: $((p + 1)),/; s/, ret: VK_SUCCESS}\$/, flags: [incomplete]}/"; } >inc.txt
+	tail -1 inc.txt | grep -q 'fn: vkQueuePresentKHR, .*flags: \[incomplete\]}$'
+	trace-encode -o inc.trace inc.txt
+	# the last frame to the end (the destroys): the cut made without it,
+	# but for the range's call numbers in the header
+	trace-trim --frames 299- -o inc299.trace inc.trace
+	trace-trim --frames 299- -o cube299.trace "$W/cube.trace"
+	diff <(trace-decode inc299.trace | tail -n +2) <(trace-decode cube299.trace | tail -n +2)
+	trim_check inc.trace "$W/cube-full" 299
+}
+
 # call_of FILE FN: the number of the first call to FN in the text trace FILE.
 call_of() {
 	sed -n "s/^{call: \([0-9]*\), .*fn: $2, .*/\1/p" "$1" | head -1

@@ -180,7 +180,7 @@ int vkr_check(trace_reader *in, const vkr_options *opt, trace_error *err)
 	int k;
 	uint64_t last_whole = 0;
 	while ((k = trace_reader_next(in, &c, &r->err)) > 0) {
-		if (vkr_out_of_place(c, &last_whole))
+		if (trace_call_out_of_place(c, &last_whole))
 			continue;
 		r->call = c;
 		if (trace_frames_next(&r->frames, c, &r->err) < 0)

@@ -1110,7 +1110,7 @@ int vkr_run(trace_reader *in, const vkr_options *opt)
 	vkr_watchdog_start(r);
 	uint64_t last_whole = 0;
 	while (!r->stop && (k = trace_reader_next(in, &c, &r->err)) > 0) {
-		if (vkr_out_of_place(c, &last_whole))
+		if (trace_call_out_of_place(c, &last_whole))
 			continue;
 		r->call = c;
 		int64_t f = trace_frames_next(&r->frames, c, &r->err);

@@ -569,23 +569,6 @@ void vkr_remap_args(vkr *r, const vk_command_info *cmd, void *args);
 VkResult vkr_invoke(vkr *r, const cmd_entry *e, void *args);
 VkResult vkr_call_generic(vkr *r, const cmd_entry *e, void *args);
 void vkr_replay_call(vkr *r, const trace_call *c);
-/* Whether C is a call entered and never left (flags: incomplete) that
- * began before a whole call read already (*LAST: the highest number of
- * those, kept up here): its place among them is unknown, and it is not
- * replayed.  Such calls come after every whole call; OpenArena through
- * zink, stopped by SIGTERM, left a present begun in the driver while its
- * main thread destroyed the swapchain, read after the destroy.  One
- * begun after them all (a single-threaded program killed inside its
- * present) is replayed at the end, where it was. */
-static inline bool vkr_out_of_place(const trace_call *c, uint64_t *last)
-{
-	if (!(c->flags & TRACE_CALL_INCOMPLETE)) {
-		if (c->no > *last)
-			*last = c->no;
-		return false;
-	}
-	return c->no < *last;
-}
 void vkr_frame_ended(vkr *r, int64_t frame);
 int vkr_run(trace_reader *in, const vkr_options *opt);
 void vkr_init_common(vkr *r, const vkr_options *opt);

@@ -367,6 +367,25 @@ void trace_writer_abort(trace_writer *w);
 /* Building records by hand (importers, the capture layer, tests). */
 
 void trace_call_init(trace_call *c);
+/*
+ * Whether C is a call entered and never left (flags: incomplete) that
+ * began before a whole call read already (*LAST: the highest number of
+ * those, kept up here by the caller, from 0): read after every whole
+ * call, its place among them is unknown, and replaying or cutting it
+ * where it is read would be wrong.  OpenArena through zink, stopped by
+ * SIGTERM, left a present begun in the driver while its main thread
+ * destroyed the swapchain, read after the destroy.  One begun after them
+ * all (a single-threaded program killed inside its present) is in place.
+ */
+static inline bool trace_call_out_of_place(const trace_call *c, uint64_t *last)
+{
+	if (!(c->flags & TRACE_CALL_INCOMPLETE)) {
+		if (c->no > *last)
+			*last = c->no;
+		return false;
+	}
+	return c->no < *last;
+}
 void trace_call_reset(trace_call *c);
 void trace_call_free(trace_call *c);
 trace_value *trace_call_values(trace_call *c, uint32_t n);
