@@ -6,6 +6,9 @@
 #   time   trimming one frame out of a capture against reading it once
 #          with trace-decode: vkcube --c 3000 (300 KB: mostly program
 #          start) and glmark2-zink (3 MB); medians of $RUNS runs; goal <= 2x
+#   seek   one frame with trace-filter, late in the vkcube capture (given
+#          the seek index), against reading it from the start and against
+#          apitrace dump --calls of the same calls
 #   size   a one-frame trim of vkcube against GFXR's capture-time trim of
 #          the same frame (goal: smaller), ours as written (the capture's
 #          Snappy) and with -f brotli; and of glmark2 through zink, a
@@ -46,7 +49,8 @@ GL="glmark2 -s 400x300 -b build:nframes=10 -b texture:nframes=10 -b shading:nfra
 	-b pulsar:nframes=10"
 
 echo "trace-trim bench: $(nproc) cores, Xvfb, llvmpipe, medians of $runs runs"
-ours "$work/long.trace" timeout 300 vkcube --c 3000 >/dev/null 2>&1
+# indexed although short (the layer's threshold is 16 MiB of stream)
+TRACE_SEEK_INDEX_MIN=0 ours "$work/long.trace" timeout 300 vkcube --c 3000 >/dev/null 2>&1
 ours "$work/cube.trace" timeout 120 vkcube --c 300 >/dev/null 2>&1
 echo "vkcube --c 3000 capture: $(size "$work/long.trace") bytes"
 t_dec=$(time_median "$bin/trace-decode" "$work/long.trace")
@@ -54,6 +58,23 @@ t_trim=$(time_median "$bin/trace-trim" --frames 2900 -o "$work/t.trace" "$work/l
 printf '%-52s %9s %9s %7s %s\n' "" "ours" "decode" "ratio" "goal"
 printf '%-52s %8ss %8ss %6sx %s\n' "trim frame 2900 of 3000 vs trace-decode, time" "$t_trim" \
 	"$t_dec" "$(ratio "$t_trim" "$t_dec")" "<= 2x"
+t_trim0=$(TRACE_SEEK=0 time_median "$bin/trace-trim" --frames 2900 -o "$work/t.trace" "$work/long.trace")
+printf '%-52s %8ss %8ss %6sx\n' "the same, its second reading not from the seek index" "$t_trim0" \
+	"$t_dec" "$(ratio "$t_trim0" "$t_dec")"
+# frame 2900's calls, for apitrace dump, which reads from the start
+calls=$("$bin/trace-filter" --frames 2900 -f text "$work/long.trace" |
+	sed -n 's/^{call: \([0-9]*\),.*/\1/p' | sed -n '1p;$p' | paste -sd-)
+t_seek=$(time_median "$bin/trace-filter" --frames 2900 -o "$work/f.trace" "$work/long.trace")
+t_all=$(TRACE_SEEK=0 time_median "$bin/trace-filter" --frames 2900 -o "$work/f.trace" \
+	"$work/long.trace")
+"$bin/trace-encode" -z snappy -o "$work/long.snappy" "$work/long.trace"
+t_api=$(time_median apitrace dump --calls="$calls" "$work/long.snappy")
+printf '%-52s %9s %9s %7s\n' "trace-filter --frames 2900 (calls $calls), time" "ours" \
+	"peer" "ratio"
+printf '%-52s %8ss %8ss %6sx\n' "  with the seek index vs read from the start" "$t_seek" \
+	"$t_all" "$(ratio "$t_seek" "$t_all")"
+printf '%-52s %8ss %8ss %6sx\n' "  with the seek index vs apitrace dump --calls (Snappy)" \
+	"$t_seek" "$t_api" "$(ratio "$t_seek" "$t_api")"
 
 echo
 printf '%-52s %9s %9s %7s %s\n' "one-frame trim, size" "ours" "GFXR" "ratio" "goal"
