@@ -57,6 +57,23 @@ static inline void tbuf_addc(tbuf *b, char c)
 	b->data[b->len++] = c;
 }
 static inline void tbuf_adds(tbuf *b, const char *s) { tbuf_add(b, s, strlen(s)); }
+/* apitrace's variable-length unsigned integer (7 bits a byte, low first)
+ * into BUF, 10 bytes at most: its length. */
+static inline size_t trace_uint_encode(uint8_t *buf, uint64_t v)
+{
+	size_t n = 0;
+	while (v >= 0x80) {
+		buf[n++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	buf[n++] = (uint8_t)v;
+	return n;
+}
+static inline void tbuf_add_uint(tbuf *b, uint64_t v)
+{
+	uint8_t tmp[10];
+	tbuf_add(b, tmp, trace_uint_encode(tmp, v));
+}
 void tbuf_addf(tbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* ------------------------------------------------------------------ */

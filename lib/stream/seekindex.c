@@ -45,18 +45,6 @@
 /* More than any index a writer makes (64 KiB of stream a point). */
 #define INDEX_MAX (256u << 20)
 
-static void put_uint(tbuf *t, uint64_t v)
-{
-	uint8_t tmp[10];
-	size_t n = 0;
-	while (v >= 0x80) {
-		tmp[n++] = (uint8_t)(v | 0x80);
-		v >>= 7;
-	}
-	tmp[n++] = (uint8_t)v;
-	tbuf_add(t, tmp, n);
-}
-
 static void put_le32(uint8_t *p, uint32_t v)
 {
 	for (int i = 0; i < 4; i++)
@@ -74,20 +62,20 @@ void trace_seekindex_encode(tbuf *out, const trace_sync *syncs, size_t n, const 
 {
 	out->len = 0;
 	tbuf_add(out, "TKIX", 4);
-	put_uint(out, INDEX_VERSION);
-	put_uint(out, n);
+	tbuf_add_uint(out, INDEX_VERSION);
+	tbuf_add_uint(out, n);
 	trace_sync last = {0};
 	for (size_t i = 0; i < n; i++) {
-		put_uint(out, syncs[i].pos - last.pos);
-		put_uint(out, syncs[i].call - last.call);
-		put_uint(out, syncs[i].frame - last.frame);
-		put_uint(out, syncs[i].defs - last.defs);
+		tbuf_add_uint(out, syncs[i].pos - last.pos);
+		tbuf_add_uint(out, syncs[i].call - last.call);
+		tbuf_add_uint(out, syncs[i].frame - last.frame);
+		tbuf_add_uint(out, syncs[i].defs - last.defs);
 		last = syncs[i];
 	}
 	/* what comes after the last point's share is never read */
 	if (n && ndefs > last.defs)
 		ndefs = last.defs;
-	put_uint(out, ndefs);
+	tbuf_add_uint(out, ndefs);
 	size_t bound = ZSTD_compressBound(ndefs);
 	tbuf_grow(out, bound);
 	size_t z = ZSTD_compress(out->data + out->len, bound, defs, ndefs, 3);

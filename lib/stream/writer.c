@@ -108,13 +108,7 @@ static inline int w_byte(trace_writer *w, uint8_t c)
 static inline int w_uint(trace_writer *w, uint64_t v)
 {
 	uint8_t tmp[10];
-	size_t n = 0;
-	while (v >= 0x80) {
-		tmp[n++] = (uint8_t)(v | 0x80);
-		v >>= 7;
-	}
-	tmp[n++] = (uint8_t)v;
-	return w_bytes(w, tmp, n);
+	return w_bytes(w, tmp, trace_uint_encode(tmp, v));
 }
 
 static int w_string(trace_writer *w, const char *s, size_t n)
@@ -182,30 +176,18 @@ static bool sig_id(trace_writer *w, tmap *m, uint64_t *count, enum sig_kind k, c
 	return true;
 }
 
-/* The log of definitions: encoded there (d_*), then written from there. */
-static void d_uint(tbuf *t, uint64_t v)
-{
-	uint8_t tmp[10];
-	size_t n = 0;
-	while (v >= 0x80) {
-		tmp[n++] = (uint8_t)(v | 0x80);
-		v >>= 7;
-	}
-	tmp[n++] = (uint8_t)v;
-	tbuf_add(t, tmp, n);
-}
-
+/* The log of definitions: encoded there, then written from there. */
 static void d_cstring(tbuf *t, const char *s)
 {
 	size_t n = s ? strlen(s) : 0;
-	d_uint(t, n);
+	tbuf_add_uint(t, n);
 	tbuf_add(t, s, n);
 }
 
 static void d_sint(tbuf *t, int64_t v)
 {
 	tbuf_addc(t, v < 0 ? V_SINT : V_UINT);
-	d_uint(t, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v);
+	tbuf_add_uint(t, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v);
 }
 
 /* A definition's entry in the log: its kind and id; what follows, up to
@@ -213,7 +195,7 @@ static void d_sint(tbuf *t, int64_t v)
 static size_t def_begin(trace_writer *w, enum sig_kind k, uint64_t id)
 {
 	tbuf_addc(&w->defs, (char)k);
-	d_uint(&w->defs, id);
+	tbuf_add_uint(&w->defs, id);
 	return w->defs.len;
 }
 
@@ -234,7 +216,7 @@ static int w_named_sig(trace_writer *w, tmap *m, uint64_t *count, enum sig_kind 
 		return 0;
 	size_t from = def_begin(w, k, id);
 	d_cstring(&w->defs, name);
-	d_uint(&w->defs, n);
+	tbuf_add_uint(&w->defs, n);
 	for (uint32_t i = 0; i < n; i++)
 		d_cstring(&w->defs, names[i]);
 	return def_write(w, from);
@@ -253,8 +235,8 @@ static int w_sint(trace_writer *w, int64_t v)
 /*
  * An enum's or a bitmask's tag and signature id and, the first time the
  * signature is written, its entries: a name and a value each, the value
- * encoded by PUT (d_sint for an enum's, d_uint for a bitmask's).  TABLE
- * and COUNT are the writer's ids of the kind, COUNT_FIELD and LIST the
+ * encoded by PUT (d_sint for an enum's, tbuf_add_uint for a bitmask's).
+ * TABLE and COUNT are the writer's ids of the kind, COUNT_FIELD and LIST the
  * signature's entries.  It uses w_value's w and id.
  */
 #define W_NAMED_VALUES(TAG, SIG, TABLE, COUNT, KIND, COUNT_FIELD, LIST, PUT)       \
@@ -264,7 +246,7 @@ static int w_sint(trace_writer *w, int64_t v)
 		TRY(w_uint(w, id));                                               \
 		if (fresh) {                                                      \
 			size_t from = def_begin(w, KIND, id);                     \
-			d_uint(&w->defs, (SIG)->COUNT_FIELD);                     \
+			tbuf_add_uint(&w->defs, (SIG)->COUNT_FIELD);              \
 			for (uint32_t i = 0; i < (SIG)->COUNT_FIELD; i++) {       \
 				d_cstring(&w->defs, (SIG)->LIST[i].name);         \
 				PUT(&w->defs, (SIG)->LIST[i].value);              \
@@ -311,7 +293,7 @@ static int w_value(trace_writer *w, const trace_value *v)
 		return w_sint(w, v->en.value);
 	case TRACE_BITMASK:
 		W_NAMED_VALUES(V_BITMASK, v->bm.sig, &w->bitmasks, &w->nbitmasks, SK_BITMASK, nflags,
-			       flags, d_uint);
+			       flags, tbuf_add_uint);
 		return w_uint(w, v->bm.value);
 	case TRACE_ARRAY:
 		TRY(w_byte(w, V_ARRAY));
@@ -364,11 +346,11 @@ static int w_frame(trace_writer *w, const trace_frame *f)
 	}
 	if (f->line >= 0) {
 		tbuf_addc(d, 4);
-		d_uint(d, (uint64_t)f->line);
+		tbuf_add_uint(d, (uint64_t)f->line);
 	}
 	if (f->offset >= 0) {
 		tbuf_addc(d, 5);
-		d_uint(d, (uint64_t)f->offset);
+		tbuf_add_uint(d, (uint64_t)f->offset);
 	}
 	tbuf_addc(d, 0);
 	return def_write(w, from);
