@@ -445,6 +445,11 @@ static void ahead_start(trace_source *s)
 	struct readahead *a = trace_xcalloc(1, sizeof(*a));
 	a->in = *s;
 	a->in.own_file = false;
+	/* the window is the reader's (a jump restarts the thread with one
+	 * in use): the thread's windows are its own */
+	a->in.buf = NULL;
+	a->in.cap = 0;
+	a->in.p = a->in.win = a->in.end = NULL;
 	pthread_mutex_init(&a->lock, NULL);
 	pthread_cond_init(&a->cond, NULL);
 	/* signals stay with the program's threads */
