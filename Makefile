@@ -194,7 +194,8 @@ EXAMPLES := $(EXAMPLE_PROGS) \
 EXAMPLE_LIBS := -lvulkan -lxcb -lz -lm -pthread
 VKEXAMPLE_SHADERS := build/examples/shaders/vkexample_vert.h \
 	build/examples/shaders/vkexample_frag.h build/examples/shaders/vkexample_comp.h \
-	build/examples/shaders/mipdown_comp.h
+	build/examples/shaders/mipdown_comp.h build/examples/shaders/hud_vert.h \
+	build/examples/shaders/hud_frag.h
 
 examples: $(EXAMPLES)
 
@@ -224,6 +225,9 @@ build/examples/shaders/vkexample_%.h: examples/shaders/vkexample.% | build/examp
 
 build/examples/shaders/mipdown_comp.h: examples/shaders/mipdown.comp | build/examples/shaders
 	glslangValidator -V --vn mipdown_comp -o $@ $<
+
+build/examples/shaders/hud_%.h: examples/shaders/hud.% | build/examples/shaders
+	glslangValidator -V --vn hud_$* -o $@ $<
 
 # Each program is its file over what the programs share: every other
 # examples/*.c (common.c: errors, instance, device, buffers; scene.c:

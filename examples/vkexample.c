@@ -22,6 +22,10 @@
  *     from UNDEFINED, read from level i - 1 through a view of that level
  *     and written through a storage view of its own (a depth pyramid's,
  *     a bloom chain's way),
+ *   - with --depth-read-only, draws the cube with dynamic rendering and
+ *     then two bars, each in a pass of its own over a depth image in
+ *     a read-only layout: the cube's, and a mask only the upload writes
+ *     (vkexample_hud.c),
  *   - with --present, acquires a swapchain image, blits the colour image
  *     into it (a blit, so the window's B8G8R8A8 takes our R8G8B8A8) and
  *     presents it,
@@ -35,7 +39,7 @@
  *
  *   vkexample [--frames N] [--png-dir DIR] [--dump-frames A,B,...]
  *             [--gpu N] [--validate] [--still] [--present] [--no-cleanup]
- *             [--mips] [--events] [--compute-mips]
+ *             [--mips] [--events] [--compute-mips] [--depth-read-only]
  *
  * --no-cleanup ends with exit(0) after the last frame, nothing destroyed:
  * a program that leaves its instance and device to the end of the process.
@@ -85,6 +89,7 @@ struct options {
 	int compute_mips;	/* ... made by a compute shader, level by level */
 	int term_handler;	/* a SIGTERM handler that calls Vulkan, then exit(3) */
 	int discard_pipe;	/* a pipeline more, its ignored states dangling */
+	int depth_read_only;	/* dynamic rendering, HUD passes of read-only depth */
 	const char *png_dir;
 	const char *extension;	/* one more device extension to enable */
 	unsigned *dump;		/* frame numbers to dump; NULL: every frame */
@@ -98,6 +103,7 @@ static void usage(FILE *f)
 		"          [--gpu N] [--validate] [--still] [--present] [--extension NAME]\n"
 		"          [--wait-each-frame] [--no-cleanup] [--mips] [--events]\n"
 		"          [--compute-mips] [--term-handler] [--discard-pipeline]\n"
+		"          [--depth-read-only]\n"
 		"  --frames N          frames to render (default 10)\n"
 		"  --png-dir DIR       write DIR/frame-N.png (every frame unless --dump-frames)\n"
 		"  --dump-frames LIST  only these frames (comma-separated, from 0)\n"
@@ -128,7 +134,11 @@ static void usage(FILE *f)
 		"                      game's handler shuts its renderer down\n"
 		"  --discard-pipeline  also make a pipeline with rasterizer discard, its\n"
 		"                      viewport, multisample, depth/stencil and color\n"
-		"                      blend states dangling (ignored: not read)\n",
+		"                      blend states dangling (ignored: not read)\n"
+		"  --depth-read-only   draw with dynamic rendering (Vulkan 1.3), then two\n"
+		"                      bars, each in a pass whose depth image is read-only\n"
+		"                      (loaded, stored, not written): the cube's, and one\n"
+		"                      the upload alone writes\n",
 		ex.prog);
 }
 
@@ -212,6 +222,8 @@ static void parse_options(int argc, char **argv, struct options *o)
 			o->term_handler = 1;
 		} else if (!strcmp(a, "--discard-pipeline")) {
 			o->discard_pipe = 1;
+		} else if (!strcmp(a, "--depth-read-only")) {
+			o->depth_read_only = 1;
 		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			usage(stdout);
 			exit(0);
@@ -353,6 +365,10 @@ static void create_device(const struct options *o)
 	const char *name, *exts[2];
 	uint32_t family, next = 0, i;
 	VkFormatProperties fp;
+	VkPhysicalDeviceVulkan13Features v13 = {
+		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES,
+		.dynamicRendering = VK_TRUE,
+	};
 
 	ex_pick_gpu(o->gpu);
 	name = ex.props.deviceName;
@@ -380,7 +396,11 @@ static void create_device(const struct options *o)
 		exts[next++] = VK_KHR_SWAPCHAIN_EXTENSION_NAME;
 	if (o->extension)
 		exts[next++] = o->extension;
-	ex_create_device(family, exts, next);
+	if (o->depth_read_only && ex.props.apiVersion < VK_API_VERSION_1_3)
+		die("--depth-read-only: %s has Vulkan %u.%u, not 1.3", name,
+		    VK_API_VERSION_MAJOR(ex.props.apiVersion),
+		    VK_API_VERSION_MINOR(ex.props.apiVersion));
+	ex_create_device(family, exts, next, o->depth_read_only ? &v13 : NULL);
 }
 
 static void create_resources(void)
@@ -691,6 +711,13 @@ static void create_pipelines(void)
 		.pAttachments = &cba,
 	};
 	VkDynamicState dyn[2] = { VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_SCISSOR };
+	VkFormat color_format = COLOR_FORMAT;
+	VkPipelineRenderingCreateInfo dr = {
+		.sType = VK_STRUCTURE_TYPE_PIPELINE_RENDERING_CREATE_INFO,
+		.colorAttachmentCount = 1,
+		.pColorAttachmentFormats = &color_format,
+		.depthAttachmentFormat = g.depth_format,
+	};
 	VkPipelineDynamicStateCreateInfo dy = {
 		.sType = VK_STRUCTURE_TYPE_PIPELINE_DYNAMIC_STATE_CREATE_INFO,
 		.dynamicStateCount = 2,
@@ -728,7 +755,13 @@ static void create_pipelines(void)
 	stages[0].module = g.vert;
 	stages[1].module = g.frag;
 	ci.stage.module = g.comp;
+	if (g.hud) {
+		gi.pNext = &dr;
+		gi.renderPass = VK_NULL_HANDLE;
+	}
 	VK(vkCreateGraphicsPipelines(ex.dev, VK_NULL_HANDLE, 1, &gi, NULL, &g.gfx_pipe));
+	if (g.hud)
+		hud_create_pipeline(&gi);
 	if (g.discard_pipe) {
 		/* "ignored if the pipeline has rasterization disabled": an
 		 * address nothing may read (the validation layer of Debian 12
@@ -863,7 +896,10 @@ static void record_frame(VkCommandBuffer cb, unsigned slot, unsigned frame, int 
 	}
 
 	/* draw */
-	vkCmdBeginRenderPass(cb, &rp, VK_SUBPASS_CONTENTS_INLINE);
+	if (g.hud)
+		hud_begin(cb);
+	else
+		vkCmdBeginRenderPass(cb, &rp, VK_SUBPASS_CONTENTS_INLINE);
 	vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, g.gfx_pipe);
 	vkCmdSetViewport(cb, 0, 1, &vp);
 	vkCmdSetScissor(cb, 0, 1, &sc);
@@ -879,7 +915,10 @@ static void record_frame(VkCommandBuffer cb, unsigned slot, unsigned frame, int 
 		     (unsigned)CUBE_INDICES, 1u, 0u, 0, 0u);
 	}
 	vkCmdDrawIndexed(cb, CUBE_INDICES, 1, 0, 0, 0);
-	vkCmdEndRenderPass(cb);
+	if (g.hud)
+		hud_end(cb);
+	else
+		vkCmdEndRenderPass(cb);
 	if (target)
 		blit_to_swapchain(cb, target);
 
@@ -994,6 +1033,8 @@ static void destroy_all(void)
 	vkFreeCommandBuffers(ex.dev, g.pool, FRAMES_IN_FLIGHT, g.cmd);
 	vkDestroyPipeline(ex.dev, g.gfx_pipe, NULL);
 	vkDestroyPipeline(ex.dev, g.comp_pipe, NULL);
+	if (g.hud)
+		hud_destroy();
 	if (g.compute_mips) {
 		vkDestroyPipeline(ex.dev, g.mip_pipe, NULL);
 		vkDestroyShaderModule(ex.dev, g.mip, NULL);
@@ -1062,6 +1103,8 @@ int main(int argc, char **argv)
 	}
 	if (o.present)
 		win_open((VkExtent2D){ WIDTH, HEIGHT }, "vkexample");
+	if (o.depth_read_only)
+		ex.api = VK_API_VERSION_1_3;
 	create_instance(&o);
 	if (o.present)
 		win_create_surface();
@@ -1072,6 +1115,7 @@ int main(int argc, char **argv)
 			g.tex_levels++;
 	g.compute_mips = o.compute_mips;
 	g.discard_pipe = o.discard_pipe;
+	g.hud = o.depth_read_only;
 	create_resources();
 	upload();
 	create_descriptors();

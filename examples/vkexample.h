@@ -1,8 +1,9 @@
 /*
  * vkexample: what its files share (vkexample.c: options, set-up, frames;
  * vkexample_texture.c: images, their layout changes, the texture's upload
- * and mipmaps).  The program is one device for its whole run, so its
- * Vulkan objects are the global g, as the set-up in common.h is ex.
+ * and mipmaps; vkexample_hud.c: the passes of --depth-read-only).  The
+ * program is one device for its whole run, so its Vulkan objects are the
+ * global g, as the set-up in common.h is ex.
  */
 #ifndef EXAMPLES_VKEXAMPLE_H
 #define EXAMPLES_VKEXAMPLE_H
@@ -67,6 +68,13 @@ struct vkexample {
 	VkShaderModule mip;
 	VkPipeline mip_pipe;
 
+	/* --depth-read-only: dynamic rendering, two HUD passes, the mask */
+	int hud;
+	struct image mask;
+	VkShaderModule hud_vert, hud_frag;
+	VkPipelineLayout hud_layout;
+	VkPipeline hud_pipe;
+
 	unsigned validation_errors;
 };
 extern struct vkexample g;
@@ -93,7 +101,7 @@ void image_barrier(VkCommandBuffer cb, VkImage img, VkImageLayout from, VkImageL
 
 /* vkexample_texture.c: the texture */
 /* The texture through a staging buffer (and its mipmaps made); the
- * storage image into GENERAL. */
+ * storage image into GENERAL; with --depth-read-only, the mask written. */
 void upload(void);
 /* --mips: levels 1 and on blitted from level 0, left in SHADER_READ_ONLY
  * (level 0 from FROM); with EVENT, the last layout changes wait for it. */
@@ -101,5 +109,18 @@ void make_mips(VkCommandBuffer cb, VkImageLayout from, VkEvent event);
 /* --compute-mips: the views, sets and pipeline of the pass, and the pass. */
 void create_mip_pass(void);
 void compute_mips(VkCommandBuffer cb);
+
+/* vkexample_hud.c: --depth-read-only */
+/* The mask, a depth image, made, and its stripes written in the upload's
+ * command buffer CB, then left read-only. */
+void hud_write_mask(VkCommandBuffer cb);
+/* The bars' pipeline: CUBE's (dynamic rendering) but for its shaders,
+ * vertices and depth state. */
+void hud_create_pipeline(const VkGraphicsPipelineCreateInfo *cube);
+/* The cube's pass begun; the cube's draw, then hud_end(): the HUD passes,
+ * the colour image left in TRANSFER_SRC as the render pass leaves it. */
+void hud_begin(VkCommandBuffer cb);
+void hud_end(VkCommandBuffer cb);
+void hud_destroy(void);
 
 #endif

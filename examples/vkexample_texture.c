@@ -224,6 +224,8 @@ void upload(void)
 	image_barrier(cb, g.anim.img, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_GENERAL,
 		      VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, 0, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
 		      VK_ACCESS_SHADER_WRITE_BIT);
+	if (g.hud)
+		hud_write_mask(cb);
 	VK(vkEndCommandBuffer(cb));
 	si.pCommandBuffers = &cb;
 	VK(vkQueueSubmit(ex.queue, 1, &si, VK_NULL_HANDLE));
