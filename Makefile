@@ -194,7 +194,8 @@ EXAMPLES := $(EXAMPLE_PROGS) \
 EXAMPLE_LIBS := -lvulkan -lxcb -lz -lm -pthread
 VKEXAMPLE_SHADERS := build/examples/shaders/vkexample_vert.h \
 	build/examples/shaders/vkexample_frag.h build/examples/shaders/vkexample_comp.h \
-	build/examples/shaders/mipdown_comp.h
+	build/examples/shaders/mipdown_comp.h build/examples/shaders/hud_vert.h \
+	build/examples/shaders/hud_frag.h
 
 examples: $(EXAMPLES)
 
@@ -225,14 +226,19 @@ build/examples/shaders/vkexample_%.h: examples/shaders/vkexample.% | build/examp
 build/examples/shaders/mipdown_comp.h: examples/shaders/mipdown.comp | build/examples/shaders
 	glslangValidator -V --vn mipdown_comp -o $@ $<
 
+build/examples/shaders/hud_%.h: examples/shaders/hud.% | build/examples/shaders
+	glslangValidator -V --vn hud_$* -o $@ $<
+
 # Each program is its file over what the programs share: every other
 # examples/*.c (common.c: errors, instance, device, buffers; scene.c:
 # vkexample's cube, texture and matrices; window.c: its --present window
 # and swapchain), in an archive, so that a program links only what it
-# calls.  vkexample has its shaders and
-# lib/base/png.c besides.  vkthreads: threads that record and submit at
-# once (headless, no shaders).
-EXAMPLE_LIB_SRC := $(filter-out $(patsubst build/%,%.c,$(EXAMPLE_PROGS)),$(wildcard examples/*.c))
+# calls.  vkexample has its shaders, its own files examples/vkexample_*.c
+# (vkexample.h) and lib/base/png.c besides.  vkthreads: threads that
+# record and submit at once (headless, no shaders).
+VKEXAMPLE_SRC := $(wildcard examples/vkexample_*.c)
+EXAMPLE_LIB_SRC := $(filter-out $(patsubst build/%,%.c,$(EXAMPLE_PROGS)) $(VKEXAMPLE_SRC), \
+	$(wildcard examples/*.c))
 EXAMPLE_HDR := $(wildcard examples/*.h)
 EXAMPLE_LIB := build/examples/libexamples.a
 
@@ -244,7 +250,7 @@ $(EXAMPLE_LIB): $(patsubst examples/%.c,build/obj/examples/%.o,$(EXAMPLE_LIB_SRC
 	rm -f $@
 	ar rcs $@ $^
 
-build/examples/vkexample: lib/base/png.c lib/base/png.h $(VKEXAMPLE_SHADERS)
+build/examples/vkexample: $(VKEXAMPLE_SRC) lib/base/png.c lib/base/png.h $(VKEXAMPLE_SHADERS)
 
 build/examples/%: examples/%.c $(EXAMPLE_LIB) $(EXAMPLE_HDR) | build/examples
 	$(CC) $(WARN) $(CHECK_WARN) $(CFLAGS) -Ibuild/examples/shaders -Ilib/base -o $@ \

@@ -103,7 +103,7 @@ void ex_create_instance(const char *const *layers, uint32_t nlayers, const char 
 		.applicationVersion = 1,
 		.pEngineName = "tracekit",
 		.engineVersion = 1,
-		.apiVersion = VK_API_VERSION_1_1,
+		.apiVersion = ex.api ? ex.api : VK_API_VERSION_1_1,
 	};
 	VkInstanceCreateInfo ci = {
 		.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
@@ -157,7 +157,8 @@ uint32_t ex_queue_family(int (*fits)(uint32_t family, const VkQueueFamilyPropert
 	return i < n ? i : UINT32_MAX;
 }
 
-void ex_create_device(uint32_t family, const char *const *exts, uint32_t nexts)
+void ex_create_device(uint32_t family, const char *const *exts, uint32_t nexts,
+		      const void *pnext)
 {
 	float prio = 1.0f;
 	VkDeviceQueueCreateInfo qi = {
@@ -168,6 +169,7 @@ void ex_create_device(uint32_t family, const char *const *exts, uint32_t nexts)
 	};
 	VkDeviceCreateInfo di = {
 		.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
+		.pNext = pnext,
 		.queueCreateInfoCount = 1,
 		.pQueueCreateInfos = &qi,
 		.enabledExtensionCount = nexts,

@@ -15,6 +15,7 @@
 struct ex_vk {
 	const char *prog;	/* ahead of every message */
 	int log;		/* logv() prints: the "exact values passed" log */
+	uint32_t api;		/* the instance's apiVersion; 0: 1.1 */
 	VkInstance instance;
 	VkPhysicalDevice gpu;
 	VkPhysicalDeviceProperties props;
@@ -34,7 +35,7 @@ void vk_check(VkResult r, const char *expr, int line);
 /* One line of the "exact values passed" log on stdout, where ex.log asks. */
 void logv(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* ex.instance for API 1.1, with these layers and extensions and PNEXT on
+/* ex.instance for API ex.api (1.1 unless set), with these layers and extensions and PNEXT on
  * its create info (a debug messenger's). */
 void ex_create_instance(const char *const *layers, uint32_t nlayers, const char *const *exts,
 			uint32_t nexts, const void *pnext);
@@ -43,8 +44,10 @@ void ex_create_instance(const char *const *layers, uint32_t nlayers, const char 
 void ex_pick_gpu(unsigned n);
 /* The first queue family FITS takes, or UINT32_MAX. */
 uint32_t ex_queue_family(int (*fits)(uint32_t family, const VkQueueFamilyProperties *props));
-/* ex.dev with one queue of FAMILY (ex.queue) and these extensions. */
-void ex_create_device(uint32_t family, const char *const *exts, uint32_t nexts);
+/* ex.dev with one queue of FAMILY (ex.queue), these extensions and PNEXT
+ * on its create info (the features to enable). */
+void ex_create_device(uint32_t family, const char *const *exts, uint32_t nexts,
+		      const void *pnext);
 
 /* A memory type in BITS with every flag of WANT, one with PREFER too where
  * there is one. */

@@ -22,6 +22,10 @@
  *     from UNDEFINED, read from level i - 1 through a view of that level
  *     and written through a storage view of its own (a depth pyramid's,
  *     a bloom chain's way),
+ *   - with --depth-read-only, draws the cube with dynamic rendering and
+ *     then two bars, each in a pass of its own over a depth image in
+ *     a read-only layout: the cube's, and a mask only the upload writes
+ *     (vkexample_hud.c),
  *   - with --present, acquires a swapchain image, blits the colour image
  *     into it (a blit, so the window's B8G8R8A8 takes our R8G8B8A8) and
  *     presents it,
@@ -35,7 +39,7 @@
  *
  *   vkexample [--frames N] [--png-dir DIR] [--dump-frames A,B,...]
  *             [--gpu N] [--validate] [--still] [--present] [--no-cleanup]
- *             [--mips] [--events] [--compute-mips]
+ *             [--mips] [--events] [--compute-mips] [--depth-read-only]
  *
  * --no-cleanup ends with exit(0) after the last frame, nothing destroyed:
  * a program that leaves its instance and device to the end of the process.
@@ -62,21 +66,12 @@
 #include "common.h"
 #include "png.h"
 #include "scene.h"
+#include "vkexample.h"
 #include "window.h"
 
 #include "vkexample_vert.h"
 #include "vkexample_frag.h"
 #include "vkexample_comp.h"
-#include "mipdown_comp.h"
-
-#define WIDTH 256
-#define HEIGHT 256
-#define COLOR_FORMAT VK_FORMAT_R8G8B8A8_UNORM
-#define ANIM_SIZE 128
-#define FRAMES_IN_FLIGHT 2
-/* slot stride in the uniform buffer: 256 is the largest
- * minUniformBufferOffsetAlignment the spec allows, so it fits any device */
-#define UBO_STRIDE 256
 
 /* ------------------------------------------------------------------ */
 /* options */
@@ -94,6 +89,7 @@ struct options {
 	int compute_mips;	/* ... made by a compute shader, level by level */
 	int term_handler;	/* a SIGTERM handler that calls Vulkan, then exit(3) */
 	int discard_pipe;	/* a pipeline more, its ignored states dangling */
+	int depth_read_only;	/* dynamic rendering, HUD passes of read-only depth */
 	const char *png_dir;
 	const char *extension;	/* one more device extension to enable */
 	unsigned *dump;		/* frame numbers to dump; NULL: every frame */
@@ -107,6 +103,7 @@ static void usage(FILE *f)
 		"          [--gpu N] [--validate] [--still] [--present] [--extension NAME]\n"
 		"          [--wait-each-frame] [--no-cleanup] [--mips] [--events]\n"
 		"          [--compute-mips] [--term-handler] [--discard-pipeline]\n"
+		"          [--depth-read-only]\n"
 		"  --frames N          frames to render (default 10)\n"
 		"  --png-dir DIR       write DIR/frame-N.png (every frame unless --dump-frames)\n"
 		"  --dump-frames LIST  only these frames (comma-separated, from 0)\n"
@@ -137,7 +134,11 @@ static void usage(FILE *f)
 		"                      game's handler shuts its renderer down\n"
 		"  --discard-pipeline  also make a pipeline with rasterizer discard, its\n"
 		"                      viewport, multisample, depth/stencil and color\n"
-		"                      blend states dangling (ignored: not read)\n",
+		"                      blend states dangling (ignored: not read)\n"
+		"  --depth-read-only   draw with dynamic rendering (Vulkan 1.3), then two\n"
+		"                      bars, each in a pass whose depth image is read-only\n"
+		"                      (loaded, stored, not written): the cube's, and one\n"
+		"                      the upload alone writes\n",
 		ex.prog);
 }
 
@@ -221,6 +222,8 @@ static void parse_options(int argc, char **argv, struct options *o)
 			o->term_handler = 1;
 		} else if (!strcmp(a, "--discard-pipeline")) {
 			o->discard_pipe = 1;
+		} else if (!strcmp(a, "--depth-read-only")) {
+			o->depth_read_only = 1;
 		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			usage(stdout);
 			exit(0);
@@ -260,51 +263,7 @@ static void write_png(const char *path, const unsigned char *rgba, uint32_t w, u
 /* ------------------------------------------------------------------ */
 /* the Vulkan objects */
 
-struct image {
-	VkImage img;
-	VkDeviceMemory mem;
-	VkImageView view;
-};
-
-static struct {
-	VkDebugUtilsMessengerEXT messenger;
-	VkCommandPool pool;
-	VkFormat depth_format;
-
-	struct image color, depth, tex, anim;
-	VkSampler tex_sampler, anim_sampler;
-	struct buffer geometry, ubo, readback;
-	void *ubo_ptr;
-
-	VkDescriptorSetLayout gfx_dsl, comp_dsl;
-	VkDescriptorPool dpool;
-	VkDescriptorSet gfx_set[FRAMES_IN_FLIGHT], comp_set;
-	VkPipelineLayout gfx_layout, comp_layout;
-	VkRenderPass render_pass;
-	VkFramebuffer framebuffer;
-	VkShaderModule vert, frag, comp;
-	VkPipeline gfx_pipe, comp_pipe;
-	int discard_pipe;
-
-	VkCommandBuffer cmd[FRAMES_IN_FLIGHT];
-	VkFence fence[FRAMES_IN_FLIGHT];
-	VkEvent event[FRAMES_IN_FLIGHT];	/* --events */
-
-	uint32_t tex_levels;	/* 1, or with --mips a full chain */
-
-	/* --compute-mips: a view of each level of the texture, and for each
-	 * level from 1 a set of the view before it and its own */
-	int compute_mips;
-	VkImageView level_view[16];
-	VkDescriptorSetLayout mip_dsl;
-	VkDescriptorPool mip_pool;
-	VkDescriptorSet mip_set[16];
-	VkPipelineLayout mip_layout;
-	VkShaderModule mip;
-	VkPipeline mip_pipe;
-
-	unsigned validation_errors;
-} g;
+struct vkexample g;
 
 static VKAPI_ATTR VkBool32 VKAPI_CALL debug_cb(VkDebugUtilsMessageSeverityFlagBitsEXT sev,
 					      VkDebugUtilsMessageTypeFlagsEXT type,
@@ -322,79 +281,7 @@ static VKAPI_ATTR VkBool32 VKAPI_CALL debug_cb(VkDebugUtilsMessageSeverityFlagBi
 	return VK_FALSE;
 }
 
-static struct image create_image(VkFormat format, uint32_t w, uint32_t h, uint32_t levels,
-				 VkImageUsageFlags usage, VkImageAspectFlags aspect)
-{
-	VkImageCreateInfo ii = {
-		.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO,
-		.imageType = VK_IMAGE_TYPE_2D,
-		.format = format,
-		.extent = { w, h, 1 },
-		.mipLevels = levels,
-		.arrayLayers = 1,
-		.samples = VK_SAMPLE_COUNT_1_BIT,
-		.tiling = VK_IMAGE_TILING_OPTIMAL,
-		.usage = usage,
-		.sharingMode = VK_SHARING_MODE_EXCLUSIVE,
-		.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED,
-	};
-	VkImageViewCreateInfo vi = {
-		.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO,
-		.viewType = VK_IMAGE_VIEW_TYPE_2D,
-		.format = format,
-		.subresourceRange = { aspect, 0, levels, 0, 1 },
-	};
-	VkMemoryRequirements req;
-	struct image im;
-
-	logv("vkCreateImage imageType=%d format=%d extent=%ux%ux%u mipLevels=%u arrayLayers=%u "
-	     "samples=%d tiling=%d usage=0x%x",
-	     ii.imageType, ii.format, ii.extent.width, ii.extent.height, ii.extent.depth,
-	     ii.mipLevels, ii.arrayLayers, ii.samples, ii.tiling, ii.usage);
-	VK(vkCreateImage(ex.dev, &ii, NULL, &im.img));
-	vkGetImageMemoryRequirements(ex.dev, im.img, &req);
-	im.mem = ex_allocate(req, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0, NULL);
-	VK(vkBindImageMemory(ex.dev, im.img, im.mem, 0));
-	vi.image = im.img;
-	VK(vkCreateImageView(ex.dev, &vi, NULL, &im.view));
-	return im;
-}
-
-static void destroy_image(struct image *im)
-{
-	vkDestroyImageView(ex.dev, im->view, NULL);
-	vkDestroyImage(ex.dev, im->img, NULL);
-	vkFreeMemory(ex.dev, im->mem, NULL);
-	memset(im, 0, sizeof(*im));
-}
-
-/* A sampler; with a LOD BIAS, one of all the image's levels, picked
- * nearest. */
-static VkSampler create_sampler(VkFilter filter, VkSamplerAddressMode mode, float bias)
-{
-	VkSamplerCreateInfo si = {
-		.sType = VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO,
-		.magFilter = filter,
-		.minFilter = filter,
-		.mipmapMode = VK_SAMPLER_MIPMAP_MODE_NEAREST,
-		.addressModeU = mode,
-		.addressModeV = mode,
-		.addressModeW = mode,
-		.mipLodBias = bias,
-		.maxLod = bias ? VK_LOD_CLAMP_NONE : 0.0f,
-		.borderColor = VK_BORDER_COLOR_FLOAT_OPAQUE_BLACK,
-	};
-	VkSampler s;
-
-	logv("vkCreateSampler magFilter=%d minFilter=%d mipmapMode=%d addressModeU=%d "
-	     "addressModeV=%d addressModeW=%d",
-	     si.magFilter, si.minFilter, si.mipmapMode, si.addressModeU, si.addressModeV,
-	     si.addressModeW);
-	VK(vkCreateSampler(ex.dev, &si, NULL, &s));
-	return s;
-}
-
-static VkShaderModule create_shader(const uint32_t *code, size_t size)
+VkShaderModule create_shader(const uint32_t *code, size_t size)
 {
 	VkShaderModuleCreateInfo ci = {
 		.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
@@ -407,43 +294,6 @@ static VkShaderModule create_shader(const uint32_t *code, size_t size)
 	VK(vkCreateShaderModule(ex.dev, &ci, NULL, &m));
 	return m;
 }
-
-static VkImageMemoryBarrier levels_barrier(VkImage img, uint32_t level, uint32_t count,
-					   VkImageLayout from, VkImageLayout to,
-					   VkAccessFlags src_access, VkAccessFlags dst_access)
-{
-	VkImageMemoryBarrier b = {
-		.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
-		.srcAccessMask = src_access,
-		.dstAccessMask = dst_access,
-		.oldLayout = from,
-		.newLayout = to,
-		.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-		.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-		.image = img,
-		.subresourceRange = { VK_IMAGE_ASPECT_COLOR_BIT, level, count, 0, 1 },
-	};
-	return b;
-}
-
-/* Levels [LEVEL, LEVEL + COUNT) of colour image IMG from layout FROM to TO. */
-static void levels_change(VkCommandBuffer cb, VkImage img, uint32_t level, uint32_t count,
-			  VkImageLayout from, VkImageLayout to, VkPipelineStageFlags src_stage,
-			  VkAccessFlags src_access, VkPipelineStageFlags dst_stage,
-			  VkAccessFlags dst_access)
-{
-	VkImageMemoryBarrier b = levels_barrier(img, level, count, from, to, src_access, dst_access);
-
-	vkCmdPipelineBarrier(cb, src_stage, dst_stage, 0, 0, NULL, 0, NULL, 1, &b);
-}
-
-static void image_barrier(VkCommandBuffer cb, VkImage img, VkImageLayout from, VkImageLayout to,
-			  VkPipelineStageFlags src_stage, VkAccessFlags src_access,
-			  VkPipelineStageFlags dst_stage, VkAccessFlags dst_access)
-{
-	levels_change(cb, img, 0, 1, from, to, src_stage, src_access, dst_stage, dst_access);
-}
-
 /* ------------------------------------------------------------------ */
 /* setup */
 
@@ -515,6 +365,10 @@ static void create_device(const struct options *o)
 	const char *name, *exts[2];
 	uint32_t family, next = 0, i;
 	VkFormatProperties fp;
+	VkPhysicalDeviceVulkan13Features v13 = {
+		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES,
+		.dynamicRendering = VK_TRUE,
+	};
 
 	ex_pick_gpu(o->gpu);
 	name = ex.props.deviceName;
@@ -542,7 +396,11 @@ static void create_device(const struct options *o)
 		exts[next++] = VK_KHR_SWAPCHAIN_EXTENSION_NAME;
 	if (o->extension)
 		exts[next++] = o->extension;
-	ex_create_device(family, exts, next);
+	if (o->depth_read_only && ex.props.apiVersion < VK_API_VERSION_1_3)
+		die("--depth-read-only: %s has Vulkan %u.%u, not 1.3", name,
+		    VK_API_VERSION_MAJOR(ex.props.apiVersion),
+		    VK_API_VERSION_MINOR(ex.props.apiVersion));
+	ex_create_device(family, exts, next, o->depth_read_only ? &v13 : NULL);
 }
 
 static void create_resources(void)
@@ -598,114 +456,6 @@ static void create_resources(void)
 				   VK_BUFFER_USAGE_TRANSFER_DST_BIT,
 				   VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT,
 				   VK_MEMORY_PROPERTY_HOST_CACHED_BIT);
-}
-
-/*
- * The texture's levels 1 and on from its level 0, the standard way, in
- * TRANSFER_SRC (LEVEL0, from layout FROM) and TRANSFER_DST (the others):
- * level i - 1 to TRANSFER_SRC and blitted into level i, then all levels
- * to SHADER_READ_ONLY in two barriers (levels 0 to n - 2 from
- * TRANSFER_SRC, the last from TRANSFER_DST); with EVENT, those two are a
- * wait for the event, set after the last blit.
- */
-static void make_mips(VkCommandBuffer cb, VkImageLayout from, VkEvent event)
-{
-	uint32_t n = g.tex_levels, i;
-	VkImageMemoryBarrier last[2];
-
-	levels_change(cb, g.tex.img, 0, 1, from, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
-		      VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT,
-		      VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
-		      VK_ACCESS_TRANSFER_READ_BIT);
-	for (i = 1; i < n; i++) {
-		int32_t s = TEX_SIZE >> (i - 1), d = TEX_SIZE >> i;
-		VkImageBlit region = {
-			.srcSubresource = { VK_IMAGE_ASPECT_COLOR_BIT, i - 1, 0, 1 },
-			.srcOffsets = { { 0, 0, 0 }, { s, s, 1 } },
-			.dstSubresource = { VK_IMAGE_ASPECT_COLOR_BIT, i, 0, 1 },
-			.dstOffsets = { { 0, 0, 0 }, { d, d, 1 } },
-		};
-
-		if (i > 1)
-			levels_change(cb, g.tex.img, i - 1, 1, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
-				      VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
-				      VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
-				      VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
-		vkCmdBlitImage(cb, g.tex.img, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, g.tex.img,
-			       VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &region, VK_FILTER_LINEAR);
-	}
-	last[0] = levels_barrier(g.tex.img, 0, n - 1, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
-				 VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
-				 VK_ACCESS_TRANSFER_WRITE_BIT, VK_ACCESS_SHADER_READ_BIT);
-	last[1] = levels_barrier(g.tex.img, n - 1, 1, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
-				 VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
-				 VK_ACCESS_TRANSFER_WRITE_BIT, VK_ACCESS_SHADER_READ_BIT);
-	if (event) {
-		vkCmdSetEvent(cb, event, VK_PIPELINE_STAGE_TRANSFER_BIT);
-		vkCmdWaitEvents(cb, 1, &event, VK_PIPELINE_STAGE_TRANSFER_BIT,
-				VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT, 0, NULL, 0, NULL, 2, last);
-	} else {
-		vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT,
-				     VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT, 0, 0, NULL, 0, NULL, 2,
-				     last);
-	}
-}
-
-/* texture through a staging buffer (and its mipmaps made); storage image
- * into GENERAL */
-static void upload(void)
-{
-	struct buffer staging;
-	VkCommandBuffer cb;
-	VkCommandBufferBeginInfo bi = {
-		.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
-		.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT,
-	};
-	VkBufferImageCopy region = {
-		.imageSubresource = { VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1 },
-		.imageExtent = { TEX_SIZE, TEX_SIZE, 1 },
-	};
-	VkSubmitInfo si = {
-		.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
-		.commandBufferCount = 1,
-	};
-	void *p;
-
-	staging = ex_create_buffer(TEX_SIZE * TEX_SIZE * 4, VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
-				VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT,
-				VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
-	logv("vkMapMemory offset=0 size=%llu", (unsigned long long)staging.size);
-	VK(vkMapMemory(ex.dev, staging.mem, 0, staging.size, 0, &p));
-	texture_pattern(p);
-	ex_flush_buffer(&staging);
-	vkUnmapMemory(ex.dev, staging.mem);
-
-	ex_command_buffers(g.pool, 1, &cb);
-	VK(vkBeginCommandBuffer(cb, &bi));
-	levels_change(cb, g.tex.img, 0, g.tex_levels, VK_IMAGE_LAYOUT_UNDEFINED,
-		      VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, 0,
-		      VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
-	logv("vkCmdCopyBufferToImage bufferOffset=%llu imageExtent=%ux%ux%u",
-	     (unsigned long long)region.bufferOffset, region.imageExtent.width,
-	     region.imageExtent.height, region.imageExtent.depth);
-	vkCmdCopyBufferToImage(cb, staging.buf, g.tex.img, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
-			       1, &region);
-	if (g.tex_levels > 1 && !g.compute_mips)
-		make_mips(cb, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_NULL_HANDLE);
-	else
-		image_barrier(cb, g.tex.img, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
-			      VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
-			      VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
-			      VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT);
-	image_barrier(cb, g.anim.img, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_GENERAL,
-		      VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, 0, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-		      VK_ACCESS_SHADER_WRITE_BIT);
-	VK(vkEndCommandBuffer(cb));
-	si.pCommandBuffers = &cb;
-	VK(vkQueueSubmit(ex.queue, 1, &si, VK_NULL_HANDLE));
-	VK(vkQueueWaitIdle(ex.queue));
-	vkFreeCommandBuffers(ex.dev, g.pool, 1, &cb);
-	ex_destroy_buffer(&staging);
 }
 
 static void create_descriptors(void)
@@ -961,6 +711,13 @@ static void create_pipelines(void)
 		.pAttachments = &cba,
 	};
 	VkDynamicState dyn[2] = { VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_SCISSOR };
+	VkFormat color_format = COLOR_FORMAT;
+	VkPipelineRenderingCreateInfo dr = {
+		.sType = VK_STRUCTURE_TYPE_PIPELINE_RENDERING_CREATE_INFO,
+		.colorAttachmentCount = 1,
+		.pColorAttachmentFormats = &color_format,
+		.depthAttachmentFormat = g.depth_format,
+	};
 	VkPipelineDynamicStateCreateInfo dy = {
 		.sType = VK_STRUCTURE_TYPE_PIPELINE_DYNAMIC_STATE_CREATE_INFO,
 		.dynamicStateCount = 2,
@@ -998,7 +755,13 @@ static void create_pipelines(void)
 	stages[0].module = g.vert;
 	stages[1].module = g.frag;
 	ci.stage.module = g.comp;
+	if (g.hud) {
+		gi.pNext = &dr;
+		gi.renderPass = VK_NULL_HANDLE;
+	}
 	VK(vkCreateGraphicsPipelines(ex.dev, VK_NULL_HANDLE, 1, &gi, NULL, &g.gfx_pipe));
+	if (g.hud)
+		hud_create_pipeline(&gi);
 	if (g.discard_pipe) {
 		/* "ignored if the pipeline has rasterization disabled": an
 		 * address nothing may read (the validation layer of Debian 12
@@ -1014,124 +777,6 @@ static void create_pipelines(void)
 		vkDestroyPipeline(ex.dev, p, NULL);
 	}
 	VK(vkCreateComputePipelines(ex.dev, VK_NULL_HANDLE, 1, &ci, NULL, &g.comp_pipe));
-}
-
-/* --compute-mips: a view of each level of the texture; for each level i
- * from 1, a set of level i - 1's view (sampled, in SHADER_READ_ONLY) and
- * level i's (storage, in GENERAL); the pipeline that reads one and
- * writes the other. */
-static void create_mip_pass(void)
-{
-	uint32_t n = g.tex_levels, i;
-	VkDescriptorSetLayoutBinding b[2] = {
-		{ 0, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1, VK_SHADER_STAGE_COMPUTE_BIT, NULL },
-		{ 1, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, 1, VK_SHADER_STAGE_COMPUTE_BIT, NULL },
-	};
-	VkDescriptorSetLayoutCreateInfo li = {
-		.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
-		.bindingCount = 2,
-		.pBindings = b,
-	};
-	VkDescriptorPoolSize sizes[2] = {
-		{ VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, n - 1 },
-		{ VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, n - 1 },
-	};
-	VkDescriptorPoolCreateInfo pi = {
-		.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
-		.maxSets = n - 1,
-		.poolSizeCount = 2,
-		.pPoolSizes = sizes,
-	};
-	VkDescriptorSetAllocateInfo ai = {
-		.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
-		.descriptorSetCount = 1,
-		.pSetLayouts = &g.mip_dsl,
-	};
-	VkPipelineLayoutCreateInfo pli = {
-		.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
-		.setLayoutCount = 1,
-		.pSetLayouts = &g.mip_dsl,
-	};
-	VkComputePipelineCreateInfo ci = {
-		.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
-		.stage = {
-			.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
-			.stage = VK_SHADER_STAGE_COMPUTE_BIT,
-			.pName = "main",
-		},
-	};
-
-	for (i = 0; i < n; i++) {
-		VkImageViewCreateInfo vi = {
-			.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO,
-			.image = g.tex.img,
-			.viewType = VK_IMAGE_VIEW_TYPE_2D,
-			.format = COLOR_FORMAT,
-			.subresourceRange = { VK_IMAGE_ASPECT_COLOR_BIT, i, 1, 0, 1 },
-		};
-		VK(vkCreateImageView(ex.dev, &vi, NULL, &g.level_view[i]));
-	}
-	VK(vkCreateDescriptorSetLayout(ex.dev, &li, NULL, &g.mip_dsl));
-	VK(vkCreateDescriptorPool(ex.dev, &pi, NULL, &g.mip_pool));
-	ai.descriptorPool = g.mip_pool;
-	for (i = 1; i < n; i++) {
-		VkDescriptorImageInfo src = { g.anim_sampler, g.level_view[i - 1],
-					      VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL };
-		VkDescriptorImageInfo dst = { VK_NULL_HANDLE, g.level_view[i],
-					      VK_IMAGE_LAYOUT_GENERAL };
-		VkWriteDescriptorSet w[2] = {
-			{
-				.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
-				.dstBinding = 0,
-				.descriptorCount = 1,
-				.descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
-				.pImageInfo = &src,
-			},
-			{
-				.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
-				.dstBinding = 1,
-				.descriptorCount = 1,
-				.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_IMAGE,
-				.pImageInfo = &dst,
-			},
-		};
-
-		VK(vkAllocateDescriptorSets(ex.dev, &ai, &g.mip_set[i]));
-		w[0].dstSet = w[1].dstSet = g.mip_set[i];
-		vkUpdateDescriptorSets(ex.dev, 2, w, 0, NULL);
-	}
-	VK(vkCreatePipelineLayout(ex.dev, &pli, NULL, &g.mip_layout));
-	g.mip = create_shader(mipdown_comp, sizeof(mipdown_comp));
-	ci.stage.module = g.mip;
-	ci.layout = g.mip_layout;
-	VK(vkCreateComputePipelines(ex.dev, VK_NULL_HANDLE, 1, &ci, NULL, &g.mip_pipe));
-}
-
-/* --compute-mips: levels 1 and on made again, each from UNDEFINED (the
- * dispatch writes every texel), from level i - 1, and left in
- * SHADER_READ_ONLY for the next level's dispatch and the draw.  Level 0
- * stays in SHADER_READ_ONLY from the upload on. */
-static void compute_mips(VkCommandBuffer cb)
-{
-	uint32_t i;
-
-	vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, g.mip_pipe);
-	for (i = 1; i < g.tex_levels; i++) {
-		uint32_t groups = ((TEX_SIZE >> i) + 7) / 8;
-
-		levels_change(cb, g.tex.img, i, 1, VK_IMAGE_LAYOUT_UNDEFINED,
-			      VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT, 0,
-			      VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT);
-		vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, g.mip_layout, 0, 1,
-					&g.mip_set[i], 0, NULL);
-		vkCmdDispatch(cb, groups, groups, 1);
-		levels_change(cb, g.tex.img, i, 1, VK_IMAGE_LAYOUT_GENERAL,
-			      VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
-			      VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
-			      VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT |
-				      VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT,
-			      VK_ACCESS_SHADER_READ_BIT);
-	}
 }
 
 static void create_frames(int events)
@@ -1251,7 +896,10 @@ static void record_frame(VkCommandBuffer cb, unsigned slot, unsigned frame, int 
 	}
 
 	/* draw */
-	vkCmdBeginRenderPass(cb, &rp, VK_SUBPASS_CONTENTS_INLINE);
+	if (g.hud)
+		hud_begin(cb);
+	else
+		vkCmdBeginRenderPass(cb, &rp, VK_SUBPASS_CONTENTS_INLINE);
 	vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, g.gfx_pipe);
 	vkCmdSetViewport(cb, 0, 1, &vp);
 	vkCmdSetScissor(cb, 0, 1, &sc);
@@ -1267,7 +915,10 @@ static void record_frame(VkCommandBuffer cb, unsigned slot, unsigned frame, int 
 		     (unsigned)CUBE_INDICES, 1u, 0u, 0, 0u);
 	}
 	vkCmdDrawIndexed(cb, CUBE_INDICES, 1, 0, 0, 0);
-	vkCmdEndRenderPass(cb);
+	if (g.hud)
+		hud_end(cb);
+	else
+		vkCmdEndRenderPass(cb);
 	if (target)
 		blit_to_swapchain(cb, target);
 
@@ -1382,6 +1033,8 @@ static void destroy_all(void)
 	vkFreeCommandBuffers(ex.dev, g.pool, FRAMES_IN_FLIGHT, g.cmd);
 	vkDestroyPipeline(ex.dev, g.gfx_pipe, NULL);
 	vkDestroyPipeline(ex.dev, g.comp_pipe, NULL);
+	if (g.hud)
+		hud_destroy();
 	if (g.compute_mips) {
 		vkDestroyPipeline(ex.dev, g.mip_pipe, NULL);
 		vkDestroyShaderModule(ex.dev, g.mip, NULL);
@@ -1450,6 +1103,8 @@ int main(int argc, char **argv)
 	}
 	if (o.present)
 		win_open((VkExtent2D){ WIDTH, HEIGHT }, "vkexample");
+	if (o.depth_read_only)
+		ex.api = VK_API_VERSION_1_3;
 	create_instance(&o);
 	if (o.present)
 		win_create_surface();
@@ -1460,6 +1115,7 @@ int main(int argc, char **argv)
 			g.tex_levels++;
 	g.compute_mips = o.compute_mips;
 	g.discard_pipe = o.discard_pipe;
+	g.hud = o.depth_read_only;
 	create_resources();
 	upload();
 	create_descriptors();

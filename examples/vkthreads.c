@@ -205,7 +205,7 @@ int main(int argc, char **argv)
 		die("no queue family does transfers");
 	for (uint32_t i = 0; i < ndevices; i++) {
 		struct device *d = &devices[i];
-		ex_create_device(family, NULL, 0);
+		ex_create_device(family, NULL, 0, NULL);
 		d->dev = ex.dev;
 		d->queue = ex.queue;
 		d->shared = ex_create_buffer((VkDeviceSize)nthreads * SLICE,

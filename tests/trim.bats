@@ -4,7 +4,8 @@
 # layer under Xvfb: vkcube (300 frames), glmark2 through zink (four
 # scenes of 25 frames in one run) and the example with --mips, --events
 # and --compute-mips (layouts that change per mip level, through
-# vkCmdWaitEvents, levels written through storage views); each
+# vkCmdWaitEvents, levels written through storage views) and with
+# --depth-read-only (dynamic rendering, depth images read-only); each
 # trim is replayed headless under the validation layer and its frame
 # compared, pixel for pixel, with the same frame of the full replay (or
 # the layer's screenshot).  Call ranges that begin inside a frame
@@ -46,6 +47,11 @@ setup_file() {
 	VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$W/ex-cmips48.trace" \
 		TRACEKIT_SCREENSHOT=12 timeout 60 "$TOP/build/examples/vkexample" --frames 48 \
 		--present --compute-mips >/dev/null 2>&1
+	# HUD passes of dynamic rendering over depth images in a read-only
+	# layout, one of them written by the upload alone
+	VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$W/ex-dro.trace" \
+		TRACEKIT_SCREENSHOT=12 timeout 60 "$TOP/build/examples/vkexample" --frames 24 \
+		--present --depth-read-only >/dev/null 2>&1
 	stop_xvfb
 	unset DISPLAY
 	# the full replays' frames, the reference for every trim
@@ -305,6 +311,38 @@ setup_submits() {
 	[ -z "$output" ]
 	echo "frame 40: $(ae full/frame-40.png s40/frame-40.png) pixels differ"
 	[ "$(ae full/frame-40.png s40/frame-40.png)" = 0 ]
+}
+
+@test "vkexample --depth-read-only: a pass of dynamic rendering whose depth image is read-only, loaded and stored, reads it and writes nothing; the setups of frame 12 and frame 20 of 24 run the upload, the mask's one writer, alone; replay validated and pixel-equal" {
+	# each frame clears and writes the cube's depth buffer, then draws a
+	# bar over it and one over the mask, each pass with its depth image in
+	# DEPTH_STENCIL_READ_ONLY_OPTIMAL, loaded, stored, depth writes off.
+	# The upload wrote the mask (its stripes), no frame since.  With every
+	# attachment of vkCmdBeginRendering counted as written, each frame was
+	# the mask's writer, and as it loads the mask, needed the frame
+	# before: 13 submits at frame 12, 21 at frame 20
+	trace-trim --frames 12 -o t12.trace "$W/ex-dro.trace"
+	trace-trim --frames 20 -o t20.trace "$W/ex-dro.trace"
+	local n12 n20
+	n12=$(setup_submits t12.trace)
+	n20=$(setup_submits t20.trace)
+	echo "the capture's submits in the setup: frame 12, $n12; frame 20, $n20"
+	[ "$n12" = 1 ]
+	[ "$n20" = 1 ]
+	trace-decode t20.trace | grep -q 'fn: vkCmdClearAttachments,'
+	run timeout 60 trace-replay --validate --screenshot 12 --screenshot-dir s12 t12.trace
+	echo "status $status: $output"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	echo "frame 12: $(ae "$W/ex-dro.frame-12.png" s12/frame-12.png) pixels differ"
+	[ "$(ae "$W/ex-dro.frame-12.png" s12/frame-12.png)" = 0 ]
+	trace-replay --screenshot 20 --screenshot-dir full "$W/ex-dro.trace"
+	run timeout 60 trace-replay --validate --screenshot 20 --screenshot-dir s20 t20.trace
+	echo "status $status: $output"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	echo "frame 20: $(ae full/frame-20.png s20/frame-20.png) pixels differ"
+	[ "$(ae full/frame-20.png s20/frame-20.png)" = 0 ]
 }
 
 @test "vkexample --mips, each frame's levels 2-6 dropped only after the blit from level 0 (edited): a blit reads its regions' source levels, so the setup of frame 12 runs the upload alone; replays validated and pixel-equal" {

@@ -1,0 +1,126 @@
+/*
+ * vkexample: what its files share (vkexample.c: options, set-up, frames;
+ * vkexample_texture.c: images, their layout changes, the texture's upload
+ * and mipmaps; vkexample_hud.c: the passes of --depth-read-only).  The
+ * program is one device for its whole run, so its Vulkan objects are the
+ * global g, as the set-up in common.h is ex.
+ */
+#ifndef EXAMPLES_VKEXAMPLE_H
+#define EXAMPLES_VKEXAMPLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <vulkan/vulkan.h>
+
+#include "common.h"
+#include "scene.h"
+
+#define WIDTH 256
+#define HEIGHT 256
+#define COLOR_FORMAT VK_FORMAT_R8G8B8A8_UNORM
+#define ANIM_SIZE 128
+#define FRAMES_IN_FLIGHT 2
+/* slot stride in the uniform buffer: 256 is the largest
+ * minUniformBufferOffsetAlignment the spec allows, so it fits any device */
+#define UBO_STRIDE 256
+
+struct image {
+	VkImage img;
+	VkDeviceMemory mem;
+	VkImageView view;
+};
+
+struct vkexample {
+	VkDebugUtilsMessengerEXT messenger;
+	VkCommandPool pool;
+	VkFormat depth_format;
+
+	struct image color, depth, tex, anim;
+	VkSampler tex_sampler, anim_sampler;
+	struct buffer geometry, ubo, readback;
+	void *ubo_ptr;
+
+	VkDescriptorSetLayout gfx_dsl, comp_dsl;
+	VkDescriptorPool dpool;
+	VkDescriptorSet gfx_set[FRAMES_IN_FLIGHT], comp_set;
+	VkPipelineLayout gfx_layout, comp_layout;
+	VkRenderPass render_pass;
+	VkFramebuffer framebuffer;
+	VkShaderModule vert, frag, comp;
+	VkPipeline gfx_pipe, comp_pipe;
+	int discard_pipe;
+
+	VkCommandBuffer cmd[FRAMES_IN_FLIGHT];
+	VkFence fence[FRAMES_IN_FLIGHT];
+	VkEvent event[FRAMES_IN_FLIGHT];	/* --events */
+
+	uint32_t tex_levels;	/* 1, or with --mips a full chain */
+
+	/* --compute-mips: a view of each level of the texture, and for each
+	 * level from 1 a set of the view before it and its own */
+	int compute_mips;
+	VkImageView level_view[16];
+	VkDescriptorSetLayout mip_dsl;
+	VkDescriptorPool mip_pool;
+	VkDescriptorSet mip_set[16];
+	VkPipelineLayout mip_layout;
+	VkShaderModule mip;
+	VkPipeline mip_pipe;
+
+	/* --depth-read-only: dynamic rendering, two HUD passes, the mask */
+	int hud;
+	struct image mask;
+	VkShaderModule hud_vert, hud_frag;
+	VkPipelineLayout hud_layout;
+	VkPipeline hud_pipe;
+
+	unsigned validation_errors;
+};
+extern struct vkexample g;
+
+/* vkexample.c */
+VkShaderModule create_shader(const uint32_t *code, size_t size);
+
+/* vkexample_texture.c: images */
+struct image create_image(VkFormat format, uint32_t w, uint32_t h, uint32_t levels,
+			  VkImageUsageFlags usage, VkImageAspectFlags aspect);
+void destroy_image(struct image *im);
+/* A sampler; with a LOD BIAS, one of all the image's levels, picked
+ * nearest. */
+VkSampler create_sampler(VkFilter filter, VkSamplerAddressMode mode, float bias);
+/* Levels [LEVEL, LEVEL + COUNT) of colour image IMG from layout FROM to TO. */
+void levels_change(VkCommandBuffer cb, VkImage img, uint32_t level, uint32_t count,
+		   VkImageLayout from, VkImageLayout to, VkPipelineStageFlags src_stage,
+		   VkAccessFlags src_access, VkPipelineStageFlags dst_stage,
+		   VkAccessFlags dst_access);
+/* Level 0 of colour image IMG from layout FROM to TO. */
+void image_barrier(VkCommandBuffer cb, VkImage img, VkImageLayout from, VkImageLayout to,
+		   VkPipelineStageFlags src_stage, VkAccessFlags src_access,
+		   VkPipelineStageFlags dst_stage, VkAccessFlags dst_access);
+
+/* vkexample_texture.c: the texture */
+/* The texture through a staging buffer (and its mipmaps made); the
+ * storage image into GENERAL; with --depth-read-only, the mask written. */
+void upload(void);
+/* --mips: levels 1 and on blitted from level 0, left in SHADER_READ_ONLY
+ * (level 0 from FROM); with EVENT, the last layout changes wait for it. */
+void make_mips(VkCommandBuffer cb, VkImageLayout from, VkEvent event);
+/* --compute-mips: the views, sets and pipeline of the pass, and the pass. */
+void create_mip_pass(void);
+void compute_mips(VkCommandBuffer cb);
+
+/* vkexample_hud.c: --depth-read-only */
+/* The mask, a depth image, made, and its stripes written in the upload's
+ * command buffer CB, then left read-only. */
+void hud_write_mask(VkCommandBuffer cb);
+/* The bars' pipeline: CUBE's (dynamic rendering) but for its shaders,
+ * vertices and depth state. */
+void hud_create_pipeline(const VkGraphicsPipelineCreateInfo *cube);
+/* The cube's pass begun; the cube's draw, then hud_end(): the HUD passes,
+ * the colour image left in TRANSFER_SRC as the render pass leaves it. */
+void hud_begin(VkCommandBuffer cb);
+void hud_end(VkCommandBuffer cb);
+void hud_destroy(void);
+
+#endif

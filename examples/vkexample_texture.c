@@ -1,0 +1,354 @@
+/*
+ * vkexample's images (vkexample.h): creation, samplers, layout changes;
+ * and its texture: the upload through a staging buffer and the mipmaps,
+ * blitted level by level (--mips, --events) or made by a compute pass
+ * (--compute-mips).
+ */
+#include <string.h>
+
+#include <vulkan/vulkan.h>
+
+#include "common.h"
+#include "scene.h"
+#include "vkexample.h"
+
+#include "mipdown_comp.h"
+
+/* ------------------------------------------------------------------ */
+/* images */
+
+struct image create_image(VkFormat format, uint32_t w, uint32_t h, uint32_t levels,
+			  VkImageUsageFlags usage, VkImageAspectFlags aspect)
+{
+	VkImageCreateInfo ii = {
+		.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO,
+		.imageType = VK_IMAGE_TYPE_2D,
+		.format = format,
+		.extent = { w, h, 1 },
+		.mipLevels = levels,
+		.arrayLayers = 1,
+		.samples = VK_SAMPLE_COUNT_1_BIT,
+		.tiling = VK_IMAGE_TILING_OPTIMAL,
+		.usage = usage,
+		.sharingMode = VK_SHARING_MODE_EXCLUSIVE,
+		.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED,
+	};
+	VkImageViewCreateInfo vi = {
+		.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO,
+		.viewType = VK_IMAGE_VIEW_TYPE_2D,
+		.format = format,
+		.subresourceRange = { aspect, 0, levels, 0, 1 },
+	};
+	VkMemoryRequirements req;
+	struct image im;
+
+	logv("vkCreateImage imageType=%d format=%d extent=%ux%ux%u mipLevels=%u arrayLayers=%u "
+	     "samples=%d tiling=%d usage=0x%x",
+	     ii.imageType, ii.format, ii.extent.width, ii.extent.height, ii.extent.depth,
+	     ii.mipLevels, ii.arrayLayers, ii.samples, ii.tiling, ii.usage);
+	VK(vkCreateImage(ex.dev, &ii, NULL, &im.img));
+	vkGetImageMemoryRequirements(ex.dev, im.img, &req);
+	im.mem = ex_allocate(req, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0, NULL);
+	VK(vkBindImageMemory(ex.dev, im.img, im.mem, 0));
+	vi.image = im.img;
+	VK(vkCreateImageView(ex.dev, &vi, NULL, &im.view));
+	return im;
+}
+
+void destroy_image(struct image *im)
+{
+	vkDestroyImageView(ex.dev, im->view, NULL);
+	vkDestroyImage(ex.dev, im->img, NULL);
+	vkFreeMemory(ex.dev, im->mem, NULL);
+	memset(im, 0, sizeof(*im));
+}
+
+VkSampler create_sampler(VkFilter filter, VkSamplerAddressMode mode, float bias)
+{
+	VkSamplerCreateInfo si = {
+		.sType = VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO,
+		.magFilter = filter,
+		.minFilter = filter,
+		.mipmapMode = VK_SAMPLER_MIPMAP_MODE_NEAREST,
+		.addressModeU = mode,
+		.addressModeV = mode,
+		.addressModeW = mode,
+		.mipLodBias = bias,
+		.maxLod = bias ? VK_LOD_CLAMP_NONE : 0.0f,
+		.borderColor = VK_BORDER_COLOR_FLOAT_OPAQUE_BLACK,
+	};
+	VkSampler s;
+
+	logv("vkCreateSampler magFilter=%d minFilter=%d mipmapMode=%d addressModeU=%d "
+	     "addressModeV=%d addressModeW=%d",
+	     si.magFilter, si.minFilter, si.mipmapMode, si.addressModeU, si.addressModeV,
+	     si.addressModeW);
+	VK(vkCreateSampler(ex.dev, &si, NULL, &s));
+	return s;
+}
+
+
+static VkImageMemoryBarrier levels_barrier(VkImage img, uint32_t level, uint32_t count,
+					   VkImageLayout from, VkImageLayout to,
+					   VkAccessFlags src_access, VkAccessFlags dst_access)
+{
+	VkImageMemoryBarrier b = {
+		.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
+		.srcAccessMask = src_access,
+		.dstAccessMask = dst_access,
+		.oldLayout = from,
+		.newLayout = to,
+		.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+		.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+		.image = img,
+		.subresourceRange = { VK_IMAGE_ASPECT_COLOR_BIT, level, count, 0, 1 },
+	};
+	return b;
+}
+
+void levels_change(VkCommandBuffer cb, VkImage img, uint32_t level, uint32_t count,
+		   VkImageLayout from, VkImageLayout to, VkPipelineStageFlags src_stage,
+		   VkAccessFlags src_access, VkPipelineStageFlags dst_stage,
+		   VkAccessFlags dst_access)
+{
+	VkImageMemoryBarrier b = levels_barrier(img, level, count, from, to, src_access, dst_access);
+
+	vkCmdPipelineBarrier(cb, src_stage, dst_stage, 0, 0, NULL, 0, NULL, 1, &b);
+}
+
+void image_barrier(VkCommandBuffer cb, VkImage img, VkImageLayout from, VkImageLayout to,
+		   VkPipelineStageFlags src_stage, VkAccessFlags src_access,
+		   VkPipelineStageFlags dst_stage, VkAccessFlags dst_access)
+{
+	levels_change(cb, img, 0, 1, from, to, src_stage, src_access, dst_stage, dst_access);
+}
+
+/* ------------------------------------------------------------------ */
+/* the texture */
+
+/*
+ * The texture's levels 1 and on from its level 0, the standard way, in
+ * TRANSFER_SRC (LEVEL0, from layout FROM) and TRANSFER_DST (the others):
+ * level i - 1 to TRANSFER_SRC and blitted into level i, then all levels
+ * to SHADER_READ_ONLY in two barriers (levels 0 to n - 2 from
+ * TRANSFER_SRC, the last from TRANSFER_DST); with EVENT, those two are a
+ * wait for the event, set after the last blit.
+ */
+void make_mips(VkCommandBuffer cb, VkImageLayout from, VkEvent event)
+{
+	uint32_t n = g.tex_levels, i;
+	VkImageMemoryBarrier last[2];
+
+	levels_change(cb, g.tex.img, 0, 1, from, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+		      VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT,
+		      VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
+		      VK_ACCESS_TRANSFER_READ_BIT);
+	for (i = 1; i < n; i++) {
+		int32_t s = TEX_SIZE >> (i - 1), d = TEX_SIZE >> i;
+		VkImageBlit region = {
+			.srcSubresource = { VK_IMAGE_ASPECT_COLOR_BIT, i - 1, 0, 1 },
+			.srcOffsets = { { 0, 0, 0 }, { s, s, 1 } },
+			.dstSubresource = { VK_IMAGE_ASPECT_COLOR_BIT, i, 0, 1 },
+			.dstOffsets = { { 0, 0, 0 }, { d, d, 1 } },
+		};
+
+		if (i > 1)
+			levels_change(cb, g.tex.img, i - 1, 1, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+				      VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+				      VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+				      VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
+		vkCmdBlitImage(cb, g.tex.img, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, g.tex.img,
+			       VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &region, VK_FILTER_LINEAR);
+	}
+	last[0] = levels_barrier(g.tex.img, 0, n - 1, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+				 VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+				 VK_ACCESS_TRANSFER_WRITE_BIT, VK_ACCESS_SHADER_READ_BIT);
+	last[1] = levels_barrier(g.tex.img, n - 1, 1, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+				 VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+				 VK_ACCESS_TRANSFER_WRITE_BIT, VK_ACCESS_SHADER_READ_BIT);
+	if (event) {
+		vkCmdSetEvent(cb, event, VK_PIPELINE_STAGE_TRANSFER_BIT);
+		vkCmdWaitEvents(cb, 1, &event, VK_PIPELINE_STAGE_TRANSFER_BIT,
+				VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT, 0, NULL, 0, NULL, 2, last);
+	} else {
+		vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT,
+				     VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT, 0, 0, NULL, 0, NULL, 2,
+				     last);
+	}
+}
+
+void upload(void)
+{
+	struct buffer staging;
+	VkCommandBuffer cb;
+	VkCommandBufferBeginInfo bi = {
+		.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+		.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT,
+	};
+	VkBufferImageCopy region = {
+		.imageSubresource = { VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1 },
+		.imageExtent = { TEX_SIZE, TEX_SIZE, 1 },
+	};
+	VkSubmitInfo si = {
+		.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+		.commandBufferCount = 1,
+	};
+	void *p;
+
+	staging = ex_create_buffer(TEX_SIZE * TEX_SIZE * 4, VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
+				VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT,
+				VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
+	logv("vkMapMemory offset=0 size=%llu", (unsigned long long)staging.size);
+	VK(vkMapMemory(ex.dev, staging.mem, 0, staging.size, 0, &p));
+	texture_pattern(p);
+	ex_flush_buffer(&staging);
+	vkUnmapMemory(ex.dev, staging.mem);
+
+	ex_command_buffers(g.pool, 1, &cb);
+	VK(vkBeginCommandBuffer(cb, &bi));
+	levels_change(cb, g.tex.img, 0, g.tex_levels, VK_IMAGE_LAYOUT_UNDEFINED,
+		      VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, 0,
+		      VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
+	logv("vkCmdCopyBufferToImage bufferOffset=%llu imageExtent=%ux%ux%u",
+	     (unsigned long long)region.bufferOffset, region.imageExtent.width,
+	     region.imageExtent.height, region.imageExtent.depth);
+	vkCmdCopyBufferToImage(cb, staging.buf, g.tex.img, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+			       1, &region);
+	if (g.tex_levels > 1 && !g.compute_mips)
+		make_mips(cb, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_NULL_HANDLE);
+	else
+		image_barrier(cb, g.tex.img, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+			      VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+			      VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+			      VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT);
+	image_barrier(cb, g.anim.img, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_GENERAL,
+		      VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, 0, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+		      VK_ACCESS_SHADER_WRITE_BIT);
+	if (g.hud)
+		hud_write_mask(cb);
+	VK(vkEndCommandBuffer(cb));
+	si.pCommandBuffers = &cb;
+	VK(vkQueueSubmit(ex.queue, 1, &si, VK_NULL_HANDLE));
+	VK(vkQueueWaitIdle(ex.queue));
+	vkFreeCommandBuffers(ex.dev, g.pool, 1, &cb);
+	ex_destroy_buffer(&staging);
+}
+
+/* --compute-mips: a view of each level of the texture; for each level i
+ * from 1, a set of level i - 1's view (sampled, in SHADER_READ_ONLY) and
+ * level i's (storage, in GENERAL); the pipeline that reads one and
+ * writes the other. */
+void create_mip_pass(void)
+{
+	uint32_t n = g.tex_levels, i;
+	VkDescriptorSetLayoutBinding b[2] = {
+		{ 0, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1, VK_SHADER_STAGE_COMPUTE_BIT, NULL },
+		{ 1, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, 1, VK_SHADER_STAGE_COMPUTE_BIT, NULL },
+	};
+	VkDescriptorSetLayoutCreateInfo li = {
+		.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
+		.bindingCount = 2,
+		.pBindings = b,
+	};
+	VkDescriptorPoolSize sizes[2] = {
+		{ VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, n - 1 },
+		{ VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, n - 1 },
+	};
+	VkDescriptorPoolCreateInfo pi = {
+		.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
+		.maxSets = n - 1,
+		.poolSizeCount = 2,
+		.pPoolSizes = sizes,
+	};
+	VkDescriptorSetAllocateInfo ai = {
+		.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
+		.descriptorSetCount = 1,
+		.pSetLayouts = &g.mip_dsl,
+	};
+	VkPipelineLayoutCreateInfo pli = {
+		.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
+		.setLayoutCount = 1,
+		.pSetLayouts = &g.mip_dsl,
+	};
+	VkComputePipelineCreateInfo ci = {
+		.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+		.stage = {
+			.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+			.stage = VK_SHADER_STAGE_COMPUTE_BIT,
+			.pName = "main",
+		},
+	};
+
+	for (i = 0; i < n; i++) {
+		VkImageViewCreateInfo vi = {
+			.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO,
+			.image = g.tex.img,
+			.viewType = VK_IMAGE_VIEW_TYPE_2D,
+			.format = COLOR_FORMAT,
+			.subresourceRange = { VK_IMAGE_ASPECT_COLOR_BIT, i, 1, 0, 1 },
+		};
+		VK(vkCreateImageView(ex.dev, &vi, NULL, &g.level_view[i]));
+	}
+	VK(vkCreateDescriptorSetLayout(ex.dev, &li, NULL, &g.mip_dsl));
+	VK(vkCreateDescriptorPool(ex.dev, &pi, NULL, &g.mip_pool));
+	ai.descriptorPool = g.mip_pool;
+	for (i = 1; i < n; i++) {
+		VkDescriptorImageInfo src = { g.anim_sampler, g.level_view[i - 1],
+					      VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL };
+		VkDescriptorImageInfo dst = { VK_NULL_HANDLE, g.level_view[i],
+					      VK_IMAGE_LAYOUT_GENERAL };
+		VkWriteDescriptorSet w[2] = {
+			{
+				.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+				.dstBinding = 0,
+				.descriptorCount = 1,
+				.descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
+				.pImageInfo = &src,
+			},
+			{
+				.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+				.dstBinding = 1,
+				.descriptorCount = 1,
+				.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_IMAGE,
+				.pImageInfo = &dst,
+			},
+		};
+
+		VK(vkAllocateDescriptorSets(ex.dev, &ai, &g.mip_set[i]));
+		w[0].dstSet = w[1].dstSet = g.mip_set[i];
+		vkUpdateDescriptorSets(ex.dev, 2, w, 0, NULL);
+	}
+	VK(vkCreatePipelineLayout(ex.dev, &pli, NULL, &g.mip_layout));
+	g.mip = create_shader(mipdown_comp, sizeof(mipdown_comp));
+	ci.stage.module = g.mip;
+	ci.layout = g.mip_layout;
+	VK(vkCreateComputePipelines(ex.dev, VK_NULL_HANDLE, 1, &ci, NULL, &g.mip_pipe));
+}
+
+/* --compute-mips: levels 1 and on made again, each from UNDEFINED (the
+ * dispatch writes every texel), from level i - 1, and left in
+ * SHADER_READ_ONLY for the next level's dispatch and the draw.  Level 0
+ * stays in SHADER_READ_ONLY from the upload on. */
+void compute_mips(VkCommandBuffer cb)
+{
+	uint32_t i;
+
+	vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, g.mip_pipe);
+	for (i = 1; i < g.tex_levels; i++) {
+		uint32_t groups = ((TEX_SIZE >> i) + 7) / 8;
+
+		levels_change(cb, g.tex.img, i, 1, VK_IMAGE_LAYOUT_UNDEFINED,
+			      VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT, 0,
+			      VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT);
+		vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, g.mip_layout, 0, 1,
+					&g.mip_set[i], 0, NULL);
+		vkCmdDispatch(cb, groups, groups, 1);
+		levels_change(cb, g.tex.img, i, 1, VK_IMAGE_LAYOUT_GENERAL,
+			      VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+			      VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+			      VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT |
+				      VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT,
+			      VK_ACCESS_SHADER_READ_BIT);
+	}
+}
+
