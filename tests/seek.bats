@@ -130,12 +130,14 @@ points() {
 		[ "$how" = index-size ] ||
 			TRACE_SEEK=0 trace-filter --calls "$last-" -o /dev/null "$W/bad.trace"
 	done
-	# a point inside a record: the stream's own error, at its byte
+	# a point inside a record: the stream's own error, at its byte, saying
+	# the index sent the reader there
 	python3 "$TOP/tests/seekindex.py" damage "$W/ex.trace" mid-record "$W/bad.trace"
 	run trace-filter --calls "$last-" -o "$W/bad.out" "$W/bad.trace"
 	[ "$status" -eq 1 ]
 	[ "${#lines[@]}" -eq 1 ]
 	[[ "$output" == "trace-filter: $W/bad.trace: byte "* ]]
+	[[ "$output" == *"where the seek index sent it; TRACE_SEEK=0 reads from the start)" ]]
 	[ ! -e "$W/bad.out" ]
 }
 

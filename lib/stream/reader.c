@@ -25,12 +25,14 @@ struct trace_reader {
 	trace_error cut;   /* the warning, once the end of a cut trace is read */
 	int index;         /* the seek index: 0 not looked for, 1 loaded, -1 none */
 	trace_seekindex ix;
+	int64_t jumped;    /* the stream offset of the last jump, or -1 */
 };
 
 static trace_reader *open_source(trace_reader *r, trace_error *err)
 {
 	r->src.name = r->name;
 	r->last_no = -1;
+	r->jumped = -1;
 	trace_error_clear(&r->cut);
 	r->sigs = trace_sigtab_new();
 	trace_arena_init(&r->header_arena);
@@ -138,6 +140,15 @@ static int next_record(trace_reader *r, trace_call **call, trace_error *err)
 		       : trace_binreader_next(r->bin, call, err);
 }
 
+/* A record that does not read after a jump may be the index's doing (a
+ * point that is not a record's start): the message says where it went. */
+static void after_jump(trace_reader *r, trace_error *err)
+{
+	size_t n = strlen(err->msg);
+	snprintf(err->msg + n, sizeof(err->msg) - n, " (read from stream byte %lld, where the "
+		 "seek index sent it; TRACE_SEEK=0 reads from the start)", (long long)r->jumped);
+}
+
 int trace_reader_next(trace_reader *r, trace_call **call, trace_error *err)
 {
 	int k = next_record(r, call, err);
@@ -149,6 +160,8 @@ int trace_reader_next(trace_reader *r, trace_call **call, trace_error *err)
 		r->last_no = (int64_t)(*call)->no;
 	else if (k == 0 && (r->src.cut || (r->end_due && !r->end_seen)) && !r->cut.msg[0])
 		describe_cut(r);
+	else if (k < 0 && r->jumped >= 0)
+		after_jump(r, err);
 	return k;
 }
 
@@ -221,6 +234,7 @@ int trace_reader_skip(trace_reader *r, uint64_t first_call, uint64_t first_frame
 		return -1;
 	}
 	r->last_no = (int64_t)y->call - 1;
+	r->jumped = (int64_t)y->pos;
 	at->call = y->call;
 	at->frame = y->frame;
 	return 1;
