@@ -400,15 +400,15 @@ static void render_pass_images(trim *t, const VkRenderPassBeginInfo *bi, image_f
 		if (!v || !v->target)
 			continue;
 		bool known = rp && i < rp->natt;
-		fn(ctx, v->target, &v->sub, IMAGE_WRITE, rp && i < 32 && (rp->discard >> i & 1),
+		bool read = rp && i < 32 && (rp->read_only >> i & 1);
+		fn(ctx, v->target, &v->sub, read ? IMAGE_READ : IMAGE_WRITE,
+		   rp && i < 32 && (rp->discard >> i & 1),
 		   known ? rp->att_layout[2 * i] : -1, known ? rp->att_layout[2 * i + 1] : -1);
 	}
 	vec_free(&views);
 }
 
-/* Whether LAYOUT is read-only for the depth aspect (STENCIL false) or the
- * stencil aspect. */
-static bool read_only_for(VkImageLayout layout, bool stencil)
+bool layout_read_only(VkImageLayout layout, bool stencil)
 {
 	switch ((int)layout) {
 	case VK_IMAGE_LAYOUT_DEPTH_STENCIL_READ_ONLY_OPTIMAL:
@@ -434,12 +434,17 @@ static bool read_only_for(VkImageLayout layout, bool stencil)
  * OpenArena capture to the one before through its depth buffer.  A
  * clear, or contents left undefined (DONT_CARE), writes.
  */
+bool ops_keep(VkAttachmentLoadOp load, VkAttachmentStoreOp store)
+{
+	return (load == VK_ATTACHMENT_LOAD_OP_LOAD || load == VK_ATTACHMENT_LOAD_OP_NONE_EXT) &&
+	       (store == VK_ATTACHMENT_STORE_OP_STORE || store == VK_ATTACHMENT_STORE_OP_NONE);
+}
+
 static enum image_use attachment_use(const VkRenderingAttachmentInfo *a, bool depth_stencil,
 				     bool stencil)
 {
-	if (depth_stencil && read_only_for(a->imageLayout, stencil) &&
-	    (a->loadOp == VK_ATTACHMENT_LOAD_OP_LOAD || a->loadOp == VK_ATTACHMENT_LOAD_OP_NONE_EXT) &&
-	    (a->storeOp == VK_ATTACHMENT_STORE_OP_STORE || a->storeOp == VK_ATTACHMENT_STORE_OP_NONE))
+	if (depth_stencil && layout_read_only(a->imageLayout, stencil) &&
+	    ops_keep(a->loadOp, a->storeOp))
 		return IMAGE_READ;
 	return IMAGE_WRITE;
 }

@@ -149,8 +149,58 @@ static VkImageAspectFlags aspect_of(VkFormat f)
 	}
 }
 
-/* Render pass O's attachments: their layouts, and whether their contents
- * go at the start (a transition from UNDEFINED, or nothing loaded). */
+/* The stencil layout of depth/stencil reference R: its own, or one a
+ * VkAttachmentReferenceStencilLayout gives. */
+static VkImageLayout stencil_layout(const VkAttachmentReference2 *r)
+{
+	for (const VkBaseInStructure *p = r->pNext; p; p = p->pNext)
+		if (p->sType == VK_STRUCTURE_TYPE_ATTACHMENT_REFERENCE_STENCIL_LAYOUT)
+			return ((const VkAttachmentReferenceStencilLayout *)p)->stencilLayout;
+	return r->layout;
+}
+
+/*
+ * Whether render pass CI only reads attachment I: a depth/stencil one,
+ * its contents kept (not from UNDEFINED, loaded and stored, each aspect),
+ * that every subpass names at most as its depth/stencil attachment in a
+ * layout read-only for each aspect, or as an input: draws may not write
+ * an aspect there, as under dynamic rendering (access.c).  A colour,
+ * resolve or depth/stencil resolve use writes.
+ */
+static bool render_pass_read_only(const VkRenderPassCreateInfo2 *ci, uint32_t i)
+{
+	const VkAttachmentDescription2 *d = &ci->pAttachments[i];
+	VkImageAspectFlags aspect = aspect_of(d->format);
+	bool depth = aspect & VK_IMAGE_ASPECT_DEPTH_BIT, stencil = aspect & VK_IMAGE_ASPECT_STENCIL_BIT;
+	if ((!depth && !stencil) || d->initialLayout == VK_IMAGE_LAYOUT_UNDEFINED ||
+	    (depth && !ops_keep(d->loadOp, d->storeOp)) ||
+	    (stencil && !ops_keep(d->stencilLoadOp, d->stencilStoreOp)))
+		return false;
+	for (uint32_t s = 0; s < ci->subpassCount; s++) {
+		const VkSubpassDescription2 *sp = &ci->pSubpasses[s];
+		for (uint32_t k = 0; k < sp->colorAttachmentCount; k++)
+			if (sp->pColorAttachments[k].attachment == i ||
+			    (sp->pResolveAttachments && sp->pResolveAttachments[k].attachment == i))
+				return false;
+		const VkAttachmentReference2 *ds = sp->pDepthStencilAttachment;
+		if (ds && ds->attachment == i &&
+		    ((depth && !layout_read_only(ds->layout, false)) ||
+		     (stencil && !layout_read_only(stencil_layout(ds), true))))
+			return false;
+		for (const VkBaseInStructure *p = sp->pNext; p; p = p->pNext) {
+			const VkSubpassDescriptionDepthStencilResolve *r = (const void *)p;
+			if (p->sType == VK_STRUCTURE_TYPE_SUBPASS_DESCRIPTION_DEPTH_STENCIL_RESOLVE &&
+			    r->pDepthStencilResolveAttachment &&
+			    r->pDepthStencilResolveAttachment->attachment == i)
+				return false;
+		}
+	}
+	return true;
+}
+
+/* Render pass O's attachments: their layouts, whether their contents go
+ * at the start (a transition from UNDEFINED, or nothing loaded), and
+ * whether they are only read. */
 static void attachments(obj *o, const VkRenderPassCreateInfo2 *ci)
 {
 	o->natt = ci->attachmentCount;
@@ -162,6 +212,8 @@ static void attachments(obj *o, const VkRenderPassCreateInfo2 *ci)
 		if (i < 32 && (d->initialLayout == VK_IMAGE_LAYOUT_UNDEFINED ||
 			       (load_op_discards(d->loadOp) && load_op_discards(d->stencilLoadOp))))
 			o->discard |= 1u << i;
+		if (i < 32 && render_pass_read_only(ci, i))
+			o->read_only |= 1u << i;
 	}
 }
 

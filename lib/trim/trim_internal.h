@@ -205,6 +205,7 @@ struct obj {
 	obj *target;               /* views: the image or buffer */
 	vec views;                 /* framebuffers: attachments (obj*, not referenced) */
 	uint32_t discard;          /* render passes: attachments whose contents go */
+	uint32_t read_only;        /* render passes: attachments only read (render_pass_read_only) */
 	vec storage;               /* descriptor sets: storage images' views, buffers */
 	vec held;                  /* descriptor sets: what their writes named (obj*, in deps) */
 	int fence;                 /* fences: 0 as created, 1 signaled, 2 unsignaled */
@@ -539,6 +540,12 @@ void buffer_host_use(trim *t, const char *n, const finds *in);
 void storage_targets(trim *t, const VkWriteDescriptorSet *w, vec *out);
 void storage_written(recording *rc, obj *o);
 bool load_op_discards(VkAttachmentLoadOp op);
+/* Whether LAYOUT is read-only for the depth aspect (STENCIL false) or the
+ * stencil aspect. */
+bool layout_read_only(VkImageLayout layout, bool stencil);
+/* Whether ops that load (LOAD, NONE) and store (STORE, NONE) keep what
+ * an attachment held. */
+bool ops_keep(VkAttachmentLoadOp load, VkAttachmentStoreOp store);
 void command_images(trim *t, const char *n, const void *args, image_fn fn, void *ctx);
 uint64_t transfer_dst_subs(const char *n, const void *args, const obj *img);
 uint64_t transfer_src_subs(const char *n, const void *args, const obj *img);
