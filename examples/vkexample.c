@@ -144,7 +144,7 @@ static void usage(FILE *f)
 		"                      the upload alone writes\n"
 		"  --depth-read-only-rp\n"
 		"                      --depth-read-only drawn with render passes\n"
-		"                      (vkCmdBeginRenderPass; Vulkan 1.0), the read-only\n"
+		"                      (vkCmdBeginRenderPass; no Vulkan 1.3), the read-only\n"
 		"                      depth attachments in DEPTH_STENCIL_READ_ONLY_OPTIMAL\n"
 		"                      from initialLayout to finalLayout\n",
 		ex.prog);
