@@ -25,7 +25,8 @@
  *   - with --depth-read-only, draws the cube with dynamic rendering and
  *     then two bars, each in a pass of its own over a depth image in
  *     a read-only layout: the cube's, and a mask only the upload writes
- *     (vkexample_hud.c),
+ *     (vkexample_hud.c); --depth-read-only-rp draws the same passes with
+ *     render passes (vkCmdBeginRenderPass) instead,
  *   - with --present, acquires a swapchain image, blits the colour image
  *     into it (a blit, so the window's B8G8R8A8 takes our R8G8B8A8) and
  *     presents it,
@@ -40,6 +41,7 @@
  *   vkexample [--frames N] [--png-dir DIR] [--dump-frames A,B,...]
  *             [--gpu N] [--validate] [--still] [--present] [--no-cleanup]
  *             [--mips] [--events] [--compute-mips] [--depth-read-only]
+ *             [--depth-read-only-rp]
  *
  * --no-cleanup ends with exit(0) after the last frame, nothing destroyed:
  * a program that leaves its instance and device to the end of the process.
@@ -90,6 +92,7 @@ struct options {
 	int term_handler;	/* a SIGTERM handler that calls Vulkan, then exit(3) */
 	int discard_pipe;	/* a pipeline more, its ignored states dangling */
 	int depth_read_only;	/* dynamic rendering, HUD passes of read-only depth */
+	int render_pass;	/* ... render passes instead of dynamic rendering */
 	const char *png_dir;
 	const char *extension;	/* one more device extension to enable */
 	unsigned *dump;		/* frame numbers to dump; NULL: every frame */
@@ -103,7 +106,7 @@ static void usage(FILE *f)
 		"          [--gpu N] [--validate] [--still] [--present] [--extension NAME]\n"
 		"          [--wait-each-frame] [--no-cleanup] [--mips] [--events]\n"
 		"          [--compute-mips] [--term-handler] [--discard-pipeline]\n"
-		"          [--depth-read-only]\n"
+		"          [--depth-read-only] [--depth-read-only-rp]\n"
 		"  --frames N          frames to render (default 10)\n"
 		"  --png-dir DIR       write DIR/frame-N.png (every frame unless --dump-frames)\n"
 		"  --dump-frames LIST  only these frames (comma-separated, from 0)\n"
@@ -138,7 +141,12 @@ static void usage(FILE *f)
 		"  --depth-read-only   draw with dynamic rendering (Vulkan 1.3), then two\n"
 		"                      bars, each in a pass whose depth image is read-only\n"
 		"                      (loaded, stored, not written): the cube's, and one\n"
-		"                      the upload alone writes\n",
+		"                      the upload alone writes\n"
+		"  --depth-read-only-rp\n"
+		"                      --depth-read-only drawn with render passes\n"
+		"                      (vkCmdBeginRenderPass; no Vulkan 1.3), the read-only\n"
+		"                      depth attachments in DEPTH_STENCIL_READ_ONLY_OPTIMAL\n"
+		"                      from initialLayout to finalLayout\n",
 		ex.prog);
 }
 
@@ -224,6 +232,8 @@ static void parse_options(int argc, char **argv, struct options *o)
 			o->discard_pipe = 1;
 		} else if (!strcmp(a, "--depth-read-only")) {
 			o->depth_read_only = 1;
+		} else if (!strcmp(a, "--depth-read-only-rp")) {
+			o->depth_read_only = o->render_pass = 1;
 		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			usage(stdout);
 			exit(0);
@@ -369,6 +379,7 @@ static void create_device(const struct options *o)
 		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES,
 		.dynamicRendering = VK_TRUE,
 	};
+	int dynamic = o->depth_read_only && !o->render_pass;
 
 	ex_pick_gpu(o->gpu);
 	name = ex.props.deviceName;
@@ -396,11 +407,11 @@ static void create_device(const struct options *o)
 		exts[next++] = VK_KHR_SWAPCHAIN_EXTENSION_NAME;
 	if (o->extension)
 		exts[next++] = o->extension;
-	if (o->depth_read_only && ex.props.apiVersion < VK_API_VERSION_1_3)
+	if (dynamic && ex.props.apiVersion < VK_API_VERSION_1_3)
 		die("--depth-read-only: %s has Vulkan %u.%u, not 1.3", name,
 		    VK_API_VERSION_MAJOR(ex.props.apiVersion),
 		    VK_API_VERSION_MINOR(ex.props.apiVersion));
-	ex_create_device(family, exts, next, o->depth_read_only ? &v13 : NULL);
+	ex_create_device(family, exts, next, dynamic ? &v13 : NULL);
 }
 
 static void create_resources(void)
@@ -755,7 +766,9 @@ static void create_pipelines(void)
 	stages[0].module = g.vert;
 	stages[1].module = g.frag;
 	ci.stage.module = g.comp;
-	if (g.hud) {
+	if (g.hud_render_pass) {
+		gi.renderPass = g.hud_rp[HUD_CUBE];
+	} else if (g.hud) {
 		gi.pNext = &dr;
 		gi.renderPass = VK_NULL_HANDLE;
 	}
@@ -1103,7 +1116,7 @@ int main(int argc, char **argv)
 	}
 	if (o.present)
 		win_open((VkExtent2D){ WIDTH, HEIGHT }, "vkexample");
-	if (o.depth_read_only)
+	if (o.depth_read_only && !o.render_pass)
 		ex.api = VK_API_VERSION_1_3;
 	create_instance(&o);
 	if (o.present)
@@ -1116,6 +1129,7 @@ int main(int argc, char **argv)
 	g.compute_mips = o.compute_mips;
 	g.discard_pipe = o.discard_pipe;
 	g.hud = o.depth_read_only;
+	g.hud_render_pass = o.render_pass;
 	create_resources();
 	upload();
 	create_descriptors();

@@ -1,7 +1,8 @@
 /*
  * vkexample: what its files share (vkexample.c: options, set-up, frames;
  * vkexample_texture.c: images, their layout changes, the texture's upload
- * and mipmaps; vkexample_hud.c: the passes of --depth-read-only).  The
+ * and mipmaps; vkexample_hud.c: the passes of --depth-read-only and
+ * --depth-read-only-rp).  The
  * program is one device for its whole run, so its Vulkan objects are the
  * global g, as the set-up in common.h is ex.
  */
@@ -24,6 +25,10 @@
 /* slot stride in the uniform buffer: 256 is the largest
  * minUniformBufferOffsetAlignment the spec allows, so it fits any device */
 #define UBO_STRIDE 256
+
+/* vkexample_hud.c's passes: the mask's stripes (the upload), then in
+ * each frame the cube, the bar over its depth, the bar over the mask */
+enum hud_pass { HUD_MASK_WRITE, HUD_CUBE, HUD_BAR, HUD_MASK_BAR, HUD_PASSES };
 
 struct image {
 	VkImage img;
@@ -68,8 +73,12 @@ struct vkexample {
 	VkShaderModule mip;
 	VkPipeline mip_pipe;
 
-	/* --depth-read-only: dynamic rendering, two HUD passes, the mask */
+	/* --depth-read-only: dynamic rendering, two HUD passes, the mask;
+	 * --depth-read-only-rp: the same passes, a render pass each */
 	int hud;
+	int hud_render_pass;
+	VkRenderPass hud_rp[HUD_PASSES];
+	VkFramebuffer hud_fb[HUD_PASSES];
 	struct image mask;
 	VkShaderModule hud_vert, hud_frag;
 	VkPipelineLayout hud_layout;
@@ -110,12 +119,14 @@ void make_mips(VkCommandBuffer cb, VkImageLayout from, VkEvent event);
 void create_mip_pass(void);
 void compute_mips(VkCommandBuffer cb);
 
-/* vkexample_hud.c: --depth-read-only */
-/* The mask, a depth image, made, and its stripes written in the upload's
- * command buffer CB, then left read-only. */
+/* vkexample_hud.c: --depth-read-only, --depth-read-only-rp */
+/* The mask, a depth image, made (and with --depth-read-only-rp, the
+ * passes' render passes and framebuffers), and its stripes written in
+ * the upload's command buffer CB, then left read-only. */
 void hud_write_mask(VkCommandBuffer cb);
-/* The bars' pipeline: CUBE's (dynamic rendering) but for its shaders,
- * vertices and depth state. */
+/* The bars' pipeline: CUBE's (dynamic rendering, or a render pass
+ * compatible with the passes') but for its shaders, vertices and depth
+ * state. */
 void hud_create_pipeline(const VkGraphicsPipelineCreateInfo *cube);
 /* The cube's pass begun; the cube's draw, then hud_end(): the HUD passes,
  * the colour image left in TRANSFER_SRC as the render pass leaves it. */

@@ -121,6 +121,25 @@ EOF
 	[ "$n" -le 9800 ]
 }
 
+@test "--depth-read-only-rp: the same passes as render passes, the bars' depth attachments read-only from initialLayout to finalLayout; validation, synchronization checks on, reports nothing; the frame as --depth-read-only's" {
+	VK_LAYER_ENABLES=VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT \
+		run bash -c '"$1" --validate --depth-read-only-rp --frames 4 --png-dir png \
+		--dump-frames 3 2>err' _ "$EX"
+	cat err
+	[ "$status" -eq 0 ]
+	# the example's Vulkan 1.1 (4198400): no dynamic rendering asked
+	[[ "$output" == *"vkCreateInstance apiVersion=4198400 enabledLayerCount=1"* ]]
+	[ ! -s err ]
+	"$EX" --depth-read-only --frames 4 --png-dir dr --dump-frames 3 >/dev/null
+	cmp dr/frame-3.png png/frame-3.png
+	# and the bars are there: 6164 pixels from the frame without them
+	"$EX" --frames 4 --png-dir plain --dump-frames 3 >/dev/null
+	local n
+	n=$(compare -metric AE plain/frame-3.png png/frame-3.png null: 2>&1 || true)
+	echo "$n pixels differ"
+	[ "$n" -ge 3000 ]
+}
+
 @test "two runs write byte-identical PNGs for the same frame, whichever frames are dumped" {
 	"$EX" --frames 6 --png-dir a >/dev/null
 	"$EX" --frames 6 --png-dir b >/dev/null

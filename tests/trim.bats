@@ -5,7 +5,8 @@
 # scenes of 25 frames in one run) and the example with --mips, --events
 # and --compute-mips (layouts that change per mip level, through
 # vkCmdWaitEvents, levels written through storage views) and with
-# --depth-read-only (dynamic rendering, depth images read-only); each
+# --depth-read-only and --depth-read-only-rp (dynamic rendering or
+# render passes, depth images read-only); each
 # trim is replayed headless under the validation layer and its frame
 # compared, pixel for pixel, with the same frame of the full replay (or
 # the layer's screenshot).  Call ranges that begin inside a frame
@@ -52,6 +53,10 @@ setup_file() {
 	VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$W/ex-dro.trace" \
 		TRACEKIT_SCREENSHOT=12 timeout 60 "$TOP/build/examples/vkexample" --frames 24 \
 		--present --depth-read-only >/dev/null 2>&1
+	# ... and of render passes
+	VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$W/ex-drorp.trace" \
+		TRACEKIT_SCREENSHOT=12 timeout 60 "$TOP/build/examples/vkexample" --frames 24 \
+		--present --depth-read-only-rp >/dev/null 2>&1
 	stop_xvfb
 	unset DISPLAY
 	# the full replays' frames, the reference for every trim
@@ -313,17 +318,15 @@ setup_submits() {
 	[ "$(ae full/frame-40.png s40/frame-40.png)" = 0 ]
 }
 
-@test "vkexample --depth-read-only: a pass of dynamic rendering whose depth image is read-only, loaded and stored, reads it and writes nothing; the setups of frame 12 and frame 20 of 24 run the upload, the mask's one writer, alone; replay validated and pixel-equal" {
-	# each frame clears and writes the cube's depth buffer, then draws a
-	# bar over it and one over the mask, each pass with its depth image in
-	# DEPTH_STENCIL_READ_ONLY_OPTIMAL, loaded, stored, depth writes off.
-	# The upload wrote the mask (its stripes), no frame since.  With every
-	# attachment of vkCmdBeginRendering counted as written, each frame was
-	# the mask's writer, and as it loads the mask, needed the frame
-	# before: 13 submits at frame 12, 21 at frame 20
-	trace-trim --frames 12 -o t12.trace "$W/ex-dro.trace"
-	trace-trim --frames 20 -o t20.trace "$W/ex-dro.trace"
-	local n12 n20
+# depth_read_only_check NAME: $W/NAME.trace, vkexample's 24 frames of
+# --depth-read-only or --depth-read-only-rp, cut at frame 12 and at frame
+# 20: each setup runs of the capture's submits the upload alone, the
+# mask's one writer; both cuts replay validated, pixel-equal to the
+# layer's frame 12 and the full replay's frame 20.
+depth_read_only_check() {
+	local name=$1 n12 n20
+	trace-trim --frames 12 -o t12.trace "$W/$name.trace"
+	trace-trim --frames 20 -o t20.trace "$W/$name.trace"
 	n12=$(setup_submits t12.trace)
 	n20=$(setup_submits t20.trace)
 	echo "the capture's submits in the setup: frame 12, $n12; frame 20, $n20"
@@ -334,15 +337,36 @@ setup_submits() {
 	echo "status $status: $output"
 	[ "$status" -eq 0 ]
 	[ -z "$output" ]
-	echo "frame 12: $(ae "$W/ex-dro.frame-12.png" s12/frame-12.png) pixels differ"
-	[ "$(ae "$W/ex-dro.frame-12.png" s12/frame-12.png)" = 0 ]
-	trace-replay --screenshot 20 --screenshot-dir full "$W/ex-dro.trace"
+	echo "frame 12: $(ae "$W/$name.frame-12.png" s12/frame-12.png) pixels differ"
+	[ "$(ae "$W/$name.frame-12.png" s12/frame-12.png)" = 0 ]
+	trace-replay --screenshot 20 --screenshot-dir full "$W/$name.trace"
 	run timeout 60 trace-replay --validate --screenshot 20 --screenshot-dir s20 t20.trace
 	echo "status $status: $output"
 	[ "$status" -eq 0 ]
 	[ -z "$output" ]
 	echo "frame 20: $(ae full/frame-20.png s20/frame-20.png) pixels differ"
 	[ "$(ae full/frame-20.png s20/frame-20.png)" = 0 ]
+}
+
+@test "vkexample --depth-read-only: a pass of dynamic rendering whose depth image is read-only, loaded and stored, reads it and writes nothing; the setups of frame 12 and frame 20 of 24 run the upload, the mask's one writer, alone; replay validated and pixel-equal" {
+	# each frame clears and writes the cube's depth buffer, then draws a
+	# bar over it and one over the mask, each pass with its depth image in
+	# DEPTH_STENCIL_READ_ONLY_OPTIMAL, loaded, stored, depth writes off.
+	# The upload wrote the mask (its stripes), no frame since.  With every
+	# attachment of vkCmdBeginRendering counted as written, each frame was
+	# the mask's writer, and as it loads the mask, needed the frame
+	# before: 13 submits at frame 12, 21 at frame 20
+	depth_read_only_check ex-dro
+}
+
+@test "vkexample --depth-read-only-rp: a render pass whose depth attachment is read-only from initialLayout to finalLayout, loaded and stored, reads it and writes nothing; the setups of frame 12 and frame 20 of 24 run the upload, the mask's one writer, alone; replay validated and pixel-equal" {
+	# the same passes, each a render pass (vkCmdBeginRenderPass): the
+	# bars' depth attachments in DEPTH_STENCIL_READ_ONLY_OPTIMAL as
+	# initialLayout, finalLayout and the subpass's reference, depth and
+	# stencil LOAD and STORE.  With every attachment of a render pass
+	# counted as written, each frame was the mask's writer: 13 submits at
+	# frame 12, 21 at frame 20
+	depth_read_only_check ex-drorp
 }
 
 @test "vkexample --mips, each frame's levels 2-6 dropped only after the blit from level 0 (edited): a blit reads its regions' source levels, so the setup of frame 12 runs the upload alone; replays validated and pixel-equal" {
