@@ -745,6 +745,23 @@ print(len(b), b[:3].hex(), b[3:].count(0))' d/call-$n.buffer-0x7e58000000000005-
 	[ "$(ae full/frame-150.png s/frame-150.png)" = 0 ]
 }
 
+@test "a command given a window system's object other than a surface's creation (vkGetRandROutputDisplayEXT, vkAcquireXlibDisplayEXT) is not replayed: the capture's Display* means nothing here" {
+	# both take the Display* the layer recorded as an address (0x1234
+	# here): a driver with VK_EXT_acquire_xlib_display would follow it;
+	# llvmpipe lacks the extension, and the replay stopped at the first
+	local pd at
+	pd=$(grep -m1 -o 'physicalDevice: 0x[0-9a-f]*' "$W/cube.txt" | cut -d' ' -f2)
+	at=$(grep -n -m1 'fn: vkGetPhysicalDeviceProperties' "$W/cube.txt" | cut -d: -f1)
+	sed "${at}a {call: 1000000, thread: 0, fn: vkGetRandROutputDisplayEXT, args: {physicalDevice: $pd, dpy: 0x1234, rrOutput: 5, pDisplay: [0x999]}, ret: VK_SUCCESS}\\
+{call: 1000001, thread: 0, fn: vkAcquireXlibDisplayEXT, args: {physicalDevice: $pd, dpy: 0x1234, display: 0x999}, ret: VK_SUCCESS}" "$W/cube.txt" >rr.txt
+	[ "$(grep -c 'fn: vkGetRandROutputDisplayEXT\|fn: vkAcquireXlibDisplayEXT' rr.txt)" -eq 2 ]
+	replay_error --screenshot 150 -o rr.png rr.txt
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	[ "$(ae "$W/cube.frame-150.png" rr.png)" = 0 ]
+}
+
 @test "a call the capture ended inside (flags: incomplete), begun before whole calls read already, is not replayed: a present of a swapchain destroyed after it began" {
 	# OpenArena through zink, stopped by SIGTERM: its main thread destroyed
 	# the swapchain while zink's thread was inside a present; the present,

@@ -365,6 +365,13 @@ static enum special special_of(const char *n, const vk_command_info *cmd)
 	if (strstr(n, "Surface") || strstr(n, "PresentationSupport") ||
 	    strstr(n, "PresentRectangles"))
 		return SP_SKIP;
+	/* any other command given a window system's object (the registry's
+	 * Display*, xcb_connection_t*: vkAcquireXlibDisplayEXT,
+	 * vkGetRandROutputDisplayEXT): the capture's address is nothing here,
+	 * and a driver that has the extension would follow it */
+	for (uint32_t i = 0; i < cmd->nparams; i++)
+		if (cmd->params[i].flags & VK_F_ADDRESS)
+			return SP_SKIP;
 	return SP_NONE;
 }
 
