@@ -21,7 +21,9 @@
  *     with --compute-mips a compute shader makes them instead, level i
  *     from UNDEFINED, read from level i - 1 through a view of that level
  *     and written through a storage view of its own (a depth pyramid's,
- *     a bloom chain's way),
+ *     a bloom chain's way); --compute-mips-once makes them so once, at
+ *     load, and the frames only sample them; --templates writes the
+ *     pass's descriptors through an update template, as zink does,
  *   - with --depth-read-only, draws the cube with dynamic rendering and
  *     then two bars, each in a pass of its own over a depth image in
  *     a read-only layout: the cube's, and a mask only the upload writes
@@ -40,8 +42,8 @@
  *
  *   vkexample [--frames N] [--png-dir DIR] [--dump-frames A,B,...]
  *             [--gpu N] [--validate] [--still] [--present] [--no-cleanup]
- *             [--mips] [--events] [--compute-mips] [--depth-read-only]
- *             [--depth-read-only-rp]
+ *             [--mips] [--events] [--compute-mips] [--compute-mips-once]
+ *             [--templates] [--depth-read-only] [--depth-read-only-rp]
  *
  * --no-cleanup ends with exit(0) after the last frame, nothing destroyed:
  * a program that leaves its instance and device to the end of the process.
@@ -89,6 +91,8 @@ struct options {
 	int mips;		/* a mipmapped texture, its levels made every frame */
 	int events;		/* ... ending in a vkCmdWaitEvents */
 	int compute_mips;	/* ... made by a compute shader, level by level */
+	int mips_once;		/* ... once, at load, in a submit of their own */
+	int templates;		/* ... its sets written through a template */
 	int term_handler;	/* a SIGTERM handler that calls Vulkan, then exit(3) */
 	int discard_pipe;	/* a pipeline more, its ignored states dangling */
 	int depth_read_only;	/* dynamic rendering, HUD passes of read-only depth */
@@ -105,7 +109,8 @@ static void usage(FILE *f)
 		"usage: %s [--frames N] [--png-dir DIR] [--dump-frames A,B,...]\n"
 		"          [--gpu N] [--validate] [--still] [--present] [--extension NAME]\n"
 		"          [--wait-each-frame] [--no-cleanup] [--mips] [--events]\n"
-		"          [--compute-mips] [--term-handler] [--discard-pipeline]\n"
+		"          [--compute-mips] [--compute-mips-once] [--templates]\n"
+		"          [--term-handler] [--discard-pipeline]\n"
 		"          [--depth-read-only] [--depth-read-only-rp]\n"
 		"  --frames N          frames to render (default 10)\n"
 		"  --png-dir DIR       write DIR/frame-N.png (every frame unless --dump-frames)\n"
@@ -131,6 +136,11 @@ static void usage(FILE *f)
 		"                      frame (after the upload: level 0 alone), level i\n"
 		"                      from UNDEFINED, read from a view of level i - 1,\n"
 		"                      written through a storage view of level i\n"
+		"  --compute-mips-once --compute-mips, its levels made once, at load (a\n"
+		"                      submit after the upload's), kept in GENERAL till\n"
+		"                      then; the frames only sample them\n"
+		"  --templates         the compute mip pass's sets written with\n"
+		"                      vkUpdateDescriptorSetWithTemplate\n"
 		"  --term-handler      a SIGTERM handler of the program's, installed before\n"
 		"                      the instance: it waits for the device\n"
 		"                      (vkDeviceWaitIdle) and exits with status 3, as a\n"
@@ -226,6 +236,10 @@ static void parse_options(int argc, char **argv, struct options *o)
 			o->mips = o->events = 1;
 		} else if (!strcmp(a, "--compute-mips")) {
 			o->mips = o->compute_mips = 1;
+		} else if (!strcmp(a, "--compute-mips-once")) {
+			o->mips = o->compute_mips = o->mips_once = 1;
+		} else if (!strcmp(a, "--templates")) {
+			o->templates = 1;
 		} else if (!strcmp(a, "--term-handler")) {
 			o->term_handler = 1;
 		} else if (!strcmp(a, "--discard-pipeline")) {
@@ -895,8 +909,11 @@ static void record_frame(VkCommandBuffer cb, unsigned slot, unsigned frame, int 
 	 * UNDEFINED, their old contents dropped (level 0 is kept); with
 	 * --events, the last layout changes wait for this slot's event,
 	 * reset here first (its last frame in this slot is done); with
-	 * --compute-mips, a dispatch per level */
-	if (g.compute_mips) {
+	 * --compute-mips, a dispatch per level; with --compute-mips-once,
+	 * none: they were made at load */
+	if (g.mips_once) {
+		/* sampled only */
+	} else if (g.compute_mips) {
 		compute_mips(cb);
 	} else if (g.tex_levels > 1) {
 		levels_change(cb, g.tex.img, 1, g.tex_levels - 1, VK_IMAGE_LAYOUT_UNDEFINED,
@@ -1053,6 +1070,8 @@ static void destroy_all(void)
 		vkDestroyShaderModule(ex.dev, g.mip, NULL);
 		vkDestroyPipelineLayout(ex.dev, g.mip_layout, NULL);
 		vkDestroyDescriptorPool(ex.dev, g.mip_pool, NULL);
+		if (g.mip_template)
+			vkDestroyDescriptorUpdateTemplate(ex.dev, g.mip_template, NULL);
 		vkDestroyDescriptorSetLayout(ex.dev, g.mip_dsl, NULL);
 		for (i = 0; i < (int)g.tex_levels; i++)
 			vkDestroyImageView(ex.dev, g.level_view[i], NULL);
@@ -1127,6 +1146,8 @@ int main(int argc, char **argv)
 		while (TEX_SIZE >> g.tex_levels)
 			g.tex_levels++;
 	g.compute_mips = o.compute_mips;
+	g.mips_once = o.mips_once;
+	g.templates = o.templates;
 	g.discard_pipe = o.discard_pipe;
 	g.hud = o.depth_read_only;
 	g.hud_render_pass = o.render_pass;
@@ -1137,6 +1158,8 @@ int main(int argc, char **argv)
 	create_pipelines();
 	if (g.compute_mips)
 		create_mip_pass();
+	if (g.mips_once)
+		compute_mips_once();
 	create_frames(o.events);
 	if (o.present)
 		win_create_swapchain(FRAMES_IN_FLIGHT);

@@ -65,6 +65,9 @@ struct vkexample {
 	/* --compute-mips: a view of each level of the texture, and for each
 	 * level from 1 a set of the view before it and its own */
 	int compute_mips;
+	int mips_once;		/* --compute-mips-once: made at load alone */
+	int templates;		/* --templates: the sets written by a template */
+	VkDescriptorUpdateTemplate mip_template;
 	VkImageView level_view[16];
 	VkDescriptorSetLayout mip_dsl;
 	VkDescriptorPool mip_pool;
@@ -118,6 +121,8 @@ void make_mips(VkCommandBuffer cb, VkImageLayout from, VkEvent event);
 /* --compute-mips: the views, sets and pipeline of the pass, and the pass. */
 void create_mip_pass(void);
 void compute_mips(VkCommandBuffer cb);
+/* --compute-mips-once: the pass, in a submit of its own, waited for. */
+void compute_mips_once(void);
 
 /* vkexample_hud.c: --depth-read-only, --depth-read-only-rp */
 /* The mask, a depth image, made (and with --depth-read-only-rp, the

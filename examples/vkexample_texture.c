@@ -2,7 +2,7 @@
  * vkexample's images (vkexample.h): creation, samplers, layout changes;
  * and its texture: the upload through a staging buffer and the mipmaps,
  * blitted level by level (--mips, --events) or made by a compute pass
- * (--compute-mips).
+ * (--compute-mips, every frame; --compute-mips-once, at load).
  */
 #include <string.h>
 
@@ -221,6 +221,12 @@ void upload(void)
 			      VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
 			      VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
 			      VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT);
+	/* --compute-mips-once: levels 1 and on wait in GENERAL for the pass */
+	if (g.mips_once)
+		levels_change(cb, g.tex.img, 1, g.tex_levels - 1,
+			      VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_GENERAL,
+			      VK_PIPELINE_STAGE_TRANSFER_BIT, 0,
+			      VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT);
 	image_barrier(cb, g.anim.img, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_GENERAL,
 		      VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, 0, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
 		      VK_ACCESS_SHADER_WRITE_BIT);
@@ -236,8 +242,9 @@ void upload(void)
 
 /* --compute-mips: a view of each level of the texture; for each level i
  * from 1, a set of level i - 1's view (sampled, in SHADER_READ_ONLY) and
- * level i's (storage, in GENERAL); the pipeline that reads one and
- * writes the other. */
+ * level i's (storage, in GENERAL), written with vkUpdateDescriptorSets
+ * or, with --templates, through an update template of the two bindings;
+ * the pipeline that reads one and writes the other. */
 void create_mip_pass(void)
 {
 	uint32_t n = g.tex_levels, i;
@@ -270,6 +277,18 @@ void create_mip_pass(void)
 		.setLayoutCount = 1,
 		.pSetLayouts = &g.mip_dsl,
 	};
+	VkDescriptorUpdateTemplateEntry te[2] = {
+		{ 0, 0, 1, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 0,
+		  sizeof(VkDescriptorImageInfo) },
+		{ 1, 0, 1, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, sizeof(VkDescriptorImageInfo),
+		  sizeof(VkDescriptorImageInfo) },
+	};
+	VkDescriptorUpdateTemplateCreateInfo tci = {
+		.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_UPDATE_TEMPLATE_CREATE_INFO,
+		.descriptorUpdateEntryCount = 2,
+		.pDescriptorUpdateEntries = te,
+		.templateType = VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_DESCRIPTOR_SET,
+	};
 	VkComputePipelineCreateInfo ci = {
 		.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
 		.stage = {
@@ -292,31 +311,41 @@ void create_mip_pass(void)
 	VK(vkCreateDescriptorSetLayout(ex.dev, &li, NULL, &g.mip_dsl));
 	VK(vkCreateDescriptorPool(ex.dev, &pi, NULL, &g.mip_pool));
 	ai.descriptorPool = g.mip_pool;
+	if (g.templates) {
+		tci.descriptorSetLayout = g.mip_dsl;
+		VK(vkCreateDescriptorUpdateTemplate(ex.dev, &tci, NULL, &g.mip_template));
+	}
 	for (i = 1; i < n; i++) {
-		VkDescriptorImageInfo src = { g.anim_sampler, g.level_view[i - 1],
-					      VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL };
-		VkDescriptorImageInfo dst = { VK_NULL_HANDLE, g.level_view[i],
-					      VK_IMAGE_LAYOUT_GENERAL };
+		/* src, dst: the template's data too */
+		VkDescriptorImageInfo info[2] = {
+			{ g.anim_sampler, g.level_view[i - 1],
+			  VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL },
+			{ VK_NULL_HANDLE, g.level_view[i], VK_IMAGE_LAYOUT_GENERAL },
+		};
 		VkWriteDescriptorSet w[2] = {
 			{
 				.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
 				.dstBinding = 0,
 				.descriptorCount = 1,
 				.descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
-				.pImageInfo = &src,
+				.pImageInfo = &info[0],
 			},
 			{
 				.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
 				.dstBinding = 1,
 				.descriptorCount = 1,
 				.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_IMAGE,
-				.pImageInfo = &dst,
+				.pImageInfo = &info[1],
 			},
 		};
 
 		VK(vkAllocateDescriptorSets(ex.dev, &ai, &g.mip_set[i]));
 		w[0].dstSet = w[1].dstSet = g.mip_set[i];
-		vkUpdateDescriptorSets(ex.dev, 2, w, 0, NULL);
+		if (g.templates)
+			vkUpdateDescriptorSetWithTemplate(ex.dev, g.mip_set[i], g.mip_template,
+							  info);
+		else
+			vkUpdateDescriptorSets(ex.dev, 2, w, 0, NULL);
 	}
 	VK(vkCreatePipelineLayout(ex.dev, &pli, NULL, &g.mip_layout));
 	g.mip = create_shader(mipdown_comp, sizeof(mipdown_comp));
@@ -328,17 +357,21 @@ void create_mip_pass(void)
 /* --compute-mips: levels 1 and on made again, each from UNDEFINED (the
  * dispatch writes every texel), from level i - 1, and left in
  * SHADER_READ_ONLY for the next level's dispatch and the draw.  Level 0
- * stays in SHADER_READ_ONLY from the upload on. */
+ * stays in SHADER_READ_ONLY from the upload on.  --compute-mips-once
+ * takes them from GENERAL instead, where the upload left them: then the
+ * pass writes them through its storage views alone, no barrier of it
+ * dropping what they held (what a trimmer must see to keep it). */
 void compute_mips(VkCommandBuffer cb)
 {
+	VkImageLayout from = g.mips_once ? VK_IMAGE_LAYOUT_GENERAL : VK_IMAGE_LAYOUT_UNDEFINED;
 	uint32_t i;
 
 	vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, g.mip_pipe);
 	for (i = 1; i < g.tex_levels; i++) {
 		uint32_t groups = ((TEX_SIZE >> i) + 7) / 8;
 
-		levels_change(cb, g.tex.img, i, 1, VK_IMAGE_LAYOUT_UNDEFINED,
-			      VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT, 0,
+		levels_change(cb, g.tex.img, i, 1, from, VK_IMAGE_LAYOUT_GENERAL,
+			      VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT, 0,
 			      VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT);
 		vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, g.mip_layout, 0, 1,
 					&g.mip_set[i], 0, NULL);
@@ -352,3 +385,25 @@ void compute_mips(VkCommandBuffer cb)
 	}
 }
 
+
+void compute_mips_once(void)
+{
+	VkCommandBuffer cb;
+	VkCommandBufferBeginInfo bi = {
+		.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+		.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT,
+	};
+	VkSubmitInfo si = {
+		.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+		.commandBufferCount = 1,
+		.pCommandBuffers = &cb,
+	};
+
+	ex_command_buffers(g.pool, 1, &cb);
+	VK(vkBeginCommandBuffer(cb, &bi));
+	compute_mips(cb);
+	VK(vkEndCommandBuffer(cb));
+	VK(vkQueueSubmit(ex.queue, 1, &si, VK_NULL_HANDLE));
+	VK(vkQueueWaitIdle(ex.queue));
+	vkFreeCommandBuffers(ex.dev, g.pool, 1, &cb);
+}
