@@ -332,30 +332,51 @@ static bool storage_type(VkDescriptorType ty)
 	       ty == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC;
 }
 
-/* What a write of storage descriptors lets shaders write: image views
- * (what of their images they show: storage_written()), buffers, texel
- * buffers (through their views, all of the buffer). */
+typedef struct targets {
+	trim *t;
+	vec *out;
+} targets;
+
+/* What a storage descriptor lets shaders write: an image view (what of
+ * its image it shows: storage_written()), a buffer, a texel buffer
+ * (through its view, all of the buffer). */
+static void descriptor_target(void *ctx, const vk_descriptor *d)
+{
+	const targets *x = ctx;
+	obj *o = NULL;
+	if (!storage_type(d->type))
+		return;
+	if (d->type == VK_DESCRIPTOR_TYPE_STORAGE_IMAGE && d->image)
+		o = obj_lookup(x->t, trim_types.image_view, (uint64_t)d->image->imageView);
+	else if (d->type == VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER && d->texel_view)
+		o = obj_lookup(x->t, trim_types.buffer_view, *d->texel_view);
+	else if (d->buffer)
+		o = obj_lookup(x->t, trim_types.buffer, (uint64_t)d->buffer->buffer);
+	if (o && o->h == trim_types.buffer_view)
+		o = o->target;
+	if (o && (o->h != trim_types.image_view || o->target) && !vec_has(x->out, o))
+		vec_push(x->out, o);
+}
+
+/* What a write of storage descriptors lets shaders write, into OUT. */
 void storage_targets(trim *t, const VkWriteDescriptorSet *w, vec *out)
 {
-	if (!storage_type(w->descriptorType))
-		return;
-	const vk_handle_info *himg = trim_types.image_view;
-	const vk_handle_info *hbuf = trim_types.buffer;
-	const vk_handle_info *hbv = trim_types.buffer_view;
-	for (uint32_t i = 0; i < w->descriptorCount; i++) {
-		obj *o = NULL;
-		if (w->descriptorType == VK_DESCRIPTOR_TYPE_STORAGE_IMAGE && w->pImageInfo)
-			o = obj_lookup(t, himg, (uint64_t)w->pImageInfo[i].imageView);
-		else if (w->descriptorType == VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER &&
-			 w->pTexelBufferView)
-			o = obj_lookup(t, hbv, (uint64_t)w->pTexelBufferView[i]);
-		else if (w->pBufferInfo)
-			o = obj_lookup(t, hbuf, (uint64_t)w->pBufferInfo[i].buffer);
-		if (o && o->h == hbv)
-			o = o->target;
-		if (o && (o->h != himg || o->target) && !vec_has(out, o))
-			vec_push(out, o);
-	}
+	targets x = {t, out};
+	if (storage_type(w->descriptorType))
+		vk_write_descriptors(w, descriptor_target, &x);
+}
+
+/* ... and a template write (an update of a set or a push): zink writes
+ * all its descriptors so.  With a descriptor type the walk does not
+ * know, none of its targets are found. */
+void template_targets(trim *t, const trace_call *c, const vk_command_info *cmd,
+		      const void *args, vec *out)
+{
+	const trace_value *v;
+	const obj *o = template_of(t, c, cmd, args, &v);
+	targets x = {t, out};
+	if (o)
+		vk_template_descriptors(o->tmpl, o->ntmpl, v->blob, v->len, descriptor_target, &x);
 }
 
 /* A command of RC may write what storage descriptor O (storage_targets())

@@ -93,6 +93,20 @@ static void write_holds(trim *t, obj *s, const VkWriteDescriptorSet *w, const fi
 		}
 }
 
+/* Set S lets shaders write the storage targets ST (storage_targets()):
+ * a command that binds it writes them.  What an earlier write of the
+ * same binding put there stays: a writer too many, never one missing. */
+static void set_storage(obj *s, const vec *st)
+{
+	for (uint32_t k = 0; k < st->n; k++) {
+		obj *o = st->v[k];
+		if (!vec_has(&s->storage, o)) {
+			o->refs++;
+			vec_push(&s->storage, o);
+		}
+	}
+}
+
 /* Each set written keeps the record and all it names (the setup makes
  * them for it), but holds only what its own writes put there: a set
  * written in the same call as another does not read the other's texture. */
@@ -110,13 +124,7 @@ static void update_sets(trim *t, rec *r, const void *args, const finds *in)
 		write_reads(t, &sk, &a->pDescriptorWrites[i]);
 		vec st = {0};
 		storage_targets(t, &a->pDescriptorWrites[i], &st);
-		for (uint32_t k = 0; k < st.n; k++) {
-			obj *o = st.v[k];
-			if (!vec_has(&s->storage, o)) {
-				o->refs++;
-				vec_push(&s->storage, o);
-			}
-		}
+		set_storage(s, &st);
 		vec_free(&st);
 	}
 	for (uint32_t i = 0; i < a->descriptorCopyCount; i++) {
@@ -408,19 +416,24 @@ static void recording_image(void *ctx, obj *o, const VkImageSubresourceRange *su
 }
 
 /* The writes (and layouts) of commands whose structs say more than their
- * handles: barriers, render passes, push descriptors. */
-static void record_special(trim *t, recording *rc, const char *n, const void *args)
+ * handles: barriers, render passes, push descriptors (through templates
+ * too). */
+static void record_special(trim *t, recording *rc, const trace_call *c,
+			   const vk_command_info *cmd, const void *args)
 {
+	const char *n = cmd->sig.name;
+	vec st = {0};
 	command_images(t, n, args, recording_image, rc);
 	if (trim_named(n, "vkCmdPushDescriptorSet")) {
 		const vk_args_vkCmdPushDescriptorSetKHR *a = args;
-		vec st = {0};
 		for (uint32_t i = 0; i < a->descriptorWriteCount; i++)
 			storage_targets(t, &a->pDescriptorWrites[i], &st);
-		for (uint32_t i = 0; i < st.n; i++)
-			storage_written(rc, st.v[i]);
-		vec_free(&st);
+	} else if (trim_named(n, "vkCmdPushDescriptorSetWithTemplate")) {
+		template_targets(t, c, cmd, args, &st);
 	}
+	for (uint32_t i = 0; i < st.n; i++)
+		storage_written(rc, st.v[i]);
+	vec_free(&st);
 }
 
 /* A command recorded: what it names, what it writes. */
@@ -433,7 +446,7 @@ static void record(trim *t, rec *r, const vk_command_info *cmd, const void *args
 	vec_push(&rc->recs, rec_ref(r));
 	t->live_records++;
 	const char *n = cmd->sig.name;
-	record_special(t, rc, n, args);
+	record_special(t, rc, &r->c, cmd, args);
 	cmd_reads(t, &r->c, cmd, args, in, &rc->reads);
 	for (uint32_t i = 1; i < in->n; i++) {
 		const found *f = &in->v[i];
@@ -813,8 +826,13 @@ int trim_vk_before(trim *t, const trace_call *c, enum kind k, const vk_command_i
 			const vk_args_vkUpdateDescriptorSetWithTemplate *a = args;
 			bsink sk = {obj_lookup(t, trim_types.descriptor_set, (uint64_t)a->descriptorSet),
 				    NULL};
-			if (sk.set)
+			vec st = {0};
+			if (sk.set) {
 				template_reads(t, &sk, c, cmd, args);
+				template_targets(t, c, cmd, args, &st);
+				set_storage(sk.set, &st);
+			}
+			vec_free(&st);
 		}
 		break;
 	}

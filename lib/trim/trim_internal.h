@@ -538,6 +538,8 @@ void cmd_reads(trim *t, const trace_call *c, const vk_command_info *cmd, const v
 	       const finds *in, breads *out);
 void buffer_host_use(trim *t, const char *n, const finds *in);
 void storage_targets(trim *t, const VkWriteDescriptorSet *w, vec *out);
+void template_targets(trim *t, const trace_call *c, const vk_command_info *cmd,
+		      const void *args, vec *out);
 void storage_written(recording *rc, obj *o);
 bool load_op_discards(VkAttachmentLoadOp op);
 /* Whether LAYOUT is read-only for the depth aspect (STENCIL false) or the
