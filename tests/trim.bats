@@ -328,22 +328,22 @@ setup_submits() {
 	[ "$(ae full/frame-40.png s40/frame-40.png)" = 0 ]
 }
 
-# mips_once_check NAME: $W/NAME.trace, vkexample's 24 frames of
-# --compute-mips-once, cut at frame 12 and at frame 20: each setup runs of
-# the capture's submits the upload and the compute pass after it, levels
-# 1-6's one writer; both cuts replay validated, pixel-equal to the layer's
-# frame 12 and the full replay's frame 20.
-mips_once_check() {
-	local name=$1 n12 n20
+# cut_12_20_check NAME N FN: $W/NAME.trace, vkexample's 24 frames of a
+# mode whose texture or mask one load-time submit or two write, cut at
+# frame 12 and at frame 20: each setup runs N of the capture's submits,
+# FN among their commands; both cuts replay validated, pixel-equal to the
+# layer's frame 12 and the full replay's frame 20.
+cut_12_20_check() {
+	local name=$1 n=$2 fn=$3 n12 n20
 	trace-trim --frames 12 -o t12.trace "$W/$name.trace"
 	trace-trim --frames 20 -o t20.trace "$W/$name.trace"
 	n12=$(setup_submits t12.trace)
 	n20=$(setup_submits t20.trace)
 	echo "the capture's submits in the setup: frame 12, $n12; frame 20, $n20"
-	[ "$n12" = 2 ]
-	[ "$n20" = 2 ]
+	[ "$n12" = "$n" ]
+	[ "$n20" = "$n" ]
 	trace-decode t20.trace | sed -n '/fn: tracekit.setup.begin/,/fn: tracekit.setup.end/p' |
-		grep -q 'fn: vkCmdDispatch,'
+		grep -q "fn: $fn,"
 	run timeout 60 trace-replay --validate --screenshot 12 --screenshot-dir s12 t12.trace
 	echo "status $status: $output"
 	[ "$status" -eq 0 ]
@@ -367,43 +367,14 @@ mips_once_check() {
 	# With template writes not seen as storage, the pass wrote nothing:
 	# the setups ran the upload alone, and frame 12 drew with levels 1-6
 	# as the upload left them, 19067 pixels off
-	mips_once_check ex-cmonce-tpl
+	# the upload and the compute pass after it: levels 1-6's one writer
+	cut_12_20_check ex-cmonce-tpl 2 vkCmdDispatch
 	trace-decode "$W/ex-cmonce-tpl.trace" | grep -q 'fn: vkUpdateDescriptorSetWithTemplate,'
 }
 
 @test "vkexample --compute-mips-once: the same pass, its sets written with vkUpdateDescriptorSets; the setups run it too" {
-	mips_once_check ex-cmonce
+	cut_12_20_check ex-cmonce 2 vkCmdDispatch
 	! trace-decode "$W/ex-cmonce.trace" | grep -q 'fn: vkUpdateDescriptorSetWithTemplate'
-}
-
-# depth_read_only_check NAME: $W/NAME.trace, vkexample's 24 frames of
-# --depth-read-only or --depth-read-only-rp, cut at frame 12 and at frame
-# 20: each setup runs of the capture's submits the upload alone, the
-# mask's one writer; both cuts replay validated, pixel-equal to the
-# layer's frame 12 and the full replay's frame 20.
-depth_read_only_check() {
-	local name=$1 n12 n20
-	trace-trim --frames 12 -o t12.trace "$W/$name.trace"
-	trace-trim --frames 20 -o t20.trace "$W/$name.trace"
-	n12=$(setup_submits t12.trace)
-	n20=$(setup_submits t20.trace)
-	echo "the capture's submits in the setup: frame 12, $n12; frame 20, $n20"
-	[ "$n12" = 1 ]
-	[ "$n20" = 1 ]
-	trace-decode t20.trace | grep -q 'fn: vkCmdClearAttachments,'
-	run timeout 60 trace-replay --validate --screenshot 12 --screenshot-dir s12 t12.trace
-	echo "status $status: $output"
-	[ "$status" -eq 0 ]
-	[ -z "$output" ]
-	echo "frame 12: $(ae "$W/$name.frame-12.png" s12/frame-12.png) pixels differ"
-	[ "$(ae "$W/$name.frame-12.png" s12/frame-12.png)" = 0 ]
-	trace-replay --screenshot 20 --screenshot-dir full "$W/$name.trace"
-	run timeout 60 trace-replay --validate --screenshot 20 --screenshot-dir s20 t20.trace
-	echo "status $status: $output"
-	[ "$status" -eq 0 ]
-	[ -z "$output" ]
-	echo "frame 20: $(ae full/frame-20.png s20/frame-20.png) pixels differ"
-	[ "$(ae full/frame-20.png s20/frame-20.png)" = 0 ]
 }
 
 @test "vkexample --depth-read-only: a pass of dynamic rendering whose depth image is read-only, loaded and stored, reads it and writes nothing; the setups of frame 12 and frame 20 of 24 run the upload, the mask's one writer, alone; replay validated and pixel-equal" {
@@ -414,7 +385,8 @@ depth_read_only_check() {
 	# attachment of vkCmdBeginRendering counted as written, each frame was
 	# the mask's writer, and as it loads the mask, needed the frame
 	# before: 13 submits at frame 12, 21 at frame 20
-	depth_read_only_check ex-dro
+	# the upload alone: the mask's one writer
+	cut_12_20_check ex-dro 1 vkCmdClearAttachments
 }
 
 @test "vkexample --depth-read-only-rp: a render pass whose depth attachment is read-only from initialLayout to finalLayout, loaded and stored, reads it and writes nothing; the setups of frame 12 and frame 20 of 24 run the upload, the mask's one writer, alone; replay validated and pixel-equal" {
@@ -424,7 +396,7 @@ depth_read_only_check() {
 	# stencil LOAD and STORE.  With every attachment of a render pass
 	# counted as written, each frame was the mask's writer: 13 submits at
 	# frame 12, 21 at frame 20
-	depth_read_only_check ex-drorp
+	cut_12_20_check ex-drorp 1 vkCmdClearAttachments
 }
 
 @test "vkexample --mips, each frame's levels 2-6 dropped only after the blit from level 0 (edited): a blit reads its regions' source levels, so the setup of frame 12 runs the upload alone; replays validated and pixel-equal" {
