@@ -424,6 +424,31 @@ removed() {
 	[[ "$output" == "trace-replay: bad.txt: call $CALL (vkCreateFramebuffer): pCreateInfo: layers 4294967295, but "*" makes framebuffers of "*" at most" ]]
 }
 
+@test "a framebuffer of 0 layers, or 0 wide, stops the replay at its create, as --check" {
+	# layers 1 -> 0 crashed llvmpipe's thread at the draw (mutants.py seed
+	# 1886620611); a count no device limit bounds from below
+	mutate 'fn: vkCreateFramebuffer,' 's/layers: 1}/layers: 0}/'
+	FN=vkCreateFramebuffer
+	stopped "pCreateInfo: layers 0: a framebuffer has 1 at least"
+	mutate 'fn: vkCreateFramebuffer,' 's/width: [0-9]*,/width: 0,/'
+	stopped "pCreateInfo: width 0: a framebuffer has 1 at least"
+}
+
+@test "a graphics pipeline asking more viewports than the replay device makes stops the replay at its create" {
+	# viewportCount 1 -> 4294967295, the viewports dynamic (no array to
+	# check it against), crashed llvmpipe's thread making the pipeline
+	# (seed 1886620611), ahead on a --pipeline-jobs thread or not
+	local opt
+	for opt in --pipeline-jobs=0 --pipeline-jobs=2; do
+		mutate 'fn: vkCreateGraphicsPipelines,' 's/viewportCount: 1,/viewportCount: 4294967295,/'
+		fails trace-replay "$opt" bad.txt
+		[[ "$output" == "trace-replay: bad.txt: call $CALL (vkCreateGraphicsPipelines): pCreateInfos[0].pViewportState: viewportCount 4294967295, but the device makes "*" viewports at most" ]]
+		mutate 'fn: vkCreateGraphicsPipelines,' 's/scissorCount: 1,/scissorCount: 17000,/'
+		fails trace-replay "$opt" bad.txt
+		[[ "$output" == *": pCreateInfos[0].pViewportState: scissorCount 17000, but the device makes "*" viewports at most" ]]
+	done
+}
+
 @test "a swapchain of more layers or a wider extent than the replay device makes of its format stops the replay at its create" {
 	# the layers, then the width
 	mutate 'fn: vkCreateSwapchainKHR,' 's/imageArrayLayers: 1,/imageArrayLayers: 4294967295,/'

@@ -495,6 +495,7 @@ void vkr_create_device(vkr *r, vk_args_vkCreateDevice *a)
 		    (uint64_t)(uintptr_t)dev);
 	if (vkd_own_commands(dev, family, &d->pool, &d->cb, &d->fence) != VK_SUCCESS)
 		vkr_fatal(r, "cannot make the replay's own command buffer");
+	vk_iface_set_max_viewports(r->iface, d->vk.props.limits.maxViewports);
 	vkr_warm_start(r, d);
 }
 

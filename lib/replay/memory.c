@@ -69,9 +69,18 @@ void vkr_image_limits(vkr *r, const VkImageCreateInfo *ci)
 
 /* A framebuffer's extent and layers within the replay device's limits
  * (layers edited from 1 to 4294967295 made llvmpipe write past its
- * memory at the draw: mutants.py seed 2252925239, vkcube). */
+ * memory at the draw: mutants.py seed 2252925239, vkcube), and none of
+ * them 0 (VUID-VkFramebufferCreateInfo-width-00885, height-00887,
+ * layers-00889: layers edited from 1 to 0 crashed llvmpipe's thread at
+ * the draw: seed 1886620611). */
 void vkr_framebuffer_limits(vkr *r, const VkFramebufferCreateInfo *ci)
 {
+	const struct { const char *name; uint32_t v; } dims[] = {
+		{"width", ci->width}, {"height", ci->height}, {"layers", ci->layers},
+	};
+	for (size_t i = 0; i < sizeof(dims) / sizeof(dims[0]); i++)
+		if (!dims[i].v)
+			vkr_fatal(r, "pCreateInfo: %s 0: a framebuffer has 1 at least", dims[i].name);
 	if (r->checking)
 		return;
 	const VkPhysicalDeviceLimits *l = &r->d->vk.props.limits;

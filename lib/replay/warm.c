@@ -320,6 +320,7 @@ static void *reader_main(void *arg)
 	/* a pipeline whose shaders do not fit its layout, or a module that is
 	 * no SPIR-V, is the replay's to refuse: the reading ends before it */
 	vk_iface *iface = vk_iface_new();
+	vk_iface_set_max_viewports(iface, w->d->vk.props.limits.maxViewports);
 	while (in && !atomic_load(&w->stop) && trace_reader_next(in, &c, &err) > 0) {
 		if (w->wait_reader) {
 			pthread_mutex_lock(&w->mu);

@@ -799,6 +799,32 @@ static bool dynamic(const VkPipelineDynamicStateCreateInfo *d, VkDynamicState s)
  * with dynamicStateCount edited from 2 to 0 had llvmpipe read its null
  * pViewports: mutants.py seed 2717873790), and with a vertex stage its
  * vertex input and input assembly. */
+void vk_iface_set_max_viewports(vk_iface *v, uint32_t max)
+{
+	v->max_viewports = max;
+}
+
+/* VUID-VkPipelineViewportStateCreateInfo-viewportCount-01218 and
+ * scissorCount-01220: viewportCount edited from 1 to 4294967295, with
+ * the viewports dynamic (no array to check it against), crashed
+ * llvmpipe's thread making vkcube's pipeline (mutants.py seed
+ * 1886620611). */
+static int viewports_fit(const vk_iface *v, uint32_t k, const VkGraphicsPipelineCreateInfo *ci,
+			 trace_error *err)
+{
+	const VkPipelineViewportStateCreateInfo *vp = ci->pViewportState;
+	if (!vp || !v->max_viewports)
+		return 0;
+	const char *what = vp->viewportCount > v->max_viewports ? "viewportCount"
+			 : vp->scissorCount > v->max_viewports ? "scissorCount" : NULL;
+	if (!what)
+		return 0;
+	trace_error_set(err, "pCreateInfos[%u].pViewportState: %s %u, but the device makes %u "
+			"viewports at most", k, what,
+			what[0] == 'v' ? vp->viewportCount : vp->scissorCount, v->max_viewports);
+	return -1;
+}
+
 static int states_fit(uint32_t k, const VkGraphicsPipelineCreateInfo *ci, trace_error *err)
 {
 	if ((ci->flags & VK_PIPELINE_CREATE_LIBRARY_BIT_KHR) ||
@@ -866,8 +892,10 @@ static int on_pipelines(vk_iface *v, const char *n, const void *args, bool faile
 		int rc;
 		if (kind == 'G') {
 			flags = g->pCreateInfos[k].flags;
-			rc = states_fit(k, &g->pCreateInfos[k], err) < 0 ? -1
-			   : stages_fit(v, k, "pStages", g->pCreateInfos[k].pStages,
+			rc = states_fit(k, &g->pCreateInfos[k], err) < 0 ||
+					     viewports_fit(v, k, &g->pCreateInfos[k], err) < 0
+				     ? -1
+				     : stages_fit(v, k, "pStages", g->pCreateInfos[k].pStages,
 					g->pCreateInfos[k].stageCount, g->pCreateInfos[k].layout,
 					flags, &u, err);
 		} else if (kind == 'C') {

@@ -47,6 +47,9 @@ bool vk_iface_layout(const vk_iface *v, uint64_t layout, uint32_t *nsets, uint64
  * set layouts of LAYOUT but those made for update-after-bind pools, as
  * the device limits maxDescriptorSet* count them; false as above. */
 bool vk_iface_layout_descriptors(const vk_iface *v, uint64_t layout, uint64_t counts[11]);
+/* The device the records go to makes MAX viewports at most: a graphics
+ * pipeline's viewport state asking more is refused (0: not known). */
+void vk_iface_set_max_viewports(vk_iface *v, uint32_t max);
 /* Whether vk_iface_note does anything with CMD's records (the others
  * need not be handed to it). */
 bool vk_iface_wants(const vk_command_info *cmd);

@@ -62,6 +62,7 @@ struct vk_iface {
 		    * K_WRITTEN), (pipeline, K_PIPELINE), (command buffer,
 		    * K_BOUND): vkbound.c's */
 	bool null_descriptor;  /* a device enabled robustness2's nullDescriptor */
+	uint32_t max_viewports;  /* the replay device's, or 0: not known */
 };
 
 static inline void *vk_iface_get(const vk_iface *v, uint64_t handle, uint64_t kind)
