@@ -496,9 +496,11 @@ typedef struct born_ctx {
 	uint64_t pool;
 } born_ctx;
 
-/* replay.c: dispatch, the handle map, messages and the run */
+/* messages.c: warnings, failures and how the replay stops; replay.c:
+ * dispatch, the handle map and the run */
 double vkr_now_s(void);
 void vkr_warn(vkr *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void vkr_warnings_done(vkr *r);
 /* The longest wait replay makes (--wait-timeout), and the check of a
  * bounded wait's result: a timeout stops the replay, naming WHAT. */
 uint64_t vkr_wait_ns(const vkr *r);
