@@ -200,11 +200,11 @@ int trace_reader_skip(trace_reader *r, uint64_t first_call, uint64_t first_frame
 {
 	if (!r->bin || r->src.container != TRACE_FMT_ZSTD || !r->src.file || r->src.mem)
 		return 0;
-	const char *env = getenv("TRACE_SEEK");
-	if (env && !strcmp(env, "0"))
-		return 0;
 	if (!r->index) {
-		int k = trace_seekindex_load(fileno(r->src.file), r->name, &r->ix, err);
+		/* looked for once: TRACE_SEEK=0 reads from the start */
+		const char *env = getenv("TRACE_SEEK");
+		int k = env && !strcmp(env, "0") ? 0 :
+			trace_seekindex_load(fileno(r->src.file), r->name, &r->ix, err);
 		if (k < 0)
 			return -1;
 		r->index = k ? 1 : -1;
