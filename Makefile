@@ -312,8 +312,12 @@ deps-demo:
 deps-bench:
 	@tools/deps.sh bench
 
+# the build in parallel, one job a core, unless make was given -j already
+# (expanded in the recipe: only there does MAKEFLAGS hold -j)
+CHECK_JOBS = $(if $(findstring -j,$(MAKEFLAGS)),,-j$(shell nproc))
+
 check: deps-check
-	$(MAKE) all $(UNITS) $(ASAN_PROGS) $(ASAN_UNITS) $(FUZZ_TARGETS) $(EXAMPLES) $(BENCH_PROGS)
+	$(MAKE) $(CHECK_JOBS) all $(UNITS) $(ASAN_PROGS) $(ASAN_UNITS) $(FUZZ_TARGETS) $(EXAMPLES) $(BENCH_PROGS)
 	tests/run-units.sh $(UNITS) $(ASAN_UNITS)
 	tests/fuzz/run.sh 10 $(FUZZ_TARGETS)
 	bats --formatter tap tests/*.bats

@@ -395,17 +395,31 @@ same_reading() {
 
 @test "a compressed file read ahead on a thread reads as in place: whole, cut and with flipped bytes, the same records, message and exit status" {
 	HLEN=$(cat "$W/header.len")
-	local k i bad=0
+	local k i off rest j
 	for k in snappy chunks gzip zstd zframes brotli; do
 		mkdir "c$k" "f$k"
-		mutants cut "$W/$k.trace" 6 31 "c$k" >/dev/null
+		echo "$W/$k.trace" >>files
+		# the cuts past the first 17 bytes (the reader thread starts
+		# after the header: the cuts inside it are the other tests')
+		mutants cut "$W/$k.trace" 6 31 "c$k" | while read -r i off rest; do
+			if ((off > 16)); then echo "c$k/m$i"; else rm "c$k/m$i"; fi
+		done >>files
 		mutants flip "$W/$k.trace" 10 32 "f$k" >/dev/null
-		same_reading "$W/$k.trace" || bad=1
-		for i in "c$k"/m* "f$k"/m*; do
-			same_reading "$i" || bad=1
-		done
+		ls "f$k"/m* >>files
 	done
-	[ "$bad" = 0 ]
+	[ "$(wc -l <files)" -gt 100 ]
+	# ASan's start-up is most of each reading: over JOBS workers
+	for ((j = 0; j < JOBS; j++)); do
+		awk -v j="$j" -v n="$JOBS" '(NR - 1) % n == j' files | while read -r i; do
+			same_reading "$i" || echo "$i"
+		done >"bad$j" &
+	done
+	wait
+	cat bad* >bad
+	if [ -s bad ]; then
+		cat bad
+		return 1
+	fi
 }
 
 @test "the reader thread reads a compressed file ahead, and TRACE_READ_AHEAD=0 or a pipe reads in place" {
