@@ -19,11 +19,13 @@
 #include "png.h"
 #include "vktexel.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 struct tk_swapchain {
 	VkSwapchainKHR handle;
@@ -89,6 +91,10 @@ static void parse(void)
 		ranges = realloc(ranges, sizeof(*ranges) * (nranges + 1));
 		ranges[nranges++] = (range){ lo, hi };
 	}
+	/* the folder made as trace-replay --screenshot-dir makes it */
+	const char *dir = getenv("TRACEKIT_SCREENSHOT_DIR");
+	if (nranges && dir && *dir && mkdir(dir, 0777) != 0 && errno != EEXIST)
+		fprintf(stderr, "tracekit: TRACEKIT_SCREENSHOT_DIR=%s: %s\n", dir, strerror(errno));
 	return;
 bad:
 	fprintf(stderr, "tracekit: TRACEKIT_SCREENSHOT=%s: expected frame numbers and ranges "
@@ -335,9 +341,11 @@ static void shot_write(tk_device *dev, shot *s, uint64_t frame)
 			return;
 		}
 	}
+	int e = errno;
 	free(rgb);
 	if (!atomic_flag_test_and_set(&said_write))
-		fprintf(stderr, "tracekit: TRACEKIT_SCREENSHOT: cannot write %s\n", path);
+		fprintf(stderr, "tracekit: TRACEKIT_SCREENSHOT: cannot write %s: %s\n", path,
+			strerror(e));
 }
 
 /* The command pool of FAMILY, made on first use; under shot_lock. */

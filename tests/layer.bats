@@ -245,8 +245,8 @@ validate_vkcube() {
 	diff <(trace-decode "$W/cube.trace" | grep 'fn: vkCreateSwapchainKHR,' | grep -o 'imageUsage: [A-Z_|]*') \
 		<(trace-decode "$W/shot.trace" | grep 'fn: vkCreateSwapchainKHR,' | grep -o 'imageUsage: [A-Z_|]*')
 	# vkcube draws each frame alike from run to run: a second run's frame 30
-	# (into TRACEKIT_SCREENSHOT_DIR, with a range) is the same picture
-	mkdir -p "$W/shots2"
+	# (into TRACEKIT_SCREENSHOT_DIR, which the layer makes, with a range)
+	# is the same picture
 	VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$W/shot2.trace" \
 		TRACEKIT_SCREENSHOT_DIR="$W/shots2" TRACEKIT_SCREENSHOT=29-31 timeout 120 vkcube --c 300 >/dev/null 2>&1
 	[ "$(ls "$W"/shots2 | tr '\n' ' ')" = "shot2.frame-29.png shot2.frame-30.png shot2.frame-31.png " ]
@@ -269,13 +269,24 @@ validate_vkcube() {
 	diff <(messages "$W/ssync-plain.out") <(messages "$W/ssync.out")
 }
 
-@test "a TRACEKIT_SCREENSHOT that is not a frame list gets one message, and no screenshots" {
+@test "a TRACEKIT_SCREENSHOT that is not a frame list gets one message, and no screenshots; a TRACEKIT_SCREENSHOT_DIR that cannot be made, one message and why" {
 	run env VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$W/badshot.trace" \
 		TRACEKIT_SCREENSHOT=1,x timeout 120 vkcube --c 3
 	[ "$status" -eq 0 ]
 	[ "$(echo "$output" | grep -c '^tracekit:')" -eq 1 ]
 	echo "$output" | grep -q 'TRACEKIT_SCREENSHOT=1,x: expected frame numbers'
 	if ls "$W"/badshot.frame-* 2>/dev/null; then false; fi
+	# a folder that cannot be made: one message for it, one for the
+	# first screenshot, each saying why; the trace is whole
+	touch "$W/notdir"
+	run env VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$W/baddir.trace" \
+		TRACEKIT_SCREENSHOT=1,2 TRACEKIT_SCREENSHOT_DIR="$W/notdir/shots" timeout 120 vkcube --c 3
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(echo "$output" | grep -c '^tracekit:')" -eq 2 ]
+	echo "$output" | grep -q "TRACEKIT_SCREENSHOT_DIR=$W/notdir/shots: Not a directory"
+	echo "$output" | grep -q "cannot write $W/notdir/shots/baddir.frame-1.png: Not a directory"
+	trace-decode "$W/baddir.trace" | grep -q 'fn: vkDestroyInstance,'
 }
 
 @test "glmark2 through zink under the layer exits 0 and draws the same frames" {
