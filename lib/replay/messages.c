@@ -24,8 +24,12 @@ void vkr_warn(vkr *r, const char *fmt, ...)
 		return;
 	trace_cli_progress_done();
 	va_list ap;
-	fprintf(stderr, "%s: %s: call %llu: warning: ", trace_cli_self.prog, r->opt->input,
-		r->call ? (unsigned long long)r->call->no : 0ull);
+	/* past the last record (a frame never presented) there is no call */
+	if (r->call)
+		fprintf(stderr, "%s: %s: call %llu: warning: ", trace_cli_self.prog, r->opt->input,
+			(unsigned long long)r->call->no);
+	else
+		fprintf(stderr, "%s: %s: warning: ", trace_cli_self.prog, r->opt->input);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
