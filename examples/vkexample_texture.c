@@ -254,9 +254,11 @@ static void mip_descriptors(uint32_t i, VkDescriptorImageInfo info[2])
 }
 
 /* An update template of the pass's two bindings, of TYPE: into a set of
- * g.mip_dsl, or pushed for g.mip_layout's set 0. */
+ * g.mip_dsl, or pushed for g.mip_layout's set 0 (each type's fields
+ * alone: the others, ignored, stay 0, as --templates' captures had them). */
 static void create_mip_template(VkDescriptorUpdateTemplateType type)
 {
+	int push = type == VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_PUSH_DESCRIPTORS_KHR;
 	VkDescriptorUpdateTemplateEntry te[2] = {
 		{ 0, 0, 1, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 0,
 		  sizeof(VkDescriptorImageInfo) },
@@ -268,9 +270,9 @@ static void create_mip_template(VkDescriptorUpdateTemplateType type)
 		.descriptorUpdateEntryCount = 2,
 		.pDescriptorUpdateEntries = te,
 		.templateType = type,
-		.descriptorSetLayout = g.mip_dsl,
-		.pipelineBindPoint = VK_PIPELINE_BIND_POINT_COMPUTE,
-		.pipelineLayout = g.mip_layout,
+		.descriptorSetLayout = push ? VK_NULL_HANDLE : g.mip_dsl,
+		.pipelineBindPoint = push ? VK_PIPELINE_BIND_POINT_COMPUTE : 0,
+		.pipelineLayout = push ? g.mip_layout : VK_NULL_HANDLE,
 		.set = 0,
 	};
 
