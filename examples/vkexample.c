@@ -23,7 +23,9 @@
  *     and written through a storage view of its own (a depth pyramid's,
  *     a bloom chain's way); --compute-mips-once makes them so once, at
  *     load, and the frames only sample them; --templates writes the
- *     pass's descriptors through an update template, as zink does,
+ *     pass's descriptors through an update template, as zink does;
+ *     --push-templates pushes them through one, no set of them
+ *     (vkCmdPushDescriptorSetWithTemplateKHR, VK_KHR_push_descriptor),
  *   - with --depth-read-only, draws the cube with dynamic rendering and
  *     then two bars, each in a pass of its own over a depth image in
  *     a read-only layout: the cube's, and a mask only the upload writes
@@ -43,7 +45,8 @@
  *   vkexample [--frames N] [--png-dir DIR] [--dump-frames A,B,...]
  *             [--gpu N] [--validate] [--still] [--present] [--no-cleanup]
  *             [--mips] [--events] [--compute-mips] [--compute-mips-once]
- *             [--templates] [--depth-read-only] [--depth-read-only-rp]
+ *             [--templates] [--push-templates] [--depth-read-only]
+ *             [--depth-read-only-rp]
  *
  * --no-cleanup ends with exit(0) after the last frame, nothing destroyed:
  * a program that leaves its instance and device to the end of the process.
@@ -93,6 +96,7 @@ struct options {
 	int compute_mips;	/* ... made by a compute shader, level by level */
 	int mips_once;		/* ... once, at load, in a submit of their own */
 	int templates;		/* ... its sets written through a template */
+	int push_templates;	/* ... no sets: pushed through a template */
 	int term_handler;	/* a SIGTERM handler that calls Vulkan, then exit(3) */
 	int discard_pipe;	/* a pipeline more, its ignored states dangling */
 	int depth_read_only;	/* dynamic rendering, HUD passes of read-only depth */
@@ -110,7 +114,7 @@ static void usage(FILE *f)
 		"          [--gpu N] [--validate] [--still] [--present] [--extension NAME]\n"
 		"          [--wait-each-frame] [--no-cleanup] [--mips] [--events]\n"
 		"          [--compute-mips] [--compute-mips-once] [--templates]\n"
-		"          [--term-handler] [--discard-pipeline]\n"
+		"          [--push-templates] [--term-handler] [--discard-pipeline]\n"
 		"          [--depth-read-only] [--depth-read-only-rp]\n"
 		"  --frames N          frames to render (default 10)\n"
 		"  --png-dir DIR       write DIR/frame-N.png (every frame unless --dump-frames)\n"
@@ -141,6 +145,9 @@ static void usage(FILE *f)
 		"                      then; the frames only sample them\n"
 		"  --templates         the compute mip pass's sets written with\n"
 		"                      vkUpdateDescriptorSetWithTemplate\n"
+		"  --push-templates    the compute mip pass's descriptors pushed with\n"
+		"                      vkCmdPushDescriptorSetWithTemplateKHR, no sets\n"
+		"                      (VK_KHR_push_descriptor)\n"
 		"  --term-handler      a SIGTERM handler of the program's, installed before\n"
 		"                      the instance: it waits for the device\n"
 		"                      (vkDeviceWaitIdle) and exits with status 3, as a\n"
@@ -240,6 +247,8 @@ static void parse_options(int argc, char **argv, struct options *o)
 			o->mips = o->compute_mips = o->mips_once = 1;
 		} else if (!strcmp(a, "--templates")) {
 			o->templates = 1;
+		} else if (!strcmp(a, "--push-templates")) {
+			o->push_templates = 1;
 		} else if (!strcmp(a, "--term-handler")) {
 			o->term_handler = 1;
 		} else if (!strcmp(a, "--discard-pipeline")) {
@@ -386,7 +395,7 @@ static void create_device(const struct options *o)
 	static const VkFormat depth_formats[] = {
 		VK_FORMAT_D32_SFLOAT, VK_FORMAT_X8_D24_UNORM_PACK32, VK_FORMAT_D16_UNORM,
 	};
-	const char *name, *exts[2];
+	const char *name, *exts[3];
 	uint32_t family, next = 0, i;
 	VkFormatProperties fp;
 	VkPhysicalDeviceVulkan13Features v13 = {
@@ -421,6 +430,8 @@ static void create_device(const struct options *o)
 		exts[next++] = VK_KHR_SWAPCHAIN_EXTENSION_NAME;
 	if (o->extension)
 		exts[next++] = o->extension;
+	if (o->push_templates)
+		exts[next++] = VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME;
 	if (dynamic && ex.props.apiVersion < VK_API_VERSION_1_3)
 		die("--depth-read-only: %s has Vulkan %u.%u, not 1.3", name,
 		    VK_API_VERSION_MAJOR(ex.props.apiVersion),
@@ -1148,6 +1159,7 @@ int main(int argc, char **argv)
 	g.compute_mips = o.compute_mips;
 	g.mips_once = o.mips_once;
 	g.templates = o.templates;
+	g.push_templates = o.push_templates;
 	g.discard_pipe = o.discard_pipe;
 	g.hud = o.depth_read_only;
 	g.hud_render_pass = o.render_pass;

@@ -67,7 +67,9 @@ struct vkexample {
 	int compute_mips;
 	int mips_once;		/* --compute-mips-once: made at load alone */
 	int templates;		/* --templates: the sets written by a template */
+	int push_templates;	/* --push-templates: no sets, pushed by one */
 	VkDescriptorUpdateTemplate mip_template;
+	PFN_vkCmdPushDescriptorSetWithTemplateKHR push_template;
 	VkImageView level_view[16];
 	VkDescriptorSetLayout mip_dsl;
 	VkDescriptorPool mip_pool;
@@ -118,7 +120,8 @@ void upload(void);
 /* --mips: levels 1 and on blitted from level 0, left in SHADER_READ_ONLY
  * (level 0 from FROM); with EVENT, the last layout changes wait for it. */
 void make_mips(VkCommandBuffer cb, VkImageLayout from, VkEvent event);
-/* --compute-mips: the views, sets and pipeline of the pass, and the pass. */
+/* --compute-mips: the views, sets (with --push-templates, none: a
+ * template of pushes) and pipeline of the pass, and the pass. */
 void create_mip_pass(void);
 void compute_mips(VkCommandBuffer cb);
 /* --compute-mips-once: the pass, in a submit of its own, waited for. */

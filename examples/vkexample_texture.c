@@ -2,7 +2,8 @@
  * vkexample's images (vkexample.h): creation, samplers, layout changes;
  * and its texture: the upload through a staging buffer and the mipmaps,
  * blitted level by level (--mips, --events) or made by a compute pass
- * (--compute-mips, every frame; --compute-mips-once, at load).
+ * (--compute-mips, every frame; --compute-mips-once, at load), its
+ * descriptors in sets or pushed (--push-templates).
  */
 #include <string.h>
 
@@ -240,23 +241,50 @@ void upload(void)
 	ex_destroy_buffer(&staging);
 }
 
-/* --compute-mips: a view of each level of the texture; for each level i
- * from 1, a set of level i - 1's view (sampled, in SHADER_READ_ONLY) and
- * level i's (storage, in GENERAL), written with vkUpdateDescriptorSets
- * or, with --templates, through an update template of the two bindings;
- * the pipeline that reads one and writes the other. */
-void create_mip_pass(void)
+/* The descriptors that make level I (from 1): level i - 1's view
+ * (sampled, in SHADER_READ_ONLY) and level i's (storage, in GENERAL), in
+ * the order of the bindings, so that they are an update template's data
+ * too. */
+static void mip_descriptors(uint32_t i, VkDescriptorImageInfo info[2])
+{
+	info[0] = (VkDescriptorImageInfo){ g.anim_sampler, g.level_view[i - 1],
+					   VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL };
+	info[1] = (VkDescriptorImageInfo){ VK_NULL_HANDLE, g.level_view[i],
+					   VK_IMAGE_LAYOUT_GENERAL };
+}
+
+/* An update template of the pass's two bindings, of TYPE: into a set of
+ * g.mip_dsl, or pushed for g.mip_layout's set 0 (each type's fields
+ * alone: the others, ignored, stay 0, as --templates' captures had them). */
+static void create_mip_template(VkDescriptorUpdateTemplateType type)
+{
+	int push = type == VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_PUSH_DESCRIPTORS_KHR;
+	VkDescriptorUpdateTemplateEntry te[2] = {
+		{ 0, 0, 1, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 0,
+		  sizeof(VkDescriptorImageInfo) },
+		{ 1, 0, 1, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, sizeof(VkDescriptorImageInfo),
+		  sizeof(VkDescriptorImageInfo) },
+	};
+	VkDescriptorUpdateTemplateCreateInfo tci = {
+		.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_UPDATE_TEMPLATE_CREATE_INFO,
+		.descriptorUpdateEntryCount = 2,
+		.pDescriptorUpdateEntries = te,
+		.templateType = type,
+		.descriptorSetLayout = push ? VK_NULL_HANDLE : g.mip_dsl,
+		.pipelineBindPoint = push ? VK_PIPELINE_BIND_POINT_COMPUTE : 0,
+		.pipelineLayout = push ? g.mip_layout : VK_NULL_HANDLE,
+		.set = 0,
+	};
+
+	VK(vkCreateDescriptorUpdateTemplate(ex.dev, &tci, NULL, &g.mip_template));
+}
+
+/* For each level i from 1, a set of its descriptors, written with
+ * vkUpdateDescriptorSets or, with --templates, through an update
+ * template. */
+static void create_mip_sets(void)
 {
 	uint32_t n = g.tex_levels, i;
-	VkDescriptorSetLayoutBinding b[2] = {
-		{ 0, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1, VK_SHADER_STAGE_COMPUTE_BIT, NULL },
-		{ 1, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, 1, VK_SHADER_STAGE_COMPUTE_BIT, NULL },
-	};
-	VkDescriptorSetLayoutCreateInfo li = {
-		.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
-		.bindingCount = 2,
-		.pBindings = b,
-	};
 	VkDescriptorPoolSize sizes[2] = {
 		{ VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, n - 1 },
 		{ VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, n - 1 },
@@ -272,56 +300,13 @@ void create_mip_pass(void)
 		.descriptorSetCount = 1,
 		.pSetLayouts = &g.mip_dsl,
 	};
-	VkPipelineLayoutCreateInfo pli = {
-		.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
-		.setLayoutCount = 1,
-		.pSetLayouts = &g.mip_dsl,
-	};
-	VkDescriptorUpdateTemplateEntry te[2] = {
-		{ 0, 0, 1, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 0,
-		  sizeof(VkDescriptorImageInfo) },
-		{ 1, 0, 1, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, sizeof(VkDescriptorImageInfo),
-		  sizeof(VkDescriptorImageInfo) },
-	};
-	VkDescriptorUpdateTemplateCreateInfo tci = {
-		.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_UPDATE_TEMPLATE_CREATE_INFO,
-		.descriptorUpdateEntryCount = 2,
-		.pDescriptorUpdateEntries = te,
-		.templateType = VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_DESCRIPTOR_SET,
-	};
-	VkComputePipelineCreateInfo ci = {
-		.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
-		.stage = {
-			.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
-			.stage = VK_SHADER_STAGE_COMPUTE_BIT,
-			.pName = "main",
-		},
-	};
 
-	for (i = 0; i < n; i++) {
-		VkImageViewCreateInfo vi = {
-			.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO,
-			.image = g.tex.img,
-			.viewType = VK_IMAGE_VIEW_TYPE_2D,
-			.format = COLOR_FORMAT,
-			.subresourceRange = { VK_IMAGE_ASPECT_COLOR_BIT, i, 1, 0, 1 },
-		};
-		VK(vkCreateImageView(ex.dev, &vi, NULL, &g.level_view[i]));
-	}
-	VK(vkCreateDescriptorSetLayout(ex.dev, &li, NULL, &g.mip_dsl));
 	VK(vkCreateDescriptorPool(ex.dev, &pi, NULL, &g.mip_pool));
 	ai.descriptorPool = g.mip_pool;
-	if (g.templates) {
-		tci.descriptorSetLayout = g.mip_dsl;
-		VK(vkCreateDescriptorUpdateTemplate(ex.dev, &tci, NULL, &g.mip_template));
-	}
+	if (g.templates)
+		create_mip_template(VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_DESCRIPTOR_SET);
 	for (i = 1; i < n; i++) {
-		/* src, dst: the template's data too */
-		VkDescriptorImageInfo info[2] = {
-			{ g.anim_sampler, g.level_view[i - 1],
-			  VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL },
-			{ VK_NULL_HANDLE, g.level_view[i], VK_IMAGE_LAYOUT_GENERAL },
-		};
+		VkDescriptorImageInfo info[2];	/* src, dst */
 		VkWriteDescriptorSet w[2] = {
 			{
 				.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
@@ -339,6 +324,7 @@ void create_mip_pass(void)
 			},
 		};
 
+		mip_descriptors(i, info);
 		VK(vkAllocateDescriptorSets(ex.dev, &ai, &g.mip_set[i]));
 		w[0].dstSet = w[1].dstSet = g.mip_set[i];
 		if (g.templates)
@@ -347,7 +333,63 @@ void create_mip_pass(void)
 		else
 			vkUpdateDescriptorSets(ex.dev, 2, w, 0, NULL);
 	}
+}
+
+/* --compute-mips: a view of each level of the texture; the sets of their
+ * descriptors (create_mip_sets()); the pipeline that reads one level and
+ * writes the next.  With --push-templates, no pool and no sets: the set
+ * layout is one of push descriptors, and a template of type
+ * PUSH_DESCRIPTORS is what compute_mips() pushes each level's with
+ * (VK_KHR_push_descriptor, which create_device() enabled). */
+void create_mip_pass(void)
+{
+	uint32_t i;
+	VkDescriptorSetLayoutBinding b[2] = {
+		{ 0, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1, VK_SHADER_STAGE_COMPUTE_BIT, NULL },
+		{ 1, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, 1, VK_SHADER_STAGE_COMPUTE_BIT, NULL },
+	};
+	VkDescriptorSetLayoutCreateInfo li = {
+		.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
+		.flags = g.push_templates ? VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR
+					  : 0,
+		.bindingCount = 2,
+		.pBindings = b,
+	};
+	VkPipelineLayoutCreateInfo pli = {
+		.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
+		.setLayoutCount = 1,
+		.pSetLayouts = &g.mip_dsl,
+	};
+	VkComputePipelineCreateInfo ci = {
+		.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+		.stage = {
+			.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+			.stage = VK_SHADER_STAGE_COMPUTE_BIT,
+			.pName = "main",
+		},
+	};
+
+	for (i = 0; i < g.tex_levels; i++) {
+		VkImageViewCreateInfo vi = {
+			.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO,
+			.image = g.tex.img,
+			.viewType = VK_IMAGE_VIEW_TYPE_2D,
+			.format = COLOR_FORMAT,
+			.subresourceRange = { VK_IMAGE_ASPECT_COLOR_BIT, i, 1, 0, 1 },
+		};
+		VK(vkCreateImageView(ex.dev, &vi, NULL, &g.level_view[i]));
+	}
+	VK(vkCreateDescriptorSetLayout(ex.dev, &li, NULL, &g.mip_dsl));
 	VK(vkCreatePipelineLayout(ex.dev, &pli, NULL, &g.mip_layout));
+	if (g.push_templates) {
+		create_mip_template(VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_PUSH_DESCRIPTORS_KHR);
+		g.push_template = (PFN_vkCmdPushDescriptorSetWithTemplateKHR)vkGetDeviceProcAddr(
+			ex.dev, "vkCmdPushDescriptorSetWithTemplateKHR");
+		if (!g.push_template)
+			die("--push-templates: vkCmdPushDescriptorSetWithTemplateKHR not found");
+	} else {
+		create_mip_sets();
+	}
 	g.mip = create_shader(mipdown_comp, sizeof(mipdown_comp));
 	ci.stage.module = g.mip;
 	ci.layout = g.mip_layout;
@@ -373,8 +415,15 @@ void compute_mips(VkCommandBuffer cb)
 		levels_change(cb, g.tex.img, i, 1, from, VK_IMAGE_LAYOUT_GENERAL,
 			      VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT, 0,
 			      VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT);
-		vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, g.mip_layout, 0, 1,
-					&g.mip_set[i], 0, NULL);
+		if (g.push_templates) {
+			VkDescriptorImageInfo info[2];
+
+			mip_descriptors(i, info);
+			g.push_template(cb, g.mip_template, g.mip_layout, 0, info);
+		} else {
+			vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, g.mip_layout,
+						0, 1, &g.mip_set[i], 0, NULL);
+		}
 		vkCmdDispatch(cb, groups, groups, 1);
 		levels_change(cb, g.tex.img, i, 1, VK_IMAGE_LAYOUT_GENERAL,
 			      VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,

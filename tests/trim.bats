@@ -6,7 +6,8 @@
 # and --compute-mips (layouts that change per mip level, through
 # vkCmdWaitEvents, levels written through storage views), with
 # --compute-mips-once (levels written once, at load, through storage
-# descriptors of vkUpdateDescriptorSets or of a template) and with
+# descriptors of vkUpdateDescriptorSets or of a template, or pushed
+# through a template: --push-templates) and with
 # --depth-read-only and --depth-read-only-rp (dynamic rendering or
 # render passes, depth images read-only); each
 # trim is replayed headless under the validation layer and its frame
@@ -51,10 +52,13 @@ setup_file() {
 		TRACEKIT_SCREENSHOT=12 timeout 60 "$TOP/build/examples/vkexample" --frames 48 \
 		--present --compute-mips >/dev/null 2>&1
 	# ... by one compute pass at load, in a submit of its own, its storage
-	# descriptors written through a template or not
+	# descriptors written through a template or not, or pushed through one
 	VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$W/ex-cmonce-tpl.trace" \
 		TRACEKIT_SCREENSHOT=12 timeout 60 "$TOP/build/examples/vkexample" --frames 24 \
 		--present --compute-mips-once --templates >/dev/null 2>&1
+	VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$W/ex-cmonce-push.trace" \
+		TRACEKIT_SCREENSHOT=12 timeout 60 "$TOP/build/examples/vkexample" --frames 24 \
+		--present --compute-mips-once --push-templates >/dev/null 2>&1
 	VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$W/ex-cmonce.trace" \
 		TRACEKIT_SCREENSHOT=12 timeout 60 "$TOP/build/examples/vkexample" --frames 24 \
 		--present --compute-mips-once >/dev/null 2>&1
@@ -370,6 +374,24 @@ cut_12_20_check() {
 	# the upload and the compute pass after it: levels 1-6's one writer
 	cut_12_20_check ex-cmonce-tpl 2 vkCmdDispatch
 	trace-decode "$W/ex-cmonce-tpl.trace" | grep -q 'fn: vkUpdateDescriptorSetWithTemplate,'
+}
+
+@test "vkexample --compute-mips-once --push-templates: a storage descriptor pushed through an update template (vkCmdPushDescriptorSetWithTemplateKHR) is a write of the command buffer; the setups of frame 12 and frame 20 of 24 run the compute pass after the upload; replay validated and pixel-equal" {
+	# the same pass, no sets: before each level's dispatch its two
+	# descriptors are pushed through a template of type PUSH_DESCRIPTORS,
+	# level i's storage view among them, the pass's one write of levels
+	# 1-6 (no set, no barrier from UNDEFINED).  With such a push not seen
+	# as a write (state.c's record_special without template_targets), the
+	# setups ran the upload alone, and frames 12 and 20 were 19067 and
+	# 18065 pixels off
+	# the upload and the compute pass after it, its pushes in the setup
+	cut_12_20_check ex-cmonce-push 2 vkCmdPushDescriptorSetWithTemplateKHR
+	# and the pass had no set: the frames' two allocations alone, no
+	# template write of a set
+	trace-decode "$W/ex-cmonce-push.trace" >push.txt
+	grep -q 'templateType: VK_DESCRIPTOR_UPDATE_TEMPLATE_TYPE_PUSH_DESCRIPTORS_KHR' push.txt
+	[ "$(grep -c 'fn: vkAllocateDescriptorSets,' push.txt)" = 2 ]
+	! grep -q 'fn: vkUpdateDescriptorSetWithTemplate' push.txt
 }
 
 @test "vkexample --compute-mips-once: the same pass, its sets written with vkUpdateDescriptorSets; the setups run it too" {
