@@ -204,7 +204,8 @@ static const trace_cli_option opts[] = {
 	{"format", 'f', required_argument,
 	 "  -f, --format F       write snappy, zstd, brotli, none or text (default: as read)\n"},
 	{"verbose", OPT_VERBOSE, no_argument,
-	 "      --verbose        say what the setup holds, on standard error\n"},
+	 "      --verbose        say what the setup holds, and why it runs each of the\n"
+	 "                       capture's submits again, on standard error\n"},
 	{NULL},
 };
 
@@ -349,6 +350,8 @@ int main(int argc, char **argv)
 	uint64_t no = 0;
 	trim_stats st;
 	trace_sigtab *sigs = trace_reader_sigtab(r);
+	if (j.verbose)
+		trim_explain(t, stderr);
 	if (trace_writer_header(w, &oh, &err) < 0 || trim_write_setup(t, w, &no, &st, &err) < 0)
 		goto fail;
 	if (put_marker(w, sigs, &j, &no, &err) < 0)

@@ -255,9 +255,12 @@ static void close_submit(trim *t, closure *cl, submit *s)
 		return;
 	s->stamp = t->stamp;
 	vec_push(&cl->submits, s);
+	submit *via = cl->via;
+	cl->via = s;
 	close_obj(t, cl, s->queue, true);
 	for (uint32_t i = 0; i < s->recordings.n; i++)
 		close_recording(t, cl, s->recordings.v[i], true);
+	cl->via = via;
 }
 
 void close_recording(trim *t, closure *cl, recording *r, bool inputs)
@@ -279,19 +282,30 @@ void close_recording(trim *t, closure *cl, recording *r, bool inputs)
 	}
 }
 
+/* The setup runs its submits one at a time, in the capture's order, each
+ * waited for: a submit it runs reads what the submits before it wrote,
+ * never a later one's writes.  So an input needs the writers before the
+ * last submit that reads it (a font atlas that frame 0's submit read and
+ * every frame wrote again pulled each of those frames in, and through
+ * their own inputs, most of a Warzone 2100 capture's submits); what the
+ * range reads needs every writer. */
 void close_obj(trim *t, closure *cl, obj *o, uint64_t in)
 {
 	if (!o)
 		return;
 	in &= obj_subs(o);
+	uint64_t upto = in ? (cl->via ? cl->via->r->c.no : UINT64_MAX) : 0;
 	if (o->stamp != t->stamp) {
 		vec_push(&cl->objs, o);
 		o->stamp = t->stamp;
 		o->in = 0;
-	} else if (!(in & ~o->in)) {
+		o->in_upto = 0;
+	} else if (!(in & ~o->in) && upto <= o->in_upto) {
 		return;
 	}
 	o->in |= in;
+	if (upto > o->in_upto)
+		o->in_upto = upto;
 	/* what it names, it needs whole */
 	bool inputs = o->in != 0;
 	for (uint32_t i = 0; i < o->deps.n; i++)
@@ -299,10 +313,18 @@ void close_obj(trim *t, closure *cl, obj *o, uint64_t in)
 	close_obj(t, cl, o->owner, inputs ? ~0ull : 0);
 	if (o->target)
 		close_obj(t, cl, o->target, inputs ? view_subs(o) : 0);
-	uint64_t need = range_needs(o) | o->in;
-	for (uint32_t i = 0; i < o->nwriters; i++)
-		if (o->writers[i].subs & need)
-			close_submit(t, cl, o->writers[i].s);
+	uint64_t range = range_needs(o);
+	for (uint32_t i = 0; i < o->nwriters; i++) {
+		submit *s = o->writers[i].s;
+		uint64_t subs = o->writers[i].subs;
+		if (!(subs & range) && !((subs & o->in) && s->r->c.no < o->in_upto))
+			continue;
+		if (s->stamp != t->stamp) {
+			s->why = o;
+			s->why_via = cl->via;
+		}
+		close_submit(t, cl, s);
+	}
 }
 
 /* The bytes of its buffers the closure may read: what the recordings it

@@ -9,6 +9,8 @@
  */
 #include "trim_internal.h"
 
+#include <inttypes.h>
+
 /* The setup being written, and where. */
 typedef struct out {
 	trim *t;
@@ -386,6 +388,24 @@ static int put_submit(out *o, rec *r)
 	return rc;
 }
 
+/* --verbose: submit S run again, after BYTES of memory contents. */
+static void explain(trim *t, const submit *s, uint64_t bytes)
+{
+	const obj *o = s->why;
+	fprintf(t->explain, "trace-trim: setup: the submit of call %" PRIu64 ", after %" PRIu64
+		" bytes of contents: it wrote %s 0x%" PRIx64 ", which ", s->r->c.no, bytes,
+		o && o->h ? o->h->name : "an object", o ? o->handle : 0);
+	if (s->why_via)
+		fprintf(t->explain, "the submit of call %" PRIu64 " may read\n", s->why_via->r->c.no);
+	else
+		fprintf(t->explain, "the range may read\n");
+}
+
+void trim_explain(trim *t, FILE *f)
+{
+	t->explain = f;
+}
+
 /* A fence or timeline semaphore created in the state it had when the
  * range began. */
 static int put_fixup(out *o, rec *r)
@@ -584,6 +604,7 @@ int trim_write_setup(trim *t, trace_writer *w, uint64_t *no, trim_stats *stats,
 		rec *r = recs.v[i];
 		if (r->sub) {
 			submit *s = r->sub;
+			uint64_t bytes = o.st->update_bytes;
 			for (uint32_t k = 0; rc == 0 && k < s->nsnaps; k++) {
 				obj *x = s->snaps[k].o;
 				if (x->stamp != in_closure)
@@ -612,6 +633,8 @@ int trim_write_setup(trim *t, trace_writer *w, uint64_t *no, trim_stats *stats,
 				rc = put_layouts(&o, s->queue);
 			if (rc == 0)
 				rc = put_submit(&o, r);
+			if (t->explain)
+				explain(t, s, o.st->update_bytes - bytes);
 			for (uint32_t k = 0; k < s->recordings.n; k++) {
 				recording *rcd = s->recordings.v[k];
 				for (uint32_t m = 0; m < rcd->nlays; m++) {

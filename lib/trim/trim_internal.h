@@ -253,6 +253,7 @@ struct obj {
 	touches rt;
 	int rstate;
 	uint64_t in;               /* in the closure: its subresources a setup submit may read */
+	uint64_t in_upto;          /* ... the call of the last such submit */
 	/* buffers and images: the memory they are bound to (not referenced:
 	 * the binding ends when either dies), at what offset, over how many
 	 * bytes (a buffer's size, an image's memory requirements), and
@@ -353,6 +354,11 @@ struct submit {
 	lay *before;               /* the layouts of the images it names, then */
 	uint32_t nbefore;
 	breads reads;              /* its descriptor sets' buffer bytes, then */
+	/* why the setup runs it again (--verbose): the first object of the
+	 * closure it last wrote, and the kept submit that may read that
+	 * object (NULL: the range) */
+	obj *why;
+	submit *why_via;
 };
 
 typedef struct omap {
@@ -411,6 +417,7 @@ struct trim {
 	tmap range_tmpl;      /* handle -> obj* of its own (not in objs) */
 	vec range_tmpls;
 	tmap known;           /* (handle, type): made by a record, alive */
+	FILE *explain;        /* --verbose: why each submit is run again */
 };
 
 /* A handle a Vulkan call names (call_handles() finds them): its type,
@@ -463,6 +470,7 @@ typedef struct closure {
 	vec objs;
 	vec recordings;
 	vec submits;
+	submit *via;          /* whose inputs are being closed: NULL, the range's */
 } closure;
 
 /* ------------------------------------------------------------------ */

@@ -55,6 +55,10 @@ typedef struct trim_stats {
 } trim_stats;
 int trim_write_setup(trim *t, trace_writer *w, uint64_t *no, trim_stats *stats,
 		     trace_error *err);
+/* Before trim_write_setup: a line on F for each submit the setup runs
+ * again, saying why (the object it wrote that the range or another of
+ * them may read) and the bytes of memory contents written before it. */
+void trim_explain(trim *t, FILE *f);
 void trim_free(trim *t);
 
 /* The pseudo-calls that bracket a setup prefix. */
