@@ -174,3 +174,11 @@ vkthreads_capture() {
 		VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$trace" \
 		timeout 60 "$TOP/build/examples/vkthreads" "$@"
 }
+
+# setup_submits TRIM: how many of the capture's submits the setup of TRIM
+# (trace-trim's output) runs again (not those of its own command buffers,
+# handles 0x7ace...)
+setup_submits() {
+	trace-decode "$1" | sed -n '/fn: tracekit.setup.begin/,/fn: tracekit.setup.end/p' |
+		grep 'fn: vkQueueSubmit,' | grep -vc 'pCommandBuffers: \[0x7ace' || true
+}

@@ -118,10 +118,41 @@ ae() {
 	[ "$(ae cut.png "$W/mpv.frame-$SHOT.png")" = 0 ]
 }
 
-@test "mpv's frame trimmed alone is smaller than the whole trace" {
+@test "mpv's frame trimmed alone is smaller than the whole trace, and its setup runs none of the earlier frames' uploads, each of which the next overwrote whole" {
+	# each frame copies the video's planes into the same textures, whole
+	# (offset 0, the image's extent), then samples them: a copy that
+	# covers a level drops what the earlier frames left there.  Read as
+	# a partial write, every frame's submit stayed in the setup, each
+	# the writer of the planes the next one read: 20 submits, a cut of
+	# 68% of the whole trace (trace-trim before this)
 	trace-trim --frames $SHOT -o cut.trace "$W/mpv.trace"
 	echo "cut $(stat -c %s cut.trace) bytes, whole $(stat -c %s "$W/mpv.trace")"
 	[ "$(stat -c %s cut.trace)" -lt "$(stat -c %s "$W/mpv.trace")" ]
+	echo "the capture's submits in the setup: $(setup_submits cut.trace)"
+	[ "$(setup_submits cut.trace)" = 0 ]
+	[ "$(stat -c %s cut.trace)" -lt "$(($(stat -c %s "$W/mpv.trace") / 2))" ]
+}
+
+@test "mpv's uploads edited to cover half the luma plane after the first: the cut's setup runs the earlier uploads again, replays validated and pixel-equal" {
+	# frames 1 on write the left half alone: the right half is still the
+	# first frame's, so every upload since stays in the setup (a copy that
+	# covers part of a level is no drop)
+	trace-decode "$W/mpv.trace" | awk '
+		/fn: vkCmdCopyBufferToImage,/ && /imageExtent: \{width: 160, height: 120,/ {
+			if (seen++)
+				sub(/imageExtent: \{width: 160,/, "imageExtent: {width: 80,")
+		}
+		{ print }' | trace-encode -o half.trace
+	[ "$(trace-decode half.trace | grep -c 'imageExtent: {width: 80, height: 120,')" -ge 29 ]
+	trace-trim --frames $SHOT -o cut.trace half.trace
+	echo "the capture's submits in the setup: $(setup_submits cut.trace)"
+	[ "$(setup_submits cut.trace)" -ge "$SHOT" ]
+	trace-replay --screenshot $SHOT -o full.png half.trace
+	replay_error --validate --screenshot $SHOT -o cut.png cut.trace
+	echo "$output"
+	[ "$status" -eq 0 ]
+	echo "$(ae cut.png full.png) pixels differ"
+	[ "$(ae cut.png full.png)" = 0 ]
 }
 
 @test "mpv --vo=gpu-next: exit status as without the layer, replay with no message it does not make natively, the frame pixel-equal" {

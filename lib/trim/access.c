@@ -616,6 +616,120 @@ uint64_t transfer_dst_subs(const char *n, const void *args, const obj *img)
 	return m;
 }
 
+/* Of the levels and layers L of image IMG, those a region from OFF
+ * (or between corners OFF and END, a blit's) of EXT texels writes whole:
+ * all of each level, in every aspect the format has; none if not. */
+static uint64_t whole_layers(const obj *img, const VkImageSubresourceLayers *l, VkOffset3D off,
+			     VkOffset3D end)
+{
+	uint32_t lv = l->mipLevel;
+	if (!img->extent.width || lv >= 32 || l->aspectMask != img->aspect)
+		return 0;
+	int64_t w = img->extent.width >> lv, h = img->extent.height >> lv,
+		d = img->extent.depth >> lv;
+	int64_t x0 = off.x < end.x ? off.x : end.x, x1 = off.x < end.x ? end.x : off.x;
+	int64_t y0 = off.y < end.y ? off.y : end.y, y1 = off.y < end.y ? end.y : off.y;
+	int64_t z0 = off.z < end.z ? off.z : end.z, z1 = off.z < end.z ? end.z : off.z;
+	if (x0 || y0 || z0 || x1 != (w ? w : 1) || y1 != (h ? h : 1) || z1 != (d ? d : 1))
+		return 0;
+	VkImageSubresourceRange r = {l->aspectMask, lv, 1, l->baseArrayLayer, l->layerCount};
+	return image_subs_of(img, &r, true);
+}
+
+static VkOffset3D end_of(VkOffset3D o, VkExtent3D e)
+{
+	return (VkOffset3D){o.x + (int32_t)e.width, o.y + (int32_t)e.height,
+			    o.z + (int32_t)e.depth};
+}
+
+/* A clear's ranges: whole levels and layers, of the aspects they name. */
+static uint64_t whole_ranges(const obj *img, uint32_t n, const VkImageSubresourceRange *r)
+{
+	uint64_t m = 0;
+	for (uint32_t k = 0; r && k < n; k++)
+		if (r[k].aspectMask == img->aspect)
+			m |= image_subs_of(img, &r[k], true);
+	return m;
+}
+
+#define WHOLE_REGIONS(n, regions, layers, off, ext)                                          \
+	for (uint32_t k_ = 0; (regions) && k_ < (n); k_++)                                   \
+		m |= whole_layers(o, &(regions)[k_].layers, (regions)[k_].off,              \
+				  end_of((regions)[k_].off, (regions)[k_].ext))
+
+/* What transfer command N (ARGS) overwrites whole of O, its destination,
+ * so that nothing of what O held there before can show: an image's
+ * levels and layers that a region covers in full (each region alone),
+ * that a clear names; a buffer that a copy, fill or update covers from
+ * its first byte to its last.  None of a buffer whose device address a
+ * shader may read it through before. */
+uint64_t transfer_dst_whole(const char *n, const void *args, const obj *o)
+{
+	uint64_t m = 0;
+	if (o->h == trim_types.buffer) {
+		uint64_t off = 1, len = 0;
+		if (o->whole || !o->size)
+			return 0;
+		if (!strcmp(n, "vkCmdFillBuffer")) {
+			const vk_args_vkCmdFillBuffer *a = args;
+			off = a->dstOffset;
+			len = a->size == VK_WHOLE_SIZE ? (o->size - off) & ~3ull : a->size;
+		} else if (!strcmp(n, "vkCmdUpdateBuffer")) {
+			const vk_args_vkCmdUpdateBuffer *a = args;
+			off = a->dstOffset;
+			len = a->dataSize;
+		} else if (!strcmp(n, "vkCmdCopyBuffer")) {
+			const vk_args_vkCmdCopyBuffer *a = args;
+			for (uint32_t k = 0; a->pRegions && k < a->regionCount; k++)
+				if (!a->pRegions[k].dstOffset && a->pRegions[k].size == o->size)
+					off = 0, len = o->size;
+		}
+		return off == 0 && len == o->size ? obj_subs(o) : 0;
+	}
+	if (!strcmp(n, "vkCmdCopyBufferToImage")) {
+		const vk_args_vkCmdCopyBufferToImage *a = args;
+		WHOLE_REGIONS(a->regionCount, a->pRegions, imageSubresource, imageOffset, imageExtent);
+	} else if (trim_named(n, "vkCmdCopyBufferToImage2")) {
+		const VkCopyBufferToImageInfo2 *i =
+			((const vk_args_vkCmdCopyBufferToImage2 *)args)->pCopyBufferToImageInfo;
+		if (i)
+			WHOLE_REGIONS(i->regionCount, i->pRegions, imageSubresource, imageOffset,
+				      imageExtent);
+	} else if (!strcmp(n, "vkCmdCopyImage")) {
+		const vk_args_vkCmdCopyImage *a = args;
+		WHOLE_REGIONS(a->regionCount, a->pRegions, dstSubresource, dstOffset, extent);
+	} else if (trim_named(n, "vkCmdCopyImage2")) {
+		const VkCopyImageInfo2 *i = ((const vk_args_vkCmdCopyImage2 *)args)->pCopyImageInfo;
+		if (i)
+			WHOLE_REGIONS(i->regionCount, i->pRegions, dstSubresource, dstOffset, extent);
+	} else if (!strcmp(n, "vkCmdResolveImage")) {
+		const vk_args_vkCmdResolveImage *a = args;
+		WHOLE_REGIONS(a->regionCount, a->pRegions, dstSubresource, dstOffset, extent);
+	} else if (trim_named(n, "vkCmdResolveImage2")) {
+		const VkResolveImageInfo2 *i =
+			((const vk_args_vkCmdResolveImage2 *)args)->pResolveImageInfo;
+		if (i)
+			WHOLE_REGIONS(i->regionCount, i->pRegions, dstSubresource, dstOffset, extent);
+	} else if (!strcmp(n, "vkCmdBlitImage")) {
+		const vk_args_vkCmdBlitImage *a = args;
+		for (uint32_t k = 0; a->pRegions && k < a->regionCount; k++)
+			m |= whole_layers(o, &a->pRegions[k].dstSubresource,
+					  a->pRegions[k].dstOffsets[0], a->pRegions[k].dstOffsets[1]);
+	} else if (trim_named(n, "vkCmdBlitImage2")) {
+		const VkBlitImageInfo2 *i = ((const vk_args_vkCmdBlitImage2 *)args)->pBlitImageInfo;
+		for (uint32_t k = 0; i && i->pRegions && k < i->regionCount; k++)
+			m |= whole_layers(o, &i->pRegions[k].dstSubresource,
+					  i->pRegions[k].dstOffsets[0], i->pRegions[k].dstOffsets[1]);
+	} else if (!strcmp(n, "vkCmdClearColorImage")) {
+		const vk_args_vkCmdClearColorImage *a = args;
+		m = whole_ranges(o, a->rangeCount, a->pRanges);
+	} else if (!strcmp(n, "vkCmdClearDepthStencilImage")) {
+		const vk_args_vkCmdClearDepthStencilImage *a = args;
+		m = whole_ranges(o, a->rangeCount, a->pRanges);
+	}
+	return m;
+}
+
 /* The subresources of image IMG that command N (ARGS) reads as its
  * source (srcImage): the levels and layers of its regions' sources, for
  * copies, blits and resolves (to an image or a buffer); all of them for

@@ -132,6 +132,8 @@ void touch_cmd(trim *t, obj *cb, touches *l, const vk_command_info *cmd,
 				firsts_then(&touch_of(l, o->rt.v[k].o, &fresh)->f, &o->rt.v[k].f);
 			}
 		} else if (o && transfer_dst(cmd->sig.name, &in->v[i])) {
+			/* what it overwrites whole it drops, if used first here */
+			touch_add(l, o, USE_DISCARD, transfer_dst_whole(cmd->sig.name, args, o));
 			touch_add(l, o, USE_WRITE,
 				  o->h == trim_types.image ? transfer_dst_subs(cmd->sig.name, args, o)
 							   : obj_subs(o));

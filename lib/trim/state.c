@@ -233,6 +233,7 @@ static void created(trim *t, obj *o, const char *n, const void *args)
 		o->usage = ci->usage;
 		o->whole = ci->flags & VK_BUFFER_CREATE_DEVICE_ADDRESS_CAPTURE_REPLAY_BIT;
 		o->msize = ci->size;
+		o->size = ci->size;
 		o->takes = true;
 	} else if (!strcmp(n, "vkCreateImage")) {
 		const VkImageCreateInfo *ci = ((const vk_args_vkCreateImage *)args)->pCreateInfo;
@@ -241,6 +242,7 @@ static void created(trim *t, obj *o, const char *n, const void *args)
 		image_subresources(o, ci->mipLevels, ci->arrayLayers);
 		o->aspect = aspect_of(ci->format);
 		o->format = ci->format;
+		o->extent = ci->extent;
 		o->takes = ci->tiling == VK_IMAGE_TILING_LINEAR;
 	} else if (!strcmp(n, "vkGetDeviceQueue")) {
 		const vk_args_vkGetDeviceQueue *a = args;

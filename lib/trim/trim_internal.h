@@ -241,6 +241,8 @@ struct obj {
 	spans rd;
 	uint64_t voff, vend;       /* buffer views: their bytes of the buffer */
 	int32_t format;            /* images */
+	VkExtent3D extent;         /* images: level 0's (0: not known) */
+	uint64_t size;             /* buffers: as created */
 	int64_t index;             /* swapchain images: their index (-1: not one) */
 	bdesc *bd;                 /* descriptor sets: buffer descriptors */
 	uint32_t nbd, capbd;
@@ -558,6 +560,7 @@ bool layout_read_only(VkImageLayout layout, bool stencil);
 bool ops_keep(VkAttachmentLoadOp load, VkAttachmentStoreOp store);
 void command_images(trim *t, const char *n, const void *args, image_fn fn, void *ctx);
 uint64_t transfer_dst_subs(const char *n, const void *args, const obj *img);
+uint64_t transfer_dst_whole(const char *n, const void *args, const obj *o);
 uint64_t transfer_src_subs(const char *n, const void *args, const obj *img);
 
 /* state.c: Vulkan calls before the range */
