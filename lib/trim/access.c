@@ -616,30 +616,40 @@ uint64_t transfer_dst_subs(const char *n, const void *args, const obj *img)
 	return m;
 }
 
-/* Of the levels and layers L of image IMG, those a region from OFF
- * (or between corners OFF and END, a blit's) of EXT texels writes whole:
- * all of each level, in every aspect the format has; none if not. */
-static uint64_t whole_layers(const obj *img, const VkImageSubresourceLayers *l, VkOffset3D off,
-			     VkOffset3D end)
+/* Of the levels and layers L of image IMG, those that the box between
+ * corners A and B (a blit's, or a copy's offset and offset + extent)
+ * covers whole: all of each level, in every aspect the format has; none
+ * if not.  In 64 bits: a hostile extent does not wrap. */
+static uint64_t whole_layers(const obj *img, const VkImageSubresourceLayers *l, VkOffset3D a,
+			     int64_t bx, int64_t by, int64_t bz)
 {
 	uint32_t lv = l->mipLevel;
 	if (!img->extent.width || lv >= 32 || l->aspectMask != img->aspect)
 		return 0;
 	int64_t w = img->extent.width >> lv, h = img->extent.height >> lv,
 		d = img->extent.depth >> lv;
-	int64_t x0 = off.x < end.x ? off.x : end.x, x1 = off.x < end.x ? end.x : off.x;
-	int64_t y0 = off.y < end.y ? off.y : end.y, y1 = off.y < end.y ? end.y : off.y;
-	int64_t z0 = off.z < end.z ? off.z : end.z, z1 = off.z < end.z ? end.z : off.z;
+	int64_t x0 = a.x < bx ? a.x : bx, x1 = a.x < bx ? bx : a.x;
+	int64_t y0 = a.y < by ? a.y : by, y1 = a.y < by ? by : a.y;
+	int64_t z0 = a.z < bz ? a.z : bz, z1 = a.z < bz ? bz : a.z;
 	if (x0 || y0 || z0 || x1 != (w ? w : 1) || y1 != (h ? h : 1) || z1 != (d ? d : 1))
 		return 0;
 	VkImageSubresourceRange r = {l->aspectMask, lv, 1, l->baseArrayLayer, l->layerCount};
 	return image_subs_of(img, &r, true);
 }
 
-static VkOffset3D end_of(VkOffset3D o, VkExtent3D e)
+/* The same for a region from OFF of EXT texels (copies, resolves) ... */
+static uint64_t whole_region(const obj *img, const VkImageSubresourceLayers *l, VkOffset3D off,
+			     VkExtent3D ext)
 {
-	return (VkOffset3D){o.x + (int32_t)e.width, o.y + (int32_t)e.height,
-			    o.z + (int32_t)e.depth};
+	return whole_layers(img, l, off, (int64_t)off.x + ext.width, (int64_t)off.y + ext.height,
+			    (int64_t)off.z + ext.depth);
+}
+
+/* ... and between a blit's corners. */
+static uint64_t whole_blit(const obj *img, const VkImageSubresourceLayers *l,
+			   const VkOffset3D corners[2])
+{
+	return whole_layers(img, l, corners[0], corners[1].x, corners[1].y, corners[1].z);
 }
 
 /* A clear's ranges: whole levels and layers, of the aspects they name. */
@@ -654,8 +664,7 @@ static uint64_t whole_ranges(const obj *img, uint32_t n, const VkImageSubresourc
 
 #define WHOLE_REGIONS(n, regions, layers, off, ext)                                          \
 	for (uint32_t k_ = 0; (regions) && k_ < (n); k_++)                                   \
-		m |= whole_layers(o, &(regions)[k_].layers, (regions)[k_].off,              \
-				  end_of((regions)[k_].off, (regions)[k_].ext))
+		m |= whole_region(o, &(regions)[k_].layers, (regions)[k_].off, (regions)[k_].ext)
 
 /* What transfer command N (ARGS) overwrites whole of O, its destination,
  * so that nothing of what O held there before can show: an image's
@@ -713,13 +722,11 @@ uint64_t transfer_dst_whole(const char *n, const void *args, const obj *o)
 	} else if (!strcmp(n, "vkCmdBlitImage")) {
 		const vk_args_vkCmdBlitImage *a = args;
 		for (uint32_t k = 0; a->pRegions && k < a->regionCount; k++)
-			m |= whole_layers(o, &a->pRegions[k].dstSubresource,
-					  a->pRegions[k].dstOffsets[0], a->pRegions[k].dstOffsets[1]);
+			m |= whole_blit(o, &a->pRegions[k].dstSubresource, a->pRegions[k].dstOffsets);
 	} else if (trim_named(n, "vkCmdBlitImage2")) {
 		const VkBlitImageInfo2 *i = ((const vk_args_vkCmdBlitImage2 *)args)->pBlitImageInfo;
 		for (uint32_t k = 0; i && i->pRegions && k < i->regionCount; k++)
-			m |= whole_layers(o, &i->pRegions[k].dstSubresource,
-					  i->pRegions[k].dstOffsets[0], i->pRegions[k].dstOffsets[1]);
+			m |= whole_blit(o, &i->pRegions[k].dstSubresource, i->pRegions[k].dstOffsets);
 	} else if (!strcmp(n, "vkCmdClearColorImage")) {
 		const vk_args_vkCmdClearColorImage *a = args;
 		m = whole_ranges(o, a->rangeCount, a->pRanges);
