@@ -302,12 +302,15 @@ void close_obj(trim *t, closure *cl, obj *o, uint64_t in)
 		o->stamp = t->stamp;
 		o->in = 0;
 		o->in_upto = 0;
+		o->in_last = NULL;
 	} else if (!(in & ~o->in) && upto <= o->in_upto) {
 		return;
 	}
 	o->in |= in;
-	if (upto > o->in_upto)
+	if (upto > o->in_upto) {
 		o->in_upto = upto;
+		o->in_last = cl->via;
+	}
 	/* what it names, it needs whole */
 	bool inputs = o->in != 0;
 	for (uint32_t i = 0; i < o->deps.n; i++)
@@ -323,7 +326,7 @@ void close_obj(trim *t, closure *cl, obj *o, uint64_t in)
 			continue;
 		if (s->stamp != t->stamp) {
 			s->why = o;
-			s->why_via = cl->via;
+			s->why_via = subs & range ? NULL : o->in_last;
 		}
 		close_submit(t, cl, s);
 	}

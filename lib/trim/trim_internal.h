@@ -256,6 +256,7 @@ struct obj {
 	int rstate;
 	uint64_t in;               /* in the closure: its subresources a setup submit may read */
 	uint64_t in_upto;          /* ... the call of the last such submit */
+	struct submit *in_last;    /* ... that submit (NULL: the range's own) */
 	/* buffers and images: the memory they are bound to (not referenced:
 	 * the binding ends when either dies), at what offset, over how many
 	 * bytes (a buffer's size, an image's memory requirements), and
