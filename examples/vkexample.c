@@ -32,7 +32,7 @@
  *     (vkexample_hud.c); --depth-read-only-rp draws the same passes with
  *     render passes (vkCmdBeginRenderPass) instead,
  *   - with --rewrite-source, samples a patch copied at load from a buffer
- *     filled before the copy and again after it (vkexample_texture.c),
+ *     filled before the copy, again after it and by every frame,
  *   - with --present, acquires a swapchain image, blits the colour image
  *     into it (a blit, so the window's B8G8R8A8 takes our R8G8B8A8) and
  *     presents it,
@@ -168,7 +168,7 @@ static void usage(FILE *f)
 		"                      depth attachments in DEPTH_STENCIL_READ_ONLY_OPTIMAL\n"
 		"                      from initialLayout to finalLayout\n"
 		"  --rewrite-source    a patch of the texture copied at load from a buffer\n"
-		"                      that a submit fills before and another after\n",
+		"                      filled before, again after and by every frame\n",
 		ex.prog);
 }
 
@@ -901,6 +901,7 @@ static void record_frame(VkCommandBuffer cb, unsigned slot, unsigned frame, int 
 	int first = frame == 0;
 
 	VK(vkBeginCommandBuffer(cb, &bi));
+	rewrite_source_frame(cb, frame);
 
 	/* compute: the previous frame's sampling of the image is done before
 	 * this frame writes it.  The pass writes every texel, so the old

@@ -130,8 +130,10 @@ void compute_mips(VkCommandBuffer cb);
 /* --compute-mips-once: the pass, in a submit of its own, waited for. */
 void compute_mips_once(void);
 /* --rewrite-source: a patch of level 0 copied from g.patch_src, which a
- * submit fills before the copy's and another fills again after it. */
+ * submit fills before the copy's and another fills again after it; and
+ * each frame's fill of it in CB (nothing without --rewrite-source). */
 void rewrite_source(void);
+void rewrite_source_frame(VkCommandBuffer cb, unsigned frame);
 
 /* vkexample_hud.c: --depth-read-only, --depth-read-only-rp */
 /* The mask, a depth image, made (and with --depth-read-only-rp, the

@@ -493,10 +493,11 @@ static void once_submit(VkCommandBuffer cb)
 /*
  * Three submits at load, each of its own: g.patch_src filled with yellow,
  * then copied into the middle of the texture's level 0 (which the frames
- * sample), then filled again with blue, which nothing reads.  The buffer
- * lives on to the end, so the last fill stays a writer of what the copy
- * read: a trimmer that runs the copy again needs the first fill, not the
- * later one (a staging buffer or a font atlas written again after use).
+ * sample), then filled again with blue, which nothing reads; and every
+ * frame fills it again (rewrite_source_frame()).  The buffer lives on to
+ * the end, so the later fills stay writers of what the copy read: a
+ * trimmer that runs the copy again needs the first fill, none of the
+ * later ones (a staging buffer or a font atlas written again after use).
  */
 void rewrite_source(void)
 {
@@ -531,4 +532,22 @@ void rewrite_source(void)
 	cb = once_begin();
 	vkCmdFillBuffer(cb, g.patch_src.buf, 0, VK_WHOLE_SIZE, 0xffff0000);	/* RGBA blue */
 	once_submit(cb);
+}
+
+/* --rewrite-source: the frame's fill of g.patch_src, with FRAME's value,
+ * after the last frame's (each frame in flight fills it); nothing reads
+ * it.  Without --rewrite-source, nothing. */
+void rewrite_source_frame(VkCommandBuffer cb, unsigned frame)
+{
+	VkMemoryBarrier mb = {
+		.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+		.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
+		.dstAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
+	};
+
+	if (!g.patch_src.buf)
+		return;
+	vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
+			     0, 1, &mb, 0, NULL, 0, NULL);
+	vkCmdFillBuffer(cb, g.patch_src.buf, 0, VK_WHOLE_SIZE, 0xff000000 | frame);
 }
