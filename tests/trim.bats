@@ -406,6 +406,44 @@ cut_12_20_check() {
 	! trace-decode "$W/ex-cmonce.trace" | grep -q 'fn: vkUpdateDescriptorSetWithTemplate'
 }
 
+@test "trace-trim --verbose: one line per submit the setup runs again, in the capture's order, each naming an object it wrote and what may read it, then the summary" {
+	# vkexample --compute-mips-once cut at frame 12: the setup runs the
+	# upload and the load-time compute pass (above)
+	run trace-trim --verbose --frames 12 -o t12.trace "$W/ex-cmonce.trace"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	local n
+	n=$(setup_submits t12.trace)
+	[ "$n" = 2 ]
+	# a line a submit, then the summary, which counts them too
+	[ "${#lines[@]}" = $((n + 1)) ]
+	[[ "${lines[-1]}" == "trace-trim: frames 12-12: setup of "*" records ("*", $n submits, "* ]]
+	printf '%s\n' "${lines[@]:0:n}" >why.txt
+	# each: the submit's call, the object, and the range or a submit of
+	# the setup that may read it; the calls in increasing order
+	awk '{
+		if (!match($0, /^trace-trim: setup: the submit of call [0-9]+, after [0-9]+ bytes of contents: it wrote Vk[A-Za-z0-9]+ 0x[0-9a-f]+, which (the range|the submit of call [0-9]+) may read$/)) {
+			print "line " NR ": not a setup line"; bad = 1
+		}
+		split($0, w, " ")
+		c = w[7] + 0
+		if (NR > 1 && c <= last) { print "line " NR ": call " c " after " last; bad = 1 }
+		last = c
+	} END { exit bad }' why.txt
+	# the calls are the capture's submits, the objects made in it, the
+	# readers submits of the setup
+	trace-decode "$W/ex-cmonce.trace" >cm.txt
+	sed 's/^trace-trim: setup: the submit of call \([0-9]*\),.* it wrote Vk\([A-Za-z0-9]*\) \(0x[0-9a-f]*\), which the \(range\|submit of call \([0-9]*\)\) may read$/\1 \2 \3 \4/; s/ submit of call / /' \
+		why.txt >why.fields
+	cat why.fields
+	local c t h m
+	while read -r c t h m; do
+		grep -q "^{call: $c, .*fn: vkQueueSubmit," cm.txt
+		grep -q "fn: vkCreate$t, .*p$t: \[$h\]" cm.txt
+		[ "$m" = range ] || cut -d' ' -f1 why.fields | grep -qx "$m"
+	done <why.fields
+}
+
 @test "vkexample --depth-read-only: a pass of dynamic rendering whose depth image is read-only, loaded and stored, reads it and writes nothing; the setups of frame 12 and frame 20 of 24 run the upload, the mask's one writer, alone; replay validated and pixel-equal" {
 	# each frame clears and writes the cube's depth buffer, then draws a
 	# bar over it and one over the mask, each pass with its depth image in
