@@ -406,21 +406,22 @@ cut_12_20_check() {
 	! trace-decode "$W/ex-cmonce.trace" | grep -q 'fn: vkUpdateDescriptorSetWithTemplate'
 }
 
-@test "trace-trim --verbose: one line per submit the setup runs again, in the capture's order, each naming an object it wrote and what may read it, then the summary" {
-	# vkexample --compute-mips-once cut at frame 12: the setup runs the
-	# upload and the load-time compute pass (above)
-	run trace-trim --verbose --frames 12 -o t12.trace "$W/ex-cmonce.trace"
+# verbose_check NAME N: trace-trim --verbose cutting $W/NAME.trace at
+# frame 12 prints one line a submit its setup runs again (N of the
+# capture's, as setup_submits counts them and the summary), in increasing
+# call order, each a submit of the capture, an object made in it, and the
+# range or a submit of the setup that may read it; then the summary.  The
+# lines are left in NAME.why, one "CALL TYPE HANDLE READER" a line
+# (READER: range, or the reader's call).
+verbose_check() {
+	local name=$1 n=$2 c t h m
+	run trace-trim --verbose --frames 12 -o "$name.trace" "$W/$name.trace"
 	echo "$output"
 	[ "$status" -eq 0 ]
-	local n
-	n=$(setup_submits t12.trace)
-	[ "$n" = 2 ]
-	# a line a submit, then the summary, which counts them too
+	[ "$(setup_submits "$name.trace")" = "$n" ]
 	[ "${#lines[@]}" = $((n + 1)) ]
 	[[ "${lines[-1]}" == "trace-trim: frames 12-12: setup of "*" records ("*", $n submits, "* ]]
-	printf '%s\n' "${lines[@]:0:n}" >why.txt
-	# each: the submit's call, the object, and the range or a submit of
-	# the setup that may read it; the calls in increasing order
+	printf '%s\n' "${lines[@]:0:n}" >"$name.txt"
 	awk '{
 		if (!match($0, /^trace-trim: setup: the submit of call [0-9]+, after [0-9]+ bytes of contents: it wrote Vk[A-Za-z0-9]+ 0x[0-9a-f]+, which (the range|the submit of call [0-9]+) may read$/)) {
 			print "line " NR ": not a setup line"; bad = 1
@@ -429,19 +430,26 @@ cut_12_20_check() {
 		c = w[7] + 0
 		if (NR > 1 && c <= last) { print "line " NR ": call " c " after " last; bad = 1 }
 		last = c
-	} END { exit bad }' why.txt
-	# the calls are the capture's submits, the objects made in it, the
-	# readers submits of the setup
-	trace-decode "$W/ex-cmonce.trace" >cm.txt
+	} END { exit bad }' "$name.txt"
 	sed 's/^trace-trim: setup: the submit of call \([0-9]*\),.* it wrote Vk\([A-Za-z0-9]*\) \(0x[0-9a-f]*\), which the \(range\|submit of call \([0-9]*\)\) may read$/\1 \2 \3 \4/; s/ submit of call / /' \
-		why.txt >why.fields
-	cat why.fields
-	local c t h m
+		"$name.txt" >"$name.why"
+	cat "$name.why"
+	trace-decode "$W/$name.trace" >"$name.dec"
 	while read -r c t h m; do
-		grep -q "^{call: $c, .*fn: vkQueueSubmit," cm.txt
-		grep -q "fn: vkCreate$t, .*p$t: \[$h\]" cm.txt
-		[ "$m" = range ] || cut -d' ' -f1 why.fields | grep -qx "$m"
-	done <why.fields
+		grep -q "^{call: $c, .*fn: vkQueueSubmit," "$name.dec"
+		grep -q "fn: vkCreate$t, .*p$t: \[$h\]" "$name.dec"
+		[ "$m" = range ] || cut -d' ' -f1 "$name.why" | grep -qx "$m"
+	done <"$name.why"
+}
+
+@test "trace-trim --verbose: one line per submit the setup runs again, in the capture's order, each naming an object it wrote and what may read it, then the summary" {
+	# vkexample --compute-mips-once: the upload and the load-time
+	# compute pass, which the range reads (above)
+	verbose_check ex-cmonce 2
+	# --rewrite-source: the upload and the copy, which the range reads,
+	# and the buffer's first fill, which the copy reads
+	verbose_check ex-rewrite 3
+	[ "$(cut -d' ' -f2,4 ex-rewrite.why | grep -c '^Buffer [0-9]')" = 1 ]
 }
 
 @test "vkexample --depth-read-only: a pass of dynamic rendering whose depth image is read-only, loaded and stored, reads it and writes nothing; the setups of frame 12 and frame 20 of 24 run the upload, the mask's one writer, alone; replay validated and pixel-equal" {
