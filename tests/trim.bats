@@ -410,7 +410,9 @@ cut_12_20_check() {
 # frame 12 prints one line a submit its setup runs again (N of the
 # capture's, as setup_submits counts them and the summary), in increasing
 # call order, each a submit of the capture, an object made in it, and the
-# range or a submit of the setup that may read it; then the summary.  The
+# range or a later submit of the setup that may read it (the setup runs
+# its submits in order: what a submit wrote, an earlier one cannot have
+# read, so it cannot be why the submit runs); then the summary.  The
 # lines are left in NAME.why, one "CALL TYPE HANDLE READER" a line
 # (READER: range, or the reader's call).
 verbose_check() {
@@ -439,6 +441,7 @@ verbose_check() {
 		grep -q "^{call: $c, .*fn: vkQueueSubmit," "$name.dec"
 		grep -q "fn: vkCreate$t, .*p$t: \[$h\]" "$name.dec"
 		[ "$m" = range ] || cut -d' ' -f1 "$name.why" | grep -qx "$m"
+		[ "$m" = range ] || [ "$m" -gt "$c" ]
 	done <"$name.why"
 }
 
