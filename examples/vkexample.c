@@ -31,6 +31,8 @@
  *     a read-only layout: the cube's, and a mask only the upload writes
  *     (vkexample_hud.c); --depth-read-only-rp draws the same passes with
  *     render passes (vkCmdBeginRenderPass) instead,
+ *   - with --rewrite-source, samples a patch copied at load from a buffer
+ *     filled before the copy, again after it and by every frame,
  *   - with --present, acquires a swapchain image, blits the colour image
  *     into it (a blit, so the window's B8G8R8A8 takes our R8G8B8A8) and
  *     presents it,
@@ -46,7 +48,7 @@
  *             [--gpu N] [--validate] [--still] [--present] [--no-cleanup]
  *             [--mips] [--events] [--compute-mips] [--compute-mips-once]
  *             [--templates] [--push-templates] [--depth-read-only]
- *             [--depth-read-only-rp]
+ *             [--depth-read-only-rp] [--rewrite-source]
  *
  * --no-cleanup ends with exit(0) after the last frame, nothing destroyed:
  * a program that leaves its instance and device to the end of the process.
@@ -101,6 +103,7 @@ struct options {
 	int discard_pipe;	/* a pipeline more, its ignored states dangling */
 	int depth_read_only;	/* dynamic rendering, HUD passes of read-only depth */
 	int render_pass;	/* ... render passes instead of dynamic rendering */
+	int rewrite_source;	/* a patch from a buffer filled again after */
 	const char *png_dir;
 	const char *extension;	/* one more device extension to enable */
 	unsigned *dump;		/* frame numbers to dump; NULL: every frame */
@@ -115,7 +118,7 @@ static void usage(FILE *f)
 		"          [--wait-each-frame] [--no-cleanup] [--mips] [--events]\n"
 		"          [--compute-mips] [--compute-mips-once] [--templates]\n"
 		"          [--push-templates] [--term-handler] [--discard-pipeline]\n"
-		"          [--depth-read-only] [--depth-read-only-rp]\n"
+		"          [--depth-read-only] [--depth-read-only-rp] [--rewrite-source]\n"
 		"  --frames N          frames to render (default 10)\n"
 		"  --png-dir DIR       write DIR/frame-N.png (every frame unless --dump-frames)\n"
 		"  --dump-frames LIST  only these frames (comma-separated, from 0)\n"
@@ -163,7 +166,9 @@ static void usage(FILE *f)
 		"                      --depth-read-only drawn with render passes\n"
 		"                      (vkCmdBeginRenderPass; no Vulkan 1.3), the read-only\n"
 		"                      depth attachments in DEPTH_STENCIL_READ_ONLY_OPTIMAL\n"
-		"                      from initialLayout to finalLayout\n",
+		"                      from initialLayout to finalLayout\n"
+		"  --rewrite-source    a patch of the texture copied at load from a buffer\n"
+		"                      filled before, again after and by every frame\n",
 		ex.prog);
 }
 
@@ -257,6 +262,8 @@ static void parse_options(int argc, char **argv, struct options *o)
 			o->depth_read_only = 1;
 		} else if (!strcmp(a, "--depth-read-only-rp")) {
 			o->depth_read_only = o->render_pass = 1;
+		} else if (!strcmp(a, "--rewrite-source")) {
+			o->rewrite_source = 1;
 		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			usage(stdout);
 			exit(0);
@@ -894,6 +901,7 @@ static void record_frame(VkCommandBuffer cb, unsigned slot, unsigned frame, int 
 	int first = frame == 0;
 
 	VK(vkBeginCommandBuffer(cb, &bi));
+	rewrite_source_frame(cb, frame);
 
 	/* compute: the previous frame's sampling of the image is done before
 	 * this frame writes it.  The pass writes every texel, so the old
@@ -1101,6 +1109,7 @@ static void destroy_all(void)
 	ex_destroy_buffer(&g.ubo);
 	ex_destroy_buffer(&g.geometry);
 	ex_destroy_buffer(&g.readback);
+	ex_destroy_buffer(&g.patch_src);
 	vkDestroySampler(ex.dev, g.tex_sampler, NULL);
 	vkDestroySampler(ex.dev, g.anim_sampler, NULL);
 	destroy_image(&g.anim);
@@ -1165,6 +1174,8 @@ int main(int argc, char **argv)
 	g.hud_render_pass = o.render_pass;
 	create_resources();
 	upload();
+	if (o.rewrite_source)
+		rewrite_source();
 	create_descriptors();
 	create_render_pass();
 	create_pipelines();

@@ -1,7 +1,7 @@
 /*
  * vkexample: what its files share (vkexample.c: options, set-up, frames;
- * vkexample_texture.c: images, their layout changes, the texture's upload
- * and mipmaps; vkexample_hud.c: the passes of --depth-read-only and
+ * vkexample_texture.c: images, their layout changes, the texture's upload,
+ * mipmaps and --rewrite-source's patch; vkexample_hud.c: the passes of --depth-read-only and
  * --depth-read-only-rp).  The
  * program is one device for its whole run, so its Vulkan objects are the
  * global g, as the set-up in common.h is ex.
@@ -89,6 +89,9 @@ struct vkexample {
 	VkPipelineLayout hud_layout;
 	VkPipeline hud_pipe;
 
+	/* --rewrite-source: what the texture's patch is copied from */
+	struct buffer patch_src;
+
 	unsigned validation_errors;
 };
 extern struct vkexample g;
@@ -126,6 +129,11 @@ void create_mip_pass(void);
 void compute_mips(VkCommandBuffer cb);
 /* --compute-mips-once: the pass, in a submit of its own, waited for. */
 void compute_mips_once(void);
+/* --rewrite-source: a patch of level 0 copied from g.patch_src, which a
+ * submit fills before the copy's and another fills again after it; and
+ * each frame's fill of it in CB (nothing without --rewrite-source). */
+void rewrite_source(void);
+void rewrite_source_frame(VkCommandBuffer cb, unsigned frame);
 
 /* vkexample_hud.c: --depth-read-only, --depth-read-only-rp */
 /* The mask, a depth image, made (and with --depth-read-only-rp, the

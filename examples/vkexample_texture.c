@@ -3,7 +3,8 @@
  * and its texture: the upload through a staging buffer and the mipmaps,
  * blitted level by level (--mips, --events) or made by a compute pass
  * (--compute-mips, every frame; --compute-mips-once, at load), its
- * descriptors in sets or pushed (--push-templates).
+ * descriptors in sets or pushed (--push-templates); and --rewrite-source's
+ * patch of it.
  */
 #include <string.h>
 
@@ -455,4 +456,98 @@ void compute_mips_once(void)
 	VK(vkQueueSubmit(ex.queue, 1, &si, VK_NULL_HANDLE));
 	VK(vkQueueWaitIdle(ex.queue));
 	vkFreeCommandBuffers(ex.dev, g.pool, 1, &cb);
+}
+
+/* ------------------------------------------------------------------ */
+/* --rewrite-source */
+
+/* One command buffer of g.pool, begun for one submit. */
+static VkCommandBuffer once_begin(void)
+{
+	VkCommandBuffer cb;
+	VkCommandBufferBeginInfo bi = {
+		.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+		.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT,
+	};
+
+	ex_command_buffers(g.pool, 1, &cb);
+	VK(vkBeginCommandBuffer(cb, &bi));
+	return cb;
+}
+
+/* CB ended, submitted alone, waited for and freed. */
+static void once_submit(VkCommandBuffer cb)
+{
+	VkSubmitInfo si = {
+		.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+		.commandBufferCount = 1,
+		.pCommandBuffers = &cb,
+	};
+
+	VK(vkEndCommandBuffer(cb));
+	VK(vkQueueSubmit(ex.queue, 1, &si, VK_NULL_HANDLE));
+	VK(vkQueueWaitIdle(ex.queue));
+	vkFreeCommandBuffers(ex.dev, g.pool, 1, &cb);
+}
+
+/*
+ * Three submits at load, each of its own: g.patch_src filled with yellow,
+ * then copied into the middle of the texture's level 0 (which the frames
+ * sample), then filled again with blue, which nothing reads; and every
+ * frame fills it again (rewrite_source_frame()).  The buffer lives on to
+ * the end, so the later fills stay writers of what the copy read: a
+ * trimmer that runs the copy again needs the first fill, none of the
+ * later ones (a staging buffer or a font atlas written again after use).
+ */
+void rewrite_source(void)
+{
+	enum { SIZE = TEX_SIZE / 2, AT = TEX_SIZE / 4 };
+	VkBufferImageCopy region = {
+		.imageSubresource = { VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1 },
+		.imageOffset = { AT, AT, 0 },
+		.imageExtent = { SIZE, SIZE, 1 },
+	};
+	VkCommandBuffer cb;
+
+	g.patch_src = ex_create_buffer(SIZE * SIZE * 4,
+				       VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+					       VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+				       VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0);
+	cb = once_begin();
+	vkCmdFillBuffer(cb, g.patch_src.buf, 0, VK_WHOLE_SIZE, 0xff00ffff);	/* RGBA yellow */
+	once_submit(cb);
+
+	cb = once_begin();
+	image_barrier(cb, g.tex.img, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+		      VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT,
+		      0, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
+	vkCmdCopyBufferToImage(cb, g.patch_src.buf, g.tex.img,
+			       VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &region);
+	image_barrier(cb, g.tex.img, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+		      VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, VK_PIPELINE_STAGE_TRANSFER_BIT,
+		      VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT,
+		      VK_ACCESS_SHADER_READ_BIT);
+	once_submit(cb);
+
+	cb = once_begin();
+	vkCmdFillBuffer(cb, g.patch_src.buf, 0, VK_WHOLE_SIZE, 0xffff0000);	/* RGBA blue */
+	once_submit(cb);
+}
+
+/* --rewrite-source: the frame's fill of g.patch_src, with FRAME's value,
+ * after the last frame's (each frame in flight fills it); nothing reads
+ * it.  Without --rewrite-source, nothing. */
+void rewrite_source_frame(VkCommandBuffer cb, unsigned frame)
+{
+	VkMemoryBarrier mb = {
+		.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+		.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
+		.dstAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
+	};
+
+	if (!g.patch_src.buf)
+		return;
+	vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
+			     0, 1, &mb, 0, NULL, 0, NULL);
+	vkCmdFillBuffer(cb, g.patch_src.buf, 0, VK_WHOLE_SIZE, 0xff000000 | frame);
 }

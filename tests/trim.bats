@@ -9,7 +9,8 @@
 # descriptors of vkUpdateDescriptorSets or of a template, or pushed
 # through a template: --push-templates) and with
 # --depth-read-only and --depth-read-only-rp (dynamic rendering or
-# render passes, depth images read-only); each
+# render passes, depth images read-only) and with --rewrite-source (a
+# copy's source buffer filled again after the copy); each
 # trim is replayed headless under the validation layer and its frame
 # compared, pixel for pixel, with the same frame of the full replay (or
 # the layer's screenshot).  Call ranges that begin inside a frame
@@ -71,6 +72,12 @@ setup_file() {
 	VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$W/ex-drorp.trace" \
 		TRACEKIT_SCREENSHOT=12 timeout 60 "$TOP/build/examples/vkexample" --frames 24 \
 		--present --depth-read-only-rp >/dev/null 2>&1
+	# a patch of the texture copied at load from a buffer that one
+	# submit filled before, and that a submit after and every frame fill
+	# again
+	VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$W/ex-rewrite.trace" \
+		TRACEKIT_SCREENSHOT=12 timeout 60 "$TOP/build/examples/vkexample" --frames 24 \
+		--present --rewrite-source >/dev/null 2>&1
 	stop_xvfb
 	unset DISPLAY
 	# the full replays' frames, the reference for every trim
@@ -399,6 +406,55 @@ cut_12_20_check() {
 	! trace-decode "$W/ex-cmonce.trace" | grep -q 'fn: vkUpdateDescriptorSetWithTemplate'
 }
 
+# verbose_check NAME N: trace-trim --verbose cutting $W/NAME.trace at
+# frame 12 prints one line a submit its setup runs again (N of the
+# capture's, as setup_submits counts them and the summary), in increasing
+# call order, each a submit of the capture, an object made in it, and the
+# range or a later submit of the setup that may read it (the setup runs
+# its submits in order: what a submit wrote, an earlier one cannot have
+# read, so it cannot be why the submit runs); then the summary.  The
+# lines are left in NAME.why, one "CALL TYPE HANDLE READER" a line
+# (READER: range, or the reader's call).
+verbose_check() {
+	local name=$1 n=$2 c t h m
+	run trace-trim --verbose --frames 12 -o "$name.trace" "$W/$name.trace"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(setup_submits "$name.trace")" = "$n" ]
+	[ "${#lines[@]}" = $((n + 1)) ]
+	[[ "${lines[-1]}" == "trace-trim: frames 12-12: setup of "*" records ("*", $n submits, "* ]]
+	printf '%s\n' "${lines[@]:0:n}" >"$name.txt"
+	awk '{
+		if (!match($0, /^trace-trim: setup: the submit of call [0-9]+, after [0-9]+ bytes of contents: it wrote Vk[A-Za-z0-9]+ 0x[0-9a-f]+, which (the range|the submit of call [0-9]+) may read$/)) {
+			print "line " NR ": not a setup line"; bad = 1
+		}
+		split($0, w, " ")
+		c = w[7] + 0
+		if (NR > 1 && c <= last) { print "line " NR ": call " c " after " last; bad = 1 }
+		last = c
+	} END { exit bad }' "$name.txt"
+	sed 's/^trace-trim: setup: the submit of call \([0-9]*\),.* it wrote Vk\([A-Za-z0-9]*\) \(0x[0-9a-f]*\), which the \(range\|submit of call \([0-9]*\)\) may read$/\1 \2 \3 \4/; s/ submit of call / /' \
+		"$name.txt" >"$name.why"
+	cat "$name.why"
+	trace-decode "$W/$name.trace" >"$name.dec"
+	while read -r c t h m; do
+		grep -q "^{call: $c, .*fn: vkQueueSubmit," "$name.dec"
+		grep -q "fn: vkCreate$t, .*p$t: \[$h\]" "$name.dec"
+		[ "$m" = range ] || cut -d' ' -f1 "$name.why" | grep -qx "$m"
+		[ "$m" = range ] || [ "$m" -gt "$c" ]
+	done <"$name.why"
+}
+
+@test "trace-trim --verbose: one line per submit the setup runs again, in the capture's order, each naming an object it wrote and what may read it, then the summary" {
+	# vkexample --compute-mips-once: the upload and the load-time
+	# compute pass, which the range reads (above)
+	verbose_check ex-cmonce 2
+	# --rewrite-source: the upload and the copy, which the range reads,
+	# and the buffer's first fill, which the copy reads
+	verbose_check ex-rewrite 3
+	[ "$(cut -d' ' -f2,4 ex-rewrite.why | grep -c '^Buffer [0-9]')" = 1 ]
+}
+
 @test "vkexample --depth-read-only: a pass of dynamic rendering whose depth image is read-only, loaded and stored, reads it and writes nothing; the setups of frame 12 and frame 20 of 24 run the upload, the mask's one writer, alone; replay validated and pixel-equal" {
 	# each frame clears and writes the cube's depth buffer, then draws a
 	# bar over it and one over the mask, each pass with its depth image in
@@ -419,6 +475,33 @@ cut_12_20_check() {
 	# counted as written, each frame was the mask's writer: 13 submits at
 	# frame 12, 21 at frame 20
 	cut_12_20_check ex-drorp 1 vkCmdClearAttachments
+}
+
+@test "vkexample --rewrite-source: a setup submit needs only the writers before it of what it reads; the setups of frame 12 and frame 20 of 24 run the copy into the texture and its source's first fill, none of the fills after the copy; replay validated and pixel-equal" {
+	# at load, submits of their own, each waited for: the upload; a fill
+	# of a buffer (yellow); a copy of it into a patch of the texture's
+	# level 0, which the frames sample; a fill of it again (blue); then
+	# every frame fills it too, first thing, and reads it nowhere.  The
+	# range needs the texture: the upload and the copy; the copy reads
+	# the buffer, which the setup, running its submits in order, has
+	# filled only as the first fill left it.  With a setup submit's
+	# inputs needing every writer, later ones too (before afe5596), the
+	# fill after the copy and every frame before the cut were writers of
+	# the buffer the copy read, and those frames' inputs more: 16 and 24
+	# submits in the setups of frames 12 and 20, pixel-equal all the same
+	cut_12_20_check ex-rewrite 3 vkCmdCopyBufferToImage
+	# the first fill's value alone, nothing the frames fill
+	trace-decode t20.trace | sed -n '/fn: tracekit.setup.begin/,/fn: tracekit.setup.end/p' |
+		grep 'fn: vkCmdFillBuffer,' >fills.txt
+	cat fills.txt
+	[ "$(wc -l <fills.txt)" = 1 ]
+	grep -q 'data: 4278255615}' fills.txt
+	# and the patch shows: frame 12 drawn with it and without it
+	"$TOP/build/examples/vkexample" --frames 13 --rewrite-source --png-dir with \
+		--dump-frames 12 >/dev/null
+	"$TOP/build/examples/vkexample" --frames 13 --png-dir without --dump-frames 12 >/dev/null
+	echo "the patch: $(ae with/frame-12.png without/frame-12.png) pixels"
+	[ "$(ae with/frame-12.png without/frame-12.png)" -gt 1000 ]
 }
 
 @test "vkexample --mips, each frame's levels 2-6 dropped only after the blit from level 0 (edited): a blit reads its regions' source levels, so the setup of frame 12 runs the upload alone; replays validated and pixel-equal" {
