@@ -271,13 +271,6 @@ ex_check() {
 	trace-decode t.trace | grep -q 'fn: vkCmdCopyBufferToImage,'
 }
 
-# setup_submits TRIM: how many of the capture's submits the setup of TRIM
-# runs again (not those of its own command buffers, handles 0x7ace...)
-setup_submits() {
-	trace-decode "$1" | sed -n '/fn: tracekit.setup.begin/,/fn: tracekit.setup.end/p' |
-		grep 'fn: vkQueueSubmit,' | grep -vc 'pCommandBuffers: \[0x7ace' || true
-}
-
 @test "vkexample --mips: the setup of a cut runs the upload of level 0 and none of the frames that made levels 1 and on again; a late cut of a capture twice as long runs no more" {
 	# every frame makes levels 1-6 again from UNDEFINED, blitted from
 	# level 0, which only the load-time upload wrote; frame 12 does so
