@@ -32,7 +32,7 @@
  *     (vkexample_hud.c); --depth-read-only-rp draws the same passes with
  *     render passes (vkCmdBeginRenderPass) instead,
  *   - with --rewrite-source, samples a patch copied at load from a buffer
- *     filled before the copy, again after it and by every frame,
+ *     filled before, after and by every frame (=destroy: destroyed after),
  *   - with --present, acquires a swapchain image, blits the colour image
  *     into it (a blit, so the window's B8G8R8A8 takes our R8G8B8A8) and
  *     presents it,
@@ -48,7 +48,7 @@
  *             [--gpu N] [--validate] [--still] [--present] [--no-cleanup]
  *             [--mips] [--events] [--compute-mips] [--compute-mips-once]
  *             [--templates] [--push-templates] [--depth-read-only]
- *             [--depth-read-only-rp] [--rewrite-source]
+ *             [--depth-read-only-rp] [--rewrite-source[=destroy]]
  *
  * --no-cleanup ends with exit(0) after the last frame, nothing destroyed:
  * a program that leaves its instance and device to the end of the process.
@@ -118,7 +118,7 @@ static void usage(FILE *f)
 		"          [--wait-each-frame] [--no-cleanup] [--mips] [--events]\n"
 		"          [--compute-mips] [--compute-mips-once] [--templates]\n"
 		"          [--push-templates] [--term-handler] [--discard-pipeline]\n"
-		"          [--depth-read-only] [--depth-read-only-rp] [--rewrite-source]\n"
+		"          [--depth-read-only] [--depth-read-only-rp] [--rewrite-source[=destroy]]\n"
 		"  --frames N          frames to render (default 10)\n"
 		"  --png-dir DIR       write DIR/frame-N.png (every frame unless --dump-frames)\n"
 		"  --dump-frames LIST  only these frames (comma-separated, from 0)\n"
@@ -166,8 +166,8 @@ static void usage(FILE *f)
 		"                      (vkCmdBeginRenderPass; no Vulkan 1.3), the read-only\n"
 		"                      depth attachments in DEPTH_STENCIL_READ_ONLY_OPTIMAL\n"
 		"                      from initialLayout to finalLayout\n"
-		"  --rewrite-source    a patch of the texture copied at load from a buffer\n"
-		"                      filled before, again after and by every frame\n",
+		"  --rewrite-source[=destroy]  a patch of the texture copied at load from a\n"
+		"                      buffer filled before, after (or destroyed) and each frame\n",
 		ex.prog);
 }
 
@@ -261,8 +261,8 @@ static void parse_options(int argc, char **argv, struct options *o)
 			o->depth_read_only = 1;
 		} else if (!strcmp(a, "--depth-read-only-rp")) {
 			o->depth_read_only = o->render_pass = 1;
-		} else if (!strcmp(a, "--rewrite-source")) {
-			o->rewrite_source = 1;
+		} else if (!strcmp(a, "--rewrite-source") || !strcmp(a, "--rewrite-source=destroy")) {
+			o->rewrite_source = a[16] ? 2 : 1;
 		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			usage(stdout);
 			exit(0);
@@ -1174,7 +1174,7 @@ int main(int argc, char **argv)
 	create_resources();
 	upload();
 	if (o.rewrite_source)
-		rewrite_source();
+		rewrite_source(o.rewrite_source == 2);
 	create_descriptors();
 	create_render_pass();
 	create_pipelines();

@@ -131,8 +131,9 @@ void compute_mips(VkCommandBuffer cb);
 void compute_mips_once(void);
 /* --rewrite-source: a patch of level 0 copied from g.patch_src, which a
  * submit fills before the copy's and another fills again after it; and
- * each frame's fill of it in CB (nothing without --rewrite-source). */
-void rewrite_source(void);
+ * each frame's fill of it in CB (nothing without --rewrite-source).
+ * DESTROY: the buffer destroyed after the copy instead, no fill after. */
+void rewrite_source(int destroy);
 void rewrite_source_frame(VkCommandBuffer cb, unsigned frame);
 
 /* vkexample_hud.c: --depth-read-only, --depth-read-only-rp */

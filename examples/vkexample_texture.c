@@ -498,8 +498,10 @@ static void once_submit(VkCommandBuffer cb)
  * the end, so the later fills stay writers of what the copy read: a
  * trimmer that runs the copy again needs the first fill, none of the
  * later ones (a staging buffer or a font atlas written again after use).
+ * With DESTROY, the buffer is destroyed once the copy is done: what the
+ * copy read is the GPU's writing of an object that no longer exists.
  */
-void rewrite_source(void)
+void rewrite_source(int destroy)
 {
 	enum { SIZE = TEX_SIZE / 2, AT = TEX_SIZE / 4 };
 	VkBufferImageCopy region = {
@@ -528,6 +530,10 @@ void rewrite_source(void)
 		      VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT,
 		      VK_ACCESS_SHADER_READ_BIT);
 	once_submit(cb);
+	if (destroy) {
+		ex_destroy_buffer(&g.patch_src);
+		return;
+	}
 
 	cb = once_begin();
 	vkCmdFillBuffer(cb, g.patch_src.buf, 0, VK_WHOLE_SIZE, 0xffff0000);	/* RGBA blue */

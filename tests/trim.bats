@@ -78,6 +78,10 @@ setup_file() {
 	VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$W/ex-rewrite.trace" \
 		TRACEKIT_SCREENSHOT=12 timeout 60 "$TOP/build/examples/vkexample" --frames 24 \
 		--present --rewrite-source >/dev/null 2>&1
+	# ... and the buffer destroyed once the copy is done
+	VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$W/ex-rewrite-destroy.trace" \
+		TRACEKIT_SCREENSHOT=12 timeout 60 "$TOP/build/examples/vkexample" --frames 24 \
+		--present --rewrite-source=destroy >/dev/null 2>&1
 	stop_xvfb
 	unset DISPLAY
 	# the full replays' frames, the reference for every trim
@@ -495,6 +499,33 @@ verbose_check() {
 	"$TOP/build/examples/vkexample" --frames 13 --png-dir without --dump-frames 12 >/dev/null
 	echo "the patch: $(ae with/frame-12.png without/frame-12.png) pixels"
 	[ "$(ae with/frame-12.png without/frame-12.png)" -gt 1000 ]
+}
+
+@test "vkexample --rewrite-source=destroy: a setup submit that reads what the GPU wrote into a buffer destroyed before the range gets one warning, naming the submit's call and the buffer; none when the buffer lives" {
+	# the copy's source was filled on the GPU, then destroyed: a
+	# destroyed object's writers go with it (not followed), so the setup
+	# runs the copy without the fill, and the cut's patch is not the
+	# capture's (5,059 pixels of frame 12 off): a limit the warning says
+	run trace-trim --frames 12 -o t12.trace "$W/ex-rewrite-destroy.trace"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" = 1 ]
+	[[ "${lines[0]}" =~ ^trace-trim:\ .*ex-rewrite-destroy.trace:\ warning:\ the\ setup\ runs\ the\ submit\ of\ call\ ([0-9]+)\ again,\ which\ reads\ VkBuffer\ (0x[0-9a-f]+):\ the\ GPU\ wrote\ it\ and\ the\ program\ destroyed\ it\ before\ the\ range.*\(1\ such\ read\)$ ]]
+	local call=${BASH_REMATCH[1]} buf=${BASH_REMATCH[2]}
+	# that call is the submit of the copy, and the buffer its source,
+	# destroyed before frame 12
+	trace-decode "$W/ex-rewrite-destroy.trace" >all.txt
+	grep -q "^{call: $call, .*fn: vkQueueSubmit," all.txt
+	grep -q "fn: vkCmdCopyBufferToImage, args: {commandBuffer: [^,]*, srcBuffer: $buf," all.txt
+	grep -q "fn: vkDestroyBuffer, args: {device: [^,]*, buffer: $buf," all.txt
+	# the setup holds the copy and no fill
+	trace-decode t12.trace | sed -n '/fn: tracekit.setup.begin/,/fn: tracekit.setup.end/p' >setup.txt
+	grep -q 'fn: vkCmdCopyBufferToImage,' setup.txt
+	! grep -q 'fn: vkCmdFillBuffer,' setup.txt
+	# the buffer alive to the end: no warning
+	run trace-trim --frames 12 -o t12b.trace "$W/ex-rewrite.trace"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
 }
 
 @test "vkexample --mips, each frame's levels 2-6 dropped only after the blit from level 0 (edited): a blit reads its regions' source levels, so the setup of frame 12 runs the upload alone; replays validated and pixel-equal" {

@@ -189,6 +189,7 @@ void obj_kill(trim *t, obj *o, rec *r)
 	o->alive = false;
 	omap_del(&t->objs, o);
 	alias_unbind(o);
+	o->lost = o->nwriters > 0;
 	obj_shed(o);
 	o->destroy = rec_ref(r);
 	obj_unref(o);

@@ -189,6 +189,7 @@ struct obj {
 	const vk_handle_info *h;   /* NULL: a VMA object */
 	uint32_t refs;             /* 1 while alive, + 1 per record set naming it */
 	bool alive;
+	bool lost;                 /* destroyed while submits' GPU writes were its contents */
 	uint32_t stamp;            /* in the closure being built */
 	vec recs;                  /* rec*: creation, then what changed it */
 	vec deps;                  /* obj*: what those records name */
@@ -421,6 +422,10 @@ struct trim {
 	vec range_tmpls;
 	tmap known;           /* (handle, type): made by a record, alive */
 	FILE *explain;        /* --verbose: why each submit is run again */
+	/* setup submits that read what the GPU wrote into an object
+	 * destroyed before the range: how many, the first */
+	uint64_t nlost, lost_by, lost_handle;
+	const char *lost_type;
 };
 
 /* A handle a Vulkan call names (call_handles() finds them): its type,
