@@ -145,8 +145,19 @@ ae() {
 		{ print }' | trace-encode -o half.trace
 	[ "$(trace-decode half.trace | grep -c 'imageExtent: {width: 80, height: 120,')" -ge 29 ]
 	trace-trim --frames $SHOT -o cut.trace half.trace
-	echo "the capture's submits in the setup: $(setup_submits cut.trace)"
-	[ "$(setup_submits cut.trace)" -ge "$SHOT" ]
+	# the setup runs the whole first upload and every half one before
+	# the frame (mpv may upload no new picture for a frame: counted)
+	local before setup
+	before=$(trace-filter --frames 0-$((SHOT - 1)) half.trace | trace-decode |
+		grep -c 'imageExtent: {width: 80, height: 120,' || true)
+	trace-decode cut.trace | sed -n '/fn: tracekit.setup.begin/,/fn: tracekit.setup.end/p' \
+		>setup.txt
+	setup=$(grep -c 'imageExtent: {width: 80, height: 120,' setup.txt || true)
+	echo "half uploads before frame $SHOT: $before; in the setup: $setup;" \
+		"the capture's submits in the setup: $(setup_submits cut.trace)"
+	[ "$before" -ge 10 ]
+	[ "$setup" = "$before" ]
+	grep -q 'imageExtent: {width: 160, height: 120,' setup.txt
 	trace-replay --screenshot $SHOT -o full.png half.trace
 	replay_error --validate --screenshot $SHOT -o cut.png cut.trace
 	echo "$output"

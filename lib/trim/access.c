@@ -556,115 +556,140 @@ void command_images(trim *t, const char *n, const void *args, image_fn fn, void 
 	}
 }
 
+/* A destination region of an image transfer command: its level and
+ * layers, and the box it writes, between corners A and B (a blit's two,
+ * or a copy's offset and offset + extent, in 64 bits: a hostile extent
+ * does not wrap); or a clear's range R. */
+typedef struct dst_region {
+	const VkImageSubresourceLayers *l;
+	VkOffset3D a;
+	int64_t bx, by, bz;
+	const VkImageSubresourceRange *r;
+} dst_region;
+
+typedef void (*region_fn)(void *ctx, const obj *img, const dst_region *d);
+
+static void each_copy(region_fn fn, void *ctx, const obj *img, const VkImageSubresourceLayers *l,
+		      VkOffset3D off, VkExtent3D ext)
+{
+	dst_region d = {l, off, (int64_t)off.x + ext.width, (int64_t)off.y + ext.height,
+			(int64_t)off.z + ext.depth, NULL};
+	fn(ctx, img, &d);
+}
+
+#define EACH_COPY(n, regions, layers, off, ext)                                              \
+	for (uint32_t k = 0; (regions) && k < (n); k++)                                      \
+		each_copy(fn, ctx, img, &(regions)[k].layers, (regions)[k].off, (regions)[k].ext)
+
+static void each_blit(region_fn fn, void *ctx, const obj *img, const VkImageSubresourceLayers *l,
+		      const VkOffset3D c[2])
+{
+	dst_region d = {l, c[0], c[1].x, c[1].y, c[1].z, NULL};
+	fn(ctx, img, &d);
+}
+
+static void each_range(region_fn fn, void *ctx, const obj *img, uint32_t n,
+		       const VkImageSubresourceRange *r)
+{
+	for (uint32_t k = 0; r && k < n; k++) {
+		dst_region d = {.r = &r[k]};
+		fn(ctx, img, &d);
+	}
+}
+
+/* FN for each destination region of image transfer command N (ARGS) into
+ * IMG: copies, blits and resolves into an image, clears; false for any
+ * other command. */
+static bool dst_regions(const char *n, const void *args, const obj *img, region_fn fn, void *ctx)
+{
+	if (!strcmp(n, "vkCmdCopyBufferToImage")) {
+		const vk_args_vkCmdCopyBufferToImage *a = args;
+		EACH_COPY(a->regionCount, a->pRegions, imageSubresource, imageOffset, imageExtent);
+	} else if (trim_named(n, "vkCmdCopyBufferToImage2")) {
+		const VkCopyBufferToImageInfo2 *i =
+			((const vk_args_vkCmdCopyBufferToImage2 *)args)->pCopyBufferToImageInfo;
+		if (i)
+			EACH_COPY(i->regionCount, i->pRegions, imageSubresource, imageOffset,
+				  imageExtent);
+	} else if (!strcmp(n, "vkCmdCopyImage")) {
+		const vk_args_vkCmdCopyImage *a = args;
+		EACH_COPY(a->regionCount, a->pRegions, dstSubresource, dstOffset, extent);
+	} else if (trim_named(n, "vkCmdCopyImage2")) {
+		const VkCopyImageInfo2 *i = ((const vk_args_vkCmdCopyImage2 *)args)->pCopyImageInfo;
+		if (i)
+			EACH_COPY(i->regionCount, i->pRegions, dstSubresource, dstOffset, extent);
+	} else if (!strcmp(n, "vkCmdResolveImage")) {
+		const vk_args_vkCmdResolveImage *a = args;
+		EACH_COPY(a->regionCount, a->pRegions, dstSubresource, dstOffset, extent);
+	} else if (trim_named(n, "vkCmdResolveImage2")) {
+		const VkResolveImageInfo2 *i =
+			((const vk_args_vkCmdResolveImage2 *)args)->pResolveImageInfo;
+		if (i)
+			EACH_COPY(i->regionCount, i->pRegions, dstSubresource, dstOffset, extent);
+	} else if (!strcmp(n, "vkCmdBlitImage")) {
+		const vk_args_vkCmdBlitImage *a = args;
+		for (uint32_t k = 0; a->pRegions && k < a->regionCount; k++)
+			each_blit(fn, ctx, img, &a->pRegions[k].dstSubresource,
+				  a->pRegions[k].dstOffsets);
+	} else if (trim_named(n, "vkCmdBlitImage2")) {
+		const VkBlitImageInfo2 *i = ((const vk_args_vkCmdBlitImage2 *)args)->pBlitImageInfo;
+		for (uint32_t k = 0; i && i->pRegions && k < i->regionCount; k++)
+			each_blit(fn, ctx, img, &i->pRegions[k].dstSubresource,
+				  i->pRegions[k].dstOffsets);
+	} else if (!strcmp(n, "vkCmdClearColorImage")) {
+		const vk_args_vkCmdClearColorImage *a = args;
+		each_range(fn, ctx, img, a->rangeCount, a->pRanges);
+	} else if (!strcmp(n, "vkCmdClearDepthStencilImage")) {
+		const vk_args_vkCmdClearDepthStencilImage *a = args;
+		each_range(fn, ctx, img, a->rangeCount, a->pRanges);
+	} else {
+		return false;
+	}
+	return true;
+}
+
+static void written(void *ctx, const obj *img, const dst_region *d)
+{
+	*(uint64_t *)ctx |= d->r ? image_subs(img, d->r) : image_layers_subs(img, d->l);
+}
+
 /* The subresources of image IMG that transfer command N (ARGS) writes as
  * its destination: its regions' levels and layers, a clear's ranges; all
  * of them for any other command. */
 uint64_t transfer_dst_subs(const char *n, const void *args, const obj *img)
 {
 	uint64_t m = 0;
-	uint32_t k = 0;
-	const VkImageSubresourceRange *ranges = NULL;
-	if (img->nsub == 1)
+	if (img->nsub == 1 || !dst_regions(n, args, img, written, &m))
 		return obj_subs(img);
-	if (!strcmp(n, "vkCmdCopyBufferToImage")) {
-		const vk_args_vkCmdCopyBufferToImage *a = args;
-		for (k = 0; a->pRegions && k < a->regionCount; k++)
-			m |= image_layers_subs(img, &a->pRegions[k].imageSubresource);
-	} else if (trim_named(n, "vkCmdCopyBufferToImage2")) {
-		const VkCopyBufferToImageInfo2 *i =
-			((const vk_args_vkCmdCopyBufferToImage2 *)args)->pCopyBufferToImageInfo;
-		for (k = 0; i && i->pRegions && k < i->regionCount; k++)
-			m |= image_layers_subs(img, &i->pRegions[k].imageSubresource);
-	} else if (!strcmp(n, "vkCmdCopyImage")) {
-		const vk_args_vkCmdCopyImage *a = args;
-		for (k = 0; a->pRegions && k < a->regionCount; k++)
-			m |= image_layers_subs(img, &a->pRegions[k].dstSubresource);
-	} else if (trim_named(n, "vkCmdCopyImage2")) {
-		const VkCopyImageInfo2 *i = ((const vk_args_vkCmdCopyImage2 *)args)->pCopyImageInfo;
-		for (k = 0; i && i->pRegions && k < i->regionCount; k++)
-			m |= image_layers_subs(img, &i->pRegions[k].dstSubresource);
-	} else if (!strcmp(n, "vkCmdBlitImage")) {
-		const vk_args_vkCmdBlitImage *a = args;
-		for (k = 0; a->pRegions && k < a->regionCount; k++)
-			m |= image_layers_subs(img, &a->pRegions[k].dstSubresource);
-	} else if (trim_named(n, "vkCmdBlitImage2")) {
-		const VkBlitImageInfo2 *i = ((const vk_args_vkCmdBlitImage2 *)args)->pBlitImageInfo;
-		for (k = 0; i && i->pRegions && k < i->regionCount; k++)
-			m |= image_layers_subs(img, &i->pRegions[k].dstSubresource);
-	} else if (!strcmp(n, "vkCmdResolveImage")) {
-		const vk_args_vkCmdResolveImage *a = args;
-		for (k = 0; a->pRegions && k < a->regionCount; k++)
-			m |= image_layers_subs(img, &a->pRegions[k].dstSubresource);
-	} else if (trim_named(n, "vkCmdResolveImage2")) {
-		const VkResolveImageInfo2 *i =
-			((const vk_args_vkCmdResolveImage2 *)args)->pResolveImageInfo;
-		for (k = 0; i && i->pRegions && k < i->regionCount; k++)
-			m |= image_layers_subs(img, &i->pRegions[k].dstSubresource);
-	} else if (!strcmp(n, "vkCmdClearColorImage")) {
-		const vk_args_vkCmdClearColorImage *a = args;
-		k = a->rangeCount;
-		ranges = a->pRanges;
-	} else if (!strcmp(n, "vkCmdClearDepthStencilImage")) {
-		const vk_args_vkCmdClearDepthStencilImage *a = args;
-		k = a->rangeCount;
-		ranges = a->pRanges;
-	} else {
-		return obj_subs(img);
+	return m;
+}
+
+/* Of a region D of image IMG, the levels and layers it writes whole: all
+ * of each level, in every aspect the format has (a clear's range: whole
+ * levels and layers of the aspects it names). */
+static void written_whole(void *ctx, const obj *img, const dst_region *d)
+{
+	uint64_t *m = ctx;
+	if (d->r) {
+		if (d->r->aspectMask == img->aspect)
+			*m |= image_subs_of(img, d->r, true);
+		return;
 	}
-	for (uint32_t i = 0; ranges && i < k; i++)
-		m |= image_subs(img, &ranges[i]);
-	return m;
-}
-
-/* Of the levels and layers L of image IMG, those that the box between
- * corners A and B (a blit's, or a copy's offset and offset + extent)
- * covers whole: all of each level, in every aspect the format has; none
- * if not.  In 64 bits: a hostile extent does not wrap. */
-static uint64_t whole_layers(const obj *img, const VkImageSubresourceLayers *l, VkOffset3D a,
-			     int64_t bx, int64_t by, int64_t bz)
-{
-	uint32_t lv = l->mipLevel;
-	if (!img->extent.width || lv >= 32 || l->aspectMask != img->aspect)
-		return 0;
+	uint32_t lv = d->l->mipLevel;
+	if (!img->extent.width || lv >= 32 || d->l->aspectMask != img->aspect)
+		return;
 	int64_t w = img->extent.width >> lv, h = img->extent.height >> lv,
-		d = img->extent.depth >> lv;
-	int64_t x0 = a.x < bx ? a.x : bx, x1 = a.x < bx ? bx : a.x;
-	int64_t y0 = a.y < by ? a.y : by, y1 = a.y < by ? by : a.y;
-	int64_t z0 = a.z < bz ? a.z : bz, z1 = a.z < bz ? bz : a.z;
-	if (x0 || y0 || z0 || x1 != (w ? w : 1) || y1 != (h ? h : 1) || z1 != (d ? d : 1))
-		return 0;
-	VkImageSubresourceRange r = {l->aspectMask, lv, 1, l->baseArrayLayer, l->layerCount};
-	return image_subs_of(img, &r, true);
+		z = img->extent.depth >> lv;
+	VkOffset3D a = d->a;
+	int64_t x0 = a.x < d->bx ? a.x : d->bx, x1 = a.x < d->bx ? d->bx : a.x;
+	int64_t y0 = a.y < d->by ? a.y : d->by, y1 = a.y < d->by ? d->by : a.y;
+	int64_t z0 = a.z < d->bz ? a.z : d->bz, z1 = a.z < d->bz ? d->bz : a.z;
+	if (x0 || y0 || z0 || x1 != (w ? w : 1) || y1 != (h ? h : 1) || z1 != (z ? z : 1))
+		return;
+	VkImageSubresourceRange r = {d->l->aspectMask, lv, 1, d->l->baseArrayLayer,
+				     d->l->layerCount};
+	*m |= image_subs_of(img, &r, true);
 }
-
-/* The same for a region from OFF of EXT texels (copies, resolves) ... */
-static uint64_t whole_region(const obj *img, const VkImageSubresourceLayers *l, VkOffset3D off,
-			     VkExtent3D ext)
-{
-	return whole_layers(img, l, off, (int64_t)off.x + ext.width, (int64_t)off.y + ext.height,
-			    (int64_t)off.z + ext.depth);
-}
-
-/* ... and between a blit's corners. */
-static uint64_t whole_blit(const obj *img, const VkImageSubresourceLayers *l,
-			   const VkOffset3D corners[2])
-{
-	return whole_layers(img, l, corners[0], corners[1].x, corners[1].y, corners[1].z);
-}
-
-/* A clear's ranges: whole levels and layers, of the aspects they name. */
-static uint64_t whole_ranges(const obj *img, uint32_t n, const VkImageSubresourceRange *r)
-{
-	uint64_t m = 0;
-	for (uint32_t k = 0; r && k < n; k++)
-		if (r[k].aspectMask == img->aspect)
-			m |= image_subs_of(img, &r[k], true);
-	return m;
-}
-
-#define WHOLE_REGIONS(n, regions, layers, off, ext)                                          \
-	for (uint32_t k_ = 0; (regions) && k_ < (n); k_++)                                   \
-		m |= whole_region(o, &(regions)[k_].layers, (regions)[k_].off, (regions)[k_].ext)
 
 /* What transfer command N (ARGS) overwrites whole of O, its destination,
  * so that nothing of what O held there before can show: an image's
@@ -695,47 +720,10 @@ uint64_t transfer_dst_whole(const char *n, const void *args, const obj *o)
 		}
 		return off == 0 && len == o->size ? obj_subs(o) : 0;
 	}
-	if (!strcmp(n, "vkCmdCopyBufferToImage")) {
-		const vk_args_vkCmdCopyBufferToImage *a = args;
-		WHOLE_REGIONS(a->regionCount, a->pRegions, imageSubresource, imageOffset, imageExtent);
-	} else if (trim_named(n, "vkCmdCopyBufferToImage2")) {
-		const VkCopyBufferToImageInfo2 *i =
-			((const vk_args_vkCmdCopyBufferToImage2 *)args)->pCopyBufferToImageInfo;
-		if (i)
-			WHOLE_REGIONS(i->regionCount, i->pRegions, imageSubresource, imageOffset,
-				      imageExtent);
-	} else if (!strcmp(n, "vkCmdCopyImage")) {
-		const vk_args_vkCmdCopyImage *a = args;
-		WHOLE_REGIONS(a->regionCount, a->pRegions, dstSubresource, dstOffset, extent);
-	} else if (trim_named(n, "vkCmdCopyImage2")) {
-		const VkCopyImageInfo2 *i = ((const vk_args_vkCmdCopyImage2 *)args)->pCopyImageInfo;
-		if (i)
-			WHOLE_REGIONS(i->regionCount, i->pRegions, dstSubresource, dstOffset, extent);
-	} else if (!strcmp(n, "vkCmdResolveImage")) {
-		const vk_args_vkCmdResolveImage *a = args;
-		WHOLE_REGIONS(a->regionCount, a->pRegions, dstSubresource, dstOffset, extent);
-	} else if (trim_named(n, "vkCmdResolveImage2")) {
-		const VkResolveImageInfo2 *i =
-			((const vk_args_vkCmdResolveImage2 *)args)->pResolveImageInfo;
-		if (i)
-			WHOLE_REGIONS(i->regionCount, i->pRegions, dstSubresource, dstOffset, extent);
-	} else if (!strcmp(n, "vkCmdBlitImage")) {
-		const vk_args_vkCmdBlitImage *a = args;
-		for (uint32_t k = 0; a->pRegions && k < a->regionCount; k++)
-			m |= whole_blit(o, &a->pRegions[k].dstSubresource, a->pRegions[k].dstOffsets);
-	} else if (trim_named(n, "vkCmdBlitImage2")) {
-		const VkBlitImageInfo2 *i = ((const vk_args_vkCmdBlitImage2 *)args)->pBlitImageInfo;
-		for (uint32_t k = 0; i && i->pRegions && k < i->regionCount; k++)
-			m |= whole_blit(o, &i->pRegions[k].dstSubresource, i->pRegions[k].dstOffsets);
-	} else if (!strcmp(n, "vkCmdClearColorImage")) {
-		const vk_args_vkCmdClearColorImage *a = args;
-		m = whole_ranges(o, a->rangeCount, a->pRanges);
-	} else if (!strcmp(n, "vkCmdClearDepthStencilImage")) {
-		const vk_args_vkCmdClearDepthStencilImage *a = args;
-		m = whole_ranges(o, a->rangeCount, a->pRanges);
-	}
+	dst_regions(n, args, o, written_whole, &m);
 	return m;
 }
+
 
 /* The subresources of image IMG that command N (ARGS) reads as its
  * source (srcImage): the levels and layers of its regions' sources, for
