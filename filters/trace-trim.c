@@ -397,14 +397,14 @@ int main(int argc, char **argv)
 	}
 	if (trace_writer_close(w, &err) < 0)
 		trace_cli_fail(&err);
-	if (st.lost)
+	if (st.lost.n)
 		fprintf(stderr,
 			"%s: %s: warning: the setup runs the submit of call %" PRIu64 " again, which "
 			"reads %s 0x%" PRIx64 ": the GPU wrote it and the program destroyed it before "
 			"the range, and those writes are not followed, so the cut may draw differently "
 			"(%" PRIu64 " such read%s)\n",
-			trace_cli_self.prog, j.in, st.lost_by, st.lost_type, st.lost_handle, st.lost,
-			st.lost == 1 ? "" : "s");
+			trace_cli_self.prog, j.in, st.lost.by, st.lost.type, st.lost.handle, st.lost.n,
+			st.lost.n == 1 ? "" : "s");
 	if (j.verbose)
 		fprintf(stderr,
 			"trace-trim: %s %" PRIu64 "-%" PRIu64 ": setup of %" PRIu64 " records "

@@ -100,6 +100,18 @@ ae() {
 	compare -metric AE "$1" "$2" null: 2>&1 || true
 }
 
+# cut_equal TRIM F REF: TRIM replays validated with no message, and its
+# frame F is REF, pixel for pixel (screenshot in s-TRIM/).
+cut_equal() {
+	local dir="s-$(basename "$1")"
+	run timeout 60 trace-replay --validate --screenshot "$2" --screenshot-dir "$dir" "$1"
+	echo "$1: status $status: $output"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	echo "$1, frame $2: $(ae "$3" "$dir/frame-$2.png") pixels differ"
+	[ "$(ae "$3" "$dir/frame-$2.png")" = 0 ]
+}
+
 # trim_check TRACE FULLDIR F [TRIM OPTIONS]: trims TRACE to frame F,
 # replays the trim validated, and compares frame F with the full replay's.
 trim_check() {
@@ -178,11 +190,7 @@ call_of() {
 	# the present alone: the setup makes the image it shows (nothing
 	# else in the range names it) and draws it
 	trace-trim --calls "$pre" -o p.trace "$W/cube.trace"
-	run timeout 60 trace-replay --validate --screenshot 150 --screenshot-dir sp p.trace
-	echo "calls $pre: status $status: $output"
-	[ "$status" -eq 0 ]
-	[ -z "$output" ]
-	[ "$(ae "$W/cube-full/frame-150.png" sp/frame-150.png)" = 0 ]
+	cut_equal p.trace 150 "$W/cube-full/frame-150.png"
 	# the setup of the trim from the present signals, with a submit of
 	# no command buffers, the semaphore the present waits for
 	sem=$(grep "^{call: $pre," f150.txt | sed 's/.*pWaitSemaphores: \[\(0x[0-9a-f]*\)\].*/\1/')
@@ -230,11 +238,7 @@ call_of() {
 	pre=$(call_of f150.txt vkQueuePresentKHR)
 	trace-trim --calls "$((acq + 2))-$((pre + 2))" -o t.txt fenced.txt
 	grep 'fn: vkCreateFence, .*0xf00d' t.txt | grep -q 'flags: VK_FENCE_CREATE_SIGNALED_BIT'
-	run timeout 60 trace-replay --validate --screenshot 150 --screenshot-dir s t.txt
-	echo "status $status: $output"
-	[ "$status" -eq 0 ]
-	[ -z "$output" ]
-	[ "$(ae "$W/cube-full/frame-150.png" s/frame-150.png)" = 0 ]
+	cut_equal t.txt 150 "$W/cube-full/frame-150.png"
 }
 
 @test "a submit run again whose second command buffer expects the layout its first leaves (zink's upload and draw buffers, SDL2's testoverlay2): the setup gives the image the layout the first expects" {
@@ -247,11 +251,7 @@ call_of() {
 	trace-replay --screenshot 150 --screenshot-dir full laid.txt
 	trace-trim --frames 150 -o t.trace laid.txt
 	[ "$(trace-decode t.trace | grep -c 'fn: vkCmdClearColorImage,')" = 2 ]
-	run timeout 60 trace-replay --validate --screenshot 150 --screenshot-dir s t.trace
-	echo "status $status: $output"
-	[ "$status" -eq 0 ]
-	[ -z "$output" ]
-	[ "$(ae full/frame-150.png s/frame-150.png)" = 0 ]
+	cut_equal t.trace 150 full/frame-150.png
 }
 
 # ex_check NAME: trims the example's capture ex-NAME.trace to frame 12,
@@ -259,13 +259,8 @@ call_of() {
 # screenshot of it.
 ex_check() {
 	trace-trim --frames 12 -o t.trace "$W/ex-$1.trace"
-	run timeout 60 trace-replay --validate --screenshot 12 --screenshot-dir s t.trace
-	echo "status $status: $output"
-	[ "$status" -eq 0 ]
-	[ -z "$output" ]
 	[ -f "$W/ex-$1.frame-12.png" ]
-	echo "$(ae "$W/ex-$1.frame-12.png" s/frame-12.png) pixels differ"
-	[ "$(ae "$W/ex-$1.frame-12.png" s/frame-12.png)" = 0 ]
+	cut_equal t.trace 12 "$W/ex-$1.frame-12.png"
 }
 
 @test "vkexample --mips: a frame that makes levels 1 and on again from UNDEFINED and blits them from level 0, trimmed, keeps the upload of level 0, replays validated and pixel-equal" {
@@ -292,12 +287,7 @@ ex_check() {
 	[ "$n40" = "$n12" ]
 	trace-decode t40.trace | grep -q 'fn: vkCmdCopyBufferToImage,'
 	trace-replay --screenshot 40 --screenshot-dir full "$W/ex-mips48.trace"
-	run timeout 60 trace-replay --validate --screenshot 40 --screenshot-dir s t40.trace
-	echo "status $status: $output"
-	[ "$status" -eq 0 ]
-	[ -z "$output" ]
-	echo "$(ae full/frame-40.png s/frame-40.png) pixels differ"
-	[ "$(ae full/frame-40.png s/frame-40.png)" = 0 ]
+	cut_equal t40.trace 40 full/frame-40.png
 }
 
 @test "vkexample --compute-mips: a dispatch writes only the level its storage view shows; the setups of frame 12 and of frame 40 of 48 run the upload of level 0 alone, replay validated and pixel-equal" {
@@ -321,19 +311,9 @@ ex_check() {
 	[ "$n40" = 1 ]
 	[ "$(trace-decode t12.trace | grep -c 'fn: vkQueueSubmit,')" = 3 ]
 	trace-decode t12.trace | grep -q 'fn: vkCmdCopyBufferToImage,'
-	run timeout 60 trace-replay --validate --screenshot 12 --screenshot-dir s12 t12.trace
-	echo "status $status: $output"
-	[ "$status" -eq 0 ]
-	[ -z "$output" ]
-	echo "frame 12: $(ae "$W/ex-cmips48.frame-12.png" s12/frame-12.png) pixels differ"
-	[ "$(ae "$W/ex-cmips48.frame-12.png" s12/frame-12.png)" = 0 ]
+	cut_equal t12.trace 12 "$W/ex-cmips48.frame-12.png"
 	trace-replay --screenshot 40 --screenshot-dir full "$W/ex-cmips48.trace"
-	run timeout 60 trace-replay --validate --screenshot 40 --screenshot-dir s40 t40.trace
-	echo "status $status: $output"
-	[ "$status" -eq 0 ]
-	[ -z "$output" ]
-	echo "frame 40: $(ae full/frame-40.png s40/frame-40.png) pixels differ"
-	[ "$(ae full/frame-40.png s40/frame-40.png)" = 0 ]
+	cut_equal t40.trace 40 full/frame-40.png
 }
 
 # cut_12_20_check NAME N FN: $W/NAME.trace, vkexample's 24 frames of a
@@ -352,19 +332,9 @@ cut_12_20_check() {
 	[ "$n20" = "$n" ]
 	trace-decode t20.trace | sed -n '/fn: tracekit.setup.begin/,/fn: tracekit.setup.end/p' |
 		grep -q "fn: $fn,"
-	run timeout 60 trace-replay --validate --screenshot 12 --screenshot-dir s12 t12.trace
-	echo "status $status: $output"
-	[ "$status" -eq 0 ]
-	[ -z "$output" ]
-	echo "frame 12: $(ae "$W/$name.frame-12.png" s12/frame-12.png) pixels differ"
-	[ "$(ae "$W/$name.frame-12.png" s12/frame-12.png)" = 0 ]
+	cut_equal t12.trace 12 "$W/$name.frame-12.png"
 	trace-replay --screenshot 20 --screenshot-dir full "$W/$name.trace"
-	run timeout 60 trace-replay --validate --screenshot 20 --screenshot-dir s20 t20.trace
-	echo "status $status: $output"
-	[ "$status" -eq 0 ]
-	[ -z "$output" ]
-	echo "frame 20: $(ae full/frame-20.png s20/frame-20.png) pixels differ"
-	[ "$(ae full/frame-20.png s20/frame-20.png)" = 0 ]
+	cut_equal t20.trace 20 full/frame-20.png
 }
 
 @test "vkexample --compute-mips-once --templates: a storage descriptor written through an update template is a write; the setups of frame 12 and frame 20 of 24 run the compute pass after the upload; replay validated and pixel-equal" {
@@ -543,12 +513,7 @@ verbose_check() {
 	echo "the capture's submits in the setup: $n"
 	[ "$n" = 1 ]
 	trace-decode t.trace | grep -q 'fn: vkCmdCopyBufferToImage,'
-	run timeout 60 trace-replay --validate --screenshot 12 --screenshot-dir s t.trace
-	echo "status $status: $output"
-	[ "$status" -eq 0 ]
-	[ -z "$output" ]
-	echo "$(ae full/frame-12.png s/frame-12.png) pixels differ"
-	[ "$(ae full/frame-12.png s/frame-12.png)" = 0 ]
+	cut_equal t.trace 12 full/frame-12.png
 }
 
 @test "vkexample --events: the mipmaps' last layout changes are barriers of a vkCmdWaitEvents; trimmed, the setup leaves the levels as the wait did, replays validated and pixel-equal" {
@@ -580,11 +545,7 @@ verbose_check() {
 baseMipLevel: 1, levelCount: 3
 oldLayout: VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, newLayout: VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL
 baseMipLevel: 4, levelCount: 3" ]
-	run timeout 60 trace-replay --validate --screenshot 12 --screenshot-dir s t.trace
-	echo "status $status: $output"
-	[ "$status" -eq 0 ]
-	[ -z "$output" ]
-	[ "$(ae full/frame-12.png s/frame-12.png)" = 0 ]
+	cut_equal t.trace 12 full/frame-12.png
 }
 
 @test "an image destroyed before a kept submit, still named by its descriptor set's earlier update (zink, xscreensaver's gltext): the setup gives it no layout after its destroy" {
@@ -599,11 +560,7 @@ baseMipLevel: 4, levelCount: 3" ]
 	trace-decode t.trace >t.txt
 	grep -q 'fn: vkDestroyImage, args: {device: [0-9a-fx]*, image: 0x7e57000000000010,' t.txt
 	grep -q 'fn: vkCmdBindDescriptorSets, .*pDescriptorSets: \[0x7e57000000000014\]' t.txt
-	run timeout 60 trace-replay --validate --screenshot 150 --screenshot-dir s t.trace
-	echo "status $status: $output"
-	[ "$status" -eq 0 ]
-	[ -z "$output" ]
-	[ "$(ae full/frame-150.png s/frame-150.png)" = 0 ]
+	cut_equal t.trace 150 full/frame-150.png
 }
 
 @test "glmark2 through zink: a frame of each of four scenes, trimmed, replays validated and pixel-equal" {
@@ -626,11 +583,7 @@ baseMipLevel: 4, levelCount: 3" ]
 	[ "$after" -le "$pre" ]
 	for a in "$after" "$pre"; do
 		trace-trim --calls "$a-$last" -o "g$a.trace" "$W/gl.trace"
-		run timeout 60 trace-replay --validate --screenshot 55 --screenshot-dir "s$a" "g$a.trace"
-		echo "calls $a-$last: status $status: $output"
-		[ "$status" -eq 0 ]
-		[ -z "$output" ]
-		[ "$(ae "$W/gl-full/frame-55.png" "s$a/frame-55.png")" = 0 ]
+		cut_equal "g$a.trace" 55 "$W/gl-full/frame-55.png"
 	done
 }
 

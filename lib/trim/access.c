@@ -664,6 +664,13 @@ uint64_t transfer_dst_subs(const char *n, const void *args, const obj *img)
 	return m;
 }
 
+/* Whether corners A and B, either way round, span 0 to a level's size N
+ * (the level 0 size shifted: 0 is 1). */
+static bool spans_level(int64_t a, int64_t b, int64_t n)
+{
+	return (a < b ? a : b) == 0 && (a < b ? b : a) == (n ? n : 1);
+}
+
 /* Of a region D of image IMG, the levels and layers it writes whole: all
  * of each level, in every aspect the format has (a clear's range: whole
  * levels and layers of the aspects it names). */
@@ -678,13 +685,9 @@ static void written_whole(void *ctx, const obj *img, const dst_region *d)
 	uint32_t lv = d->l->mipLevel;
 	if (!img->extent.width || lv >= 32 || d->l->aspectMask != img->aspect)
 		return;
-	int64_t w = img->extent.width >> lv, h = img->extent.height >> lv,
-		z = img->extent.depth >> lv;
-	VkOffset3D a = d->a;
-	int64_t x0 = a.x < d->bx ? a.x : d->bx, x1 = a.x < d->bx ? d->bx : a.x;
-	int64_t y0 = a.y < d->by ? a.y : d->by, y1 = a.y < d->by ? d->by : a.y;
-	int64_t z0 = a.z < d->bz ? a.z : d->bz, z1 = a.z < d->bz ? d->bz : a.z;
-	if (x0 || y0 || z0 || x1 != (w ? w : 1) || y1 != (h ? h : 1) || z1 != (z ? z : 1))
+	if (!spans_level(d->a.x, d->bx, img->extent.width >> lv) ||
+	    !spans_level(d->a.y, d->by, img->extent.height >> lv) ||
+	    !spans_level(d->a.z, d->bz, img->extent.depth >> lv))
 		return;
 	VkImageSubresourceRange r = {d->l->aspectMask, lv, 1, d->l->baseArrayLayer,
 				     d->l->layerCount};
@@ -702,12 +705,12 @@ uint64_t transfer_dst_whole(const char *n, const void *args, const obj *o)
 	uint64_t m = 0;
 	if (o->h == trim_types.buffer) {
 		uint64_t off = 1, len = 0;
-		if (o->whole || !o->size)
+		if (o->whole || !o->msize)
 			return 0;
 		if (!strcmp(n, "vkCmdFillBuffer")) {
 			const vk_args_vkCmdFillBuffer *a = args;
 			off = a->dstOffset;
-			len = a->size == VK_WHOLE_SIZE ? (o->size - off) & ~3ull : a->size;
+			len = a->size == VK_WHOLE_SIZE ? (o->msize - off) & ~3ull : a->size;
 		} else if (!strcmp(n, "vkCmdUpdateBuffer")) {
 			const vk_args_vkCmdUpdateBuffer *a = args;
 			off = a->dstOffset;
@@ -715,15 +718,14 @@ uint64_t transfer_dst_whole(const char *n, const void *args, const obj *o)
 		} else if (!strcmp(n, "vkCmdCopyBuffer")) {
 			const vk_args_vkCmdCopyBuffer *a = args;
 			for (uint32_t k = 0; a->pRegions && k < a->regionCount; k++)
-				if (!a->pRegions[k].dstOffset && a->pRegions[k].size == o->size)
-					off = 0, len = o->size;
+				if (!a->pRegions[k].dstOffset && a->pRegions[k].size == o->msize)
+					off = 0, len = o->msize;
 		}
-		return off == 0 && len == o->size ? obj_subs(o) : 0;
+		return off == 0 && len == o->msize ? obj_subs(o) : 0;
 	}
 	dst_regions(n, args, o, written_whole, &m);
 	return m;
 }
-
 
 /* The subresources of image IMG that command N (ARGS) reads as its
  * source (srcImage): the levels and layers of its regions' sources, for

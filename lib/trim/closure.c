@@ -279,11 +279,9 @@ void close_recording(trim *t, closure *cl, recording *r, bool inputs)
 		}
 		/* what the GPU wrote into an object destroyed since: its
 		 * writers went with it (not followed: counted, said) */
-		if (inputs && o->lost && !o->alive && recording_reads(t, r, o) && !t->nlost++) {
-			t->lost_by = cl->via ? cl->via->r->c.no : 0;
-			t->lost_handle = o->handle;
-			t->lost_type = o->h ? o->h->name : "object";
-		}
+		if (inputs && o->lost && !o->alive && recording_reads(t, r, o) && !t->lost.n++)
+			t->lost = (trim_lost){1, cl->via ? cl->via->r->c.no : 0, o->handle,
+					      o->h ? o->h->name : "object"};
 		close_obj(t, cl, o, in);
 		/* a secondary it executes (deps[0] is its own buffer) */
 		if (i > 0 && o->h == trim_types.command_buffer)

@@ -561,10 +561,7 @@ int trim_write_setup(trim *t, trace_writer *w, uint64_t *no, trim_stats *stats,
 	}
 	close_dispatchable(t, &cl);
 	closure_readable(t, &cl);
-	o.st->lost = t->nlost;
-	o.st->lost_by = t->lost_by;
-	o.st->lost_handle = t->lost_handle;
-	o.st->lost_type = t->lost_type;
+	o.st->lost = t->lost;
 
 	vec recs = {0};
 	t->stamp++;

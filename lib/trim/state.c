@@ -233,7 +233,6 @@ static void created(trim *t, obj *o, const char *n, const void *args)
 		o->usage = ci->usage;
 		o->whole = ci->flags & VK_BUFFER_CREATE_DEVICE_ADDRESS_CAPTURE_REPLAY_BIT;
 		o->msize = ci->size;
-		o->size = ci->size;
 		o->takes = true;
 	} else if (!strcmp(n, "vkCreateImage")) {
 		const VkImageCreateInfo *ci = ((const vk_args_vkCreateImage *)args)->pCreateInfo;

@@ -243,7 +243,6 @@ struct obj {
 	uint64_t voff, vend;       /* buffer views: their bytes of the buffer */
 	int32_t format;            /* images */
 	VkExtent3D extent;         /* images: level 0's (0: not known) */
-	uint64_t size;             /* buffers: as created */
 	int64_t index;             /* swapchain images: their index (-1: not one) */
 	bdesc *bd;                 /* descriptor sets: buffer descriptors */
 	uint32_t nbd, capbd;
@@ -422,10 +421,7 @@ struct trim {
 	vec range_tmpls;
 	tmap known;           /* (handle, type): made by a record, alive */
 	FILE *explain;        /* --verbose: why each submit is run again */
-	/* setup submits that read what the GPU wrote into an object
-	 * destroyed before the range: how many, the first */
-	uint64_t nlost, lost_by, lost_handle;
-	const char *lost_type;
+	trim_lost lost;       /* reads of GPU writes into objects destroyed since */
 };
 
 /* A handle a Vulkan call names (call_handles() finds them): its type,

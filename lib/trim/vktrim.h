@@ -49,14 +49,17 @@ int trim_range(trim *t, const trace_call *c, trace_error *err);
  * is left at the next number).  STATS (may be NULL) gets the objects and
  * records written.
  */
+typedef struct trim_lost {
+	uint64_t n, by, handle;
+	const char *type;
+} trim_lost;
 typedef struct trim_stats {
 	uint64_t objects, records, submits, updates, update_bytes;
 	uint64_t live_objects, live_records;
 	/* reads by setup submits of what the GPU wrote into an object the
-	 * program destroyed before the range: not restored (the first one's
-	 * reader, the call of its submit, and its type and handle) */
-	uint64_t lost, lost_by, lost_handle;
-	const char *lost_type;
+	 * program destroyed before the range, not restored: how many, and
+	 * the first one's (the call of its submit, the object) */
+	trim_lost lost;
 } trim_stats;
 int trim_write_setup(trim *t, trace_writer *w, uint64_t *no, trim_stats *stats,
 		     trace_error *err);
