@@ -9,25 +9,30 @@ export PATH="$BIN:$PATH"
 export ASAN_OPTIONS="detect_leaks=1:exitcode=99:abort_on_error=0"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:exitcode=99"
 
+# new_xvfb DEPTH PIDFILE: starts an Xvfb of that depth on a display the
+# server picks itself (-displayfd: suites run side by side, and two of them
+# looking for a free display at once would take the same one), writes its
+# pid to PIDFILE and prints the display once it accepts clients.
+new_xvfb() {
+	local i
+	rm -f "$2.display"
+	Xvfb -displayfd 3 -screen 0 1024x768x"$1" -nolisten tcp 3>"$2.display" >/dev/null 2>&1 &
+	echo $! >"$2"
+	for i in $(seq 100); do
+		[ -s "$2.display" ] && break
+		sleep 0.1
+	done
+	[ -s "$2.display" ] || return 1
+	echo ":$(cat "$2.display")"
+}
+
 # Starts one Xvfb for the suite (call from setup_file); sets DISPLAY.
 start_xvfb() {
 	export XDG_RUNTIME_DIR="$BATS_FILE_TMPDIR/xdg"
 	mkdir -p "$XDG_RUNTIME_DIR"
 	chmod 700 "$XDG_RUNTIME_DIR"
-	local d
-	for d in 91 92 93 94 95 96 97 98 99; do
-		[ -e "/tmp/.X11-unix/X$d" ] && continue
-		Xvfb ":$d" -screen 0 1024x768x24 -nolisten tcp >/dev/null 2>&1 &
-		echo $! >"$BATS_FILE_TMPDIR/xvfb.pid"
-		local i
-		for i in $(seq 50); do
-			[ -e "/tmp/.X11-unix/X$d" ] && break
-			sleep 0.1
-		done
-		export DISPLAY=":$d"
-		return 0
-	done
-	return 1
+	DISPLAY=$(new_xvfb 24 "$BATS_FILE_TMPDIR/xvfb.pid") || return 1
+	export DISPLAY
 }
 
 stop_xvfb() {

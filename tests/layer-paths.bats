@@ -216,24 +216,16 @@ proc_rss_kb() {
 
 @test "a 10-bit swapchain's screenshot (A2R10G10B10) is the 8-bit swapchain's frame, within rounding" {
 	# Xvfb at depth 30: llvmpipe offers A2R10G10B10_UNORM alone
-	local d
-	for d in 81 82 83 84 85 86 87 88 89; do
-		[ -e "/tmp/.X11-unix/X$d" ] || break
-	done
-	Xvfb ":$d" -screen 0 640x480x30 -nolisten tcp >/dev/null 2>&1 &
-	local xvfb30=$!
-	for _ in $(seq 50); do
-		[ -e "/tmp/.X11-unix/X$d" ] && break
-		sleep 0.1
-	done
+	local d30
+	d30=$(new_xvfb 30 "$W/xvfb30.pid")
 	for depth in 24 30; do
 		local display=$DISPLAY
-		[ $depth = 30 ] && display=":$d"
+		[ $depth = 30 ] && display=$d30
 		DISPLAY=$display VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture \
 			TRACEKIT_OUTPUT="$W/cube$depth.trace" TRACEKIT_SCREENSHOT=5 \
 			timeout 60 vkcube --c 8 >/dev/null 2>&1 || true
 	done
-	kill $xvfb30
+	kill "$(cat "$W/xvfb30.pid")"
 	trace-decode "$W/cube30.trace" | grep -q 'imageFormat: VK_FORMAT_A2R10G10B10_UNORM_PACK32'
 	trace-decode "$W/cube24.trace" | grep -q 'imageFormat: VK_FORMAT_B8G8R8A8_UNORM'
 	# 8 bits of 10, truncated, against 8 bits rounded: 1 in 255 apart at

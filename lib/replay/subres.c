@@ -111,7 +111,7 @@ static void walk_fields(subres *k, const scope *sc, bool top)
 		const uint8_t *p = sc->base + f->offset;
 		uint64_t n = f->count ? f->count : 1;
 		if (f->ptr) {
-			memcpy(&p, p, sizeof(p));
+			memcpy(&p, sc->base + f->offset, sizeof(p));
 			n = p ? vk_field_len(sc->fields, f, sc->base) : 0;
 		}
 		for (uint64_t j = 0; j < n; j++, p += s->size) {
