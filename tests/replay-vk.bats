@@ -223,6 +223,18 @@ ae() {
 	grep -Eq "^  vkQueueSubmit +[0-9.]+ ms +$submits calls +[0-9.]+ us each$" s.txt
 }
 
+@test "--stats --frames 1-: the time by function counts the records of the frames counted, not the program's start" {
+	replay --stats=json --frames 1- "$W/cube.trace" >s.json
+	cat s.json
+	# vkcube's submits after its first present, and nothing it made before
+	after=$(awk '/fn: vkQueuePresentKHR,/ { p = 1 } p && /fn: vkQueueSubmit,/ { n++ } END { print n }' "$W/cube.txt")
+	[ "$(json s.json '[f["calls"] for f in s["by_function"] if f["function"] == "vkQueueSubmit"]')" = "[$after]" ]
+	[ "$(json s.json '[f["function"] for f in s["by_function"] if f["function"].startswith("vkCreate")]')" = "[]" ]
+	# from frame 0, the start is there
+	replay --stats=json "$W/cube.trace" >all.json
+	[ "$(json all.json '"vkCreateInstance" in [f["function"] for f in s["by_function"]]')" = True ]
+}
+
 @test "--no-gpu-time: --stats without timestamps, the GPU time not measured, the rest as before" {
 	replay --stats=json --no-gpu-time --frames 1- "$W/glmark.trace" >g.json
 	cat g.json

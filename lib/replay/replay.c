@@ -489,7 +489,9 @@ void vkr_replay_call(vkr *r, const trace_call *c)
 {
 	if (!r->checking)
 		vkr_watchdog_note(c);
-	if (!r->opt->stats) {
+	/* the records of the frames the statistics count: with --frames 1-,
+	 * a frame's own work, not the program's start */
+	if (!r->opt->stats || r->frame < r->opt->first_frame) {
 		replay_call(r, c);
 		return;
 	}
