@@ -147,6 +147,26 @@ ae() {
 	done
 }
 
+@test "objects start zeroed on a driver whose new memory holds what it held before: the frames the same (TRACE_REPLAY_POISON)" {
+	# only the bytes of the objects bound are zeroed, not whole allocations
+	# (zink suballocates its buffers from 2 MiB memories): a driver's
+	# leftovers elsewhere never reach a frame
+	TRACE_REPLAY_POISON=1 replay --screenshot 0,150,299 --screenshot-dir cpoison "$W/cube.trace"
+	for n in 0 150 299; do
+		[ "$(ae "$W/cube.frame-$n.png" "cpoison/frame-$n.png")" = 0 ]
+	done
+	TRACE_REPLAY_POISON=1 replay --screenshot 5,15,25,35,45 --screenshot-dir gpoison "$W/glmark.trace"
+	for n in 5 15 25 35 45; do
+		echo "glmark2 frame $n: $(ae "$W/glmark.frame-$n.png" "gpoison/frame-$n.png") pixels differ"
+		[ "$(ae "$W/glmark.frame-$n.png" "gpoison/frame-$n.png")" = 0 ]
+	done
+	TRACE_REPLAY_POISON=1 TRACE_REPLAY_SLOW_DEVICE=1 replay --screenshot 3,11 --screenshot-dir epoison \
+		"$W/exw.trace"
+	for n in 3 11; do
+		[ "$(ae "$W/exw.frame-$n.png" "epoison/frame-$n.png")" = 0 ]
+	done
+}
+
 @test "--stats times each frame on the GPU, with timestamps, below the wall time, validated" {
 	# vkcube: one batch a frame; zink: several, with timeline semaphores
 	for t in cube glmark; do

@@ -1034,6 +1034,8 @@ int vkr_run(trace_reader *in, const vkr_options *opt)
 	trace_arena_init(&r->held.arena);
 	r->merge = !opt->submits_as_captured && !looping && !r->dump;
 	r->ahead_on = !opt->waits_as_captured && !looping && !r->dump;
+	const char *poison = getenv("TRACE_REPLAY_POISON");
+	r->poison = poison && *poison && strcmp(poison, "0");
 	vkr_watchdog_start(r);
 	uint64_t last_whole = 0;
 	while (!r->stop && (k = trace_reader_next(in, &c, &r->err)) > 0) {

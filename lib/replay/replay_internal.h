@@ -399,6 +399,8 @@ typedef struct vkr {
 	 * refusal jumps back to vkr_check with its message */
 	bool checking;
 	bool merge;          /* vkQueueSubmits may be held and merged (queue.c) */
+	bool poison;         /* TRACE_REPLAY_POISON: new memory filled with 0xa5
+			      * (memory.c), for the tests */
 	bool ahead_on;       /* the program's waits skipped (ahead.c) */
 	uint64_t ahead_waits, ahead_barriers, ahead_renamed, ahead_fences, ahead_staged,
 		ahead_paid, ahead_ended;
