@@ -84,14 +84,14 @@ sanitizer_prep() {
 	printf 'int dlclose(void *h);\nint dlclose(void *h) { (void)h; return 0; }\n' \
 		>"$BATS_FILE_TMPDIR/nodlclose.c"
 	cc -shared -fPIC -o "$BATS_FILE_TMPDIR/nodlclose.so" "$BATS_FILE_TMPDIR/nodlclose.c"
-	cc -print-file-name=libasan.so >"$BATS_FILE_TMPDIR/libasan"
 }
 
-# sanitized CMD...: runs CMD, a sanitizer build, with the preloads and
+# sanitized CMD...: runs CMD, a sanitizer build, with the preload and
 # suppressions of sanitizer_prep (set for it alone: the compiler and
-# vma-import are not sanitized)
+# vma-import are not sanitized; the sanitizers' runtimes are linked into
+# the build, so none of them is preloaded first)
 sanitized() {
-	LD_PRELOAD="$(cat "$BATS_FILE_TMPDIR/libasan") $BATS_FILE_TMPDIR/nodlclose.so" \
+	LD_PRELOAD="$BATS_FILE_TMPDIR/nodlclose.so" \
 		LSAN_OPTIONS="suppressions=$TOP/tests/lsan.supp:print_suppressions=0" "$@"
 }
 

@@ -557,7 +557,7 @@ END
 	mkdir m
 	local seed=()
 	[ -z "${MUTANT_SEED:-}" ] || seed=(--seed "$MUTANT_SEED")
-	MUTANT_PRELOAD="$(cat "$BATS_FILE_TMPDIR/libasan") $BATS_FILE_TMPDIR/nodlclose.so" \
+	MUTANT_PRELOAD="$BATS_FILE_TMPDIR/nodlclose.so" \
 		LSAN_OPTIONS="suppressions=$TOP/tests/lsan.supp:print_suppressions=0" \
 		run python3 "$TOP/tests/mutants.py" "${seed[@]}" --seconds "${MUTANT_SECONDS:-40}" \
 		--replay "$ASAN_BIN/trace-replay" --trim "$ASAN_BIN/trace-trim" --frames 39 \

@@ -65,6 +65,18 @@ ae() {
 	compare -metric AE "$1" "$2" null: 2>&1 || true
 }
 
+# frames_as_captured DIR NAME N,M...: the replay of $W/NAME.trace saves
+# those frames in DIR, pixel-equal to the capture's own screenshots
+# ($W/NAME.frame-N.png); variables set before the call reach the replay
+frames_as_captured() {
+	local n
+	replay --screenshot "$3" --screenshot-dir "$1" "$W/$2.trace"
+	for n in ${3//,/ }; do
+		echo "$2 frame $n: $(ae "$W/$2.frame-$n.png" "$1/frame-$n.png") pixels differ"
+		[ "$(ae "$W/$2.frame-$n.png" "$1/frame-$n.png")" = 0 ]
+	done
+}
+
 @test "the example program's trace replays headless, validated, with exit 0 and no message" {
 	[ -s "$W/ex.trace" ]
 	replay_error --validate "$W/ex.trace"
@@ -136,35 +148,17 @@ ae() {
 	# and each frame's end waited for the frame before last: seen done
 	# only by that wait, it took time, as the debts paid did
 	[ "$(json e.json 's["ahead"]["held_seconds"] > 0 and s["ahead"]["paid_seconds"] >= 0')" = True ]
-	TRACE_REPLAY_SLOW_DEVICE=1 replay --screenshot 0,150,299 --screenshot-dir cslow "$W/cube.trace"
-	for n in 0 150 299; do
-		[ "$(ae "$W/cube.frame-$n.png" "cslow/frame-$n.png")" = 0 ]
-	done
-	TRACE_REPLAY_SLOW_DEVICE=1 replay --screenshot 5,15,25,35,45 --screenshot-dir gslow "$W/glmark.trace"
-	for n in 5 15 25 35 45; do
-		echo "glmark2 frame $n: $(ae "$W/glmark.frame-$n.png" "gslow/frame-$n.png") pixels differ"
-		[ "$(ae "$W/glmark.frame-$n.png" "gslow/frame-$n.png")" = 0 ]
-	done
+	TRACE_REPLAY_SLOW_DEVICE=1 frames_as_captured cslow cube 0,150,299
+	TRACE_REPLAY_SLOW_DEVICE=1 frames_as_captured gslow glmark 5,15,25,35,45
 }
 
 @test "objects start zeroed on a driver whose new memory holds what it held before: the frames the same (TRACE_REPLAY_POISON)" {
 	# only the bytes of the objects bound are zeroed, not whole allocations
 	# (zink suballocates its buffers from 2 MiB memories): a driver's
 	# leftovers elsewhere never reach a frame
-	TRACE_REPLAY_POISON=1 replay --screenshot 0,150,299 --screenshot-dir cpoison "$W/cube.trace"
-	for n in 0 150 299; do
-		[ "$(ae "$W/cube.frame-$n.png" "cpoison/frame-$n.png")" = 0 ]
-	done
-	TRACE_REPLAY_POISON=1 replay --screenshot 5,15,25,35,45 --screenshot-dir gpoison "$W/glmark.trace"
-	for n in 5 15 25 35 45; do
-		echo "glmark2 frame $n: $(ae "$W/glmark.frame-$n.png" "gpoison/frame-$n.png") pixels differ"
-		[ "$(ae "$W/glmark.frame-$n.png" "gpoison/frame-$n.png")" = 0 ]
-	done
-	TRACE_REPLAY_POISON=1 TRACE_REPLAY_SLOW_DEVICE=1 replay --screenshot 3,11 --screenshot-dir epoison \
-		"$W/exw.trace"
-	for n in 3 11; do
-		[ "$(ae "$W/exw.frame-$n.png" "epoison/frame-$n.png")" = 0 ]
-	done
+	TRACE_REPLAY_POISON=1 frames_as_captured cpoison cube 0,150,299
+	TRACE_REPLAY_POISON=1 frames_as_captured gpoison glmark 5,15,25,35,45
+	TRACE_REPLAY_POISON=1 TRACE_REPLAY_SLOW_DEVICE=1 frames_as_captured epoison exw 3,11
 }
 
 @test "--stats times each frame on the GPU, with timestamps, below the wall time, validated" {
