@@ -593,17 +593,16 @@ static const uint8_t zeros[64 << 10];
 /* The bytes of O, placed in G (mapped) at its capture offset, that no
  * other object of G bound now over the same bytes of M holds: zeroed,
  * staged like an update, or from the host where G is FRESH (no batch has
- * used it).  Bytes equal to what the capture mapped are not in the trace:
- * fresh memory reads as zeros there.  Only objects' bytes: a new
- * allocation zeroed whole, as it was, cost glmark2-zink's replay on
- * llvmpipe 602 us a vkBindBufferMemory on average (351 us now; zink binds
- * 235 buffers into 17 memories of up to 2 MiB, each placed whole at its
- * first bind, every page of it faulted in).  The capture layer takes them so (it clears its
- * shadow there at the bind, clear_uncovered(): a replay's objects start
- * zeroed), and a whole memory's allocation here still holds what an
- * object destroyed before left there (neverball through zink: a 256 KiB
- * texture upload went out as the bytes that differ from zero, over the
- * previous texture's). */
+ * used it).  The capture layer takes them so (it clears its shadow there
+ * at the bind, clear_uncovered(): a replay's objects start zeroed, and
+ * bytes equal to what the capture mapped are not in the trace), and a
+ * whole memory's allocation here still holds what an object destroyed
+ * before left there (neverball through zink: a 256 KiB texture upload
+ * went out as the bytes that differ from zero, over the previous
+ * texture's).  Only objects' bytes: a new allocation zeroed whole, as it
+ * was, cost glmark2-zink's replay on llvmpipe 602 us a vkBindBufferMemory
+ * on average, 351 us now (zink binds 235 buffers into 17 memories of up
+ * to 2 MiB, each placed whole at its first bind, every page faulted in). */
 static void zero_uncovered(vkr *r, const memobj *m, obj *o, group *g, bool fresh)
 {
 	VkDeviceSize lo = o->mem_off, hi = held_end(o);
