@@ -685,6 +685,23 @@ print(len(b), b[:3].hex(), b[3:].count(0))' d/call-$n.buffer-0x7e58000000000005-
 	[[ -z $output || $output == *"warning: trace ends mid-record"*"the capture was cut off" ]]
 }
 
+@test "--pipeline-jobs: descriptor pools past the 64 kept made ahead at once wait for room and are made ahead too" {
+	# a pool made and destroyed after each of vkcube's first 100 frames;
+	# with the replay waiting for the threads, every one is made ahead and
+	# taken (the records past the 64 waiting were left to the replay)
+	awk -v N=100 -f "$TOP/tests/edit_lib.awk" -f "$TOP/tests/pools_edit.awk" "$W/cube.txt" >pools.txt
+	m=$(grep -c 'fn: vkCreate\(DescriptorPool\|PipelineCache\),' pools.txt)
+	[ "$m" -ge 100 ]
+	TRACE_REPLAY_WARM_WAIT=1 replay --stats=json --pipeline-jobs 2 --screenshot 150 -o p150.png \
+		pools.txt >p.json
+	json p.json 's["pipelines_ahead"]'
+	[ "$(json p.json '(p := s["pipelines_ahead"])["objects"] == p["objects_taken"] == '$m)" = True ]
+	[ "$(ae "$W/cube.frame-150.png" p150.png)" = 0 ]
+	# and without the wait, the replay ahead of the threads: the same frame
+	replay --pipeline-jobs 2 --screenshot 150 -o q150.png pools.txt
+	[ "$(ae "$W/cube.frame-150.png" q150.png)" = 0 ]
+}
+
 @test "the buffer scene's vertex rewrites are sparse updates, and its frames replay exact, from binary and text" {
 	# one float of each 12-byte vertex changes a frame: the words that
 	# differ and a mask, a third of the bytes of a dense update

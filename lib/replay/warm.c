@@ -19,9 +19,13 @@
  * Descriptor pools and pipeline caches, whose create infos name no
  * handle, are made ahead the same way (the workers make them, the replay
  * takes one at its call: vkr_warm_take_object), at most AHEAD_OBJECTS
- * waiting at once.  zink made a descriptor pool a frame in glmark2's
+ * waiting at once; the records past that wait for room in a list of
+ * their own (at most AHEAD_LATER), the oldest going to the workers as the
+ * replay takes one.  zink made a descriptor pool a frame in glmark2's
  * texture scene, 235 us each in NVIDIA's driver against 35 us of GPU work
- * a frame, and a pipeline cache (1.4 ms) for each program.
+ * a frame, and a pipeline cache (1.4 ms) for each program; its 12-scene
+ * capture makes 135 pools, of which the first 64 alone were made ahead
+ * when the records past the limit were left to the replay.
  *
  * Nothing the threads do reaches the replay but the cache and the
  * pipelines it takes: a record they cannot follow (one that does not
@@ -46,6 +50,7 @@ enum warm_kind {
 };
 
 #define AHEAD_OBJECTS 64
+#define AHEAD_LATER 4096
 
 /* A job: queued (in the list and the registry), running, done (its
  * pipelines kept in its arguments for the replay to take), or taken by the
@@ -59,6 +64,7 @@ typedef struct warm_job {
 	void *args;
 	enum job_state state;
 	bool cache_only;  /* its pipelines are not the replay's to take */
+	bool later;       /* in the list waiting for room (made-ahead objects) */
 	int ahead;        /* WK_AHEAD + i: one object of ahead[i], or 0 */
 	trace_arena arena;
 	struct warm_job *next;
@@ -81,6 +87,8 @@ struct vkr_warm {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	warm_job *head, **tail;
+	warm_job *later, **later_tail; /* made-ahead jobs waiting for room */
+	atomic_size_t nlater;
 	tmap byno;                    /* (call number, 1) -> its job: queued, running, done */
 	bool reading;                 /* the reader still adds jobs */
 	atomic_uint_least64_t jobs, pipelines, taken;
@@ -290,20 +298,57 @@ static void make(vkr_warm *w, const vk_command_info *cmd, void *args, const char
 	w->made[w->nmade++] = (made){end, live};
 }
 
-static void push(vkr_warm *w, warm_job *j)
-{
-	pthread_mutex_lock(&w->mu);
-	*w->tail = j;
-	w->tail = &j->next;
-	tmap_set(&w->byno, j->no, 1, (uint64_t)(uintptr_t)j);
-	pthread_cond_signal(&w->cv);
-	pthread_mutex_unlock(&w->mu);
-}
-
 static void job_free(warm_job *j)
 {
 	trace_arena_free(&j->arena);
 	free(j);
+}
+
+/* J to the workers.  Under w->mu. */
+static void to_workers(vkr_warm *w, warm_job *j)
+{
+	if (j->ahead)
+		atomic_fetch_add(&w->waiting, 1);
+	j->next = NULL;
+	*w->tail = j;
+	w->tail = &j->next;
+	pthread_cond_signal(&w->cv);
+}
+
+static void push(vkr_warm *w, warm_job *j)
+{
+	pthread_mutex_lock(&w->mu);
+	if (j->ahead && atomic_load(&w->waiting) >= AHEAD_OBJECTS) {
+		j->later = true;
+		*w->later_tail = j;
+		w->later_tail = &j->next;
+		atomic_fetch_add(&w->nlater, 1);
+	} else {
+		to_workers(w, j);
+	}
+	tmap_set(&w->byno, j->no, 1, (uint64_t)(uintptr_t)j);
+	pthread_mutex_unlock(&w->mu);
+}
+
+/* A made-ahead object no longer waits (taken, or destroyed): the oldest
+ * jobs waiting for room go to the workers, those the replay took before
+ * a worker could begin them freed.  Under w->mu. */
+static void ahead_left(vkr_warm *w)
+{
+	atomic_fetch_sub(&w->waiting, 1);
+	while (w->later && atomic_load(&w->waiting) < AHEAD_OBJECTS) {
+		warm_job *j = w->later;
+		w->later = j->next;
+		if (!w->later)
+			w->later_tail = &w->later;
+		atomic_fetch_sub(&w->nlater, 1);
+		if (j->state == J_TAKEN) {
+			job_free(j);
+			continue;
+		}
+		j->later = false;
+		to_workers(w, j);
+	}
 }
 
 static void *reader_main(void *arg)
@@ -336,7 +381,7 @@ static void *reader_main(void *arg)
 			continue;
 		/* under --validate the replay makes them: the layer sees each */
 		if (kind >= WK_AHEAD && (w->validate || vkr_failed(vkr_cap_result(c)) ||
-					 atomic_load(&w->waiting) >= AHEAD_OBJECTS ||
+					 atomic_load(&w->nlater) >= AHEAD_LATER ||
 					 c->no <= atomic_load(&w->passed)))
 			continue;
 		if (kind != WK_PIPELINES && kind < WK_AHEAD) {
@@ -376,9 +421,7 @@ static void *reader_main(void *arg)
 			job_free(j);
 			continue;
 		}
-		if (j->ahead)
-			atomic_fetch_add(&w->waiting, 1);
-		else
+		if (!j->ahead)
 			atomic_fetch_add(&w->jobs, 1);
 		push(w, j);
 	}
@@ -404,7 +447,6 @@ static void destroy_made(vkr_warm *w, warm_job *j)
 		PFN_vkVoidFunction end = vkGetDeviceProcAddr(w->dev, ahead[j->ahead - WK_AHEAD].destroy);
 		if (o && *o && end)
 			((destroy_fn)end)(w->dev, (void *)(uintptr_t)*o, NULL);
-		atomic_fetch_sub(&w->waiting, 1);
 		return;
 	}
 	const vk_args_vkCreateGraphicsPipelines *a = j->args;
@@ -444,11 +486,11 @@ static void *worker_main(void *arg)
 	pthread_setname_np(pthread_self(), "tracekit-warm");
 	pthread_mutex_lock(&w->mu);
 	for (;;) {
-		while (!w->head && w->reading && !atomic_load(&w->stop))
+		while (!w->head && (w->reading || w->later) && !atomic_load(&w->stop))
 			pthread_cond_wait(&w->cv, &w->mu);
 		warm_job *j = w->head;
 		if (!j || atomic_load(&w->stop))
-			break;  /* read to the end, or stopped */
+			break;  /* read to the end and none waits for room, or stopped */
 		w->head = j->next;
 		if (!w->head)
 			w->tail = &w->head;
@@ -517,7 +559,7 @@ bool vkr_warm_take_object(vkr *r, uint64_t no, uint64_t *out)
 	atomic_store(&w->passed, no);
 	uint64_t *at = tmap_at(&w->byno, no, 1);
 	warm_job *j = at ? (warm_job *)(uintptr_t)*at : NULL;
-	while (w->wait_reader && j && j->state == J_QUEUED && w->nworkers)
+	while (w->wait_reader && j && j->state == J_QUEUED && !j->later && w->nworkers)
 		pthread_cond_wait(&w->cv, &w->mu);
 	if (!j || !j->ahead) {
 		pthread_mutex_unlock(&w->mu);
@@ -525,14 +567,16 @@ bool vkr_warm_take_object(vkr *r, uint64_t no, uint64_t *out)
 	}
 	tmap_del(&w->byno, no, 1, NULL);
 	if (j->state == J_QUEUED) {
-		/* not begun: made here (the worker frees the job) */
+		/* not begun: made here (the worker, or ahead_left, frees the job) */
 		j->state = J_TAKEN;
-		atomic_fetch_sub(&w->waiting, 1);
+		if (!j->later)
+			ahead_left(w);
 		pthread_mutex_unlock(&w->mu);
 		return false;
 	}
 	while (j->state == J_RUNNING)
 		pthread_cond_wait(&w->cv, &w->mu);
+	ahead_left(w);
 	pthread_mutex_unlock(&w->mu);
 	/* (both: device, create info, allocator, the object, then the result) */
 	const vk_args_vkCreateDescriptorPool *a = j->args;
@@ -541,7 +585,6 @@ bool vkr_warm_take_object(vkr *r, uint64_t no, uint64_t *out)
 	if (ok) {
 		*out = *o;
 		atomic_fetch_add(&w->objects_taken, 1);
-		atomic_fetch_sub(&w->waiting, 1);
 	} else {
 		destroy_made(w, j);
 	}
@@ -588,6 +631,7 @@ void vkr_warm_start(vkr *r, vkr_device *d)
 	w->h_cache = vk_handle_lookup("VkPipelineCache");
 	w->h_pipeline = vk_handle_lookup("VkPipeline");
 	w->tail = &w->head;
+	w->later_tail = &w->later;
 	w->reading = true;
 	pthread_mutex_init(&w->mu, NULL);
 	pthread_cond_init(&w->cv, NULL);
@@ -646,6 +690,10 @@ void vkr_warm_stop(vkr *r, vkr_device *d)
 		job_free(j);
 	}
 	for (warm_job *j = w->head, *next; j; j = next) {
+		next = j->next;
+		job_free(j);
+	}
+	for (warm_job *j = w->later, *next; j; j = next) {
 		next = j->next;
 		job_free(j);
 	}
