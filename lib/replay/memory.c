@@ -137,59 +137,13 @@ void vkr_park_obj(obj *o)
 static void group_free(vkr *r, group *g)
 {
 	vkr_ahead_group_gone(r, g);
-	if (g->address)
-		vkFreeMemory(g->dev->vk.device, g->alloc.memory, NULL);
-	else
-		vkd_free(&g->dev->vk, &g->alloc);
+	vkd_free(&g->dev->vk, &g->alloc);
 	free(g);
-}
-
-/*
- * Memory for a buffer made with VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT:
- * such a buffer must be bound to memory allocated with
- * VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT (zink makes every buffer so), which
- * vkdevice.c's pools do not ask for: a VkDeviceMemory of its own.
- */
-static VkResult alloc_address(vkr *r, uint32_t type, VkDeviceSize size, group *g)
-{
-	VkMemoryAllocateFlagsInfo fi = {
-		.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO,
-		.flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT,
-	};
-	VkMemoryAllocateInfo ai = {
-		.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
-		.pNext = &fi,
-		.allocationSize = size,
-		.memoryTypeIndex = type,
-	};
-	VkResult res = vkAllocateMemory(r->d->vk.device, &ai, NULL, &g->alloc.memory);
-	if (res != VK_SUCCESS)
-		return res;
-	g->address = true;
-	g->alloc.offset = 0;
-	g->alloc.size = size;
-	g->alloc.type = type;
-	return VK_SUCCESS;
-}
-
-static void *group_map(group *g, VkResult *res)
-{
-	if (!g->address)
-		return vkd_map(&g->dev->vk, &g->alloc, res);
-	void *p = NULL;
-	*res = vkMapMemory(g->dev->vk.device, g->alloc.memory, 0, VK_WHOLE_SIZE, 0, &p);
-	return *res == VK_SUCCESS ? p : NULL;
 }
 
 static void group_flush(group *g, VkDeviceSize off, VkDeviceSize len)
 {
-	if (!g->address) {
-		vkd_flush(&g->dev->vk, &g->alloc, off, len);
-		return;
-	}
-	VkMappedMemoryRange mr = {.sType = VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE,
-				  .memory = g->alloc.memory, .size = VK_WHOLE_SIZE};
-	vkFlushMappedMemoryRanges(g->dev->vk.device, 1, &mr);
+	vkd_flush(&g->dev->vk, &g->alloc, off, len);
 }
 
 void vkr_release_obj(vkr *r, obj *o)
@@ -417,9 +371,12 @@ static group *new_group(vkr *r, memobj *m, obj *o, VkDeviceSize off, const VkMem
 			 * granularity page from its neighbours */
 			.kind = whole ? VKD_KIND_UNKNOWN : host_layout(o) ? VKD_KIND_LINEAR
 									  : VKD_KIND_OPTIMAL,
+			/* zink makes every buffer so: from a pool of such blocks
+			 * (a VkDeviceMemory each cost glmark2-zink's replay an
+			 * allocation, a map and a free on NVIDIA's driver) */
+			.address = o->address,
 		};
-		res = o->address ? alloc_address(r, type, rq.size, g)
-				 : vkd_alloc(&r->d->vk, NULL, type, &rq, &g->alloc);
+		res = vkd_alloc(&r->d->vk, NULL, type, &rq, &g->alloc);
 		if (res == VK_SUCCESS || !whole)
 			break;
 		whole = false;  /* no room for the whole memory: the object's own */
@@ -428,11 +385,12 @@ static group *new_group(vkr *r, memobj *m, obj *o, VkDeviceSize off, const VkMem
 		vkr_fatal(r, "cannot allocate %llu bytes of memory type %u: %s",
 			  (unsigned long long)size, type, vkr_result_name(res));
 	g->whole = whole;
+	g->address = o->address;
 	g->cap_base = whole ? 0 : off;
 	*rel = whole ? off : 0;
 	VkMemoryPropertyFlags tf = mp->memoryTypes[type].propertyFlags;
 	if (tf & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) {
-		g->mapped = group_map(g, &res);
+		g->mapped = vkd_map(&g->dev->vk, &g->alloc, &res);
 		g->coherent = (tf & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT) != 0;
 		/* zeroed where objects are bound (zero_uncovered); for the
 		 * tests, a driver whose new memory holds what it held before */

@@ -139,8 +139,7 @@ typedef struct group {
 	uint32_t refs;
 	uint8_t *mapped;     /* host-visible: mapped for its life */
 	bool coherent;
-	bool address;        /* VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT: a VkDeviceMemory
-			      * of its own, not from vkdevice.c's pools */
+	bool address;        /* allocated with VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT */
 	VkDeviceSize cap_base; /* capture offset in its memory of the first object */
 	bool whole;          /* it spans its capture memory: any object bound there
 			      * may take its capture offset in it, not only one

@@ -39,6 +39,7 @@ struct vkd_pool {
 	uint64_t min_blocks, max_blocks; /* max 0: no limit */
 	bool custom;
 	bool ignore_granularity;
+	bool address;          /* its blocks allocated with VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT */
 	vkd_block *blocks;
 	size_t nblocks;
 	vkd_pool *next;        /* in the device's list of custom pools */
@@ -449,9 +450,12 @@ void vkd_close_device(vkd_device *d)
 {
 	if (!d->device)
 		return;
-	for (uint32_t t = 0; t < VK_MAX_MEMORY_TYPES; t++)
+	for (uint32_t t = 0; t < VK_MAX_MEMORY_TYPES; t++) {
 		if (d->default_pools[t])
 			vkd_pool_destroy(d, d->default_pools[t]);
+		if (d->address_pools[t])
+			vkd_pool_destroy(d, d->address_pools[t]);
+	}
 	while (d->pools)
 		vkd_pool_destroy(d, d->pools);
 	vkDestroyDevice(d->device, NULL);
@@ -647,6 +651,10 @@ static VkResult block_new(vkd_device *d, vkd_pool *pool, uint32_t type, VkDevice
 	VkMemoryDedicatedAllocateInfo ded = {
 		.sType = VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO,
 	};
+	VkMemoryAllocateFlagsInfo flags = {
+		.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO,
+		.flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT,
+	};
 	VkMemoryAllocateInfo ai = {
 		.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
 		.allocationSize = size,
@@ -657,6 +665,10 @@ static VkResult block_new(vkd_device *d, vkd_pool *pool, uint32_t type, VkDevice
 		ded.buffer = dedicated->dedicated_buffer;
 		ded.image = dedicated->dedicated_image;
 		ai.pNext = &ded;
+	}
+	if (pool ? pool->address : dedicated && dedicated->address) {
+		flags.pNext = ai.pNext;
+		ai.pNext = &flags;
 	}
 	VkDeviceMemory mem;
 	VkResult r = vkAllocateMemory(d->device, &ai, NULL, &mem);
@@ -826,6 +838,8 @@ void vkd_pool_destroy(vkd_device *d, vkd_pool *p)
 			pp = &(*pp)->next;
 		if (*pp)
 			*pp = p->next;
+	} else if (p->address) {
+		d->address_pools[p->type] = NULL;
 	} else {
 		d->default_pools[p->type] = NULL;
 	}
@@ -866,9 +880,14 @@ VkResult vkd_alloc(vkd_device *d, vkd_pool *pool, uint32_t type, const vkd_reque
 	if (!pool && (req->dedicated || req->size > default_block / 2))
 		return alloc_dedicated(d, type, req, out);
 	if (!pool) {
-		if (!d->default_pools[type])
-			d->default_pools[type] = pool_new(d, type, 0, false);
-		pool = d->default_pools[type];
+		vkd_pool **pools = req->address ? d->address_pools : d->default_pools;
+		if (!pools[type]) {
+			pools[type] = pool_new(d, type, 0, false);
+			pools[type]->address = req->address;
+		}
+		pool = pools[type];
+	} else if (req->address != pool->address) {
+		return VK_ERROR_FEATURE_NOT_PRESENT;
 	}
 	if (req->size > pool->block_size)
 		return VK_ERROR_OUT_OF_DEVICE_MEMORY;

@@ -98,6 +98,7 @@ typedef struct vkd_device {
 	/* allocator */
 	VkDeviceSize block_size[VK_MAX_MEMORY_HEAPS]; /* default block size per heap */
 	vkd_pool *default_pools[VK_MAX_MEMORY_TYPES]; /* made on first use */
+	vkd_pool *address_pools[VK_MAX_MEMORY_TYPES]; /* the same, for device addresses */
 	vkd_pool *pools;                              /* custom pools, a list */
 	vkd_memory_stats type_stats[VK_MAX_MEMORY_TYPES];
 	vkd_memory_stats heap_stats[VK_MAX_MEMORY_HEAPS];
@@ -203,6 +204,7 @@ typedef struct vkd_request {
 	VkDeviceSize alignment;
 	vkd_kind kind;
 	bool dedicated;             /* a VkDeviceMemory of its own */
+	bool address;               /* VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT (a default pool of its own) */
 	VkBuffer dedicated_buffer;  /* with VkMemoryDedicatedAllocateInfo */
 	VkImage dedicated_image;
 } vkd_request;
