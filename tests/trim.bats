@@ -337,6 +337,41 @@ cut_12_20_check() {
 	cut_equal t20.trace 20 full/frame-20.png
 }
 
+@test "a copy in a setup submit into an image destroyed before the range, from a buffer nothing else reads, is left out with the bytes it read; kept where the image is alive; replay validated and pixel-equal" {
+	# the upload of ex-mips also copies 0xff bytes of a staging buffer of
+	# its own into an image of its own (dead_copy_edit.awk); the setup of
+	# frame 12 runs the upload again for the texture, and before this it
+	# ran that copy too, writing its 16 KiB source first, for an image
+	# nothing reads and the program destroyed (Warzone 2100: a 16 MiB
+	# staging buffer, half a one-frame cut)
+	trace-decode "$W/ex-mips.trace" >ex.txt
+	awk -f "$TOP/tests/edit_lib.awk" -f "$TOP/tests/dead_copy_edit.awk" ex.txt >dead.txt
+	[ "$(grep -c 'fn: vkCmdCopyBufferToImage, args: {commandBuffer: [^,]*, srcBuffer: 0x7e57000000000042' dead.txt)" = 1 ]
+	trace-trim --frames 12 --verbose -o base.trace ex.txt 2>base.err
+	trace-trim --frames 12 --verbose -o cut.trace dead.txt 2>cut.err
+	cat cut.err
+	grep -q '^trace-trim: setup: the submit of call [0-9]*, .*; without 1 transfer whose results nothing reads$' cut.err
+	trace-decode cut.trace | sed -n '/fn: tracekit.setup.begin/,/fn: tracekit.setup.end/p' >setup.txt
+	! grep -q 'srcBuffer: 0x7e57000000000042' setup.txt
+	! grep -q 'fn: tracekit.update, args: {object: 0x7e57000000000042' setup.txt
+	# the barriers around it stay, naming the image
+	[ "$(grep -c 'fn: vkCmdPipelineBarrier,.*image: 0x7e57000000000040' setup.txt)" = 2 ]
+	bytes() { sed -n 's/.* updates of \([0-9]*\) bytes.*/\1/p' "$1"; }
+	echo "update bytes: $(bytes cut.err), without the copy in the capture $(bytes base.err)"
+	[ "$(bytes cut.err)" = "$(bytes base.err)" ]
+	cut_equal cut.trace 12 "$W/ex-mips.frame-12.png"
+	# the image alive when the range begins: the range may read it, the
+	# copy and its source's bytes stay
+	awk -v keep=1 -f "$TOP/tests/edit_lib.awk" -f "$TOP/tests/dead_copy_edit.awk" ex.txt >alive.txt
+	trace-trim --frames 12 --verbose -o kept.trace alive.txt 2>kept.err
+	cat kept.err
+	! grep -q 'without' kept.err
+	trace-decode kept.trace | sed -n '/fn: tracekit.setup.begin/,/fn: tracekit.setup.end/p' |
+		grep -q 'fn: vkCmdCopyBufferToImage, args: {commandBuffer: [^,]*, srcBuffer: 0x7e57000000000042'
+	[ "$(bytes kept.err)" -ge "$(($(bytes base.err) + 16384))" ]
+	cut_equal kept.trace 12 "$W/ex-mips.frame-12.png"
+}
+
 @test "vkexample --compute-mips-once --templates: a storage descriptor written through an update template is a write; the setups of frame 12 and frame 20 of 24 run the compute pass after the upload; replay validated and pixel-equal" {
 	# at load, after the upload (which leaves levels 1-6 in GENERAL), a
 	# submit of its own makes levels 1-6 from level 0, each through a

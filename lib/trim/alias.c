@@ -53,10 +53,14 @@ static void bind(obj *o, obj *m, uint64_t off)
 		return;  /* a sparse or unknown memory, or bound already */
 	o->mem = m;
 	o->moff = off;
-	for (uint32_t i = 0; o->takes && i < m->bound.n; i++) {
+	o->overlaps |= !o->msize;  /* (its extent unknown: it may) */
+	for (uint32_t i = 0; i < m->bound.n; i++) {
 		obj *y = m->bound.v[i];
 		uint64_t lo, hi;
-		if (y->cont && clip(off, off + o->msize, y, &lo, &hi))
+		if (!clip(off, off + o->msize, y, &lo, &hi) && o->msize)
+			continue;
+		o->overlaps = y->overlaps = true;
+		if (o->takes && y->cont && o->msize)
 			share(o, y, lo, hi);
 	}
 	vec_push(&m->bound, o);

@@ -75,7 +75,7 @@ static void touch_image(void *ctx, obj *o, const VkImageSubresourceRange *r,
 /* Whether the handle F of command N is what a transfer command writes and
  * does not read: the destination of a copy, blit, resolve, fill or
  * update, the image a clear clears.  Any other use may read. */
-static bool transfer_dst(const char *n, const found *f)
+bool transfer_dst(const char *n, const found *f)
 {
 	static const char *const copies[] = {
 		"vkCmdCopyBuffer", "vkCmdCopyBuffer2", "vkCmdCopyImage", "vkCmdCopyImage2",
@@ -279,9 +279,11 @@ void close_recording(trim *t, closure *cl, recording *r, bool inputs)
 		}
 		/* what the GPU wrote into an object destroyed since: its
 		 * writers went with it (not followed: counted, said) */
-		if (inputs && o->lost && !o->alive && recording_reads(t, r, o) && !t->lost.n++)
+		if (inputs && o->lost && !o->alive && recording_reads(t, r, o) && !t->lost.n++) {
 			t->lost = (trim_lost){1, cl->via ? cl->via->r->c.no : 0, o->handle,
 					      o->h ? o->h->name : "object"};
+			t->lost_obj = o;
+		}
 		close_obj(t, cl, o, in);
 		/* a secondary it executes (deps[0] is its own buffer) */
 		if (i > 0 && o->h == trim_types.command_buffer)
@@ -337,6 +339,39 @@ void close_obj(trim *t, closure *cl, obj *o, uint64_t in)
 	}
 }
 
+/* What recording R's commands may read of buffers: its reads, or where
+ * the setup leaves commands of it out (prune.c), those of the others,
+ * into OWN. */
+static const breads *kept_reads(trim *t, const recording *r, breads *own)
+{
+	bool any = false;
+	for (uint32_t i = 0; !any && i < r->recs.n; i++)
+		any = trim_pruned(t, r->recs.v[i]);
+	if (!any)
+		return &r->reads;
+	trace_arena a;
+	trace_arena_init(&a);
+	trace_error e;
+	trace_error_clear(&e);
+	t->then = r;  /* its handles, as they were then */
+	for (uint32_t i = 0; i < r->recs.n; i++) {
+		rec *rc = r->recs.v[i];
+		const vk_command_info *cmd;
+		trim_kind_of(t, &rc->c, &cmd);
+		void *args;
+		if (!cmd || trim_pruned(t, rc) || trim_decode(&a, cmd, &rc->c, &args, &e) < 0)
+			continue;  /* (prune.c decoded every record) */
+		finds in = {0};
+		call_handles(t, &rc->c, cmd, args, &in);
+		cmd_reads(t, &rc->c, cmd, args, &in, own);
+		free(in.v);
+		trace_arena_reset(&a);
+	}
+	t->then = NULL;
+	trace_arena_free(&a);
+	return own;
+}
+
 /* The bytes of its buffers the closure may read: what the recordings it
  * runs read directly, through the descriptor sets they bind (as they are
  * now, and as they were at each submit it runs again), and what the range
@@ -360,8 +395,11 @@ void closure_readable(trim *t, const closure *cl)
 	}
 	for (uint32_t i = 0; i < cl->recordings.n; i++) {
 		const recording *r = cl->recordings.v[i];
-		for (uint32_t k = 0; k < r->reads.n; k++)
-			spans_add(&r->reads.v[k].o->rd, r->reads.v[k].off, r->reads.v[k].end);
+		breads own = {0};
+		const breads *rd = kept_reads(t, r, &own);
+		for (uint32_t k = 0; k < rd->n; k++)
+			spans_add(&rd->v[k].o->rd, rd->v[k].off, rd->v[k].end);
+		breads_free(&own);
 		recording_set_reads(t, r, &all, false);
 	}
 	for (uint32_t i = 0; i < cl->submits.n; i++) {

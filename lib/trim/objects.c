@@ -470,6 +470,11 @@ void trim_types_init(void)
 
 obj *obj_lookup(trim *t, const vk_handle_info *h, uint64_t v)
 {
+	for (uint32_t i = 0; t->then && i < t->then->deps.n; i++) {
+		obj *o = t->then->deps.v[i];
+		if (o->handle == v && o->h == h)
+			return o;
+	}
 	return omap_get(&t->objs, v, h);
 }
 

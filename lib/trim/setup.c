@@ -396,9 +396,19 @@ static void explain(trim *t, const submit *s, uint64_t bytes)
 		" bytes of contents: it wrote %s 0x%" PRIx64 ", which ", s->r->c.no, bytes,
 		o && o->h ? o->h->name : "an object", o ? o->handle : 0);
 	if (s->why_via)
-		fprintf(t->explain, "the submit of call %" PRIu64 " may read\n", s->why_via->r->c.no);
+		fprintf(t->explain, "the submit of call %" PRIu64 " may read", s->why_via->r->c.no);
 	else
-		fprintf(t->explain, "the range may read\n");
+		fprintf(t->explain, "the range may read");
+	uint64_t left = 0;
+	for (uint32_t i = 0; i < s->recordings.n; i++) {
+		const recording *r = s->recordings.v[i];
+		for (uint32_t k = 0; k < r->recs.n; k++)
+			left += trim_pruned(t, r->recs.v[k]);
+	}
+	if (left)
+		fprintf(t->explain, "; without %" PRIu64 " transfer%s whose results nothing reads",
+			left, left == 1 ? "" : "s");
+	fprintf(t->explain, "\n");
 }
 
 void trim_explain(trim *t, FILE *f)
@@ -560,6 +570,7 @@ int trim_write_setup(trim *t, trace_writer *w, uint64_t *no, trim_stats *stats,
 			close_recording(t, &cl, x->cur, false);
 	}
 	close_dispatchable(t, &cl);
+	o.st->pruned = trim_prune(t, &cl);
 	closure_readable(t, &cl);
 	o.st->lost = t->lost;
 
@@ -589,7 +600,8 @@ int trim_write_setup(trim *t, trace_writer *w, uint64_t *no, trim_stats *stats,
 		recording *r = cl.recordings.v[i];
 		collect(t, &recs, r->reset);
 		for (uint32_t k = 0; k < r->recs.n; k++)
-			collect(t, &recs, r->recs.v[k]);
+			if (!trim_pruned(t, r->recs.v[k]))
+				collect(t, &recs, r->recs.v[k]);
 	}
 	for (uint32_t i = 0; i < cl.submits.n; i++)
 		collect(t, &recs, ((submit *)cl.submits.v[i])->r);

@@ -339,6 +339,7 @@ void trim_free(trim *t)
 	/* the roots were looked up, not referenced */
 	vec_free(&t->roots);
 	tmap_free(&t->rooted);
+	tmap_free(&t->pruned);
 	vec all = {0};
 	for (size_t i = 0; i < t->objs.cap; i++)
 		if (t->objs.slot[i])

@@ -266,6 +266,7 @@ struct obj {
 	obj *mem;
 	uint64_t moff, msize;
 	bool takes;
+	bool overlaps;             /* bound over bytes another object was bound over at once */
 	vec bound;
 };
 
@@ -422,6 +423,11 @@ struct trim {
 	tmap known;           /* (handle, type): made by a record, alive */
 	FILE *explain;        /* --verbose: why each submit is run again */
 	trim_lost lost;       /* reads of GPU writes into objects destroyed since */
+	const obj *lost_obj;  /* ... the first one's object */
+	tmap pruned;          /* rec* -> 1: a transfer the setup leaves out (prune.c) */
+	/* while set, a handle is the object this recording named when it
+	 * was recorded, destroyed since or not (obj_lookup) */
+	const recording *then;
 };
 
 /* A handle a Vulkan call names (call_handles() finds them): its type,
@@ -587,6 +593,14 @@ uint64_t range_needs(const obj *o);
 void close_recording(trim *t, closure *cl, recording *r, bool inputs);
 void close_obj(trim *t, closure *cl, obj *o, uint64_t in);
 void closure_readable(trim *t, const closure *cl);
+/* Whether F, a handle command N names, is what a transfer command writes
+ * and does not read. */
+bool transfer_dst(const char *n, const found *f);
+
+/* prune.c: transfers whose results nothing reads, left out of the setup:
+ * how many (marked in t->pruned) */
+uint64_t trim_prune(trim *t, const closure *cl);
+bool trim_pruned(const trim *t, const rec *r);
 void close_dispatchable(trim *t, closure *cl);
 
 /* trim.c: classifying calls; the range's roots */

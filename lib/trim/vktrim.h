@@ -60,6 +60,7 @@ typedef struct trim_stats {
 	 * program destroyed before the range, not restored: how many, and
 	 * the first one's (the call of its submit, the object) */
 	trim_lost lost;
+	uint64_t pruned;  /* transfers of those submits left out (their results unread) */
 } trim_stats;
 int trim_write_setup(trim *t, trace_writer *w, uint64_t *no, trim_stats *stats,
 		     trace_error *err);

@@ -1,0 +1,183 @@
+/*
+ * prune.c: the transfer commands of the setup's submits whose results
+ * nothing may read: left out of the setup, and with them the bytes they
+ * read.  A submit the setup runs again for one object it wrote runs every
+ * command recorded into it, and each of those reads what it reads: Warzone
+ * 2100 records a frame's uploads into the frame's one command buffer, and
+ * a setup that ran its first frame's submit again for a 32-byte copy ran
+ * the copy of a 2048x2048 texture too, into an image the program
+ * destroyed before the range, with the 16 MiB staging buffer it came from.
+ *
+ * A copy, blit, resolve, fill, update or clear is left out when none of
+ * its destinations is needed: alive when the range begins (the range may
+ * read it), read where a buffer's device address may be known, bound over
+ * bytes another object was bound over at the same time, or named by a command of the setup's
+ * (or the range's) recordings other than a transfer left out or a barrier
+ * (through descriptor sets, framebuffers and views too).  A transfer kept
+ * needs its sources, so a chain of copies is followed back to where it
+ * stops mattering.  Barriers stay: they name the images whose layouts the
+ * commands around them expect.  A recording the range may submit (its
+ * command buffer's current one, where the range names that) keeps all of
+ * its commands; with a secondary command buffer
+ * executed or a push through a descriptor update template (whose data
+ * names handles the record's walk does not see), none is left out.
+ */
+#include "trim_internal.h"
+
+typedef struct xfer {
+	rec *r;
+	obj **dst, **src;
+	uint32_t ndst, nsrc;
+	bool live, sourced;  /* kept; its sources needed */
+} xfer;
+
+typedef struct pruner {
+	trim *t;
+	tmap need;      /* obj* -> 1: named by a command kept */
+	xfer *x;
+	uint32_t n, cap;
+} pruner;
+
+static void need(pruner *p, obj *o)
+{
+	if (!o || tmap_get(&p->need, o, NULL))
+		return;
+	tmap_put(&p->need, o, 1);
+	if (o->h == trim_types.descriptor_set)
+		for (uint32_t i = 0; i < o->held.n; i++)
+			need(p, o->held.v[i]);
+	if (o->h == trim_types.framebuffer)
+		for (uint32_t i = 0; i < o->deps.n; i++)
+			need(p, o->deps.v[i]);
+	need(p, o->target);
+}
+
+static bool needed(const pruner *p, const obj *o)
+{
+	return o->alive || tmap_get(&p->t->rooted, o, NULL) || tmap_get(&p->need, o, NULL) ||
+	       (o->h == trim_types.buffer && o->whole) || o->overlaps;
+}
+
+static bool in_kept_submit(const closure *cl, const recording *r)
+{
+	for (uint32_t i = 0; i < cl->submits.n; i++)
+		if (vec_has(&((const submit *)cl->submits.v[i])->recordings, r))
+			return true;
+	return false;
+}
+
+/* Recording R's commands: what the kept ones name, needed; its transfers
+ * (where PRUNABLE), kept for the second pass.  False where a record
+ * leaves the walk blind: it does not decode, executes a secondary, or
+ * pushes through a template. */
+static bool walk(pruner *p, recording *r, bool prunable, trace_arena *a)
+{
+	trim *t = p->t;
+	trace_error e;
+	trace_error_clear(&e);
+	for (uint32_t i = 0; i < r->recs.n; i++) {
+		rec *rc = r->recs.v[i];
+		const vk_command_info *cmd;
+		trim_kind_of(t, &rc->c, &cmd);
+		if (!cmd)
+			continue;
+		const char *n = cmd->sig.name;
+		if (trim_named(n, "vkCmdExecuteCommands") ||
+		    trim_named(n, "vkCmdPushDescriptorSetWithTemplate"))
+			return false;
+		void *args;
+		if (trim_decode(a, cmd, &rc->c, &args, &e) < 0)
+			return false;
+		finds in = {0};
+		call_handles(t, &rc->c, cmd, args, &in);
+		xfer x = {.r = rc};
+		for (uint32_t k = 1; k < in.n; k++) {
+			obj *o = obj_lookup(t, in.v[k].h, in.v[k].value);
+			if (!o)
+				continue;
+			if (transfer_dst(n, &in.v[k])) {
+				x.dst = trace_xrealloc(x.dst, (x.ndst + 1) * sizeof(*x.dst));
+				x.dst[x.ndst++] = o;
+			} else {
+				x.src = trace_xrealloc(x.src, (x.nsrc + 1) * sizeof(*x.src));
+				x.src[x.nsrc++] = o;
+			}
+		}
+		free(in.v);
+		if (x.ndst && prunable && !barrier_cmd(n)) {
+			p->x = array_grow(p->x, p->n, &p->cap, sizeof(*p->x), 16);
+			p->x[p->n++] = x;
+			continue;
+		}
+		if (!barrier_cmd(n)) {
+			for (uint32_t k = 0; k < x.ndst; k++)
+				need(p, x.dst[k]);
+			for (uint32_t k = 0; k < x.nsrc; k++)
+				need(p, x.src[k]);
+		}
+		free(x.dst);
+		free(x.src);
+	}
+	return true;
+}
+
+uint64_t trim_prune(trim *t, const closure *cl)
+{
+	pruner p = {.t = t};
+	trace_arena a;
+	trace_arena_init(&a);
+	bool ok = true;
+	for (uint32_t i = 0; ok && i < cl->recordings.n; i++) {
+		recording *r = cl->recordings.v[i];
+		obj *cb = r->deps.n ? r->deps.v[0] : NULL;
+		/* (a recording the range may submit is its command buffer's
+		 * current one: an earlier one was recorded over before it) */
+		bool prunable = cb && (cb->cur != r || !tmap_get(&t->rooted, cb, NULL)) &&
+				in_kept_submit(cl, r);
+		t->then = r;
+		ok = walk(&p, r, prunable, &a);
+		t->then = NULL;
+		trace_arena_reset(&a);
+	}
+	uint64_t pruned = 0;
+	if (ok) {
+		/* a transfer kept needs its sources: until none is added */
+		for (bool grew = true; grew;) {
+			grew = false;
+			for (uint32_t i = 0; i < p.n; i++) {
+				xfer *x = &p.x[i];
+				for (uint32_t k = 0; !x->live && k < x->ndst; k++)
+					x->live = needed(&p, x->dst[k]);
+				if (!x->live || x->sourced)
+					continue;
+				for (uint32_t k = 0; k < x->nsrc; k++)
+					need(&p, x->src[k]);
+				x->sourced = true;
+				grew = true;
+			}
+		}
+		for (uint32_t i = 0; i < p.n; i++)
+			if (!p.x[i].live) {
+				tmap_put(&t->pruned, p.x[i].r, 1);
+				pruned++;
+			}
+		/* a lost object (GPU-written, destroyed) that only transfers
+		 * left out and barriers named is read by nothing now */
+		if (t->lost.n == 1 && t->lost_obj && !needed(&p, t->lost_obj))
+			t->lost = (trim_lost){0};
+	}
+	for (uint32_t i = 0; i < p.n; i++) {
+		free(p.x[i].dst);
+		free(p.x[i].src);
+	}
+	free(p.x);
+	tmap_free(&p.need);
+	trace_arena_free(&a);
+	return pruned;
+}
+
+/* Whether the setup leaves record R out. */
+bool trim_pruned(const trim *t, const rec *r)
+{
+	return t->pruned.n && tmap_get(&t->pruned, r, NULL);
+}
