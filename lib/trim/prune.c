@@ -34,6 +34,7 @@ typedef struct xfer {
 typedef struct pruner {
 	trim *t;
 	tmap need;      /* obj* -> 1: named by a command kept */
+	tmap run;       /* recording* -> 1: one a submit of the setup runs */
 	xfer *x;
 	uint32_t n, cap;
 } pruner;
@@ -56,14 +57,6 @@ static bool needed(const pruner *p, const obj *o)
 {
 	return o->alive || tmap_get(&p->t->rooted, o, NULL) || tmap_get(&p->need, o, NULL) ||
 	       (o->h == trim_types.buffer && o->whole) || o->overlaps;
-}
-
-static bool in_kept_submit(const closure *cl, const recording *r)
-{
-	for (uint32_t i = 0; i < cl->submits.n; i++)
-		if (vec_has(&((const submit *)cl->submits.v[i])->recordings, r))
-			return true;
-	return false;
 }
 
 /* Recording R's commands: what the kept ones name, needed; its transfers
@@ -127,13 +120,18 @@ uint64_t trim_prune(trim *t, const closure *cl)
 	trace_arena a;
 	trace_arena_init(&a);
 	bool ok = true;
+	for (uint32_t i = 0; i < cl->submits.n; i++) {
+		const submit *s = cl->submits.v[i];
+		for (uint32_t k = 0; k < s->recordings.n; k++)
+			tmap_put(&p.run, s->recordings.v[k], 1);
+	}
 	for (uint32_t i = 0; ok && i < cl->recordings.n; i++) {
 		recording *r = cl->recordings.v[i];
 		obj *cb = r->deps.n ? r->deps.v[0] : NULL;
 		/* (a recording the range may submit is its command buffer's
 		 * current one: an earlier one was recorded over before it) */
 		bool prunable = cb && (cb->cur != r || !tmap_get(&t->rooted, cb, NULL)) &&
-				in_kept_submit(cl, r);
+				tmap_get(&p.run, r, NULL);
 		t->then = r;
 		ok = walk(&p, r, prunable, &a);
 		t->then = NULL;
@@ -171,7 +169,7 @@ uint64_t trim_prune(trim *t, const closure *cl)
 		free(p.x[i].src);
 	}
 	free(p.x);
-	tmap_free(&p.need);
+	TMAP_FREE(&p.need, &p.run);
 	trace_arena_free(&a);
 	return pruned;
 }
