@@ -13,7 +13,7 @@ trap 'rm -rf "$logs"' EXIT
 
 # The slowest suites first, so that the last to end is a short one (their
 # order by time on a clean clone); the others keep the order given.
-slow="badinput hostile replay-vk trim gl layer vma layer-paths mpv"
+slow="badinput replay-vk hostile trim gl replay-vma layer filter example seek layer-paths ffmpeg vma"
 order=()
 for s in $slow; do
 	for f in "$@"; do
