@@ -11,14 +11,14 @@
  * A copy, blit, resolve, fill, update or clear is left out when none of
  * its destinations is needed: alive when the range begins (the range may
  * read it), read where a buffer's device address may be known, bound over
- * bytes another object was bound over at the same time, or named by a command of the setup's
- * (or the range's) recordings other than a transfer left out or a barrier
- * (through descriptor sets, framebuffers and views too).  A transfer kept
- * needs its sources, so a chain of copies is followed back to where it
- * stops mattering.  Barriers stay: they name the images whose layouts the
- * commands around them expect.  A recording the range may submit (its
- * command buffer's current one, where the range names that) keeps all of
- * its commands; with a secondary command buffer
+ * bytes another object was bound over at the same time, or named by a
+ * command of the setup's (or the range's) recordings other than a
+ * transfer left out or a barrier (through descriptor sets, framebuffers
+ * and views too).  A transfer kept needs its sources, so a chain of copies
+ * is followed back to where it stops mattering.  Barriers stay: they name
+ * the images whose layouts the commands around them expect.  A recording
+ * the range may submit (its command buffer's current one, where the range
+ * names that) keeps all of its commands; with a secondary command buffer
  * executed or a push through a descriptor update template (whose data
  * names handles the record's walk does not see), none is left out.
  */
