@@ -409,10 +409,11 @@ int main(int argc, char **argv)
 		fprintf(stderr,
 			"trace-trim: %s %" PRIu64 "-%" PRIu64 ": setup of %" PRIu64 " records "
 			"(%" PRIu64 " objects of %" PRIu64 " alive, %" PRIu64 " submits, %" PRIu64
-			" updates of %" PRIu64 " bytes), then %" PRIu64 " records of the range\n",
+			" transfers of them left out, %" PRIu64 " updates of %" PRIu64
+			" bytes), then %" PRIu64 " records of the range\n",
 			j.by_frames ? "frames" : "calls", j.by_frames ? j.first_frame : j.first_no,
 			j.by_frames ? j.last_frame : j.last_no, st.records, st.objects,
-			st.live_objects, st.submits, st.updates, st.update_bytes,
+			st.live_objects, st.submits, st.pruned, st.updates, st.update_bytes,
 			j.count - (j.skip_marker ? 1 : 0));
 	free(oh.props);
 	held_free(&keep);

@@ -351,6 +351,7 @@ cut_12_20_check() {
 	trace-trim --frames 12 --verbose -o cut.trace dead.txt 2>cut.err
 	cat cut.err
 	grep -q '^trace-trim: setup: the submit of call [0-9]*, .*; without 1 transfer whose results nothing reads$' cut.err
+	grep -q ', 1 submits, 1 transfers of them left out, ' cut.err
 	trace-decode cut.trace | sed -n '/fn: tracekit.setup.begin/,/fn: tracekit.setup.end/p' >setup.txt
 	! grep -q 'srcBuffer: 0x7e57000000000042' setup.txt
 	! grep -q 'fn: tracekit.update, args: {object: 0x7e57000000000042' setup.txt
@@ -366,6 +367,7 @@ cut_12_20_check() {
 	trace-trim --frames 12 --verbose -o kept.trace alive.txt 2>kept.err
 	cat kept.err
 	! grep -q 'without' kept.err
+	grep -q ', 1 submits, 0 transfers of them left out, ' kept.err
 	trace-decode kept.trace | sed -n '/fn: tracekit.setup.begin/,/fn: tracekit.setup.end/p' |
 		grep -q 'fn: vkCmdCopyBufferToImage, args: {commandBuffer: [^,]*, srcBuffer: 0x7e57000000000042'
 	[ "$(bytes kept.err)" -ge "$(($(bytes base.err) + 16384))" ]
