@@ -44,10 +44,9 @@ static void need(pruner *p, obj *o)
 	if (!o || tmap_get(&p->need, o, NULL))
 		return;
 	tmap_put(&p->need, o, 1);
-	if (o->h == trim_types.descriptor_set)
-		for (uint32_t i = 0; i < o->held.n; i++)
-			need(p, o->held.v[i]);
-	if (o->h == trim_types.framebuffer)
+	/* a set: all its writes named (held leaves out what a template
+	 * update wrote), a framebuffer: its attachments */
+	if (o->h == trim_types.descriptor_set || o->h == trim_types.framebuffer)
 		for (uint32_t i = 0; i < o->deps.n; i++)
 			need(p, o->deps.v[i]);
 	need(p, o->target);
