@@ -146,34 +146,62 @@ void touch_cmd(trim *t, obj *cb, touches *l, const vk_command_info *cmd,
 	}
 }
 
-/* The uses of recording RC's commands, into L; false if a record does
- * not decode.  Its records were read once already. */
-static bool touch_recording(trim *t, recording *rc, touches *l, bool secondaries)
+/* Each record of recording R that decodes, with its command, arguments
+ * and the handles it names, to FN; false where a record does not decode
+ * (the others still go to FN) or FN returns false (which ends the walk). */
+bool recording_each(trim *t, const recording *r, recording_fn fn, void *ctx)
 {
-	obj *cb = rc->deps.n ? rc->deps.v[0] : NULL;
 	trace_arena a;
 	trace_arena_init(&a);
 	trace_error e;
 	trace_error_clear(&e);
 	bool ok = true;
-	for (uint32_t i = 0; i < rc->recs.n; i++) {
-		const trace_call *c = &((rec *)rc->recs.v[i])->c;
+	for (uint32_t i = 0; i < r->recs.n; i++) {
+		rec *rc = r->recs.v[i];
 		const vk_command_info *cmd;
-		trim_kind_of(t, c, &cmd);
+		void *args;
+		trim_kind_of(t, &rc->c, &cmd);
 		if (!cmd)
 			continue;
-		void *args;
-		if (trim_decode(&a, cmd, c, &args, &e) < 0) {
+		if (trim_decode(&a, cmd, &rc->c, &args, &e) < 0) {
 			ok = false;
 			continue;
 		}
 		finds in = {0};
-		call_handles(t, c, cmd, args, &in);
-		touch_cmd(t, cb, l, cmd, args, &in, secondaries);
+		call_handles(t, &rc->c, cmd, args, &in);
+		bool go = fn(t, ctx, rc, cmd, args, &in);
 		free(in.v);
+		trace_arena_reset(&a);
+		if (!go) {
+			ok = false;
+			break;
+		}
 	}
 	trace_arena_free(&a);
 	return ok;
+}
+
+typedef struct toucher {
+	obj *cb;
+	touches *l;
+	bool secondaries;
+} toucher;
+
+static bool touch_one(trim *t, void *ctx, rec *rc, const vk_command_info *cmd, void *args,
+		      const finds *in)
+{
+	toucher *u = ctx;
+	(void)rc;
+	touch_cmd(t, u->cb, u->l, cmd, args, in, u->secondaries);
+	return true;
+}
+
+/* The uses of recording RC's commands, into L; false if a record does
+ * not decode.  Its records were read once already. */
+static bool touch_recording(trim *t, recording *rc, touches *l, bool secondaries)
+{
+	toucher u = {rc->deps.n ? rc->deps.v[0] : NULL, l, secondaries};
+	return recording_each(t, rc, touch_one, &u);
 }
 
 /* CB's recording from before the range, as uses, when the range goes on
@@ -339,6 +367,14 @@ void close_obj(trim *t, closure *cl, obj *o, uint64_t in)
 	}
 }
 
+static bool read_one(trim *t, void *ctx, rec *rc, const vk_command_info *cmd, void *args,
+		     const finds *in)
+{
+	if (!trim_pruned(t, rc))
+		cmd_reads(t, &rc->c, cmd, args, in, ctx);
+	return true;
+}
+
 /* What recording R's commands may read of buffers: its reads, or where
  * the setup leaves commands of it out (prune.c), those of the others,
  * into OWN. */
@@ -349,26 +385,9 @@ static const breads *kept_reads(trim *t, const recording *r, breads *own)
 		any = trim_pruned(t, r->recs.v[i]);
 	if (!any)
 		return &r->reads;
-	trace_arena a;
-	trace_arena_init(&a);
-	trace_error e;
-	trace_error_clear(&e);
 	t->then = r;  /* its handles, as they were then */
-	for (uint32_t i = 0; i < r->recs.n; i++) {
-		rec *rc = r->recs.v[i];
-		const vk_command_info *cmd;
-		trim_kind_of(t, &rc->c, &cmd);
-		void *args;
-		if (!cmd || trim_pruned(t, rc) || trim_decode(&a, cmd, &rc->c, &args, &e) < 0)
-			continue;  /* (prune.c decoded every record) */
-		finds in = {0};
-		call_handles(t, &rc->c, cmd, args, &in);
-		cmd_reads(t, &rc->c, cmd, args, &in, own);
-		free(in.v);
-		trace_arena_reset(&a);
-	}
+	recording_each(t, r, read_one, own);
 	t->then = NULL;
-	trace_arena_free(&a);
 	return own;
 }
 

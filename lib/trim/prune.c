@@ -19,8 +19,11 @@
  * the images whose layouts the commands around them expect.  A recording
  * the range may submit (its command buffer's current one, where the range
  * names that) keeps all of its commands; with a secondary command buffer
- * executed or a push through a descriptor update template (whose data
- * names handles the record's walk does not see), none is left out.
+ * executed (whose commands this walk does not follow), or a record that
+ * does not decode, none is left out; so far with a push through a
+ * descriptor update template too (zink pushes every draw's descriptors
+ * so: no cut of its captures has been checked with its transfers left
+ * out).
  */
 #include "trim_internal.h"
 
@@ -58,66 +61,57 @@ static bool needed(const pruner *p, const obj *o)
 	       (o->h == trim_types.buffer && o->whole) || o->overlaps;
 }
 
-/* Recording R's commands: what the kept ones name, needed; its transfers
- * (where PRUNABLE), kept for the second pass.  False where a record
- * leaves the walk blind: it does not decode, executes a secondary, or
- * pushes through a template. */
-static bool walk(pruner *p, recording *r, bool prunable, trace_arena *a)
+typedef struct walker {
+	pruner *p;
+	bool prunable;
+} walker;
+
+/* A command of a recording: what a kept one names, needed; a transfer of
+ * a recording it may prune, kept for the second pass.  False (the walk
+ * ends, nothing is pruned) at a secondary executed or a push through a
+ * template. */
+static bool walk_one(trim *t, void *ctx, rec *rc, const vk_command_info *cmd, void *args,
+		     const finds *in)
 {
-	trim *t = p->t;
-	trace_error e;
-	trace_error_clear(&e);
-	for (uint32_t i = 0; i < r->recs.n; i++) {
-		rec *rc = r->recs.v[i];
-		const vk_command_info *cmd;
-		trim_kind_of(t, &rc->c, &cmd);
-		if (!cmd)
+	walker *w = ctx;
+	pruner *p = w->p;
+	const char *n = cmd->sig.name;
+	(void)args;
+	if (trim_named(n, "vkCmdExecuteCommands") ||
+	    trim_named(n, "vkCmdPushDescriptorSetWithTemplate"))
+		return false;
+	xfer x = {.r = rc};
+	for (uint32_t k = 1; k < in->n; k++) {
+		obj *o = obj_lookup(t, in->v[k].h, in->v[k].value);
+		if (!o)
 			continue;
-		const char *n = cmd->sig.name;
-		if (trim_named(n, "vkCmdExecuteCommands") ||
-		    trim_named(n, "vkCmdPushDescriptorSetWithTemplate"))
-			return false;
-		void *args;
-		if (trim_decode(a, cmd, &rc->c, &args, &e) < 0)
-			return false;
-		finds in = {0};
-		call_handles(t, &rc->c, cmd, args, &in);
-		xfer x = {.r = rc};
-		for (uint32_t k = 1; k < in.n; k++) {
-			obj *o = obj_lookup(t, in.v[k].h, in.v[k].value);
-			if (!o)
-				continue;
-			if (transfer_dst(n, &in.v[k])) {
-				x.dst = trace_xrealloc(x.dst, (x.ndst + 1) * sizeof(*x.dst));
-				x.dst[x.ndst++] = o;
-			} else {
-				x.src = trace_xrealloc(x.src, (x.nsrc + 1) * sizeof(*x.src));
-				x.src[x.nsrc++] = o;
-			}
+		if (transfer_dst(n, &in->v[k])) {
+			x.dst = trace_xrealloc(x.dst, (x.ndst + 1) * sizeof(*x.dst));
+			x.dst[x.ndst++] = o;
+		} else {
+			x.src = trace_xrealloc(x.src, (x.nsrc + 1) * sizeof(*x.src));
+			x.src[x.nsrc++] = o;
 		}
-		free(in.v);
-		if (x.ndst && prunable && !barrier_cmd(n)) {
-			p->x = array_grow(p->x, p->n, &p->cap, sizeof(*p->x), 16);
-			p->x[p->n++] = x;
-			continue;
-		}
-		if (!barrier_cmd(n)) {
-			for (uint32_t k = 0; k < x.ndst; k++)
-				need(p, x.dst[k]);
-			for (uint32_t k = 0; k < x.nsrc; k++)
-				need(p, x.src[k]);
-		}
-		free(x.dst);
-		free(x.src);
 	}
+	if (x.ndst && w->prunable && !barrier_cmd(n)) {
+		p->x = array_grow(p->x, p->n, &p->cap, sizeof(*p->x), 16);
+		p->x[p->n++] = x;
+		return true;
+	}
+	if (!barrier_cmd(n)) {
+		for (uint32_t k = 0; k < x.ndst; k++)
+			need(p, x.dst[k]);
+		for (uint32_t k = 0; k < x.nsrc; k++)
+			need(p, x.src[k]);
+	}
+	free(x.dst);
+	free(x.src);
 	return true;
 }
 
 uint64_t trim_prune(trim *t, const closure *cl)
 {
 	pruner p = {.t = t};
-	trace_arena a;
-	trace_arena_init(&a);
 	bool ok = true;
 	for (uint32_t i = 0; i < cl->submits.n; i++) {
 		const submit *s = cl->submits.v[i];
@@ -131,10 +125,10 @@ uint64_t trim_prune(trim *t, const closure *cl)
 		 * current one: an earlier one was recorded over before it) */
 		bool prunable = cb && (cb->cur != r || !tmap_get(&t->rooted, cb, NULL)) &&
 				tmap_get(&p.run, r, NULL);
+		walker w = {&p, prunable};
 		t->then = r;
-		ok = walk(&p, r, prunable, &a);
+		ok = recording_each(t, r, walk_one, &w);
 		t->then = NULL;
-		trace_arena_reset(&a);
 	}
 	uint64_t pruned = 0;
 	if (ok) {
@@ -169,7 +163,6 @@ uint64_t trim_prune(trim *t, const closure *cl)
 	}
 	free(p.x);
 	TMAP_FREE(&p.need, &p.run);
-	trace_arena_free(&a);
 	return pruned;
 }
 

@@ -584,6 +584,9 @@ int trim_vk_before(trim *t, const trace_call *c, enum kind k, const vk_command_i
 int trim_known(trim *t, const vk_command_info *cmd, void *args, trace_error *err);
 
 /* closure.c: what the range needs */
+typedef bool (*recording_fn)(trim *t, void *ctx, rec *rc, const vk_command_info *cmd, void *args,
+			     const finds *in);
+bool recording_each(trim *t, const recording *r, recording_fn fn, void *ctx);
 void use_then(firsts *at, enum use u, uint64_t subs);
 void firsts_then(firsts *at, const firsts *f);
 void touch_cmd(trim *t, obj *cb, touches *l, const vk_command_info *cmd,
