@@ -166,6 +166,10 @@ void tk_memory_fini(tk_device *dev);
  * protected again: -1 when that cannot be said (every page may be). */
 size_t tk_watch_page(void);
 bool tk_watch_start(void *addr, size_t len);
+/* what a watched page's first write costs here, in ns (0: none watched);
+ * whether every mapping is to be watched, paying or not (TRACEKIT_WATCH) */
+double tk_watch_fault_ns(void);
+bool tk_watch_always(void);
 void tk_watch_stop(void *addr, size_t len);
 int tk_watch_written(void *addr, size_t len, void (*fn)(void *ctx, uintptr_t lo, uintptr_t hi),
 		     void *ctx);

@@ -72,7 +72,10 @@ struct tk_mem {
 				* the shadow (written, or compared in part) */
 	uint64_t seen, written_pages; /* watched pages compares took, and of
 				* them written since (watch_pays()) */
-	bool unwatched;        /* watching did not pay: not again */
+	uint64_t probed, changed; /* unwatched: pages compares took, and of
+				* them those that differed (watch_judge()) */
+	bool watch_ok;         /* the last judgement: watch it while mapped */
+	bool unwatchable;      /* the kernel refused to watch it */
 };
 
 /* ------------------------------------------------------------------ */
@@ -274,12 +277,17 @@ static void written(void *ctx, uintptr_t lo, uintptr_t hi)
 static void watch_begin(tk_mem *mem)
 {
 	size_t ps = tk_watch_page();
-	if (!ps || !mem->mapped || mem->map_size < ps || mem->unwatched)
+	if (!ps || !mem->mapped || mem->map_size < ps || !(mem->watch_ok || tk_watch_always()) ||
+	    mem->maydiff || mem->unwatchable)
 		return;
 	uintptr_t a = (uintptr_t)mem->mapped, b = a + mem->map_size;
 	uint8_t *lo = (uint8_t *)((a + ps - 1) / ps * ps), *hi = (uint8_t *)(b / ps * ps);
-	if (lo >= hi || !tk_watch_start(lo, (size_t)(hi - lo)))
+	if (lo >= hi)
 		return;
+	if (!tk_watch_start(lo, (size_t)(hi - lo))) {
+		mem->unwatchable = true; /* a device's I/O memory: asked once */
+		return;
+	}
 	size_t pages = (size_t)(hi - lo) / ps;
 	mem->maydiff = malloc((pages + 63) / 64 * 8);
 	if (!mem->maydiff) {
@@ -288,25 +296,76 @@ static void watch_begin(tk_mem *mem)
 	}
 	mem->wlo = lo;
 	mem->whi = hi;
-	/* what the memory held before the map may differ from the shadow */
+	mem->seen = mem->written_pages = 0;
+	/* what the memory held before the map, or wrote while unwatched,
+	 * may differ from the shadow */
 	memset(mem->maydiff, 0xff, (pages + 63) / 64 * 8);
 }
 
 /*
- * Whether watching MEM pays: a watched page costs a fault at its first
- * write after a compare, and the page is then compared all the same.  On
- * llvmpipe a fault cost as much as comparing six pages (bench-calls
- * submit: 2.7 us a page written, against 0.45 us a page compared), so
- * where more than a sixth of the pages that compares take, of those a
- * compare had taken whole before (what the memory held before its first
- * compares does not count), were written since (zink's streaming
- * uploads: nearly all), the memory is compared as before, unwatched;
- * where less (a large vertex buffer rewritten in part), watched.  Judged
- * once 1024 such pages have been taken.
+ * Whether watching pays, judged per memory from what its compares found
+ * and from what a fault costs on this machine (watch.c).  A watched page
+ * costs a fault at its first write after a compare, and is then compared
+ * all the same; a page not written costs nothing, where unwatched it is
+ * compared.  So watching pays where fewer than 1 in (1 + R) of the pages
+ * compares take were written, R a fault's cost in page compares
+ * (COMPARE_NS a page: 4 KiB compared with its shadow at 14 GB/s, as
+ * here; a fault cost 2.7 us where the watching was first measured, and
+ * 12 to 19 us on this machine since, under a hypervisor that keeps
+ * shadow page tables: bench-calls submit took 10.1 ms a round watched,
+ * 2.7 ms unwatched).
+ *
+ * A memory is mapped unwatched: its compares count the pages they take
+ * and the pages that differed, and once PROBE_MIN pages are taken, under
+ * half the break-even share differing starts the watch (a large vertex
+ * buffer rewritten in part, a heap written a little a frame); more
+ * (zink's streaming uploads: nearly every page) does not, and the counts
+ * start again every PROBE_WINDOW pages, so that a memory that settles is
+ * watched later.  A watched memory whose written pages cost more faults
+ * than the compares they spared, by WATCH_SLACK page compares, is
+ * unwatched and judged again the same way.  A page rewritten with the
+ * bytes it held is a fault not seen unwatched: the watched count has it.
  */
-static bool watch_pays(const tk_mem *mem)
+#define COMPARE_NS 300.0
+#define PROBE_MIN 256
+#define PROBE_WINDOW 4096
+#define WATCH_SLACK 1024
+
+/* A fault's cost in page compares, at least 1 */
+static double fault_pages(void)
 {
-	return mem->seen < 1024 || mem->written_pages * 6 <= mem->seen;
+	double r = tk_watch_fault_ns() / COMPARE_NS;
+	return r > 1 ? r : 1;
+}
+
+static bool watch_pays(tk_mem *mem)
+{
+	if (tk_watch_always())
+		return true;
+	if (mem->seen > 16 * PROBE_WINDOW) { /* recent compares weigh most */
+		mem->seen /= 2;
+		mem->written_pages /= 2;
+	}
+	return (double)mem->written_pages * (1 + fault_pages()) <= (double)(mem->seen + WATCH_SLACK);
+}
+
+/* Counts an unwatched compare of PAGES pages, CHANGED of which differed,
+ * and starts the watch where it pays. */
+static void watch_judge(tk_mem *mem, size_t pages, size_t changed)
+{
+	if (!tk_watch_page() || !mem->mapped || mem->unwatchable)
+		return;
+	mem->probed += pages;
+	mem->changed += changed;
+	if (mem->probed < PROBE_MIN)
+		return;
+	if ((double)mem->changed * 2 * (1 + fault_pages()) <= (double)mem->probed) {
+		mem->watch_ok = true;
+		watch_begin(mem);
+	} else if (mem->probed < PROBE_WINDOW) {
+		return;
+	}
+	mem->probed = mem->changed = 0;
 }
 
 static void watch_end(tk_mem *mem)
@@ -558,14 +617,23 @@ static bool mostly_equal(const uint8_t *live, const uint8_t *old)
 	return differ <= SPARSE_MAX;
 }
 
-static void diff_bytes(tk_mem *mem, const tk_object *o, VkDeviceSize lo, VkDeviceSize hi)
+/* Returns the number of pages (of the watch's size: 0 where none is
+ * kept) of the memory with bytes that differed (watch_judge()). */
+static size_t diff_bytes(tk_mem *mem, const tk_object *o, VkDeviceSize lo, VkDeviceSize hi)
 {
 	const uint8_t *live = mem->mapped + (lo - mem->map_offset);
 	uint8_t *old = mem->shadow + lo;
-	size_t n = hi - lo, i = 0;
+	size_t n = hi - lo, i = 0, ps = tk_watch_page(), pages = 0;
+	VkDeviceSize counted = 0; /* pages below this one are counted */
 	shadow_ready(mem, lo, hi);
 	while ((i = next_diff(live, old, i, n)) < n) {
 		size_t last = run_end(live, old, i, n), len = last + 1 - i;
+		if (ps) {
+			VkDeviceSize first = (lo + i) / ps, end = (lo + last) / ps + 1;
+			first = first > counted ? first : counted;
+			pages += end > first ? (size_t)(end - first) : 0;
+			counted = end;
+		}
 		if (len >= SPARSE_MIN && mostly_equal(live + i, old + i)) {
 			/* the last 0-3 bytes that make no word go dense */
 			if (!tk_update_sparse(o->handle, lo - o->offset + i, live + i, old + i,
@@ -580,6 +648,7 @@ static void diff_bytes(tk_mem *mem, const tk_object *o, VkDeviceSize lo, VkDevic
 		}
 		i = last + 1;
 	}
+	return pages;
 }
 
 /* Compares [lo, hi) of object O in MEM: where the mapping is watched
@@ -591,7 +660,9 @@ static void diff_bytes(tk_mem *mem, const tk_object *o, VkDeviceSize lo, VkDevic
 static void diff_range(tk_mem *mem, const tk_object *o, VkDeviceSize lo, VkDeviceSize hi)
 {
 	if (!mem->maydiff) {
-		diff_bytes(mem, o, lo, hi);
+		size_t changed = diff_bytes(mem, o, lo, hi), ps = tk_watch_page();
+		if (ps)
+			watch_judge(mem, (size_t)((hi + ps - 1) / ps - lo / ps), changed);
 		return;
 	}
 	VkDeviceSize wlo = mem->map_offset + (VkDeviceSize)(mem->wlo - mem->mapped);
@@ -639,7 +710,8 @@ static void diff_range(tk_mem *mem, const tk_object *o, VkDeviceSize lo, VkDevic
 		diff_bytes(mem, o, lo > whi ? lo : whi, hi);
 	if (!watch_pays(mem)) {
 		watch_end(mem);
-		mem->unwatched = true;
+		mem->watch_ok = false;
+		mem->probed = mem->changed = 0;
 	}
 }
 
