@@ -12,23 +12,6 @@
 #   awk -f edit_lib.awk -f dead_copy_edit.awk ex.txt > edited.txt
 BEGIN { x = "0x7e57000000000040"; mx = "0x7e57000000000041"; y = "0x7e57000000000042"; my = "0x7e57000000000043" }
 /^\{call: / && !started { no = $2 + 0; started = 1 }
-/fn: vkCreateImage,/ { created[handle($0, "pImage")] = $0 }
-/fn: vkCreateBuffer,/ { created[handle($0, "pBuffer")] = $0 }
-/fn: vkGetImageMemoryRequirements,/ { reqs[handle($0, "image")] = $0 }
-/fn: vkGetBufferMemoryRequirements,/ { reqs[handle($0, "buffer")] = $0 }
-/fn: vkAllocateMemory,/ { alloc[handle($0, "pMemory")] = $0 }
-/fn: vkBind(Image|Buffer)Memory,/ { bound[handle($0, /Image/ ? "image" : "buffer")] = handle($0, "memory") }
-# one object made again: the record that made OLD, making NEW
-function again(line, old, new) {
-	gsub(old, new, line)
-	out(line)
-}
-function made_like(old, new, mem, kind) {
-	again(created[old], old, new)
-	again(reqs[old], old, new)
-	again(alloc[bound[old]], bound[old], mem)
-	rec("vkBind" kind "Memory", "device: " dev ", " tolower(kind) ": " new ", memory: " mem ", memoryOffset: 0", 1)
-}
 function barrier(from, to, src, dst) {
 	rec("vkCmdPipelineBarrier", "commandBuffer: " cb ", srcStageMask: " src ", dstStageMask: " dst \
 	    ", dependencyFlags: 0, memoryBarrierCount: 0, pMemoryBarriers: null, bufferMemoryBarrierCount: 0, " \
@@ -41,8 +24,8 @@ function barrier(from, to, src, dst) {
 /fn: vkCmdCopyBufferToImage,/ && !copied {
 	copied = 1
 	cb = handle($0, "commandBuffer"); tex = handle($0, "dstImage"); staging = handle($0, "srcBuffer")
-	dev = handle(created[tex], "device")
-	size = created[staging]; sub(/.*size: /, "", size); sub(/,.*/, "", size)
+	dev = handle(made_rec[tex], "device")
+	size = made_rec[staging]; sub(/.*size: /, "", size); sub(/,.*/, "", size)
 	made_like(tex, x, mx, "Image")
 	made_like(staging, y, my, "Buffer")
 	# Y's bytes, 0xff: base64 "////" is three of them

@@ -1,7 +1,9 @@
 # edit_lib.awk: what the trace-edit scripts share (layouts_edit.awk,
-# zombie_edit.awk, reuse_edit.awk, mixed_edit.awk; run with -f edit_lib.awk
-# first): records written renumbered in order, records made up, a handle
-# read from a line, a command pool with its command buffers, a begin.
+# zombie_edit.awk, reuse_edit.awk, mixed_edit.awk, dead_copy_edit.awk,
+# former_edit.awk; run with -f edit_lib.awk first): records written
+# renumbered in order, records made up, a handle read from a line, a
+# command pool with its command buffers, a begin, an image or buffer made
+# again like one the trace made.
 function out(line) {
 	sub(/^\{call: [0-9]+,/, "{call: " no++ ",", line)
 	print line
@@ -28,4 +30,24 @@ function begin(cb, flags) {
 	    "VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO, pNext: null, " \
 	    "flags: " (flags == "" ? "VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT" : flags) ", " \
 	    "pInheritanceInfo: null}]", 1)
+}
+# the records that made each image and buffer, and bound its memory
+/fn: vkCreateImage,/ { made_rec[handle($0, "pImage")] = $0 }
+/fn: vkCreateBuffer,/ { made_rec[handle($0, "pBuffer")] = $0 }
+/fn: vkGetImageMemoryRequirements,/ { reqs_rec[handle($0, "image")] = $0 }
+/fn: vkGetBufferMemoryRequirements,/ { reqs_rec[handle($0, "buffer")] = $0 }
+/fn: vkAllocateMemory,/ { alloc_rec[handle($0, "pMemory")] = $0 }
+/fn: vkBind(Image|Buffer)Memory,/ { bound_mem[handle($0, /Image/ ? "image" : "buffer")] = handle($0, "memory") }
+# one object made again: the record that made OLD, making NEW
+function again(line, old, new) {
+	gsub(old, new, line)
+	out(line)
+}
+# the image or buffer (KIND "Image" or "Buffer") OLD made again as NEW, on
+# device DEV, in memory MEM of its own
+function made_like(old, new, mem, kind) {
+	again(made_rec[old], old, new)
+	again(reqs_rec[old], old, new)
+	again(alloc_rec[bound_mem[old]], bound_mem[old], mem)
+	rec("vkBind" kind "Memory", "device: " dev ", " tolower(kind) ": " new ", memory: " mem ", memoryOffset: 0", 1)
 }

@@ -237,20 +237,44 @@ uint64_t range_needs(const obj *o)
 	return firsts_reads(o, &o->range_first);
 }
 
-/* What O held before them that recording R's commands may read.  Worked
- * out once, for the recordings a setup runs again. */
-static uint64_t recording_reads(trim *t, recording *r, const obj *o)
+/* How recording R's commands use O, first to last: NULL where that is
+ * not known (or R does not name O).  Worked out once, for the recordings
+ * a setup runs again. */
+static const firsts *recording_firsts(trim *t, recording *r, const obj *o)
 {
 	if (!r->used) {
 		r->used = true;
 		r->unknown = !touch_recording(t, r, &r->uses, false);
 	}
-	if (r->unknown)
-		return obj_subs(o);
-	for (uint32_t i = 0; i < r->uses.n; i++)
+	for (uint32_t i = 0; i < r->uses.n && !r->unknown; i++)
 		if (r->uses.v[i].o == o)
-			return firsts_reads(o, &r->uses.v[i].f);
-	return obj_subs(o);
+			return &r->uses.v[i].f;
+	return NULL;
+}
+
+/* What O held before submit S that its recordings, in their order, may
+ * read: a copy in one that overwrites O whole leaves nothing of it for a
+ * later one to read (GStreamer uploads into an image of its pool and
+ * samples it in the next command buffer of the same submit). */
+static uint64_t submit_reads(trim *t, const submit *s, const obj *o)
+{
+	firsts all = {0, 0, 0};
+	for (uint32_t i = 0; i < s->recordings.n; i++) {
+		recording *r = s->recordings.v[i];
+		const firsts *f = recording_firsts(t, r, o);
+		if (f)
+			firsts_then(&all, f);
+		else if (r->unknown || vec_has(&r->deps, (void *)o))
+			use_then(&all, USE_READ, obj_subs(o));
+	}
+	return firsts_reads(o, &all);
+}
+
+/* What O held before them that recording R's commands may read. */
+static uint64_t recording_reads(trim *t, recording *r, const obj *o)
+{
+	const firsts *f = recording_firsts(t, r, o);
+	return f ? firsts_reads(o, f) : obj_subs(o);
 }
 
 /* Whether recording X (with its STAMP and ISTAMP) is walked now: the
@@ -324,8 +348,37 @@ void close_recording(trim *t, closure *cl, recording *r, bool inputs)
  * never a later one's writes.  So an input needs the writers before the
  * last submit that reads it (a font atlas that frame 0's submit read and
  * every frame wrote again pulled each of those frames in, and through
- * their own inputs, most of a Warzone 2100 capture's submits); what the
- * range reads needs every writer. */
+ * their own inputs, most of a Warzone 2100 capture's submits), and the
+ * former writers that held it when each reader ran (close_former); what
+ * the range reads needs every writer. */
+/* Why S is in, if it was not: O, read by the submit VIA (NULL: by the range). */
+static void keep_writer(trim *t, closure *cl, submit *s, obj *o, submit *via)
+{
+	if (s->stamp != t->stamp) {
+		s->why = o;
+		s->why_via = via;
+	}
+	close_submit(t, cl, s);
+}
+
+/* The former writers of O whose subresources IN a submit the setup runs,
+ * of call UPTO, reads: those that held them when it ran.  Each reader
+ * asks for its own: a writer dropped after one reader may come before
+ * another (GStreamer's pool of images, each uploaded whole again by a
+ * later frame while the frames between sampled it). */
+static void close_former(trim *t, closure *cl, obj *o, uint64_t in, uint64_t upto)
+{
+	for (uint32_t i = 0; i < o->nformer; i++) {
+		const writer *f = &o->former[i];
+		if (!(f->subs & in) || f->s->r->c.no >= upto || f->until < upto)
+			continue;
+		/* dropped by the reader itself: needed if read before */
+		if (f->until == upto && cl->via && !(submit_reads(t, cl->via, o) & f->subs & in))
+			continue;
+		keep_writer(t, cl, f->s, o, cl->via);
+	}
+}
+
 void close_obj(trim *t, closure *cl, obj *o, uint64_t in)
 {
 	if (!o)
@@ -339,6 +392,7 @@ void close_obj(trim *t, closure *cl, obj *o, uint64_t in)
 		o->in_upto = 0;
 		o->in_last = NULL;
 	} else if (!(in & ~o->in) && upto <= o->in_upto) {
+		close_former(t, cl, o, in, upto);
 		return;
 	}
 	o->in |= in;
@@ -359,12 +413,9 @@ void close_obj(trim *t, closure *cl, obj *o, uint64_t in)
 		uint64_t subs = o->writers[i].subs;
 		if (!(subs & range) && !((subs & o->in) && s->r->c.no < o->in_upto))
 			continue;
-		if (s->stamp != t->stamp) {
-			s->why = o;
-			s->why_via = subs & range ? NULL : o->in_last;
-		}
-		close_submit(t, cl, s);
+		keep_writer(t, cl, s, o, subs & range ? NULL : o->in_last);
 	}
+	close_former(t, cl, o, in, upto);
 }
 
 static bool read_one(trim *t, void *ctx, rec *rc, const vk_command_info *cmd, void *args,

@@ -125,6 +125,11 @@ static void obj_shed(obj *o)
 	free(o->writers);
 	o->writers = NULL;
 	o->nwriters = o->capwriters = 0;
+	for (uint32_t i = 0; i < o->nformer; i++)
+		submit_unref(o->former[i].s);
+	free(o->former);
+	o->former = NULL;
+	o->nformer = o->capformer = 0;
 	content_unref(o->cont);
 	o->cont = NULL;
 	recording_unref(o->cur);

@@ -460,7 +460,8 @@ static void record(trim *t, rec *r, const vk_command_info *cmd, const void *args
 			recording_write(rc, o, obj_subs(o), 0);
 		else if (f->h == trim_types.image &&
 			 (!strcmp(fn, "dstImage") || (f->top && !strcmp(fn, "image"))))
-			recording_write(rc, o, transfer_dst_subs(n, args, o), 0);
+			recording_write(rc, o, transfer_dst_subs(n, args, o),
+					transfer_dst_whole(n, args, o));
 		else if (f->h == trim_types.descriptor_set)
 			for (uint32_t k = 0; k < o->storage.n; k++)
 				storage_written(rc, o->storage.v[k]);
@@ -519,11 +520,25 @@ static bool supersedes(const submit *s, const submit *old, const obj *o)
 	return true;
 }
 
+/* X's subresources SUBS of O dropped by S: a former writer of them, if a
+ * writing submit named O after X (the setup may run it: it reads what X
+ * wrote), with a reference of its own to X's submit. */
+static void add_former(obj *o, const writer *x, uint64_t subs, const submit *s)
+{
+	if (!subs || o->named <= x->s->r->c.no)
+		return;
+	o->former = array_grow(o->former, o->nformer, &o->capformer, sizeof(*o->former), 2);
+	o->former[o->nformer++] = (writer){x->s, subs, s->r->c.no};
+	x->s->refs++;
+}
+
 /* S writes W->subs of O, and ends what earlier writers wrote of
  * W->dropped: a writer left holding none of O, or whose writes S does
- * again, is no longer one.  A texture whose levels 1 and on each frame
- * makes again from UNDEFINED keeps the upload (level 0) and the last
- * frame's submit (the others) as writers, not every frame's. */
+ * again, is no longer one (but may be a former one: add_former).  A
+ * texture whose levels 1 and on each frame makes again from UNDEFINED
+ * keeps the upload (level 0) and the last frame's submit (the others)
+ * as writers, not every frame's; a pool of images each uploaded whole
+ * by a copy (GStreamer's) keeps each image's last upload. */
 static void add_writer(obj *o, submit *s, const wrote *w)
 {
 	uint32_t k = 0;
@@ -531,8 +546,10 @@ static void add_writer(obj *o, submit *s, const wrote *w)
 	for (uint32_t i = 0; i < o->nwriters; i++) {
 		writer x = o->writers[i];
 		if (x.s != s) {
+			bool gone = supersedes(s, x.s, o);
+			add_former(o, &x, gone ? x.subs : x.subs & w->dropped, s);
 			x.subs &= ~w->dropped;
-			if (!x.subs || supersedes(s, x.s, o)) {
+			if (!x.subs || gone) {
 				submit_unref(x.s);
 				continue;
 			}
@@ -548,7 +565,7 @@ static void add_writer(obj *o, submit *s, const wrote *w)
 		return;
 	}
 	o->writers = array_grow(o->writers, o->nwriters, &o->capwriters, sizeof(*o->writers), 2);
-	o->writers[o->nwriters++] = (writer){s, w->subs};
+	o->writers[o->nwriters++] = (writer){s, w->subs, UINT64_MAX};
 	s->refs++;
 }
 
@@ -688,7 +705,6 @@ static void queue_submit(trim *t, rec *r, const vk_command_info *cmd, void *args
 				memcpy(lay_final(l), o->layout, o->nsub * sizeof(int32_t));
 			}
 		}
-		vec_free(&seen);
 		for (uint32_t i = 0; i < s->recordings.n; i++)
 			recording_set_reads(t, s->recordings.v[i], &s->reads, true);
 		for (uint32_t i = 0; i < s->recordings.n; i++) {
@@ -697,6 +713,10 @@ static void queue_submit(trim *t, rec *r, const vk_command_info *cmd, void *args
 				if (rc->writes[j].o->alive)
 					add_writer(rc->writes[j].o, s, &rc->writes[j]);
 		}
+		/* after its own writes: a later drop keeps the writers before */
+		for (uint32_t i = 0; i < seen.n; i++)
+			((obj *)seen.v[i])->named = s->r->c.no;
+		vec_free(&seen);
 	}
 	for (uint32_t i = 0; i < s->recordings.n; i++) {
 		recording *rc = s->recordings.v[i];

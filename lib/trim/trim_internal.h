@@ -200,6 +200,12 @@ struct obj {
 	const content *emitted;    /* while writing: what the setup has written */
 	struct writer *writers;    /* the last submits to write it */
 	uint32_t nwriters, capwriters;
+	/* submits that wrote it before those, and what they held until
+	 * their writes were dropped, where a writing submit named it in
+	 * between: one the setup runs reads what they wrote (close_obj) */
+	struct writer *former;
+	uint32_t nformer, capformer;
+	uint64_t named;            /* the call of the last writing submit that named it */
 	recording *cur;            /* command buffers: the current recording */
 	rec *reset;                /* command buffers: a reset since the last begin */
 	uint64_t usage;
@@ -290,10 +296,13 @@ static inline uint64_t obj_subs(const obj *o)
 }
 
 /* A submit that wrote an object, and what of it the submit holds: the
- * subresources it wrote that no later submit dropped. */
+ * subresources it wrote that no later submit dropped.  A former writer
+ * held SUBS until the submit of call UNTIL dropped them (or did again
+ * all it wrote). */
 typedef struct writer {
 	submit *s;
 	uint64_t subs;
+	uint64_t until;
 } writer;
 
 /* What a recording's commands write of O: the subresources, and those
