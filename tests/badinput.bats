@@ -615,6 +615,35 @@ same_reading() {
 	[[ $MSG == "trace-decode: $PWD/nul0.txt: call 0, line 2 column 28, byte "* ]]
 }
 
+@test "a function name with a byte no name has (a newline, a byte over 0x7e) fails at that byte, in one line, for every reader of it" {
+	# (trace-replay and trace-trim read it so too: hostile.bats's mutants)
+	# the first function name of the raw fixture, its third byte a newline
+	# (a fuzzed trace replayed once with "call 49 (vk" and
+	# "locateMemory): unknown function" on two lines)
+	for byte in 0a e2; do
+		python3 - "$W/raw.trace" "name$byte.trace" "$byte" <<-'PY'
+			import sys
+			d = bytearray(open(sys.argv[1], 'rb').read())
+			i = d.find(b'glXChooseVisual') if b'glXChooseVisual' in d else d.find(b'gl')
+			d[i + 2] = int(sys.argv[3], 16)
+			open(sys.argv[2], 'wb').write(d)
+		PY
+		for prog in trace-decode trace-encode; do
+			checked $prog "$PWD/name$byte.trace"
+			[ "$RC" = 1 ]
+			echo "# $MSG"
+			[[ $MSG == *"a function name holds byte 0x$byte, which no name has" ]]
+			[[ $MSG == "$prog: $PWD/name$byte.trace: call "*", byte "* ]]
+		done
+		# and a program that names calls in its own messages
+		run "$BIN/trace-filter" --frames 0 -o cut.trace "name$byte.trace"
+		[ "$status" = 1 ]
+		[ "${#lines[@]}" = 1 ]
+		[[ $output == *"a function name holds byte 0x$byte, which no name has" ]]
+		[ ! -e cut.trace ]
+	done
+}
+
 @test "a text file whose first line is not a tracekit header fails at line 1 naming no call" {
 	sed -n '2,$p' "$W/text.trace" >noheader.txt
 	checked trace-encode "$PWD/noheader.txt"

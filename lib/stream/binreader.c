@@ -179,6 +179,27 @@ static int rd_sig_string(trace_binreader *b, const char **out, const char *what,
 	return 0;
 }
 
+/* A function's name: printable ASCII with no space (Vulkan's, GL's,
+ * Direct3D's "IDirect3DDevice9::Present"), which every message about its
+ * calls then shows as it is: a byte outside that is an error at its
+ * offset, not a message of two lines. */
+static int rd_func_name(trace_binreader *b, const char **out, trace_error *err)
+{
+	uint64_t n;
+	const uint8_t *p;
+	TRY(rd_uint(b, &n, "function name", err));
+	uint64_t at = trace_source_offset(b->s);
+	TRY(rd_span(b, n, "function name", &p, err));
+	if (!n)
+		return fail(b, err, at, "a function name is empty");
+	for (uint64_t i = 0; i < n; i++)
+		if (p[i] < 0x21 || p[i] > 0x7e)
+			return fail(b, err, at + i, "a function name holds byte 0x%02x, which no name has",
+				    p[i]);
+	*out = trace_sigtab_string(b->t, (const char *)p, (size_t)n);
+	return 0;
+}
+
 /* The signature with this id, or NULL when it is new (then *slot is set). */
 static int lookup_id(trace_binreader *b, idtab *tab, uint64_t id, const void **found,
 		     const char *what, trace_error *err)
@@ -244,9 +265,9 @@ static int rd_func_sig(trace_binreader *b, const trace_func_sig **out, trace_err
 		*out = found;
 		return 0;
 	}
-	const char *name, **names = NULL;
+	const char *name = NULL, **names = NULL;
 	uint64_t n;
-	TRY(rd_sig_string(b, &name, "function name", err));
+	TRY(rd_func_name(b, &name, err));
 	TRY(rd_uint(b, &n, "function signature", err));
 	TRY(rd_names(b, n, &names, "function signature", err));
 	*out = trace_sigtab_func(b->t, name, (uint32_t)n, names);
