@@ -17,7 +17,8 @@
  * command buffer that binds both, submits it and waits: the CPU time on
  * the calling thread of the writes and the submit is timed, in ns per
  * round: a layer compares mapped memory at the submit (ours, only the
- * pages written where the kernel watches them) or copies the pages its
+ * pages written where the kernel watches them, which it does where a
+ * fault costs less than the compares it spares) or copies the pages its
  * SIGSEGV handler saw written (GFXReconstruct), and a watched page costs
  * a fault at its first write (both).
  *

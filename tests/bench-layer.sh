@@ -4,7 +4,7 @@
 # gfxreconstruct 0.9.18) on the same runs, under Xvfb on llvmpipe:
 #
 #   trace size   vkcube --c 300, and glmark2 through zink (12 scenes x 40
-#                frames): ours with the default Snappy against GFXR's
+#                frames): ours with the layer's default (zstd) against GFXR's
 #                default LZ4 capture; goal <= 0.8x
 #   overhead     the glmark2-zink run's wall time with the layer minus
 #                without, against the same for GFXR, $RUNS runs of each
