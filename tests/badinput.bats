@@ -642,6 +642,15 @@ same_reading() {
 		[[ $output == *"a function name holds byte 0x$byte, which no name has" ]]
 		[ ! -e cut.trace ]
 	done
+	# the text form: a quoted name with an escaped newline, an empty one
+	{ head -n 1 "$W/text.trace"; printf '{call: 0, thread: 0, fn: "gl\\nFlush"}\n'; } >nl.txt
+	checked trace-decode "$PWD/nl.txt"
+	[ "$RC" = 1 ]
+	[[ $MSG == "trace-decode: $PWD/nl.txt: call 0, line 2 column "*"a function name holds byte 0x0a, which no name has" ]]
+	{ head -n 1 "$W/text.trace"; printf '{call: 0, thread: 0, fn: ""}\n'; } >empty.txt
+	checked trace-decode "$PWD/empty.txt"
+	[ "$RC" = 1 ]
+	[[ $MSG == *"line 2 column "*"a function name is empty" ]]
 }
 
 @test "a text file whose first line is not a tracekit header fails at line 1 naming no call" {

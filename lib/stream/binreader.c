@@ -179,10 +179,8 @@ static int rd_sig_string(trace_binreader *b, const char **out, const char *what,
 	return 0;
 }
 
-/* A function's name: printable ASCII with no space (Vulkan's, GL's,
- * Direct3D's "IDirect3DDevice9::Present"), which every message about its
- * calls then shows as it is: a byte outside that is an error at its
- * offset, not a message of two lines. */
+/* A function's name: printable ASCII (trace_name_bad_byte); a byte
+ * outside that is an error at its offset, not a message of two lines. */
 static int rd_func_name(trace_binreader *b, const char **out, trace_error *err)
 {
 	uint64_t n;
@@ -192,10 +190,9 @@ static int rd_func_name(trace_binreader *b, const char **out, trace_error *err)
 	TRY(rd_span(b, n, "function name", &p, err));
 	if (!n)
 		return fail(b, err, at, "a function name is empty");
-	for (uint64_t i = 0; i < n; i++)
-		if (p[i] < 0x21 || p[i] > 0x7e)
-			return fail(b, err, at + i, "a function name holds byte 0x%02x, which no name has",
-				    p[i]);
+	size_t i = trace_name_bad_byte(p, (size_t)n);
+	if (i < n)
+		return fail(b, err, at + i, "a function name holds byte 0x%02x, which no name has", p[i]);
 	*out = trace_sigtab_string(b->t, (const char *)p, (size_t)n);
 	return 0;
 }
