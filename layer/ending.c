@@ -28,7 +28,8 @@
  * malloc arena's, ours), and a trace that then timed out would lose its
  * end.  The program runs on meanwhile (milliseconds; untraced), with
  * SA_RESTART, so no call of it fails with EINTR because of us.  A second
- * signal while the trace closes kills at once.
+ * signal while the trace closes kills at once, unless it comes within
+ * TK_SAME_SIGNAL_MS of the first (timeout(1) sends two).
  *
  * A handler of the program's that the signal finds in the layer's own
  * code (an entry point's, not the driver's call it makes) is put off
@@ -114,6 +115,21 @@ typedef struct tk_end_request {
 
 static int req_pipe[2] = { -1, -1 }, ack_pipe[2] = { -1, -1 };
 static atomic_bool ending;
+static atomic_llong ending_ms;  /* when the first ending signal came */
+
+/* A second ending signal within this of the first is the same request:
+ * timeout(1) signals the program, then its process group, both at once
+ * (a capture it ended came out cut off, one in three, when the second
+ * found the first's trace still closing); one later kills at once. */
+#define TK_SAME_SIGNAL_MS 250
+
+/* Now, in ms of the monotonic clock (async-signal-safe). */
+static long long monotonic_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
 
 _Thread_local unsigned tk_inside __attribute__((tls_model("initial-exec")));
 _Thread_local int tk_put_off __attribute__((tls_model("initial-exec")));
@@ -196,8 +212,19 @@ static void on_end(int sig, siginfo_t *info, void *uc)
 	}
 	if (is_handler(old, SIG_DFL)) {
 		tk_end_request rq = { 'L', sig, gettid() };
-		if (atomic_exchange(&ending, true) ||
-		    write(req_pipe[1], &rq, sizeof(rq)) != (ssize_t)sizeof(rq))
+		long long now = monotonic_ms();
+		if (atomic_load(&ending)) {
+			if (now - atomic_load(&ending_ms) >= TK_SAME_SIGNAL_MS)
+				die_by(sig, old);
+			errno = saved;
+			return;
+		}
+		atomic_store(&ending_ms, now);
+		if (atomic_exchange(&ending, true)) {  /* another thread's, at once */
+			errno = saved;
+			return;
+		}
+		if (write(req_pipe[1], &rq, sizeof(rq)) != (ssize_t)sizeof(rq))
 			die_by(sig, old);
 		errno = saved;
 		return;

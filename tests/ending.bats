@@ -133,6 +133,43 @@ presents() {
 	done
 }
 
+@test "two SIGTERMs at once (timeout(1) signals the program, then its process group): the trace whole, the exit status SIGTERM's; timeout(1) itself too" {
+	# the second used to find the first's trace closing and kill at once:
+	# xscreensaver's flyingtoasters under timeout 12 came out cut off
+	# one run in three
+	cd "$BATS_TEST_TMPDIR"
+	set -m
+	VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$W/twice.trace" \
+		$VKCUBE >/dev/null 2>"$W/twice.err" &
+	local pid=$! t
+	for t in $(seq 300); do
+		[ "$(stat -c %s "$W/twice.trace" 2>/dev/null || echo 0)" -ge 20000 ] && break
+		sleep 0.1
+	done
+	kill -TERM "$pid"
+	kill -TERM "$pid"
+	wait_bounded "$pid" >twice.rc
+	set +m
+	rc=$(cat twice.rc)
+	echo "# exit status $rc"
+	[ "$rc" = 143 ]
+	run trace-decode -o twice.txt "$W/twice.trace"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	[ "$(presents twice.txt)" -ge 30 ]
+	# timeout(1): its status for a command it timed out
+	rc=0
+	VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$W/timeout.trace" \
+		timeout -s TERM 4 $VKCUBE >/dev/null 2>"$W/timeout.err" || rc=$?
+	[ "$rc" = 124 ]
+	run trace-decode -o timeout.txt "$W/timeout.trace"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	[ "$(grep -c tracekit "$W/timeout.err")" -eq 0 ]
+}
+
 @test "SIGKILL at the same moment keeps 80% of SIGINT's frames, and its trace reads with one warning" {
 	# what a kill leaves, beside what the interrupt wrote, in one run
 	run trace-decode -o "$W/STOP.txt" "$W/STOP.trace"
