@@ -161,7 +161,7 @@ presents() {
 	# timeout(1): its status for a command it timed out
 	rc=0
 	VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$W/timeout.trace" \
-		timeout -s TERM 4 $VKCUBE >/dev/null 2>"$W/timeout.err" || rc=$?
+		timeout -s TERM 8 $VKCUBE >/dev/null 2>"$W/timeout.err" || rc=$?
 	[ "$rc" = 124 ]
 	run trace-decode -o timeout.txt "$W/timeout.trace"
 	echo "$output"
