@@ -2,8 +2,8 @@
 # zombie_edit.awk, reuse_edit.awk, mixed_edit.awk, dead_copy_edit.awk,
 # former_edit.awk; run with -f edit_lib.awk first): records written
 # renumbered in order, records made up, a handle read from a line, a
-# command pool with its command buffers, a begin, an image or buffer made
-# again like one the trace made.
+# command pool with its command buffers, a begin, a submit waited for, an
+# image or buffer made again like one the trace made.
 function out(line) {
 	sub(/^\{call: [0-9]+,/, "{call: " no++ ",", line)
 	print line
@@ -23,6 +23,15 @@ function pool_cbs(dev, family, flags, pool, cbs, count) {
 	rec("vkAllocateCommandBuffers", "device: " dev ", pAllocateInfo: [{sType: " \
 	    "VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, pNext: null, commandPool: " pool ", " \
 	    "level: VK_COMMAND_BUFFER_LEVEL_PRIMARY, commandBufferCount: " count "}], pCommandBuffers: [" cbs "]", 1)
+}
+# CB ended, submitted alone to QUEUE (a global each script sets), and waited for
+function submit_wait(cb) {
+	rec("vkEndCommandBuffer", "commandBuffer: " cb, 1)
+	rec("vkQueueSubmit", "queue: " queue ", submitCount: 1, pSubmits: [{sType: VK_STRUCTURE_TYPE_SUBMIT_INFO, " \
+	    "pNext: null, waitSemaphoreCount: 0, pWaitSemaphores: null, pWaitDstStageMask: null, " \
+	    "commandBufferCount: 1, pCommandBuffers: [" cb "], signalSemaphoreCount: 0, " \
+	    "pSignalSemaphores: null}], fence: 0x0", 1)
+	rec("vkQueueWaitIdle", "queue: " queue, 1)
 }
 # CB begun, for one submit unless FLAGS says otherwise ("0": for more)
 function begin(cb, flags) {

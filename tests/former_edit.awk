@@ -32,14 +32,6 @@ function copy(cb, src, dst) {
 	    "dstSubresource: {aspectMask: VK_IMAGE_ASPECT_COLOR_BIT, mipLevel: 0, baseArrayLayer: 0, layerCount: 1}, " \
 	    "dstOffset: {x: 0, y: 0, z: 0}, extent: {width: " w ", height: " h ", depth: 1}}]", 0)
 }
-function run(cb) {
-	rec("vkEndCommandBuffer", "commandBuffer: " cb, 1)
-	rec("vkQueueSubmit", "queue: " queue ", submitCount: 1, pSubmits: [{sType: VK_STRUCTURE_TYPE_SUBMIT_INFO, " \
-	    "pNext: null, waitSemaphoreCount: 0, pWaitSemaphores: null, pWaitDstStageMask: null, " \
-	    "commandBufferCount: 1, pCommandBuffers: [" cb "], signalSemaphoreCount: 0, pSignalSemaphores: null}], " \
-	    "fence: 0x0", 1)
-	rec("vkQueueWaitIdle", "queue: " queue, 1)
-}
 /fn: vkCmdCopyBufferToImage,/ && !tex {
 	tex = handle($0, "dstImage")
 	w = $0; sub(/.*imageExtent: \{width: /, "", w); sub(/,.*/, "", w)
@@ -63,7 +55,7 @@ tex && !done && /fn: vkQueueWaitIdle,/ {
 		"VK_PIPELINE_STAGE_TRANSFER_BIT", "VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT")
 	barrier(cr, z, "VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL", "VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL",
 		"VK_PIPELINE_STAGE_TRANSFER_BIT", "VK_PIPELINE_STAGE_TRANSFER_BIT")
-	run(cr)
+	submit_wait(cr)
 	# D: T's level 0 dropped, then Z's copied back
 	begin(cd)
 	barrier(cd, tex, "VK_IMAGE_LAYOUT_UNDEFINED", "VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL",
@@ -71,5 +63,5 @@ tex && !done && /fn: vkQueueWaitIdle,/ {
 	copy(cd, z, tex)
 	barrier(cd, tex, "VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL", "VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL",
 		"VK_PIPELINE_STAGE_TRANSFER_BIT", "VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT")
-	run(cd)
+	submit_wait(cd)
 }

@@ -32,12 +32,7 @@ BEGIN { pool = "0x7e57000000000001"; cb = "0x7e57000000000002" }
 	    "pMemoryBarriers: null, bufferMemoryBarrierCount: 0, pBufferMemoryBarriers: null, " \
 	    "imageMemoryBarrierCount: 2, pImageMemoryBarriers: [" \
 	    barrier(1, "VK_IMAGE_LAYOUT_GENERAL") ", " barrier(4, "VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL") "]", 0)
-	rec("vkEndCommandBuffer", "commandBuffer: " cb, 1)
-	rec("vkQueueSubmit", "queue: " queue ", submitCount: 1, pSubmits: [{sType: VK_STRUCTURE_TYPE_SUBMIT_INFO, " \
-	    "pNext: null, waitSemaphoreCount: 0, pWaitSemaphores: null, pWaitDstStageMask: null, " \
-	    "commandBufferCount: 1, pCommandBuffers: [" cb "], signalSemaphoreCount: 0, " \
-	    "pSignalSemaphores: null}], fence: 0x0", 1)
-	rec("vkQueueWaitIdle", "queue: " queue, 1)
+	submit_wait(cb)
 }
 /^\{call: / { out($0); next }
 { print }

@@ -24,12 +24,7 @@ BEGIN { pool = "0x7e57000000000020"; cb = "0x7e57000000000021" }
 	for (i = 0; i < nub; i++)
 		rec("vkCmdFillBuffer", "commandBuffer: " cb ", dstBuffer: " ubs[i] ", dstOffset: 1200, " \
 		    "size: 16, data: 0", 0)
-	rec("vkEndCommandBuffer", "commandBuffer: " cb, 1)
-	rec("vkQueueSubmit", "queue: " queue ", submitCount: 1, pSubmits: [{sType: " \
-	    "VK_STRUCTURE_TYPE_SUBMIT_INFO, pNext: null, waitSemaphoreCount: 0, pWaitSemaphores: null, " \
-	    "pWaitDstStageMask: null, commandBufferCount: 1, pCommandBuffers: [" cb "], " \
-	    "signalSemaphoreCount: 0, pSignalSemaphores: null}], fence: 0x0", 1)
-	rec("vkQueueWaitIdle", "queue: " queue, 1)
+	submit_wait(cb)
 	rec("vkResetCommandPool", "device: " dev ", commandPool: " pool ", flags: 0", 1)
 }
 /fn: vkAcquireNextImageKHR,/ && ++acquires == F + 1 {

@@ -50,12 +50,7 @@ BEGIN {
 	begin(cb)
 	rec("vkCmdCopyBuffer", "commandBuffer: " cb ", srcBuffer: " b ", dstBuffer: " d ", regionCount: 1, " \
 	    "pRegions: [{srcOffset: 0, dstOffset: 0, size: 4096}]", 0)
-	rec("vkEndCommandBuffer", "commandBuffer: " cb, 1)
-	rec("vkQueueSubmit", "queue: " queue ", submitCount: 1, pSubmits: [{sType: VK_STRUCTURE_TYPE_SUBMIT_INFO, " \
-	    "pNext: null, waitSemaphoreCount: 0, pWaitSemaphores: null, pWaitDstStageMask: null, " \
-	    "commandBufferCount: 1, pCommandBuffers: [" cb "], signalSemaphoreCount: 0, " \
-	    "pSignalSemaphores: null}], fence: 0x0", 1)
-	rec("vkQueueWaitIdle", "queue: " queue, 1)
+	submit_wait(cb)
 	done = 1
 }
 /^\{call: / { out($0); next }

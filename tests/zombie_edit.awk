@@ -66,12 +66,7 @@ index($0, "fn: vkBeginCommandBuffer, args: {commandBuffer: " cb1 ",") && ++begun
 	    "srcQueueFamilyIndex: 4294967295, dstQueueFamilyIndex: 4294967295, image: " img ", " \
 	    "subresourceRange: {aspectMask: VK_IMAGE_ASPECT_COLOR_BIT, baseMipLevel: 0, levelCount: 1, " \
 	    "baseArrayLayer: 0, layerCount: 1}}]", 0)
-	rec("vkEndCommandBuffer", "commandBuffer: " cb2, 1)
-	rec("vkQueueSubmit", "queue: " queue ", submitCount: 1, pSubmits: [{sType: VK_STRUCTURE_TYPE_SUBMIT_INFO, " \
-	    "pNext: null, waitSemaphoreCount: 0, pWaitSemaphores: null, pWaitDstStageMask: null, " \
-	    "commandBufferCount: 1, pCommandBuffers: [" cb2 "], signalSemaphoreCount: 0, " \
-	    "pSignalSemaphores: null}], fence: 0x0", 1)
-	rec("vkQueueWaitIdle", "queue: " queue, 1)
+	submit_wait(cb2)
 	out($0)
 	next
 }

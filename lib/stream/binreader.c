@@ -179,7 +179,7 @@ static int rd_sig_string(trace_binreader *b, const char **out, const char *what,
 	return 0;
 }
 
-/* A function's name: printable ASCII (trace_name_bad_byte); a byte
+/* A function's name: printable ASCII (trace_name_ok); a byte
  * outside that is an error at its offset, not a message of two lines. */
 static int rd_func_name(trace_binreader *b, const char **out, trace_error *err)
 {
@@ -188,11 +188,10 @@ static int rd_func_name(trace_binreader *b, const char **out, trace_error *err)
 	TRY(rd_uint(b, &n, "function name", err));
 	uint64_t at = trace_source_offset(b->s);
 	TRY(rd_span(b, n, "function name", &p, err));
-	if (!n)
-		return fail(b, err, at, "a function name is empty");
-	size_t i = trace_name_bad_byte(p, (size_t)n);
-	if (i < n)
-		return fail(b, err, at + i, "a function name holds byte 0x%02x, which no name has", p[i]);
+	size_t i;
+	char why[64];
+	if (!trace_name_ok(p, (size_t)n, &i, why, sizeof(why)))
+		return fail(b, err, at + i, "%s", why);
 	*out = trace_sigtab_string(b->t, (const char *)p, (size_t)n);
 	return 0;
 }

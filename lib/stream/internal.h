@@ -264,16 +264,25 @@ void trace_base64_encode(tbuf *b, const uint8_t *p, size_t n);
 /* Decodes into out (at least n*3/4+3 bytes); returns length or -1. */
 long trace_base64_decode(uint8_t *out, const char *s, size_t n);
 
-/* Where a function's name of N bytes at P holds a byte no name has: the
- * first outside printable ASCII (Vulkan's, GL's, Direct3D's
- * "IDirect3DDevice9::Present", a test's "odd fn"), which every message
- * about its calls then shows as it is; N where none does. */
-static inline size_t trace_name_bad_byte(const uint8_t *p, size_t n)
+/* Whether the N bytes at P are a function's name: printable ASCII
+ * (Vulkan's, GL's, Direct3D's "IDirect3DDevice9::Present", a test's "odd
+ * fn"), which every message about its calls then shows as it is, one
+ * byte at least.  If not, why into WHY (CAP bytes) and the offset of the
+ * byte at fault into *AT (0: the name is empty). */
+static inline bool trace_name_ok(const uint8_t *p, size_t n, size_t *at, char *why, size_t cap)
 {
+	*at = 0;
+	if (!n) {
+		snprintf(why, cap, "a function name is empty");
+		return false;
+	}
 	for (size_t i = 0; i < n; i++)
-		if (p[i] < 0x20 || p[i] > 0x7e)
-			return i;
-	return n;
+		if (p[i] < 0x20 || p[i] > 0x7e) {
+			*at = i;
+			snprintf(why, cap, "a function name holds byte 0x%02x, which no name has", p[i]);
+			return false;
+		}
+	return true;
 }
 
 #endif

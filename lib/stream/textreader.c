@@ -1034,12 +1034,10 @@ static int read_record(trace_textreader *x, trace_call **out, trace_error *err)
 				return fail(x, "fn must be a function name");
 			const char *s;
 			TRY(text_scalar(x, &s, &fnlen));
-			if (!fnlen)
-				return fail(x, "a function name is empty");
-			size_t bad = trace_name_bad_byte((const uint8_t *)s, fnlen);
-			if (bad < fnlen)
-				return fail(x, "a function name holds byte 0x%02x, which no name has",
-					    (uint8_t)s[bad]);
+			size_t at;
+			char why[64];
+			if (!trace_name_ok((const uint8_t *)s, fnlen, &at, why, sizeof(why)))
+				return fail(x, "%s", why);
 			fn = trace_sigtab_string(x->t, s, fnlen);
 		} else if (!strcmp(k, "args")) {
 			TRY(next(x));

@@ -343,14 +343,6 @@ void close_recording(trim *t, closure *cl, recording *r, bool inputs)
 	}
 }
 
-/* The setup runs its submits one at a time, in the capture's order, each
- * waited for: a submit it runs reads what the submits before it wrote,
- * never a later one's writes.  So an input needs the writers before the
- * last submit that reads it (a font atlas that frame 0's submit read and
- * every frame wrote again pulled each of those frames in, and through
- * their own inputs, most of a Warzone 2100 capture's submits), and the
- * former writers that held it when each reader ran (close_former); what
- * the range reads needs every writer. */
 /* Why S is in, if it was not: O, read by the submit VIA (NULL: by the range). */
 static void keep_writer(trim *t, closure *cl, submit *s, obj *o, submit *via)
 {
@@ -379,6 +371,14 @@ static void close_former(trim *t, closure *cl, obj *o, uint64_t in, uint64_t upt
 	}
 }
 
+/* The setup runs its submits one at a time, in the capture's order, each
+ * waited for: a submit it runs reads what the submits before it wrote,
+ * never a later one's writes.  So an input needs the writers before the
+ * last submit that reads it (a font atlas that frame 0's submit read and
+ * every frame wrote again pulled each of those frames in, and through
+ * their own inputs, most of a Warzone 2100 capture's submits), and the
+ * former writers that held it when each reader ran (close_former); what
+ * the range reads needs every writer. */
 void close_obj(trim *t, closure *cl, obj *o, uint64_t in)
 {
 	if (!o)
