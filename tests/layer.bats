@@ -34,25 +34,15 @@ setup_file() {
 	VK_INSTANCE_LAYERS=VK_LAYER_LUNARG_gfxreconstruct GFXRECON_CAPTURE_FILE="$W/cube.gfxr" \
 		GFXRECON_CAPTURE_FILE_TIMESTAMP=false timeout 120 vkcube --c 300 >/dev/null 2>&1 || true
 	export LIBGL_ALWAYS_SOFTWARE=1 MESA_LOADER_DRIVER_OVERRIDE=zink
-	# Known flake, under investigation: about 1 run in 20 under our layer,
-	# glmark2 dies of an X error (BadDrawable, X_PutImage) after its score,
-	# in zink's teardown.  That case alone is run again, once, and said.
 	# Every mapping watched for writes (TRACEKIT_WATCH=always): where a
 	# fault costs as much as comparing 40 pages, as under this machine's
 	# hypervisor, the layer itself watches 5 of zink's memories of about
 	# 30 (the whole default list); here the replays below check that the
-	# watched pages of all of them miss no write.
-	local try
-	for try in 1 2; do
-		rc=0
-		VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$W/glmark.trace" \
-			TRACEKIT_SCREENSHOT=$GLMARK_SHOTS TRACEKIT_WATCH=always \
-			timeout 120 glmark2 $GLMARK_ARGS >"$W/glmark.out" 2>&1 || rc=$?
-		echo $rc >"$W/glmark.rc"
-		[ "$(cat "$W/glmark.rc")" = 0 ] && break
-		grep -q 'glmark2 Score' "$W/glmark.out" && grep -q 'BadDrawable' "$W/glmark.out" || break
-		echo "glmark2 run $try: X error after the score (BadDrawable); run again" >>"$W/glmark.retries"
-	done
+	# watched pages of all of them miss no write.  (glmark_retry: zink's
+	# teardown X error, run again)
+	glmark_retry "$W/glmark.out" env VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture \
+		TRACEKIT_OUTPUT="$W/glmark.trace" TRACEKIT_SCREENSHOT=$GLMARK_SHOTS \
+		TRACEKIT_WATCH=always timeout 120 glmark2 $GLMARK_ARGS
 	VK_INSTANCE_LAYERS=VK_LAYER_LUNARG_gfxreconstruct GFXRECON_CAPTURE_FILE="$W/glmark.gfxr" \
 		GFXRECON_CAPTURE_FILE_TIMESTAMP=false timeout 120 glmark2 $GLMARK_ARGS \
 		>"$W/glmark-gfxr.out" 2>&1 || true
@@ -295,9 +285,7 @@ validate_vkcube() {
 }
 
 @test "glmark2 through zink under the layer exits 0 and draws the same frames" {
-	cat "$W/glmark.retries" 2>/dev/null || true
-	[ "$(cat "$W/glmark.rc")" = 0 ]
-	grep -q 'glmark2 Score' "$W/glmark.out"
+	glmark_ok "$W/glmark.out"
 	# the same scenes ran, each its 40 frames
 	scenes() {
 		grep -E '^\[[a-z]+\] ' "$1" | grep -v '^\[gfxrecon\]' | cut -d: -f1

@@ -25,16 +25,10 @@ setup_file() {
 	start_xvfb
 	VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$W/cube.trace" \
 		timeout 120 vkcube --c 300 >/dev/null 2>&1
-	local try rc
-	for try in 1 2; do
-		rc=0
-		LIBGL_ALWAYS_SOFTWARE=1 MESA_LOADER_DRIVER_OVERRIDE=zink \
-			VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$W/gl.trace" \
-			timeout 180 glmark2 -s 400x300 -b build:nframes=25 -b texture:nframes=25 \
-			-b shading:nframes=25 -b pulsar:nframes=25 >"$W/gl.out" 2>&1 || rc=$?
-		# zink's teardown X error after the score (tests/layer.bats): once more
-		[ $rc = 0 ] || ! grep -q BadDrawable "$W/gl.out" && break
-	done
+	glmark_retry "$W/gl.out" env LIBGL_ALWAYS_SOFTWARE=1 MESA_LOADER_DRIVER_OVERRIDE=zink \
+		VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$W/gl.trace" \
+		timeout 180 glmark2 -s 400x300 -b build:nframes=25 -b texture:nframes=25 \
+		-b shading:nframes=25 -b pulsar:nframes=25
 	# the example with a mipmapped texture whose levels each frame makes
 	# again from level 0 (a barrier per level), and with the last layout
 	# changes of that a vkCmdWaitEvents; the layer's screenshot of frame 12
