@@ -141,6 +141,12 @@ ASAN_UNITS := $(patsubst tests/unit/%.c,build/asan/unit/%,$(UNIT_SRC))
 # installed one at $(PREFIX)/lib.  -z nodelete: the loader unloads layers
 # at vkDestroyInstance, and the trace must outlive instances.
 LAYER_LIB := libVkLayer_tracekit_capture.so
+# Relative relocations packed (DT_RELR, binutils 2.38, glibc 2.36): the
+# schema's 40,000 pointers took 950 KB of .rela.dyn, which every program
+# under the layer read at its start; loading the layer took 6.9 ms, 6.3 ms
+# packed.  Left out where the linker does not know the option.
+RELR := $(shell printf 'int main(void){return 0;}' | $(CC) -Wl,-z,pack-relative-relocs \
+	-x c -o /dev/null - 2>/dev/null && echo -Wl,-z,pack-relative-relocs)
 LAYER_SO := build/layer/$(LAYER_LIB)
 LAYER_JSON := build/layer/VK_LAYER_TRACEKIT_capture.json
 LAYER_SRC := $(wildcard layer/*.c)
@@ -161,7 +167,7 @@ build/pic/libtrace.a: $(PIC_OBJ)
 $(LAYER_SO): $(LAYER_SRC) layer/layer.h layer/layer.map $(LAYER_GEN) $(VK_GEN) build/pic/libtrace.a | build/layer
 	$(CC) $(WARN) $(CHECK_WARN) $(CFLAGS) -fPIC -shared $(INC) -Ilayer -o $@ \
 		$(LAYER_SRC) build/pic/libtrace.a $(LIBS) -lpthread \
-		-Wl,--version-script=layer/layer.map -Wl,-z,nodelete -Wl,-z,defs
+		-Wl,--version-script=layer/layer.map -Wl,-z,nodelete -Wl,-z,defs $(RELR)
 
 $(LAYER_JSON): layer/VK_LAYER_TRACEKIT_capture.json | build/layer
 	sed 's|@LIBRARY_PATH@|$(CURDIR)/$(LAYER_SO)|' $< > $@

@@ -152,11 +152,25 @@ static void own_free(tk_rec *r)
 }
 
 /* Written records go back to application threads (out.spare), their
- * arena's chunk kept, up to this many of at most TK_SPARE_BYTES: a
- * malloc and a free for the record and its chunk on either side were
- * about a tenth of the layer's instructions on glmark2-zink (callgrind). */
-#define TK_SPARE_MAX 8192
+ * arena's chunk kept, each of at most TK_SPARE_BYTES, up to TK_SPARE_POOL
+ * bytes in all: a malloc and a free for the record and its chunk on
+ * either side were about a tenth of the layer's instructions on
+ * glmark2-zink (callgrind).  The pool is counted in bytes, not records,
+ * so that it holds a backlog of small records whole: a record made anew
+ * is fresh memory, whose first touch costs 7-12 us a page under this
+ * machine's hypervisor.  Beside two spinning processes, where the writer
+ * falls behind, bench-calls mix took 382-513 ns a call with at most 8192
+ * spares (11,700-16,400 page faults) and 257-290 ns with the pool
+ * (8,500-9,000); on a quiet machine both take 166 ns a dynamic-state set.
+ */
+#define TK_SPARE_POOL (32u << 20)
 #define TK_SPARE_BYTES 4096
+
+/* What a spare record holds, for the pool's count. */
+static size_t spare_size(const tk_rec *r)
+{
+	return sizeof(*r) + r->call.arena.total;
+}
 
 #define TK_MAX_PROPS 48
 
@@ -165,7 +179,7 @@ static struct {
 	pthread_cond_t more, room;
 	tk_rec *head, *tail;
 	tk_rec *spare;           /* written records, reset, for reuse */
-	size_t nspare;
+	size_t spare_bytes;      /* their spare_size, summed */
 	size_t queued;           /* bytes in the queue */
 	size_t nqueued;          /* records in the queue */
 	bool header_ready;       /* device properties known (or giving up on them) */
@@ -283,12 +297,14 @@ static void retire(tk_rec **done, tk_rec *r)
 static void keep_spares(tk_rec *done)
 {
 	pthread_mutex_lock(&out.lock);
-	size_t room = TK_SPARE_MAX - out.nspare;
+	size_t room = TK_SPARE_POOL - out.spare_bytes;
 	pthread_mutex_unlock(&out.lock);
 	tk_rec *head = done, *tail = NULL;
 	size_t n = 0;
-	for (; done && n < room; done = done->next, n++)
+	for (; done && n + spare_size(done) <= room; done = done->next) {
+		n += spare_size(done);
 		tail = done;
+	}
 	if (tail)
 		tail->next = NULL;
 	while (done) {
@@ -301,7 +317,7 @@ static void keep_spares(tk_rec *done)
 	pthread_mutex_lock(&out.lock);
 	tail->next = out.spare;
 	out.spare = head;
-	out.nspare += n;
+	out.spare_bytes += n;
 	pthread_mutex_unlock(&out.lock);
 }
 
@@ -398,7 +414,7 @@ static void push(tk_rec *r)
 	if (!next_spare && out.spare) {
 		next_spare = out.spare;
 		out.spare = next_spare->next;
-		out.nspare--;
+		out.spare_bytes -= spare_size(next_spare);
 		pthread_setspecific(spare_key, next_spare);
 	}
 	/* the writer sleeps until the first record, then until a batch */
@@ -752,7 +768,7 @@ static void writer_end(tk_writer *wr)
 		free_rec(out.spare);
 		out.spare = next;
 	}
-	out.nspare = 0;
+	out.spare_bytes = 0;
 	blocks_free();
 	pthread_cond_broadcast(&out.room);
 	pthread_mutex_unlock(&out.lock);
@@ -957,7 +973,11 @@ static void start(void)
 	 * of the capture's added CPU time (a tenth of glmark2-zink's whole
 	 * run), and on its 72 MB stream level 2 took 0.19 s against 0.27 s
 	 * for 12% more bytes (level 1: 0.15 s, 24% more) */
-	trace_writer_options opt = { .format = TRACE_FMT_ZSTD, .quality = 2, .end_marker = true };
+	/* every signature is the schema's: interning them by content cost the
+	 * writer 3 ms of each program's start (VkStructureType's thousand
+	 * names, one lookup each) */
+	trace_writer_options opt = { .format = TRACE_FMT_ZSTD, .quality = 2, .end_marker = true,
+				     .sigs_by_pointer = true };
 	const char *flush = getenv("TRACEKIT_FLUSH_MS");
 	if (flush && *flush) {
 		char *end;

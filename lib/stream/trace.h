@@ -304,6 +304,9 @@ typedef struct trace_writer_options {
 	trace_format format;   /* SNAPPY, BROTLI, RAW or TEXT */
 	int quality;           /* Brotli quality 0-11, -1 for the default */
 	bool end_marker;       /* event-level binary output only: see TRACE_END */
+	bool sigs_by_pointer;  /* every signature comes from one table (the
+				* capture layer's schema): one id per pointer,
+				* none looked up by its content */
 } trace_writer_options;
 
 /*

@@ -46,6 +46,7 @@ struct trace_writer {
 	 * schema, share one id per signature (canon pointer -> id) */
 	trace_sigtab *canon;
 	tmap canon_ids;
+	bool by_pointer;     /* trace_writer_options.sigs_by_pointer */
 	uint64_t next_no;    /* the next input call number to enter */
 	uint64_t out_no;     /* the next output call number */
 	held **queue;        /* held records, in arrival order */
@@ -165,6 +166,11 @@ static bool sig_id(trace_writer *w, tmap *m, uint64_t *count, enum sig_kind k, c
 {
 	if (tmap_get(m, sig, id))
 		return false;
+	if (w->by_pointer) {
+		*id = (*count)++;
+		tmap_put(m, sig, *id);
+		return true;
+	}
 	const void *canon = canon_of(w, k, sig);
 	if (tmap_get(&w->canon_ids, canon, id)) {
 		tmap_put(m, sig, *id);
@@ -677,6 +683,7 @@ static trace_writer *open_sink(const char *path, FILE *f, const char *name,
 		abort();
 	w->fmt = opt && opt->format ? opt->format : TRACE_FMT_SNAPPY;
 	w->end_marker = opt && opt->end_marker;
+	w->by_pointer = opt && opt->sigs_by_pointer;
 	if (trace_sink_open(&w->k, path, f, name, w->fmt, opt ? opt->quality : -1, err) < 0) {
 		free(w);
 		return NULL;

@@ -329,6 +329,56 @@ static void test_writer_ordering(void)
 	trace_sigtab_free(t);
 }
 
+/* Two tables' signatures alike: one definition by content (the
+ * default), one each by pointer (sigs_by_pointer, the capture layer's);
+ * both read back as the same calls. */
+static void test_sigs_by_pointer(void)
+{
+	trace_sigtab *t1 = trace_sigtab_new(), *t2 = trace_sigtab_new();
+	const char *args[] = {"someArgument"};
+	const trace_func_sig *f1 = trace_sigtab_func(t1, "someFunction", 1, args);
+	const trace_func_sig *f2 = trace_sigtab_func(t2, "someFunction", 1, args);
+	check(f1 != f2, "two tables, two pointers");
+	size_t len[2] = {0, 0};
+	char *text[2] = {NULL, NULL};
+	for (int by_pointer = 0; by_pointer < 2; by_pointer++) {
+		mem m;
+		mem_open(&m);
+		trace_error err;
+		trace_writer_options opt = {.format = TRACE_FMT_RAW, .sigs_by_pointer = by_pointer};
+		trace_writer *w = trace_writer_open_file(m.f, "mem", &opt, &err);
+		trace_header h = {6, 6, 0, NULL};
+		trace_writer_header(w, &h, &err);
+		trace_call c;
+		trace_call_init(&c);
+		for (uint64_t no = 0; no < 2; no++) {
+			c.no = no;
+			c.sig = no ? f2 : f1;
+			c.args = trace_call_values(&c, 1);
+			c.args[0].kind = TRACE_UINT;
+			c.args[0].u = no;
+			trace_writer_call(w, &c, &err);
+			trace_call_reset(&c);
+		}
+		trace_call_free(&c);
+		finish(w, &m);
+		len[by_pointer] = m.len;
+		text[by_pointer] = to_text(m.data, m.len, &err);
+		free(m.data);
+	}
+	/* the second definition: its id, name and argument's name again */
+	check(len[1] >= len[0] + strlen("someFunction") + strlen("someArgument"),
+	      "by pointer, the second signature is defined again (%zu bytes against %zu)",
+	      len[1], len[0]);
+	check(text[0] && text[1] && !strcmp(text[0], text[1]),
+	      "either way the calls read back the same:\n%s\n%s", text[0] ? text[0] : "(null)",
+	      text[1] ? text[1] : "(null)");
+	free(text[0]);
+	free(text[1]);
+	trace_sigtab_free(t1);
+	trace_sigtab_free(t2);
+}
+
 /* A capture writes enter before the call runs and leave after it. */
 static void test_event_writing(void)
 {
@@ -594,6 +644,7 @@ int main(void)
 	test_values_round_trip();
 	test_long_names();
 	test_writer_ordering();
+	test_sigs_by_pointer();
 	test_event_writing();
 	test_old_versions();
 	test_error_locations();
