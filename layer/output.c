@@ -974,8 +974,8 @@ static void start(void)
 	 * run), and on its 72 MB stream level 2 took 0.19 s against 0.27 s
 	 * for 12% more bytes (level 1: 0.15 s, 24% more) */
 	/* every signature is the schema's: interning them by content cost the
-	 * writer 3 ms of each program's start (VkStructureType's thousand
-	 * names, one lookup each) */
+	 * writer about 3 ms of each program's start (perf: VkStructureType's
+	 * thousand names, one lookup each) */
 	trace_writer_options opt = { .format = TRACE_FMT_ZSTD, .quality = 2, .end_marker = true,
 				     .sigs_by_pointer = true };
 	const char *flush = getenv("TRACEKIT_FLUSH_MS");

@@ -147,10 +147,11 @@ edit_record() {
 # glmark_retry OUT COMMAND...: COMMAND (glmark2 through zink under a
 # layer), its output into OUT, its exit status into OUT.rc.  Where glmark2
 # died of an X error (BadDrawable, X_PutImage) after its score, it runs
-# again, at most twice more, each retry said in OUT.retries: zink's
-# teardown races Mesa's present thread against glmark2's destroying its
-# window (about 1 run in 20 under our layer here, none in 58 runs on a
-# quiet machine; two in a row failed a CI run)
+# again, at most twice more, each retry said in OUT.retries.  The error
+# is glmark2's and Mesa's own race at teardown, which time spent at exit
+# exposes: with no layer and a 5-20 ms sleep in an exit handler, 1 to 5
+# runs in 40 ended so, none in 40 without it; none in 58 captures here,
+# but twice in a row on a CI machine
 glmark_retry() {
 	local out=$1 try rc
 	shift

@@ -166,19 +166,15 @@ static bool sig_id(trace_writer *w, tmap *m, uint64_t *count, enum sig_kind k, c
 {
 	if (tmap_get(m, sig, id))
 		return false;
-	if (w->by_pointer) {
-		*id = (*count)++;
-		tmap_put(m, sig, *id);
-		return true;
-	}
-	const void *canon = canon_of(w, k, sig);
-	if (tmap_get(&w->canon_ids, canon, id)) {
+	const void *canon = w->by_pointer ? NULL : canon_of(w, k, sig);
+	if (canon && tmap_get(&w->canon_ids, canon, id)) {
 		tmap_put(m, sig, *id);
 		return false;
 	}
 	*id = (*count)++;
 	tmap_put(m, sig, *id);
-	tmap_put(&w->canon_ids, canon, *id);
+	if (canon)
+		tmap_put(&w->canon_ids, canon, *id);
 	return true;
 }
 
