@@ -16,7 +16,8 @@ FUZZ_SECONDS ?= 60
 WARN := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wstrict-prototypes \
 	-Wno-missing-field-initializers
 CHECK_WARN := -Werror
-LIBS := -lsnappy -lzstd -lbrotlienc -lbrotlidec -lyaml -lz -lm -pthread
+# Snappy and Brotli are opened when a trace needs them (lib/stream/codec.c)
+LIBS := -lzstd -lyaml -lz -lm -pthread
 
 # lib/ is one folder a concern (README "Layout"); a folder's files build
 # by one pattern.  libtrace is base, stream, vulkan and vma: what every

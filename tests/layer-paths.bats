@@ -91,6 +91,24 @@ ends_in_4th_submit() {
 	[ "$(trace-decode "$W/zsnap.trace" | grep -c 'fn: vkQueueSubmit,')" -eq 11 ]
 }
 
+@test "the layer loads Snappy and Brotli only when its trace is written with one: libstdc++ is left to the program" {
+	example zlibs LD_DEBUG=files
+	[ "$status" -eq 0 ]
+	grep -q 'file=.*libVkLayer_tracekit_capture.so' <<<"$output"
+	! grep -q 'file=.*\(libsnappy\|libbrotli\)' <<<"$output"
+	! grep -q 'needed by .*libVkLayer_tracekit_capture.so' <<<"$(grep -v 'file=lib\(zstd\|z\|m\|c\)\.so' <<<"$output")"
+	example zlibsnap LD_DEBUG=files TRACEKIT_COMPRESSION=snappy
+	[ "$status" -eq 0 ]
+	grep -q 'file=libsnappy.so.1 ' <<<"$output"
+	! grep -q 'file=.*libbrotli' <<<"$output"
+	example zlibbrotli LD_DEBUG=files TRACEKIT_COMPRESSION=brotli:1
+	[ "$status" -eq 0 ]
+	grep -q 'file=libbrotlienc.so.1 ' <<<"$output"
+	! grep -q 'file=.*libsnappy' <<<"$output"
+	[ "$(trace-decode "$W/zlibsnap.trace" | grep -c 'fn: vkQueueSubmit,')" -eq 11 ]
+	[ "$(trace-decode "$W/zlibbrotli.trace" | grep -c 'fn: vkQueueSubmit,')" -eq 11 ]
+}
+
 @test "without TRACEKIT_OUTPUT, or with it empty, the trace is PROGRAM.trace in the working directory" {
 	for how in unset empty; do
 		rm -rf "$W/cwd-$how"

@@ -6,6 +6,9 @@
 
 #include "trace.h"
 
+#include <brotli/decode.h>
+#include <brotli/encode.h>
+#include <snappy-c.h>
 #include <string.h>
 
 #define TRACE_UNUSED __attribute__((unused))
@@ -32,6 +35,46 @@ char *trace_xstrdup(const char *s);
  * the file opened for reading (*name PATH); NULL with ERR set if it
  * cannot be opened.  The caller closes what is not stdin. */
 FILE *trace_open_input(const char *path, const char **name, trace_error *err);
+
+/* ------------------------------------------------------------------ */
+/* Snappy and Brotli, loaded when first needed (codec.c).  Each table is
+ * the library's functions in this order; NULL with ERR's message set
+ * (the caller gives the location) where the library cannot be loaded. */
+
+
+typedef struct trace_snappy {
+	snappy_status (*compress)(const char *in, size_t n, char *out, size_t *outn);
+	snappy_status (*uncompress)(const char *in, size_t n, char *out, size_t *outn);
+	snappy_status (*uncompressed_length)(const char *in, size_t n, size_t *result);
+	size_t (*max_compressed_length)(size_t n);
+} trace_snappy;
+
+typedef struct trace_brotli_enc {
+	BrotliEncoderState *(*create)(brotli_alloc_func, brotli_free_func, void *);
+	BROTLI_BOOL (*set_parameter)(BrotliEncoderState *, BrotliEncoderParameter, uint32_t);
+	BROTLI_BOOL (*compress_stream)(BrotliEncoderState *, BrotliEncoderOperation, size_t *,
+				       const uint8_t **, size_t *, uint8_t **, size_t *);
+	BROTLI_BOOL (*has_more_output)(BrotliEncoderState *);
+	BROTLI_BOOL (*is_finished)(BrotliEncoderState *);
+	void (*destroy)(BrotliEncoderState *);
+} trace_brotli_enc;
+
+typedef struct trace_brotli_dec {
+	BrotliDecoderState *(*create)(brotli_alloc_func, brotli_free_func, void *);
+	BrotliDecoderResult (*decompress_stream)(BrotliDecoderState *, size_t *, const uint8_t **,
+						 size_t *, uint8_t **, size_t *);
+	BrotliDecoderErrorCode (*error_code)(const BrotliDecoderState *);
+	const char *(*error_string)(BrotliDecoderErrorCode);
+	void (*destroy)(BrotliDecoderState *);
+} trace_brotli_dec;
+
+const trace_snappy *trace_snappy_lib(trace_error *err);
+const trace_brotli_enc *trace_brotli_enc_lib(trace_error *err);
+const trace_brotli_dec *trace_brotli_dec_lib(trace_error *err);
+/* Opens SONAME and looks up its N functions NAMES into FNS (the tables'
+ * loader, apart for its tests); -1 with ERR's message set. */
+int trace_codec_load(const char *soname, const char *const *names, size_t n, void **fns,
+		     trace_error *err);
 
 /* ------------------------------------------------------------------ */
 /* A growable byte buffer (git's strbuf, in small). */
@@ -106,6 +149,8 @@ struct trace_source {
 	int64_t chunk_at;        /* file offset of the current chunk */
 
 	void *codec;             /* Brotli, zlib or zstd state */
+	const trace_snappy *snappy;     /* the libraries' functions, when used */
+	const trace_brotli_dec *brotli;
 	bool zstd_inside;        /* the zstd input so far ends inside a frame */
 	uint8_t *inbuf;          /* compressed input buffer */
 	size_t inlen, inoff;
@@ -151,6 +196,8 @@ typedef struct trace_sink {
 	char *path, *tmp;        /* final and temporary names, for files */
 	const char *name;
 	void *codec;
+	const trace_snappy *snappy;     /* the libraries' functions, when used */
+	const trace_brotli_enc *brotli;
 	uint8_t *obuf;           /* compressed output staging */
 	size_t ocap;
 	bool failed;

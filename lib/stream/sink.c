@@ -14,10 +14,8 @@
  */
 #include "internal.h"
 
-#include <brotli/encode.h>
 #include <errno.h>
 #include <pthread.h>
-#include <snappy-c.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -103,6 +101,16 @@ int trace_sink_open(trace_sink *k, const char *path, FILE *f, const char *name,
 	memset(k, 0, sizeof(*k));
 	k->container = container;
 	k->quality = quality;
+	/* the codec's library before the file: where it cannot be loaded,
+	 * no output is made */
+	if (container == TRACE_FMT_SNAPPY || container == TRACE_FMT_BROTLI) {
+		trace_error_clear(err);
+		snprintf(err->file, sizeof(err->file), "%s",
+			 path && strcmp(path, "-") ? path : f && name ? name : "-");
+		if (container == TRACE_FMT_SNAPPY ? !(k->snappy = trace_snappy_lib(err))
+						  : !(k->brotli = trace_brotli_enc_lib(err)))
+			return -1;
+	}
 	if (path && strcmp(path, "-")) {
 		if (!(k->file = trace_output_open(path, &k->tmp, err)))
 			return -1;
@@ -118,7 +126,7 @@ int trace_sink_open(trace_sink *k, const char *path, FILE *f, const char *name,
 	k->buf = trace_xmalloc(k->cap);
 	switch (container) {
 	case TRACE_FMT_SNAPPY:
-		k->ocap = snappy_max_compressed_length(TRACE_SNAPPY_CHUNK) + 4;
+		k->ocap = k->snappy->max_compressed_length(TRACE_SNAPPY_CHUNK) + 4;
 		k->obuf = trace_xmalloc(k->ocap);
 		return put(k, "at", 2, err);
 	case TRACE_FMT_RAW:
@@ -135,13 +143,13 @@ int trace_sink_open(trace_sink *k, const char *path, FILE *f, const char *name,
 		return 0;
 	}
 	case TRACE_FMT_BROTLI: {
-		BrotliEncoderState *st = BrotliEncoderCreateInstance(NULL, NULL, NULL);
+		const trace_brotli_enc *b = k->brotli;
+		BrotliEncoderState *st = b->create(NULL, NULL, NULL);
 		if (!st)
 			abort();
-		BrotliEncoderSetParameter(st, BROTLI_PARAM_QUALITY,
-					  (uint32_t)(quality < 0 ? 11 : quality));
+		b->set_parameter(st, BROTLI_PARAM_QUALITY, (uint32_t)(quality < 0 ? 11 : quality));
 		/* the window apitrace 11.1's repack uses */
-		BrotliEncoderSetParameter(st, BROTLI_PARAM_LGWIN, 24);
+		b->set_parameter(st, BROTLI_PARAM_LGWIN, 24);
 		k->codec = st;
 		k->ocap = 1u << 20;
 		k->obuf = trace_xmalloc(k->ocap);
@@ -166,8 +174,8 @@ static int brotli_run(trace_sink *k, BrotliEncoderOperation op, trace_error *err
 	for (;;) {
 		size_t avail_out = k->ocap;
 		uint8_t *next_out = k->obuf;
-		if (!BrotliEncoderCompressStream(st, op, &avail_in, &next_in, &avail_out,
-						 &next_out, NULL)) {
+		if (!k->brotli->compress_stream(st, op, &avail_in, &next_in, &avail_out, &next_out,
+						NULL)) {
 			trace_error_clear(err);
 			snprintf(err->file, sizeof(err->file), "%s", k->name);
 			trace_error_set(err, "Brotli encoder failed");
@@ -175,8 +183,8 @@ static int brotli_run(trace_sink *k, BrotliEncoderOperation op, trace_error *err
 		}
 		if (put(k, k->obuf, k->ocap - avail_out, err) < 0)
 			return -1;
-		if (avail_in == 0 && !BrotliEncoderHasMoreOutput(st) &&
-		    (op != BROTLI_OPERATION_FINISH || BrotliEncoderIsFinished(st)))
+		if (avail_in == 0 && !k->brotli->has_more_output(st) &&
+		    (op != BROTLI_OPERATION_FINISH || k->brotli->is_finished(st)))
 			return 0;
 	}
 }
@@ -263,7 +271,7 @@ static int zstd_index(trace_sink *k, trace_error *err)
 static int snappy_chunk(trace_sink *k, const uint8_t *block, size_t len)
 {
 	size_t olen = k->ocap - 4;
-	if (snappy_compress((const char *)block, len, (char *)k->obuf + 4, &olen) != SNAPPY_OK)
+	if (k->snappy->compress((const char *)block, len, (char *)k->obuf + 4, &olen) != SNAPPY_OK)
 		abort();
 	k->obuf[0] = (uint8_t)olen;
 	k->obuf[1] = (uint8_t)(olen >> 8);
@@ -488,7 +496,7 @@ static void release(trace_sink *k)
 	worker_stop(k);
 	free(k->spare);
 	if (k->container == TRACE_FMT_BROTLI && k->codec)
-		BrotliEncoderDestroyInstance(k->codec);
+		k->brotli->destroy(k->codec);
 	if (k->container == TRACE_FMT_ZSTD && k->codec)
 		ZSTD_freeCCtx(k->codec);
 	free(k->seek);

@@ -17,11 +17,9 @@
  */
 #include "internal.h"
 
-#include <brotli/decode.h>
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
-#include <snappy-c.h>
 #include <sys/stat.h>
 #include <stdlib.h>
 #include <zlib.h>
@@ -141,7 +139,7 @@ static int fill_snappy(trace_source *s, size_t want, trace_error *err)
 	size_t clen = (size_t)lenb[0] | (size_t)lenb[1] << 8 | (size_t)lenb[2] << 16 |
 		      (size_t)lenb[3] << 24;
 	s->chunk_at = at;
-	if (clen > snappy_max_compressed_length(TRACE_SNAPPY_CHUNK_MAX)) {
+	if (clen > s->snappy->max_compressed_length(TRACE_SNAPPY_CHUNK_MAX)) {
 		locate_here(s, err);
 		trace_error_set(err, "Snappy chunk of %zu bytes is larger than any chunk a "
 			       "trace writer makes", clen);
@@ -157,7 +155,7 @@ static int fill_snappy(trace_source *s, size_t want, trace_error *err)
 	if (r < clen)
 		return cut_off(s);
 	size_t ulen;
-	if (snappy_uncompressed_length((char *)s->cbuf, clen, &ulen) != SNAPPY_OK ||
+	if (s->snappy->uncompressed_length((char *)s->cbuf, clen, &ulen) != SNAPPY_OK ||
 	    ulen > TRACE_SNAPPY_CHUNK_MAX) {
 		locate_here(s, err);
 		trace_error_set(err, "corrupt Snappy chunk (bad uncompressed length)");
@@ -165,7 +163,7 @@ static int fill_snappy(trace_source *s, size_t want, trace_error *err)
 	}
 	reserve(s, ulen);
 	size_t out = ulen;
-	if (snappy_uncompress((char *)s->cbuf, clen, (char *)s->end, &out) != SNAPPY_OK ||
+	if (s->snappy->uncompress((char *)s->cbuf, clen, (char *)s->end, &out) != SNAPPY_OK ||
 	    out != ulen) {
 		locate_here(s, err);
 		trace_error_set(err, "corrupt Snappy chunk");
@@ -197,15 +195,15 @@ static int fill_brotli(trace_source *s, size_t want, trace_error *err)
 		const uint8_t *next_in = s->inbuf ? s->inbuf + s->inoff : NULL;
 		size_t avail_out = s->cap - (size_t)(s->end - s->buf);
 		uint8_t *next_out = (uint8_t *)s->end;
-		BrotliDecoderResult res = BrotliDecoderDecompressStream(
-			st, &avail_in, &next_in, &avail_out, &next_out, NULL);
+		BrotliDecoderResult res = s->brotli->decompress_stream(st, &avail_in, &next_in,
+								       &avail_out, &next_out, NULL);
 		s->inoff = s->inlen - avail_in;
 		s->end = next_out;
 		if (res == BROTLI_DECODER_RESULT_ERROR) {
 			locate_here(s, err);
 			err->file_offset = (int64_t)(s->inpos - avail_in);
 			trace_error_set(err, "corrupt Brotli stream (%s)",
-					BrotliDecoderErrorString(BrotliDecoderGetErrorCode(st)));
+					s->brotli->error_string(s->brotli->error_code(st)));
 			return -1;
 		}
 		if (res == BROTLI_DECODER_RESULT_SUCCESS) {
@@ -494,6 +492,16 @@ static void ahead_stop(trace_source *s)
 
 /* ------------------------------------------------------------------ */
 
+/* The container's library could not be loaded (ERR's message says
+ * which, and why): the error is the input's, at its start. */
+static int no_codec(trace_source *s, trace_error *err)
+{
+	snprintf(err->file, sizeof(err->file), "%s", s->name);
+	err->call = err->line = err->column = err->file_offset = -1;
+	err->offset = 0;
+	return -1;
+}
+
 int trace_source_open(trace_source *s, trace_error *err)
 {
 	s->chunk_at = -1;
@@ -514,6 +522,8 @@ int trace_source_open(trace_source *s, trace_error *err)
 		s->container = TRACE_FMT_SNAPPY;
 		s->fill = fill_snappy;
 		consume = true;
+		if (!(s->snappy = trace_snappy_lib(err)))
+			return no_codec(s, err);
 	} else if (n == 2 && magic[0] == 0x28 && magic[1] == 0xb5) {
 		s->container = TRACE_FMT_ZSTD;
 		s->fill = fill_zstd;
@@ -540,7 +550,9 @@ int trace_source_open(trace_source *s, trace_error *err)
 	} else {
 		s->container = TRACE_FMT_BROTLI;
 		s->fill = fill_brotli;
-		s->codec = BrotliDecoderCreateInstance(NULL, NULL, NULL);
+		if (!(s->brotli = trace_brotli_dec_lib(err)))
+			return no_codec(s, err);
+		s->codec = s->brotli->create(NULL, NULL, NULL);
 		if (!s->codec)
 			abort();
 	}
@@ -624,7 +636,7 @@ void trace_source_close(trace_source *s)
 	if (s->ahead)
 		ahead_stop(s);
 	if (s->container == TRACE_FMT_BROTLI && s->codec)
-		BrotliDecoderDestroyInstance(s->codec);
+		s->brotli->destroy(s->codec);
 	if (s->container == TRACE_FMT_ZSTD && s->codec)
 		ZSTD_freeDCtx(s->codec);
 	if (s->container == TRACE_FMT_GZIP && s->codec) {

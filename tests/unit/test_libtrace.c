@@ -555,6 +555,57 @@ static void test_error_locations(void)
 	tbuf_free(&deep);
 }
 
+/* Snappy and Brotli are opened when first needed (codec.c): a library
+ * or a function that is not there is one message naming it. */
+static void test_codec_load(void)
+{
+	trace_error err;
+	void *fns[2];
+	const char *const names[] = { "snappy_compress", "tracekit_no_such_function" };
+	trace_error_clear(&err);
+	check(trace_codec_load("libtracekit-no-such-codec.so.9", names, 1, fns, &err) < 0 &&
+		      strstr(err.msg, "cannot load libtracekit-no-such-codec.so.9 ("),
+	      "a missing library is named: %s", err.msg);
+	trace_error_clear(&err);
+	check(trace_codec_load("libsnappy.so.1", names, 2, fns, &err) < 0 &&
+		      !strcmp(err.msg, "cannot load libsnappy.so.1: it has no "
+				       "tracekit_no_such_function"),
+	      "a missing function is named with its library: %s", err.msg);
+	check(trace_codec_load("libsnappy.so.1", names, 1, fns, &err) == 0 && fns[0],
+	      "a library's functions are found");
+
+	const trace_snappy *sn = trace_snappy_lib(&err);
+	const trace_brotli_enc *be = trace_brotli_enc_lib(&err);
+	const trace_brotli_dec *bd = trace_brotli_dec_lib(&err);
+	check(sn && be && bd && sn == trace_snappy_lib(&err), "the tables load, once each");
+	if (!sn || !be || !bd)
+		return;
+	char in[4096], z[8192], back[4096];
+	for (size_t i = 0; i < sizeof(in); i++)
+		in[i] = (char)(i % 61);
+	size_t zn = sizeof(z), bn = sizeof(back);
+	check(sn->compress(in, sizeof(in), z, &zn) == SNAPPY_OK && zn < sizeof(in) &&
+		      sn->uncompress(z, zn, back, &bn) == SNAPPY_OK && bn == sizeof(in) &&
+		      !memcmp(in, back, bn),
+	      "Snappy through the table round-trips");
+	BrotliEncoderState *es = be->create(NULL, NULL, NULL);
+	size_t ain = sizeof(in), aout = sizeof(z);
+	const uint8_t *nin = (const uint8_t *)in;
+	uint8_t *nout = (uint8_t *)z;
+	bool ok = be->compress_stream(es, BROTLI_OPERATION_FINISH, &ain, &nin, &aout, &nout, NULL) &&
+		  be->is_finished(es);
+	be->destroy(es);
+	BrotliDecoderState *ds = bd->create(NULL, NULL, NULL);
+	size_t zin = sizeof(z) - aout, bout = sizeof(back);
+	const uint8_t *zp = (const uint8_t *)z;
+	uint8_t *bp = (uint8_t *)back;
+	ok = ok && bd->decompress_stream(ds, &zin, &zp, &bout, &bp, NULL) ==
+			   BROTLI_DECODER_RESULT_SUCCESS &&
+	     bout == 0 && !memcmp(in, back, sizeof(in));
+	bd->destroy(ds);
+	check(ok, "Brotli through the tables round-trips");
+}
+
 /* Keys come and go by the million in a replay: deletion must keep every
  * other key findable and the map no larger than what it holds. */
 static void test_tmap_take(void)
@@ -649,6 +700,7 @@ int main(void)
 	test_old_versions();
 	test_error_locations();
 	test_base64();
+	test_codec_load();
 	test_tmap_take();
 	test_tmap_kinds();
 	return unit_done("test_libtrace");
