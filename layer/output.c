@@ -892,15 +892,27 @@ static void queue_inflight(void)
 	inflight = NULL;
 }
 
+/*
+ * Threads that fault at once each come here: the first writes the trace,
+ * the others wait for it (6 s at most) before their signal, as the
+ * program had it, ends the process.  Returning at once, the second
+ * killed the process while the first wrote: neverball through zink,
+ * whose two llvmpipe threads ran freed code as it quit (without the
+ * layer too), lost its trace's last quarter second, and a program that
+ * faulted in its first quarter second its whole trace.
+ */
 void tk_output_crash(void)
 {
-	static atomic_bool in_crash;
-	if (atomic_exchange(&in_crash, true) || !out.running)
+	static atomic_bool in_crash, written;
+	struct timespec pause = { 0, 1000000 };
+	if (atomic_exchange(&in_crash, true)) {
+		for (int i = 0; i < 6000 && !atomic_load(&written); i++)
+			nanosleep(&pause, NULL);
 		return;
+	}
 	atomic_store(&tracing, false);
 	/* the crashing thread may hold the lock: try for a while */
-	struct timespec pause = { 0, 1000000 };
-	for (int i = 0; i < 1000; i++) {
+	for (int i = 0; i < 1000 && out.running; i++) {
 		if (pthread_mutex_trylock(&out.lock) == 0) {
 			queue_inflight();
 			out.stop = true;
@@ -912,10 +924,11 @@ void tk_output_crash(void)
 			until.tv_sec += 5;
 			while (sem_timedwait(&out.flushed, &until) < 0 && errno == EINTR)
 				;
-			return;
+			break;
 		}
 		nanosleep(&pause, NULL);
 	}
+	atomic_store(&written, true);
 }
 
 /* ------------------------------------------------------------------ */

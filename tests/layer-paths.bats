@@ -198,6 +198,23 @@ proc_rss_kb() {
 	done
 }
 
+@test "threads that fault at once: the first writes the trace whole, the others wait for it, the status is SIGSEGV's" {
+	# vkthreads' four threads record a fill each frame, from a barrier;
+	# every fill from the 40th on faults, on whichever thread makes it
+	run env VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture:VK_LAYER_TRACEKIT_test_crash \
+		TRACEKIT_OUTPUT="$W/faults.trace" TRACEKIT_TEST_CRASH=vkCmdFillBuffer \
+		TRACEKIT_TEST_CRASH_AT=40 TRACEKIT_TEST_CRASH_EVERY=1 \
+		timeout 60 "$TOP/build/examples/vkthreads" --threads 4 --frames 50
+	[ "$status" -eq 139 ]
+	run trace-decode "$W/faults.trace"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c '^trace-decode:' <<<"$output")" -eq 0 ]
+	# the fills before the faults, and the first fault's, entered and not left
+	[ "$(grep -c 'fn: vkCmdFillBuffer,' <<<"$output")" -ge 41 ]
+	tail -1 <<<"$output" | grep -q 'fn: vkCmdFillBuffer, .*flags: \[incomplete\]'
+	[ "$(grep -c incomplete <<<"$output")" -eq 1 ]
+}
+
 @test "the program's own SIGSEGV handler runs after the layer wrote the trace" {
 	in_4th_submit segv TRACEKIT_TEST_HANDLER=1
 	[ "$status" -eq 3 ]

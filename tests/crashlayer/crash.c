@@ -1,10 +1,12 @@
 /*
  * VK_LAYER_TRACEKIT_test_crash: a layer for the tests only, stacked under
  * the capture layer, that crashes (SIGSEGV) in the command named by
- * TRACEKIT_TEST_CRASH, vkCmdDrawIndexed or vkQueueSubmit, at the call
- * numbered TRACEKIT_TEST_CRASH_AT (from 0, default 0) of that command: a
- * driver that crashes inside a call, for the capture layer's promise that
- * such a call is in the trace.  TRACEKIT_TEST_CRASH_HOW picks the crash:
+ * TRACEKIT_TEST_CRASH, vkCmdDrawIndexed, vkCmdFillBuffer or vkQueueSubmit,
+ * at the call numbered TRACEKIT_TEST_CRASH_AT (from 0, default 0) of that
+ * command, and with TRACEKIT_TEST_CRASH_EVERY set at every call from it
+ * on, on whatever thread makes it (threads that fault at once: llvmpipe's
+ * ran freed code at neverball's exit): a driver that crashes inside a
+ * call, for the capture layer's promise that such a call is in the trace.  TRACEKIT_TEST_CRASH_HOW picks the crash:
  * segv (the default), bus, ill, fpe (each a real fault, not raise()),
  * abrt, term (raise(SIGTERM)), or fork (a child that calls exit(0), then
  * one that SIGTERM ends, each waited for 5 s at most, and said; the
@@ -37,7 +39,8 @@ static PFN_vkGetDeviceProcAddr next_gdpa;
 static PFN_vkEnumerateDeviceExtensionProperties next_enum;
 static PFN_vkCmdDrawIndexed next_draw;
 static PFN_vkQueueSubmit next_submit;
-static unsigned long calls;
+static PFN_vkCmdFillBuffer next_fill;
+static _Atomic unsigned long calls;
 
 static void say(const char *what, int n)
 {
@@ -123,7 +126,10 @@ static void maybe_crash(const char *name)
 {
 	const char *which = getenv("TRACEKIT_TEST_CRASH");
 	const char *at = getenv("TRACEKIT_TEST_CRASH_AT");
-	if (which && !strcmp(which, name) && calls++ == (at ? strtoul(at, NULL, 10) : 0))
+	if (!which || strcmp(which, name))
+		return;
+	unsigned long n = calls++, from = at ? strtoul(at, NULL, 10) : 0;
+	if (n == from || (n > from && getenv("TRACEKIT_TEST_CRASH_EVERY")))
 		crash(getenv("TRACEKIT_TEST_CRASH_HOW"));
 }
 
@@ -133,6 +139,14 @@ static VKAPI_ATTR void VKAPI_CALL crash_CmdDrawIndexed(VkCommandBuffer cb, uint3
 {
 	maybe_crash("vkCmdDrawIndexed");
 	next_draw(cb, indexCount, instanceCount, firstIndex, vertexOffset, firstInstance);
+}
+
+static VKAPI_ATTR void VKAPI_CALL crash_CmdFillBuffer(VkCommandBuffer cb, VkBuffer buffer,
+						      VkDeviceSize offset, VkDeviceSize size,
+						      uint32_t data)
+{
+	maybe_crash("vkCmdFillBuffer");
+	next_fill(cb, buffer, offset, size, data);
 }
 
 static VKAPI_ATTR VkResult VKAPI_CALL crash_QueueSubmit(VkQueue queue, uint32_t n,
@@ -226,6 +240,7 @@ static VKAPI_ATTR VkResult VKAPI_CALL crash_CreateDevice(VkPhysicalDevice physic
 	if (r == VK_SUCCESS) {
 		next_draw = (PFN_vkCmdDrawIndexed)next_gdpa(*device, "vkCmdDrawIndexed");
 		next_submit = (PFN_vkQueueSubmit)next_gdpa(*device, "vkQueueSubmit");
+		next_fill = (PFN_vkCmdFillBuffer)next_gdpa(*device, "vkCmdFillBuffer");
 	}
 	return r;
 }
@@ -245,6 +260,7 @@ static const named_fn device_fns[] = {
 	{"vkGetDeviceProcAddr", (PFN_vkVoidFunction)crash_gdpa},
 	{"vkCmdDrawIndexed", (PFN_vkVoidFunction)crash_CmdDrawIndexed},
 	{"vkQueueSubmit", (PFN_vkVoidFunction)crash_QueueSubmit},
+	{"vkCmdFillBuffer", (PFN_vkVoidFunction)crash_CmdFillBuffer},
 };
 static const named_fn instance_fns[] = {
 	{"vkGetInstanceProcAddr", (PFN_vkVoidFunction)crash_gipa},
