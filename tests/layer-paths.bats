@@ -39,16 +39,21 @@ in_4th_submit() {
 		TRACEKIT_TEST_CRASH_HOW="$how" "$@"
 }
 
-# ends_in_4th_submit NAME: $W/NAME.trace reads with no message, and ends
-# with the 4th vkQueueSubmit, entered and not left, the only such call
-ends_in_4th_submit() {
+# ends_in_fault NAME FN N: $W/NAME.trace reads with no message, and ends
+# with the Nth call of FN, entered and not left, the only such call
+ends_in_fault() {
 	run trace-decode "$W/$1.trace"
 	[ "$status" -eq 0 ]
 	# the message of a trace cut off is stderr's, here mixed in
 	[ "$(grep -c '^trace-decode:' <<<"$output")" -eq 0 ]
-	[ "$(grep -c 'fn: vkQueueSubmit,' <<<"$output")" -eq 4 ]
-	tail -1 <<<"$output" | grep -q 'fn: vkQueueSubmit, .*flags: \[incomplete\]'
+	[ "$(grep -c "fn: $2," <<<"$output")" -eq "$3" ]
+	tail -1 <<<"$output" | grep -q "fn: $2, .*flags: \\[incomplete\\]"
 	[ "$(grep -c incomplete <<<"$output")" -eq 1 ]
+}
+
+# ends_in_4th_submit NAME: the trace ends in the 4th vkQueueSubmit
+ends_in_4th_submit() {
+	ends_in_fault "$1" vkQueueSubmit 4
 }
 
 @test "a TRACEKIT_COMPRESSION that is not zstd[:LEVEL], snappy, brotli[:LEVEL] or none gets one message, and a zstd trace" {
@@ -206,13 +211,8 @@ proc_rss_kb() {
 		TRACEKIT_TEST_CRASH_AT=40 TRACEKIT_TEST_CRASH_EVERY=1 \
 		timeout 60 "$TOP/build/examples/vkthreads" --threads 4 --frames 50
 	[ "$status" -eq 139 ]
-	run trace-decode "$W/faults.trace"
-	[ "$status" -eq 0 ]
-	[ "$(grep -c '^trace-decode:' <<<"$output")" -eq 0 ]
-	# the fills before the faults, and the first fault's, entered and not left
-	[ "$(grep -c 'fn: vkCmdFillBuffer,' <<<"$output")" -ge 41 ]
-	tail -1 <<<"$output" | grep -q 'fn: vkCmdFillBuffer, .*flags: \[incomplete\]'
-	[ "$(grep -c incomplete <<<"$output")" -eq 1 ]
+	# the 40 fills before the faults, and the first fault's
+	ends_in_fault faults vkCmdFillBuffer 41
 }
 
 @test "the program's own SIGSEGV handler runs after the layer wrote the trace" {
