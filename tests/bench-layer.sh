@@ -31,6 +31,13 @@
 #                calling thread, we on threads of our own: this is what
 #                the application's thread pays, not all the CPU either
 #                layer takes (the overhead rows count that)
+#   start, end   a program that makes an instance and a device, records
+#                one command buffer and ends (bench-calls 1 set): the
+#                whole process's wall time with a layer minus without,
+#                the median of $START_TURNS turns' differences, ours
+#                beside GFXR's, for information: what a layer costs any
+#                program, however short (its loading, its start, the
+#                trace's end); a one-frame glmark2 scene pays it once
 #
 # Figures, not a test: it fails only when a program does (a capture that
 # did not end well or left no file).  Every program runs in a session of
@@ -197,6 +204,28 @@ least() {
 	done
 	ns=$(printf '%s\n' "${all[@]}" | sort -g | head -1)
 }
+# --- a program's start and end -----------------------------------------------
+s_native=() s_ours=() s_gfxr=()
+for t in $(seq "${START_TURNS:-21}"); do
+	run VK_DRIVER_FILES="${lvp[0]}" -- "$top/build/tests/bench-calls" 1 set
+	must "bench-calls 1 set"
+	s_native+=("$secs")
+	run VK_DRIVER_FILES="${lvp[0]}" "${ours[@]}" TRACEKIT_OUTPUT="$work/s.trace" -- \
+		"$top/build/tests/bench-calls" 1 set
+	must "bench-calls 1 set under our layer" "$work/s.trace"
+	s_ours+=("$secs")
+	run VK_DRIVER_FILES="${lvp[0]}" "${gfxr[@]}" GFXRECON_CAPTURE_FILE="$work/s.gfxr" -- \
+		"$top/build/tests/bench-calls" 1 set
+	must "bench-calls 1 set under GFXReconstruct" "$work/s.gfxr"
+	s_gfxr+=("$secs")
+	rm -f "$work/s.trace" "$work/s.gfxr"
+done
+o=$(paired s_ours s_native)
+g=$(paired s_gfxr s_native)
+printf '%-44s %10.1fms %10.1fms %7s %s\n' "start and end: instance, device, exit" \
+	"$(echo "$o * 1000" | bc -l)" "$(echo "$g * 1000" | bc -l)" "$(of "$o" "$g")" \
+	"(for information: native $(printf '%.1f' "$(echo "$(median "${s_native[@]}") * 1000" | bc -l)") ms, median of ${START_TURNS:-21} turns)"
+
 for kind in set barrier bind draw mix submit; do
 	least "$kind"
 	n=$ns
