@@ -1,9 +1,10 @@
 # edit_lib.awk: what the trace-edit scripts share (layouts_edit.awk,
 # zombie_edit.awk, reuse_edit.awk, mixed_edit.awk, dead_copy_edit.awk,
-# former_edit.awk; run with -f edit_lib.awk first): records written
-# renumbered in order, records made up, a handle read from a line, a
-# command pool with its command buffers, a begin, a submit waited for, an
-# image or buffer made again like one the trace made.
+# former_edit.awk, copy2_edit.awk; run with -f edit_lib.awk first):
+# records written renumbered in order, records made up, a handle read
+# from a line, memories, buffers and their bytes, a command pool with its
+# command buffers, a begin, a submit waited for, an image or buffer made
+# again like one the trace made.
 function out(line) {
 	sub(/^\{call: [0-9]+,/, "{call: " no++ ",", line)
 	print line
@@ -23,6 +24,23 @@ function pool_cbs(dev, family, flags, pool, cbs, count) {
 	rec("vkAllocateCommandBuffers", "device: " dev ", pAllocateInfo: [{sType: " \
 	    "VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, pNext: null, commandPool: " pool ", " \
 	    "level: VK_COMMAND_BUFFER_LEVEL_PRIMARY, commandBufferCount: " count "}], pCommandBuffers: [" cbs "]", 1)
+}
+# memory H of SIZE bytes (type 0), on DEV (a global each script sets)
+function memory(h, size) {
+	rec("vkAllocateMemory", "device: " dev ", pAllocateInfo: [{sType: VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, " \
+	    "pNext: null, allocationSize: " size ", memoryTypeIndex: 0}], pAllocator: null, pMemory: [" h "]", 1)
+}
+# a 4 KiB transfer buffer H bound at OFF in memory M
+function buffer(h, m, off) {
+	rec("vkCreateBuffer", "device: " dev ", pCreateInfo: [{sType: VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, " \
+	    "pNext: null, flags: 0, size: 4096, usage: VK_BUFFER_USAGE_TRANSFER_SRC_BIT|" \
+	    "VK_BUFFER_USAGE_TRANSFER_DST_BIT, sharingMode: VK_SHARING_MODE_EXCLUSIVE, " \
+	    "queueFamilyIndexCount: 0, pQueueFamilyIndices: null}], pAllocator: null, pBuffer: [" h "]", 1)
+	rec("vkBindBufferMemory", "device: " dev ", buffer: " h ", memory: " m ", memoryOffset: " off + 0, 1)
+}
+# the bytes DATA (base64) written into H from its start
+function update(h, data) {
+	out("{call: 0, thread: 0, fn: tracekit.update, args: {object: " h ", offset: 0, data: !!binary \"" data "\"}}")
 }
 # CB ended, submitted alone to QUEUE (a global each script sets), and waited for
 function submit_wait(cb) {

@@ -10,20 +10,6 @@
 # order.
 #
 #   awk -f edit_lib.awk -f reuse_edit.awk cube.txt > edited.txt
-function memory(h, size) {
-	rec("vkAllocateMemory", "device: " dev ", pAllocateInfo: [{sType: VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, " \
-	    "pNext: null, allocationSize: " size ", memoryTypeIndex: 0}], pAllocator: null, pMemory: [" h "]", 1)
-}
-function buffer(h, m, off) {
-	rec("vkCreateBuffer", "device: " dev ", pCreateInfo: [{sType: VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, " \
-	    "pNext: null, flags: 0, size: 4096, usage: VK_BUFFER_USAGE_TRANSFER_SRC_BIT|" \
-	    "VK_BUFFER_USAGE_TRANSFER_DST_BIT, sharingMode: VK_SHARING_MODE_EXCLUSIVE, " \
-	    "queueFamilyIndexCount: 0, pQueueFamilyIndices: null}], pAllocator: null, pBuffer: [" h "]", 1)
-	rec("vkBindBufferMemory", "device: " dev ", buffer: " h ", memory: " m ", memoryOffset: " off + 0, 1)
-}
-function update(h, data) {
-	out("{call: 0, thread: 0, fn: tracekit.update, args: {object: " h ", offset: 0, data: !!binary \"" data "\"}}")
-}
 BEGIN {
 	mem = "0x7e58000000000001"; a = "0x7e58000000000002"; b = "0x7e58000000000003"
 	dmem = "0x7e58000000000004"; d = "0x7e58000000000005"; pool = "0x7e58000000000006"

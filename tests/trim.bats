@@ -374,6 +374,41 @@ cut_12_20_check() {
 	cut_equal kept.trace 12 "$W/ex-mips.frame-12.png"
 }
 
+@test "a buffer copied over whole, by vkCmdCopyBuffer or vkCmdCopyBuffer2, drops what an earlier submit wrote of it: the setup runs the copy alone; a copy over half runs both, and the range reads the same bytes" {
+	# before frame 0, buffer D is filled by one submit, then copied over
+	# from a host-written buffer by the next; frame 20 copies D into E
+	# (copy2_edit.awk).  With a setup submit's whole-buffer writes taken
+	# as partial, the fill stayed in the setup of frame 20
+	trace-decode "$W/cube.trace" >cube.txt
+	local c
+	for c in 1 2; do
+		awk -v copy=$c -f "$TOP/tests/edit_lib.awk" -f "$TOP/tests/copy2_edit.awk" cube.txt >c$c.txt
+		trace-trim --frames 20 --verbose -o c$c.cut c$c.txt 2>c$c.err
+		cat c$c.err
+		grep -q ', 1 submits, ' c$c.err
+		grep -q 'it wrote VkBuffer 0x7e5c000000000004, which the range may read' c$c.err
+		[ "$(setup_submits c$c.cut)" = 1 ]
+		trace-decode c$c.cut | sed -n '/fn: tracekit.setup.begin/,/fn: tracekit.setup.end/p' >setup$c.txt
+		! grep -q 'fn: vkCmdFillBuffer,' setup$c.txt
+	done
+	grep -q 'fn: vkCmdCopyBuffer2,' setup2.txt
+	awk -v size=2048 -f "$TOP/tests/edit_lib.awk" -f "$TOP/tests/copy2_edit.awk" cube.txt >half.txt
+	trace-trim --frames 20 --verbose -o half.cut half.txt 2>half.err
+	cat half.err
+	grep -q ', 2 submits, ' half.err
+	# what frame 20 copies into E, replayed whole and cut, validated
+	local e=0x7e5c000000000009 t
+	for t in c1 half; do
+		trace-encode -o $t.trace $t.txt
+		trace-replay -q --validate --frames 0-20 --dump-resource $e --dump-dir $t-full $t.trace
+		trace-replay -q --validate --dump-resource $e --dump-dir $t-cut $t.cut
+		cmp $t-full/*-dst.bin $t-cut/*-dst.bin
+	done
+	# the fill shows through the half copy
+	[ "$(od -An -tx1 -j 2048 -N 1 half-cut/*-dst.bin | tr -d ' ')" = 01 ]
+	[ "$(od -An -tx1 -N 1 half-cut/*-dst.bin | tr -d ' ')" = 55 ]
+}
+
 @test "a setup submit that read what a later submit dropped before the range runs after the submit that wrote it: the upload, read by a copy out, dropped by the copy back; replay validated and pixel-equal" {
 	# after the upload of ex-mips, R copies the texture's level 0 into an
 	# image of its own, and D takes level 0 from UNDEFINED and copies it

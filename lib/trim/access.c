@@ -720,6 +720,12 @@ uint64_t transfer_dst_whole(const char *n, const void *args, const obj *o)
 			for (uint32_t k = 0; a->pRegions && k < a->regionCount; k++)
 				if (!a->pRegions[k].dstOffset && a->pRegions[k].size == o->msize)
 					off = 0, len = o->msize;
+		} else if (trim_named(n, "vkCmdCopyBuffer2")) {
+			const VkCopyBufferInfo2 *ci =
+				((const vk_args_vkCmdCopyBuffer2 *)args)->pCopyBufferInfo;
+			for (uint32_t k = 0; ci && ci->pRegions && k < ci->regionCount; k++)
+				if (!ci->pRegions[k].dstOffset && ci->pRegions[k].size == o->msize)
+					off = 0, len = o->msize;
 		}
 		return off == 0 && len == o->msize ? obj_subs(o) : 0;
 	}

@@ -457,7 +457,7 @@ static void record(trim *t, rec *r, const vk_command_info *cmd, const void *args
 		recording_dep(rc, o);
 		const char *fn = f->f ? f->f->name : "";
 		if (f->h == trim_types.buffer && !strncmp(fn, "dst", 3))
-			recording_write(rc, o, obj_subs(o), 0);
+			recording_write(rc, o, obj_subs(o), transfer_dst_whole(n, args, o));
 		else if (f->h == trim_types.image &&
 			 (!strcmp(fn, "dstImage") || (f->top && !strcmp(fn, "image"))))
 			recording_write(rc, o, transfer_dst_subs(n, args, o),
@@ -468,24 +468,26 @@ static void record(trim *t, rec *r, const vk_command_info *cmd, const void *args
 	}
 }
 
-/* The contents a submit sees: buffers and images its commands name,
- * directly or through views, descriptor sets and framebuffers.  Not a
- * zombie: a set's records keep the views written into it before its
- * latest update, and those views' images, after their destroy (zink
- * rewrites a set and destroys the texture it named: the setup then
- * gave that image a layout, or contents, after its vkDestroyImage). */
-static void reach(trim *t, obj *o, vec *out)
+/* The objects a submit names, directly or through views, descriptor sets
+ * and framebuffers, into ALL; of them, into OUT, those whose contents or
+ * layouts it sees: host-written buffers and images.  Not a zombie: a
+ * set's records keep the views written into it before its latest update,
+ * and those views' images, after their destroy (zink rewrites a set and
+ * destroys the texture it named: the setup then gave that image a
+ * layout, or contents, after its vkDestroyImage). */
+static void reach(trim *t, obj *o, vec *out, vec *all)
 {
 	if (!o || !o->alive || o->stamp == t->stamp)
 		return;
 	o->stamp = t->stamp;
+	vec_push(all, o);
 	if (o->cont || image_laid(o))
 		vec_push(out, o);
 	if (o->h == trim_types.descriptor_set || o->h == trim_types.framebuffer)
 		for (uint32_t i = 0; i < o->deps.n; i++)
-			reach(t, o->deps.v[i], out);
+			reach(t, o->deps.v[i], out, all);
 	if (o->target)
-		reach(t, o->target, out);
+		reach(t, o->target, out, all);
 }
 
 /* The buffer bytes the descriptor sets RC binds hold now, into OUT; with
@@ -682,12 +684,12 @@ static void queue_submit(trim *t, rec *r, const vk_command_info *cmd, void *args
 	if (writes) {
 		/* what the host had written into what it names, and the
 		 * layouts of its images, as they were */
-		vec seen = {0};
+		vec seen = {0}, named = {0};
 		t->stamp++;
 		for (uint32_t i = 0; i < s->recordings.n; i++) {
 			recording *rc = s->recordings.v[i];
 			for (uint32_t j = 0; j < rc->deps.n; j++)
-				reach(t, rc->deps.v[j], &seen);
+				reach(t, rc->deps.v[j], &seen, &named);
 		}
 		s->snaps = trace_xcalloc(seen.n, sizeof(*s->snaps));
 		s->before = trace_xcalloc(seen.n, sizeof(*s->before));
@@ -713,10 +715,13 @@ static void queue_submit(trim *t, rec *r, const vk_command_info *cmd, void *args
 				if (rc->writes[j].o->alive)
 					add_writer(rc->writes[j].o, s, &rc->writes[j]);
 		}
-		/* after its own writes: a later drop keeps the writers before */
-		for (uint32_t i = 0; i < seen.n; i++)
-			((obj *)seen.v[i])->named = s->r->c.no;
+		/* after its own writes: a later drop keeps the writers before;
+		 * every object it names, also a buffer only the device wrote
+		 * (a fill that a copy read, then a later fill dropped) */
+		for (uint32_t i = 0; i < named.n; i++)
+			((obj *)named.v[i])->named = s->r->c.no;
 		vec_free(&seen);
+		vec_free(&named);
 	}
 	for (uint32_t i = 0; i < s->recordings.n; i++) {
 		recording *rc = s->recordings.v[i];
