@@ -1032,7 +1032,15 @@ static void start(void)
 	/* not truncated here but by the writer thread: dropping the pages of
 	 * an earlier capture of the same name took milliseconds (4 ms for
 	 * 14 MB) of the application's vkCreateInstance */
-	int fd = open(out.path, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
+	bool made = true;  /* the file is new: gone again if no writer comes of it */
+	int fd = open(out.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	if (fd < 0 && errno == EEXIST) {
+		/* (a FIFO, an earlier trace; a dangling link: made at its target) */
+		made = false;
+		fd = open(out.path, O_WRONLY | O_CLOEXEC);
+		if (fd < 0 && errno == ENOENT)
+			fd = open(out.path, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
+	}
 	out.f = fd < 0 ? NULL : fdopen(fd, "wb");
 	if (fd >= 0 && !out.f)
 		close(fd);
@@ -1048,9 +1056,12 @@ static void start(void)
 	}
 	out.w = trace_writer_open_file(out.f, out.path, &opt, &err);
 	if (!out.w) {
+		/* (a container whose library cannot be loaded) */
 		trace_error_print(&err, "tracekit", stderr);
 		fprintf(stderr, "tracekit: the application runs untraced\n");
 		fclose(out.f);
+		if (made)
+			unlink(out.path);
 		return;
 	}
 

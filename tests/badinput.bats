@@ -823,3 +823,28 @@ usage_error() {
 		[ ! -s help.err ]
 	done
 }
+
+@test "a Snappy or Brotli library that cannot be loaded: one message naming it and the file, exit 1, no output file" {
+	fake_codecs "$W/fake"
+	local t
+	for t in snappy brotli; do
+		run env LD_LIBRARY_PATH="$W/fake" "$BIN/trace-decode" -o "$W/fake-$t.txt" "$W/$t.trace"
+		echo "$t: $output"
+		[ "$status" -eq 1 ]
+		[ "${#lines[@]}" -eq 1 ]
+		[[ "$output" =~ ^trace-decode:\ $W/$t.trace:\ byte\ 0:\ cannot\ load\ libsnappy.so.1:\ it\ has\ no\ snappy_compress$ ||
+		   "$output" =~ ^trace-decode:\ $W/$t.trace:\ byte\ 0:\ cannot\ load\ libbrotlidec.so.1:\ it\ has\ no\ BrotliDecoderCreateInstance$ ]]
+		[ ! -e "$W/fake-$t.txt" ]
+	done
+	for t in snappy brotli; do
+		run env LD_LIBRARY_PATH="$W/fake" "$BIN/trace-encode" -z $t -o "$W/fake.$t" "$W/zstd.trace"
+		echo "$t: $output"
+		[ "$status" -eq 1 ]
+		[ "${#lines[@]}" -eq 1 ]
+		grep -q "^trace-encode: $W/fake.$t: cannot load lib\(snappy\|brotlienc\).so.1: it has no " <<<"$output"
+		[ ! -e "$W/fake.$t" ]
+	done
+	# the zstd reader and writer need neither
+	LD_LIBRARY_PATH="$W/fake" "$BIN/trace-encode" -z zstd -o "$W/fake.zstd" "$W/zstd.trace"
+	cmp "$W/fake.zstd" "$W/zstd.trace"
+}

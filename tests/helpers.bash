@@ -216,6 +216,18 @@ vkthreads_capture() {
 # setup_submits TRIM: how many of the capture's submits the setup of TRIM
 # (trace-trim's output) runs again (not those of its own command buffers,
 # handles 0x7ace...)
+# fake_codecs DIR: libsnappy.so.1, libbrotlienc.so.1 and libbrotlidec.so.1
+# in DIR with none of their functions: with LD_LIBRARY_PATH=DIR, what
+# loads them (lib/stream/codec.c) finds a library it cannot use
+fake_codecs() {
+	mkdir -p "$1"
+	echo 'int tracekit_no_codec;' >"$1/none.c"
+	local l
+	for l in libsnappy.so.1 libbrotlienc.so.1 libbrotlidec.so.1; do
+		cc -shared -fPIC -o "$1/$l" "$1/none.c" -Wl,-soname,"$l"
+	done
+}
+
 setup_submits() {
 	trace-decode "$1" | sed -n '/fn: tracekit.setup.begin/,/fn: tracekit.setup.end/p' |
 		grep 'fn: vkQueueSubmit,' | grep -vc 'pCommandBuffers: \[0x7ace' || true

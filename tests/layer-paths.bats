@@ -114,6 +114,22 @@ ends_in_4th_submit() {
 	[ "$(trace-decode "$W/zlibbrotli.trace" | grep -c 'fn: vkQueueSubmit,')" -eq 11 ]
 }
 
+@test "a TRACEKIT_COMPRESSION whose library cannot be loaded: one message naming it, the program runs untraced, no trace file, an earlier one of the name untouched" {
+	fake_codecs "$W/fake"
+	rm -f "$W/zfake.trace"
+	example zfake LD_LIBRARY_PATH="$W/fake" TRACEKIT_COMPRESSION=snappy
+	[ "$status" -eq 0 ]
+	grep -qx "tracekit: $W/zfake.trace: cannot load libsnappy.so.1: it has no snappy_compress" <<<"$output"
+	grep -qx "tracekit: the application runs untraced" <<<"$output"
+	[ "$(grep -c '^tracekit:' <<<"$output")" -eq 2 ]
+	[ ! -e "$W/zfake.trace" ]
+	echo earlier >"$W/zfake.trace"
+	example zfake LD_LIBRARY_PATH="$W/fake" TRACEKIT_COMPRESSION=brotli
+	[ "$status" -eq 0 ]
+	grep -qx "tracekit: $W/zfake.trace: cannot load libbrotlienc.so.1: it has no BrotliEncoderCreateInstance" <<<"$output"
+	[ "$(cat "$W/zfake.trace")" = earlier ]
+}
+
 @test "without TRACEKIT_OUTPUT, or with it empty, the trace is PROGRAM.trace in the working directory" {
 	for how in unset empty; do
 		rm -rf "$W/cwd-$how"
