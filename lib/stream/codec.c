@@ -2,9 +2,9 @@
  * Snappy and Brotli, opened (dlopen) the first time a trace needs one,
  * not linked: the capture layer writes zstd unless told otherwise, and
  * every program it captured paid for loading both at its start.
- * libsnappy brings libstdc++ with it (a C program: 1.9 ms to load
- * snappy, 1.7 ms of it libstdc++), libbrotlienc its 120 KB dictionary's
- * library (1.5 ms); zstd and zlib stay linked.
+ * libsnappy brings libstdc++ with it: the layer loaded in 6.8 ms in a C
+ * program, 4.6 ms without them (medians of 15 loads); zstd and zlib
+ * stay linked.
  *
  * Each library is opened once a process and its functions kept in a
  * table that does not change after: the only state, and it is a cache.

@@ -41,7 +41,6 @@ FILE *trace_open_input(const char *path, const char **name, trace_error *err);
  * the library's functions in this order; NULL with ERR's message set
  * (the caller gives the location) where the library cannot be loaded. */
 
-
 typedef struct trace_snappy {
 	snappy_status (*compress)(const char *in, size_t n, char *out, size_t *outn);
 	snappy_status (*uncompress)(const char *in, size_t n, char *out, size_t *outn);

@@ -492,14 +492,13 @@ static void ahead_stop(trace_source *s)
 
 /* ------------------------------------------------------------------ */
 
-/* The container's library could not be loaded (ERR's message says
- * which, and why): the error is the input's, at its start. */
-static int no_codec(trace_source *s, trace_error *err)
+/* ERR cleared and located at the start of S's input: for what is wrong
+ * with the input as a whole (empty, its container's library missing). */
+static void at_start(const trace_source *s, trace_error *err)
 {
+	trace_error_clear(err);
 	snprintf(err->file, sizeof(err->file), "%s", s->name);
-	err->call = err->line = err->column = err->file_offset = -1;
 	err->offset = 0;
-	return -1;
 }
 
 int trace_source_open(trace_source *s, trace_error *err)
@@ -511,9 +510,7 @@ int trace_source_open(trace_source *s, trace_error *err)
 		return -1;
 	s->inpos = 0;
 	if (n == 0) {
-		trace_error_clear(err);
-		snprintf(err->file, sizeof(err->file), "%s", s->name);
-		err->offset = 0;
+		at_start(s, err);
 		trace_error_set(err, "empty input: not a trace");
 		return -1;
 	}
@@ -522,8 +519,9 @@ int trace_source_open(trace_source *s, trace_error *err)
 		s->container = TRACE_FMT_SNAPPY;
 		s->fill = fill_snappy;
 		consume = true;
+		at_start(s, err);
 		if (!(s->snappy = trace_snappy_lib(err)))
-			return no_codec(s, err);
+			return -1;
 	} else if (n == 2 && magic[0] == 0x28 && magic[1] == 0xb5) {
 		s->container = TRACE_FMT_ZSTD;
 		s->fill = fill_zstd;
@@ -550,8 +548,9 @@ int trace_source_open(trace_source *s, trace_error *err)
 	} else {
 		s->container = TRACE_FMT_BROTLI;
 		s->fill = fill_brotli;
+		at_start(s, err);
 		if (!(s->brotli = trace_brotli_dec_lib(err)))
-			return no_codec(s, err);
+			return -1;
 		s->codec = s->brotli->create(NULL, NULL, NULL);
 		if (!s->codec)
 			abort();
