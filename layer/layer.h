@@ -50,6 +50,10 @@ typedef struct tk_instance {
 	 * commands the application looked up there: a device's wrapper
 	 * falls back on it where the device's own table has none */
 	tk_device_disp ddisp;
+	/* each physical device's extension list as the layer answers it
+	 * (capture.c), under ext_lock */
+	pthread_mutex_t ext_lock;
+	struct tk_exts *exts;
 } tk_instance;
 
 typedef struct tk_device {

@@ -591,6 +591,31 @@ future() {
 	[ "$(grep -c 'VK_TRACEKIT_test_future' "$W/future.txt")" -eq 0 ]
 }
 
+@test "the device's extension list is asked of the driver once a physical device, however often the program asks" {
+	command -v vulkaninfo >/dev/null || skip "vulkaninfo is not installed"
+	rm -f "$W/enum-without.log" "$W/enum-with.log"
+	TRACEKIT_TEST_ENUM_LOG="$W/enum-without.log" future VK_LAYER_TRACEKIT_test_crash \
+		timeout 60 vulkaninfo >/dev/null 2>&1
+	TRACEKIT_TEST_ENUM_LOG="$W/enum-with.log" \
+		future VK_LAYER_TRACEKIT_capture:VK_LAYER_TRACEKIT_test_crash \
+		TRACEKIT_OUTPUT="$W/enum.trace" timeout 60 vulkaninfo >/dev/null 2>&1
+	cat "$W/enum-without.log" "$W/enum-with.log"
+	# vulkaninfo asks many times; below the layer, one count and one list
+	# a physical device
+	[ "$(wc -l <"$W/enum-without.log")" -gt 4 ]
+	local devices
+	devices=$(cut -d' ' -f1 "$W/enum-with.log" | sort -u | wc -l)
+	[ "$(grep -c ' count$' "$W/enum-with.log")" -eq "$devices" ]
+	[ "$(grep -c ' list$' "$W/enum-with.log")" -eq "$devices" ]
+	# every answer the program got is in the trace, all the same list
+	trace-decode "$W/enum.trace" |
+		grep 'fn: vkEnumerateDeviceExtensionProperties, .*pLayerName: null' >"$W/enum.txt"
+	[ "$(wc -l <"$W/enum.txt")" -eq "$(wc -l <"$W/enum-without.log")" ]
+	[ "$(grep 'pProperties: \[' "$W/enum.txt" | sed 's/^{call: [0-9]*, //' | sort -u | wc -l)" -eq "$devices" ]
+	grep -q 'VK_KHR_swapchain' "$W/enum.txt"
+	[ "$(grep -c 'VK_TRACEKIT_test_future' "$W/enum.txt")" -eq 0 ]
+}
+
 @test "enabling a device extension newer than the registry unasked gets one warning, and runs" {
 	run future VK_LAYER_TRACEKIT_capture:VK_LAYER_TRACEKIT_test_crash \
 		TRACEKIT_OUTPUT="$W/future-ex.trace" \

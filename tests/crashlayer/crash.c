@@ -18,7 +18,10 @@
  * declares, so that the loader lets a program enable it) to what
  * vkEnumerateDeviceExtensionProperties answers, and takes it out of
  * vkCreateDevice's list again: a driver newer than the capture layer's
- * registry.  Everything else passes through.
+ * registry.  With TRACEKIT_TEST_ENUM_LOG=FILE, each
+ * vkEnumerateDeviceExtensionProperties of the device's own list adds a
+ * line to FILE: the physical device, and "count" or "list".  Everything
+ * else passes through.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -191,6 +194,12 @@ static VKAPI_ATTR VkResult VKAPI_CALL crash_EnumerateDeviceExtensionProperties(
 {
 	PFN_vkEnumerateDeviceExtensionProperties down = next_enum;
 	const char *extra = getenv("TRACEKIT_TEST_EXTENSION") ? FUTURE : NULL;
+	const char *log = getenv("TRACEKIT_TEST_ENUM_LOG");
+	FILE *f = log && !layer ? fopen(log, "a") : NULL;
+	if (f) {
+		fprintf(f, "%p %s\n", (void *)physical, props ? "list" : "count");
+		fclose(f);
+	}
 	if (layer || !extra)
 		return down(physical, layer, count, props);
 	uint32_t n = 0;
