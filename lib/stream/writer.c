@@ -108,6 +108,11 @@ static inline int w_byte(trace_writer *w, uint8_t c)
 
 static inline int w_uint(trace_writer *w, uint64_t v)
 {
+	trace_sink *k = &w->k;
+	if (TRACE_LIKELY(k->cap - k->len >= 10)) { /* straight into the buffer */
+		k->len += trace_uint_encode(k->buf + k->len, v);
+		return 0;
+	}
 	uint8_t tmp[10];
 	return w_bytes(w, tmp, trace_uint_encode(tmp, v));
 }
