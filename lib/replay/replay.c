@@ -110,10 +110,16 @@ void vkr_remap_in(void *ctx, const vk_handle_info *h, uint64_t *value, bool top,
 		  h->name, (unsigned long long)*value, r->errors ? " (or its create failed here)" : "");
 }
 
+/* The handles a call makes, in walk order: in the struct up to COLLECT_IN
+ * (a create or allocate of a few), beyond that on the heap. */
+#define COLLECT_IN 16
+
 typedef struct collect {
 	uint64_t *vals;
 	const vk_handle_info **types;
 	size_t n, cap;
+	uint64_t in_vals[COLLECT_IN];
+	const vk_handle_info *in_types[COLLECT_IN];
 	bool live;   /* second pass: pair with the first */
 	bool owned;  /* a device call's: what it made is the device's */
 	vkr *r;
@@ -136,9 +142,20 @@ static void collect_out(void *ctx, const vk_handle_info *h, uint64_t *value, boo
 		return;
 	}
 	if (c->n == c->cap) {
-		c->cap = c->cap ? c->cap * 2 : 16;
-		c->vals = trace_xrealloc(c->vals, c->cap * sizeof(*c->vals));
-		c->types = trace_xrealloc(c->types, c->cap * sizeof(*c->types));
+		if (!c->cap) {
+			c->cap = COLLECT_IN;
+			c->vals = c->in_vals;
+			c->types = c->in_types;
+		} else {
+			bool in = c->vals == c->in_vals;
+			c->cap *= 2;
+			c->vals = trace_xrealloc(in ? NULL : c->vals, c->cap * sizeof(*c->vals));
+			c->types = trace_xrealloc(in ? NULL : c->types, c->cap * sizeof(*c->types));
+			if (in) {
+				memcpy(c->vals, c->in_vals, sizeof(c->in_vals));
+				memcpy(c->types, c->in_types, sizeof(c->in_types));
+			}
+		}
 	}
 	c->vals[c->n] = *value;
 	c->types[c->n++] = h;
@@ -426,8 +443,10 @@ VkResult vkr_invoke(vkr *r, const cmd_entry *e, void *args)
 		col.live = true;
 		vk_walk_handles(cmd, args, true, collect_out, &col);
 	}
-	free(col.vals);
-	free(col.types);
+	if (col.vals != col.in_vals) {
+		free(col.vals);
+		free(col.types);
+	}
 	return now;
 }
 
