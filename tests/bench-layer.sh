@@ -30,7 +30,8 @@
 #                at the submit and at the first write to a watched page.  GFXR encodes, compresses and writes on the
 #                calling thread, we on threads of our own: this is what
 #                the application's thread pays, not all the CPU either
-#                layer takes (the overhead rows count that)
+#                layer takes (the overhead rows count that).  Then set
+#                and mix again with a spinning process on every core
 #   start, end   a program that makes an instance and a device, records
 #                one command buffer and ends (bench-calls 1 set): the
 #                whole process's wall time with a layer minus without,
@@ -248,6 +249,28 @@ for kind in set barrier bind draw mix submit; do
 			"$o" "$g" "$(of "$o" "$g")" "(for information)"
 	fi
 done
+# the same with every core kept busy by a spinning process (a program that
+# uses every core): our writer thread then finds no idle core, no spare
+# record comes back, and each record is fresh memory
+hogs=()
+for _ in $(seq "$(nproc)"); do
+	setsid sh -c 'while :; do :; done' </dev/null >/dev/null 2>&1 &
+	hogs+=($!)
+done
+trap 'kill "${hogs[@]}" 2>/dev/null; bench_cleanup' EXIT
+for kind in set mix; do
+	least "$kind"
+	n=$ns
+	least "$kind" "${ours[@]}" TRACEKIT_OUTPUT="$work/c.trace"
+	o=$(echo "$ns - $n" | bc -l)
+	least "$kind" "${gfxr[@]}" GFXRECON_CAPTURE_FILE="$work/c.gfxr"
+	g=$(echo "$ns - $n" | bc -l)
+	rm -f "$work/c.trace" "$work/c.gfxr"
+	printf '%-44s %10.0fns %10.0fns %7s %s
+' "per call, every core busy, vkCmd* ($kind)" \
+		"$o" "$g" "$(of "$o" "$g")" "(for information: native $(printf '%.0f' "$n") ns)"
+done
+kill "${hogs[@]}" 2>/dev/null || true
 if [ "$retried" -gt 0 ]; then
 	echo "($retried glmark2 runs were run again after an X error at teardown)"
 fi
