@@ -166,7 +166,7 @@ build/pic/libtrace.a: $(PIC_OBJ)
 	rm -f $@
 	ar rcs $@ $^
 
-$(LAYER_SO): $(LAYER_SRC) layer/layer.h layer/layer.map $(LAYER_GEN) $(VK_GEN) build/pic/libtrace.a | build/layer
+$(LAYER_SO): $(LAYER_SRC) $(wildcard layer/*.h) layer/layer.map $(LAYER_GEN) $(VK_GEN) build/pic/libtrace.a | build/layer
 	$(CC) $(WARN) $(CHECK_WARN) $(CFLAGS) -fPIC -shared $(INC) -Ilayer -o $@ \
 		$(LAYER_SRC) build/pic/libtrace.a $(LIBS) -lpthread \
 		-Wl,--version-script=layer/layer.map -Wl,-z,nodelete -Wl,-z,defs $(RELR)

@@ -23,11 +23,8 @@
  *
  * The only global state: the one output.
  */
-#include "layer.h"
+#include "records.h"
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <cpuid.h>
-#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -62,149 +59,12 @@ static long flush_ms = TK_FLUSH_MS;
 /* ------------------------------------------------------------------ */
 /* The output: a queue of records and the thread that writes them. */
 
-struct tk_rec {
-	tk_rec *next;
-	tk_rec *enter;  /* for a leave: its enter, which numbered the call */
-	bool leave;
-	bool folded;    /* an enter queued at its leave, standing for both */
-	tk_rec *outer;  /* for a folded enter: the thread's call it is inside */
-	uint8_t *own;   /* an update's bytes, up to megabytes: kept out of the
-			 * arena, whose chunk a spare record keeps */
-	size_t own_len, own_cap;
-	/* a spare (keep_spares): the next spare's arena chunk and the bytes
-	 * of it its last record used, to prefetch (retire: this one's); the
-	 * first of a batch: the next batch and this one's bytes */
-	void *next_chunk;
-	uint32_t next_used, used;
-	tk_rec *next_batch;
-	size_t batch_bytes;
-	trace_call call;
-};
-
-/*
- * Update bytes of TK_BLOCK_MIN and more go back, written, to a pool of
- * blocks (at most TK_BLOCK_KEEP bytes in all) for the next updates.
- * Through malloc they came and went as fresh pages: a buffer rewritten
- * every frame (glmark2's buffer scene: 144 KB, four times a frame) cost a
- * page fault per 4 KB on the submitting thread, every frame.
- */
-#define TK_BLOCK_MIN (64u << 10)
-#define TK_BLOCK_KEEP (64u << 20)
-
-typedef struct tk_block {
-	struct tk_block *next;
-	size_t cap;
-} tk_block;
-
-static struct {
-	pthread_mutex_t lock;
-	tk_block *list;
-	size_t bytes;
-} blocks = { .lock = PTHREAD_MUTEX_INITIALIZER };
-
-/* A block for N bytes (N >= TK_BLOCK_MIN), its capacity in *CAP: a kept
- * one no more than twice as large, else a new one. */
-static uint8_t *block_take(size_t n, size_t *cap)
-{
-	pthread_mutex_lock(&blocks.lock);
-	for (tk_block **at = &blocks.list; *at; at = &(*at)->next) {
-		tk_block *b = *at;
-		if (b->cap >= n && b->cap / 2 <= n) {
-			*at = b->next;
-			blocks.bytes -= b->cap;
-			pthread_mutex_unlock(&blocks.lock);
-			*cap = b->cap;
-			return (uint8_t *)b;
-		}
-	}
-	pthread_mutex_unlock(&blocks.lock);
-	*cap = n;
-	return malloc(n);
-}
-
-static void block_give(uint8_t *p, size_t cap)
-{
-	pthread_mutex_lock(&blocks.lock);
-	if (blocks.bytes + cap <= TK_BLOCK_KEEP) {
-		tk_block *b = (tk_block *)p;
-		b->cap = cap;
-		b->next = blocks.list;
-		blocks.list = b;
-		blocks.bytes += cap;
-		p = NULL;
-	}
-	pthread_mutex_unlock(&blocks.lock);
-	free(p);
-}
-
-/* The kept blocks, when the writer ends. */
-static void blocks_free(void)
-{
-	pthread_mutex_lock(&blocks.lock);
-	for (tk_block *b = blocks.list, *next; b; b = next) {
-		next = b->next;
-		free(b);
-	}
-	blocks.list = NULL;
-	blocks.bytes = 0;
-	pthread_mutex_unlock(&blocks.lock);
-}
-
-/* The update bytes of R go back. */
-static void own_free(tk_rec *r)
-{
-	if (r->own && r->own_cap >= TK_BLOCK_MIN)
-		block_give(r->own, r->own_cap);
-	else
-		free(r->own);
-	r->own = NULL;
-	r->own_len = r->own_cap = 0;
-}
-
-/* Written records go back to application threads (out.spare), their
- * arena's chunk kept, each of at most TK_SPARE_BYTES, up to TK_SPARE_POOL
- * bytes in all: a malloc and a free for the record and its chunk on
- * either side were about a tenth of the layer's instructions on
- * glmark2-zink (callgrind).  The pool is counted in bytes, not records,
- * so that it holds a backlog of small records whole: a record made anew
- * is fresh memory, whose first touch costs 7-12 us a page under this
- * machine's hypervisor.  Beside two spinning processes, where the writer
- * falls behind, bench-calls mix took 382-513 ns a call with at most 8192
- * spares (11,700-16,400 page faults) and 257-290 ns with the pool
- * (8,500-9,000); on a quiet machine both take 166 ns a dynamic-state set.
- */
-#define TK_SPARE_POOL (32u << 20)
-#define TK_SPARE_BYTES 4096
-
-/*
- * A thread takes spares a batch at a time, and while it fills one record
- * the next one's lines are fetched (tk_prefetch): the record's, and as
- * much of its chunk as its last record used (192 bytes at least).  A
- * spare was last written by the writer thread, on another core: taken one
- * at a time from a list under out.lock, reading its link was most of push
- * (perf), and its lines and its chunk's, each a miss from the other
- * core's cache, most of the encoding.  bench-calls, medians of 5 runs in
- * turns (2-core AMD EPYC): a dynamic-state set 420 ns a call one at a
- * time, 266 in batches, 240 with the prefetches; a barrier 905, 777, 581.
- * Batches of 16 did as well as of 64, and a thread that stops calling
- * holds at most 16 spares out of the pool (TK_SPARE_BYTES each at most).
- */
-#define TK_SPARE_BATCH 16
-
-/* What a spare record holds, for the pool's count. */
-static size_t spare_size(const tk_rec *r)
-{
-	return sizeof(*r) + r->call.arena.total;
-}
-
 #define TK_MAX_PROPS 48
 
 static struct {
 	pthread_mutex_t lock;
 	pthread_cond_t more, room;
 	tk_rec *head, *tail;
-	tk_rec *spare;           /* written records, reset, for reuse */
-	size_t spare_bytes;      /* their spare_size, summed */
 	size_t queued;           /* bytes in the queue */
 	size_t nqueued;          /* records in the queue */
 	bool header_ready;       /* device properties known (or giving up on them) */
@@ -236,11 +96,6 @@ static struct {
 static atomic_bool tracing;
 static atomic_uint next_thread;
 static _Thread_local uint32_t thread_plus1;
-/* This thread's batch of spares (TK_SPARE_BATCH), linked by next; the key,
- * set to its address, frees them should the thread end first. */
-static _Thread_local tk_rec *spares;
-static _Thread_local bool spares_keyed;
-static pthread_key_t spare_key;
 static pthread_once_t start_once = PTHREAD_ONCE_INIT;
 
 const char *tk_output_path(void)
@@ -273,141 +128,6 @@ static void add_prop(const char *name, const char *value)
 	}
 }
 
-static void free_rec(tk_rec *r)
-{
-	trace_call_free(&r->call);
-	own_free(r);
-	free(r);
-}
-
-/* Frees a list of records linked by next. */
-static void free_list(tk_rec *r)
-{
-	while (r) {
-		tk_rec *next = r->next;
-		free_rec(r);
-		r = next;
-	}
-}
-
-static void free_spares(void *list)
-{
-	free_list(*(tk_rec **)list);
-}
-
-/* Whether the CPU has PREFETCHW, which fetches a line to be written
- * (AMD64 has had it always; Intel from Broadwell on): set at start. */
-static bool has_prefetchw;
-
-static void prefetchw_probe(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	unsigned a, b, c, d;
-	has_prefetchw = __get_cpuid(0x80000001, &a, &b, &c, &d) && (c & bit_PRFCHW);
-#endif
-}
-
-/* The LEN bytes at P (LEN up to a kilobyte) into this core's cache, to be
- * written: with PREFETCHW a line another core holds comes over without
- * its copy left there, which the write would then have to take away (a
- * barrier took 720 ns a call against 777 with PREFETCHT0's copy). */
-static inline void tk_prefetch(const void *p, size_t len)
-{
-	if (len > 1024)
-		len = 1024;
-	for (size_t i = 0; i < len; i += 64) {
-#if defined(__x86_64__) || defined(__i386__)
-		if (has_prefetchw) {
-			__asm__ volatile("prefetchw %0" : : "m"(*((const char *)p + i)));
-			continue;
-		}
-#endif
-		__builtin_prefetch((const char *)p + i, 1, 3);
-	}
-}
-
-static tk_rec *new_rec(void)
-{
-	tk_rec *r = spares;
-	if (r) {
-		spares = r->next;
-		if (spares) {
-			tk_prefetch(spares, sizeof(*spares));
-			if (r->next_chunk)
-				tk_prefetch(r->next_chunk,
-					    r->next_used < 176 ? 192 : 16 + (size_t)r->next_used);
-		}
-		return r;
-	}
-	r = calloc(1, sizeof(*r));
-	trace_call_init(&r->call);
-	return r;
-}
-
-/* R, written, reset onto the list *DONE for reuse, or freed (a large
- * one: the spares stay small). */
-static void retire(tk_rec **done, tk_rec *r)
-{
-	own_free(r);
-	r->used = r->call.arena.used > UINT32_MAX ? UINT32_MAX : (uint32_t)r->call.arena.used;
-	trace_call_reset(&r->call);
-	if (r->call.arena.total > TK_SPARE_BYTES) {
-		free_rec(r);
-		return;
-	}
-	r->enter = NULL;
-	r->leave = false;
-	r->folded = false;
-	r->next = *done;
-	*done = r;
-}
-
-/*
- * The records of DONE become spares, as many as fit, in batches of
- * TK_SPARE_BATCH linked by next_batch; the rest are freed.  Walked outside
- * out.lock, which application threads wait for: only this (the writer)
- * thread adds spares, so the room can only have grown.
- */
-static void keep_spares(tk_rec *done)
-{
-	pthread_mutex_lock(&out.lock);
-	size_t room = TK_SPARE_POOL - out.spare_bytes;
-	pthread_mutex_unlock(&out.lock);
-	tk_rec *head = NULL, *batch = NULL, *prev = NULL;
-	size_t n = 0;
-	unsigned k = 0;
-	while (done && n + spare_size(done) <= room) {
-		tk_rec *r = done;
-		done = r->next;
-		r->next = NULL;
-		r->next_chunk = NULL;
-		if (k++ % TK_SPARE_BATCH == 0) {
-			r->next_batch = NULL;
-			r->batch_bytes = 0;
-			if (batch)
-				batch->next_batch = r;
-			else
-				head = r;
-			batch = r;
-		} else {
-			prev->next = r;
-			prev->next_chunk = r->call.arena.head;
-			prev->next_used = r->used;
-		}
-		batch->batch_bytes += spare_size(r);
-		n += spare_size(r);
-		prev = r;
-	}
-	free_list(done);
-	if (!head)
-		return;
-	pthread_mutex_lock(&out.lock);
-	batch->next_batch = out.spare;
-	out.spare = head;
-	out.spare_bytes += n;
-	pthread_mutex_unlock(&out.lock);
-}
-
 /* Under out.lock: R at the queue's tail. */
 static void append(tk_rec *r)
 {
@@ -424,10 +144,10 @@ static void append(tk_rec *r)
 static void discard(tk_rec *r)
 {
 	if (r->folded) {
-		free_rec(r);
+		tk_rec_free(r);
 	} else if (r->leave) {
-		free_rec(r->enter);
-		free_rec(r);
+		tk_rec_free(r->enter);
+		tk_rec_free(r);
 	}
 }
 
@@ -498,13 +218,6 @@ static void push(tk_rec *r)
 		out.head_ms = now_ms();
 	append(r);
 	out.queued += bytes;
-	if (!spares && out.spare) {
-		spares = out.spare;
-		out.spare = spares->next_batch;
-		out.spare_bytes -= spares->batch_bytes;
-		if (!spares_keyed)
-			spares_keyed = pthread_setspecific(spare_key, &spares) == 0;
-	}
 	/* the writer sleeps until the first record, then until a batch */
 	if (++out.nqueued == 1 || out.nqueued == TK_WAKE_RECORDS ||
 	    (out.queued >= TK_WAKE_BYTES && out.queued - bytes < TK_WAKE_BYTES))
@@ -514,7 +227,7 @@ static void push(tk_rec *r)
 
 static tk_rec *enter_rec(const vk_command_info *cmd, const void *args)
 {
-	tk_rec *r = new_rec();
+	tk_rec *r = tk_rec_new();
 	r->call.thread = thread_no();
 	vk_encode_args(cmd, &r->call, args, VK_PHASE_ENTER);
 	return r;
@@ -605,7 +318,7 @@ void tk_leave(tk_rec *enter, const vk_command_info *cmd, const void *args)
 		push(enter);
 		return;
 	}
-	tk_rec *r = new_rec();
+	tk_rec *r = tk_rec_new();
 	r->call.thread = enter->call.thread;
 	vk_encode_args(cmd, &r->call, args, VK_PHASE_LEAVE);
 	r->leave = true;
@@ -622,14 +335,14 @@ static tk_rec *update_rec(const trace_func_sig *sig, uint64_t object, uint64_t o
 	if (!tk_tracing())
 		return NULL;
 	size_t cap = size;
-	uint8_t *own = size >= TK_BLOCK_MIN ? block_take(size, &cap) : malloc(size ? size : 1);
+	uint8_t *own = size >= TK_BLOCK_MIN ? tk_block_take(size, &cap) : malloc(size ? size : 1);
 	if (!own) {
 		atomic_store(&tracing, false);
 		fprintf(stderr, "tracekit: out of memory for %zu bytes of an update; the trace "
 			"stops here, the application runs on untraced\n", size);
 		return NULL;
 	}
-	tk_rec *e = new_rec();
+	tk_rec *e = tk_rec_new();
 	e->call.thread = thread_no();
 	e->call.sig = sig;
 	e->call.args = trace_call_values(&e->call, sig->nargs);
@@ -684,20 +397,20 @@ static int write_rec(tk_rec *r, tk_rec **done, trace_error *err)
 {
 	if (r->folded) {
 		if (trace_writer_enter(out.w, &r->call, err) < 0) {
-			retire(done, r);
+			tk_rec_retire(done, r);
 			return -1;
 		}
 		trace_call leave = { .no = r->call.no, .thread = r->call.thread, .sig = &no_outputs };
 		int rc = trace_writer_leave(out.w, &leave, err);
-		retire(done, r);
+		tk_rec_retire(done, r);
 		return rc;
 	}
 	if (!r->leave)
 		return trace_writer_enter(out.w, &r->call, err);
 	r->call.no = r->enter->call.no;
 	int rc = trace_writer_leave(out.w, &r->call, err);
-	retire(done, r->enter);
-	retire(done, r);
+	tk_rec_retire(done, r->enter);
+	tk_rec_retire(done, r);
 	return rc;
 }
 
@@ -831,7 +544,7 @@ static void write_batch(tk_writer *wr, const trace_header *h, tk_rec *list)
 		}
 		list = next;
 	}
-	keep_spares(done);
+	tk_spares_keep(done);
 }
 
 /* The chunk so far into the file, whole, when ASKED or its time came. */
@@ -851,13 +564,7 @@ static void flush_chunk(tk_writer *wr, bool asked)
 static void writer_end(tk_writer *wr)
 {
 	out.running = false;
-	while (out.spare) {
-		tk_rec *next = out.spare->next_batch;
-		free_list(out.spare);
-		out.spare = next;
-	}
-	out.spare_bytes = 0;
-	blocks_free();
+	tk_records_end();
 	pthread_cond_broadcast(&out.room);
 	pthread_mutex_unlock(&out.lock);
 	if (!wr->failed && trace_writer_close(out.w, &wr->err) < 0)
@@ -1174,8 +881,7 @@ static void start(void)
 	free(cmdline);
 
 	sem_init(&out.flushed, 0, 0);
-	pthread_key_create(&spare_key, free_spares);
-	prefetchw_probe();
+	tk_records_init();
 	out.running = true;
 	atomic_store(&tracing, true);
 	if (pthread_create(&out.thread, NULL, writer_main, NULL) != 0) {
