@@ -227,18 +227,23 @@ printf '%-44s %10.1fms %10.1fms %7s %s\n' "start and end: instance, device, exit
 	"$(echo "$o * 1000" | bc -l)" "$(echo "$g * 1000" | bc -l)" "$(of "$o" "$g")" \
 	"(for information: native $(printf '%.1f' "$(echo "$(median "${s_native[@]}") * 1000" | bc -l)") ms, median of ${START_TURNS:-21} turns)"
 
-for kind in set barrier bind draw mix submit; do
-	least "$kind"
+# per_call KIND LABEL: $n, $o, $g (ns a call: native, ours and GFXR's added)
+# and the figure's line
+per_call() {
+	least "$1"
 	n=$ns
-	least "$kind" "${ours[@]}" TRACEKIT_OUTPUT="$work/c.trace"
+	least "$1" "${ours[@]}" TRACEKIT_OUTPUT="$work/c.trace"
 	o=$(echo "$ns - $n" | bc -l)
-	least "$kind" "${gfxr[@]}" GFXRECON_CAPTURE_FILE="$work/c.gfxr"
+	least "$1" "${gfxr[@]}" GFXRECON_CAPTURE_FILE="$work/c.gfxr"
 	g=$(echo "$ns - $n" | bc -l)
 	rm -f "$work/c.trace" "$work/c.gfxr"
+	printf '%-44s %10.0fns %10.0fns %7s %s\n' "$2" \
+		"$o" "$g" "$(of "$o" "$g")" "(for information: native $(printf '%.0f' "$n") ns)"
+}
+for kind in set barrier bind draw mix submit; do
 	what="vkCmd* ($kind)"
 	[ "$kind" = submit ] && what="writes + vkQueueSubmit, 20 MiB mapped"
-	printf '%-44s %10.0fns %10.0fns %7s %s\n' "per call, calling thread, $what" \
-		"$o" "$g" "$(of "$o" "$g")" "(for information: native $(printf '%.0f' "$n") ns)"
+	per_call "$kind" "per call, calling thread, $what"
 	if [ "$kind" = submit ]; then
 		# the same with no page watched (layer/watch.c): every byte
 		# the submit may read compared
@@ -249,9 +254,9 @@ for kind in set barrier bind draw mix submit; do
 			"$o" "$g" "$(of "$o" "$g")" "(for information)"
 	fi
 done
-# the same with every core kept busy by a spinning process (a program that
-# uses every core): our writer thread then finds no idle core, no spare
-# record comes back, and each record is fresh memory
+# set and mix with every core kept busy by a spinning process (a program
+# that uses every core): our writer thread then finds no idle core, no
+# spare record comes back, and each record is fresh memory
 hogs=()
 for _ in $(seq "$(nproc)"); do
 	setsid sh -c 'while :; do :; done' </dev/null >/dev/null 2>&1 &
@@ -259,16 +264,7 @@ for _ in $(seq "$(nproc)"); do
 done
 trap 'kill "${hogs[@]}" 2>/dev/null; bench_cleanup' EXIT
 for kind in set mix; do
-	least "$kind"
-	n=$ns
-	least "$kind" "${ours[@]}" TRACEKIT_OUTPUT="$work/c.trace"
-	o=$(echo "$ns - $n" | bc -l)
-	least "$kind" "${gfxr[@]}" GFXRECON_CAPTURE_FILE="$work/c.gfxr"
-	g=$(echo "$ns - $n" | bc -l)
-	rm -f "$work/c.trace" "$work/c.gfxr"
-	printf '%-44s %10.0fns %10.0fns %7s %s
-' "per call, every core busy, vkCmd* ($kind)" \
-		"$o" "$g" "$(of "$o" "$g")" "(for information: native $(printf '%.0f' "$n") ns)"
+	per_call "$kind" "per call, every core busy, vkCmd* ($kind)"
 done
 kill "${hogs[@]}" 2>/dev/null || true
 if [ "$retried" -gt 0 ]; then
