@@ -99,6 +99,37 @@ ae() {
 	[ "$(grep -vc '^{\|^trace-replay: frame' <<<"$output")" = 0 ]
 }
 
+@test "mpv polls its frame's second submit's fence, then its third's: running ahead, the wait for the older work is joined to the skipped one, validated, the frame pixel-equal, on a device that never seems done too" {
+	# the pairs in the trace: two fence polls seen over, one after the
+	# other, the first for a submit before the last, the second for the last
+	pairs=$(trace-decode "$W/mpv.trace" | awk '
+		/fn: vkQueueSubmit,/ { n++; if (match($0, /\}\], fence: 0x[0-9a-f]+/)) { f = substr($0, RSTART + 11, RLENGTH - 11); last[f] = n } }
+		{ was = older; older = 0 }
+		/fn: vkWaitForFences,.*ret: VK_SUCCESS/ {
+			match($0, /pFences: \[0x[0-9a-f]+\]/); f = substr($0, RSTART + 10, RLENGTH - 11)
+			if (was && last[f] == n) pairs++
+			older = (f in last) && last[f] < n
+		}
+		END { print pairs + 0 }')
+	echo "$pairs pairs"
+	[ "$pairs" -ge 10 ]
+	run replay --validate --stats=json --screenshot $SHOT -o j.png "$W/mpv.trace"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	joined=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["ahead"]["joined"])' "$(grep '^{' <<<"$output")")
+	echo "$joined joined"
+	[ "$joined" -gt 0 ] && [ "$joined" -le "$pairs" ]
+	[ "$(ae j.png "$W/mpv.frame-$SHOT.png")" = 0 ]
+	[ "$(grep -vc '^{\|^trace-replay: frame' <<<"$output")" = 0 ]
+	run replay --stats=json --waits-as-captured "$W/mpv.trace"
+	[ "$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["ahead"]["joined"])' "$(grep '^{' <<<"$output")")" = 0 ]
+	TRACE_REPLAY_SLOW_DEVICE=1 run replay --validate --screenshot $SHOT -o s.png "$W/mpv.trace"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(ae s.png "$W/mpv.frame-$SHOT.png")" = 0 ]
+	[ -z "$(grep -v '^trace-replay: frame' <<<"$output")" ]
+}
+
 @test "a debug name of an object no record made stops the replay with the call, the function and the field" {
 	trace-decode "$W/mpv.trace" >mpv.txt
 	n=$(grep -m1 'fn: vkSetDebugUtilsObjectNameEXT,' mpv.txt | grep -o 'call: [0-9]*' | grep -o '[0-9]*')

@@ -27,7 +27,8 @@
  *     (vkr_ahead_stage), not written under the device's feet.
  *
  * Only a wait for everything submitted so far is skipped: a wait for
- * older work is made, as the program made it (vkr_ahead_record).
+ * older work is made, at the next record, unless that record is a wait
+ * for everything, which it then joins (vkr_ahead_record).
  *
  * Every call of ours to vkQueueSubmit carries a fence whose signal is
  * seen as a serial done: the program's (or a mark's), or one of ours
@@ -742,8 +743,9 @@ void vkr_ahead_fence_signalled(vkr *r, VkFence f)
 
 /* The serial a skipped wait stood for: the latest call its fences went
  * with (all sent, where it names none of ours). */
-static uint64_t waited_serial(vkr *r, vkr_ahead *a, const cmd_entry *e, void *args)
+static uint64_t waited_serial(vkr *r, vkr_ahead *a, const cmd_entry *e, void *args, bool *known)
 {
+	*known = false;
 	const VkFence *fences = NULL;
 	uint32_t n = 0;
 	if (!strcmp(e->cmd->sig.name, "vkWaitForFences")) {
@@ -756,23 +758,75 @@ static uint64_t waited_serial(vkr *r, vkr_ahead *a, const cmd_entry *e, void *ar
 		return a->sent;
 	}
 	uint64_t top = 0;
+	bool all = fences && n;
 	for (uint32_t i = 0; fences && i < n; i++) {
 		uint64_t cap = H(fences[i]), live, serial;
 		if (vkr_acquired_fence(r, cap))
 			continue;  /* an acquire's: nothing of the program's */
-		if (!vkr_map_get(r, r->h_fence, cap, &live) || !live)
+		if (!vkr_map_get(r, r->h_fence, cap, &live) || !live) {
+			all = false;
 			continue;
+		}
 		uint64_t *s = tmap_at(&a->fences, live, TAG_AHEAD);
 		serial = s ? *s : 0;
+		if (!s)
+			all = false;
 		if (serial > top)
 			top = serial;
 	}
+	*known = all;
 	return top;
+}
+
+/* The wait for older work put off at the record before, made. */
+static void lazy_wait(vkr *r)
+{
+	vkr_device *cur = r->d;
+	r->d = r->ahead_lazy_dev;
+	vkr_ahead *a = r->d->ahead;
+	double t = r->opt->stats ? vkr_now_s() : 0.0;
+	if (a && !a->slow) {
+		wait_for(r, a, r->ahead_lazy);
+	} else if (a) {
+		/* TRACE_REPLAY_SLOW_DEVICE: made as the program made it,
+		 * the ring left as a wait of the program's leaves it */
+		for (size_t i = 0; i < a->n && a->base + i <= r->ahead_lazy; i++) {
+			ring_slot *sl = &a->ring[(a->head + i) % a->cap];
+			if (sl->fence && !sl->signalled)
+				vkr_bounded(r, vkWaitForFences(r->d->vk.device, 1, &sl->fence, VK_TRUE,
+							       vkr_wait_ns(r)),
+					    "a submit the program waited for");
+		}
+	}
+	if (r->opt->stats)
+		r->ahead_lazy_s += vkr_now_s() - t;
+	r->ahead_lazy_dev = NULL;
+	r->ahead_lazy = 0;
+	r->d = cur;
 }
 
 bool vkr_ahead_record(vkr *r, const cmd_entry *e, void *args, VkResult capres)
 {
 	vkr_ahead *a = r->d->ahead;
+	bool known = false;
+	uint64_t s = 0;
+	if (r->ahead_lazy_dev) {
+		/* a wait for older work put off: a record of the same
+		 * device that is a wait seen over for everything submitted
+		 * joins it to the debt; a poll seen not over leaves it put
+		 * off; anything else finds it made first */
+		bool keep = false;
+		if (r->ahead_lazy_dev == r->d && a && e->ahead == AK_WAIT) {
+			if (capres != VK_SUCCESS) {
+				keep = true;
+			} else {
+				s = waited_serial(r, a, e, args, &known);
+				keep = known || s >= a->sent;
+			}
+		}
+		if (!keep)
+			lazy_wait(r);
+	}
 	switch ((enum ahead_kind)e->ahead) {
 	case AK_FREE:
 	case AK_SUBMIT:
@@ -781,14 +835,32 @@ bool vkr_ahead_record(vkr *r, const cmd_entry *e, void *args, VkResult capres)
 		/* one not over at capture is not waited for either way */
 		if (!a || capres != VK_SUCCESS)
 			return true;
-		uint64_t s = waited_serial(r, a, e, args);
+		if (!r->ahead_lazy_dev)
+			s = waited_serial(r, a, e, args, &known);
 		/* a wait for work older than the last submit: the program
 		 * keeps frames in flight itself, and a host wait for one
 		 * costs less than the barrier and copies that would stand for
 		 * it (vkcube on an H200: 15,700 frames/s running ahead,
-		 * 20,900 waiting) */
-		if (s < a->sent)
-			return true;
+		 * 20,900 waiting).  It is made at the next record, unless
+		 * that is a wait for everything submitted: libplacebo polls
+		 * the fence of its frame's second submit, then its third's,
+		 * one after the other, and an H200 took 62-77 us to end the
+		 * second while the third ran */
+		if (s < a->sent) {
+			if (!known)
+				return true;
+			if (!r->ahead_lazy_dev || s > r->ahead_lazy)
+				r->ahead_lazy = s;
+			r->ahead_lazy_dev = r->d;
+			r->ahead_lazy_sig = &e->cmd->sig;
+			vkr_remap_args(r, e->cmd, args);
+			return false;
+		}
+		if (r->ahead_lazy_dev) {
+			r->ahead_joined++;
+			r->ahead_lazy_dev = NULL;
+			r->ahead_lazy = 0;
+		}
 		if (s > a->owed)
 			a->owed = s;
 		r->ahead_waits++;

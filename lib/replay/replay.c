@@ -512,6 +512,7 @@ void vkr_replay_call(vkr *r, const trace_call *c)
 	 * a frame's own work, not the program's start */
 	if (!r->opt->stats || r->frame < r->opt->first_frame) {
 		replay_call(r, c);
+		r->ahead_lazy_s = 0.0;
 		return;
 	}
 	double t = vkr_now_s();

@@ -402,7 +402,12 @@ typedef struct vkr {
 			      * (memory.c), for the tests */
 	bool ahead_on;       /* the program's waits skipped (ahead.c) */
 	uint64_t ahead_waits, ahead_barriers, ahead_renamed, ahead_fences, ahead_staged,
-		ahead_paid, ahead_ended;
+		ahead_paid, ahead_ended, ahead_joined;
+	/* a wait for older work, put off to the next record (ahead.c) */
+	vkr_device *ahead_lazy_dev;
+	uint64_t ahead_lazy;
+	const trace_func_sig *ahead_lazy_sig;  /* --stats: its time goes to it */
+	double ahead_lazy_s;
 	double ahead_paid_s, ahead_held_s;  /* waiting to pay; at frame ends, AHEAD_FRAMES ahead */
 	held_submits held;
 	void *check_jmp;          /* jmp_buf * */
