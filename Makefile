@@ -222,12 +222,16 @@ build/tests/crashlayer/VK_LAYER_TRACEKIT_test_crash.json: tests/crashlayer/VK_LA
 build/tests/crashlayer:
 	mkdir -p $@
 
-# The per-call figure's program (tests/bench-layer.sh); `make check`
-# builds it too, so that it keeps compiling.
-BENCH_PROGS := build/tests/bench-calls
+# The per-call figure's program (tests/bench-layer.sh), and what a
+# submission boundary costs a GPU (tests/bench-gaps.c, run by hand on a
+# GPU); `make check` builds them too, so that they keep compiling.
+BENCH_PROGS := build/tests/bench-calls build/tests/bench-gaps
 
 build/tests/bench-calls: tests/bench-calls.c | build/tests
 	$(CC) $(WARN) $(CHECK_WARN) $(CFLAGS) -o $@ $< -lvulkan
+
+build/tests/bench-gaps: tests/bench-gaps.c | build/tests
+	$(CC) $(WARN) $(CHECK_WARN) $(CFLAGS) -o $@ $< -lvulkan -pthread
 
 build/tests:
 	mkdir -p $@
