@@ -1201,8 +1201,10 @@ void vkr_ahead_frame(vkr *r)
 		if (a->frames > AHEAD_FRAMES) {
 			uint64_t s = a->frame_serial[(a->frames - AHEAD_FRAMES - 1) % (AHEAD_FRAMES + 1)];
 			if (s > a->done) {
+				/* (what is held is this frame's: it waits for the
+				 * next frame's first submit, sent behind an older
+				 * frame's work the device still has) */
 				double t = vkr_now_s();
-				vkr_send_held(r);
 				wait_for(r, a, s);
 				r->ahead_held_s += vkr_now_s() - t;
 			}

@@ -80,7 +80,7 @@ void vkr_gpu_poll(vkr *r, bool wait)
 		vkr_send_held(r);
 	for (uint32_t f = 0; f < r->d->nfamilies; f++) {
 		gpu_timer *t = r->d->timers[f];
-		while (t && t->n && gpu_read(r, t, wait))
+		while (t && t->n > (wait ? 0 : t->held) && gpu_read(r, t, wait))
 			;
 	}
 }
@@ -222,8 +222,11 @@ void vkr_queue_check(vkr *r, uint32_t family, uint32_t index)
 /* ------------------------------------------------------------------ */
 /* Submits merged.  A vkQueueSubmit is held, not made, until a record
  * that could tell: one that waits, asks a status, resets, frees or
- * destroys, writes memory, presents, submits to another queue, records
- * into a command buffer it holds (merge_kind).  The submits to the same
+ * destroys, writes memory, submits to another queue, records into a
+ * command buffer it holds (merge_kind).  A present, an acquire and an
+ * acquire's fences tell nothing: past a present (no screenshot of its
+ * frame), what is held waits HOLD_PAST_FRAME records for the next
+ * frame's first submit.  The submits to the same
  * queue before that go out with it as one call, their batches in order
  * (submission order is the same).  One that waits on a semaphore is
  * merged only first, so the call's fence is never held back by a wait
@@ -231,6 +234,13 @@ void vkr_queue_check(vkr *r, uint32_t family, uint32_t index)
  * one fence, so a second one sends what is held first.  Only plain
  * batches, or batches with timeline values, are held.  zink submits
  * twice a frame: NVIDIA's driver takes 15-17 us a call. */
+
+/* The most records a submit is held past a present, for the next
+ * frame's first submit to go with it: vkd3d-gears' comes 5 records later
+ * (an H200 idles 11.5 us between two calls, 4 us between two batches of
+ * one: tests/bench-gaps.c); a program that records its next frame first
+ * would keep the device without the last frame's work. */
+#define HOLD_PAST_FRAME 8
 
 void vkr_merge_entry(cmd_entry *e)
 {
@@ -242,13 +252,19 @@ void vkr_merge_entry(cmd_entry *e)
 		e->merge = MK_RECORD;
 	else if (!strcmp(n, "vkAllocateCommandBuffers"))
 		e->merge = MK_ALLOC;
+	else if (!strcmp(n, "vkQueuePresentKHR"))
+		e->merge = MK_PRESENT;
+	else if (!strcmp(n, "vkWaitForFences") || !strcmp(n, "vkResetFences") ||
+		 !strcmp(n, "vkGetFenceStatus"))
+		e->merge = MK_FENCES;
 	else if (!strcmp(n, "vkResetCommandPool") || !strcmp(n, "vkDestroyCommandPool") ||
 		 !strcmp(n, "vkFreeCommandBuffers"))
 		e->merge = MK_POOL;
 	else if ((!strncmp(n, "vkCreate", 8) && !strstr(n, "Swapchain") &&
 		  strcmp(n, "vkCreateDevice") && strcmp(n, "vkCreateInstance")) ||
 		 !strcmp(n, "vkAllocateDescriptorSets") ||
-		 !strncmp(n, "vkGetPhysicalDevice", 19))
+		 !strncmp(n, "vkGetPhysicalDevice", 19) ||
+		 !strcmp(n, "vkAcquireNextImageKHR") || !strcmp(n, "vkAcquireNextImage2KHR"))
 		e->merge = MK_LEAVE;
 	else
 		e->merge = MK_SEND;
@@ -267,6 +283,10 @@ bool vkr_merge_breaks(vkr *r, const cmd_entry *e, void *args)
 	}
 	if (!h->n)
 		return false;
+	/* held past a frame's end, for the next frame's first submit: not
+	 * while the next frame's records keep the device without them */
+	if (h->past_frame && h->past_frame++ > HOLD_PAST_FRAME)
+		return true;
 	switch ((enum merge_kind)e->merge) {
 	case MK_LEAVE:
 	case MK_SUBMIT:  /* (vkr_submit sends them where it must) */
@@ -279,6 +299,36 @@ bool vkr_merge_breaks(vkr *r, const cmd_entry *e, void *args)
 				return true;
 		}
 		return false;
+	}
+	case MK_PRESENT: {
+		/* nothing shows the image: what is held goes on with the next
+		 * frame's first submit, unless this frame's screenshot reads it */
+		const vkr_options *o = r->opt;
+		if (r->next_shot < o->nscreenshots && o->screenshots[r->next_shot] == (uint64_t)r->frame)
+			return true;
+		if (!h->past_frame)
+			h->past_frame = 1;
+		return false;
+	}
+	case MK_FENCES: {
+		/* an acquire's fences alone: no submit of the program's signals
+		 * them (vkr_acquire) */
+		const VkFence *f;
+		uint32_t n;
+		if (!strcmp(e->cmd->sig.name, "vkGetFenceStatus")) {
+			f = &((vk_args_vkGetFenceStatus *)args)->fence;
+			n = 1;
+		} else if (!strcmp(e->cmd->sig.name, "vkWaitForFences")) {
+			f = ((vk_args_vkWaitForFences *)args)->pFences;
+			n = ((vk_args_vkWaitForFences *)args)->fenceCount;
+		} else {
+			f = ((vk_args_vkResetFences *)args)->pFences;
+			n = ((vk_args_vkResetFences *)args)->fenceCount;
+		}
+		for (uint32_t i = 0; i < n; i++)
+			if (!f || !vkr_acquired_fence(r, (uint64_t)(uintptr_t)f[i]))
+				return true;
+		return !n;
 	}
 	case MK_RECORD: {
 		uint64_t cb = vkr_handle_at(args, &e->cmd->params[0]);
@@ -337,7 +387,11 @@ void vkr_send_held(vkr *r)
 			  (unsigned long long)h->first, (unsigned long long)h->last,
 			  vkr_result_name(res));
 	h->fence = VK_NULL_HANDLE;
+	h->past_frame = 0;
 	trace_arena_reset(&h->arena);
+	for (uint32_t f = 0; h->dev->timers && f < h->dev->nfamilies; f++)
+		if (h->dev->timers[f])
+			h->dev->timers[f]->held = 0;
 }
 
 void vkr_held_free(vkr *r)
@@ -478,8 +532,10 @@ void vkr_submit(vkr *r, const cmd_entry *e, vk_args_vkQueueSubmit *a)
 	if (merge) {
 		hold(r, e, a, cap_cbs, n_cbs);
 		r->calls++;
-		if (t)
+		if (t) {
 			t->n += k;
+			t->held += k;
+		}
 		return;
 	}
 	VkCommandBuffer pre;

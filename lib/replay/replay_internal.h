@@ -108,7 +108,7 @@ typedef struct cmd_entry {
  * them unless it records into one of their command buffers or resets,
  * frees or destroys their pool, or is one; command buffers allocated
  * are noted with their pool. */
-enum merge_kind { MK_SEND, MK_LEAVE, MK_RECORD, MK_POOL, MK_ALLOC, MK_SUBMIT };
+enum merge_kind { MK_SEND, MK_LEAVE, MK_RECORD, MK_POOL, MK_ALLOC, MK_SUBMIT, MK_PRESENT, MK_FENCES };
 
 typedef struct memobj memobj;
 typedef struct vkr_device vkr_device;
@@ -127,6 +127,8 @@ typedef struct held_submits {
 	uint64_t *cbs;             /* their command buffers (capture handles) */
 	uint32_t ncbs, capcbs;
 	trace_arena arena;         /* what the batches point to */
+	uint32_t past_frame;       /* records since a present left them held, + 1
+				    * (0: none did) */
 } held_submits;
 
 typedef struct pooled_sem {
@@ -237,6 +239,8 @@ typedef struct gpu_timer {
 	VkCommandBuffer cb[2 * GPU_SLOTS];  /* slot i: 2i writes the start, 2i + 1 the end */
 	size_t frame[GPU_SLOTS];    /* the index of the frame a slot's batch counts for */
 	uint32_t head, n;           /* the oldest slot in flight; slots in flight */
+	uint32_t held;              /* of those, the last ones, held (not sent:
+				     * their queries hold an older batch's times) */
 	size_t busy_frame;          /* the frame of the last batch read, and */
 	uint64_t busy_end;          /* where its span ended: spans overlap */
 	bool busy;
