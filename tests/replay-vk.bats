@@ -550,27 +550,32 @@ print(len(b), b[:3].hex(), b[3:].count(0))' d/call-$n.buffer-0x7e58000000000005-
 	[ "$(json s.json 's["frames"]')" = 50 ]
 }
 
-@test "zink's two vkQueueSubmits a frame go out as one call, held until a record that could tell; --submits-as-captured makes each its own, both validated" {
-	# what the replay submitted, seen by our own layer
+# submit_calls TRACE: the replay's vkQueueSubmit calls, seen by our own
+# layer, merged (the default) and --submits-as-captured (both
+# --waits-as-captured: no batch of the replay's own before a submit):
+# sets trace, merged and captured (the counts of calls), and checks that
+# both sent the same batches, all of them, in the same order
+submit_calls() {
 	local m
 	for m in merged as-captured; do
-		# (--waits-as-captured: no batch of the replay's own before a submit)
 		VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT=$m.trace \
-			"$REPLAY" --waits-as-captured $([ $m = merged ] || echo --submits-as-captured) \
-			"$W/glmark.trace"
+			"$REPLAY" --waits-as-captured $([ $m = merged ] || echo --submits-as-captured) "$1"
 		trace-decode $m.trace >$m.txt
 	done
-	local trace merged captured
-	trace=$(trace-decode "$W/glmark.trace" | grep -c 'fn: vkQueueSubmit,')
+	trace=$(trace-decode "$1" | grep -c 'fn: vkQueueSubmit,')
 	merged=$(grep -c 'fn: vkQueueSubmit,' merged.txt)
 	captured=$(grep -c 'fn: vkQueueSubmit,' as-captured.txt)
 	echo "vkQueueSubmit calls: the trace $trace, merged $merged, as captured $captured"
-	[ "$captured" -ge "$trace" ]
-	[ "$merged" -lt $((captured * 4 / 5)) ]
-	# the same batches, in the same order, all of them
 	batches() { grep -o 'fn: vkQueueSubmit, args: {queue: [^,]*, submitCount: [0-9]*' "$1" |
 		awk '{ n += $NF } END { print n }'; }
 	[ "$(batches merged.txt)" -eq "$(batches as-captured.txt)" ]
+}
+
+@test "zink's two vkQueueSubmits a frame go out as one call, held until a record that could tell; --submits-as-captured makes each its own, both validated" {
+	local trace merged captured
+	submit_calls "$W/glmark.trace"
+	[ "$captured" -ge "$trace" ]
+	[ "$merged" -lt $((captured * 4 / 5)) ]
 	replay_error --validate --submits-as-captured "$W/glmark.trace"
 	echo "$output"
 	[ "$status" -eq 0 ]
@@ -578,25 +583,12 @@ print(len(b), b[:3].hex(), b[3:].count(0))' d/call-$n.buffer-0x7e58000000000005-
 }
 
 @test "vkd3d-gears' two vkQueueSubmits a frame go out as one call, the frame's last with the next frame's first, across the present and the acquire; not where a screenshot reads the frame; validated, the frames as submitted as captured" {
-	local m
-	for m in merged as-captured; do
-		VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT=$m.trace \
-			"$REPLAY" --waits-as-captured $([ $m = merged ] || echo --submits-as-captured) \
-			"$DATA/vkd3d-gears-60.trace"
-		trace-decode $m.trace >$m.txt
-	done
 	local trace merged captured
-	trace=$(trace-decode "$DATA/vkd3d-gears-60.trace" | grep -c 'fn: vkQueueSubmit,')
-	merged=$(grep -c 'fn: vkQueueSubmit,' merged.txt)
-	captured=$(grep -c 'fn: vkQueueSubmit,' as-captured.txt)
-	echo "vkQueueSubmit calls: the trace $trace, merged $merged, as captured $captured"
+	submit_calls "$DATA/vkd3d-gears-60.trace"
 	[ "$trace" -ge 120 ]
 	[ "$captured" -ge "$trace" ]
 	# one call a frame, give or take the first and the last
 	[ "$merged" -le 63 ]
-	batches() { grep -o 'fn: vkQueueSubmit, args: {queue: [^,]*, submitCount: [0-9]*' "$1" |
-		awk '{ n += $NF } END { print n }'; }
-	[ "$(batches merged.txt)" -eq "$(batches as-captured.txt)" ]
 	# a frame a screenshot reads is sent before it: the same images
 	replay --screenshot 30,59 --screenshot-dir m "$DATA/vkd3d-gears-60.trace"
 	replay --submits-as-captured --screenshot 30,59 --screenshot-dir c "$DATA/vkd3d-gears-60.trace"
