@@ -24,7 +24,7 @@
  *   - memory the trace writes (tracekit.update) while work is in flight
  *     that the program's waits said was over goes through a staging
  *     buffer and a copy in that first batch, ordered on the queue
- *     (vkr_ahead_stage), not written under the device's feet.
+ *     (vkr_ahead_stage, stage.c), not written under the device's feet.
  *
  * Only a wait for everything submitted so far is skipped: a wait for
  * older work is made, at the next record, unless that record is a wait
@@ -45,84 +45,7 @@
  * frame, 207 us for 44 us.  Running ahead, gears ran 17,700 frames/s
  * against 12,900.
  */
-#include "replay_internal.h"
-
-#define AHEAD_FRAMES 2
-#define STAGING_MIN (1u << 20)
-#define STAGING_MAX ((VkDeviceSize)64 << 20)
-
-typedef struct ring_slot {
-	VkFence fence;      /* null: the call failed, or is not watched */
-	bool own;           /* one of ours: back to the spares when done */
-	bool destroy;       /* the program's, destroyed or renamed: destroyed when done */
-	bool signalled;     /* seen signalled before a reset */
-} ring_slot;
-
-typedef struct retired {
-	uint64_t serial;    /* destroyed once this is done */
-	VkObjectType type;  /* VK_OBJECT_TYPE_SEMAPHORE, _FENCE */
-	uint64_t handle;
-} retired;
-
-/* a command buffer of the program's pool, renamed away from, free again
- * once its serial is done */
-typedef struct spare_cb {
-	VkCommandBuffer cb;
-	VkCommandPool pool;
-	uint64_t serial;
-} spare_cb;
-
-/* a batch of ours: its command buffer, free again once its serial is done */
-typedef struct own_cb {
-	VkCommandBuffer cb;
-	uint64_t serial;
-} own_cb;
-
-/* bytes of the staging buffer a copy still reads */
-typedef struct staged {
-	VkDeviceSize begin, end;
-	uint64_t serial;    /* 0: in the batch of ours not sent yet */
-} staged;
-
-struct vkr_ahead {
-	VkQueue queue;
-	uint32_t family;
-	uint64_t sent, done;       /* serials: the last call sent, the last known done */
-	uint64_t owed;             /* what the skipped waits stood for */
-	uint64_t ordered;          /* a barrier of ours went after this serial */
-	/* the calls sent and not known done: serial base + i is ring[(head + i) % cap] */
-	ring_slot *ring;
-	size_t head, n, cap;
-	uint64_t base;
-	tmap fences;               /* (live fence, TAG_AHEAD) -> serial of the call it went with */
-	tmap cbs;                  /* (live command buffer, TAG_AHEAD) -> serial of its last call */
-	VkFence *spare_fences;
-	size_t nspare_fences, capspare_fences;
-	retired *ret;
-	size_t nret, capret;
-	spare_cb *spares;
-	size_t nspares, capspares;
-	/* the batch of ours for the next call */
-	VkCommandPool pool;
-	own_cb *own;
-	size_t nown, capown;
-	VkCommandBuffer open;      /* recording: a barrier, then copies */
-	bool copies;
-	group **open_groups;       /* the groups its copies write */
-	size_t nopen_groups, capopen_groups;
-	/* staging: a ring of bytes, copies in order */
-	VkBuffer staging;
-	VkDeviceMemory staging_mem;
-	uint8_t *staging_map;
-	VkDeviceSize staging_size;
-	staged *stg;               /* the bytes copies still read, oldest first */
-	size_t stg_head, stg_n, stg_cap;
-	uint64_t frame_serial[AHEAD_FRAMES + 1];
-	uint64_t frames;
-	bool slow;                 /* TRACE_REPLAY_SLOW_DEVICE: polls see nothing done */
-};
-
-enum { TAG_AHEAD = 0x4148 };
+#include "ahead.h"
 
 /* ------------------------------------------------------------------ */
 /* Which records are safe ahead of the device. */
@@ -278,7 +201,7 @@ static void pop(vkr *r, vkr_ahead *a)
 }
 
 /* What is done, asked without waiting. */
-static void poll(vkr *r, vkr_ahead *a)
+void ahead_poll(vkr *r, vkr_ahead *a)
 {
 	if (a->slow)
 		return;
@@ -296,9 +219,9 @@ static void poll(vkr *r, vkr_ahead *a)
 }
 
 /* Waits until SERIAL is done. */
-static void wait_for(vkr *r, vkr_ahead *a, uint64_t serial)
+void ahead_wait_for(vkr *r, vkr_ahead *a, uint64_t serial)
 {
-	poll(r, a);
+	ahead_poll(r, a);
 	while (a->done < serial && a->n) {
 		ring_slot *s = &a->ring[a->head];
 		if (s->fence && !s->signalled)
@@ -311,17 +234,17 @@ static void wait_for(vkr *r, vkr_ahead *a, uint64_t serial)
 }
 
 /* Pays the debt: the work the skipped waits stood for, done. */
-static void pay(vkr *r, vkr_ahead *a)
+void ahead_pay(vkr *r, vkr_ahead *a)
 {
 	if (a->owed <= a->done)
 		return;
-	poll(r, a);
+	ahead_poll(r, a);
 	if (a->owed <= a->done)
 		return;
 	r->ahead_paid++;
 	double t = vkr_now_s();
 	vkr_send_held(r);
-	wait_for(r, a, a->owed);
+	ahead_wait_for(r, a, a->owed);
 	r->ahead_paid_s += vkr_now_s() - t;
 }
 
@@ -354,7 +277,7 @@ static VkCommandBuffer own_take(vkr *r, vkr_ahead *a)
 
 /* Opens the batch of ours with a barrier: everything before it on the
  * queue ends, and its writes are seen, before anything after begins. */
-static void open_batch(vkr *r, vkr_ahead *a)
+void ahead_open_batch(vkr *r, vkr_ahead *a)
 {
 	if (a->open)
 		return;
@@ -424,18 +347,6 @@ static void ahead_start(vkr *r, VkQueue queue)
 	r->d->ahead = a;
 }
 
-static void free_staging(VkDevice dev, vkr_ahead *a)
-{
-	if (a->staging) {
-		vkDestroyBuffer(dev, a->staging, NULL);
-		vkFreeMemory(dev, a->staging_mem, NULL);
-	}
-	a->staging = VK_NULL_HANDLE;
-	a->staging_mem = VK_NULL_HANDLE;
-	a->staging_map = NULL;
-	a->staging_size = 0;
-	a->stg_n = 0;
-}
 
 void vkr_ahead_free(vkr *r, vkr_device *d)
 {
@@ -459,7 +370,7 @@ void vkr_ahead_free(vkr *r, vkr_device *d)
 		vkDestroyFence(dev, a->spare_fences[i], NULL);
 	/* the spare command buffers go with their pools */
 	vkDestroyCommandPool(dev, a->pool, NULL);
-	free_staging(dev, a);
+	ahead_free_staging(dev, a);
 	free(a->ring);
 	free(a->spare_fences);
 	free(a->ret);
@@ -500,10 +411,10 @@ VkFence vkr_ahead_call(vkr *r, VkQueue queue, VkFence fence, VkCommandBuffer *pr
 		ahead_end(r);
 		return fence;
 	}
-	poll(r, a);
+	ahead_poll(r, a);
 	/* a barrier where the work a skipped wait stood for may still run */
 	if (a->owed > a->done && a->owed > a->ordered)
-		open_batch(r, a);
+		ahead_open_batch(r, a);
 	if (a->open) {
 		a->ordered = a->sent;
 		*pre = close_batch(r, a);
@@ -589,17 +500,17 @@ static void begin(vkr *r, vkr_ahead *a, const cmd_entry *e, void *args)
 	if (!tmap_at(&r->cbs, cap, TAG_CBSTATE)) {
 		/* a secondary is pending while a primary that runs it is, which
 		 * no submit names: the program's own waits said when */
-		pay(r, a);
+		ahead_pay(r, a);
 		return;
 	}
-	poll(r, a);
+	ahead_poll(r, a);
 	if (!pending_serial(a, &a->cbs, live, &serial))
 		return;
 	uint64_t *cap_pool = tmap_at(&r->cbs, cap, TAG_CBPOOL);
 	uint64_t pool = 0;
 	if (!cap_pool || !vkr_map_get(r, r->h_command_pool, *cap_pool, &pool) || !pool) {
 		vkr_send_held(r);
-		wait_for(r, a, serial);
+		ahead_wait_for(r, a, serial);
 		return;
 	}
 	VkCommandBuffer cb = VK_NULL_HANDLE;
@@ -619,7 +530,7 @@ static void begin(vkr *r, vkr_ahead *a, const cmd_entry *e, void *args)
 			.commandBufferCount = 1};
 		if (vkAllocateCommandBuffers(r->d->vk.device, &ai, &cb) != VK_SUCCESS) {
 			vkr_send_held(r);
-			wait_for(r, a, serial);
+			ahead_wait_for(r, a, serial);
 			return;
 		}
 		if (a->nspares == a->capspares) {
@@ -650,7 +561,7 @@ static void pool_op(vkr *r, vkr_ahead *a, const cmd_entry *e, void *args)
 			continue;
 		}
 		if (s->serial > a->done)
-			wait_for(r, a, s->serial);
+			ahead_wait_for(r, a, s->serial);
 		if (!gone)
 			a->spares[k++] = *s;
 	}
@@ -681,7 +592,7 @@ static void reset_fences(vkr *r, vkr_ahead *a, void *args)
 		VkFence nf;
 		if (!take_fence(r, a, &nf)) {
 			vkr_send_held(r);
-			wait_for(r, a, ours ? serial : a->sent);
+			ahead_wait_for(r, a, ours ? serial : a->sent);
 			continue;
 		}
 		ring_slot *s = ours ? slot_of(a, serial) : NULL;
@@ -709,7 +620,7 @@ bool vkr_ahead_defer_destroy(vkr *r, const cmd_entry *e, void *args)
 	/* a submit of replay's own (an acquire's) may follow the last call
 	 * sent: on the same queue, the next call's end sees it done */
 	uint64_t next = r->d->vk.queue == a->queue ? a->sent + 1 : UINT64_MAX;
-	poll(r, a);
+	ahead_poll(r, a);
 	if (e->cmd->params[1].ref == r->h_fence) {
 		if (pending_serial(a, &a->fences, live, &serial)) {
 			slot_of(a, serial)->destroy = true;
@@ -786,7 +697,7 @@ static void lazy_wait(vkr *r)
 	vkr_ahead *a = r->d->ahead;
 	double t = r->opt->stats ? vkr_now_s() : 0.0;
 	if (a && !a->slow) {
-		wait_for(r, a, r->ahead_lazy);
+		ahead_wait_for(r, a, r->ahead_lazy);
 	} else if (a) {
 		/* TRACE_REPLAY_SLOW_DEVICE: made as the program made it,
 		 * the ring left as a wait of the program's leaves it */
@@ -892,7 +803,7 @@ bool vkr_ahead_record(vkr *r, const cmd_entry *e, void *args, VkResult capres)
 		return true;
 	case AK_POOL:
 		if (a) {
-			pay(r, a);
+			ahead_pay(r, a);
 			pool_op(r, a, e, args);
 		}
 		return true;
@@ -906,282 +817,9 @@ bool vkr_ahead_record(vkr *r, const cmd_entry *e, void *args, VkResult capres)
 		    e->cmd->nparams > 1 && e->cmd->params[1].base == VK_B_HANDLE &&
 		    !e->cmd->params[1].ptr && !vkr_handle_at(args, &e->cmd->params[1]))
 			return true;
-		pay(r, a);
+		ahead_pay(r, a);
 		return true;
 	}
-}
-
-/* ------------------------------------------------------------------ */
-/* Memory the trace writes, ordered on the queue. */
-
-static void staging_retire(vkr_ahead *a);
-
-/* (memory records name no device: the group's is the one that writes) */
-static bool stages(vkr *r, const group *g)
-{
-	vkr_ahead *a = r->d->ahead;
-	if (!a)
-		return false;
-	poll(r, a);
-	staging_retire(a);
-	/* copies into it still to land: what follows lands after them */
-	if (g->staged_serial > a->done)
-		return true;
-	return a->owed > a->done;
-}
-
-bool vkr_ahead_stages(vkr *r, const group *g)
-{
-	vkr_device *cur = r->d;
-	r->d = g->dev;
-	bool yes = stages(r, g);
-	r->d = cur;
-	return yes;
-}
-
-void vkr_ahead_unstaged(vkr *r, const group *g)
-{
-	vkr_device *cur = r->d;
-	r->d = g->dev;
-	vkr_ahead *a = r->d->ahead;
-	if (a && g->staged_serial > a->done)
-		vkr_ahead_settle(r);
-	else if (a)
-		pay(r, a);
-	r->d = cur;
-}
-
-/* The staged bytes whose copies are done, given back. */
-static void staging_retire(vkr_ahead *a)
-{
-	while (a->stg_n) {
-		staged *g = &a->stg[a->stg_head];
-		if (!g->serial || g->serial > a->done)
-			break;
-		a->stg_head = (a->stg_head + 1) % a->stg_cap;
-		a->stg_n--;
-	}
-}
-
-/* Room for LEN bytes in the staging ring, at *OFF, between the newest
- * bytes in flight and the oldest. */
-static bool staging_room(const vkr_ahead *a, VkDeviceSize len, VkDeviceSize *off)
-{
-	if (!a->staging || len > a->staging_size)
-		return false;
-	if (!a->stg_n) {
-		*off = 0;
-		return true;
-	}
-	VkDeviceSize tail = a->stg[a->stg_head].begin;
-	VkDeviceSize head = a->stg[(a->stg_head + a->stg_n - 1) % a->stg_cap].end;
-	if (head > tail) {  /* [tail, head) in flight */
-		if (head + len <= a->staging_size)
-			*off = head;
-		else if (len <= tail)
-			*off = 0;
-		else
-			return false;
-		return true;
-	}
-	if (head + len > tail)  /* [tail, size) and [0, head) in flight */
-		return false;
-	*off = head;
-	return true;
-}
-
-/* A staging buffer of SIZE bytes at least, host-visible and coherent. */
-static bool staging_make(vkr *r, vkr_ahead *a, VkDeviceSize size)
-{
-	VkDevice dev = r->d->vk.device;
-	free_staging(dev, a);
-	VkBufferCreateInfo bci = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
-				  .size = size, .usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT};
-	if (vkCreateBuffer(dev, &bci, NULL, &a->staging) != VK_SUCCESS) {
-		a->staging = VK_NULL_HANDLE;
-		return false;
-	}
-	VkMemoryRequirements req;
-	vkGetBufferMemoryRequirements(dev, a->staging, &req);
-	const VkPhysicalDeviceMemoryProperties *mp = &r->d->vk.memory;
-	VkMemoryPropertyFlags want = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
-				     VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-	uint32_t type = UINT32_MAX;
-	for (uint32_t i = 0; i < mp->memoryTypeCount && type == UINT32_MAX; i++)
-		if ((req.memoryTypeBits & (1u << i)) &&
-		    (mp->memoryTypes[i].propertyFlags & want) == want)
-			type = i;
-	VkMemoryAllocateInfo mai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
-				    .allocationSize = req.size, .memoryTypeIndex = type};
-	void *map = NULL;
-	if (type == UINT32_MAX || vkAllocateMemory(dev, &mai, NULL, &a->staging_mem) != VK_SUCCESS) {
-		vkDestroyBuffer(dev, a->staging, NULL);
-		a->staging = VK_NULL_HANDLE;
-		a->staging_mem = VK_NULL_HANDLE;
-		return false;
-	}
-	if (vkBindBufferMemory(dev, a->staging, a->staging_mem, 0) != VK_SUCCESS ||
-	    vkMapMemory(dev, a->staging_mem, 0, VK_WHOLE_SIZE, 0, &map) != VK_SUCCESS) {
-		free_staging(dev, a);
-		return false;
-	}
-	a->staging_map = map;
-	a->staging_size = size;
-	return true;
-}
-
-/* LEN bytes of the staging ring, at *OFF; false where they cannot be had
- * (larger than STAGING_MAX, or held by copies not sent yet). */
-static bool staging_take(vkr *r, vkr_ahead *a, VkDeviceSize len, VkDeviceSize *off)
-{
-	len = (len + 15) & ~(VkDeviceSize)15;
-	if (len > STAGING_MAX)
-		return false;
-	for (;;) {
-		staging_retire(a);
-		if (staging_room(a, len, off))
-			break;
-		if (!a->stg_n) {
-			/* none in flight: a larger buffer */
-			VkDeviceSize size = a->staging_size ? 2 * a->staging_size : STAGING_MIN;
-			while (size < len)
-				size *= 2;
-			if (!staging_make(r, a, size))
-				return false;
-			continue;
-		}
-		/* full: the oldest copies land first */
-		staged *g = &a->stg[a->stg_head];
-		if (!g->serial)
-			return false;
-		wait_for(r, a, g->serial);
-	}
-	if (a->stg_n == a->stg_cap) {
-		size_t cap = a->stg_cap ? 2 * a->stg_cap : 64;
-		staged *s = trace_xcalloc(cap, sizeof(*s));
-		for (size_t i = 0; i < a->stg_n; i++)
-			s[i] = a->stg[(a->stg_head + i) % a->stg_cap];
-		free(a->stg);
-		a->stg = s;
-		a->stg_head = 0;
-		a->stg_cap = cap;
-	}
-	a->stg[(a->stg_head + a->stg_n) % a->stg_cap] = (staged){*off, *off + len, 0};
-	a->stg_n++;
-	return true;
-}
-
-/* The buffer over group G's memory that copies write through: made at
- * its first staged update; false where the memory takes no such buffer. */
-static bool alias_of(vkr *r, group *g)
-{
-	if (g->alias)
-		return true;
-	if (g->no_alias)
-		return false;
-	VkDevice dev = r->d->vk.device;
-	VkBufferCreateInfo bci = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
-				  .size = g->alloc.size,
-				  .usage = VK_BUFFER_USAGE_TRANSFER_DST_BIT};
-	VkBuffer b;
-	if (vkCreateBuffer(dev, &bci, NULL, &b) != VK_SUCCESS) {
-		g->no_alias = true;
-		return false;
-	}
-	VkMemoryRequirements req;
-	vkGetBufferMemoryRequirements(dev, b, &req);
-	VkDeviceSize at = g->alloc.offset & ~(req.alignment ? req.alignment - 1 : 0);
-	VkDeviceSize lead = g->alloc.offset - at;
-	if (lead) {
-		/* made again, longer, from an offset it may be bound at */
-		vkDestroyBuffer(dev, b, NULL);
-		bci.size = g->alloc.size + lead;
-		if (vkCreateBuffer(dev, &bci, NULL, &b) != VK_SUCCESS) {
-			g->no_alias = true;
-			return false;
-		}
-		vkGetBufferMemoryRequirements(dev, b, &req);
-	}
-	if (!(req.memoryTypeBits & (1u << g->alloc.type)) ||
-	    vkBindBufferMemory(dev, b, g->alloc.memory, at) != VK_SUCCESS) {
-		vkDestroyBuffer(dev, b, NULL);
-		g->no_alias = true;
-		return false;
-	}
-	g->alias = b;
-	g->alias_lead = lead;
-	return true;
-}
-
-static bool stage(vkr *r, group *g, VkDeviceSize off, const void *data, VkDeviceSize len)
-{
-	vkr_ahead *a = r->d->ahead;
-	VkDeviceSize at;
-	if (!len)
-		return true;
-	if (!a || !alias_of(r, g) || !staging_take(r, a, len, &at))
-		return false;
-	memcpy(a->staging_map + at, data, len);
-	open_batch(r, a);
-	VkBufferCopy c = {.srcOffset = at, .dstOffset = g->alias_lead + off, .size = len};
-	vkCmdCopyBuffer(a->open, a->staging, g->alias, 1, &c);
-	a->copies = true;
-	if (g->staged_serial != UINT64_MAX) {
-		g->staged_serial = UINT64_MAX;
-		if (a->nopen_groups == a->capopen_groups) {
-			a->capopen_groups = a->capopen_groups ? 2 * a->capopen_groups : 16;
-			a->open_groups = trace_xrealloc(a->open_groups,
-							a->capopen_groups * sizeof(group *));
-		}
-		a->open_groups[a->nopen_groups++] = g;
-	}
-	r->ahead_staged += len;
-	return true;
-}
-
-bool vkr_ahead_stage(vkr *r, group *g, VkDeviceSize off, const void *data, VkDeviceSize len)
-{
-	vkr_device *cur = r->d;
-	r->d = g->dev;
-	bool done = stage(r, g, off, data, len);
-	r->d = cur;
-	return done;
-}
-
-/* Before a write to memory straight from the host where copies may be in
- * flight (a staged write refused): every copy landed, every debt paid. */
-void vkr_ahead_settle(vkr *r)
-{
-	vkr_ahead *a = r->d->ahead;
-	if (!a)
-		return;
-	vkr_send_held(r);
-	if (a->copies) {
-		VkCommandBuffer pre;
-		VkFence f = vkr_ahead_call(r, a->queue, VK_NULL_HANDLE, &pre);
-		VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
-				   .commandBufferCount = 1, .pCommandBuffers = &pre};
-		VkResult res = vkQueueSubmit(a->queue, 1, &si, f);
-		r->calls++;
-		if (res != VK_SUCCESS)
-			vkr_fatal(r, "running ahead: the copies' submit failed: %s",
-				  vkr_result_name(res));
-	}
-	wait_for(r, a, a->sent);
-}
-
-/* Before group G's memory is freed: copies into it landed. */
-void vkr_ahead_group_gone(vkr *r, group *g)
-{
-	vkr_device *cur = r->d;
-	r->d = g->dev;
-	vkr_ahead *a = r->d->ahead;
-	if (a && g->staged_serial > a->done)
-		vkr_ahead_settle(r);
-	if (g->alias)
-		vkDestroyBuffer(g->dev->vk.device, g->alias, NULL);
-	g->alias = VK_NULL_HANDLE;
-	r->d = cur;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1205,7 +843,7 @@ void vkr_ahead_frame(vkr *r)
 				 * next frame's first submit, sent behind an older
 				 * frame's work the device still has) */
 				double t = vkr_now_s();
-				wait_for(r, a, s);
+				ahead_wait_for(r, a, s);
 				r->ahead_held_s += vkr_now_s() - t;
 			}
 		}
