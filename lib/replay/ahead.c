@@ -657,17 +657,10 @@ void vkr_ahead_fence_signalled(vkr *r, VkFence f)
 static uint64_t waited_serial(vkr *r, vkr_ahead *a, const cmd_entry *e, void *args, bool *known)
 {
 	*known = false;
-	const VkFence *fences = NULL;
-	uint32_t n = 0;
-	if (!strcmp(e->cmd->sig.name, "vkWaitForFences")) {
-		fences = ((vk_args_vkWaitForFences *)args)->pFences;
-		n = ((vk_args_vkWaitForFences *)args)->fenceCount;
-	} else if (!strcmp(e->cmd->sig.name, "vkGetFenceStatus")) {
-		fences = &((vk_args_vkGetFenceStatus *)args)->fence;
-		n = 1;
-	} else {
-		return a->sent;
-	}
+	uint32_t n;
+	const VkFence *fences;
+	if (!vkr_record_fences(e, args, &fences, &n))
+		return a->sent;  /* semaphores, a queue or the device */
 	uint64_t top = 0;
 	bool all = fences && n;
 	for (uint32_t i = 0; fences && i < n; i++) {

@@ -233,7 +233,8 @@ void vkr_queue_check(vkr *r, uint32_t family, uint32_t index)
  * the capture had not reached when it waited on that fence; a call takes
  * one fence, so a second one sends what is held first.  Only plain
  * batches, or batches with timeline values, are held.  zink submits
- * twice a frame: NVIDIA's driver takes 15-17 us a call. */
+ * twice a frame, vkd3d-gears twice: an H200 idles 11.5 us between two
+ * calls, 4 us between two batches of one (tests/bench-gaps.c). */
 
 /* The most records a submit is held past a present, for the next
  * frame's first submit to go with it: vkd3d-gears' comes 5 records later
@@ -313,18 +314,9 @@ bool vkr_merge_breaks(vkr *r, const cmd_entry *e, void *args)
 	case MK_FENCES: {
 		/* an acquire's fences alone: no submit of the program's signals
 		 * them (vkr_acquire) */
-		const VkFence *f;
 		uint32_t n;
-		if (!strcmp(e->cmd->sig.name, "vkGetFenceStatus")) {
-			f = &((vk_args_vkGetFenceStatus *)args)->fence;
-			n = 1;
-		} else if (!strcmp(e->cmd->sig.name, "vkWaitForFences")) {
-			f = ((vk_args_vkWaitForFences *)args)->pFences;
-			n = ((vk_args_vkWaitForFences *)args)->fenceCount;
-		} else {
-			f = ((vk_args_vkResetFences *)args)->pFences;
-			n = ((vk_args_vkResetFences *)args)->fenceCount;
-		}
+		const VkFence *f;
+		vkr_record_fences(e, args, &f, &n);
 		for (uint32_t i = 0; i < n; i++)
 			if (!f || !vkr_acquired_fence(r, (uint64_t)(uintptr_t)f[i]))
 				return true;
@@ -771,12 +763,13 @@ void vkr_print_stats(vkr *r, double total)
 			(unsigned long long)ahead, (unsigned long long)taken, threads,
 			(unsigned long long)objs, (unsigned long long)objs_taken,
 			(unsigned long long)r->timelines_reused);
-		fprintf(o, "\"ahead\": {\"on\": %s, \"waits_skipped\": %llu, \"joined\": %llu, \"paid\": %llu, "
-			"\"barriers\": %llu, \"renamed_command_buffers\": %llu, "
+		fprintf(o, "\"ahead\": {\"on\": %s, \"waits_skipped\": %llu, \"joined\": %llu, "
+			"\"paid\": %llu, \"barriers\": %llu, \"renamed_command_buffers\": %llu, "
 			"\"renamed_fences\": %llu, \"staged_bytes\": %llu, \"ended\": %llu, "
 			"\"paid_seconds\": %.6f, \"held_seconds\": %.6f}, ",
 			r->ahead_on ? "true" : "false", (unsigned long long)r->ahead_waits,
-			(unsigned long long)r->ahead_joined, (unsigned long long)r->ahead_paid, (unsigned long long)r->ahead_barriers,
+			(unsigned long long)r->ahead_joined, (unsigned long long)r->ahead_paid,
+			(unsigned long long)r->ahead_barriers,
 			(unsigned long long)r->ahead_renamed, (unsigned long long)r->ahead_fences,
 			(unsigned long long)r->ahead_staged, (unsigned long long)r->ahead_ended,
 			r->ahead_paid_s, r->ahead_held_s);
@@ -865,6 +858,26 @@ typedef struct sync_note {
  * signal pending or done, or signalled by an acquire alone (never on the
  * device: vkr_acquire). */
 enum { FENCE_UNSIGNALLED, FENCE_SIGNALLED, FENCE_ACQUIRED };
+
+bool vkr_record_fences(const cmd_entry *e, void *args, const VkFence **f, uint32_t *n)
+{
+	const char *name = e->cmd->sig.name;
+	if (!strcmp(name, "vkGetFenceStatus")) {
+		*n = 1;
+		*f = &((vk_args_vkGetFenceStatus *)args)->fence;
+	} else if (!strcmp(name, "vkWaitForFences")) {
+		*n = ((vk_args_vkWaitForFences *)args)->fenceCount;
+		*f = ((vk_args_vkWaitForFences *)args)->pFences;
+	} else if (!strcmp(name, "vkResetFences")) {
+		*n = ((vk_args_vkResetFences *)args)->fenceCount;
+		*f = ((vk_args_vkResetFences *)args)->pFences;
+	} else {
+		*n = 0;
+		*f = NULL;
+		return false;
+	}
+	return true;
+}
 
 bool vkr_acquired_fence(vkr *r, uint64_t cap)
 {

@@ -518,6 +518,9 @@ uint64_t vkr_wait_ns(const vkr *r);
  * signals; a wait on one none is pending for stops the replay. */
 /* Whether fence CAP was last signalled by an acquire, which replay
  * leaves unsignalled, and waits on which it leaves out (vkr_acquire). */
+/* The fences of a vkWaitForFences, vkGetFenceStatus or vkResetFences
+ * record, *F and *N of them; false for any other record */
+bool vkr_record_fences(const cmd_entry *e, void *args, const VkFence **f, uint32_t *n);
 bool vkr_acquired_fence(vkr *r, uint64_t cap);
 /* Fence CAP, an acquire's, is signalled by a submit after all (the
  * image's last present waited on semaphores): waits for it are made. */
