@@ -513,15 +513,36 @@ void vkr_bind_obj(vkr *r, uint64_t cap_obj, uint64_t cap_mem, VkDeviceSize offse
 /* The bytes of an update go into group G's mapped memory: those at
  * offsets [lo, hi) of the object it names, at byte REL of the group's
  * allocation onward; through the staging buffer, ordered on the queue,
- * where running ahead says so (STAGED; refused once, the copies land and
- * the rest goes from the host). */
+ * where running ahead says so (STAGED), gathered and staged together
+ * (update_flush): refused, the copies land and these and the rest go
+ * from the host. */
+#define RUNS_AT_ONCE 256
+#define RUN_BYTES_AT_ONCE ((VkDeviceSize)8 << 20)
+
 typedef struct update_to {
 	vkr *r;
 	group *g;
 	VkDeviceSize rel;  /* where the update's byte LO goes */
 	uint64_t lo, hi;
 	bool staged;
+	stage_run runs[RUNS_AT_ONCE];  /* gathered while STAGED */
+	size_t nruns;
+	VkDeviceSize run_bytes;
 } update_to;
+
+static void update_flush(update_to *t)
+{
+	if (!t->nruns)
+		return;
+	if (!vkr_ahead_stage(t->r, t->g, t->runs, t->nruns, t->run_bytes)) {
+		vkr_ahead_unstaged(t->r, t->g);
+		t->staged = false;
+		for (size_t i = 0; i < t->nruns; i++)
+			memcpy(t->g->mapped + t->runs[i].off, t->runs[i].data, t->runs[i].len);
+	}
+	t->nruns = 0;
+	t->run_bytes = 0;
+}
 
 static void update_run(void *ctx, uint64_t off, const uint8_t *data, uint64_t len)
 {
@@ -530,11 +551,12 @@ static void update_run(void *ctx, uint64_t off, const uint8_t *data, uint64_t le
 	uint64_t e = off + len < t->hi ? off + len : t->hi;  /* vk_update_read: no overflow */
 	if (a >= e)
 		return;
+	if (t->staged && (t->nruns == RUNS_AT_ONCE || t->run_bytes + (e - a) > RUN_BYTES_AT_ONCE))
+		update_flush(t);
 	if (t->staged) {
-		if (vkr_ahead_stage(t->r, t->g, t->rel + (a - t->lo), data + (a - off), e - a))
-			return;
-		vkr_ahead_unstaged(t->r, t->g);
-		t->staged = false;
+		t->runs[t->nruns++] = (stage_run){t->rel + (a - t->lo), e - a, data + (a - off)};
+		t->run_bytes += e - a;
+		return;
 	}
 	memcpy(t->g->mapped + t->rel + (a - t->lo), data + (a - off), e - a);
 }
@@ -587,13 +609,14 @@ static void zero_uncovered(vkr *r, const memobj *m, obj *o, group *g, bool fresh
 		while (at < next) {
 			VkDeviceSize len = next - at < sizeof(zeros) ? next - at : sizeof(zeros);
 			update_run(&t, at - lo, zeros, len);
-			if (!t.staged && !g->coherent)
-				group_flush(g, o->rel + (at - lo), len);
 			at += len;
 		}
 		if (i < n && sp[2 * i + 1] > at)
 			at = sp[2 * i + 1];
 	}
+	update_flush(&t);
+	if (!t.staged && !g->coherent)
+		group_flush(g, o->rel, hi - lo);
 	free(sp);
 }
 
@@ -615,6 +638,7 @@ static void update_apart(vkr *r, const vk_update *u, const obj *o, obj *p)
 	t.rel = p->rel + (o0 + t.lo - p0);
 	t.staged = vkr_ahead_stages(r, g);
 	vk_update_runs(u, update_run, &t);
+	update_flush(&t);
 	if (!t.staged && !g->coherent) {
 		uint64_t a = u->offset > t.lo ? u->offset : t.lo;
 		uint64_t e = u->end < t.hi ? u->end : t.hi;
@@ -655,6 +679,7 @@ void vkr_update(vkr *r, const trace_call *c)
 	update_to t = {.r = r, .g = g, .rel = o->rel, .lo = 0, .hi = room,
 		       .staged = vkr_ahead_stages(r, g)};
 	vk_update_runs(&u, update_run, &t);
+	update_flush(&t);
 	if (!t.staged && !g->coherent)
 		group_flush(g, o->rel + u.offset, (u.end < room ? u.end : room) - u.offset);
 	/* the capture wrote these bytes once, for every object over them */

@@ -701,11 +701,15 @@ bool vkr_ahead_defer_destroy(vkr *r, const cmd_entry *e, void *args);
 /* fence F (live), seen signalled, is about to be reset by replay itself */
 void vkr_ahead_fence_signalled(vkr *r, VkFence f);
 /* memory the trace writes: whether it goes through the staging buffer
- * now; LEN bytes at OFF of group G's allocation staged (false: refused,
- * vkr_ahead_settle then the write from the host) */
+ * now; the N runs (TOTAL bytes) into group G's allocation staged, all or
+ * none (false: refused, vkr_ahead_unstaged then the write from the host) */
+typedef struct stage_run {
+	VkDeviceSize off, len;  /* bytes [off, off + len) of the group's allocation */
+	const uint8_t *data;
+} stage_run;
 bool vkr_ahead_stages(vkr *r, const group *g);
 void vkr_ahead_unstaged(vkr *r, const group *g);
-bool vkr_ahead_stage(vkr *r, group *g, VkDeviceSize off, const void *data, VkDeviceSize len);
+bool vkr_ahead_stage(vkr *r, group *g, const stage_run *runs, size_t n, VkDeviceSize total);
 void vkr_ahead_settle(vkr *r);
 void vkr_ahead_group_gone(vkr *r, group *g);
 void vkr_ahead_frame(vkr *r);
