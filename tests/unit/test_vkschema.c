@@ -780,6 +780,70 @@ static trace_call sparse_call(trace_value *a, uint64_t off, const uint8_t *mask,
 	return c;
 }
 
+/* A run as vk_update_runs gives it, against a mask read a bit at a time. */
+typedef struct runs_seen {
+	uint64_t off[512], len[512];
+	const uint8_t *data[512];
+	size_t n;
+} runs_seen;
+
+static void note_run(void *ctx, uint64_t off, const uint8_t *data, uint64_t len)
+{
+	runs_seen *r = ctx;
+	if (r->n < 512) {
+		r->off[r->n] = off;
+		r->len[r->n] = len;
+		r->data[r->n] = data;
+	}
+	r->n++;
+}
+
+static void test_sparse_update_runs_are_the_masks_runs(void)
+{
+	static uint8_t mask[40], data[4 * 320];
+	static runs_seen got;
+	int bad = 0;
+	/* lengths 1 to 40 bytes (whole 64-bit words and not), masks empty,
+	 * full, alternating, random, ending on a set bit */
+	for (int t = 0; t < 2000 && !bad; t++) {
+		size_t mlen = 1 + (size_t)t % 40;
+		for (size_t i = 0; i < mlen; i++) {
+			int kind = t / 40 % 5;
+			mask[i] = kind == 0 ? 0 : kind == 1 ? 0xff : kind == 2 ? 0x55 : (uint8_t)rnd();
+		}
+		if (t % 3 == 0)
+			mask[mlen - 1] |= 0x80;
+		uint64_t words = 0;
+		for (size_t i = 0; i < 8 * mlen; i++)
+			words += mask[i / 8] >> (i % 8) & 1;
+		vk_update u = {.object = 1, .offset = 4096, .data = data, .len = 4 * words,
+			       .mask = mask, .mask_len = mlen};
+		got.n = 0;
+		vk_update_runs(&u, note_run, &got);
+		size_t n = 0;
+		uint64_t k = 0;
+		for (uint64_t i = 0; i < 8 * mlen;) {
+			if (!(mask[i / 8] >> (i % 8) & 1)) {
+				i++;
+				continue;
+			}
+			uint64_t j = i + 1;
+			while (j < 8 * mlen && mask[j / 8] >> (j % 8) & 1)
+				j++;
+			if (n >= got.n || got.off[n] != 4096 + 4 * i || got.len[n] != 4 * (j - i) ||
+			    got.data[n] != data + 4 * k)
+				bad = t + 1;
+			n++;
+			k += j - i;
+			i = j;
+		}
+		if (n != got.n)
+			bad = t + 1;
+	}
+	check(!bad, "the runs of 2,000 masks of 1 to 40 bytes are those a bit at a time "
+		    "finds, in order, with their data (first wrong: mask %d)", bad - 1);
+}
+
 static void test_sparse_updates_write_back_what_changed(void)
 {
 	enum { N = 1003 }; /* words: not a multiple of 8 */
@@ -1374,6 +1438,7 @@ int main(void)
 	test_every_command_text_is_its_binary();
 	test_decoding_refuses_what_the_registry_lacks();
 	test_sparse_updates_write_back_what_changed();
+	test_sparse_update_runs_are_the_masks_runs();
 	test_sync_walk_sees_every_use();
 	test_render_pass_second_form();
 	test_descriptors_one_by_one();
