@@ -695,8 +695,9 @@ static void print_times(vkr *r, FILE *o, bool json)
 	for (size_t i = 0; i < r->ntimes; i++)
 		all += r->times[i].seconds;
 	if (json) {
+		/* every function: a tool reading it picks its own */
 		fprintf(o, "\"records_seconds\": %.6f, \"by_function\": [", all);
-		for (size_t i = 0; i < n; i++)
+		for (size_t i = 0; i < r->ntimes; i++)
 			fprintf(o, "%s{\"function\": \"%s\", \"ms\": %.3f, \"calls\": %llu}",
 				i ? ", " : "", r->times[i].name, r->times[i].seconds * 1e3,
 				(unsigned long long)r->times[i].calls);
