@@ -1019,6 +1019,9 @@ void vkr_init_common(vkr *r, const vkr_options *opt)
 	r->h_command_buffer = vk_handle_lookup("VkCommandBuffer");
 	r->h_command_pool = vk_handle_lookup("VkCommandPool");
 	r->s_allocator = vk_struct_lookup("VkAllocationCallbacks");
+	r->s_range = vk_struct_lookup("VkImageSubresourceRange");
+	r->s_layers = vk_struct_lookup("VkImageSubresourceLayers");
+	r->s_one = vk_struct_lookup("VkImageSubresource");
 	r->iface = vk_iface_new();
 	null_ok_init(r);
 }

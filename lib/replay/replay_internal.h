@@ -339,6 +339,7 @@ typedef struct vkr {
 			    * offset, the index size; (query pool, TAG_QPOOL) ->
 			    * its queries (cmdbuf.c) */
 	const vk_struct_info *s_allocator;
+	const vk_struct_info *s_range, *s_layers, *s_one;  /* the subresource structs (subres.c) */
 	const vk_field *null_ok[8];  /* struct members' handle arrays that may hold
 				      * null (vkr_remap_in) */
 	/* the capture device's memory properties: the header's, or the last

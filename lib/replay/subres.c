@@ -143,9 +143,9 @@ static bool holds(const subres *k, const vk_struct_info *s, int depth)
 static void subres_init(subres *k, vkr *r)
 {
 	k->r = r;
-	k->range = vk_struct_lookup("VkImageSubresourceRange");
-	k->layers = vk_struct_lookup("VkImageSubresourceLayers");
-	k->one = vk_struct_lookup("VkImageSubresource");
+	k->range = r->s_range;
+	k->layers = r->s_layers;
+	k->one = r->s_one;
 }
 
 bool vkr_subres_reads(vkr *r, const vk_command_info *cmd)
