@@ -525,7 +525,7 @@ typedef struct update_to {
 	VkDeviceSize rel;  /* where the update's byte LO goes */
 	uint64_t lo, hi;
 	bool staged;
-	stage_run runs[RUNS_AT_ONCE];  /* gathered while STAGED */
+	stage_run *runs;  /* gathered while STAGED: RUNS_AT_ONCE, the caller's */
 	size_t nruns;
 	VkDeviceSize run_bytes;
 } update_to;
@@ -601,8 +601,9 @@ static void zero_uncovered(vkr *r, const memobj *m, obj *o, group *g, bool fresh
 	}
 	if (n > 1)
 		qsort(sp, n, 2 * sizeof(*sp), by_lo);
+	stage_run runs[RUNS_AT_ONCE];  /* (not cleared: a copy an update would pay) */
 	update_to t = {.r = r, .g = g, .rel = o->rel, .lo = 0, .hi = hi - lo,
-		       .staged = !fresh && vkr_ahead_stages(r, g)};
+		       .staged = !fresh && vkr_ahead_stages(r, g), .runs = runs};
 	VkDeviceSize at = lo;
 	for (uint32_t i = 0; i <= n; i++) {
 		VkDeviceSize next = i < n ? sp[2 * i] : hi;
@@ -627,11 +628,13 @@ static void update_apart(vkr *r, const vk_update *u, const obj *o, obj *p)
 {
 	group *g = p->group;
 	VkDeviceSize o0 = o->mem_off, p0 = p->mem_off, p1 = held_end(p);
+	stage_run runs[RUNS_AT_ONCE];
 	update_to t = {
 		.r = r,
 		.g = g,
 		.lo = p0 > o0 ? p0 - o0 : 0,
 		.hi = p1 > o0 ? p1 - o0 : 0,
+		.runs = runs,
 	};
 	if (t.lo >= t.hi || u->end <= t.lo || u->offset >= t.hi)
 		return;
@@ -676,8 +679,9 @@ void vkr_update(vkr *r, const trace_call *c)
 		if (u.offset >= room)
 			return;
 	}
+	stage_run runs[RUNS_AT_ONCE];
 	update_to t = {.r = r, .g = g, .rel = o->rel, .lo = 0, .hi = room,
-		       .staged = vkr_ahead_stages(r, g)};
+		       .staged = vkr_ahead_stages(r, g), .runs = runs};
 	vk_update_runs(&u, update_run, &t);
 	update_flush(&t);
 	if (!t.staged && !g->coherent)
