@@ -227,10 +227,10 @@ build/tests/crashlayer:
 # GPU); `make check` builds them too, so that they keep compiling.
 BENCH_PROGS := build/tests/bench-calls build/tests/bench-gaps
 
-build/tests/bench-calls: tests/bench-calls.c | build/tests
+build/tests/bench-calls: tests/bench-calls.c tests/bench-vk.h | build/tests
 	$(CC) $(WARN) $(CHECK_WARN) $(CFLAGS) -o $@ $< -lvulkan
 
-build/tests/bench-gaps: tests/bench-gaps.c | build/tests
+build/tests/bench-gaps: tests/bench-gaps.c tests/bench-vk.h | build/tests
 	$(CC) $(WARN) $(CHECK_WARN) $(CFLAGS) -o $@ $< -lvulkan -pthread
 
 build/tests:

@@ -25,22 +25,12 @@
  *   bench-calls [ROUNDS [KIND]]   KIND: set, barrier, bind, draw, mix or submit
  *   prints: KIND CALLS calls NS ns/call
  */
-#include <vulkan/vulkan.h>
+#define BENCH_NAME "bench-calls"
+#include "bench-vk.h"
 
 #include <stdbool.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-#define CHECK(x)                                                             \
-	do {                                                                 \
-		VkResult r_ = (x);                                           \
-		if (r_ != VK_SUCCESS) {                                      \
-			fprintf(stderr, "bench-calls: %s: VkResult %d\n", #x, r_); \
-			exit(1);                                             \
-		}                                                            \
-	} while (0)
 
 enum { PER_BUFFER = 250 };
 
@@ -56,28 +46,9 @@ static double thread_seconds(void)
 static VkBuffer mapped_buffer(VkPhysicalDevice phys, VkDevice dev, VkDeviceSize size,
 			      VkBufferUsageFlags usage, VkDeviceMemory *mem, void **p)
 {
-	VkBufferCreateInfo bci = { .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
-				   .size = size, .usage = usage };
-	VkBuffer buf;
-	CHECK(vkCreateBuffer(dev, &bci, NULL, &buf));
-	VkMemoryRequirements req;
-	vkGetBufferMemoryRequirements(dev, buf, &req);
-	VkPhysicalDeviceMemoryProperties mp;
-	vkGetPhysicalDeviceMemoryProperties(phys, &mp);
-	VkMemoryPropertyFlags want = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
-				     VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-	uint32_t type = 0;
-	while (type < mp.memoryTypeCount && (!(req.memoryTypeBits & (1u << type)) ||
-					      (mp.memoryTypes[type].propertyFlags & want) != want))
-		type++;
-	if (type == mp.memoryTypeCount) {
-		fprintf(stderr, "bench-calls: no host-visible coherent memory\n");
-		exit(1);
-	}
-	VkMemoryAllocateInfo mai = { .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
-				     .allocationSize = req.size, .memoryTypeIndex = type };
-	CHECK(vkAllocateMemory(dev, &mai, NULL, mem));
-	CHECK(vkBindBufferMemory(dev, buf, *mem, 0));
+	VkBuffer buf = bench_buffer(phys, dev, size, usage,
+				    VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+				    VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, mem);
 	CHECK(vkMapMemory(dev, *mem, 0, VK_WHOLE_SIZE, 0, p));
 	return buf;
 }
@@ -141,20 +112,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
-	VkApplicationInfo app = { .sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
-				  .pApplicationName = "bench-calls",
-				  .apiVersion = VK_API_VERSION_1_3 };
-	VkInstanceCreateInfo ici = { .sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
-				     .pApplicationInfo = &app };
 	VkInstance instance;
-	CHECK(vkCreateInstance(&ici, NULL, &instance));
-	uint32_t n = 1;
-	VkPhysicalDevice phys;
-	VkResult r = vkEnumeratePhysicalDevices(instance, &n, &phys);
-	if ((r != VK_SUCCESS && r != VK_INCOMPLETE) || n == 0) {
-		fprintf(stderr, "bench-calls: no Vulkan device\n");
-		return 1;
-	}
+	VkPhysicalDevice phys = bench_first_device(VK_API_VERSION_1_3, &instance);
 	float priority = 1;
 	VkDeviceQueueCreateInfo qci = { .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
 					.queueCount = 1,
@@ -172,29 +131,10 @@ int main(int argc, char **argv)
 
 	/* a vertex buffer to bind, bound to memory of the first type that
 	 * takes it */
-	VkBufferCreateInfo bci = { .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
-				   .size = 65536,
-				   .usage = VK_BUFFER_USAGE_VERTEX_BUFFER_BIT };
-	VkBuffer buf;
-	CHECK(vkCreateBuffer(dev, &bci, NULL, &buf));
-	VkMemoryRequirements req;
-	vkGetBufferMemoryRequirements(dev, buf, &req);
-	VkMemoryAllocateInfo mai = { .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
-				     .allocationSize = req.size,
-				     .memoryTypeIndex = (uint32_t)__builtin_ctz(req.memoryTypeBits) };
 	VkDeviceMemory mem;
-	CHECK(vkAllocateMemory(dev, &mai, NULL, &mem));
-	CHECK(vkBindBufferMemory(dev, buf, mem, 0));
-
-	VkCommandPoolCreateInfo pci = { .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO };
-	VkCommandPool pool;
-	CHECK(vkCreateCommandPool(dev, &pci, NULL, &pool));
-	VkCommandBufferAllocateInfo cai = { .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-					    .commandPool = pool,
-					    .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
-					    .commandBufferCount = 1 };
+	VkBuffer buf = bench_buffer(phys, dev, 65536, VK_BUFFER_USAGE_VERTEX_BUFFER_BIT, 0, &mem);
 	VkCommandBuffer cb;
-	CHECK(vkAllocateCommandBuffers(dev, &cai, &cb));
+	VkCommandPool pool = bench_command_buffers(dev, 1, &cb);
 
 	VkMemoryBarrier2 mb = { .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2,
 				.srcStageMask = VK_PIPELINE_STAGE_2_TRANSFER_BIT,

@@ -18,26 +18,16 @@
  * that waits on a binary semaphore waits for the gate (the call's time
  * then holds 100 ms); the point is a GPU (the README's H200 rows).
  */
-#include <vulkan/vulkan.h>
+#define BENCH_NAME "bench-gaps"
+#include "bench-vk.h"
 
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <time.h>
 
 #define N 200
 #define NSIG 13
-
-#define CHECK(x)                                                             \
-	do {                                                                 \
-		VkResult r_ = (x);                                           \
-		if (r_ != VK_SUCCESS) {                                      \
-			fprintf(stderr, "bench-gaps: %s: VkResult %d\n", #x, r_); \
-			exit(1);                                             \
-		}                                                            \
-	} while (0)
 
 enum way { CALLS, FENCED, SIGNALS, TIMELINE_CHAIN, BINARY_CHAIN, ONE_CALL_SIGNALS, ONE_CALL };
 
@@ -206,34 +196,6 @@ static void run(enum way way, bool print)
 	       gap[(N - 1) * 9 / 10], cpu);
 }
 
-/* A buffer of SIZE bytes in device-local memory (the first type that is). */
-static VkBuffer device_buffer(VkPhysicalDevice pd, VkDeviceSize size)
-{
-	VkBufferCreateInfo bci = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, .size = size,
-				  .usage = VK_BUFFER_USAGE_TRANSFER_DST_BIT};
-	VkBuffer buf;
-	CHECK(vkCreateBuffer(dev, &bci, NULL, &buf));
-	VkMemoryRequirements req;
-	vkGetBufferMemoryRequirements(dev, buf, &req);
-	VkPhysicalDeviceMemoryProperties mp;
-	vkGetPhysicalDeviceMemoryProperties(pd, &mp);
-	uint32_t type = UINT32_MAX;
-	for (uint32_t i = 0; i < mp.memoryTypeCount && type == UINT32_MAX; i++)
-		if ((req.memoryTypeBits >> i & 1) &&
-		    (mp.memoryTypes[i].propertyFlags & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT))
-			type = i;
-	if (type == UINT32_MAX) {
-		fprintf(stderr, "bench-gaps: no device-local memory for the buffer\n");
-		exit(1);
-	}
-	VkMemoryAllocateInfo mai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
-				    .allocationSize = req.size, .memoryTypeIndex = type};
-	VkDeviceMemory mem;
-	CHECK(vkAllocateMemory(dev, &mai, NULL, &mem));
-	CHECK(vkBindBufferMemory(dev, buf, mem, 0));
-	return buf;
-}
-
 int main(int argc, char **argv)
 {
 	char *end = NULL;
@@ -242,19 +204,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: bench-gaps [SIZE]   (bytes, a multiple of 4; 0: no fill)\n");
 		return 2;
 	}
-	VkApplicationInfo ai = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
-				.pApplicationName = "bench-gaps", .apiVersion = VK_API_VERSION_1_2};
-	VkInstanceCreateInfo ici = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
-				    .pApplicationInfo = &ai};
 	VkInstance inst;
-	CHECK(vkCreateInstance(&ici, NULL, &inst));
-	uint32_t n = 1;
-	VkPhysicalDevice pd;
-	VkResult res = vkEnumeratePhysicalDevices(inst, &n, &pd);
-	if ((res != VK_SUCCESS && res != VK_INCOMPLETE) || !n) {
-		fprintf(stderr, "bench-gaps: no Vulkan device\n");
-		return 1;
-	}
+	VkPhysicalDevice pd = bench_first_device(VK_API_VERSION_1_2, &inst);
 	VkPhysicalDeviceProperties props;
 	vkGetPhysicalDeviceProperties(pd, &props);
 	period_ns = props.limits.timestampPeriod;
@@ -270,21 +221,15 @@ int main(int argc, char **argv)
 				  .queueCreateInfoCount = 1, .pQueueCreateInfos = &qci};
 	CHECK(vkCreateDevice(pd, &dci, NULL, &dev));
 	vkGetDeviceQueue(dev, 0, 0, &queue);
-	VkBuffer buf = device_buffer(pd, size ? size : 4);
+	VkDeviceMemory mem;
+	VkBuffer buf = bench_buffer(pd, dev, size ? size : 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+				    VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, &mem);
 
 	VkQueryPoolCreateInfo qpi = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
 				     .queryType = VK_QUERY_TYPE_TIMESTAMP, .queryCount = 2 * N};
 	CHECK(vkCreateQueryPool(dev, &qpi, NULL, &queries));
-	VkCommandPoolCreateInfo cpi = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
-	VkCommandPool pool;
-	CHECK(vkCreateCommandPool(dev, &cpi, NULL, &pool));
-	VkCommandBufferAllocateInfo cai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-					   .commandPool = pool,
-					   .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
-					   .commandBufferCount = N};
-	CHECK(vkAllocateCommandBuffers(dev, &cai, cbs));
-	cai.commandBufferCount = 1;
-	CHECK(vkAllocateCommandBuffers(dev, &cai, &gate_cb));
+	bench_command_buffers(dev, N, cbs);
+	bench_command_buffers(dev, 1, &gate_cb);
 	VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
 				       .flags = VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT};
 	CHECK(vkBeginCommandBuffer(gate_cb, &bi));
