@@ -130,6 +130,7 @@ struct trace_source {
 	const uint8_t *p, *end;  /* unread bytes of the window */
 	uint8_t *buf;            /* owned window storage (NULL for memory) */
 	size_t cap;
+	size_t lead;             /* bytes of buf kept free before the window */
 	uint64_t base;           /* stream offset of the window's first byte */
 	const uint8_t *win;      /* the window's first byte */
 	bool eof;                /* nothing more will come */
@@ -152,7 +153,7 @@ struct trace_source {
 	const trace_brotli_dec *brotli;
 	bool zstd_inside;        /* the zstd input so far ends inside a frame */
 	uint8_t *inbuf;          /* compressed input buffer */
-	size_t inlen, inoff;
+	size_t inlen, inoff, incap;
 	uint8_t *cbuf;           /* one compressed Snappy chunk, or one zstd
 				  * frame as it decompresses */
 	size_t ccap, clen;

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <zlib.h>
 #include <zstd.h>
+#include <zstd_errors.h>
 
 #define READ_BLOCK (256u << 10)
 /* The most one fill reserves: a hostile length grows the window only as
@@ -72,26 +73,47 @@ static void locate_here(trace_source *s, trace_error *err)
 	trace_source_locate(s, err, s->base + (uint64_t)(s->end - s->win));
 }
 
-/* Makes room for `extra` more bytes after the window's end. */
+/* Makes room for `extra` more bytes after the window's end, with `lead`
+ * bytes kept free before the window (the read-ahead thread's: the reader
+ * puts its unread bytes there when it takes the storage over). */
 static void reserve(trace_source *s, size_t extra)
 {
 	size_t avail = (size_t)(s->end - s->p);
-	if (s->p != s->buf) {
+	size_t need = s->lead + avail + extra;
+	if (!s->buf || s->cap < need) {
+		/* new storage, the unread bytes alone copied: realloc would
+		 * copy all the old storage holds */
+		size_t cap = s->cap ? s->cap : READ_BLOCK;
+		while (cap < need)
+			cap *= 2;
+		uint8_t *buf = trace_xmalloc(cap);
+		if (avail)
+			memcpy(buf + s->lead, s->p, avail);
+		free(s->buf);
+		s->base += (uint64_t)(s->p - s->win);
+		s->buf = buf;
+		s->cap = cap;
+		s->p = s->win = buf + s->lead;
+		s->end = s->p + avail;
+		return;
+	}
+	if (s->p != s->buf + s->lead) {
 		/* compact: the parsers have consumed everything before p */
 		s->base += (uint64_t)(s->p - s->win);
-		memmove(s->buf, s->p, avail);
-		s->p = s->win = s->buf;
-		s->end = s->buf + avail;
+		memmove(s->buf + s->lead, s->p, avail);
+		s->p = s->win = s->buf + s->lead;
+		s->end = s->p + avail;
 	}
-	if (s->cap - avail < extra) {
-		size_t cap = s->cap ? s->cap : READ_BLOCK;
-		while (cap - avail < extra)
-			cap *= 2;
-		s->buf = trace_xrealloc(s->buf, cap);
-		s->cap = cap;
-		s->p = s->win = s->buf;
-		s->end = s->buf + avail;
-	}
+}
+
+/* The room after the window's end for one fill of a stream codec: what
+ * reserve(s, fill_step(want)) made, not all the storage has (the read-
+ * ahead thread's is larger than one block should be). */
+static size_t room(const trace_source *s, size_t want)
+{
+	size_t left = s->cap - (size_t)(s->end - s->buf);
+	size_t step = fill_step(want);
+	return left < step ? left : step;
 }
 
 /*
@@ -175,8 +197,10 @@ static int fill_snappy(trace_source *s, size_t want, trace_error *err)
 
 static int read_input(trace_source *s, trace_error *err)
 {
-	if (!s->inbuf)
+	if (!s->inbuf) {
 		s->inbuf = trace_xmalloc(READ_BLOCK);
+		s->incap = READ_BLOCK;
+	}
 	size_t r = raw_read(s, s->inbuf, READ_BLOCK, err);
 	if (r == (size_t)-1)
 		return -1;
@@ -193,7 +217,7 @@ static int fill_brotli(trace_source *s, size_t want, trace_error *err)
 	for (;;) {
 		size_t avail_in = s->inlen - s->inoff;
 		const uint8_t *next_in = s->inbuf ? s->inbuf + s->inoff : NULL;
-		size_t avail_out = s->cap - (size_t)(s->end - s->buf);
+		size_t avail_out = room(s, want);
 		uint8_t *next_out = (uint8_t *)s->end;
 		BrotliDecoderResult res = s->brotli->decompress_stream(st, &avail_in, &next_in,
 								       &avail_out, &next_out, NULL);
@@ -227,9 +251,93 @@ static int fill_brotli(trace_source *s, size_t want, trace_error *err)
  * chunk does: the input may end only where a frame does, and a frame cut
  * off is lost whole, never read in part.
  */
+/* Grows the compressed input to hold n bytes from inoff, as far as the
+ * input goes: 0, or -1 on a read error. */
+static int input_hold(trace_source *s, size_t n, trace_error *err)
+{
+	size_t have = s->inlen - s->inoff;
+	if (have >= n)
+		return 0;
+	if (s->inoff) {
+		memmove(s->inbuf, s->inbuf + s->inoff, have);
+		s->inlen = have;
+		s->inoff = 0;
+	}
+	if (s->incap < n) {
+		s->inbuf = trace_xrealloc(s->inbuf, n);
+		s->incap = n;
+	}
+	size_t r = raw_read(s, s->inbuf + s->inlen, n - s->inlen, err);
+	if (r == (size_t)-1)
+		return -1;
+	s->inlen += r;
+	return 0;
+}
+
+/*
+ * The fast way through a zstd frame: once the input holds it whole,
+ * decoded in one pass straight into the window (zstd's streaming decoder
+ * goes through a buffer of its own, then ours, then the window: three
+ * copies where this makes one).  Returns 1 when it took a frame (or a
+ * skippable frame, or found the end), 0 when the streaming path is to
+ * take the next one: a frame cut off, of no stated size or larger than
+ * any we write, or damaged (the streaming path then says where), and -1
+ * on a read error.
+ */
+static int zstd_whole_frame(trace_source *s, trace_error *err)
+{
+	size_t want = READ_BLOCK;
+	for (;;) {
+		if (input_hold(s, want, err) < 0)
+			return -1;
+		size_t have = s->inlen - s->inoff;
+		if (have == 0) {
+			s->eof = true;
+			return 1;
+		}
+		const uint8_t *in = s->inbuf + s->inoff;
+		size_t size = ZSTD_findFrameCompressedSize(in, have);
+		if (ZSTD_isError(size)) {
+			/* the input holds less than the frame: more, up to the
+			 * most a frame we would take can compress to */
+			if (ZSTD_getErrorCode(size) != ZSTD_error_srcSize_wrong || have < want ||
+			    want >= ZSTD_COMPRESSBOUND(2 * TRACE_ZSTD_FRAME))
+				return 0;
+			want *= 2;
+			continue;
+		}
+		if ((in[0] & 0xf0) == 0x50 && in[1] == 0x2a && in[2] == 0x4d && in[3] == 0x18) {
+			/* a skippable frame (the seek table): its size said it
+			 * is whole */
+			s->inoff += size;
+			return 1;
+		}
+		unsigned long long out = ZSTD_getFrameContentSize(in, have);
+		if (out == ZSTD_CONTENTSIZE_UNKNOWN || out == ZSTD_CONTENTSIZE_ERROR ||
+		    out > 2 * TRACE_ZSTD_FRAME)
+			return 0;
+		reserve(s, (size_t)out);
+		size_t got = ZSTD_decompressDCtx(s->codec, (uint8_t *)s->end, (size_t)out, in, size);
+		if (ZSTD_isError(got) || got != out) {
+			ZSTD_DCtx_reset(s->codec, ZSTD_reset_session_only);
+			return 0;
+		}
+		s->end += got;
+		s->inoff += size;
+		return 1;
+	}
+}
+
 static int fill_zstd(trace_source *s, size_t want, trace_error *err)
 {
 	(void)want;
+	int whole;
+	while (!s->zstd_inside && (whole = zstd_whole_frame(s, err)) != 0) {
+		if (whole < 0)
+			return -1;
+		if (s->end > s->p || s->eof)
+			return 0;
+	}
 	for (;;) {
 		if (s->inoff == s->inlen) {
 			if (read_input(s, err) < 0)
@@ -288,7 +396,7 @@ static int fill_gzip(trace_source *s, size_t want, trace_error *err)
 		z->next_in = s->inbuf + s->inoff;
 		z->avail_in = (uInt)(s->inlen - s->inoff);
 		z->next_out = (uint8_t *)s->end;
-		z->avail_out = (uInt)(s->cap - (size_t)(s->end - s->buf));
+		z->avail_out = (uInt)room(s, want);
 		int res = inflate(z, Z_NO_FLUSH);
 		s->inoff = s->inlen - z->avail_in;
 		s->end = z->next_out;
@@ -328,6 +436,10 @@ static int fill_gzip(trace_source *s, size_t want, trace_error *err)
  * reading in place would give. */
 
 #define AHEAD_BLOCKS 2   /* waiting at most: the memory stays flat */
+/* Room before each block for the reader's unread bytes (a record cut at
+ * the block's end), so that the reader takes the block's storage as its
+ * window and copies only those; a longer rest is copied with the block. */
+#define AHEAD_LEAD (64u << 10)
 
 typedef struct ahead_block {
 	uint8_t *buf;            /* a window's storage, handed over whole */
@@ -371,11 +483,17 @@ static void *ahead_main(void *arg)
 		pthread_mutex_unlock(&a->lock);
 		if (stop)
 			return NULL;
+		if (!buf) {
+			/* room for any frame we write: storage reused, never
+			 * grown, takes no page faults after its first use */
+			cap = AHEAD_LEAD + 2 * TRACE_ZSTD_FRAME;
+			buf = trace_xmalloc(cap);
+		}
 		/* everything before is the reader's: the window starts empty */
 		in->base += (uint64_t)(in->end - in->win);
 		in->buf = buf;
 		in->cap = cap;
-		in->p = in->win = in->end = buf;
+		in->p = in->win = in->end = buf ? buf + in->lead : NULL;
 		ahead_block b = {0};
 		trace_error_clear(&b.err);
 		b.failed = in->fill(in, READ_BLOCK, &b.err) < 0;
@@ -407,7 +525,22 @@ static int fill_ahead(trace_source *s, size_t want, trace_error *err)
 		pthread_cond_wait(&a->cond, &a->lock);
 	ahead_block b = a->q[a->head];
 	pthread_mutex_unlock(&a->lock);
-	if (b.len) {
+	size_t avail = (size_t)(s->end - s->p);
+	if (b.len && b.off >= avail) {
+		/* the block's storage becomes the window, the unread bytes
+		 * put before its own; the window's storage goes to the thread */
+		if (avail)
+			memcpy(b.buf + b.off - avail, s->p, avail);
+		uint8_t *old = s->buf;
+		size_t oldcap = s->cap;
+		s->base += (uint64_t)(s->p - s->win);
+		s->buf = b.buf;
+		s->cap = b.cap;
+		s->p = s->win = b.buf + b.off - avail;
+		s->end = b.buf + b.off + b.len;
+		b.buf = old;
+		b.cap = oldcap;
+	} else if (b.len) {
 		reserve(s, b.len);
 		memcpy((uint8_t *)s->end, b.buf + b.off, b.len);
 		s->end += b.len;
@@ -448,6 +581,7 @@ static void ahead_start(trace_source *s)
 	a->in.buf = NULL;
 	a->in.cap = 0;
 	a->in.p = a->in.win = a->in.end = NULL;
+	a->in.lead = AHEAD_LEAD;
 	pthread_mutex_init(&a->lock, NULL);
 	pthread_cond_init(&a->cond, NULL);
 	/* signals stay with the program's threads */
