@@ -5,8 +5,11 @@
 #include "internal.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 
 void *trace_xmalloc(size_t n)
 {
@@ -15,6 +18,42 @@ void *trace_xmalloc(size_t n)
 		fprintf(stderr, "tracekit: out of memory (%zu bytes)\n", n);
 		abort();
 	}
+	return p;
+}
+
+/*
+ * Transparent huge pages for large buffers.  A first touch of fresh memory
+ * takes a page fault for each 4 KiB page (11-13 us on a virtual machine
+ * we measured, so 3 ms for a MiB); where the kernel gives huge pages on
+ * request ("madvise", Debian's default), it takes one for each 2 MiB.  A
+ * hint only: where the kernel declines (device memory, huge pages off),
+ * nothing changes.
+ */
+#define HUGE_PAGE ((size_t)2 << 20)
+
+void trace_advise_huge(void *p, size_t n)
+{
+#ifdef MADV_HUGEPAGE
+	uintptr_t lo = ((uintptr_t)p + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
+	uintptr_t hi = ((uintptr_t)p + n) & ~(uintptr_t)(HUGE_PAGE - 1);
+	if (lo < hi)
+		madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+#else
+	(void)p;
+	(void)n;
+#endif
+}
+
+void *trace_xmalloc_huge(size_t n)
+{
+	if (n < HUGE_PAGE)
+		return trace_xmalloc(n);
+	void *p;
+	if (posix_memalign(&p, HUGE_PAGE, n) != 0) {
+		fprintf(stderr, "tracekit: out of memory (%zu bytes)\n", n);
+		abort();
+	}
+	trace_advise_huge(p, n);
 	return p;
 }
 
@@ -105,6 +144,74 @@ struct trace_arena_chunk {
 #define ARENA_FIRST (1u << 10)
 #define ARENA_CHUNK (64u << 10)
 
+/*
+ * The chunks of big one-offs (a memory update's bytes, a shader) that
+ * arenas reset, kept for the next: fresh memory costs a page fault for
+ * each page it touches, and a trace's large blobs come one a record.
+ * Shared by the arenas of every thread, at most BIG_KEPT bytes.
+ */
+#define BIG_SLOTS 8
+#define BIG_KEPT ((size_t)64 << 20)
+#define BIG_MIN ((size_t)256 << 10)
+
+static struct {
+	pthread_mutex_t lock;
+	trace_arena_chunk *slot[BIG_SLOTS];
+	size_t kept;
+} big = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* A chunk of at least n bytes: the smallest kept one that holds them. */
+static trace_arena_chunk *big_take(size_t n)
+{
+	trace_arena_chunk *c = NULL;
+	size_t at = 0;
+	pthread_mutex_lock(&big.lock);
+	for (size_t i = 0; i < BIG_SLOTS; i++) {
+		trace_arena_chunk *s = big.slot[i];
+		if (s && s->size >= n && (!c || s->size < c->size)) {
+			c = s;
+			at = i;
+		}
+	}
+	if (c) {
+		big.slot[at] = NULL;
+		big.kept -= c->size;
+	}
+	pthread_mutex_unlock(&big.lock);
+	if (!c) {
+		c = trace_xmalloc_huge(sizeof(*c) + n);
+		c->size = n;
+	}
+	return c;
+}
+
+/* Keeps c for a later big_take, in place of a smaller one where full. */
+static void big_give(trace_arena_chunk *c)
+{
+	pthread_mutex_lock(&big.lock);
+	size_t at = BIG_SLOTS;
+	for (size_t i = 0; i < BIG_SLOTS; i++) {
+		if (!big.slot[i]) {
+			at = i;
+			break;
+		}
+		if (big.slot[i]->size < c->size &&
+		    (at == BIG_SLOTS || big.slot[i]->size < big.slot[at]->size))
+			at = i;
+	}
+	trace_arena_chunk *out = c;
+	if (at < BIG_SLOTS) {
+		size_t drop = big.slot[at] ? big.slot[at]->size : 0;
+		if (big.kept - drop + c->size <= BIG_KEPT) {
+			out = big.slot[at];
+			big.slot[at] = c;
+			big.kept += c->size - drop;
+		}
+	}
+	pthread_mutex_unlock(&big.lock);
+	free(out);
+}
+
 void trace_arena_init(trace_arena *a)
 {
 	memset(a, 0, sizeof(*a));
@@ -117,8 +224,8 @@ static void *arena_take(trace_arena *a, size_t n)
 	if (!a->head || a->head->size - a->used < n) {
 		if (n > ARENA_CHUNK / 2) {
 			/* a big one-off: its own chunk, kept behind the current one */
-			trace_arena_chunk *c = trace_xmalloc(sizeof(*c) + n);
-			c->size = n;
+			trace_arena_chunk *c = big_take(n);
+			n = c->size;
 			if (a->head) {
 				c->next = a->head->next;
 				a->head->next = c;
@@ -175,6 +282,8 @@ void trace_arena_reset(trace_arena *a)
 		if (!keep && c->size <= ARENA_CHUNK) {
 			keep = c;
 			keep->next = NULL;
+		} else if (c->size >= BIG_MIN) {
+			big_give(c);
 		} else {
 			free(c);
 		}

@@ -9,6 +9,8 @@
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
+#include <unistd.h>
+#include <zstd.h>
 
 /* ------------------------------------------------------------------ */
 /* Streams in memory. */
@@ -606,6 +608,167 @@ static void test_codec_load(void)
 	check(ok, "Brotli through the tables round-trips");
 }
 
+/* ------------------------------------------------------------------ */
+/* zstd containers as other writers make them. */
+
+/* The calls, as text, of a stream of about 12 MB: small records, and
+ * blobs of up to 900 KB that cross the frames' ends. */
+static char *zstd_calls(void)
+{
+	tbuf t = {0}, bin = {0};
+	tbuf_adds(&t, "{tracekit: 1, semantic_version: 6, properties: {}}\n");
+	uint32_t x = 7;
+	for (int i = 0; i < 300; i++) {
+		x ^= x << 13;
+		x ^= x >> 17;
+		x ^= x << 5;
+		size_t n = i % 25 == 3 ? (size_t)(900000 - i) : x % 30000u;
+		bin.len = 0;
+		for (size_t k = 0; k < n; k++)
+			tbuf_addc(&bin, (char)((k * 7 + i) % 251 & (k % 3 ? 0xff : 0x0f)));
+		tbuf_addf(&t, "{call: %d, thread: 0, fn: f%d, args: {n: %zu, data: !!binary \"", i,
+			    i % 7, n);
+		trace_base64_encode(&t, (const uint8_t *)bin.data, bin.len);
+		tbuf_adds(&t, "\"}}\n");
+	}
+	tbuf_addc(&t, 0);
+	tbuf_free(&bin);
+	return t.data;
+}
+
+/* STREAM in zstd frames of the sizes in CUTS (then one of the rest),
+ * each with its size stated or not, and a skippable frame after the
+ * first, as the seekable format's seek table is. */
+static tbuf zstd_container(const char *stream, size_t len, const size_t *cuts, size_t ncuts,
+			   bool sized)
+{
+	tbuf out = {0};
+	ZSTD_CCtx *cc = ZSTD_createCCtx();
+	ZSTD_CCtx_setParameter(cc, ZSTD_c_checksumFlag, 1);
+	ZSTD_CCtx_setParameter(cc, ZSTD_c_contentSizeFlag, sized);
+	size_t at = 0;
+	for (size_t i = 0; i <= ncuts && at < len; i++) {
+		size_t n = i < ncuts && cuts[i] < len - at ? cuts[i] : len - at;
+		size_t bound = ZSTD_compressBound(n);
+		tbuf_grow(&out, bound);
+		ZSTD_inBuffer in = {stream + at, n, 0};
+		ZSTD_outBuffer o = {out.data + out.len, bound, 0};
+		size_t r = ZSTD_compressStream2(cc, &o, &in, ZSTD_e_end);
+		if (r != 0)
+			abort();
+		out.len += o.pos;
+		at += n;
+		if (i == 0) {
+			const char skip[12] = {0x5e, 0x2a, 0x4d, 0x18, 4, 0, 0, 0, 1, 2, 3, 4};
+			tbuf_add(&out, skip, sizeof(skip));
+		}
+	}
+	ZSTD_freeCCtx(cc);
+	return out;
+}
+
+/* Reads DATA as a file (read ahead on a thread or not), as text. */
+static char *file_to_text(const tbuf *data, bool ahead)
+{
+	char path[] = "/tmp/test_libtrace.XXXXXX";
+	int fd = mkstemp(path);
+	if (fd < 0 || write(fd, data->data, data->len) != (ssize_t)data->len)
+		abort();
+	close(fd);
+	setenv("TRACE_READ_AHEAD", ahead ? "1" : "0", 1);
+	trace_error err;
+	trace_reader *r = trace_reader_open(path, &err);
+	unsetenv("TRACE_READ_AHEAD");
+	unlink(path);
+	if (!r)
+		return NULL;
+	mem m;
+	trace_writer *w = writer_to(&m, TRACE_FMT_TEXT);
+	int k = trace_writer_header(w, trace_reader_header(r), &err);
+	trace_call *c;
+	while (k == 0 && (k = trace_reader_next(r, &c, &err)) > 0)
+		k = trace_writer_call(w, c, &err) < 0 ? -1 : 0;
+	if (k < 0)
+		trace_error_print(&err, "file_to_text", stderr);
+	finish(w, &m);
+	trace_reader_close(r);
+	if (k < 0) {
+		free(m.data);
+		return NULL;
+	}
+	return m.data;
+}
+
+/* Frames of any size, stated or not, with a skippable one among them:
+ * the same records from memory, from a file read in place and from one
+ * read ahead, whichever way each frame decodes (in one pass where its
+ * size is stated and at most 4 MiB, streamed otherwise). */
+static void test_zstd_frames(void)
+{
+	char *text = zstd_calls();
+	trace_error err;
+	char *canon = to_text(text, strlen(text), &err);
+	mem m;
+	trace_writer *w = writer_to(&m, TRACE_FMT_RAW);
+	trace_reader *r = trace_reader_open_memory(text, strlen(text), "text", &err);
+	trace_writer_header(w, trace_reader_header(r), &err);
+	trace_call *c;
+	while (trace_reader_next(r, &c, &err) > 0)
+		trace_writer_call(w, c, &err);
+	trace_reader_close(r);
+	finish(w, &m);
+	check(canon && m.len > 10000000, "the stream is %zu bytes", m.len);
+	/* the raw container is "tr" and the stream */
+	const size_t cuts[][6] = {
+		{100000, 1300000, 2097152, 5000000, 1, 3000000}, /* 5 MB: streamed */
+		{2097152, 2097152, 2097152, 2097152, 2097152, 2097152}, /* as ours are */
+		{777, 4194304, 65536, 9000, 3500000, 333333},
+	};
+	for (size_t i = 0; i < 3; i++) {
+		for (int sized = 0; sized < 2; sized++) {
+			tbuf z = zstd_container(m.data + 2, m.len - 2, cuts[i], 6, sized);
+			char *a = to_text(z.data, z.len, &err);
+			char *b = file_to_text(&z, false);
+			char *d = file_to_text(&z, true);
+			check(a && canon && !strcmp(a, canon), "cuts %zu, sizes %s: from memory, the same "
+			      "records", i, sized ? "stated" : "not stated");
+			check(b && canon && !strcmp(b, canon), "cuts %zu, sizes %s: from a file read in "
+			      "place, the same records", i, sized ? "stated" : "not stated");
+			check(d && canon && !strcmp(d, canon), "cuts %zu, sizes %s: from a file read "
+			      "ahead, the same records", i, sized ? "stated" : "not stated");
+			free(a);
+			free(b);
+			free(d);
+			tbuf_free(&z);
+		}
+	}
+	free(m.data);
+	free(canon);
+	free(text);
+}
+
+/* An arena's big one-off (a memory update's bytes) is fresh memory only
+ * the first time: after a reset, the next record's takes the same chunk,
+ * and the arena itself holds no more than its one modest chunk. */
+static void test_arena_big(void)
+{
+	trace_arena a;
+	trace_arena_init(&a);
+	char *small = trace_arena_strndup(&a, "abc", 3);
+	char *first = trace_arena_alloc(&a, 3 << 20);
+	memset(first, 0x5a, 3 << 20);
+	trace_arena_reset(&a);
+	check(a.total <= (64u << 10), "a reset arena holds %zu bytes", a.total);
+	char *again = trace_arena_alloc(&a, 2 << 20);
+	check(again == first, "the next big one-off takes the kept chunk");
+	check(again[0] == 0 && again[(2 << 20) - 1] == 0, "and it is cleared, as alloc says");
+	char *bigger = trace_arena_alloc(&a, 5 << 20);
+	check(bigger != first && bigger[(5 << 20) - 1] == 0, "a larger one gets a chunk of its own");
+	char *s = trace_arena_strndup(&a, small, 3);
+	check(!strcmp(s, "abc"), "small allocations go on as before");
+	trace_arena_free(&a);
+}
+
 /* Keys come and go by the million in a replay: deletion must keep every
  * other key findable and the map no larger than what it holds. */
 static void test_tmap_take(void)
@@ -703,5 +866,7 @@ int main(void)
 	test_codec_load();
 	test_tmap_take();
 	test_tmap_kinds();
+	test_zstd_frames();
+	test_arena_big();
 	return unit_done("test_libtrace");
 }
