@@ -530,18 +530,25 @@ static int fill_ahead(trace_source *s, size_t want, trace_error *err)
 	ahead_block b = a->q[a->head];
 	pthread_mutex_unlock(&a->lock);
 	size_t avail = (size_t)(s->end - s->p);
-	if (b.len && b.off >= avail) {
+	if (b.len && avail + b.len <= b.cap) {
 		/* the block's storage becomes the window, the unread bytes
-		 * put before its own; the window's storage goes to the thread */
+		 * put before its own (in the lead left for them, or with its
+		 * bytes moved up when they are more); the window's storage
+		 * goes to the thread */
+		size_t at = b.off;
+		if (at < avail) {
+			memmove(b.buf + avail, b.buf + b.off, b.len);
+			at = avail;
+		}
 		if (avail)
-			memcpy(b.buf + b.off - avail, s->p, avail);
+			memcpy(b.buf + at - avail, s->p, avail);
 		uint8_t *old = s->buf;
 		size_t oldcap = s->cap;
 		s->base += (uint64_t)(s->p - s->win);
 		s->buf = b.buf;
 		s->cap = b.cap;
-		s->p = s->win = b.buf + b.off - avail;
-		s->end = b.buf + b.off + b.len;
+		s->p = s->win = b.buf + at - avail;
+		s->end = b.buf + at + b.len;
 		b.buf = old;
 		b.cap = oldcap;
 	} else if (b.len) {
