@@ -62,11 +62,18 @@ printf '%-46s %11ss %11ss %7sx %s\n' "  time to compress (quality 11)" "$t_enc" 
 	"$(ratio "$t_rep" "$t_enc")" "(for information)"
 
 # bench_part NAME TEST FILE: tests/bench-NAME.sh, where it and what it
-# needs (test TEST FILE) are there
+# needs (test TEST FILE) are there; one that fails is said, and the rest
+# still run (make bench fails at the end)
+failed=()
 bench_part() {
 	[ -x "$top/tests/bench-$1.sh" ] && test "$2" "$3" || return 0
 	echo
-	"$top/tests/bench-$1.sh"
+	local rc=0
+	"$top/tests/bench-$1.sh" || rc=$?
+	if [ "$rc" != 0 ]; then
+		echo "bench: tests/bench-$1.sh ended with status $rc: its figures stop there" >&2
+		failed+=("$1")
+	fi
 }
 bench_part vma -x "$bin/vma-import"
 bench_part layer -f "$top/build/layer/VK_LAYER_TRACEKIT_capture.json"
@@ -74,3 +81,7 @@ bench_part scenes -f "$top/build/layer/VK_LAYER_TRACEKIT_capture.json"
 bench_part programs -f "$top/build/layer/VK_LAYER_TRACEKIT_capture.json"
 bench_part replay -x "$bin/trace-replay"
 bench_part trim -x "$bin/trace-trim"
+if [ "${#failed[@]}" -gt 0 ]; then
+	echo "bench: failed: ${failed[*]}" >&2
+	exit 1
+fi
