@@ -262,7 +262,7 @@ for _ in $(seq "$(nproc)"); do
 	setsid sh -c 'while :; do :; done' </dev/null >/dev/null 2>&1 &
 	hogs+=($!)
 done
-trap 'kill "${hogs[@]}" 2>/dev/null; bench_cleanup' EXIT
+trap 'kill "${hogs[@]}" 2>/dev/null || true; bench_cleanup' EXIT
 for kind in set mix; do
 	per_call "$kind" "per call, every core busy, vkCmd* ($kind)"
 done

@@ -174,7 +174,7 @@ for _ in $(seq "$(nproc)"); do
 	setsid sh -c 'while :; do :; done' </dev/null >/dev/null 2>&1 &
 	hogs+=($!)
 done
-trap 'kill "${hogs[@]}" 2>/dev/null; bench_cleanup' EXIT
+trap 'kill "${hogs[@]}" 2>/dev/null || true; bench_cleanup' EXIT
 series "busy ($(nproc) spinning processes)"
 kill "${hogs[@]}" 2>/dev/null || true
 fi
