@@ -54,12 +54,9 @@ static void finish(trace_writer *w, mem *m)
 	mem_close(m);
 }
 
-/* The whole stream as text, or NULL with err filled. */
-static char *to_text(const void *data, size_t size, trace_error *err)
+/* What R reads, as text (R closed), or NULL with err filled. */
+static char *reader_to_text(trace_reader *r, trace_error *err)
 {
-	trace_reader *r = trace_reader_open_memory(data, size, "input", err);
-	if (!r)
-		return NULL;
 	mem m;
 	trace_writer *w = writer_to(&m, TRACE_FMT_TEXT);
 	int k = trace_writer_header(w, trace_reader_header(r), err);
@@ -73,6 +70,13 @@ static char *to_text(const void *data, size_t size, trace_error *err)
 		return NULL;
 	}
 	return m.data;
+}
+
+/* The whole stream as text, or NULL with err filled. */
+static char *to_text(const void *data, size_t size, trace_error *err)
+{
+	trace_reader *r = trace_reader_open_memory(data, size, "input", err);
+	return r ? reader_to_text(r, err) : NULL;
 }
 
 /* Text re-encoded in FMT, then back to text. */
@@ -680,23 +684,10 @@ static char *file_to_text(const tbuf *data, bool ahead)
 	trace_reader *r = trace_reader_open(path, &err);
 	unsetenv("TRACE_READ_AHEAD");
 	unlink(path);
-	if (!r)
-		return NULL;
-	mem m;
-	trace_writer *w = writer_to(&m, TRACE_FMT_TEXT);
-	int k = trace_writer_header(w, trace_reader_header(r), &err);
-	trace_call *c;
-	while (k == 0 && (k = trace_reader_next(r, &c, &err)) > 0)
-		k = trace_writer_call(w, c, &err) < 0 ? -1 : 0;
-	if (k < 0)
+	char *text = r ? reader_to_text(r, &err) : NULL;
+	if (!text)
 		trace_error_print(&err, "file_to_text", stderr);
-	finish(w, &m);
-	trace_reader_close(r);
-	if (k < 0) {
-		free(m.data);
-		return NULL;
-	}
-	return m.data;
+	return text;
 }
 
 /* Frames of any size, stated or not, with a skippable one among them:
