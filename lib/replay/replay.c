@@ -523,7 +523,7 @@ void vkr_replay_call(vkr *r, const trace_call *c)
 static void replay_call(vkr *r, const trace_call *c)
 {
 	const char *name = c->sig->name;
-	if (!strncmp(name, "tracekit.", 9)) {
+	if (name[0] == 't' && !strncmp(name, "tracekit.", 9)) {
 		vkr_send_held(r);  /* (memory written, a frame marked) */
 		if (vk_is_update(name))
 			vkr_update(r, c);
