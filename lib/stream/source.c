@@ -244,13 +244,6 @@ static int fill_brotli(trace_source *s, size_t want, trace_error *err)
 	}
 }
 
-/*
- * zstd frames one after another (and skippable frames, such as the
- * seekable format's seek table, which the decoder passes over).  A frame
- * joins the window only once it ended and its checksum held, as a Snappy
- * chunk does: the input may end only where a frame does, and a frame cut
- * off is lost whole, never read in part.
- */
 /* Grows the compressed input to hold n bytes from inoff, as far as the
  * input goes: 0, or -1 on a read error. */
 static int input_hold(trace_source *s, size_t n, trace_error *err)
@@ -328,6 +321,13 @@ static int zstd_whole_frame(trace_source *s, trace_error *err)
 	}
 }
 
+/*
+ * zstd frames one after another (and skippable frames, such as the
+ * seekable format's seek table, which the decoder passes over).  A frame
+ * joins the window only once it ended and its checksum held, as a Snappy
+ * chunk does: the input may end only where a frame does, and a frame cut
+ * off is lost whole, never read in part.
+ */
 static int fill_zstd(trace_source *s, size_t want, trace_error *err)
 {
 	(void)want;
