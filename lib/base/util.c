@@ -160,7 +160,9 @@ static struct {
 	size_t kept;
 } big = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
-/* A chunk of at least n bytes: the smallest kept one that holds them. */
+/* A chunk of at least n bytes: the smallest kept one that holds them,
+ * if it holds no more than twice as many (an arena's total counts its
+ * chunks: the layer bounds the records in flight by it), else a new one. */
 static trace_arena_chunk *big_take(size_t n)
 {
 	trace_arena_chunk *c = NULL;
@@ -168,7 +170,7 @@ static trace_arena_chunk *big_take(size_t n)
 	pthread_mutex_lock(&big.lock);
 	for (size_t i = 0; i < BIG_SLOTS; i++) {
 		trace_arena_chunk *s = big.slot[i];
-		if (s && s->size >= n && (!c || s->size < c->size)) {
+		if (s && s->size >= n && s->size / 2 <= n && (!c || s->size < c->size)) {
 			c = s;
 			at = i;
 		}

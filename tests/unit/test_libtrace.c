@@ -745,7 +745,7 @@ static void test_arena_big(void)
 {
 	trace_arena a;
 	trace_arena_init(&a);
-	char *small = trace_arena_strndup(&a, "abc", 3);
+	check(!strcmp(trace_arena_strndup(&a, "abc", 3), "abc"), "a small allocation first");
 	char *first = trace_arena_alloc(&a, 3 << 20);
 	memset(first, 0x5a, 3 << 20);
 	trace_arena_reset(&a);
@@ -755,8 +755,12 @@ static void test_arena_big(void)
 	check(again[0] == 0 && again[(2 << 20) - 1] == 0, "and it is cleared, as alloc says");
 	char *bigger = trace_arena_alloc(&a, 5 << 20);
 	check(bigger != first && bigger[(5 << 20) - 1] == 0, "a larger one gets a chunk of its own");
-	char *s = trace_arena_strndup(&a, small, 3);
-	check(!strcmp(s, "abc"), "small allocations go on as before");
+	trace_arena_reset(&a);
+	trace_arena_alloc(&a, 300 << 10);
+	check(a.total <= (600u + 64u) << 10, "a kept chunk more than twice as large is not taken: "
+	      "the arena holds %zu bytes (the layer counts what its records hold)", a.total);
+	char *s = trace_arena_strndup(&a, "def", 3);
+	check(!strcmp(s, "def"), "small allocations go on as before");
 	trace_arena_free(&a);
 }
 
