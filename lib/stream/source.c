@@ -610,6 +610,7 @@ static void ahead_start(trace_source *s)
 	/* the input and the codec are the thread's now */
 	s->codec = NULL;
 	s->inbuf = s->cbuf = NULL;
+	s->incap = s->ccap = 0;
 	s->npeek = 0;
 	s->ahead = a;
 	s->fill = fill_ahead;
