@@ -769,6 +769,17 @@ submit_calls() {
 	most_setup=$(grep -o 'fn: tracekit.update[.a-z]*, args: {object: 0x[0-9a-f]*' setup.txt |
 		sed 's/.*object: //' | sort | uniq -c | sort -rn | awk 'NR == 1 { print $1 }')
 	echo "sparse updates of one object before frame 45: $most_captured; in the setup: $most_setup"
+	if [ "$most_setup" -gt 2 ]; then
+		# (it failed once, and not again: what a failure's log should show)
+		local obj
+		obj=$(grep -o 'fn: tracekit.update[.a-z]*, args: {object: 0x[0-9a-f]*' setup.txt |
+			sed 's/.*object: //' | sort | uniq -c | sort -rn | awk 'NR == 1 { print $2 }')
+		echo "the object: $obj; the setup's records that name it, the first 8 of them:"
+		grep -- "$obj" setup.txt | head -n 8 | cut -c 1-300
+		echo "the capture's records that name it before frame 45, by function:"
+		trace-decode "$W/glmark.trace" | sed -n '1,/fn: tracekit.frame, args: {index: 45}/p' |
+			grep -- "$obj" | grep -o 'fn: [A-Za-z.]*' | sort | uniq -c
+	fi
 	[ "$most_captured" -ge 5 ]
 	[ "$most_setup" -le 2 ]
 	replay_error --validate --screenshot 45 -o t45.png t45.trace
