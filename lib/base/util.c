@@ -31,7 +31,7 @@ void *trace_xmalloc(size_t n)
  */
 #define HUGE_PAGE ((size_t)2 << 20)
 
-void trace_advise_huge(void *p, size_t n)
+static void advise_huge(void *p, size_t n)
 {
 #ifdef MADV_HUGEPAGE
 	uintptr_t lo = ((uintptr_t)p + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
@@ -53,7 +53,7 @@ void *trace_xmalloc_huge(size_t n)
 		fprintf(stderr, "tracekit: out of memory (%zu bytes)\n", n);
 		abort();
 	}
-	trace_advise_huge(p, n);
+	advise_huge(p, n);
 	return p;
 }
 

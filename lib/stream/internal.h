@@ -30,9 +30,8 @@ void *trace_xmalloc(size_t n);
 void *trace_xcalloc(size_t n, size_t size);
 void *trace_xrealloc(void *p, size_t n);
 /* Storage of n bytes on huge pages where n is 2 MiB or more (freed with
- * free), and the hint for memory mapped elsewhere (a driver's). */
+ * free). */
 void *trace_xmalloc_huge(size_t n);
-void trace_advise_huge(void *p, size_t n);
 char *trace_xstrdup(const char *s);
 
 /* An input by its path: standard input for NULL or "-" (*name "-"), else
