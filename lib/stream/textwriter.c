@@ -529,28 +529,39 @@ static void put_enum(tbuf *b, const trace_value *v)
 }
 
 /*
- * A bitmask prints the flags apitrace's dump would print, in its order,
- * each with its value, then any bits left over: the text carries exactly
- * the part of the signature that the value shows.
+ * The flags apitrace's dump would print for VALUE, in SIG's order, and
+ * the bits left over: a zero value stops at the first flag.
+ */
+static size_t bitmask_shown(const trace_bitmask_sig *sig, uint64_t value,
+			    const trace_bitmask_flag *shown[64], uint64_t *rest)
+{
+	size_t n = 0;
+	for (uint32_t i = 0; i < sig->nflags && n < 64; i++) {
+		const trace_bitmask_flag *f = &sig->flags[i];
+		if ((f->value && (value & f->value) == f->value) || (!f->value && !value)) {
+			shown[n++] = f;
+			value &= ~f->value;
+		}
+		if (!value)
+			break;
+	}
+	*rest = value;
+	return n;
+}
+
+/*
+ * A bitmask prints the flags dump would print, each with its value, then
+ * any bits left over: the text carries exactly the part of the
+ * signature that the value shows.
  */
 static void put_bitmask(tbuf *b, const trace_value *v)
 {
-	const trace_bitmask_sig *sig = v->bm.sig;
-	uint64_t rest = v->bm.value;
-	const trace_bitmask_flag *shown[64 + 1];
-	size_t nshown = 0;
+	const trace_bitmask_flag *shown[64];
+	uint64_t rest;
+	size_t nshown = bitmask_shown(v->bm.sig, v->bm.value, shown, &rest);
 	bool plain = true;
-	for (uint32_t i = 0; i < sig->nflags && nshown < 64; i++) {
-		const trace_bitmask_flag *f = &sig->flags[i];
-		if ((f->value && (rest & f->value) == f->value) || (!f->value && !rest)) {
-			shown[nshown++] = f;
-			plain = plain && is_ident(f->name, false);
-			rest &= ~f->value;
-		}
-		/* as apitrace: a zero value stops at the first flag */
-		if (!rest)
-			break;
-	}
+	for (size_t i = 0; i < nshown; i++)
+		plain = plain && is_ident(shown[i]->name, false);
 	tbuf_add(b, "!bitmask ", 9);
 	if (plain) {
 		for (size_t i = 0; i < nshown; i++) {
@@ -720,7 +731,7 @@ static void put_value(tbuf *b, const trace_value *v, trace_textcache *c)
  * `format: VK_FORMAT_R8G8B8A8_UNORM`, `usage: A_BIT|B_BIT`, `flags: 0`,
  * structs as plain mappings.  Only a value that is what the schema makes
  * of that type (an enum signature of the type's values by their names, a
- * bitmask signature of its first flags, the same struct signature) loses
+ * bitmask that shows the flags the schema shows, the same struct) loses
  * its tag, so reading the line back with the schema gives the same value,
  * and for a capture the same signature; anything else (a trace from
  * another registry version, an edited value) keeps the tagged form, which
@@ -749,20 +760,6 @@ static bool enum_within(const trace_enum_sig *a, const trace_enum_sig *b)
 	return true;
 }
 
-/* Whether A is B's first flags: a capture's signature stops at the last
- * flag its value shows (vk_bitmask_sig), an older one has them all. */
-static bool bitmask_prefix(const trace_bitmask_sig *a, const trace_bitmask_sig *b)
-{
-	if (a == b || (a->flags == b->flags && a->nflags <= b->nflags))
-		return true;
-	if (a->nflags > b->nflags)
-		return false;
-	for (uint32_t i = 0; i < a->nflags; i++)
-		if (a->flags[i].value != b->flags[i].value || strcmp(a->flags[i].name, b->flags[i].name))
-			return false;
-	return true;
-}
-
 static bool same_struct(const trace_struct_sig *a, const trace_struct_sig *b)
 {
 	if (a == b)
@@ -785,9 +782,7 @@ static bool canonical(trace_textcache *c, const void *sig, const void *type, int
 	if (known && v == 1)
 		return false;
 	bool same = kind == TRACE_ENUM ? enum_within(sig, &((const vk_enum_info *)type)->sig)
-		    : kind == TRACE_BITMASK
-			    ? bitmask_prefix(sig, &((const vk_bitmask_info *)type)->sig)
-			    : same_struct(sig, &((const vk_struct_info *)type)->sig);
+				       : same_struct(sig, &((const vk_struct_info *)type)->sig);
 	if (same)
 		tmap_put(&c->canon, sig, (uint64_t)(uintptr_t)type);
 	else if (!known)
@@ -849,23 +844,16 @@ static const vk_struct_info *pnext_struct(const trace_value *v, trace_textcache 
 /* The flags dump would print, names only, then leftover bits: A|B|0x10. */
 static void put_bitmask_plain(tbuf *b, const trace_value *v)
 {
-	const trace_bitmask_sig *sig = v->bm.sig;
-	uint64_t rest = v->bm.value;
-	bool any = false;
-	for (uint32_t i = 0; i < sig->nflags; i++) {
-		const trace_bitmask_flag *f = &sig->flags[i];
-		if ((f->value && (rest & f->value) == f->value) || (!f->value && !rest)) {
-			if (any)
-				tbuf_addc(b, '|');
-			tbuf_adds(b, f->name);
-			any = true;
-			rest &= ~f->value;
-		}
-		if (!rest)
-			break;
+	const trace_bitmask_flag *shown[64];
+	uint64_t rest;
+	size_t n = bitmask_shown(v->bm.sig, v->bm.value, shown, &rest);
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			tbuf_addc(b, '|');
+		tbuf_adds(b, shown[i]->name);
 	}
-	if (rest || !any) {
-		if (any)
+	if (rest || !n) {
+		if (n)
 			tbuf_addc(b, '|');
 		if (!rest)
 			tbuf_addc(b, '0');
@@ -874,10 +862,28 @@ static void put_bitmask_plain(tbuf *b, const trace_value *v)
 	}
 }
 
-static bool bitmask_names_plain(const trace_bitmask_sig *sig)
+/*
+ * Whether bitmask V prints by its flags' names alone: the schema's TYPE
+ * shows the same flags for its value, so the names read back as the same
+ * text.  A capture's signature is the schema's first flags; another
+ * registry's, or an edited trace's, may differ in flags the value does
+ * not show, or stop before flags it would.
+ */
+static bool bitmask_plain(const trace_value *v, const vk_bitmask_info *type)
 {
-	for (uint32_t i = 0; i < sig->nflags; i++)
-		if (!is_ident(sig->flags[i].name, false))
+	const trace_bitmask_flag *shown[64], *ours[64];
+	uint64_t rest, our_rest;
+	size_t n = bitmask_shown(v->bm.sig, v->bm.value, shown, &rest);
+	for (size_t i = 0; i < n; i++)
+		if (!is_ident(shown[i]->name, false))
+			return false;
+	/* the schema's own first flags, all of the value shown */
+	if (v->bm.sig->flags == type->sig.flags && n && !rest)
+		return true;
+	if (bitmask_shown(&type->sig, v->bm.value, ours, &our_rest) != n || our_rest != rest)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (ours[i]->value != shown[i]->value || strcmp(ours[i]->name, shown[i]->name))
 			return false;
 	return true;
 }
@@ -929,8 +935,7 @@ static void put_typed(tbuf *b, const trace_value *v, const vk_field *f, int leve
 		}
 		break;
 	case VK_B_BITMASK:
-		if (v->kind == TRACE_BITMASK && canonical(c, v->bm.sig, f->ref, TRACE_BITMASK) &&
-		    bitmask_names_plain(v->bm.sig)) {
+		if (v->kind == TRACE_BITMASK && bitmask_plain(v, f->ref)) {
 			put_bitmask_plain(b, v);
 			return;
 		}

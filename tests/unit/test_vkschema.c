@@ -551,6 +551,68 @@ static void test_every_command_text_is_its_binary(void)
 	trace_arena_free(&fill);
 }
 
+/*
+ * A bitmask whose signature is not the schema's (another registry's, an
+ * edited or damaged trace's) prints by its names alone only where the
+ * schema shows the same flags for its value; either way its text reads
+ * back into the same text.
+ */
+static char *cull_mode_text(const trace_bitmask_sig *sig, uint64_t value)
+{
+	const vk_command_info *cmd = vk_command_lookup("vkCmdSetCullMode");
+	uint8_t args[64] = { 0 };
+	trace_call c;
+	trace_call_init(&c);
+	vk_encode_call(cmd, &c, args);
+	c.args[1].kind = TRACE_BITMASK;
+	c.args[1].bm.sig = sig;
+	c.args[1].bm.value = value;
+	size_t len, again_len;
+	char *text = through(&c, 1, TRACE_FMT_TEXT, &len);
+	trace_call again;
+	uint32_t got = 0;
+	trace_reader *r = read_text(text, len, &again, 1, &got);
+	char *back = got ? through(&again, 1, TRACE_FMT_TEXT, &again_len) : NULL;
+	check(back && again_len == len && !memcmp(text, back, len),
+	      "cullMode %#llx: its text reads back as the same text", (unsigned long long)value);
+	if (got)
+		trace_call_free(&again);
+	if (r)
+		trace_reader_close(r);
+	trace_call_free(&c);
+	free(back);
+	return text;
+}
+
+static void test_bitmask_text_by_what_it_shows(void)
+{
+	trace_bitmask_flag other[] = { { "VK_CULL_MODE_NONE", 0 },
+				       { "VK_CULL_MODE_FRONT_BIT", 1 },
+				       { "VK_CULL_MODE_SIDEWAYS_BIT", 2 } };
+	trace_bitmask_sig sig = { 3, other };
+	char *t = cull_mode_text(&sig, 1);
+	check(strstr(t, "cullMode: VK_CULL_MODE_FRONT_BIT}") != NULL,
+	      "the flags it shows are the schema's: names alone");
+	free(t);
+	t = cull_mode_text(&sig, 3);
+	check(strstr(t, "cullMode: !bitmask VK_CULL_MODE_FRONT_BIT=0x1|VK_CULL_MODE_SIDEWAYS_BIT=0x2}"),
+	      "a flag the schema names otherwise: tagged, with the values");
+	free(t);
+	t = cull_mode_text(&sig, 0);
+	check(strstr(t, "cullMode: VK_CULL_MODE_NONE}") != NULL, "zero shows its zero flag");
+	free(t);
+	trace_bitmask_sig first = { 2, other };
+	t = cull_mode_text(&first, 3);
+	check(strstr(t, "cullMode: !bitmask VK_CULL_MODE_FRONT_BIT=0x1|0x2}") != NULL,
+	      "the schema's first flags, stopping before a flag the schema shows: tagged");
+	free(t);
+	trace_bitmask_sig front = { 1, other + 1 };
+	t = cull_mode_text(&front, 0);
+	check(strstr(t, "cullMode: !bitmask 0x0}") != NULL,
+	      "zero where the schema would name it and this signature does not: tagged");
+	free(t);
+}
+
 static void test_tables_know_the_registry(void)
 {
 	check(vk_nstructs > 800, "more than 800 structs (%u)", vk_nstructs);
@@ -1436,6 +1498,7 @@ int main(void)
 	test_values_carry_small_signatures();
 	test_every_struct_round_trips();
 	test_every_command_text_is_its_binary();
+	test_bitmask_text_by_what_it_shows();
 	test_decoding_refuses_what_the_registry_lacks();
 	test_sparse_updates_write_back_what_changed();
 	test_sparse_update_runs_are_the_masks_runs();
