@@ -617,6 +617,19 @@ static bool mostly_equal(const uint8_t *live, const uint8_t *old)
 	return differ <= SPARSE_MAX;
 }
 
+/*
+ * Runs that follow one another across equal stretches of at most
+ * CLUSTER_GAP bytes go out as one sparse update of the words from the
+ * first's start to the last's end, up to CLUSTER_SPAN bytes: a record
+ * costs its writer, its reader and the replay far more than a 32nd of the
+ * stretch in mask bits does.  A video frame streamed through a mapped
+ * buffer (mpv) differed from the last in a few bytes of every row, 300
+ * runs a frame, each a record of its own.  Under a page, so a cluster's
+ * pages are those of its runs.
+ */
+#define CLUSTER_GAP 1024
+#define CLUSTER_SPAN 65536
+
 /* Returns the number of pages (of the watch's size: 0 where none is
  * kept) of the memory with bytes that differed (watch_judge()). */
 static size_t diff_bytes(tk_mem *mem, const tk_object *o, VkDeviceSize lo, VkDeviceSize hi)
@@ -628,13 +641,26 @@ static size_t diff_bytes(tk_mem *mem, const tk_object *o, VkDeviceSize lo, VkDev
 	shadow_ready(mem, lo, hi);
 	while ((i = next_diff(live, old, i, n)) < n) {
 		size_t last = run_end(live, old, i, n), len = last + 1 - i;
+		/* the runs close after it */
+		size_t runs = 1, j, bound;
+		while (last + 1 < n) {
+			bound = last + 1 + CLUSTER_GAP < n ? last + 1 + CLUSTER_GAP : n;
+			if ((j = next_diff(live, old, last + 1, bound)) == bound)
+				break;
+			size_t end = run_end(live, old, j, n);
+			if (end + 1 - i > CLUSTER_SPAN)
+				break;
+			last = end;
+			runs++;
+		}
+		len = last + 1 - i;
 		if (ps) {
 			VkDeviceSize first = (lo + i) / ps, end = (lo + last) / ps + 1;
 			first = first > counted ? first : counted;
 			pages += end > first ? (size_t)(end - first) : 0;
 			counted = end;
 		}
-		if (len >= SPARSE_MIN && mostly_equal(live + i, old + i)) {
+		if ((runs > 1 && len >= 4) || (len >= SPARSE_MIN && mostly_equal(live + i, old + i))) {
 			/* the last 0-3 bytes that make no word go dense */
 			if (!tk_update_sparse(o->handle, lo - o->offset + i, live + i, old + i,
 					      len / 4))

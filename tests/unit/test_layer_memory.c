@@ -6,8 +6,9 @@
  * bytes of the memory outside the buffer reach no update; a submit that
  * follows no write writes nothing; and written bytes cost no more than
  * the runs they make; a buffer the device only writes gets no update.
- * Dense and sparse runs, the GAP between runs, and
- * the vectorised compares are all reached by the patterns below.  The
+ * Dense and sparse runs, the GAP between runs, runs close enough to go
+ * out as one sparse update (CLUSTER_GAP), and the vectorised compares
+ * are all reached by the patterns below.  The
  * memory is page-aligned, so where the kernel can (watch.c) its pages
  * are watched for writes, and a submit compares only those written,
  * also by a system call (a read() into the buffer); TRACEKIT_WATCH=off
@@ -32,7 +33,7 @@
 
 static uint8_t replayed[BUF_SIZE]; /* the buffer as the updates leave it */
 static uint8_t replayed2[BUF2_PAGES << 12];
-static size_t updates, bytes_out, outside;
+static size_t updates, bytes_out, outside, records;
 
 bool tk_tracing(void)
 {
@@ -67,12 +68,14 @@ static void apply(uint64_t object, uint64_t offset, const uint8_t *data, size_t 
 
 void tk_update(uint64_t object, uint64_t offset, const void *data, size_t size)
 {
+	records++;
 	apply(object, offset, data, size);
 }
 
 bool tk_update_sparse(uint64_t object, uint64_t offset, const uint8_t *live, uint8_t *old,
 		      size_t nwords)
 {
+	records++;
 	for (size_t w = 0; w < nwords; w++)
 		if (memcmp(live + 4 * w, old + 4 * w, 4)) {
 			apply(object, offset + 4 * w, live + 4 * w, 4);
@@ -92,7 +95,7 @@ static uint32_t rnd(void)
 
 static void submit(tk_device *dev)
 {
-	updates = bytes_out = outside = 0;
+	updates = bytes_out = outside = records = 0;
 	VkCommandBuffer cb = (VkCommandBuffer)(uintptr_t)0x300;
 	VkSubmitInfo si = { .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1,
 			    .pCommandBuffers = &cb };
@@ -211,9 +214,9 @@ int main(void)
 	      mem->maydiff ? "yes" : "no", want ? want : "(unset)", kernel ? "yes" : "no");
 
 	/* rounds of writes, each a different pattern, each then a submit */
-	for (int round = 0; round < 12; round++) {
-		size_t changed = 0;
-		switch (round % 4) {
+	for (int round = 0; round < 15; round++) {
+		size_t changed = 0, most = SIZE_MAX, least = 0;
+		switch (round % 5) {
 		case 0: /* scattered bytes, each alone */
 			for (int k = 0; k < 200; k++)
 				live[rnd() % BUF_SIZE] = (uint8_t)rnd();
@@ -231,7 +234,18 @@ int main(void)
 		case 3: /* runs just under and over GAP apart, near the end */
 			for (size_t at = BUF_SIZE - 3000; at < BUF_SIZE; at += GAP + rnd() % 3)
 				live[at] ^= 0x5a;
+			most = 1 + 1;  /* one cluster, and its last 0-3 bytes */
 			break;
+		case 4: { /* a few bytes of each row, as a video frame streamed
+			   * through a buffer: rows 1 KiB apart or less make a
+			   * record of 64 KiB, farther apart one each */
+			size_t row = round < 10 ? 320 : 1100, n = 0;
+			for (size_t at = rnd() % 64; at + 8 <= BUF_SIZE; at += row, n++)
+				memcpy(live + at, &(uint64_t){ rnd() | 1ull << 40 | 1 }, 5);
+			most = row < 1024 ? 2 * 2 : n;
+			least = row < 1024 ? 1 : n;
+			break;
+		}
 		}
 		/* and bytes of the memory that no object holds */
 		mapped[rnd() % BUF_AT] = (uint8_t)(rnd() | 1);
@@ -245,6 +259,8 @@ int main(void)
 		/* each run's gaps (at most GAP bytes) count, no more */
 		check(bytes_out <= changed * (GAP + 1), "round %d: %zu bytes for %zu changed",
 		      round, bytes_out, changed);
+		check(records <= most && records >= least, "round %d: %zu records (%zu to %zu)", round,
+		      records, least, most);
 		submit(&dev);
 		check(updates == 0, "round %d: a submit after no write wrote %zu updates", round,
 		      updates);
