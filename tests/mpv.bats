@@ -130,6 +130,20 @@ ae() {
 	[ -z "$(grep -v '^trace-replay: frame' <<<"$output")" ]
 }
 
+@test "running ahead on a device that never seems done, an update of more than 16 runs (mpv's video rows) pays what is owed and goes from the host; the others are staged: validated, the frame pixel-equal" {
+	read -r many many_bytes few_bytes < <(trace-decode "$W/mpv.trace" | python3 "$TOP/tests/update_runs.py" 16)
+	echo "updates of more than 16 runs: $many ($many_bytes bytes); of the others' bytes: $few_bytes"
+	[ "$many" -gt 0 ]
+	TRACE_REPLAY_SLOW_DEVICE=1 run replay --validate --stats=json --screenshot $SHOT -o p.png "$W/mpv.trace"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	read -r paid staged < <(python3 -c 'import json,sys; a = json.loads(sys.argv[1])["ahead"]; print(a["paid"], a["staged_bytes"])' "$(grep '^{' <<<"$output")")
+	echo "paid $paid times, $staged bytes staged"
+	[ "$paid" -ge 1 ] && [ "$paid" -le "$many" ]
+	[ "$staged" -gt 0 ] && [ "$staged" -le "$few_bytes" ]
+	[ "$(ae p.png "$W/mpv.frame-$SHOT.png")" = 0 ]
+}
+
 @test "a debug name of an object no record made stops the replay with the call, the function and the field" {
 	trace-decode "$W/mpv.trace" >mpv.txt
 	n=$(grep -m1 'fn: vkSetDebugUtilsObjectNameEXT,' mpv.txt | grep -o 'call: [0-9]*' | grep -o '[0-9]*')

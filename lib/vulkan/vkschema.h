@@ -416,6 +416,8 @@ int vk_update_read(const trace_call *c, vk_update *u, trace_error *err);
  * length) for each. */
 typedef void (*vk_update_fn)(void *ctx, uint64_t off, const uint8_t *data, uint64_t len);
 void vk_update_runs(const vk_update *u, vk_update_fn fn, void *ctx);
+/* How many runs vk_update_runs gives, counted up to a little past MOST. */
+uint64_t vk_update_nruns(const vk_update *u, uint64_t most);
 
 /* A sparse update's mask and data from the N words at LIVE and a copy of
  * what they held, OLD: the bits of MASK ((N + 7) / 8 bytes) set for the

@@ -128,6 +128,19 @@ void vk_update_runs(const vk_update *u, vk_update_fn fn, void *ctx)
 		fn(ctx, u->offset + 4 * start, u->data + 4 * k, 4 * (8 * u->mask_len - start));
 }
 
+uint64_t vk_update_nruns(const vk_update *u, uint64_t most)
+{
+	if (!u->mask)
+		return u->len ? 1 : 0;
+	uint64_t n = 0, carry = 0;  /* the last bit of the word before */
+	for (uint64_t w = 0; w < (u->mask_len + 7) / 8 && n <= most; w++) {
+		uint64_t v = mask_word(u->mask, u->mask_len, w);
+		n += (uint64_t)__builtin_popcountll(v & ~(v << 1 | carry));  /* the runs' first bits */
+		carry = v >> 63;
+	}
+	return n;
+}
+
 /* Eight words at a time, the mask byte built in a register; each word
  * is stored at DATA's next place, which the next word takes over where it
  * did not differ: no branch. */

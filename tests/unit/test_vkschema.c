@@ -864,7 +864,7 @@ static void test_sparse_update_runs_are_the_masks_runs(void)
 {
 	static uint8_t mask[40], data[4 * 320];
 	static runs_seen got;
-	int bad = 0;
+	int bad = 0, nruns_bad = 0;
 	/* lengths 1 to 40 bytes (whole 64-bit words and not), masks empty,
 	 * full, alternating, random, ending on a set bit */
 	for (int t = 0; t < 2000 && !bad; t++) {
@@ -901,9 +901,17 @@ static void test_sparse_update_runs_are_the_masks_runs(void)
 		}
 		if (n != got.n)
 			bad = t + 1;
+		/* counted, and counted no further than a word past the most asked */
+		uint64_t most = (uint64_t)t % 7;
+		if (!nruns_bad && (vk_update_nruns(&u, UINT64_MAX) != n ||
+		    (vk_update_nruns(&u, most) > most) != (n > most)))
+			nruns_bad = t + 1;
 	}
 	check(!bad, "the runs of 2,000 masks of 1 to 40 bytes are those a bit at a time "
 		    "finds, in order, with their data (first wrong: mask %d)", bad - 1);
+	check(!nruns_bad, "vk_update_nruns counts them (first wrong: mask %d)", nruns_bad - 1);
+	vk_update dense = {.object = 1, .offset = 4096, .data = data, .len = 12};
+	check(vk_update_nruns(&dense, 0) == 1, "a dense update is one run");
 }
 
 static void test_sparse_updates_write_back_what_changed(void)
