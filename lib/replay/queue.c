@@ -334,9 +334,38 @@ bool vkr_merge_breaks(vkr *r, const cmd_entry *e, void *args)
 	}
 }
 
-/* Batches SI (N) with one of ours first, running CB: in the arena. */
+/* Whether the batches SI (N) may be held: no pNext but timeline values. */
+static bool holdable(const VkSubmitInfo *si, uint32_t n)
+{
+	for (uint32_t i = 0; si && i < n; i++) {
+		const VkBaseInStructure *p = si[i].pNext;
+		if (p && (p->sType != VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO || p->pNext))
+			return false;
+	}
+	return si != NULL;
+}
+
+/*
+ * Batches SI (N) with CB, of ours, run first: in the arena.  CB goes
+ * first in the first batch where that batch takes one more command
+ * buffer as it is (no pNext but timeline values), else in a batch of its
+ * own: a batch boundary left an H200 idle 4 us (tests/bench-gaps.c), a
+ * frame's worth for vkd3d-gears, whose every submit follows a skipped
+ * wait.  Its barriers order it the same way either way.
+ */
 static const VkSubmitInfo *with_pre(vkr *r, const VkSubmitInfo *si, uint32_t *n, VkCommandBuffer cb)
 {
+	if (*n && holdable(si, 1)) {
+		VkSubmitInfo *s = trace_arena_alloc(&r->arena, sizeof(*s) * *n);
+		memcpy(s, si, sizeof(*s) * *n);
+		VkCommandBuffer *c = trace_arena_alloc(&r->arena, sizeof(*c) * (s[0].commandBufferCount + 1));
+		c[0] = cb;
+		if (s[0].commandBufferCount)
+			memcpy(c + 1, s[0].pCommandBuffers, sizeof(*c) * s[0].commandBufferCount);
+		s[0].pCommandBuffers = c;
+		s[0].commandBufferCount++;
+		return s;
+	}
 	VkSubmitInfo *s = trace_arena_alloc(&r->arena, sizeof(*s) * (*n + 1));
 	VkCommandBuffer *c = trace_arena_alloc(&r->arena, sizeof(*c));
 	*c = cb;
@@ -392,17 +421,6 @@ void vkr_held_free(vkr *r)
 	free(r->held.cbs);
 	trace_arena_free(&r->held.arena);
 	memset(&r->held, 0, sizeof(r->held));
-}
-
-/* Whether the batches SI (N) may be held: no pNext but timeline values. */
-static bool holdable(const VkSubmitInfo *si, uint32_t n)
-{
-	for (uint32_t i = 0; si && i < n; i++) {
-		const VkBaseInStructure *p = si[i].pNext;
-		if (p && (p->sType != VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO || p->pNext))
-			return false;
-	}
-	return si != NULL;
 }
 
 static bool waits(const VkSubmitInfo *si, uint32_t n)
@@ -572,7 +590,21 @@ void vkr_submit2(vkr *r, const cmd_entry *e, vk_args_vkQueueSubmit2 *a)
 	}
 	VkCommandBuffer pre;
 	a->fence = vkr_ahead_call(r, a->queue, a->fence, &pre);
-	if (pre) {
+	if (pre && a->submitCount && a->pSubmits && !a->pSubmits[0].pNext &&
+	    !(a->pSubmits[0].flags & VK_SUBMIT_PROTECTED_BIT)) {
+		/* first in the first batch, as with_pre */
+		VkSubmitInfo2 *si = trace_arena_alloc(&r->arena, sizeof(*si) * a->submitCount);
+		memcpy(si, a->pSubmits, sizeof(*si) * a->submitCount);
+		uint32_t n = si[0].commandBufferInfoCount;
+		VkCommandBufferSubmitInfo *c = trace_arena_alloc(&r->arena, sizeof(*c) * (n + 1));
+		c[0] = (VkCommandBufferSubmitInfo){.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO,
+						   .commandBuffer = pre};
+		if (n)
+			memcpy(c + 1, si[0].pCommandBufferInfos, sizeof(*c) * n);
+		si[0].pCommandBufferInfos = c;
+		si[0].commandBufferInfoCount = n + 1;
+		a->pSubmits = si;
+	} else if (pre) {
 		VkSubmitInfo2 *si = trace_arena_alloc(&r->arena, sizeof(*si) * (a->submitCount + 1));
 		VkCommandBufferSubmitInfo *c = trace_arena_alloc(&r->arena, sizeof(*c));
 		*c = (VkCommandBufferSubmitInfo){.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO,
