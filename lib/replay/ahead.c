@@ -10,8 +10,9 @@
  * descriptor reset, anything not known to be safe: vkr_ahead_entry).  The
  * records that follow a skipped wait in most programs need no payment:
  *
- *   - a submit gets a batch of ours first, a full pipeline barrier, so
- *     its work still starts after all the work the wait covered ended;
+ *   - a submit gets a command buffer of ours first (in its first batch
+ *     where it can: queue.c's with_pre), a full pipeline barrier, so its
+ *     work still starts after all the work the wait covered ended;
  *   - vkBeginCommandBuffer or vkResetCommandBuffer of a primary command
  *     buffer still pending takes another command buffer of the same pool
  *     (renamed; the old one is kept for the next rename; a secondary's
@@ -23,8 +24,9 @@
  *     sent before them are done;
  *   - memory the trace writes (tracekit.update) while work is in flight
  *     that the program's waits said was over goes through a staging
- *     buffer and a copy in that first batch, ordered on the queue
- *     (vkr_ahead_stage, stage.c), not written under the device's feet.
+ *     buffer and a copy in that command buffer, ordered on the queue
+ *     (vkr_ahead_stage, stage.c), not written under the device's feet;
+ *     an update of many runs pays instead (memory.c's STAGE_RUNS_MOST).
  *
  * Only a wait for everything submitted so far is skipped: a wait for
  * older work is made, at the next record, unless that record is a wait
