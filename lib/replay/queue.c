@@ -559,6 +559,37 @@ void vkr_submit(vkr *r, const cmd_entry *e, vk_args_vkQueueSubmit *a)
 		t->n += k;
 }
 
+/* with_pre for vkQueueSubmit2: first in a first batch that has no pNext
+ * and is not protected (a protected batch takes protected command
+ * buffers alone). */
+static const VkSubmitInfo2 *with_pre2(vkr *r, const VkSubmitInfo2 *si, uint32_t *n,
+				      VkCommandBuffer cb)
+{
+	VkCommandBufferSubmitInfo one = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO,
+					 .commandBuffer = cb};
+	if (*n && si && !si[0].pNext && !(si[0].flags & VK_SUBMIT_PROTECTED_BIT)) {
+		VkSubmitInfo2 *s = trace_arena_alloc(&r->arena, sizeof(*s) * *n);
+		memcpy(s, si, sizeof(*s) * *n);
+		uint32_t k = s[0].commandBufferInfoCount;
+		VkCommandBufferSubmitInfo *c = trace_arena_alloc(&r->arena, sizeof(*c) * (k + 1));
+		c[0] = one;
+		if (k)
+			memcpy(c + 1, s[0].pCommandBufferInfos, sizeof(*c) * k);
+		s[0].pCommandBufferInfos = c;
+		s[0].commandBufferInfoCount = k + 1;
+		return s;
+	}
+	VkSubmitInfo2 *s = trace_arena_alloc(&r->arena, sizeof(*s) * (*n + 1));
+	VkCommandBufferSubmitInfo *c = trace_arena_alloc(&r->arena, sizeof(*c));
+	*c = one;
+	s[0] = (VkSubmitInfo2){.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO_2,
+			       .commandBufferInfoCount = 1, .pCommandBufferInfos = c};
+	if (*n)
+		memcpy(s + 1, si, sizeof(*s) * *n);
+	(*n)++;
+	return s;
+}
+
 void vkr_submit2(vkr *r, const cmd_entry *e, vk_args_vkQueueSubmit2 *a)
 {
 	uint64_t cap_fence = (uint64_t)(uintptr_t)a->fence;
@@ -590,32 +621,8 @@ void vkr_submit2(vkr *r, const cmd_entry *e, vk_args_vkQueueSubmit2 *a)
 	}
 	VkCommandBuffer pre;
 	a->fence = vkr_ahead_call(r, a->queue, a->fence, &pre);
-	if (pre && a->submitCount && a->pSubmits && !a->pSubmits[0].pNext &&
-	    !(a->pSubmits[0].flags & VK_SUBMIT_PROTECTED_BIT)) {
-		/* first in the first batch, as with_pre */
-		VkSubmitInfo2 *si = trace_arena_alloc(&r->arena, sizeof(*si) * a->submitCount);
-		memcpy(si, a->pSubmits, sizeof(*si) * a->submitCount);
-		uint32_t n = si[0].commandBufferInfoCount;
-		VkCommandBufferSubmitInfo *c = trace_arena_alloc(&r->arena, sizeof(*c) * (n + 1));
-		c[0] = (VkCommandBufferSubmitInfo){.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO,
-						   .commandBuffer = pre};
-		if (n)
-			memcpy(c + 1, si[0].pCommandBufferInfos, sizeof(*c) * n);
-		si[0].pCommandBufferInfos = c;
-		si[0].commandBufferInfoCount = n + 1;
-		a->pSubmits = si;
-	} else if (pre) {
-		VkSubmitInfo2 *si = trace_arena_alloc(&r->arena, sizeof(*si) * (a->submitCount + 1));
-		VkCommandBufferSubmitInfo *c = trace_arena_alloc(&r->arena, sizeof(*c));
-		*c = (VkCommandBufferSubmitInfo){.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO,
-						 .commandBuffer = pre};
-		si[0] = (VkSubmitInfo2){.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO_2,
-					.commandBufferInfoCount = 1, .pCommandBufferInfos = c};
-		if (a->submitCount)
-			memcpy(si + 1, a->pSubmits, sizeof(*si) * a->submitCount);
-		a->pSubmits = si;
-		a->submitCount++;
-	}
+	if (pre)
+		a->pSubmits = with_pre2(r, a->pSubmits, &a->submitCount, pre);
 	for (uint32_t i = 0; a->pSubmits && i < a->submitCount; i++)
 		for (uint32_t j = 0; a->pSubmits[i].pCommandBufferInfos &&
 		     j < a->pSubmits[i].commandBufferInfoCount; j++)
