@@ -36,6 +36,7 @@
  *   - with --present, acquires a swapchain image, blits the colour image
  *     into it (a blit, so the window's B8G8R8A8 takes our R8G8B8A8) and
  *     presents it,
+ *   - with --submit2, submits it by vkQueueSubmit2 (Vulkan 1.3),
  *   - and, when asked, copies the colour image to a host buffer and writes
  *     it as DIR/frame-N.png.
  *
@@ -48,7 +49,7 @@
  *             [--gpu N] [--validate] [--still] [--present] [--no-cleanup]
  *             [--mips] [--events] [--compute-mips] [--compute-mips-once]
  *             [--templates] [--push-templates] [--depth-read-only]
- *             [--depth-read-only-rp] [--rewrite-source[=destroy]]
+ *             [--depth-read-only-rp] [--rewrite-source[=destroy]] [--submit2]
  *
  * --no-cleanup ends with exit(0) after the last frame, nothing destroyed:
  * a program that leaves its instance and device to the end of the process.
@@ -81,215 +82,6 @@
 #include "vkexample_vert.h"
 #include "vkexample_frag.h"
 #include "vkexample_comp.h"
-
-/* ------------------------------------------------------------------ */
-/* options */
-
-struct options {
-	unsigned frames;
-	unsigned gpu;
-	int validate;
-	int still;		/* rotation fixed at frame 0's; compute still moves */
-	int present;		/* an X window and a swapchain */
-	int no_cleanup;		/* exit(0) after the frames, nothing destroyed */
-	int wait_each;		/* a fence wait right after each submit */
-	int mips;		/* a mipmapped texture, its levels made every frame */
-	int events;		/* ... ending in a vkCmdWaitEvents */
-	int compute_mips;	/* ... made by a compute shader, level by level */
-	int mips_once;		/* ... once, at load, in a submit of their own */
-	int templates;		/* ... its sets written through a template */
-	int push_templates;	/* ... no sets: pushed through a template */
-	int term_handler;	/* a SIGTERM handler that calls Vulkan, then exit(3) */
-	int discard_pipe;	/* a pipeline more, its ignored states dangling */
-	int depth_read_only;	/* dynamic rendering, HUD passes of read-only depth */
-	int render_pass;	/* ... render passes instead of dynamic rendering */
-	int rewrite_source;	/* a patch from a buffer filled again after */
-	const char *png_dir;
-	const char *extension;	/* one more device extension to enable */
-	unsigned *dump;		/* frame numbers to dump; NULL: every frame */
-	size_t ndump;
-};
-
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: %s [--frames N] [--png-dir DIR] [--dump-frames A,B,...]\n"
-		"          [--gpu N] [--validate] [--still] [--present] [--extension NAME]\n"
-		"          [--wait-each-frame] [--no-cleanup] [--mips] [--events]\n"
-		"          [--compute-mips] [--compute-mips-once] [--templates]\n"
-		"          [--push-templates] [--term-handler] [--discard-pipeline]\n"
-		"          [--depth-read-only] [--depth-read-only-rp] [--rewrite-source[=destroy]]\n"
-		"  --frames N          frames to render (default 10)\n"
-		"  --png-dir DIR       write DIR/frame-N.png (every frame unless --dump-frames)\n"
-		"  --dump-frames LIST  only these frames (comma-separated, from 0)\n"
-		"  --gpu N             use physical device N (default 0)\n"
-		"  --validate          enable VK_LAYER_KHRONOS_validation\n"
-		"  --extension NAME    enable the device extension NAME too, unasked (for\n"
-		"                      testing layers)\n"
-		"  --still             keep the cube's rotation at frame 0's (the uniform\n"
-		"                      buffer is still written every frame); only the\n"
-		"                      compute pattern moves\n"
-		"  --present           also show each frame in an X window ($DISPLAY):\n"
-		"                      a swapchain, one vkQueuePresentKHR per frame\n"
-		"  --wait-each-frame   wait for each frame's fence right after its submit,\n"
-		"                      as a program with no frame in flight does\n"
-		"  --no-cleanup        exit(0) after the last frame, destroying nothing\n"
-		"  --mips              a mipmapped texture, its levels blitted from level 0\n"
-		"                      after the upload and again every frame, sampled\n"
-		"                      minified (a LOD bias of 2)\n"
-		"  --events            --mips, whose last layout changes each frame wait\n"
-		"                      for an event (vkCmdSetEvent, vkCmdWaitEvents)\n"
-		"  --compute-mips      --mips, its levels made by a compute shader each\n"
-		"                      frame (after the upload: level 0 alone), level i\n"
-		"                      from UNDEFINED, read from a view of level i - 1,\n"
-		"                      written through a storage view of level i\n"
-		"  --compute-mips-once --compute-mips, its levels made once, at load (a\n"
-		"                      submit after the upload's), kept in GENERAL till\n"
-		"                      then; the frames only sample them\n"
-		"  --templates         the compute mip pass's sets written with\n"
-		"                      vkUpdateDescriptorSetWithTemplate\n"
-		"  --push-templates    the compute mip pass's descriptors pushed through a\n"
-		"                      template (VK_KHR_push_descriptor), no sets\n"
-		"  --term-handler      a SIGTERM handler of the program's, installed before\n"
-		"                      the instance: it waits for the device\n"
-		"                      (vkDeviceWaitIdle) and exits with status 3, as a\n"
-		"                      game's handler shuts its renderer down\n"
-		"  --discard-pipeline  also make a pipeline with rasterizer discard, its\n"
-		"                      viewport, multisample, depth/stencil and color\n"
-		"                      blend states dangling (ignored: not read)\n"
-		"  --depth-read-only   draw with dynamic rendering (Vulkan 1.3), then two\n"
-		"                      bars, each in a pass whose depth image is read-only\n"
-		"                      (loaded, stored, not written): the cube's, and one\n"
-		"                      the upload alone writes\n"
-		"  --depth-read-only-rp\n"
-		"                      --depth-read-only drawn with render passes\n"
-		"                      (vkCmdBeginRenderPass; no Vulkan 1.3), the read-only\n"
-		"                      depth attachments in DEPTH_STENCIL_READ_ONLY_OPTIMAL\n"
-		"                      from initialLayout to finalLayout\n"
-		"  --rewrite-source[=destroy]  a patch of the texture copied at load from a\n"
-		"                      buffer filled before, after (or destroyed) and each frame\n",
-		ex.prog);
-}
-
-static unsigned parse_uint(const char *opt, const char *s)
-{
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	if (!s || !*s || *s == '-')
-		die("%s needs a non-negative number", opt);
-	v = strtoul(s, &end, 10);
-	if (errno || *end || v > 0x7fffffffUL)
-		die("%s: bad number '%s'", opt, s);
-	return (unsigned)v;
-}
-
-static void parse_options(int argc, char **argv, struct options *o)
-{
-	int i;
-
-	memset(o, 0, sizeof(*o));
-	o->frames = 10;
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
-
-		if (!strcmp(a, "--frames")) {
-			o->frames = parse_uint(a, val);
-			i++;
-		} else if (!strcmp(a, "--gpu")) {
-			o->gpu = parse_uint(a, val);
-			i++;
-		} else if (!strcmp(a, "--png-dir")) {
-			if (!val || !*val)
-				die("--png-dir needs a directory");
-			o->png_dir = val;
-			i++;
-		} else if (!strcmp(a, "--dump-frames")) {
-			char *copy, *tok, *save = NULL;
-
-			if (!val || !*val)
-				die("--dump-frames needs a list of frame numbers");
-			copy = strdup(val);
-			if (!copy)
-				die("out of memory");
-			for (tok = strtok_r(copy, ",", &save); tok;
-			     tok = strtok_r(NULL, ",", &save)) {
-				unsigned *n = realloc(o->dump, (o->ndump + 1) * sizeof(*n));
-				if (!n)
-					die("out of memory");
-				o->dump = n;
-				o->dump[o->ndump++] = parse_uint(a, tok);
-			}
-			free(copy);
-			if (!o->ndump)
-				die("--dump-frames needs a list of frame numbers");
-			i++;
-		} else if (!strcmp(a, "--validate")) {
-			o->validate = 1;
-		} else if (!strcmp(a, "--extension")) {
-			if (!val || !*val)
-				die("--extension needs an extension name");
-			o->extension = val;
-			i++;
-		} else if (!strcmp(a, "--wait-each-frame")) {
-			o->wait_each = 1;
-		} else if (!strcmp(a, "--still")) {
-			o->still = 1;
-		} else if (!strcmp(a, "--present")) {
-			o->present = 1;
-		} else if (!strcmp(a, "--no-cleanup")) {
-			o->no_cleanup = 1;
-		} else if (!strcmp(a, "--mips")) {
-			o->mips = 1;
-		} else if (!strcmp(a, "--events")) {
-			o->mips = o->events = 1;
-		} else if (!strcmp(a, "--compute-mips")) {
-			o->mips = o->compute_mips = 1;
-		} else if (!strcmp(a, "--compute-mips-once")) {
-			o->mips = o->compute_mips = o->mips_once = 1;
-		} else if (!strcmp(a, "--templates")) {
-			o->templates = 1;
-		} else if (!strcmp(a, "--push-templates")) {
-			o->push_templates = 1;
-		} else if (!strcmp(a, "--term-handler")) {
-			o->term_handler = 1;
-		} else if (!strcmp(a, "--discard-pipeline")) {
-			o->discard_pipe = 1;
-		} else if (!strcmp(a, "--depth-read-only")) {
-			o->depth_read_only = 1;
-		} else if (!strcmp(a, "--depth-read-only-rp")) {
-			o->depth_read_only = o->render_pass = 1;
-		} else if (!strcmp(a, "--rewrite-source") || !strcmp(a, "--rewrite-source=destroy")) {
-			o->rewrite_source = a[16] ? 2 : 1;
-		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			usage(stdout);
-			exit(0);
-		} else {
-			usage(stderr);
-			die("unknown option '%s'", a);
-		}
-	}
-	if (o->dump && !o->png_dir)
-		die("--dump-frames needs --png-dir");
-	if (o->frames == 0)
-		die("--frames must be at least 1");
-}
-
-static int want_dump(const struct options *o, unsigned frame)
-{
-	size_t i;
-
-	if (!o->png_dir)
-		return 0;
-	if (!o->dump)
-		return 1;
-	for (i = 0; i < o->ndump; i++)
-		if (o->dump[i] == frame)
-			return 1;
-	return 0;
-}
 
 /* ------------------------------------------------------------------ */
 /* PNG: lib/base/png.c (zlib only), shared with trace-replay */
@@ -406,9 +198,10 @@ static void create_device(const struct options *o)
 	VkFormatProperties fp;
 	VkPhysicalDeviceVulkan13Features v13 = {
 		.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES,
-		.dynamicRendering = VK_TRUE,
+		.dynamicRendering = o->depth_read_only && !o->render_pass,
+		.synchronization2 = o->submit2 != 0,
 	};
-	int dynamic = o->depth_read_only && !o->render_pass;
+	int v13_wanted = v13.dynamicRendering || v13.synchronization2;
 
 	ex_pick_gpu(o->gpu);
 	name = ex.props.deviceName;
@@ -438,11 +231,12 @@ static void create_device(const struct options *o)
 		exts[next++] = o->extension;
 	if (o->push_templates)
 		exts[next++] = VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME;
-	if (dynamic && ex.props.apiVersion < VK_API_VERSION_1_3)
-		die("--depth-read-only: %s has Vulkan %u.%u, not 1.3", name,
+	if (v13_wanted && ex.props.apiVersion < VK_API_VERSION_1_3)
+		die("%s: %s has Vulkan %u.%u, not 1.3",
+		    o->submit2 ? "--submit2" : "--depth-read-only", name,
 		    VK_API_VERSION_MAJOR(ex.props.apiVersion),
 		    VK_API_VERSION_MINOR(ex.props.apiVersion));
-	ex_create_device(family, exts, next, dynamic ? &v13 : NULL);
+	ex_create_device(family, exts, next, v13_wanted ? &v13 : NULL);
 }
 
 static void create_resources(void)
@@ -1017,6 +811,37 @@ static void save_frame(const struct options *o, unsigned frame)
 	printf("wrote %s\n", path);
 }
 
+/* --submit2: the frame's submit of run_frames by vkQueueSubmit2, the
+ * same waits and signals. */
+static void submit2(const VkSubmitInfo *si, VkFence fence)
+{
+	VkSemaphoreSubmitInfo wait = {
+		.sType = VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO,
+		.semaphore = si->waitSemaphoreCount ? si->pWaitSemaphores[0] : VK_NULL_HANDLE,
+		.stageMask = VK_PIPELINE_STAGE_2_TRANSFER_BIT,
+	};
+	VkSemaphoreSubmitInfo signal = {
+		.sType = VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO,
+		.semaphore = si->signalSemaphoreCount ? si->pSignalSemaphores[0] : VK_NULL_HANDLE,
+		.stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
+	};
+	VkCommandBufferSubmitInfo cb = {
+		.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO,
+		.commandBuffer = si->pCommandBuffers[0],
+	};
+	VkSubmitInfo2 s2 = {
+		.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO_2,
+		.waitSemaphoreInfoCount = si->waitSemaphoreCount,
+		.pWaitSemaphoreInfos = &wait,
+		.commandBufferInfoCount = 1,
+		.pCommandBufferInfos = &cb,
+		.signalSemaphoreInfoCount = si->signalSemaphoreCount,
+		.pSignalSemaphoreInfos = &signal,
+	};
+
+	VK(vkQueueSubmit2(ex.queue, 1, &s2, fence));
+}
+
 static void run_frames(const struct options *o)
 {
 	unsigned frame;
@@ -1052,7 +877,10 @@ static void run_frames(const struct options *o)
 		}
 		record_frame(g.cmd[slot], slot, frame, dump,
 			     win.swapchain ? win.images[index] : VK_NULL_HANDLE);
-		VK(vkQueueSubmit(ex.queue, 1, &si, g.fence[slot]));
+		if (o->submit2)
+			submit2(&si, g.fence[slot]);
+		else
+			VK(vkQueueSubmit(ex.queue, 1, &si, g.fence[slot]));
 		if (o->wait_each)
 			VK(vkWaitForFences(ex.dev, 1, &g.fence[slot], VK_TRUE, UINT64_MAX));
 		if (win.swapchain)
@@ -1154,7 +982,7 @@ int main(int argc, char **argv)
 	}
 	if (o.present)
 		win_open((VkExtent2D){ WIDTH, HEIGHT }, "vkexample");
-	if (o.depth_read_only && !o.render_pass)
+	if ((o.depth_read_only && !o.render_pass) || o.submit2)
 		ex.api = VK_API_VERSION_1_3;
 	create_instance(&o);
 	if (o.present)

@@ -96,6 +96,36 @@ struct vkexample {
 };
 extern struct vkexample g;
 
+/* vkexample_options.c: the command line */
+struct options {
+	unsigned frames;
+	unsigned gpu;
+	int validate;
+	int still;		/* rotation fixed at frame 0's; compute still moves */
+	int present;		/* an X window and a swapchain */
+	int no_cleanup;		/* exit(0) after the frames, nothing destroyed */
+	int wait_each;		/* a fence wait right after each submit */
+	int mips;		/* a mipmapped texture, its levels made every frame */
+	int events;		/* ... ending in a vkCmdWaitEvents */
+	int compute_mips;	/* ... made by a compute shader, level by level */
+	int mips_once;		/* ... once, at load, in a submit of their own */
+	int templates;		/* ... its sets written through a template */
+	int push_templates;	/* ... no sets: pushed through a template */
+	int term_handler;	/* a SIGTERM handler that calls Vulkan, then exit(3) */
+	int discard_pipe;	/* a pipeline more, its ignored states dangling */
+	int depth_read_only;	/* dynamic rendering, HUD passes of read-only depth */
+	int render_pass;	/* ... render passes instead of dynamic rendering */
+	int rewrite_source;	/* a patch from a buffer filled again after */
+	int submit2;		/* frames submitted by vkQueueSubmit2 (Vulkan 1.3) */
+	const char *png_dir;
+	const char *extension;	/* one more device extension to enable */
+	unsigned *dump;		/* frame numbers to dump; NULL: every frame */
+	size_t ndump;
+};
+void parse_options(int argc, char **argv, struct options *o);
+/* Whether frame FRAME is saved as a PNG. */
+int want_dump(const struct options *o, unsigned frame);
+
 /* vkexample.c */
 VkShaderModule create_shader(const uint32_t *code, size_t size);
 

@@ -31,6 +31,10 @@ setup_file() {
 	VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$W/exw.trace" \
 		TRACEKIT_SCREENSHOT=3,11 timeout 60 "$TOP/build/examples/vkexample" --frames 12 \
 		--present --wait-each-frame >/dev/null 2>&1
+	# and submitting by vkQueueSubmit2 (synchronization2)
+	VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$W/exs2.trace" \
+		TRACEKIT_SCREENSHOT=3,11 timeout 60 "$TOP/build/examples/vkexample" --frames 12 \
+		--present --wait-each-frame --submit2 >/dev/null 2>&1
 	# glmark2 through zink, five scenes of 10 frames, one screenshot in
 	# each; no scene draws a model an earlier one drew (see the test); the
 	# buffer scene rewrites one float of each vertex a frame: sparse updates
@@ -143,6 +147,40 @@ frames_as_captured() {
 	[ "$(json e.json 's["ahead"]["held_seconds"] > 0 and s["ahead"]["paid_seconds"] >= 0')" = True ]
 	TRACE_REPLAY_SLOW_DEVICE=1 frames_as_captured cslow cube 0,150,299
 	TRACE_REPLAY_SLOW_DEVICE=1 frames_as_captured gslow glmark 5,15,25,35,45
+}
+
+# Each submit of the trace, and no more: the replay's own command buffer
+# (the barrier before the program's work, the staged copies) rides in the
+# submit's first batch, as the replay's own capture shows.
+@test "running ahead on a device that never seems done: the replay's own command buffer goes first in the submit's first batch, by vkQueueSubmit and by vkQueueSubmit2, frames and validation as captured" {
+	local t fn
+	for t in exw exs2; do
+		fn=vkQueueSubmit; [ $t = exs2 ] && fn=vkQueueSubmit2
+		TRACE_REPLAY_SLOW_DEVICE=1 replay_error -q --validate --screenshot 3,11 \
+			--screenshot-dir "$t" "$W/$t.trace"
+		echo "$t: $output"
+		[ "$status" -eq 0 ]
+		[ -z "$output" ]
+		for n in 3 11; do
+			[ "$(ae "$W/$t.frame-$n.png" "$t/frame-$n.png")" = 0 ]
+		done
+		TRACE_REPLAY_SLOW_DEVICE=1 VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture \
+			TRACEKIT_OUTPUT="$BATS_TEST_TMPDIR/$t.self.trace" trace-replay "$W/$t.trace"
+		trace-decode "$t.self.trace" >"$t.self.txt"
+		trace-decode "$W/$t.trace" >"$t.txt"
+		# the frames' submits: one batch of one command buffer each
+		# captured; replayed, the same calls, the first batch one more
+		cap=$(grep -c "fn: $fn, .*submitCount: 1, " "$t.txt")
+		now=$(grep -c "fn: $fn, .*submitCount: 1, " "$t.self.txt")
+		two=$(grep "fn: $fn, .*submitCount: 1, " "$t.self.txt" |
+			grep -Ec 'commandBuffer(Info)?Count: 2, ')
+		echo "$t: $cap submits of one batch captured; replayed $now, $two with two command buffers"
+		[ "$cap" -ge 12 ]
+		[ "$now" -eq "$cap" ]
+		[ "$(grep -c "fn: $fn," "$t.self.txt")" -eq "$(grep -c "fn: $fn," "$t.txt")" ]
+		[ "$two" -ge 10 ]
+	done
+	[ "$(grep -c 'fn: vkQueueSubmit2,' exs2.txt)" -ge 12 ]
 }
 
 @test "objects start zeroed on a driver whose new memory holds what it held before: the frames the same (TRACE_REPLAY_POISON)" {
