@@ -379,6 +379,24 @@ frames_as_captured() {
 	[ "$(wc -l <<<"$output")" = 2 ]
 }
 
+@test "a kind of validation error shows 10 times, then how many more of it came; all count in the total and the exit status" {
+	# the example's blit into the window's image, each frame, named in a
+	# layout a blit cannot write (two errors a blit, 12 frames)
+	trace-decode "$W/exp.trace" | sed '/fn: vkCmdBlitImage,/s/dstImageLayout: VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL/dstImageLayout: VK_IMAGE_LAYOUT_PRESENT_SRC_KHR/' \
+		>blit.txt
+	[ "$(grep -c 'fn: vkCmdBlitImage,.*dstImageLayout: VK_IMAGE_LAYOUT_PRESENT_SRC_KHR' blit.txt)" -eq 12 ]
+	replay_error --validate blit.txt
+	echo "$output"
+	[ "$status" -eq 1 ]
+	local v
+	for v in 00226 00227; do
+		[ "$(grep -c "^trace-replay: call [0-9]* vkCmdBlitImage: validation error: .*VUID-vkCmdBlitImage-dstImageLayout-$v" <<<"$output")" = 10 ]
+		grep -qx "trace-replay: validation: 2 more errors VUID-vkCmdBlitImage-dstImageLayout-$v, like the ones shown" <<<"$output"
+	done
+	grep -qx 'trace-replay: blit.txt: 24 validation errors' <<<"$output"
+	[ "$(wc -l <<<"$output")" = 23 ]
+}
+
 @test "validation messages name the call being replayed and its function" {
 	# vkcube's sampler with anisotropy, which its device did not enable
 	sed -E '0,/fn: vkCreateSampler,/s/(fn: vkCreateSampler,.*)anisotropyEnable: false/\1anisotropyEnable: true/' \

@@ -137,13 +137,26 @@ const char *vkd_heap_flags_name(char *out, size_t cap, VkMemoryHeapFlags f)
 /* ------------------------------------------------------------------ */
 /* The device. */
 
-/* Whether a performance warning is the first of its kind: a program
- * replayed has the same ones at every frame (zink blitting mipmaps in
- * the GENERAL layout: 540 in 30 frames of glmark2-es2's refract). */
-static bool once(vkd_messages *m, const VkDebugUtilsMessengerCallbackDataEXT *data)
+/* Whether a message is among the first of its kind, WHAT (a performance
+ * warning: the first alone; an error or warning: the first
+ * KIND_SHOWN): a program replayed says the same at every frame (zink
+ * blitting mipmaps in the GENERAL layout: 540 performance warnings in 30
+ * frames of glmark2-es2's refract; Godot 3 through zink, 9,579 errors
+ * of one kind in 1,916 frames, zink's own, as the program run alone
+ * without tracing has them). */
+#define KIND_SHOWN 10
+
+static bool shown(vkd_messages *m, const VkDebugUtilsMessengerCallbackDataEXT *data,
+		  const char *what)
 {
+	uint64_t limit = !strcmp(what, "performance warning") ? 1 : KIND_SHOWN;
+	int32_t id = data ? data->messageIdNumber : 0;
 	for (size_t i = 0; i < m->nseen; i++)
-		if (m->seen[i].id == data->messageIdNumber) {
+		if (m->seen[i].id == id && m->seen[i].what == what) {
+			if (m->seen[i].shown < limit) {
+				m->seen[i].shown++;
+				return true;
+			}
 			m->seen[i].more++;
 			return false;
 		}
@@ -151,8 +164,8 @@ static bool once(vkd_messages *m, const VkDebugUtilsMessengerCallbackDataEXT *da
 		m->capseen = m->capseen ? 2 * m->capseen : 8;
 		m->seen = trace_xrealloc(m->seen, m->capseen * sizeof(*m->seen));
 	}
-	m->seen[m->nseen++] = (struct vkd_seen){data->messageIdNumber, 0,
-		trace_xstrdup(data->pMessageIdName ? data->pMessageIdName : "(no name)")};
+	m->seen[m->nseen++] = (struct vkd_seen){id, what, 1, 0,
+		trace_xstrdup(data && data->pMessageIdName ? data->pMessageIdName : "(no name)")};
 	return true;
 }
 
@@ -160,10 +173,10 @@ void vkd_messages_end(vkd_messages *m)
 {
 	for (size_t i = 0; i < m->nseen; i++) {
 		if (m->seen[i].more)
-			fprintf(stderr, "%s: validation: %llu more performance warning%s %s, "
-				"like the one shown\n", m->prog ? m->prog : "vulkan",
-				(unsigned long long)m->seen[i].more, m->seen[i].more == 1 ? "" : "s",
-				m->seen[i].name);
+			fprintf(stderr, "%s: validation: %llu more %s%s %s, like the one%s shown\n",
+				m->prog ? m->prog : "vulkan", (unsigned long long)m->seen[i].more,
+				m->seen[i].what, m->seen[i].more == 1 ? "" : "s", m->seen[i].name,
+				m->seen[i].shown == 1 ? "" : "s");
 		free(m->seen[i].name);
 	}
 	free(m->seen);
@@ -192,9 +205,12 @@ static VKAPI_ATTR VkBool32 VKAPI_CALL on_message(VkDebugUtilsMessageSeverityFlag
 	if (m->quiet)
 		return VK_FALSE;
 	if ((types & VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT) &&
-	    !(severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT) && data &&
-	    !once(m, data))
+	    !(severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT))
+		what = "performance warning";
+	if (!shown(m, data, what))
 		return VK_FALSE;
+	if (!strcmp(what, "performance warning"))
+		what = "warning";
 	char about[160] = "";
 	if (m->about)
 		m->about(m->ctx, about, sizeof(about));

@@ -44,14 +44,20 @@ typedef struct vkd_messages {
 	void *ctx;
 	bool (*ignore)(void);   /* true on a thread whose calls are not the
 				 * trace's: its messages are left out */
-	/* performance warnings, each kind shown once: its message id, and
-	 * how many more came (vkd_messages_end) */
-	struct vkd_seen { int32_t id; uint64_t more; char *name; } *seen;
+	/* each kind of message (its id, its severity, whether a performance
+	 * warning) shown a few times: how many shown, and how many more came
+	 * (vkd_messages_end) */
+	struct vkd_seen {
+		int32_t id;
+		const char *what;  /* "error", "warning", "performance warning" */
+		uint64_t shown, more;
+		char *name;
+	} *seen;
 	size_t nseen, capseen;
 } vkd_messages;
 
-/* After the last device: a line for each kind of performance warning
- * shown once that came again, with how many more times; frees them. */
+/* After the last device: a line for each kind of message that came more
+ * often than it was shown, with how many more times; frees them. */
 void vkd_messages_end(vkd_messages *m);
 
 typedef struct vkd_options {
