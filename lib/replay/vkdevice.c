@@ -152,7 +152,7 @@ static bool shown(vkd_messages *m, const VkDebugUtilsMessengerCallbackDataEXT *d
 	uint64_t limit = !strcmp(what, "performance warning") ? 1 : KIND_SHOWN;
 	int32_t id = data ? data->messageIdNumber : 0;
 	for (size_t i = 0; i < m->nseen; i++)
-		if (m->seen[i].id == id && m->seen[i].what == what) {
+		if (m->seen[i].id == id && !strcmp(m->seen[i].what, what)) {
 			if (m->seen[i].shown < limit) {
 				m->seen[i].shown++;
 				return true;
