@@ -211,6 +211,36 @@ ae() {
 	[ "$(ae cut.png full.png)" = 0 ]
 }
 
+@test "mpv's planes edited to lie closer in their memory than this device makes them: each placed where it overlaps no other, validated, the frame pixel-equal" {
+	# libplacebo binds the luma plane and the two chroma planes in one
+	# memory, one after the other.  The capture edited to say the luma
+	# plane needs half the bytes it does and the first chroma plane to
+	# start there, as a device of smaller images would have laid them
+	# out: here the luma plane's tail would overwrite the chroma plane's
+	# first rows (NVIDIA's larger images did so to mpv's corner)
+	trace-decode "$W/mpv.trace" | awk '
+		/fn: vkCreateImage,/ && /format: VK_FORMAT_R8_UNORM,/ && !luma { luma = 1; next_req = 1 }
+		next_req && /fn: vkGetImageMemoryRequirements2,/ {
+			match($0, /size: [0-9]+/)
+			half = int(substr($0, RSTART + 6, RLENGTH - 6) / 2 / 4096) * 4096
+			sub(/size: [0-9]+/, "size: " half)
+			next_req = 0; binds = 0
+		}
+		half && /fn: vkBindImageMemory,/ && ++binds == 2 {
+			sub(/memoryOffset: [0-9]+/, "memoryOffset: " half)
+			half = 0; edited = 1
+		}
+		{ print }
+		END { if (!edited) exit 1 }' >close.txt
+	trace-encode -o close.trace close.txt
+	replay_error --validate --screenshot $SHOT -o close.png close.trace
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	echo "$(ae close.png "$W/mpv.frame-$SHOT.png") pixels differ"
+	[ "$(ae close.png "$W/mpv.frame-$SHOT.png")" = 0 ]
+}
+
 @test "mpv --vo=gpu-next: exit status as without the layer, replay with no message it does not make natively, the frame pixel-equal" {
 	start_xvfb
 	capture gpu-next next

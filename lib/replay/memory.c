@@ -304,6 +304,22 @@ static bool granule_clash(vkr *r, const memobj *m, const group *g, const obj *o,
 	return false;
 }
 
+/* Whether O at REL (SIZE bytes) in G would overlap an object placed
+ * there that it does not alias at capture: this device's requirements
+ * may be larger than the capture's (libplacebo's planes, 77,824 bytes
+ * apart in one memory, make a 320x240 R8 image of 76,800 bytes on
+ * llvmpipe and of more on NVIDIA's), and the object's tail would land on
+ * its neighbour's bytes. */
+static bool crowds(const memobj *m, const group *g, const obj *o, VkDeviceSize rel,
+		   VkDeviceSize size)
+{
+	for (const obj *q = m->objs; q; q = q->next_in_mem)
+		if (q->group == g && q->span && !meets(q, o->mem_off, o->cap_extent) &&
+		    rel < sat_add(q->rel, q->span) && q->rel < sat_add(rel, size))
+			return true;
+	return false;
+}
+
 /* A group of M that O (bound at capture offset OFF) shares: that of an
  * object it overlaps at capture, or one spanning M, where O fits at its
  * capture offset; NULL where none.  One that O only neighbours there
@@ -321,7 +337,8 @@ static group *shared_group(vkr *r, memobj *m, const obj *o, VkDeviceSize off,
 			continue;
 		if (!meets(p, off, o->cap_extent) && (!g->whole || (host && !g->mapped)))
 			continue;
-		if (fits(g, o, off, req, size, rel) && !granule_clash(r, m, g, o, *rel, size))
+		if (fits(g, o, off, req, size, rel) && !granule_clash(r, m, g, o, *rel, size) &&
+		    !crowds(m, g, o, *rel, size))
 			return g;
 		tried = g;
 	}
