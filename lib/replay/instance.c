@@ -184,6 +184,7 @@ void vkr_free_devices_state(vkr *r)
 			free((void *)(uintptr_t)r->cap_mems.vals[i]);
 	tmap_free(&r->cap_mems);
 	tmap_free(&r->owners);
+	tmap_free(&r->renamed_views);
 }
 
 /* ------------------------------------------------------------------ */

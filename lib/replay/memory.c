@@ -44,29 +44,6 @@ static memobj *mem_get(vkr *r, uint64_t cap)
 	return e ? (memobj *)(uintptr_t)*e : NULL;
 }
 
-/* An image's levels, layers and extent within what the replay device
- * makes of its format (llvmpipe made an image of 4294967295 mip levels
- * and crashed drawing with it); where the device cannot say, the create
- * says what it says. */
-void vkr_image_limits(vkr *r, const VkImageCreateInfo *ci)
-{
-	VkImageFormatProperties p;
-	if (r->checking || vkGetPhysicalDeviceImageFormatProperties(r->d->vk.physical, ci->format,
-			ci->imageType, ci->tiling, ci->usage, ci->flags, &p) != VK_SUCCESS)
-		return;
-	const struct { const char *name; uint32_t v, max; } lim[] = {
-		{"mipLevels", ci->mipLevels, p.maxMipLevels},
-		{"arrayLayers", ci->arrayLayers, p.maxArrayLayers},
-		{"extent.width", ci->extent.width, p.maxExtent.width},
-		{"extent.height", ci->extent.height, p.maxExtent.height},
-		{"extent.depth", ci->extent.depth, p.maxExtent.depth},
-	};
-	for (size_t i = 0; i < sizeof(lim) / sizeof(lim[0]); i++)
-		if (lim[i].v > lim[i].max)
-			vkr_fatal(r, "pCreateInfo: %s %u, but %s makes %u at most of this format",
-				  lim[i].name, lim[i].v, r->d->vk.props.deviceName, lim[i].max);
-}
-
 /* A framebuffer's extent and layers within the replay device's limits
  * (layers edited from 1 to 4294967295 made llvmpipe write past its
  * memory at the draw: mutants.py seed 2252925239, vkcube), and none of
@@ -149,6 +126,7 @@ static void group_flush(group *g, VkDeviceSize off, VkDeviceSize len)
 void vkr_release_obj(vkr *r, obj *o)
 {
 	vkr_unlink_obj(o);
+	vkr_rename_free(o);
 	group *g = o->group;
 	o->group = NULL;
 	(void)r;

@@ -70,6 +70,7 @@ enum special {
 	SP_CREATE_TEMPLATE, SP_DESTROY_TEMPLATE, SP_TEMPLATE_DATA,
 	SP_GET_QUEUE, SP_GET_QUEUE2, SP_SUBMIT, SP_SUBMIT2, SP_DRAW_MULTI, SP_DRAW_MULTI_INDEXED,
 	SP_GRAPHICS_PIPELINES, SP_COMPUTE_PIPELINES, SP_CREATE_SEMAPHORE, SP_MADE_AHEAD,
+	SP_CREATE_VIEW, SP_COPY_TO_IMAGE, SP_BYTES_OF_IMAGE,
 };
 
 /* What --loop follows a command for, beyond what it makes and ends: the
@@ -93,6 +94,7 @@ typedef struct cmd_entry {
 	bool result;         /* it returns a VkResult */
 	bool subres;         /* what it reads may hold an image subresource (subres.c) */
 	bool iface;          /* vk_iface_note follows or checks it */
+	bool attachments;    /* it names color attachment formats (formats.c) */
 	int16_t allocator;   /* the pAllocator parameter, or -1 */
 	int16_t tmpl, data;  /* SP_TEMPLATE_DATA: descriptorUpdateTemplate, pData */
 	uint8_t cb;          /* what cmdbuf.c checks of it (vkr_cmdbuf_entry) */
@@ -164,6 +166,7 @@ typedef struct obj {
 	bool sparse;                /* made for sparse binding: no vkBind*Memory */
 	bool three_d;               /* images: VK_IMAGE_TYPE_3D (views address depth) */
 	uint32_t mips, layers;      /* images: their create info's; 0 if unknown */
+	struct rename *ren;         /* images made in another format (formats.c) */
 	VkDeviceSize create_size;   /* buffers */
 	VkDeviceSize cap_req;       /* size from the capture's requirements, 0 if unknown */
 	group *group;
@@ -215,7 +218,7 @@ enum tag {
 	TAG_CBLOG, TAG_DPOOL, TAG_FENCE, TAG_BINARY, TAG_TIMELINE, TAG_SHIFT, TAG_BASE,
 	TAG_RESTORE, TAG_RESET, TAG_ACQUIRED, TAG_WAITED_BY, TAG_MARKED, TAG_EPOCH, TAG_CAPMEM,
 	TAG_CBSTATE, TAG_CBPOOL, TAG_QFAMILY, TAG_IBUF, TAG_IOFF, TAG_ISIZE, TAG_QPOOL,
-	TAG_TIME, TAG_TLBASE, TAG_TLTOP,
+	TAG_TIME, TAG_TLBASE, TAG_TLTOP, TAG_RVIEW,
 };
 
 /*
@@ -324,6 +327,10 @@ typedef struct vkr {
 	tmap mems;         /* (capture, TAG_MEM) -> memobj* */
 	tmap swapchains;   /* (capture, TAG_SWAPCHAIN) -> swapchain* */
 	tmap templates;    /* (capture, TAG_TEMPLATE) -> tmpl* */
+	tmap renamed_views; /* (capture view, TAG_RVIEW) -> its image, made in a
+			     * format renamed (formats.c) */
+	uint32_t renamed;  /* images made in a format renamed */
+	int32_t rename_said[8][2];  /* the renames warned of, from and to */
 	trace_arena arena;
 	const vk_handle_info *h_buffer, *h_image, *h_memory, *h_physical, *h_surface,
 		*h_swapchain, *h_semaphore, *h_fence, *h_queue, *h_device, *h_instance,
@@ -632,8 +639,27 @@ void vkr_end_device(vkr *r, vkr_device *d);
 /* memory.c: memory placement, object by object; the bytes the trace wrote */
 void vkr_parse_header_memory(vkr *r, const trace_header *h);
 obj *vkr_obj_get(vkr *r, uint64_t cap);
-void vkr_image_limits(vkr *r, const VkImageCreateInfo *ci);
 void vkr_framebuffer_limits(vkr *r, const VkFramebufferCreateInfo *ci);
+
+/* formats.c: an image the device cannot make in its format, made in one
+ * of the same channels in another order */
+/* CI's limits checked and, where the device lacks its format for its
+ * usage, CI renamed; the trace's format, or 0 where CI stays as it was */
+int32_t vkr_image_format(vkr *r, VkImageCreateInfo *ci);
+/* O, made from CI, renamed from FROM: what its views and copies need */
+void vkr_image_renamed(vkr *r, obj *o, int32_t from, const VkImageCreateInfo *ci);
+void vkr_rename_free(obj *o);
+/* Whether CMD names color attachment formats (render passes, pipelines'
+ * and inheritance's rendering formats, imageless framebuffers), and
+ * those of ARGS the device lacks renamed as their images are; on any
+ * thread (warm.c) */
+bool vkr_attachments_wanted(const vk_command_info *cmd);
+void vkr_attachment_formats(VkPhysicalDevice phys, const vk_command_info *cmd, void *args);
+/* What a record does with an image made renamed: views name its new
+ * format, copies from buffers go through a shadow image (true: the call
+ * is made), other copies of its bytes are said (e->special:
+ * SP_CREATE_VIEW, SP_COPY_TO_IMAGE, SP_BYTES_OF_IMAGE) */
+bool vkr_format_note(vkr *r, const cmd_entry *e, void *args);
 obj *vkr_new_obj(vkr *r, uint64_t cap, uint64_t live, bool image, bool linear, VkDeviceSize size);
 void vkr_unlink_obj(obj *o);
 /* --loop: O set aside alive, out of its memory's list: its bytes kept. */

@@ -192,6 +192,22 @@ extern const uint32_t vk_nbitmasks;
 extern const vk_handle_info *const vk_handles[];
 extern const uint32_t vk_nhandles;
 
+/* A format's texel as the registry's <formats> lays it out (generated,
+ * sorted by format): only formats of red, green, blue and alpha
+ * channels, uncompressed and of one plane (vkformat.h). */
+typedef struct vk_format_layout {
+	int32_t format;          /* VkFormat */
+	const char *cls;         /* its compatibility class ("32-bit") */
+	uint8_t block_size;      /* bytes of a texel */
+	uint8_t packed;          /* bits of its packed word; 0 if none */
+	uint8_t n;               /* channels */
+	char chan[5];            /* their names in the order of their bits */
+	uint8_t bits[4];
+	const char *numeric[4];  /* "UNORM", "SRGB", ... */
+} vk_format_layout;
+extern const vk_format_layout vk_format_layouts[];
+extern const uint32_t vk_nformat_layouts;
+
 /* A value of VkObjectType or VkDebugReportObjectTypeEXT and the handle
  * type it names (generated, sorted by value). */
 typedef struct vk_typed_handle {

@@ -373,7 +373,45 @@ def load(registry=REGISTRY):
         m.commands[n] = c
     m.guard = guard
     m.types = types
+    m.formats = load_formats(root, m.enums.get('VkFormat'))
     return m
+
+
+# The registry's <formats>: per VkFormat, its compatibility class, the
+# bytes of a texel block, the bits of its packed word and its channels in
+# the order of their bits.  Only formats of red, green, blue and alpha
+# channels, uncompressed and of one plane: the ones whose bytes another
+# format can hold under other channel names (trace-replay's renames).
+def load_formats(root, vkformat):
+    if not vkformat:
+        return []
+    value = dict(vkformat[2])
+    out = []
+    for f in root.findall('formats/format'):
+        comps = f.findall('component')
+        if (f.get('name') not in value or f.get('compressed') or f.findall('plane')
+                or f.get('chroma') or f.get('texelsPerBlock') != '1'
+                or not 1 <= len(comps) <= 4
+                or any(c.get('name') not in 'RGBA' or not c.get('bits', '').isdigit()
+                       for c in comps)):
+            continue
+        out.append((value[f.get('name')], f.get('name'), f.get('class'),
+                    int(f.get('blockSize')), int(f.get('packed') or 0),
+                    [(c.get('name'), int(c.get('bits')), c.get('numericFormat'))
+                     for c in comps]))
+    return sorted(out)
+
+
+def gen_formats(out, m):
+    out.append('const vk_format_layout vk_format_layouts[] = {')
+    for v, name, cls, size, packed, comps in m.formats:
+        pad = comps + [('', 0, None)] * (4 - len(comps))
+        out.append('\t{ %d, "%s", %d, %d, %d, "%s", { %s }, { %s } }, /* %s */'
+                   % (v, cls, size, packed, len(comps), ''.join(c[0] for c in comps),
+                      ', '.join(str(c[1]) for c in pad),
+                      ', '.join('"%s"' % c[2] if c[2] else 'NULL' for c in pad), name))
+    out.append('};')
+    out.append('const uint32_t vk_nformat_layouts = %d;' % len(m.formats))
 
 
 GLOBAL = ('vkCreateInstance', 'vkEnumerateInstanceVersion',
@@ -645,6 +683,8 @@ def gen_c(m):
             ((m.guard.get(n), '&vk_handle_%s,' % n) for n in sorted(m.handles)))
     out.append('')
     gen_typed_handles(out, m)
+    out.append('')
+    gen_formats(out, m)
     return '\n'.join(out) + '\n'
 
 

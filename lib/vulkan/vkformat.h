@@ -1,0 +1,45 @@
+/*
+ * vkformat: formats that hold another's texels as they are: its channels
+ * in another order (VK_FORMAT_A4R4G4B4_UNORM_PACK16 and B4G4R4A4,
+ * R8G8B8A8 and B8G8R8A8) or in more bits (A4R4G4B4 in R8G8B8A8), from
+ * the registry's <formats> (vk_format_layouts, generated): the replay
+ * makes an image the device lacks in its captured format in one of them
+ * (lib/replay/formats.c).  Plain C: no libvulkan call.
+ */
+#ifndef TRACE_VKFORMAT_H
+#define TRACE_VKFORMAT_H
+
+#include "vkschema.h"
+
+/* FORMAT's layout, or NULL for a format the table leaves out (compressed,
+ * planar, depth and stencil, one the registry does not describe). */
+const vk_format_layout *vk_format_layout_of(int32_t format);
+
+/*
+ * The formats other than FORMAT that hold each of its texels as it is,
+ * into OUT (at most MAX), best first: those of the same bits in the same
+ * places with the channels named in another order (same class, block
+ * size and packing), then those of the same channels in more bits that
+ * hold every value exactly (4-bit UNORM in 8: 17k/255 is k/15), smallest
+ * first; in the registry's order within each.  Returns how many.
+ */
+uint32_t vk_format_substitutes(int32_t format, int32_t *out, uint32_t max);
+
+/* Whether A and B give each channel the same bits (the channels in
+ * another order, not in more bits). */
+bool vk_format_same_bits(int32_t a, int32_t b);
+
+/*
+ * A view format V of an image made as TO in place of FROM (one of FROM's
+ * substitutes): where V names its channels as FROM does (FROM itself, its
+ * SRGB or UINT sibling), the format of TO's channels and bits in V's
+ * numeric formats; otherwise V itself (a mutable image's view of another
+ * layout).  -1 where no format has them.
+ */
+int32_t vk_format_view_rename(int32_t v, int32_t from, int32_t to);
+
+/* FORMAT's name from the registry ("VK_FORMAT_R8G8B8A8_UNORM"), or
+ * "VkFormat" for a value it does not name. */
+const char *vk_format_name(int32_t format);
+
+#endif

@@ -1,0 +1,118 @@
+#!/usr/bin/env bats
+# trace-replay on a device that lacks an image's format for its usage, as
+# NVIDIA's driver renders to no 16-bit 4444 format and zink makes its
+# textures in one with color-attachment usage: the image is made in a
+# format that holds each texel as it is (the channels in another order,
+# else in more bits), its views, render passes and copies from buffers
+# following it; where none serves, one line names the format and the
+# usage.  llvmpipe lacks nothing the example uses, so the lack is made up
+# (TRACE_REPLAY_FORMAT_LACKS, trace-replay(1)); the example's texture is
+# uploaded from a buffer and its levels made by blits (--mips).
+
+load helpers
+
+setup_file() {
+	export W="$BATS_FILE_TMPDIR" TOP
+	export VK_LAYER_PATH="$TOP/build/layer:/usr/share/vulkan/explicit_layer.d"
+	start_xvfb
+	VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$W/ex.trace" \
+		TRACEKIT_SCREENSHOT=3,11 timeout 60 "$TOP/build/examples/vkexample" --frames 12 \
+		--present --wait-each-frame --mips >/dev/null 2>&1
+	stop_xvfb
+	trace-decode "$W/ex.trace" >"$W/ex.txt"
+}
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+	unset DISPLAY WAYLAND_DISPLAY
+}
+
+DEV="llvmpipe (LLVM 15.0.6, 256 bits)"
+RGBA=VK_FORMAT_R8G8B8A8_UNORM
+
+# differ FUZZ N: the pixels of frame N beyond FUZZ from the capture's
+differ() {
+	compare -metric AE -fuzz "$1" "$W/ex.frame-$2.png" "frame-$2.png" null: 2>&1 || true
+}
+
+# self LACKS: the replay's own capture (the calls it made) into self.txt
+self() {
+	TRACE_REPLAY_FORMAT_LACKS=$1 VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture \
+		TRACEKIT_OUTPUT="$BATS_TEST_TMPDIR/self.trace" trace-replay -q "$W/ex.trace"
+	trace-decode self.trace >self.txt
+}
+
+@test "an image the device lacks its format for: made with the channels in another order, uploaded from its buffer through a copy in its own format, validated, the frames pixel-equal" {
+	TRACE_REPLAY_FORMAT_LACKS=$RGBA:VK_IMAGE_USAGE_SAMPLED_BIT replay_error --validate \
+		--screenshot 3,11 --screenshot-dir . "$W/ex.trace"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "${lines[0]}" == "trace-replay: $W/ex.trace: call "*": warning: vkCreateImage: $DEV has no $RGBA image for VK_IMAGE_USAGE_SAMPLED_BIT; made as VK_FORMAT_B8G8R8A8_UNORM, the same channels in another order" ]]
+	for n in 3 11; do
+		echo "frame $n: $(differ 0 $n) pixels differ"
+		[ "$(differ 0 $n)" = 0 ]
+	done
+	# the texture and the compute shader's image (both sampled) made in
+	# B8G8R8A8, their views too; a shadow in the texture's own format for
+	# the copy from the buffer, then one blit more than the capture's
+	self $RGBA:VK_IMAGE_USAGE_SAMPLED_BIT
+	grep 'fn: vkCreateImage,' self.txt | grep 'VK_IMAGE_USAGE_SAMPLED_BIT' |
+		grep -o 'format: [A-Z0-9_]*' | sort -u >made
+	cat made
+	[ "$(cat made)" = "format: VK_FORMAT_B8G8R8A8_UNORM" ]
+	grep 'fn: vkCreateImage,' self.txt |
+		grep -q "format: $RGBA, .*usage: VK_IMAGE_USAGE_TRANSFER_SRC_BIT|VK_IMAGE_USAGE_TRANSFER_DST_BIT, "
+	[ "$(grep 'fn: vkCreateImageView,' self.txt | grep -c 'format: VK_FORMAT_B8G8R8A8_UNORM')" -ge 2 ]
+	copies=$(grep -c 'fn: vkCmdCopyBufferToImage,' "$W/ex.txt")
+	[ "$copies" -ge 1 ]
+	[ "$(grep -c 'fn: vkCmdBlitImage,' self.txt)" -eq \
+		$(($(grep -c 'fn: vkCmdBlitImage,' "$W/ex.txt") + copies)) ]
+}
+
+@test "a color attachment the device lacks its format for: the image, its view and the render pass in the one with the channels in another order, validated, the frames pixel-equal" {
+	TRACE_REPLAY_FORMAT_LACKS=$RGBA:VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT replay_error --validate \
+		--screenshot 3,11 --screenshot-dir . "$W/ex.trace"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "${lines[0]}" == *"has no $RGBA image for VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT; made as VK_FORMAT_B8G8R8A8_UNORM, "* ]]
+	for n in 3 11; do
+		[ "$(differ 0 $n)" = 0 ]
+	done
+	self $RGBA:VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT
+	grep 'fn: vkCreateRenderPass' self.txt | grep -q 'format: VK_FORMAT_B8G8R8A8_UNORM'
+	! grep 'fn: vkCreateRenderPass' self.txt | grep -q "format: $RGBA"
+}
+
+@test "no format of the same bytes serves: the texture made in more bits (16 a channel), validated, the frames within 1% a channel" {
+	lacks=$RGBA:VK_IMAGE_USAGE_SAMPLED_BIT,VK_FORMAT_B8G8R8A8_UNORM:VK_IMAGE_USAGE_SAMPLED_BIT
+	lacks=$lacks,VK_FORMAT_A8B8G8R8_UNORM_PACK32:VK_IMAGE_USAGE_SAMPLED_BIT
+	TRACE_REPLAY_FORMAT_LACKS=$lacks replay_error --validate --screenshot 3,11 \
+		--screenshot-dir . "$W/ex.trace"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "${lines[0]}" == *"made as VK_FORMAT_R16G16B16A16_UNORM, the same channels in more bits" ]]
+	# (filtered in 16 bits: within 2 of 255)
+	for n in 3 11; do
+		echo "frame $n: $(differ 0 $n) pixels differ, $(differ 1% $n) beyond 1%"
+		[ "$(differ 1% $n)" = 0 ]
+	done
+}
+
+@test "no format holds the image's texels: one line with the call, the format and the usage, exit 1, nothing made in a format the device lacks" {
+	replay_error_lacks() {
+		TRACE_REPLAY_FORMAT_LACKS=$1 replay_error "$W/ex.trace"
+	}
+	replay_error_lacks VK_FORMAT_D32_SFLOAT:VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[ "${#lines[@]}" -eq 1 ]
+	call=$(grep -m1 'fn: vkCreateImage, .*format: VK_FORMAT_D32_SFLOAT' "$W/ex.txt" |
+		sed 's/^{call: \([0-9]*\),.*/\1/')
+	[ "${lines[0]}" = "trace-replay: $W/ex.trace: call $call (vkCreateImage): pCreateInfo: $DEV has no VK_FORMAT_D32_SFLOAT image (tiling optimal) for VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT, nor one that holds its texels" ]
+	replay_error_lacks "$RGBA"
+	[ "$status" -eq 1 ]
+	[ "$output" = "trace-replay: TRACE_REPLAY_FORMAT_LACKS: $RGBA: not FORMAT:USAGE" ]
+}
