@@ -35,6 +35,16 @@ differ() {
 	compare -metric AE -fuzz "$1" "$W/ex.frame-$2.png" "frame-$2.png" null: 2>&1 || true
 }
 
+# lacking LACKS: the replay with TRACE_REPLAY_FORMAT_LACKS=LACKS,
+# validated, frames 3 and 11 saved here: exit 0 and one line, the warning
+lacking() {
+	TRACE_REPLAY_FORMAT_LACKS=$1 replay_error --validate --screenshot 3,11 \
+		--screenshot-dir . "$W/ex.trace"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 1 ]
+}
+
 # self LACKS: the replay's own capture (the calls it made) into self.txt
 self() {
 	TRACE_REPLAY_FORMAT_LACKS=$1 VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture \
@@ -43,11 +53,7 @@ self() {
 }
 
 @test "an image the device lacks its format for: made with the channels in another order, uploaded from its buffer through a copy in its own format, validated, the frames pixel-equal" {
-	TRACE_REPLAY_FORMAT_LACKS=$RGBA:VK_IMAGE_USAGE_SAMPLED_BIT replay_error --validate \
-		--screenshot 3,11 --screenshot-dir . "$W/ex.trace"
-	echo "$output"
-	[ "$status" -eq 0 ]
-	[ "${#lines[@]}" -eq 1 ]
+	lacking $RGBA:VK_IMAGE_USAGE_SAMPLED_BIT
 	[[ "${lines[0]}" == "trace-replay: $W/ex.trace: call "*": warning: vkCreateImage: $DEV has no $RGBA image for VK_IMAGE_USAGE_SAMPLED_BIT; made as VK_FORMAT_B8G8R8A8_UNORM, the same channels in another order" ]]
 	for n in 3 11; do
 		echo "frame $n: $(differ 0 $n) pixels differ"
@@ -71,11 +77,7 @@ self() {
 }
 
 @test "a color attachment the device lacks its format for: the image, its view and the render pass in the one with the channels in another order, validated, the frames pixel-equal" {
-	TRACE_REPLAY_FORMAT_LACKS=$RGBA:VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT replay_error --validate \
-		--screenshot 3,11 --screenshot-dir . "$W/ex.trace"
-	echo "$output"
-	[ "$status" -eq 0 ]
-	[ "${#lines[@]}" -eq 1 ]
+	lacking $RGBA:VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT
 	[[ "${lines[0]}" == *"has no $RGBA image for VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT; made as VK_FORMAT_B8G8R8A8_UNORM, "* ]]
 	for n in 3 11; do
 		[ "$(differ 0 $n)" = 0 ]
@@ -88,11 +90,7 @@ self() {
 @test "no format of the same bytes serves: the texture made in more bits (16 a channel), validated, the frames within 1% a channel" {
 	lacks=$RGBA:VK_IMAGE_USAGE_SAMPLED_BIT,VK_FORMAT_B8G8R8A8_UNORM:VK_IMAGE_USAGE_SAMPLED_BIT
 	lacks=$lacks,VK_FORMAT_A8B8G8R8_UNORM_PACK32:VK_IMAGE_USAGE_SAMPLED_BIT
-	TRACE_REPLAY_FORMAT_LACKS=$lacks replay_error --validate --screenshot 3,11 \
-		--screenshot-dir . "$W/ex.trace"
-	echo "$output"
-	[ "$status" -eq 0 ]
-	[ "${#lines[@]}" -eq 1 ]
+	lacking "$lacks"
 	[[ "${lines[0]}" == *"made as VK_FORMAT_R16G16B16A16_UNORM, the same channels in more bits" ]]
 	# (filtered in 16 bits: within 2 of 255)
 	for n in 3 11; do
