@@ -114,3 +114,19 @@ self() {
 	[ "$status" -eq 1 ]
 	[ "$output" = "trace-replay: TRACE_REPLAY_FORMAT_LACKS: $RGBA: not FORMAT:USAGE" ]
 }
+
+@test "--dump of an image made in another format reads its bytes as they are there: the texture's levels after the upload's submit, pixel-equal to the replay's without the lack" {
+	local submit f n=0
+	submit=$(grep -m1 'fn: vkQueueSubmit,' "$W/ex.txt" | sed 's/^{call: \([0-9]*\),.*/\1/')
+	mkdir as lacking
+	trace-replay -q --dump "$submit" --dump-dir as "$W/ex.trace"
+	TRACE_REPLAY_FORMAT_LACKS=$RGBA:VK_IMAGE_USAGE_SAMPLED_BIT trace-replay -q \
+		--dump "$submit" --dump-dir lacking "$W/ex.trace"
+	for f in as/*.mip*.png; do
+		echo "$f: $(compare -metric AE "$f" "lacking/${f#as/}" null: 2>&1) pixels differ"
+		[ "$(compare -metric AE "$f" "lacking/${f#as/}" null: 2>&1)" = 0 ]
+		n=$((n + 1))
+	done
+	# the texture's levels, from the upload and the blits
+	[ "$n" -ge 6 ]
+}

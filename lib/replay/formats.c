@@ -24,6 +24,7 @@
  * for one that lacks FORMAT for USAGE (VK_FORMAT_R8G8B8A8_UNORM:
  * VK_IMAGE_USAGE_SAMPLED_BIT), and the format features that usage takes.
  */
+#include "dump.h"
 #include "replay_internal.h"
 #include "vkformat.h"
 
@@ -291,6 +292,10 @@ void vkr_image_renamed(vkr *r, obj *o, int32_t from, const VkImageCreateInfo *ci
 	n->layers = ci->arrayLayers;
 	o->ren = n;
 	r->renamed++;
+	/* --dump reads the bytes there: of the format they are in */
+	dump_image *im = r->dump ? vkr_dump_image(r->dump, o->cap) : NULL;
+	if (im)
+		im->format = ci->format;
 }
 
 void vkr_rename_free(obj *o)
