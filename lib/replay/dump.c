@@ -195,9 +195,9 @@ static bool plan_make(vkr *r, dump_plan *p)
 			skip(r, it->cap, "VkImage", "its layout is not known (nothing wrote it yet)");
 			continue;
 		}
-		VkImageAspectFlags asp = aspects_of(im->format);
+		VkImageAspectFlags asp = aspects_of(im->live);
 		fmt f;
-		if (!fmt_of(im->format, VK_IMAGE_ASPECT_COLOR_BIT, &f)) {
+		if (!fmt_of(im->live, VK_IMAGE_ASPECT_COLOR_BIT, &f)) {
 			skip(r, it->cap, "VkImage", "its format is not supported yet");
 			continue;
 		}
@@ -207,7 +207,7 @@ static bool plan_make(vkr *r, dump_plan *p)
 				for (uint32_t a = 1; a <= VK_IMAGE_ASPECT_STENCIL_BIT; a <<= 1) {
 					if (!(asp & a))
 						continue;
-					fmt_of(im->format, a, &f);
+					fmt_of(im->live, a, &f);
 					uint32_t w = im->extent.width >> m, h = im->extent.height >> m,
 						 z = three ? im->extent.depth >> m : 1;
 					w = w ? w : 1;
@@ -292,7 +292,7 @@ static void plan_record(vkr *r, dump_plan *p, VkCommandBuffer cb)
 			.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
 			.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
 			.image = (VkImage)(uintptr_t)vkr_need(r, r->h_image, it->cap),
-			.subresourceRange = {aspects_of(im->format), 0, VK_REMAINING_MIP_LEVELS, 0,
+			.subresourceRange = {aspects_of(im->live), 0, VK_REMAINING_MIP_LEVELS, 0,
 					     VK_REMAINING_ARRAY_LAYERS},
 		};
 	}
@@ -418,15 +418,15 @@ static void write_region(vkr *r, const dump_plan *p, const dump_region *g, const
 		k += (size_t)snprintf(sub + k, sizeof(sub) - k, ".mip%u", g->mip);
 	if (im->layers > 1 && im->type != VK_IMAGE_TYPE_3D)
 		k += (size_t)snprintf(sub + k, sizeof(sub) - k, ".layer%u", g->layer);
-	if (aspects_of(im->format) == (VK_IMAGE_ASPECT_DEPTH_BIT | VK_IMAGE_ASPECT_STENCIL_BIT))
+	if (aspects_of(im->live) == (VK_IMAGE_ASPECT_DEPTH_BIT | VK_IMAGE_ASPECT_STENCIL_BIT))
 		snprintf(sub + k, sizeof(sub) - k, ".%s",
 			 g->aspect == VK_IMAGE_ASPECT_STENCIL_BIT ? "stencil" : "depth");
 	/* PNG for the formats of the screenshots */
-	if (g->aspect == VK_IMAGE_ASPECT_COLOR_BIT && g->depth == 1 && vk_texels_known(im->format)) {
+	if (g->aspect == VK_IMAGE_ASPECT_COLOR_BIT && g->depth == 1 && vk_texels_known(im->live)) {
 		snprintf(path, sizeof(path), "%s%s.png", base, sub);
 		uint64_t npx = (uint64_t)g->width * g->height;
 		uint8_t *rgba = trace_xcalloc(npx ? npx * 4 : 1, 1);
-		vk_texels_to_rgba(im->format, bytes, rgba, npx, !it->opaque);
+		vk_texels_to_rgba(im->live, bytes, rgba, npx, !it->opaque);
 		f = open_out(r, path, &tmp);
 		ok = png_write_rgba_file(f, rgba, g->width, g->height) == 0;
 		close_out(r, f, path, tmp, ok);
@@ -442,7 +442,7 @@ static void write_region(vkr *r, const dump_plan *p, const dump_region *g, const
 	fprintf(f, "{\"call\": %llu, \"image\": \"0x%llx\", \"role\": \"%s\", \"format\": \"%s\", "
 		"\"extent\": [%u, %u, %u], \"mip\": %u, \"layer\": %u, \"aspect\": \"%s\", "
 		"\"row_pitch\": %llu, \"size\": %llu}\n", (unsigned long long)p->no,
-		(unsigned long long)it->cap, role, format_name(im->format), g->width, g->height,
+		(unsigned long long)it->cap, role, format_name(im->live), g->width, g->height,
 		g->depth, g->mip, g->layer, g->aspect == VK_IMAGE_ASPECT_STENCIL_BIT ? "stencil"
 		: g->aspect == VK_IMAGE_ASPECT_DEPTH_BIT ? "depth" : "color",
 		(unsigned long long)g->row_pitch, (unsigned long long)g->size);

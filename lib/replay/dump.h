@@ -119,6 +119,9 @@ typedef struct dump_image {
 	VkImageUsageFlags usage;
 	VkImageCreateFlags flags;
 	int32_t layout;           /* the last one known after the submits so far */
+	VkFormat live;            /* the format it is made in here: format, or
+				   * the one the device has in its place
+				   * (formats.c) */
 } dump_image;
 
 struct dump_state {

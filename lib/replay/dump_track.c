@@ -508,7 +508,8 @@ void vkr_dump_track(vkr *r, const cmd_entry *e, void *args)
 			return;
 		dump_image *im = image_new(d, H(*a->pImage));
 		*im = (dump_image){ci->imageType, ci->format, ci->extent, ci->mipLevels, ci->arrayLayers,
-				   ci->samples, ci->usage, ci->flags, (int32_t)ci->initialLayout};
+				   ci->samples, ci->usage, ci->flags, (int32_t)ci->initialLayout,
+				   ci->format};
 		/* to be read by a copy (a transient attachment cannot be) */
 		VkFormatProperties fp;
 		vkGetPhysicalDeviceFormatProperties(r->d->vk.physical, ci->format, &fp);

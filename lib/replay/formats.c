@@ -292,10 +292,11 @@ void vkr_image_renamed(vkr *r, obj *o, int32_t from, const VkImageCreateInfo *ci
 	n->layers = ci->arrayLayers;
 	o->ren = n;
 	r->renamed++;
-	/* --dump reads the bytes there: of the format they are in */
+	/* --dump reads the image in the format it is made in (a copy of it
+	 * into a buffer comes through the shadow: the trace's) */
 	dump_image *im = r->dump ? vkr_dump_image(r->dump, o->cap) : NULL;
 	if (im)
-		im->format = ci->format;
+		im->live = ci->format;
 }
 
 void vkr_rename_free(obj *o)
@@ -415,16 +416,22 @@ static void say_bytes(vkr *r, obj *o)
 		 r->call->sig->name, vk_format_name(o->ren->to), vk_format_name(o->ren->from));
 }
 
-/* O's shadow: an image in the trace's format that the device copies into
- * and blits from, of O's extent, levels and layers.  False where the
- * device has none, or cannot blit into O's format. */
-static bool shadow(vkr *r, obj *o)
+/* O's shadow: an image in the trace's format that the device copies
+ * into and out of, of O's extent, levels and layers, made at the first
+ * copy that needs it.  False where the device has none, or cannot blit
+ * between it and O that way (INTO: from the shadow into O). */
+static bool shadow(vkr *r, obj *o, bool into)
 {
 	struct rename *n = o->ren;
+	VkPhysicalDevice phys = r->d->vk.physical;
+	if (!(features(phys, n->from, VK_IMAGE_TILING_OPTIMAL) &
+	      (into ? VK_FORMAT_FEATURE_BLIT_SRC_BIT : VK_FORMAT_FEATURE_BLIT_DST_BIT)) ||
+	    !(features(phys, n->to, VK_IMAGE_TILING_OPTIMAL) &
+	      (into ? VK_FORMAT_FEATURE_BLIT_DST_BIT : VK_FORMAT_FEATURE_BLIT_SRC_BIT)))
+		return false;
 	if (n->shadow_state)
 		return n->shadow_state > 0;
 	n->shadow_state = -1;
-	VkPhysicalDevice phys = r->d->vk.physical;
 	VkImageCreateInfo ci = {
 		.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO,
 		.imageType = n->type,
@@ -439,9 +446,7 @@ static bool shadow(vkr *r, obj *o)
 		.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED,
 	};
 	VkImageFormatProperties p;
-	if (image_props(phys, n->from, &ci, &p) != VK_SUCCESS ||
-	    !(features(phys, n->from, VK_IMAGE_TILING_OPTIMAL) & VK_FORMAT_FEATURE_BLIT_SRC_BIT) ||
-	    !(features(phys, n->to, VK_IMAGE_TILING_OPTIMAL) & VK_FORMAT_FEATURE_BLIT_DST_BIT))
+	if (image_props(phys, n->from, &ci, &p) != VK_SUCCESS)
 		return false;
 	VkDevice dev = r->d->vk.device;
 	if (vkCreateImage(dev, &ci, NULL, &n->shadow) != VK_SUCCESS) {
@@ -473,61 +478,103 @@ static void barrier(VkCommandBuffer cb, VkPipelineStageFlags src, VkPipelineStag
 	vkCmdPipelineBarrier(cb, src, dst, 0, 0, NULL, 0, NULL, n, b);
 }
 
-/*
- * A copy from a buffer into renamed image O, by way of its shadow: the
- * buffer's bytes copied into the shadow as the trace's format lays them
- * out, then blitted into O, channel by channel.  The call itself is made
- * (vkr_invoke) with the shadow for its image; barriers on both images
- * before and after, whatever stages the program's own barriers named.
- */
-static void copy_into(vkr *r, const cmd_entry *e, void *args, obj *o)
+/* A copy between a buffer and an image, of either form and direction:
+ * where the image and its layout are, and the regions. */
+typedef struct bufimg {
+	bool into, two;
+	VkImage *image;
+	VkImageLayout *layout;
+	uint32_t n;
+	const VkBufferImageCopy *r1;
+	const VkBufferImageCopy2 *r2;
+} bufimg;
+
+static bufimg bufimg_of(const cmd_entry *e, void *args)
 {
-	bool two = strcmp(e->cmd->sig.name, "vkCmdCopyBufferToImage");
-	vk_args_vkCmdCopyBufferToImage *a1 = args;
-	VkCopyBufferToImageInfo2 *a2 =
-		two ? (VkCopyBufferToImageInfo2 *)((vk_args_vkCmdCopyBufferToImage2 *)args)
-			      ->pCopyBufferToImageInfo : NULL;
+	const char *n = e->cmd->sig.name;
+	bufimg b = {.into = !strncmp(n, "vkCmdCopyBufferToImage", 22), .two = strchr(n, '2')};
+	if (b.into && !b.two) {
+		vk_args_vkCmdCopyBufferToImage *a = args;
+		b = (bufimg){true, false, &a->dstImage, &a->dstImageLayout, a->regionCount,
+			     a->pRegions, NULL};
+	} else if (b.into) {
+		VkCopyBufferToImageInfo2 *i = (VkCopyBufferToImageInfo2 *)
+			((vk_args_vkCmdCopyBufferToImage2 *)args)->pCopyBufferToImageInfo;
+		if (i)
+			b = (bufimg){true, true, &i->dstImage, &i->dstImageLayout, i->regionCount,
+				     NULL, i->pRegions};
+	} else if (!b.two) {
+		vk_args_vkCmdCopyImageToBuffer *a = args;
+		b = (bufimg){false, false, &a->srcImage, &a->srcImageLayout, a->regionCount,
+			     a->pRegions, NULL};
+	} else {
+		VkCopyImageToBufferInfo2 *i = (VkCopyImageToBufferInfo2 *)
+			((vk_args_vkCmdCopyImageToBuffer2 *)args)->pCopyImageToBufferInfo;
+		if (i)
+			b = (bufimg){false, true, &i->srcImage, &i->srcImageLayout, i->regionCount,
+				     NULL, i->pRegions};
+	}
+	return b;
+}
+
+/*
+ * A copy between a buffer and renamed image O, by way of its shadow: a
+ * copy into O goes into the shadow, as the trace's format lays its bytes
+ * out, then a blit takes it into O channel by channel; a copy out of O
+ * is a blit into the shadow, then the copy from there.  The call itself
+ * is made (vkr_invoke) with the shadow for its image; barriers on both
+ * images around the blit, whatever stages the program's own named.
+ */
+static void through_shadow(vkr *r, const cmd_entry *e, void *args, obj *o, bufimg *c)
+{
 	vkr_remap_args(r, e->cmd, args);
-	VkCommandBuffer cb = two ? ((vk_args_vkCmdCopyBufferToImage2 *)args)->commandBuffer
-				 : a1->commandBuffer;
-	VkImageLayout layout = two ? a2->dstImageLayout : a1->dstImageLayout;
-	uint32_t nreg = two ? a2->regionCount : a1->regionCount;
+	VkCommandBuffer cb;
+	memcpy(&cb, (uint8_t *)args + e->cmd->params[0].offset, sizeof(cb));
+	VkImageLayout layout = *c->layout;
 	VkImage img = (VkImage)(uintptr_t)o->live, sh = o->ren->shadow;
 	VkImageSubresourceRange all = {VK_IMAGE_ASPECT_COLOR_BIT, 0, VK_REMAINING_MIP_LEVELS, 0,
 				       VK_REMAINING_ARRAY_LAYERS};
 	VkImageMemoryBarrier b[2] = {
 		{VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER, NULL, VK_ACCESS_MEMORY_WRITE_BIT,
-		 VK_ACCESS_TRANSFER_WRITE_BIT, layout, layout, VK_QUEUE_FAMILY_IGNORED,
-		 VK_QUEUE_FAMILY_IGNORED, img, all},
+		 c->into ? VK_ACCESS_TRANSFER_WRITE_BIT : VK_ACCESS_TRANSFER_READ_BIT, layout, layout,
+		 VK_QUEUE_FAMILY_IGNORED, VK_QUEUE_FAMILY_IGNORED, img, all},
 		{VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER, NULL, 0, VK_ACCESS_TRANSFER_WRITE_BIT,
-		 VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
-		 VK_QUEUE_FAMILY_IGNORED, VK_QUEUE_FAMILY_IGNORED, sh, all},
+		 VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_QUEUE_FAMILY_IGNORED,
+		 VK_QUEUE_FAMILY_IGNORED, sh, all},
 	};
 	barrier(cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 2, b);
-	if (two) {
-		a2->dstImage = sh;
-		a2->dstImageLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
-	} else {
-		a1->dstImage = sh;
-		a1->dstImageLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
-	}
-	vkr_invoke(r, e, args);
-	b[1].srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
-	b[1].dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT;
-	b[1].oldLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
-	b[1].newLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
-	barrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 1, &b[1]);
-	VkImageBlit *bl = trace_arena_alloc(&r->arena, (size_t)nreg * sizeof(*bl));
-	for (uint32_t i = 0; i < nreg; i++) {
-		VkImageSubresourceLayers s = two ? a2->pRegions[i].imageSubresource
-						 : a1->pRegions[i].imageSubresource;
-		VkOffset3D at = two ? a2->pRegions[i].imageOffset : a1->pRegions[i].imageOffset;
-		VkExtent3D ex = two ? a2->pRegions[i].imageExtent : a1->pRegions[i].imageExtent;
+	VkImageBlit *bl = trace_arena_alloc(&r->arena, (size_t)c->n * sizeof(*bl));
+	for (uint32_t i = 0; i < c->n; i++) {
+		VkImageSubresourceLayers s = c->two ? c->r2[i].imageSubresource
+						    : c->r1[i].imageSubresource;
+		VkOffset3D at = c->two ? c->r2[i].imageOffset : c->r1[i].imageOffset;
+		VkExtent3D ex = c->two ? c->r2[i].imageExtent : c->r1[i].imageExtent;
 		VkOffset3D end = {at.x + (int32_t)ex.width, at.y + (int32_t)ex.height,
 				  at.z + (int32_t)ex.depth};
 		bl[i] = (VkImageBlit){s, {at, end}, s, {at, end}};
 	}
-	vkCmdBlitImage(cb, sh, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, img, layout, nreg, bl,
+	/* out: O's channels into the shadow, which the copy then reads */
+	if (!c->into)
+		vkCmdBlitImage(cb, img, layout, sh, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, c->n, bl,
+			       VK_FILTER_NEAREST);
+	b[1].srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+	b[1].dstAccessMask = c->into ? VK_ACCESS_TRANSFER_WRITE_BIT : VK_ACCESS_TRANSFER_READ_BIT;
+	b[1].oldLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
+	b[1].newLayout = c->into ? VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL
+				 : VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
+	if (!c->into)
+		barrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 1, &b[1]);
+	*c->image = sh;
+	*c->layout = c->into ? VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL
+			     : VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
+	vkr_invoke(r, e, args);
+	if (!c->into)
+		return;
+	/* in: the shadow's bytes into O's channels */
+	b[1].dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT;
+	b[1].newLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
+	barrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 1, &b[1]);
+	vkCmdBlitImage(cb, sh, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, img, layout, c->n, bl,
 		       VK_FILTER_NEAREST);
 	b[0].srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
 	b[0].dstAccessMask = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT;
@@ -554,38 +601,27 @@ bool vkr_format_note(vkr *r, const cmd_entry *e, void *args)
 			rename_view(r, vi, o);
 		return false;
 	}
-	case SP_COPY_TO_IMAGE: {
-		const VkCopyBufferToImageInfo2 *i2 =
-			strcmp(n, "vkCmdCopyBufferToImage")
-				? ((vk_args_vkCmdCopyBufferToImage2 *)args)->pCopyBufferToImageInfo
-				: NULL;
-		obj *o = renamed_image(r, i2 ? H(i2->dstImage)
-					     : H(((vk_args_vkCmdCopyBufferToImage *)args)->dstImage));
+	case SP_BUFFER_IMAGE: {
+		/* (and from: a copy between a buffer and an image) */
+		bufimg c = bufimg_of(e, args);
+		obj *o = c.image ? renamed_image(r, H(*c.image)) : NULL;
 		if (!o)
 			return false;
-		for (uint32_t i = 0; i2 && i2->pRegions && i < i2->regionCount; i++)
-			if (i2->pRegions[i].pNext)
-				o = NULL;  /* a region of another kind (a rotated copy) */
-		if (o && shadow(r, o)) {
-			copy_into(r, e, args, o);
+		bool plain = true;  /* no region of another kind (a rotated copy) */
+		for (uint32_t i = 0; c.r2 && i < c.n; i++)
+			plain = plain && !c.r2[i].pNext;
+		if (plain && shadow(r, o, c.into)) {
+			through_shadow(r, e, args, o, &c);
 			return true;
 		}
-		say_bytes(r, renamed_image(r, i2 ? H(i2->dstImage)
-			: H(((vk_args_vkCmdCopyBufferToImage *)args)->dstImage)));
+		say_bytes(r, o);
 		return false;
 	}
 	case SP_BYTES_OF_IMAGE:
-		if (!strcmp(n, "vkCmdCopyImageToBuffer")) {
-			bytes(r, H(((vk_args_vkCmdCopyImageToBuffer *)args)->srcImage), 0);
-		} else if (!strcmp(n, "vkCmdCopyImage")) {
+		if (!strcmp(n, "vkCmdCopyImage")) {
 			vk_args_vkCmdCopyImage *a = args;
 			bytes(r, H(a->srcImage), H(a->dstImage));
 			bytes(r, H(a->dstImage), H(a->srcImage));
-		} else if (!strncmp(n, "vkCmdCopyImageToBuffer2", 23)) {
-			const VkCopyImageToBufferInfo2 *i =
-				((vk_args_vkCmdCopyImageToBuffer2 *)args)->pCopyImageToBufferInfo;
-			if (i)
-				bytes(r, H(i->srcImage), 0);
 		} else {
 			const VkCopyImageInfo2 *i = ((vk_args_vkCmdCopyImage2 *)args)->pCopyImageInfo;
 			if (i) {

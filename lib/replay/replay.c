@@ -257,12 +257,12 @@ static enum special special_of(const char *n, const vk_command_info *cmd)
 		{"vkCreateSemaphore", SP_CREATE_SEMAPHORE},
 		{"vkCreateFramebuffer", SP_CREATE_FRAMEBUFFER},
 		{"vkCreateImageView", SP_CREATE_VIEW},
-		{"vkCmdCopyBufferToImage", SP_COPY_TO_IMAGE},
-		{"vkCmdCopyBufferToImage2", SP_COPY_TO_IMAGE},
-		{"vkCmdCopyBufferToImage2KHR", SP_COPY_TO_IMAGE},
-		{"vkCmdCopyImageToBuffer", SP_BYTES_OF_IMAGE},
-		{"vkCmdCopyImageToBuffer2", SP_BYTES_OF_IMAGE},
-		{"vkCmdCopyImageToBuffer2KHR", SP_BYTES_OF_IMAGE},
+		{"vkCmdCopyBufferToImage", SP_BUFFER_IMAGE},
+		{"vkCmdCopyBufferToImage2", SP_BUFFER_IMAGE},
+		{"vkCmdCopyBufferToImage2KHR", SP_BUFFER_IMAGE},
+		{"vkCmdCopyImageToBuffer", SP_BUFFER_IMAGE},
+		{"vkCmdCopyImageToBuffer2", SP_BUFFER_IMAGE},
+		{"vkCmdCopyImageToBuffer2KHR", SP_BUFFER_IMAGE},
 		{"vkCmdCopyImage", SP_BYTES_OF_IMAGE},
 		{"vkCmdCopyImage2", SP_BYTES_OF_IMAGE},
 		{"vkCmdCopyImage2KHR", SP_BYTES_OF_IMAGE},
@@ -907,7 +907,7 @@ static void replay_call(vkr *r, const trace_call *c)
 		vkr_call_generic(r, e, args);
 		return;
 	case SP_CREATE_VIEW:
-	case SP_COPY_TO_IMAGE:
+	case SP_BUFFER_IMAGE:
 	case SP_BYTES_OF_IMAGE:
 		if (!r->renamed || !vkr_format_note(r, e, args))
 			vkr_call_generic(r, e, args);
