@@ -39,6 +39,10 @@ void vkr_warn(vkr *r, const char *fmt, ...)
 /* At the end: how many warnings were not shown. */
 void vkr_warnings_done(vkr *r)
 {
+	if (r->query_more && !r->opt->quiet)
+		fprintf(stderr, "%s: %s: %llu more device queries answered no here, like the ones "
+			"shown\n", trace_cli_self.prog, r->opt->input,
+			(unsigned long long)r->query_more);
 	if (r->warnings > WARNINGS_SHOWN && !r->opt->quiet)
 		fprintf(stderr, "%s: %s: %llu more warnings not shown\n", trace_cli_self.prog,
 			r->opt->input, (unsigned long long)(r->warnings - WARNINGS_SHOWN));

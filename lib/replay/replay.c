@@ -401,6 +401,16 @@ void vkr_check_result(vkr *r, const cmd_entry *e, bool have_cap, VkResult cap, V
 	 * here: the program's answer is in the trace, and what it went on
 	 * to make is checked as it comes (an image's format: formats.c) */
 	if (vkr_failed(now) && !strncmp(r->call->sig->name, "vkGetPhysicalDevice", 19)) {
+		/* said once for each function (zink asks before each image) */
+		size_t i = 0, n = sizeof(r->query_said) / sizeof(r->query_said[0]);
+		while (i < n && r->query_said[i] && r->query_said[i] != r->call->sig)
+			i++;
+		if (i < n && r->query_said[i]) {
+			r->query_more++;
+			return;
+		}
+		if (i < n)
+			r->query_said[i] = r->call->sig;
 		vkr_warn(r, "%s: %s here, %s at capture: this device lacks what the capture's had",
 			 r->call->sig->name, vkr_result_name(now), vkr_result_name(cap));
 		return;

@@ -372,6 +372,8 @@ typedef struct vkr {
 	/* the record in progress */
 	const trace_call *call;
 	uint64_t warnings, errors;
+	const trace_func_sig *query_said[4];  /* device queries answered no, warned of */
+	uint64_t query_more;  /* answered no again: counted, not shown */
 	/* frames */
 	trace_frames frames;
 	int64_t frame;
