@@ -396,17 +396,17 @@ static void rename_view(vkr *r, VkImageViewCreateInfo *vi, obj *o)
 {
 	int32_t v = vi->format, w = vk_format_view_rename(v, o->ren->from, o->ren->to);
 	if (w < 0)
-		vkr_fatal(r, "pCreateInfo: a %s view of an image made as %s for %s: no format has "
-			  "its channels in the image's new order", vk_format_name(v),
+		vkr_fatal(r, "pCreateInfo: a %s view of an image made as %s for %s: no format "
+			  "reads its channels as the image now holds them", vk_format_name(v),
 			  vk_format_name(o->ren->to), vk_format_name(o->ren->from));
-	if (w == v && v != o->ren->to)
+	if (!vk_format_same_places(v, o->ren->from))
 		vkr_warn(r, "a %s view of an image made as %s for %s reads the bits there, not the "
 			 "capture's",
 			 vk_format_name(v), vk_format_name(o->ren->to), vk_format_name(o->ren->from));
 	vi->format = (VkFormat)w;
 }
 
-/* Once for each image: a copy of O's bytes, which are in the new order. */
+/* Once for each image: a copy of O's bytes, which are not the trace's. */
 static void say_bytes(vkr *r, obj *o)
 {
 	if (o->ren->said)
@@ -478,120 +478,161 @@ static void barrier(VkCommandBuffer cb, VkPipelineStageFlags src, VkPipelineStag
 	vkCmdPipelineBarrier(cb, src, dst, 0, 0, NULL, 0, NULL, n, b);
 }
 
-/* A copy between a buffer and an image, of either form and direction:
- * where the image and its layout are, and the regions. */
-typedef struct bufimg {
-	bool into, two;
+/* A copy of bytes into or out of a renamed image: where the call names
+ * the image and its layout, and the image's regions, as blits between it
+ * and its shadow (the same places in both). */
+typedef struct via {
+	bool into;
 	VkImage *image;
 	VkImageLayout *layout;
 	uint32_t n;
-	const VkBufferImageCopy *r1;
-	const VkBufferImageCopy2 *r2;
-} bufimg;
+	VkImageBlit *blits;
+} via;
 
-static bufimg bufimg_of(const cmd_entry *e, void *args)
+static VkImageBlit blit_of(VkImageSubresourceLayers s, VkOffset3D at, VkExtent3D ex)
+{
+	VkOffset3D end = {at.x + (int32_t)ex.width, at.y + (int32_t)ex.height,
+			  at.z + (int32_t)ex.depth};
+	return (VkImageBlit){s, {at, end}, s, {at, end}};
+}
+
+/* A copy between a buffer and an image, of either form and direction;
+ * false for a region of another kind (a rotated copy's). */
+static bool via_buffer(vkr *r, const cmd_entry *e, void *args, via *v, uint64_t *image)
 {
 	const char *n = e->cmd->sig.name;
-	bufimg b = {.into = !strncmp(n, "vkCmdCopyBufferToImage", 22), .two = strchr(n, '2')};
-	if (b.into && !b.two) {
+	bool two = strchr(n, '2');
+	const VkBufferImageCopy *r1 = NULL;
+	const VkBufferImageCopy2 *r2 = NULL;
+	v->into = !strncmp(n, "vkCmdCopyBufferToImage", 22);
+	if (v->into && !two) {
 		vk_args_vkCmdCopyBufferToImage *a = args;
-		b = (bufimg){true, false, &a->dstImage, &a->dstImageLayout, a->regionCount,
-			     a->pRegions, NULL};
-	} else if (b.into) {
+		*v = (via){true, &a->dstImage, &a->dstImageLayout, a->regionCount, NULL};
+		r1 = a->pRegions;
+	} else if (v->into) {
 		VkCopyBufferToImageInfo2 *i = (VkCopyBufferToImageInfo2 *)
 			((vk_args_vkCmdCopyBufferToImage2 *)args)->pCopyBufferToImageInfo;
-		if (i)
-			b = (bufimg){true, true, &i->dstImage, &i->dstImageLayout, i->regionCount,
-				     NULL, i->pRegions};
-	} else if (!b.two) {
+		if (!i)
+			return false;
+		*v = (via){true, &i->dstImage, &i->dstImageLayout, i->regionCount, NULL};
+		r2 = i->pRegions;
+	} else if (!two) {
 		vk_args_vkCmdCopyImageToBuffer *a = args;
-		b = (bufimg){false, false, &a->srcImage, &a->srcImageLayout, a->regionCount,
-			     a->pRegions, NULL};
+		*v = (via){false, &a->srcImage, &a->srcImageLayout, a->regionCount, NULL};
+		r1 = a->pRegions;
 	} else {
 		VkCopyImageToBufferInfo2 *i = (VkCopyImageToBufferInfo2 *)
 			((vk_args_vkCmdCopyImageToBuffer2 *)args)->pCopyImageToBufferInfo;
-		if (i)
-			b = (bufimg){false, true, &i->srcImage, &i->srcImageLayout, i->regionCount,
-				     NULL, i->pRegions};
+		if (!i)
+			return false;
+		*v = (via){false, &i->srcImage, &i->srcImageLayout, i->regionCount, NULL};
+		r2 = i->pRegions;
 	}
-	return b;
+	*image = H(*v->image);
+	v->blits = trace_arena_alloc(&r->arena, (size_t)v->n * sizeof(*v->blits));
+	for (uint32_t i = 0; i < v->n; i++) {
+		if (r2 && r2[i].pNext)
+			return false;
+		v->blits[i] = r2 ? blit_of(r2[i].imageSubresource, r2[i].imageOffset, r2[i].imageExtent)
+				 : blit_of(r1[i].imageSubresource, r1[i].imageOffset, r1[i].imageExtent);
+	}
+	return true;
+}
+
+/* A copy between two images, where one of them is renamed (INTO: the
+ * destination) and the other is not, or is renamed otherwise. */
+static bool via_image(vkr *r, const cmd_entry *e, void *args, via *v, bool into)
+{
+	const VkImageCopy *r1 = NULL;
+	const VkImageCopy2 *r2 = NULL;
+	if (!strchr(e->cmd->sig.name, '2')) {
+		vk_args_vkCmdCopyImage *a = args;
+		*v = into ? (via){true, &a->dstImage, &a->dstImageLayout, a->regionCount, NULL}
+			  : (via){false, &a->srcImage, &a->srcImageLayout, a->regionCount, NULL};
+		r1 = a->pRegions;
+	} else {
+		VkCopyImageInfo2 *i = (VkCopyImageInfo2 *)((vk_args_vkCmdCopyImage2 *)args)->pCopyImageInfo;
+		if (!i)
+			return false;
+		*v = into ? (via){true, &i->dstImage, &i->dstImageLayout, i->regionCount, NULL}
+			  : (via){false, &i->srcImage, &i->srcImageLayout, i->regionCount, NULL};
+		r2 = i->pRegions;
+	}
+	v->blits = trace_arena_alloc(&r->arena, (size_t)v->n * sizeof(*v->blits));
+	for (uint32_t i = 0; i < v->n; i++) {
+		if (r2 && r2[i].pNext)
+			return false;
+		VkImageSubresourceLayers s = into ? (r2 ? r2[i].dstSubresource : r1[i].dstSubresource)
+						  : (r2 ? r2[i].srcSubresource : r1[i].srcSubresource);
+		VkOffset3D at = into ? (r2 ? r2[i].dstOffset : r1[i].dstOffset)
+				     : (r2 ? r2[i].srcOffset : r1[i].srcOffset);
+		v->blits[i] = blit_of(s, at, r2 ? r2[i].extent : r1[i].extent);
+	}
+	return true;
 }
 
 /*
- * A copy between a buffer and renamed image O, by way of its shadow: a
+ * A copy of bytes into or out of renamed image O, by way of its shadow: a
  * copy into O goes into the shadow, as the trace's format lays its bytes
  * out, then a blit takes it into O channel by channel; a copy out of O
  * is a blit into the shadow, then the copy from there.  The call itself
- * is made (vkr_invoke) with the shadow for its image; barriers on both
- * images around the blit, whatever stages the program's own named.
+ * is made (vkr_invoke) with the shadow for O; barriers on both images
+ * around the blit, whatever stages the program's own named.
  */
-static void through_shadow(vkr *r, const cmd_entry *e, void *args, obj *o, bufimg *c)
+static void through_shadow(vkr *r, const cmd_entry *e, void *args, obj *o, via *v)
 {
 	vkr_remap_args(r, e->cmd, args);
 	VkCommandBuffer cb;
 	memcpy(&cb, (uint8_t *)args + e->cmd->params[0].offset, sizeof(cb));
-	VkImageLayout layout = *c->layout;
+	VkImageLayout layout = *v->layout;
 	VkImage img = (VkImage)(uintptr_t)o->live, sh = o->ren->shadow;
 	VkImageSubresourceRange all = {VK_IMAGE_ASPECT_COLOR_BIT, 0, VK_REMAINING_MIP_LEVELS, 0,
 				       VK_REMAINING_ARRAY_LAYERS};
 	VkImageMemoryBarrier b[2] = {
 		{VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER, NULL, VK_ACCESS_MEMORY_WRITE_BIT,
-		 c->into ? VK_ACCESS_TRANSFER_WRITE_BIT : VK_ACCESS_TRANSFER_READ_BIT, layout, layout,
+		 v->into ? VK_ACCESS_TRANSFER_WRITE_BIT : VK_ACCESS_TRANSFER_READ_BIT, layout, layout,
 		 VK_QUEUE_FAMILY_IGNORED, VK_QUEUE_FAMILY_IGNORED, img, all},
 		{VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER, NULL, 0, VK_ACCESS_TRANSFER_WRITE_BIT,
-		 VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_QUEUE_FAMILY_IGNORED,
-		 VK_QUEUE_FAMILY_IGNORED, sh, all},
+		 VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+		 VK_QUEUE_FAMILY_IGNORED, VK_QUEUE_FAMILY_IGNORED, sh, all},
 	};
 	barrier(cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 2, b);
-	VkImageBlit *bl = trace_arena_alloc(&r->arena, (size_t)c->n * sizeof(*bl));
-	for (uint32_t i = 0; i < c->n; i++) {
-		VkImageSubresourceLayers s = c->two ? c->r2[i].imageSubresource
-						    : c->r1[i].imageSubresource;
-		VkOffset3D at = c->two ? c->r2[i].imageOffset : c->r1[i].imageOffset;
-		VkExtent3D ex = c->two ? c->r2[i].imageExtent : c->r1[i].imageExtent;
-		VkOffset3D end = {at.x + (int32_t)ex.width, at.y + (int32_t)ex.height,
-				  at.z + (int32_t)ex.depth};
-		bl[i] = (VkImageBlit){s, {at, end}, s, {at, end}};
-	}
-	/* out: O's channels into the shadow, which the copy then reads */
-	if (!c->into)
-		vkCmdBlitImage(cb, img, layout, sh, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, c->n, bl,
-			       VK_FILTER_NEAREST);
 	b[1].srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
-	b[1].dstAccessMask = c->into ? VK_ACCESS_TRANSFER_WRITE_BIT : VK_ACCESS_TRANSFER_READ_BIT;
+	b[1].dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT;
 	b[1].oldLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
-	b[1].newLayout = c->into ? VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL
-				 : VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
-	if (!c->into)
+	b[1].newLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
+	if (!v->into) {
+		/* out: O's channels into the shadow, which the copy then reads */
+		vkCmdBlitImage(cb, img, layout, sh, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, v->n,
+			       v->blits, VK_FILTER_NEAREST);
 		barrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 1, &b[1]);
-	*c->image = sh;
-	*c->layout = c->into ? VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL
+	}
+	*v->image = sh;
+	*v->layout = v->into ? VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL
 			     : VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
 	vkr_invoke(r, e, args);
-	if (!c->into)
+	if (!v->into)
 		return;
 	/* in: the shadow's bytes into O's channels */
-	b[1].dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT;
-	b[1].newLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
 	barrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 1, &b[1]);
-	vkCmdBlitImage(cb, sh, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, img, layout, c->n, bl,
+	vkCmdBlitImage(cb, sh, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, img, layout, v->n, v->blits,
 		       VK_FILTER_NEAREST);
 	b[0].srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
 	b[0].dstAccessMask = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT;
 	barrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 1, &b[0]);
 }
 
-/* A copy of bytes between IMAGE and a buffer or another image. */
-static void bytes(vkr *r, uint64_t image, uint64_t other)
+/* Whether two images hold their bytes alike: neither renamed, or both
+ * the same way. */
+static bool alike(const obj *a, const obj *b)
 {
-	obj *o = renamed_image(r, image), *p = renamed_image(r, other);
-	if (o && !(p && p->ren->from == o->ren->from && p->ren->to == o->ren->to))
-		say_bytes(r, o);
+	if (!a || !b)
+		return !a && !b;
+	return a->ren->from == b->ren->from && a->ren->to == b->ren->to;
 }
 
 bool vkr_format_note(vkr *r, const cmd_entry *e, void *args)
 {
-	const char *n = e->cmd->sig.name;
 	switch ((enum special)e->special) {
 	case SP_CREATE_VIEW: {
 		VkImageViewCreateInfo *vi =
@@ -602,34 +643,41 @@ bool vkr_format_note(vkr *r, const cmd_entry *e, void *args)
 		return false;
 	}
 	case SP_BUFFER_IMAGE: {
-		/* (and from: a copy between a buffer and an image) */
-		bufimg c = bufimg_of(e, args);
-		obj *o = c.image ? renamed_image(r, H(*c.image)) : NULL;
+		via v;
+		uint64_t image = 0;
+		bool ok = via_buffer(r, e, args, &v, &image);
+		obj *o = renamed_image(r, image);
 		if (!o)
 			return false;
-		bool plain = true;  /* no region of another kind (a rotated copy) */
-		for (uint32_t i = 0; c.r2 && i < c.n; i++)
-			plain = plain && !c.r2[i].pNext;
-		if (plain && shadow(r, o, c.into)) {
-			through_shadow(r, e, args, o, &c);
+		if (ok && shadow(r, o, v.into)) {
+			through_shadow(r, e, args, o, &v);
 			return true;
 		}
 		say_bytes(r, o);
 		return false;
 	}
-	case SP_BYTES_OF_IMAGE:
-		if (!strcmp(n, "vkCmdCopyImage")) {
-			vk_args_vkCmdCopyImage *a = args;
-			bytes(r, H(a->srcImage), H(a->dstImage));
-			bytes(r, H(a->dstImage), H(a->srcImage));
+	case SP_IMAGE_IMAGE: {
+		uint64_t src, dst;
+		if (!strchr(e->cmd->sig.name, '2')) {
+			src = H(((vk_args_vkCmdCopyImage *)args)->srcImage);
+			dst = H(((vk_args_vkCmdCopyImage *)args)->dstImage);
 		} else {
 			const VkCopyImageInfo2 *i = ((vk_args_vkCmdCopyImage2 *)args)->pCopyImageInfo;
-			if (i) {
-				bytes(r, H(i->srcImage), H(i->dstImage));
-				bytes(r, H(i->dstImage), H(i->srcImage));
-			}
+			src = i ? H(i->srcImage) : 0;
+			dst = i ? H(i->dstImage) : 0;
 		}
+		obj *s = renamed_image(r, src), *d = renamed_image(r, dst), *o = d ? d : s;
+		if (alike(s, d))
+			return false;
+		via v;
+		/* one side renamed: through its shadow; both, otherwise: said */
+		if (!(s && d) && via_image(r, e, args, &v, d != NULL) && shadow(r, o, v.into)) {
+			through_shadow(r, e, args, o, &v);
+			return true;
+		}
+		say_bytes(r, o);
 		return false;
+	}
 	default:
 		return false;
 	}

@@ -263,9 +263,9 @@ static enum special special_of(const char *n, const vk_command_info *cmd)
 		{"vkCmdCopyImageToBuffer", SP_BUFFER_IMAGE},
 		{"vkCmdCopyImageToBuffer2", SP_BUFFER_IMAGE},
 		{"vkCmdCopyImageToBuffer2KHR", SP_BUFFER_IMAGE},
-		{"vkCmdCopyImage", SP_BYTES_OF_IMAGE},
-		{"vkCmdCopyImage2", SP_BYTES_OF_IMAGE},
-		{"vkCmdCopyImage2KHR", SP_BYTES_OF_IMAGE},
+		{"vkCmdCopyImage", SP_IMAGE_IMAGE},
+		{"vkCmdCopyImage2", SP_IMAGE_IMAGE},
+		{"vkCmdCopyImage2KHR", SP_IMAGE_IMAGE},
 		{"vkGetSwapchainStatusKHR", SP_SKIP},
 		{"vkSetHdrMetadataEXT", SP_SKIP},
 		{"vkReleaseSwapchainImagesEXT", SP_SKIP},
@@ -918,7 +918,7 @@ static void replay_call(vkr *r, const trace_call *c)
 		return;
 	case SP_CREATE_VIEW:
 	case SP_BUFFER_IMAGE:
-	case SP_BYTES_OF_IMAGE:
+	case SP_IMAGE_IMAGE:
 		if (!r->renamed || !vkr_format_note(r, e, args))
 			vkr_call_generic(r, e, args);
 		return;

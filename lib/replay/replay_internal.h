@@ -70,7 +70,7 @@ enum special {
 	SP_CREATE_TEMPLATE, SP_DESTROY_TEMPLATE, SP_TEMPLATE_DATA,
 	SP_GET_QUEUE, SP_GET_QUEUE2, SP_SUBMIT, SP_SUBMIT2, SP_DRAW_MULTI, SP_DRAW_MULTI_INDEXED,
 	SP_GRAPHICS_PIPELINES, SP_COMPUTE_PIPELINES, SP_CREATE_SEMAPHORE, SP_MADE_AHEAD,
-	SP_CREATE_VIEW, SP_BUFFER_IMAGE, SP_BYTES_OF_IMAGE,
+	SP_CREATE_VIEW, SP_BUFFER_IMAGE, SP_IMAGE_IMAGE,
 };
 
 /* What --loop follows a command for, beyond what it makes and ends: the
@@ -658,9 +658,9 @@ void vkr_rename_free(obj *o);
 bool vkr_attachments_wanted(const vk_command_info *cmd);
 void vkr_attachment_formats(VkPhysicalDevice phys, const vk_command_info *cmd, void *args);
 /* What a record does with an image made renamed: views name its new
- * format, copies to and from buffers go through a shadow image (true:
- * the call is made), copies between images named unlike are said (e->special:
- * SP_CREATE_VIEW, SP_BUFFER_IMAGE, SP_BYTES_OF_IMAGE) */
+ * format, copies of its bytes (with a buffer, with an image not renamed)
+ * go through a shadow image (true: the call is made) (e->special:
+ * SP_CREATE_VIEW, SP_BUFFER_IMAGE, SP_IMAGE_IMAGE) */
 bool vkr_format_note(vkr *r, const cmd_entry *e, void *args);
 obj *vkr_new_obj(vkr *r, uint64_t cap, uint64_t live, bool image, bool linear, VkDeviceSize size);
 void vkr_unlink_obj(obj *o);

@@ -107,20 +107,49 @@ bool vk_format_same_bits(int32_t a, int32_t b)
 	return fa && fb && widens(fa, fb) && widens(fb, fa);
 }
 
+/* Where channel I of F lies in a texel's bits, counted from the least
+ * significant of its first byte: a packed word lists its channels from
+ * the most significant bit down, the others from the first byte up. */
+static uint32_t bit_at(const vk_format_layout *f, int i)
+{
+	uint32_t before = 0;
+	for (int j = 0; j < i; j++)
+		before += f->bits[j];
+	return f->packed ? f->packed - before - f->bits[i] : before;
+}
+
+/* Whether A and B put each channel in the same bits (whatever their
+ * numeric formats): R8G8B8A8 and A8B8G8R8_PACK32 do, B8G8R8A8 does not. */
+static bool same_places(const vk_format_layout *a, const vk_format_layout *b)
+{
+	if (a->block_size != b->block_size || !same_channels(a, b))
+		return false;
+	for (int i = 0; i < a->n; i++) {
+		int j = place(b, a->chan[i]);
+		if (a->bits[i] != b->bits[j] || bit_at(a, i) != bit_at(b, j))
+			return false;
+	}
+	return true;
+}
+
+bool vk_format_same_places(int32_t a, int32_t b)
+{
+	const vk_format_layout *fa = vk_format_layout_of(a), *fb = vk_format_layout_of(b);
+	return fa && fb && same_places(fa, fb);
+}
+
 int32_t vk_format_view_rename(int32_t v, int32_t from, int32_t to)
 {
 	const vk_format_layout *fv = vk_format_layout_of(v), *ff = vk_format_layout_of(from),
 			       *ft = vk_format_layout_of(to);
-	if (!fv || !ff || !ft || strcmp(fv->chan, ff->chan))
+	if (!fv || !ff || !ft || !same_places(fv, ff))
 		return v;
 	/* TO's channels in TO's bits, each of V's numeric format */
 	for (uint32_t i = 0; i < vk_nformat_layouts; i++) {
 		const vk_format_layout *g = &vk_format_layouts[i];
-		bool ok = g->block_size == ft->block_size && g->packed == ft->packed &&
-			  !strcmp(g->chan, ft->chan);
+		bool ok = g->packed == ft->packed && same_places(g, ft);
 		for (int j = 0; ok && j < g->n; j++)
-			ok = g->bits[j] == ft->bits[j] &&
-			     !strcmp(g->numeric[j], fv->numeric[place(fv, g->chan[j])]);
+			ok = !strcmp(g->numeric[j], fv->numeric[place(fv, g->chan[j])]);
 		if (ok)
 			return g->format;
 	}

@@ -29,12 +29,17 @@ uint32_t vk_format_substitutes(int32_t format, int32_t *out, uint32_t max);
  * another order, not in more bits). */
 bool vk_format_same_bits(int32_t a, int32_t b);
 
+/* Whether A and B put each channel in the same bits, whatever their
+ * numeric formats (R8G8B8A8_UNORM and A8B8G8R8_SRGB_PACK32 do). */
+bool vk_format_same_places(int32_t a, int32_t b);
+
 /*
  * A view format V of an image made as TO in place of FROM (one of FROM's
- * substitutes): where V names its channels as FROM does (FROM itself, its
- * SRGB or UINT sibling), the format of TO's channels and bits in V's
- * numeric formats; otherwise V itself (a mutable image's view of another
- * layout).  -1 where no format has them.
+ * substitutes): where V puts each channel in the bits FROM does (FROM
+ * itself, its SRGB or UINT sibling, R8G8B8A8 for A8B8G8R8_PACK32), the
+ * format of TO's channels and bits in V's numeric formats; otherwise V
+ * itself (a mutable image's view of other bits).  -1 where no format has
+ * them.
  */
 int32_t vk_format_view_rename(int32_t v, int32_t from, int32_t to);
 

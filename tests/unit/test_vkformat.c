@@ -84,6 +84,15 @@ static void test_views_follow_the_rename(void)
 	check(vk_format_view_rename(VK_FORMAT_R8G8B8A8_SRGB, VK_FORMAT_R8G8B8A8_UNORM,
 				    VK_FORMAT_R16G16B16A16_UNORM) == -1,
 	      "no 16-bit SRGB: none");
+	/* zink views its A8B8G8R8_SRGB_PACK32 images as R8G8B8A8_UNORM: the
+	 * same bytes */
+	check(vk_format_view_rename(VK_FORMAT_R8G8B8A8_UNORM, VK_FORMAT_A8B8G8R8_SRGB_PACK32,
+				    VK_FORMAT_B8G8R8A8_SRGB) == VK_FORMAT_B8G8R8A8_UNORM,
+	      "a view of the same bits in another packing");
+	/* a view that swaps red and blue reads other bits: as it is */
+	check(vk_format_view_rename(VK_FORMAT_B8G8R8A8_UNORM, VK_FORMAT_R8G8B8A8_UNORM,
+				    VK_FORMAT_B8G8R8A8_UNORM) == VK_FORMAT_B8G8R8A8_UNORM,
+	      "a view of other bits");
 }
 
 static void test_names(void)
