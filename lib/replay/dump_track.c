@@ -618,7 +618,7 @@ void vkr_dump_track(vkr *r, const cmd_entry *e, void *args)
 				   {ci->imageExtent.width, ci->imageExtent.height, 1}, 1,
 				   ci->imageArrayLayers ? ci->imageArrayLayers : 1, VK_SAMPLE_COUNT_1_BIT,
 				   ci->imageUsage | VK_IMAGE_USAGE_TRANSFER_SRC_BIT, 0,
-				   VK_IMAGE_LAYOUT_UNDEFINED};
+				   VK_IMAGE_LAYOUT_UNDEFINED, ci->imageFormat};
 		put_ptr(&d->chains, H(*a->pSwapchain), im);
 		return;
 	}
