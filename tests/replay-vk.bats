@@ -265,10 +265,13 @@ frames_as_captured() {
 	# the time in records is theirs, summed
 	[ "$(json s.json 'abs(sum(f["ms"] for f in s["by_function"]) - s["records_seconds"] * 1e3) < 0.001 * len(s["by_function"]) + 0.01')" = True ]
 	[ "$(json s.json 's["records_seconds"] > 0')" = True ]
+	# those of the frames counted, within the frames' time
+	[ "$(json s.json '0 < s["frames_records_seconds"] <= s["frames_seconds"] + 0.001')" = True ]
+	[ "$(json s.json 's["frames_records_seconds"] <= s["records_seconds"]')" = True ]
 	replay --stats "$W/cube.trace" >s.txt
 	cat s.txt
-	grep -Eq '^time in records: +[0-9]+\.[0-9]{3} s \(the rest: reading the trace, frame ends\)$' s.txt
-	grep -Fxq "time by function (the 10 longest; checks, decoding and the driver's work):" s.txt
+	grep -Eq "^time in records: +[0-9]+\.[0-9]{3} s of the frames' [0-9]+\.[0-9]{3} s \(the rest: reading the trace, frame ends\)$" s.txt
+	grep -Fxq "time by function (the 10 longest, the records after the last frame too; checks, decoding and the driver's work):" s.txt
 	grep -Eq "^  vkQueueSubmit +[0-9.]+ ms +$submits calls +[0-9.]+ us each$" s.txt
 }
 

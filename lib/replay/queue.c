@@ -696,6 +696,7 @@ static fn_time *time_of(vkr *r, const trace_func_sig *sig)
 
 void vkr_time_note(vkr *r, const trace_func_sig *sig, double seconds)
 {
+	r->records_s += seconds;
 	/* a wait put off to this record (ahead.c) counts as its own */
 	if (r->ahead_lazy_s > 0.0 && r->ahead_lazy_sig) {
 		time_of(r, r->ahead_lazy_sig)->seconds += r->ahead_lazy_s;
@@ -726,7 +727,7 @@ static int by_seconds(const void *a, const void *b)
  * on fences the capture waited on, memory updates). */
 #define TOP_TIMES 10
 
-static void print_times(vkr *r, FILE *o, bool json)
+static void print_times(vkr *r, FILE *o, bool json, double span)
 {
 	qsort(r->times, r->ntimes, sizeof(*r->times), by_seconds);
 	size_t n = r->ntimes < TOP_TIMES ? r->ntimes : TOP_TIMES;
@@ -735,7 +736,8 @@ static void print_times(vkr *r, FILE *o, bool json)
 		all += r->times[i].seconds;
 	if (json) {
 		/* every function: a tool reading it picks its own */
-		fprintf(o, "\"records_seconds\": %.6f, \"by_function\": [", all);
+		fprintf(o, "\"records_seconds\": %.6f, \"frames_records_seconds\": %.6f, "
+			"\"frames_seconds\": %.6f, \"by_function\": [", all, r->frames_records_s, span);
 		for (size_t i = 0; i < r->ntimes; i++)
 			fprintf(o, "%s{\"function\": \"%s\", \"ms\": %.3f, \"calls\": %llu}",
 				i ? ", " : "", r->times[i].name, r->times[i].seconds * 1e3,
@@ -743,8 +745,10 @@ static void print_times(vkr *r, FILE *o, bool json)
 		fprintf(o, "], ");
 		return;
 	}
-	fprintf(o, "time in records:   %.3f s (the rest: reading the trace, frame ends)\n", all);
-	fprintf(o, "time by function (the %zu longest; checks, decoding and the driver's work):\n", n);
+	fprintf(o, "time in records:   %.3f s of the frames' %.3f s (the rest: reading the trace, "
+		"frame ends)\n", r->frames_records_s, span);
+	fprintf(o, "time by function (the %zu longest, the records after the last frame too; "
+		"checks, decoding and the driver's work):\n", n);
 	for (size_t i = 0; i < n; i++)
 		fprintf(o, "  %-40s %10.3f ms %8llu calls %10.2f us each\n", r->times[i].name,
 			r->times[i].seconds * 1e3, (unsigned long long)r->times[i].calls,
@@ -813,7 +817,7 @@ void vkr_print_stats(vkr *r, double total)
 			(unsigned long long)r->ahead_renamed, (unsigned long long)r->ahead_fences,
 			(unsigned long long)r->ahead_staged, (unsigned long long)r->ahead_ended,
 			r->ahead_paid_s, r->ahead_held_s);
-		print_times(r, o, true);
+		print_times(r, o, true, span);
 		fprintf(o, "\"calls\": %llu, \"calls_per_second\": %.0f, \"warnings\": %llu, "
 			"\"heaps\": [", (unsigned long long)r->calls,
 			total > 0 ? (double)r->calls / total : 0, (unsigned long long)r->warnings);
@@ -874,7 +878,7 @@ void vkr_print_stats(vkr *r, double total)
 			r->ahead_ended ? "; ended at a second queue or a sparse bind" : "");
 	else
 		fprintf(o, "running ahead:     off (--waits-as-captured, --loop or --dump)\n");
-	print_times(r, o, false);
+	print_times(r, o, false, span);
 }
 
 /* ------------------------------------------------------------------ */

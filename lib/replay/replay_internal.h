@@ -422,6 +422,8 @@ typedef struct vkr {
 	uint64_t ahead_lazy;
 	const trace_func_sig *ahead_lazy_sig;  /* --stats: its time goes to it */
 	double ahead_lazy_s;
+	double records_s;         /* --stats: every record timed, so far */
+	double frames_records_s;  /* and up to the last frame counted */
 	double ahead_paid_s, ahead_held_s;  /* waiting to pay; at frame ends, AHEAD_FRAMES ahead */
 	held_submits held;
 	void *check_jmp;          /* jmp_buf * */
