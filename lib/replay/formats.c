@@ -13,10 +13,11 @@
  * Whatever moves channels (draws, blits, clears, samplers, storage) then
  * works as captured: views, render passes, dynamic rendering's formats
  * and framebuffers name the new format.  What moves bytes does not: a
- * copy from a buffer goes through a shadow image in the captured format
- * (which the device can copy into and blit from), then a blit into the
- * image; other copies of its bytes (to a buffer, between images named
- * unlike) are said once for each image.  Where no format serves, the
+ * copy between the image and a buffer or an image made as captured goes
+ * through a shadow image in the captured format (which the device can
+ * copy with and blit with) and a blit; where the device cannot blit so,
+ * or both images were made otherwise, the copy is said once for each
+ * image.  Where no format serves, the
  * replay stops, naming the format and the usage the device lacks, rather
  * than hand the driver an image it cannot make.
  *
@@ -37,7 +38,7 @@ struct rename {
 	VkImageType type;
 	VkExtent3D extent;
 	uint32_t mips, layers;
-	VkImage shadow;          /* in the trace's format, for copies from buffers */
+	VkImage shadow;          /* in the trace's format, for copies of its bytes */
 	vkd_allocation shadow_mem;
 	int shadow_state;        /* 0 not tried, 1 made, -1 the device has none */
 	bool said;               /* a copy of its bytes was warned of */
@@ -180,14 +181,14 @@ static const char *lacked_usage(VkPhysicalDevice phys, int32_t format,
 	const vk_bitmask_info *ub = vk_bitmask_lookup("VkImageUsageFlags");
 	size_t at = 0;
 	buf[0] = 0;
-	for (uint32_t i = 0; ub && i < ub->sig.nflags; i++) {
+	for (uint32_t i = 0; ub && i < ub->sig.nflags && at < size; i++) {
 		VkImageCreateInfo one = *ci;
 		one.usage = (VkImageUsageFlags)ub->sig.flags[i].value;
 		one.flags = 0;
 		VkImageFormatProperties p;
 		if (!(ci->usage & one.usage) || image_props(phys, format, &one, &p) == VK_SUCCESS)
 			continue;
-		at += (size_t)snprintf(buf + at, at < size ? size - at : 0, "%s%s", at ? "|" : "",
+		at += (size_t)snprintf(buf + at, size - at, "%s%s", at ? "|" : "",
 				       ub->sig.flags[i].name);
 	}
 	return at ? buf : "its usage and flags";
