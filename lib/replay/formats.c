@@ -346,41 +346,57 @@ static void rendering_formats(VkPhysicalDevice phys, const void *next)
 	}
 }
 
-bool vkr_attachments_wanted(const vk_command_info *cmd)
+enum { AT_NONE, AT_PASS, AT_PASS2, AT_PIPELINES, AT_BEGIN, AT_FRAMEBUFFER };
+
+int vkr_attachments_kind(const vk_command_info *cmd)
 {
-	static const char *const names[] = {
-		"vkCreateRenderPass", "vkCreateRenderPass2", "vkCreateRenderPass2KHR",
-		"vkCreateGraphicsPipelines", "vkBeginCommandBuffer", "vkCreateFramebuffer",
+	static const vk_named table[] = {
+		{"vkCreateRenderPass", AT_PASS},
+		{"vkCreateRenderPass2", AT_PASS2},
+		{"vkCreateRenderPass2KHR", AT_PASS2},
+		{"vkCreateGraphicsPipelines", AT_PIPELINES},
+		{"vkBeginCommandBuffer", AT_BEGIN},
+		{"vkCreateFramebuffer", AT_FRAMEBUFFER},
 	};
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (!strcmp(cmd->sig.name, names[i]))
-			return true;
-	return false;
+	return VK_BY_NAME(table, cmd->sig.name, AT_NONE);
 }
 
-void vkr_attachment_formats(VkPhysicalDevice phys, const vk_command_info *cmd, void *args)
+void vkr_attachment_formats(VkPhysicalDevice phys, int kind, void *args)
 {
-	const char *n = cmd->sig.name;
-	if (!strcmp(n, "vkCreateRenderPass")) {
+	switch (kind) {
+	case AT_PASS: {
 		const VkRenderPassCreateInfo *ci = ((vk_args_vkCreateRenderPass *)args)->pCreateInfo;
 		for (uint32_t i = 0; ci && ci->pAttachments && i < ci->attachmentCount; i++)
 			attachment_format(phys, (VkFormat *)&ci->pAttachments[i].format);
-	} else if (!strncmp(n, "vkCreateRenderPass2", 19)) {
+		return;
+	}
+	case AT_PASS2: {
 		const VkRenderPassCreateInfo2 *ci = ((vk_args_vkCreateRenderPass2 *)args)->pCreateInfo;
 		for (uint32_t i = 0; ci && ci->pAttachments && i < ci->attachmentCount; i++)
 			attachment_format(phys, (VkFormat *)&ci->pAttachments[i].format);
-	} else if (!strcmp(n, "vkCreateGraphicsPipelines")) {
+		return;
+	}
+	case AT_PIPELINES: {
 		vk_args_vkCreateGraphicsPipelines *a = args;
 		for (uint32_t i = 0; a->pCreateInfos && i < a->createInfoCount; i++)
 			rendering_formats(phys, a->pCreateInfos[i].pNext);
-	} else if (!strcmp(n, "vkBeginCommandBuffer")) {
+		return;
+	}
+	case AT_BEGIN: {
+		/* (a secondary command buffer's inheritance only) */
 		const VkCommandBufferBeginInfo *bi = ((vk_args_vkBeginCommandBuffer *)args)->pBeginInfo;
 		if (bi && bi->pInheritanceInfo)
 			rendering_formats(phys, bi->pInheritanceInfo->pNext);
-	} else if (!strcmp(n, "vkCreateFramebuffer")) {
+		return;
+	}
+	case AT_FRAMEBUFFER: {
 		const VkFramebufferCreateInfo *ci = ((vk_args_vkCreateFramebuffer *)args)->pCreateInfo;
 		if (ci)
 			rendering_formats(phys, ci->pNext);
+		return;
+	}
+	default:
+		return;
 	}
 }
 

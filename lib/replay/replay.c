@@ -369,7 +369,7 @@ cmd_entry *vkr_entry_of(vkr *r, const trace_call *c)
 	e->result = cmd->ret && cmd->ret->base == VK_B_ENUM && !strcmp(cmd->ret->type, "VkResult");
 	e->subres = vkr_subres_reads(r, cmd);
 	e->iface = vk_iface_wants(cmd);
-	e->attachments = vkr_attachments_wanted(cmd);
+	e->attachments = (uint8_t)vkr_attachments_kind(cmd);
 	vkr_cmdbuf_entry(e);
 	vkr_merge_entry(e);
 	vkr_ahead_entry(e);
@@ -600,7 +600,7 @@ static void replay_call(vkr *r, const trace_call *c)
 	if (r->ahead_on && !vkr_ahead_record(r, e, args, capres))
 		return;
 	if (e->attachments && !r->checking)
-		vkr_attachment_formats(r->d->vk.physical, cmd, args);
+		vkr_attachment_formats(r->d->vk.physical, e->attachments, args);
 	switch ((enum special)e->special) {
 	case SP_NONE:
 		vkr_call_generic(r, e, args);

@@ -94,7 +94,8 @@ typedef struct cmd_entry {
 	bool result;         /* it returns a VkResult */
 	bool subres;         /* what it reads may hold an image subresource (subres.c) */
 	bool iface;          /* vk_iface_note follows or checks it */
-	bool attachments;    /* it names color attachment formats (formats.c) */
+	uint8_t attachments; /* what color attachment formats it names, if any
+			      * (vkr_attachments_kind) */
 	int16_t allocator;   /* the pAllocator parameter, or -1 */
 	int16_t tmpl, data;  /* SP_TEMPLATE_DATA: descriptorUpdateTemplate, pData */
 	uint8_t cb;          /* what cmdbuf.c checks of it (vkr_cmdbuf_entry) */
@@ -653,12 +654,13 @@ int32_t vkr_image_format(vkr *r, VkImageCreateInfo *ci);
 /* O, made from CI, renamed from FROM: what its views and copies need */
 void vkr_image_renamed(vkr *r, obj *o, int32_t from, const VkImageCreateInfo *ci);
 void vkr_rename_free(obj *o);
-/* Whether CMD names color attachment formats (render passes, pipelines'
- * and inheritance's rendering formats, imageless framebuffers), and
- * those of ARGS the device lacks renamed as their images are; on any
- * thread (warm.c) */
-bool vkr_attachments_wanted(const vk_command_info *cmd);
-void vkr_attachment_formats(VkPhysicalDevice phys, const vk_command_info *cmd, void *args);
+/* What color attachment formats CMD names, if any (render passes,
+ * pipelines' and inheritance's rendering formats, imageless
+ * framebuffers: 0 for none), and those of ARGS, a record of that KIND,
+ * that the device lacks renamed as their images are; on any thread
+ * (warm.c) */
+int vkr_attachments_kind(const vk_command_info *cmd);
+void vkr_attachment_formats(VkPhysicalDevice phys, int kind, void *args);
 /* What a record does with an image made renamed: views name its new
  * format, copies of its bytes (with a buffer, with an image not renamed)
  * go through a shadow image (true: the call is made) (e->special:

@@ -213,8 +213,7 @@ static PFN_vkVoidFunction prepare(vkr_warm *w, const vk_command_info *cmd, void 
 	for (uint32_t i = 0; i < cmd->nparams; i++)
 		if (!strcmp(cmd->params[i].name, "pAllocator"))
 			memset((uint8_t *)args + cmd->params[i].offset, 0, sizeof(void *));
-	if (vkr_attachments_wanted(cmd))
-		vkr_attachment_formats(w->d->vk.physical, cmd, args);
+	vkr_attachment_formats(w->d->vk.physical, vkr_attachments_kind(cmd), args);
 	return vkGetDeviceProcAddr(w->dev, cmd->sig.name);
 }
 

@@ -1,5 +1,5 @@
 /*
- * vkformat: formats of the same bytes under other channel names (see
+ * vkformat: the formats that hold another's texels as they are (see
  * vkformat.h).
  */
 #include "vkformat.h"
@@ -18,19 +18,6 @@ const vk_format_layout *vk_format_layout_of(int32_t format)
 	}
 	return lo < vk_nformat_layouts && vk_format_layouts[lo].format == format
 		       ? &vk_format_layouts[lo] : NULL;
-}
-
-/* Whether A and B lay out the same bits: class, size, packing, and each
- * channel's bits and numeric format in the same place. */
-static bool same_bits(const vk_format_layout *a, const vk_format_layout *b)
-{
-	if (strcmp(a->cls, b->cls) || a->block_size != b->block_size || a->packed != b->packed ||
-	    a->n != b->n)
-		return false;
-	for (uint32_t i = 0; i < a->n; i++)
-		if (a->bits[i] != b->bits[i] || strcmp(a->numeric[i], b->numeric[i]))
-			return false;
-	return true;
 }
 
 /* Whether A's channel names are B's in another order (or the same). */
@@ -85,15 +72,13 @@ uint32_t vk_format_substitutes(int32_t format, int32_t *out, uint32_t max)
 {
 	const vk_format_layout *f = vk_format_layout_of(format);
 	uint32_t n = 0;
-	/* the same bits first, then the others by size */
+	/* each channel in as many bits first, then in more, by size */
 	for (int pass = 0; f && pass < 2; pass++)
-		for (uint32_t size = f->block_size;
-		     size <= (pass ? 16u : f->block_size); size++)
+		for (uint32_t size = f->block_size; size <= (pass ? 16u : f->block_size); size++)
 			for (uint32_t i = 0; i < vk_nformat_layouts; i++) {
 				const vk_format_layout *g = &vk_format_layouts[i];
-				bool same = same_bits(f, g) && same_channels(f, g);
-				if (g == f || g->block_size != size || (pass ? same : !same) ||
-				    !widens(f, g))
+				if (g == f || g->block_size != size || !widens(f, g) ||
+				    widens(g, f) == (pass == 1))
 					continue;
 				if (n < max)
 					out[n++] = g->format;

@@ -17,11 +17,11 @@ const vk_format_layout *vk_format_layout_of(int32_t format);
 
 /*
  * The formats other than FORMAT that hold each of its texels as it is,
- * into OUT (at most MAX), best first: those of the same bits in the same
- * places with the channels named in another order (same class, block
- * size and packing), then those of the same channels in more bits that
- * hold every value exactly (4-bit UNORM in 8: 17k/255 is k/15), smallest
- * first; in the registry's order within each.  Returns how many.
+ * into OUT (at most MAX), best first: those of the same channels each in
+ * as many bits, in another order or packing (B4G4R4A4 for A4R4G4B4,
+ * R5G5B5A1 for A1R5G5B5), then those of the same channels in more bits
+ * that hold every value exactly (4-bit UNORM in 8: 17k/255 is k/15),
+ * smallest first; in the registry's order within each.  Returns how many.
  */
 uint32_t vk_format_substitutes(int32_t format, int32_t *out, uint32_t max);
 

@@ -197,7 +197,6 @@ extern const uint32_t vk_nhandles;
  * channels, uncompressed and of one plane (vkformat.h). */
 typedef struct vk_format_layout {
 	int32_t format;          /* VkFormat */
-	const char *cls;         /* its compatibility class ("32-bit") */
 	uint8_t block_size;      /* bytes of a texel */
 	uint8_t packed;          /* bits of its packed word; 0 if none */
 	uint8_t n;               /* channels */

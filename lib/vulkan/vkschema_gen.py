@@ -377,11 +377,11 @@ def load(registry=REGISTRY):
     return m
 
 
-# The registry's <formats>: per VkFormat, its compatibility class, the
-# bytes of a texel block, the bits of its packed word and its channels in
-# the order of their bits.  Only formats of red, green, blue and alpha
-# channels, uncompressed and of one plane: the ones whose bytes another
-# format can hold under other channel names (trace-replay's renames).
+# The registry's <formats>: per VkFormat, the bytes of a texel block, the
+# bits of its packed word and its channels in the order of their bits.
+# Only formats of red, green, blue and alpha channels, uncompressed and of
+# one plane: the ones another format can hold texel for texel
+# (trace-replay's substitutes, lib/vulkan/vkformat.h).
 def load_formats(root, vkformat):
     if not vkformat:
         return []
@@ -395,8 +395,7 @@ def load_formats(root, vkformat):
                 or any(c.get('name') not in 'RGBA' or not c.get('bits', '').isdigit()
                        for c in comps)):
             continue
-        out.append((value[f.get('name')], f.get('name'), f.get('class'),
-                    int(f.get('blockSize')), int(f.get('packed') or 0),
+        out.append((value[f.get('name')], f.get('name'), int(f.get('blockSize')), int(f.get('packed') or 0),
                     [(c.get('name'), int(c.get('bits')), c.get('numericFormat'))
                      for c in comps]))
     return sorted(out)
@@ -404,10 +403,10 @@ def load_formats(root, vkformat):
 
 def gen_formats(out, m):
     out.append('const vk_format_layout vk_format_layouts[] = {')
-    for v, name, cls, size, packed, comps in m.formats:
+    for v, name, size, packed, comps in m.formats:
         pad = comps + [('', 0, None)] * (4 - len(comps))
-        out.append('\t{ %d, "%s", %d, %d, %d, "%s", { %s }, { %s } }, /* %s */'
-                   % (v, cls, size, packed, len(comps), ''.join(c[0] for c in comps),
+        out.append('\t{ %d, %d, %d, %d, "%s", { %s }, { %s } }, /* %s */'
+                   % (v, size, packed, len(comps), ''.join(c[0] for c in comps),
                       ', '.join(str(c[1]) for c in pad),
                       ', '.join('"%s"' % c[2] if c[2] else 'NULL' for c in pad), name))
     out.append('};')
