@@ -358,6 +358,22 @@ frames_as_captured() {
 	[ "$(ae ref.png zero.png)" = 0 ]
 }
 
+@test "query results the program read are not asked again: a read the validation layer refuses replays silent" {
+	# a timestamp pool made after the first vkCreateFence, and a read of
+	# its 4 queries into 64-bit values 4 bytes apart, that succeeded at
+	# capture: asked, it is VUID-vkGetQueryPoolResults-flags-00815
+	local dev at
+	dev=$(grep -m1 'fn: vkCreateFence,' "$W/cube.txt" | sed 's/.*device: \(0x[0-9a-f]*\).*/\1/')
+	at=$(grep -m1 -n 'fn: vkCreateFence,' "$W/cube.txt" | cut -d: -f1)
+	sed "${at}a {call: 1000000, thread: 0, fn: vkCreateQueryPool, args: {device: $dev, pCreateInfo: [{sType: VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO, pNext: null, flags: 0, queryType: VK_QUERY_TYPE_TIMESTAMP, queryCount: 4, pipelineStatistics: 0}], pAllocator: null, pQueryPool: [0x123400]}, ret: VK_SUCCESS}\\
+{call: 1000001, thread: 0, fn: vkGetQueryPoolResults, args: {device: $dev, queryPool: 0x123400, firstQuery: 0, queryCount: 4, dataSize: 32, pData: !!binary \"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\", stride: 4, flags: VK_QUERY_RESULT_64_BIT}, ret: VK_SUCCESS}" "$W/cube.txt" >read.txt
+	grep -q 'fn: vkGetQueryPoolResults,.*stride: 4,' read.txt
+	replay_error --validate --frames 0-2 read.txt
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+}
+
 @test "a call that failed at capture and succeeds now is reported with its call number" {
 	sed -E '/fn: vkCreateSampler,/s/ret: VK_SUCCESS/ret: VK_ERROR_OUT_OF_DEVICE_MEMORY/' \
 		"$W/cube.txt" >failed.txt

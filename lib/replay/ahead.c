@@ -91,7 +91,7 @@ void vkr_ahead_entry(cmd_entry *e)
 		{"vkQueuePresentKHR", AK_FREE},
 		{"vkAcquireNextImageKHR", AK_FREE},
 		{"vkAcquireNextImage2KHR", AK_FREE},
-		{"vkGetQueryPoolResults", AK_FREE},  /* asked, never waited for */
+		{"vkGetQueryPoolResults", AK_FREE},  /* not asked (replay.c) */
 		{"vkTrimCommandPool", AK_FREE},
 		{"vkMapMemory", AK_FREE},
 		{"vkMapMemory2KHR", AK_FREE},

@@ -813,19 +813,13 @@ static void replay_call(vkr *r, const trace_call *c)
 		vkr_check_result(r, e, true, capres, res);
 		return;
 	}
-	case SP_QUERY_RESULTS: {
-		/* asked, never waited for: the results were there at capture,
-		 * but nothing replayed reads them (what the program did with
-		 * them is in the records after), and a query is no
-		 * synchronisation: waiting made mpv's replay drain the GPU at
-		 * each of its timer reads */
-		vk_args_vkGetQueryPoolResults *a = args;
-		if (capres == VK_NOT_READY)
-			return;
-		a->flags &= ~(VkQueryResultFlags)VK_QUERY_RESULT_WAIT_BIT;
-		vkr_call_generic(r, e, args);
+	case SP_QUERY_RESULTS:
+		/* not asked: nothing replayed reads the results (what the
+		 * program did with them is in the records after), and a query
+		 * is no synchronisation.  Asked without waiting, llvmpipe still
+		 * drained its queue at each read (mpv reads its timers four
+		 * times a frame: 214 us a read, 0.5 s of a 0.8 s replay) */
 		return;
-	}
 	case SP_CREATE_SURFACE:
 	case SP_FAKE_CREATE: {
 		/* the last output handle: a made-up value that nothing calls */
