@@ -37,6 +37,8 @@
  *     into it (a blit, so the window's B8G8R8A8 takes our R8G8B8A8) and
  *     presents it,
  *   - with --submit2, submits it by vkQueueSubmit2 (Vulkan 1.3),
+ *   - with --staging-image, uploads the texture's level 0 into an image
+ *     of transfer usage alone, then copies it over (vkCmdCopyImage),
  *   - and, when asked, copies the colour image to a host buffer and writes
  *     it as DIR/frame-N.png.
  *
@@ -50,6 +52,7 @@
  *             [--mips] [--events] [--compute-mips] [--compute-mips-once]
  *             [--templates] [--push-templates] [--depth-read-only]
  *             [--depth-read-only-rp] [--rewrite-source[=destroy]] [--submit2]
+ *             [--staging-image]
  *
  * --no-cleanup ends with exit(0) after the last frame, nothing destroyed:
  * a program that leaves its instance and device to the end of the process.
@@ -994,6 +997,7 @@ int main(int argc, char **argv)
 			g.tex_levels++;
 	g.compute_mips = o.compute_mips;
 	g.mips_once = o.mips_once;
+	g.staging_image = o.staging_image;
 	g.templates = o.templates;
 	g.push_templates = o.push_templates;
 	g.discard_pipe = o.discard_pipe;

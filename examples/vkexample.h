@@ -66,6 +66,7 @@ struct vkexample {
 	 * level from 1 a set of the view before it and its own */
 	int compute_mips;
 	int mips_once;		/* --compute-mips-once: made at load alone */
+	int staging_image;	/* --staging-image: level 0 copied from an image */
 	int templates;		/* --templates: the sets written by a template */
 	int push_templates;	/* --push-templates: no sets, pushed by one */
 	VkDescriptorUpdateTemplate mip_template;
@@ -117,6 +118,7 @@ struct options {
 	int render_pass;	/* ... render passes instead of dynamic rendering */
 	int rewrite_source;	/* a patch from a buffer filled again after */
 	int submit2;		/* frames submitted by vkQueueSubmit2 (Vulkan 1.3) */
+	int staging_image;	/* the texture's upload through an image of its own */
 	const char *png_dir;
 	const char *extension;	/* one more device extension to enable */
 	unsigned *dump;		/* frame numbers to dump; NULL: every frame */

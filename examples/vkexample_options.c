@@ -19,7 +19,7 @@ static void usage(FILE *f)
 		"          [--compute-mips] [--compute-mips-once] [--templates]\n"
 		"          [--push-templates] [--term-handler] [--discard-pipeline]\n"
 		"          [--depth-read-only] [--depth-read-only-rp] [--rewrite-source[=destroy]]\n"
-		"          [--submit2]\n"
+		"          [--submit2] [--staging-image]\n"
 		"  --frames N          frames to render (default 10)\n"
 		"  --png-dir DIR       write DIR/frame-N.png (every frame unless --dump-frames)\n"
 		"  --dump-frames LIST  only these frames (comma-separated, from 0)\n"
@@ -51,6 +51,9 @@ static void usage(FILE *f)
 		"                      vkUpdateDescriptorSetWithTemplate\n"
 		"  --push-templates    the compute mip pass's descriptors pushed through a\n"
 		"                      template (VK_KHR_push_descriptor), no sets\n"
+		"  --staging-image     upload the texture's level 0 into an image of its own\n"
+		"                      (transfer usage only), then vkCmdCopyImage it\n"
+		"                      into the texture\n"
 		"  --term-handler      a SIGTERM handler of the program's, installed before\n"
 		"                      the instance: it waits for the device\n"
 		"                      (vkDeviceWaitIdle) and exits with status 3, as a\n"
@@ -168,6 +171,8 @@ void parse_options(int argc, char **argv, struct options *o)
 			o->rewrite_source = a[16] ? 2 : 1;
 		} else if (!strcmp(a, "--submit2")) {
 			o->submit2 = 1;
+		} else if (!strcmp(a, "--staging-image")) {
+			o->staging_image = 1;
 		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			usage(stdout);
 			exit(0);

@@ -52,8 +52,12 @@ struct image create_image(VkFormat format, uint32_t w, uint32_t h, uint32_t leve
 	vkGetImageMemoryRequirements(ex.dev, im.img, &req);
 	im.mem = ex_allocate(req, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0, NULL);
 	VK(vkBindImageMemory(ex.dev, im.img, im.mem, 0));
+	/* (an image of transfer usage alone has no view) */
+	im.view = VK_NULL_HANDLE;
 	vi.image = im.img;
-	VK(vkCreateImageView(ex.dev, &vi, NULL, &im.view));
+	if (usage & ~(VkImageUsageFlags)(VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
+					 VK_IMAGE_USAGE_TRANSFER_DST_BIT))
+		VK(vkCreateImageView(ex.dev, &vi, NULL, &im.view));
 	return im;
 }
 
@@ -179,6 +183,35 @@ void make_mips(VkCommandBuffer cb, VkImageLayout from, VkEvent event)
 	}
 }
 
+/* --staging-image: REGION of BUF into ST (made here, transfer usage
+ * alone), then ST into the texture's level 0 (in TRANSFER_DST_OPTIMAL) by
+ * vkCmdCopyImage: a copy between two images, one a texture and one not */
+static void copy_from_image(VkCommandBuffer cb, VkBuffer buf, const VkBufferImageCopy *region,
+			    struct image *st)
+{
+	VkImageCopy copy = {
+		.srcSubresource = { VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1 },
+		.dstSubresource = { VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1 },
+		.extent = { TEX_SIZE, TEX_SIZE, 1 },
+	};
+
+	*st = create_image(COLOR_FORMAT, TEX_SIZE, TEX_SIZE, 1,
+			   VK_IMAGE_USAGE_TRANSFER_SRC_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT,
+			   VK_IMAGE_ASPECT_COLOR_BIT);
+	image_barrier(cb, st->img, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+		      VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, 0, VK_PIPELINE_STAGE_TRANSFER_BIT,
+		      VK_ACCESS_TRANSFER_WRITE_BIT);
+	vkCmdCopyBufferToImage(cb, buf, st->img, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, region);
+	image_barrier(cb, st->img, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+		      VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_PIPELINE_STAGE_TRANSFER_BIT,
+		      VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
+		      VK_ACCESS_TRANSFER_READ_BIT);
+	logv("vkCmdCopyImage extent=%ux%ux%u", copy.extent.width, copy.extent.height,
+	     copy.extent.depth);
+	vkCmdCopyImage(cb, st->img, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, g.tex.img,
+		       VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &copy);
+}
+
 void upload(void)
 {
 	struct buffer staging;
@@ -195,6 +228,7 @@ void upload(void)
 		.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
 		.commandBufferCount = 1,
 	};
+	struct image st = { 0 };
 	void *p;
 
 	staging = ex_create_buffer(TEX_SIZE * TEX_SIZE * 4, VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
@@ -214,8 +248,11 @@ void upload(void)
 	logv("vkCmdCopyBufferToImage bufferOffset=%llu imageExtent=%ux%ux%u",
 	     (unsigned long long)region.bufferOffset, region.imageExtent.width,
 	     region.imageExtent.height, region.imageExtent.depth);
-	vkCmdCopyBufferToImage(cb, staging.buf, g.tex.img, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
-			       1, &region);
+	if (g.staging_image)
+		copy_from_image(cb, staging.buf, &region, &st);
+	else
+		vkCmdCopyBufferToImage(cb, staging.buf, g.tex.img,
+				       VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &region);
 	if (g.tex_levels > 1 && !g.compute_mips)
 		make_mips(cb, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_NULL_HANDLE);
 	else
@@ -240,6 +277,8 @@ void upload(void)
 	VK(vkQueueWaitIdle(ex.queue));
 	vkFreeCommandBuffers(ex.dev, g.pool, 1, &cb);
 	ex_destroy_buffer(&staging);
+	if (g.staging_image)
+		destroy_image(&st);
 }
 
 /* The descriptors that make level I (from 1): level i - 1's view

@@ -4,10 +4,11 @@
 # textures in one with color-attachment usage: the image is made in a
 # format that holds each texel as it is (the channels in another order,
 # else in more bits), its views, render passes and copies from buffers
-# following it; where none serves, one line names the format and the
+# and other images following it; where none serves, one line names the format and the
 # usage.  llvmpipe lacks nothing the example uses, so the lack is made up
 # (TRACE_REPLAY_FORMAT_LACKS, trace-replay(1)); the example's texture is
-# uploaded from a buffer and its levels made by blits (--mips).
+# uploaded from a buffer and its levels made by blits (--mips), or
+# copied from an image of its own (--staging-image).
 
 load helpers
 
@@ -23,6 +24,11 @@ setup_file() {
 	VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$W/read.trace" \
 		timeout 60 "$TOP/build/examples/vkexample" --frames 6 --present --dump-frames 3 \
 		--png-dir "$W/png" >/dev/null 2>&1
+	# and its texture's level 0 copied from an image of transfer usage
+	# alone (vkCmdCopyImage), which a lack of sampled usage leaves as it is
+	VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$W/si.trace" \
+		TRACEKIT_SCREENSHOT=3,11 timeout 60 "$TOP/build/examples/vkexample" --frames 12 \
+		--present --wait-each-frame --staging-image >/dev/null 2>&1
 	stop_xvfb
 	trace-decode "$W/ex.trace" >"$W/ex.txt"
 }
@@ -154,4 +160,26 @@ self() {
 	done
 	# in the trace's format
 	grep -q "\"format\": \"$RGBA\"" as/*.json
+}
+
+@test "a copy between an image made in another format and one made as captured goes through an image of the trace's format: the texture copied from its staging image, validated, the frames pixel-equal" {
+	TRACE_REPLAY_FORMAT_LACKS=$RGBA:VK_IMAGE_USAGE_SAMPLED_BIT replay_error --validate \
+		--screenshot 3,11 --screenshot-dir . "$W/si.trace"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "${lines[0]}" == *"has no $RGBA image for VK_IMAGE_USAGE_SAMPLED_BIT; made as VK_FORMAT_B8G8R8A8_UNORM, "* ]]
+	for n in 3 11; do
+		echo "frame $n: $(compare -metric AE "$W/si.frame-$n.png" frame-$n.png null: 2>&1) pixels differ"
+		[ "$(compare -metric AE "$W/si.frame-$n.png" frame-$n.png null: 2>&1)" = 0 ]
+	done
+	# the staging image made as captured, the copy into the texture's
+	# shadow (in the trace's format), then a blit into the texture
+	TRACE_REPLAY_FORMAT_LACKS=$RGBA:VK_IMAGE_USAGE_SAMPLED_BIT VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture \
+		TRACEKIT_OUTPUT="$BATS_TEST_TMPDIR/self.trace" trace-replay -q "$W/si.trace"
+	trace-decode self.trace >self.txt
+	trace-decode "$W/si.trace" >si.txt
+	[ "$(grep -c 'fn: vkCmdCopyImage,' si.txt)" -eq 1 ]
+	[ "$(grep -c 'fn: vkCmdCopyImage,' self.txt)" -eq 1 ]
+	[ "$(grep -c 'fn: vkCmdBlitImage,' self.txt)" -eq $(($(grep -c 'fn: vkCmdBlitImage,' si.txt) + 1)) ]
 }
