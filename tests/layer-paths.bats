@@ -31,7 +31,7 @@ example() {
 }
 
 # in_4th_submit HOW [VAR=VALUE...]: the example, the test layer doing HOW
-# (segv, bus, ill, fpe, abrt, term, fork) in its 4th vkQueueSubmit
+# (segv, bus, ill, fpe, abrt, term, exit, fork) in its 4th vkQueueSubmit
 in_4th_submit() {
 	local how=$1
 	shift
@@ -217,6 +217,12 @@ proc_rss_kb() {
 		[ "$status" -eq "${sig#*:}" ]
 		ends_in_4th_submit "${sig%:*}"
 	done
+}
+
+@test "a program that calls exit() inside a call (an Xlib error handler, a debug messenger's callback): the call ends the trace, flagged incomplete, the status exit()'s" {
+	in_4th_submit exit
+	[ "$status" -eq 5 ]
+	ends_in_4th_submit exit
 }
 
 @test "threads that fault at once: the first writes the trace whole, the others wait for it, the status is SIGSEGV's" {

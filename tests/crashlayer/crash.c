@@ -8,7 +8,8 @@
  * ran freed code at neverball's exit): a driver that crashes inside a
  * call, for the capture layer's promise that such a call is in the trace.  TRACEKIT_TEST_CRASH_HOW picks the crash:
  * segv (the default), bus, ill, fpe (each a real fault, not raise()),
- * abrt, term (raise(SIGTERM)), or fork (a child that calls exit(0), then
+ * abrt, term (raise(SIGTERM)), exit (exit(5), inside the call: an Xlib
+ * error handler's, a debug messenger's), or fork (a child that calls exit(0), then
  * one that SIGTERM ends, each waited for 5 s at most, and said; the
  * call then goes on).  With TRACEKIT_TEST_HANDLER set, the library's
  * constructor installs handlers of SIGTERM and the fatal signals that say
@@ -122,6 +123,8 @@ static void crash(const char *how)
 		raise(SIGTERM);
 	} else if (!strcmp(how, "fork")) {
 		fork_children();
+	} else if (!strcmp(how, "exit")) {
+		exit(5);
 	}
 }
 
