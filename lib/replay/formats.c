@@ -513,9 +513,10 @@ static VkImageBlit blit_of(VkImageSubresourceLayers s, VkOffset3D at, VkExtent3D
 	return (VkImageBlit){s, {at, end}, s, {at, end}};
 }
 
-/* A copy between a buffer and an image, of either form and direction;
+/* A copy between a buffer and an image, of either form and direction,
+ * whose image is renamed (*O, NULL for none: nothing more is read);
  * false for a region of another kind (a rotated copy's). */
-static bool via_buffer(vkr *r, const cmd_entry *e, void *args, via *v, uint64_t *image)
+static bool via_buffer(vkr *r, const cmd_entry *e, void *args, via *v, obj **o)
 {
 	const char *n = e->cmd->sig.name;
 	bool two = strchr(n, '2');
@@ -545,7 +546,9 @@ static bool via_buffer(vkr *r, const cmd_entry *e, void *args, via *v, uint64_t 
 		*v = (via){false, &i->srcImage, &i->srcImageLayout, i->regionCount, NULL};
 		r2 = i->pRegions;
 	}
-	*image = H(*v->image);
+	*o = renamed_image(r, H(*v->image));
+	if (!*o)
+		return false;
 	v->blits = trace_arena_alloc(&r->arena, (size_t)v->n * sizeof(*v->blits));
 	for (uint32_t i = 0; i < v->n; i++) {
 		if (r2 && r2[i].pNext)
@@ -661,9 +664,8 @@ bool vkr_format_note(vkr *r, const cmd_entry *e, void *args)
 	}
 	case SP_BUFFER_IMAGE: {
 		via v;
-		uint64_t image = 0;
-		bool ok = via_buffer(r, e, args, &v, &image);
-		obj *o = renamed_image(r, image);
+		obj *o = NULL;
+		bool ok = via_buffer(r, e, args, &v, &o);
 		if (!o)
 			return false;
 		if (ok && shadow(r, o, v.into)) {
