@@ -150,6 +150,12 @@ median() {
 		awk '{a[NR] = $1} END {print NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'
 }
 
+# spread V...: the least and the most of the values, "least-most" (one
+# decimal)
+spread() {
+	printf '%s\n' "$@" | sort -g | awk 'NR == 1 {lo = $1} {hi = $1} END {printf "%.1f-%.1f", lo, hi}'
+}
+
 # time_median PROGRAM ARGS...: the median wall time of $runs runs, its
 # standard output discarded (the disk is not what is measured)
 time_median() {

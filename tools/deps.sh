@@ -8,7 +8,7 @@ set -eu
 build="gcc make pkg-config python3 libsnappy-dev libzstd-dev libbrotli-dev libyaml-dev zlib1g-dev libvulkan-dev libxcb1-dev"
 check="$build bats apitrace xvfb xauth mesa-utils clang libclang-rt-14-dev time mesa-vulkan-drivers vulkan-tools vulkan-validationlayers glslang-tools glmark2-x11 gfxreconstruct imagemagick zstd ffmpeg mpv gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-bad"
 demo="$build apitrace xvfb xauth mesa-vulkan-drivers vulkan-tools vulkan-validationlayers imagemagick"
-bench="$check bc lz4"
+bench="$check bc lz4 vkd3d-demos"
 
 case "${1:-build}" in
 build) want=$build ;;
