@@ -5,7 +5,9 @@
 #   vkcube        vulkan-tools, 300 frames (about 80 distinct commands)
 #   glmark2       glmark2-x11 through Mesa's zink (GL on Vulkan), eight
 #                 scenes of 40 frames (about 130 distinct commands: dynamic
-#                 state, push descriptors, update templates, multi-draw)
+#                 state, push descriptors, update templates, multi-draw);
+#                 and its whole default list, 5 frames a scene, in a test
+#                 of its own
 #
 # The oracle for "every command the program called" is GFXReconstruct's
 # capture layer (VK_LAYER_LUNARG_gfxreconstruct, package gfxreconstruct)
