@@ -128,14 +128,22 @@ gfxr_fps() {
 	fi
 }
 
+# fps_turn NAME ours|gfxr: one run of that replayer without timestamps,
+# its fps, wall time and frames added to f_ours, w_ours, n_ours (or _gfxr)
+fps_turn() {
+	if [ "$2" = ours ]; then
+		ours_fps "$work/$1.trace" --no-gpu-time
+	else
+		gfxr_fps "$work/$1.gfxr"
+	fi
+	eval "f_$2+=(\"\$fps\") w_$2+=(\"\$secs\") n_$2=\$frames"
+}
+
 for name in cube glmark; do
 	f_ours=() f_gfxr=() w_ours=() w_gfxr=() g_ours=() t_ours=() s_ours=() i_ours=()
 	d_ours=() o_ours=()
 	for _ in $(seq "$runs"); do
-		ours_fps "$work/$name.trace" --no-gpu-time
-		f_ours+=("$fps")
-		w_ours+=("$secs")
-		n_ours=$frames
+		fps_turn "$name" ours
 		ours_fps "$work/$name.trace"
 		g_ours+=("$gpu_ms")
 		t_ours+=("$fps")
@@ -144,10 +152,7 @@ for name in cube glmark; do
 		i_ours+=("$inst_ms")
 		d_ours+=("$idle_s")
 		o_ours+=("$out_s")
-		gfxr_fps "$work/$name.gfxr"
-		f_gfxr+=("$fps")
-		w_gfxr+=("$secs")
-		n_gfxr=$frames
+		fps_turn "$name" gfxr
 	done
 	eval "${name}_fo=$(median "${f_ours[@]}") ${name}_fg=$(median "${f_gfxr[@]}")"
 	eval "${name}_wo=$(median "${w_ours[@]}") ${name}_wg=$(median "${w_gfxr[@]}")"
@@ -213,14 +218,8 @@ fi
 for name in "${others[@]}"; do
 	f_ours=() f_gfxr=() w_ours=() w_gfxr=()
 	for _ in $(seq "$runs"); do
-		ours_fps "$work/$name.trace" --no-gpu-time
-		f_ours+=("$fps")
-		w_ours+=("$secs")
-		n_ours=$frames
-		gfxr_fps "$work/$name.gfxr"
-		f_gfxr+=("$fps")
-		w_gfxr+=("$secs")
-		n_gfxr=$frames
+		fps_turn "$name" ours
+		fps_turn "$name" gfxr
 	done
 	case $name in
 	glall) label="glmark2-zink, every default scene x 20" ;;
