@@ -11,8 +11,12 @@
 #          apitrace dump --calls of the same calls
 #   size   a one-frame trim of vkcube against GFXR's capture-time trim of
 #          the same frame (goal: smaller), ours as written (the capture's
-#          Snappy) and with -f brotli; and of glmark2 through zink, a
-#          frame in each of four scenes
+#          zstd) and with -f brotli; and of glmark2 through zink, a
+#          frame in each of four scenes; and a frame of each scene of
+#          glmark2's default list (frame 10 of 20 a scene), the smallest,
+#          largest and summed ratios, each of our trims replayed and its
+#          pixels compared with the frame the layer saved at capture
+#          (TRIM_ALL_SCENES=0 leaves this part out: 33 GFXR captures)
 #
 # Figures, not a test: it fails only when a program does.
 #   tests/bench-trim.sh            (after make)
@@ -89,12 +93,12 @@ for f in 150; do
 	fi
 	if [ -n "${g:-}" ] && [ -s "$g" ]; then
 		gs=$(size "$g")
-		printf '%-52s %9s %9s %6sx %s\n' "vkcube frame $f (Snappy, as captured)" \
+		printf '%-52s %9s %9s %6sx %s\n' "vkcube frame $f (zstd, as captured)" \
 			"$(size "$work/c$f.trace")" "$gs" "$(ratio "$(size "$work/c$f.trace")" "$gs")" "< 1x"
 		printf '%-52s %9s %9s %6sx %s\n' "vkcube frame $f (-f brotli)" \
 			"$(size "$work/c$f.br")" "$gs" "$(ratio "$(size "$work/c$f.br")" "$gs")" "< 1x"
 	else
-		printf '%-52s %9s %9s\n' "vkcube frame $f (Snappy; -f brotli)" \
+		printf '%-52s %9s %9s\n' "vkcube frame $f (zstd; -f brotli)" \
 			"$(size "$work/c$f.trace"); $(size "$work/c$f.br")" "(no GFXR)"
 	fi
 done
@@ -116,9 +120,35 @@ for f in 5 15 25 35; do
 	fi
 	if [ -n "$g" ] && [ -s "$g" ]; then
 		gs=$(size "$g")
-		printf '%-52s %9s %9s %6sx %s\n' "glmark2-zink frame $f (Snappy; brotli $(size "$work/gl$f.br"))" \
+		printf '%-52s %9s %9s %6sx %s\n' "glmark2-zink frame $f (zstd; brotli $(size "$work/gl$f.br"))" \
 			"$(size "$work/gl$f.trace")" "$gs" "$(ratio "$(size "$work/gl$f.trace")" "$gs")" "< 1x"
 	else
-		printf '%-52s %9s %9s\n' "glmark2-zink frame $f (Snappy)" "$(size "$work/gl$f.trace")" "(no GFXR)"
+		printf '%-52s %9s %9s\n' "glmark2-zink frame $f (zstd)" "$(size "$work/gl$f.trace")" "(no GFXR)"
 	fi
 done
+
+# --- a frame of each scene of the default list -------------------------------
+[ "${TRIM_ALL_SCENES:-1}" != 0 ] && $gfxr || exit 0
+shots=$(seq -s, 10 20 1000)
+zink ours "$work/all.trace" env TRACEKIT_SCREENSHOT="$shots" TRACEKIT_SCREENSHOT_DIR="$work/shots" \
+	timeout 300 glmark2 -s 400x300 -b :nframes=20 >/dev/null 2>&1 || true
+n=$(ls "$work"/shots/all.frame-*.png 2>/dev/null | wc -l)
+: >"$work/ratios"
+bad=0
+for i in $(seq 0 $((n - 1))); do
+	f=$((i * 20 + 10))
+	"$bin/trace-trim" --quiet --frames $f -o "$work/a$f.trace" "$work/all.trace"
+	zink theirs "$work/ga$f.gfxr" "$((f + 1))" timeout 300 glmark2 -s 400x300 -b :nframes=20 \
+		>/dev/null 2>&1 || true
+	g=$(ls "$work"/ga$f*.gfxr 2>/dev/null | head -1)
+	[ -n "$g" ] && [ -s "$g" ] || continue
+	echo "$(size "$work/a$f.trace") $(size "$g") $f" >>"$work/ratios"
+	(unset DISPLAY; "$bin/trace-replay" -q --screenshot $f -o "$work/a$f.png" "$work/a$f.trace") \
+		>/dev/null 2>&1 || true
+	[ "$(compare -metric AE "$work/shots/all.frame-$f.png" "$work/a$f.png" null: 2>&1)" = 0 ] ||
+		bad=$((bad + 1))
+done
+awk -v n="$n" -v bad="$bad" '{ r = $1 / $2; o += $1; g += $2
+	if (NR == 1 || r < lo) { lo = r; lof = $3 } if (NR == 1 || r > hi) { hi = r; hif = $3 } }
+	END { printf "%-52s %9s %9s %6.2fx %s\n", "glmark2-zink, a frame of each of " n " default scenes, summed", o, g, o / g, "< 1x"
+		printf "%-52s %.2fx (frame %d) to %.2fx (frame %d); %d of %d trims not pixel-equal\n", "  per scene", lo, lof, hi, hif, bad, NR }' "$work/ratios"
