@@ -633,7 +633,8 @@ print(len(b), b[:3].hex(), b[3:].count(0))' d/call-$n.buffer-0x7e58000000000005-
 # layer, merged (the default) and --submits-as-captured (both
 # --waits-as-captured: no batch of the replay's own before a submit):
 # sets trace, merged and captured (the counts of calls), and checks that
-# both sent the same batches, all of them, in the same order
+# both sent the same command buffers and signals, all of them (merged,
+# a batch that waits on nothing goes with the one before it)
 submit_calls() {
 	local m
 	for m in merged as-captured; do
@@ -645,9 +646,12 @@ submit_calls() {
 	merged=$(grep -c 'fn: vkQueueSubmit,' merged.txt)
 	captured=$(grep -c 'fn: vkQueueSubmit,' as-captured.txt)
 	echo "vkQueueSubmit calls: the trace $trace, merged $merged, as captured $captured"
-	batches() { grep -o 'fn: vkQueueSubmit, args: {queue: [^,]*, submitCount: [0-9]*' "$1" |
+	sent() { grep 'fn: vkQueueSubmit,' "$1" | grep -o "$2: [0-9]*" |
 		awk '{ n += $NF } END { print n }'; }
-	[ "$(batches merged.txt)" -eq "$(batches as-captured.txt)" ]
+	echo "command buffers: merged $(sent merged.txt commandBufferCount), as captured $(sent as-captured.txt commandBufferCount)"
+	[ "$(sent merged.txt commandBufferCount)" -eq "$(sent as-captured.txt commandBufferCount)" ]
+	[ "$(sent merged.txt signalSemaphoreCount)" -eq "$(sent as-captured.txt signalSemaphoreCount)" ]
+	[ "$(sent merged.txt waitSemaphoreCount)" -eq "$(sent as-captured.txt waitSemaphoreCount)" ]
 }
 
 @test "zink's two vkQueueSubmits a frame go out as one call, held until a record that could tell; --submits-as-captured makes each its own, both validated" {
@@ -678,6 +682,53 @@ submit_calls() {
 	# the gears turn: the comparison can fail
 	[ "$(ae m/frame-30.png c/frame-59.png)" -gt 100 ]
 	replay_error --validate "$DATA/vkd3d-gears-60.trace"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+}
+
+# ahead_calls TRACE [VAR=VALUE...]: the replay's vkQueueSubmit calls and
+# their batches running ahead (the default), seen by our own layer: sets
+# calls and batches
+ahead_calls() {
+	local t=$1
+	shift
+	env "$@" VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT=ahead.trace "$REPLAY" "$t"
+	trace-decode ahead.trace >ahead.txt
+	calls=$(grep -c 'fn: vkQueueSubmit,' ahead.txt)
+	batches=$(grep -o 'fn: vkQueueSubmit, args: {queue: [^,]*, submitCount: [0-9]*' ahead.txt |
+		awk '{ n += $NF } END { print n }')
+	echo "$* running ahead: $calls vkQueueSubmit calls, $batches batches"
+}
+
+@test "running ahead, vkd3d-gears' frames go out four to a call, as one batch: the skipped fence waits, the semaphores destroyed and the constants staged between the frames leave them held; a screenshot's frame is sent before it; validated, slow device too" {
+	local calls batches
+	ahead_calls "$DATA/vkd3d-gears-60.trace"
+	# 60 frames, the setup's submits and the first frame's (sent alone)
+	[ "$calls" -le 20 ]
+	[ "$batches" -le $((calls + 2)) ]
+	ahead_calls "$DATA/vkd3d-gears-60.trace" TRACE_REPLAY_MERGE_FRAMES=1
+	[ "$calls" -ge 60 ]
+	ahead_calls "$DATA/vkd3d-gears-60.trace" TRACE_REPLAY_SLOW_DEVICE=1
+	[ "$calls" -le 20 ]
+	# the constants of each frame land before its work: the frames a
+	# screenshot reads, and the one before each (the last of a call),
+	# as the replay that waits and submits as captured draws them
+	replay --screenshot 29,30,58,59 --screenshot-dir m "$DATA/vkd3d-gears-60.trace"
+	TRACE_REPLAY_SLOW_DEVICE=1 replay --screenshot 29,30,58,59 --screenshot-dir s "$DATA/vkd3d-gears-60.trace"
+	replay --waits-as-captured --submits-as-captured --screenshot 29,30,58,59 --screenshot-dir c \
+		"$DATA/vkd3d-gears-60.trace"
+	for n in 29 30 58 59; do
+		echo "frame $n: $(ae m/frame-$n.png c/frame-$n.png), slow $(ae s/frame-$n.png c/frame-$n.png) pixels differ"
+		[ "$(ae m/frame-$n.png c/frame-$n.png)" = 0 ]
+		[ "$(ae s/frame-$n.png c/frame-$n.png)" = 0 ]
+	done
+	[ "$(ae m/frame-29.png c/frame-30.png)" -gt 100 ]
+	replay_error --validate "$DATA/vkd3d-gears-60.trace"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	TRACE_REPLAY_SLOW_DEVICE=1 replay_error --validate "$DATA/vkd3d-gears-60.trace"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ -z "$output" ]

@@ -380,6 +380,7 @@ void vkr_ahead_free(vkr *r, vkr_device *d)
 	free(a->own);
 	free(a->stg);
 	free(a->open_groups);
+	free(a->aliased);
 	tmap_free(&a->fences);
 	tmap_free(&a->cbs);
 	free(a);
@@ -387,10 +388,16 @@ void vkr_ahead_free(vkr *r, vkr_device *d)
 	r->d = cur;
 }
 
-/* Pays everything, and follows the program's waits from now on. */
+/* Pays everything, and follows the program's waits from now on: the
+ * fences a held call went out without are signalled as it ends. */
 static void ahead_end(vkr *r)
 {
 	vkr_ahead_settle(r);
+	vkr_ahead *a = r->d->ahead;
+	for (size_t i = 0; i < a->naliased; i++)
+		if (vkQueueSubmit(a->queue, 0, NULL, a->aliased[i]) != VK_SUCCESS)
+			vkr_fatal(r, "running ahead: a fence's submit failed");
+	a->naliased = 0;
 	r->ahead_ended++;
 	vkr_ahead_free(r, r->d);
 	r->d->ahead_off = true;
@@ -399,28 +406,11 @@ static void ahead_end(vkr *r)
 /* ------------------------------------------------------------------ */
 /* Submits. */
 
-VkFence vkr_ahead_call(vkr *r, VkQueue queue, VkFence fence, VkCommandBuffer *pre)
+/* The call about to go out with FENCE (live, or null) in the ring: the
+ * fence to give it; the batches of ours, copies and staging bytes not
+ * sent yet go with it. */
+static VkFence call_slot(vkr *r, vkr_ahead *a, VkFence fence)
 {
-	*pre = VK_NULL_HANDLE;
-	if (!r->ahead_on || r->d->ahead_off)
-		return fence;
-	if (!r->d->ahead)
-		ahead_start(r, queue);
-	vkr_ahead *a = r->d->ahead;
-	if (!a)
-		return fence;
-	if (queue != a->queue) {
-		ahead_end(r);
-		return fence;
-	}
-	ahead_poll(r, a);
-	/* a barrier where the work a skipped wait stood for may still run */
-	if (a->owed > a->done && a->owed > a->ordered)
-		ahead_open_batch(r, a);
-	if (a->open) {
-		a->ordered = a->sent;
-		*pre = close_batch(r, a);
-	}
 	if (a->n == a->cap) {
 		ring_slot *g = trace_xcalloc(2 * a->cap, sizeof(*g));
 		for (size_t i = 0; i < a->n; i++)
@@ -441,20 +431,113 @@ VkFence vkr_ahead_call(vkr *r, VkQueue queue, VkFence fence, VkCommandBuffer *pr
 	a->n++;
 	a->sent = serial;
 	tmap_set(&a->fences, H(s->fence), TAG_AHEAD, serial);
-	/* the batch of ours and the staging bytes its copies read go with it */
-	for (size_t i = 0; *pre && i < a->nown; i++)
-		if (a->own[i].cb == *pre)
+	for (size_t i = 0; i < a->nown; i++)
+		if (a->own[i].serial == UINT64_MAX && a->own[i].cb != a->open)
 			a->own[i].serial = serial;
-	for (size_t i = 0; *pre && i < a->nopen_groups; i++)
+	for (size_t i = 0; i < a->nopen_groups; i++)
 		a->open_groups[i]->staged_serial = serial;
-	if (*pre)
-		a->nopen_groups = 0;
+	a->nopen_groups = 0;
 	for (size_t i = 0; i < a->stg_n; i++) {
 		staged *g = &a->stg[(a->stg_head + i) % a->stg_cap];
 		if (!g->serial)
 			g->serial = serial;
 	}
 	return s->fence;
+}
+
+/* The running ahead of device R->d for a call to QUEUE: null where it
+ * does not follow that queue (a second queue ends it). */
+static vkr_ahead *ahead_for(vkr *r, VkQueue queue)
+{
+	if (!r->ahead_on || r->d->ahead_off)
+		return NULL;
+	if (!r->d->ahead)
+		ahead_start(r, queue);
+	vkr_ahead *a = r->d->ahead;
+	if (a && queue != a->queue) {
+		ahead_end(r);
+		return NULL;
+	}
+	return a;
+}
+
+VkFence vkr_ahead_call(vkr *r, VkQueue queue, VkFence fence, VkCommandBuffer *pre)
+{
+	*pre = VK_NULL_HANDLE;
+	vkr_ahead *a = ahead_for(r, queue);
+	if (!a)
+		return fence;
+	ahead_poll(r, a);
+	/* a barrier where the work a skipped wait stood for may still run */
+	if (a->owed > a->done && a->owed > a->ordered)
+		ahead_open_batch(r, a);
+	if (a->open) {
+		a->ordered = a->sent;
+		*pre = close_batch(r, a);
+	}
+	return call_slot(r, a, fence);
+}
+
+bool vkr_ahead_follows(vkr *r, VkQueue queue)
+{
+	vkr_ahead *a = r->d->ahead;
+	return r->ahead_on && a && !r->d->ahead_off && a->queue == queue;
+}
+
+/* Held submits (queue.c's vkr_held_ahead) are the call after a->sent.
+ * Their barriers go in place as they are held: a submit after a wait
+ * that covered work sent, or batches held before it, gets one first. */
+VkCommandBuffer vkr_ahead_pre(vkr *r, VkQueue queue, uint32_t held)
+{
+	vkr_ahead *a = r->d->ahead;
+	if (!a || queue != a->queue)
+		return VK_NULL_HANDLE;
+	ahead_poll(r, a);
+	uint64_t owed = a->owed < a->sent ? a->owed : a->sent;
+	if ((owed > a->done && owed > a->ordered) || a->owed_held > a->ordered_held)
+		ahead_open_batch(r, a);
+	if (!a->open)
+		return VK_NULL_HANDLE;
+	a->ordered = a->sent;
+	a->ordered_held = held;
+	return close_batch(r, a);
+}
+
+void vkr_ahead_hold_fence(vkr *r, VkFence fence, VkFence old)
+{
+	vkr_ahead *a = r->d->ahead;
+	tmap_set(&a->fences, H(fence), TAG_AHEAD, a->sent + 1);
+	if (!old || old == fence)
+		return;
+	if (a->naliased == a->capaliased) {
+		a->capaliased = a->capaliased ? 2 * a->capaliased : 8;
+		a->aliased = trace_xrealloc(a->aliased, a->capaliased * sizeof(VkFence));
+	}
+	a->aliased[a->naliased++] = old;
+}
+
+/* Fence F (live) is no longer the program's to wait on: renamed or destroyed. */
+static void unalias(vkr_ahead *a, VkFence f)
+{
+	for (size_t i = 0; i < a->naliased; i++)
+		if (a->aliased[i] == f) {
+			a->aliased[i] = a->aliased[--a->naliased];
+			return;
+		}
+}
+
+bool vkr_ahead_held_waited(const vkr *r)
+{
+	return vkr_held_ahead(r, NULL) && r->held.dev->ahead && r->held.dev->ahead->owed_held;
+}
+
+VkFence vkr_ahead_held_call(vkr *r, VkFence fence, VkCommandBuffer *post)
+{
+	vkr_ahead *a = r->d->ahead;
+	ahead_poll(r, a);
+	*post = close_batch(r, a);
+	a->owed_held = a->ordered_held = 0;
+	return call_slot(r, a, fence);
 }
 
 void vkr_ahead_called(vkr *r, bool ok)
@@ -598,14 +681,18 @@ static void reset_fences(vkr *r, vkr_ahead *a, void *args)
 			continue;
 		}
 		ring_slot *s = ours ? slot_of(a, serial) : NULL;
-		if (s) {
+		if (s && s->fence == old) {
 			s->destroy = true;
+		} else if (ours) {
+			/* a held call's (queue.c), or one it went out without */
+			retire(a, serial, VK_OBJECT_TYPE_FENCE, live);
 		} else {
 			/* an acquire's, on a submit of replay's own after call
 			 * a->sent, to the same queue or not (then kept to the end) */
 			retire(a, r->d->vk.queue == a->queue ? a->sent + 1 : UINT64_MAX,
 			       VK_OBJECT_TYPE_FENCE, live);
 		}
+		unalias(a, old);
 		vkr_map_put(r, r->h_fence, cap, H(nf));
 		r->ahead_fences++;
 	}
@@ -624,10 +711,18 @@ bool vkr_ahead_defer_destroy(vkr *r, const cmd_entry *e, void *args)
 	uint64_t next = r->d->vk.queue == a->queue ? a->sent + 1 : UINT64_MAX;
 	ahead_poll(r, a);
 	if (e->cmd->params[1].ref == r->h_fence) {
+		VkFence f = (VkFence)(uintptr_t)live;
+		if (f == r->held.fence && vkr_held_ahead(r, r->d))
+			vkr_send_held(r);  /* (the held call's own) */
+		unalias(a, f);
 		if (pending_serial(a, &a->fences, live, &serial)) {
-			slot_of(a, serial)->destroy = true;
+			ring_slot *sl = slot_of(a, serial);
+			if (sl && sl->fence == f)
+				sl->destroy = true;
+			else  /* one a call went out without */
+				retire(a, serial, VK_OBJECT_TYPE_FENCE, live);
 			tmap_del(&a->fences, live, TAG_AHEAD, NULL);
-		} else if (vkGetFenceStatus(r->d->vk.device, (VkFence)(uintptr_t)live) != VK_SUCCESS) {
+		} else if (vkGetFenceStatus(r->d->vk.device, f) != VK_SUCCESS) {
 			retire(a, next, VK_OBJECT_TYPE_FENCE, live);
 		} else {
 			return false;
@@ -769,6 +864,9 @@ bool vkr_ahead_record(vkr *r, const cmd_entry *e, void *args, VkResult capres)
 		}
 		if (s > a->owed)
 			a->owed = s;
+		/* a fence of the call held: its batches so far covered */
+		if (s > a->sent && vkr_held_ahead(r, r->d))
+			a->owed_held = r->held.n;
 		r->ahead_waits++;
 		/* its handles as the call would check them */
 		vkr_remap_args(r, e->cmd, args);
@@ -827,9 +925,15 @@ void vkr_ahead_frame(vkr *r)
 		vkr_ahead *a = d->ahead;
 		if (!a)
 			continue;
+		/* frames whose submits go out as one call (queue.c's
+		 * r->merge_frames) count as one: the serial a frame's work
+		 * will have, counted where it changes */
+		uint64_t fs = a->sent + (vkr_held_ahead(r, d) && r->held.frames > 1);
+		if (a->frames && a->frame_serial[(a->frames - 1) % (AHEAD_FRAMES + 1)] == fs)
+			continue;
 		vkr_device *cur = r->d;
 		r->d = d;
-		a->frame_serial[a->frames % (AHEAD_FRAMES + 1)] = a->sent;
+		a->frame_serial[a->frames % (AHEAD_FRAMES + 1)] = fs;
 		a->frames++;
 		if (a->frames > AHEAD_FRAMES) {
 			uint64_t s = a->frame_serial[(a->frames - AHEAD_FRAMES - 1) % (AHEAD_FRAMES + 1)];

@@ -51,6 +51,13 @@ struct vkr_ahead {
 	uint64_t sent, done;       /* serials: the last call sent, the last known done */
 	uint64_t owed;             /* what the skipped waits stood for */
 	uint64_t ordered;          /* a barrier of ours went after this serial */
+	/* the submits held (queue.c): a skipped wait covered their first
+	 * OWED_HELD batches, a barrier of ours went after ORDERED_HELD */
+	uint32_t owed_held, ordered_held;
+	/* the program's fences a held call went out without, a later one of
+	 * that call in their place: signalled if running ahead ends */
+	VkFence *aliased;
+	size_t naliased, capaliased;
 	/* the calls sent and not known done: serial base + i is ring[(head + i) % cap] */
 	ring_slot *ring;
 	size_t head, n, cap;

@@ -234,7 +234,19 @@ void vkr_queue_check(vkr *r, uint32_t family, uint32_t index)
  * one fence, so a second one sends what is held first.  Only plain
  * batches, or batches with timeline values, are held.  zink submits
  * twice a frame, vkd3d-gears twice: an H200 idles 11.5 us between two
- * calls, 4 us between two batches of one (tests/bench-gaps.c). */
+ * calls, 4 us between two batches of one (tests/bench-gaps.c).  Going
+ * out, a batch that signals nothing and the next that waits on nothing
+ * become one.
+ *
+ * Running ahead of the device (ahead.c) on their queue, submits are held
+ * over up to r->merge_frames presents: the waits, statuses and resets of
+ * fences that running ahead skips or renames leave them held (a wait on
+ * a held fence is a wait for the call they will make), a second fence
+ * goes with the call in place of the first (ahead.c: the first's waits
+ * are the call's), an update of memory is staged behind them (stage.c),
+ * and the barrier and copies of ours go before the submit that follows
+ * them.  vkd3d-gears signals a semaphore and a fence in an empty batch
+ * each frame, then its work: four frames go out as one batch of a call. */
 
 /* The most records a submit is held past a present, for the next
  * frame's first submit to go with it: vkd3d-gears' comes 5 records later
@@ -242,6 +254,11 @@ void vkr_queue_check(vkr *r, uint32_t family, uint32_t index)
  * one: tests/bench-gaps.c); a program that records its next frame first
  * would keep the device without the last frame's work. */
 #define HOLD_PAST_FRAME 8
+
+bool vkr_held_ahead(const vkr *r, const vkr_device *d)
+{
+	return r->held.n && r->held.ahead && (!d || r->held.dev == d);
+}
 
 void vkr_merge_entry(cmd_entry *e)
 {
@@ -258,6 +275,8 @@ void vkr_merge_entry(cmd_entry *e)
 	else if (!strcmp(n, "vkWaitForFences") || !strcmp(n, "vkResetFences") ||
 		 !strcmp(n, "vkGetFenceStatus"))
 		e->merge = MK_FENCES;
+	else if (!strcmp(n, "vkDestroySemaphore"))
+		e->merge = MK_SEMAPHORE;
 	else if (!strcmp(n, "vkResetCommandPool") || !strcmp(n, "vkDestroyCommandPool") ||
 		 !strcmp(n, "vkFreeCommandBuffers"))
 		e->merge = MK_POOL;
@@ -307,11 +326,20 @@ bool vkr_merge_breaks(vkr *r, const cmd_entry *e, void *args)
 		const vkr_options *o = r->opt;
 		if (r->next_shot < o->nscreenshots && o->screenshots[r->next_shot] == (uint64_t)r->frame)
 			return true;
+		/* running ahead: the frame's work goes with the next ones' */
+		if (h->ahead && ++h->frames >= r->merge_frames)
+			return true;
 		if (!h->past_frame)
 			h->past_frame = 1;
 		return false;
 	}
 	case MK_FENCES: {
+		/* running ahead, skipped or renamed (ahead.c), unless it is a
+		 * wait made as captured (not over then): it would wait on a
+		 * fence held */
+		if (h->ahead && (strcmp(e->cmd->sig.name, "vkWaitForFences") ||
+				 vkr_cap_result(r->call) == VK_SUCCESS))
+			return false;
 		/* an acquire's fences alone: no submit of the program's signals
 		 * them (vkr_acquire) */
 		uint32_t n;
@@ -322,6 +350,13 @@ bool vkr_merge_breaks(vkr *r, const cmd_entry *e, void *args)
 				return true;
 		return !n;
 	}
+	case MK_SEMAPHORE:
+		/* running ahead, a binary semaphore's destroy is put off until
+		 * the call is done (ahead.c); a timeline one goes to a pool
+		 * (timeline.c), and the values it is taken with next follow
+		 * the signals sent */
+		return !h->ahead ||
+		       tmap_at(&r->timelines, vkr_handle_at(args, &e->cmd->params[1]), TAG_TLTOP);
 	case MK_RECORD: {
 		uint64_t cb = vkr_handle_at(args, &e->cmd->params[0]);
 		for (uint32_t i = 0; i < h->ncbs; i++)
@@ -383,6 +418,46 @@ static void note_batches(vkr *r, const VkSubmitInfo *si, uint32_t n)
 		vkr_ahead_note_cbs(r, si[i].pCommandBuffers, si[i].commandBufferCount);
 }
 
+/* Handles A (NA) then B (NB), in the arena where both are some. */
+static const void *concat(vkr *r, const void *a, uint32_t na, const void *b, uint32_t nb,
+				  size_t size)
+{
+	if (!nb)
+		return a;
+	if (!na)
+		return b;
+	uint8_t *c = trace_arena_alloc(&r->arena, size * (na + nb));
+	memcpy(c, a, size * na);
+	memcpy(c + size * na, b, size * nb);
+	return c;
+}
+
+/* Batches SI (*N) with each and the next that waits on nothing made one
+ * (the same command buffers in the same order): a boundary left an H200
+ * idle 4 us.  Only binary semaphores (no pNext): a signal moved to the
+ * end of a later batch of the call holds back no work, since nothing
+ * waits on it in the call (a batch that waits goes first: vkr_submit). */
+static void coalesce(vkr *r, VkSubmitInfo *si, uint32_t *n)
+{
+	uint32_t k = 0;
+	for (uint32_t i = 0; i < *n; i++) {
+		VkSubmitInfo *p = k ? &si[k - 1] : NULL;
+		if (!p || p->pNext || si[i].pNext || si[i].waitSemaphoreCount) {
+			si[k++] = si[i];
+			continue;
+		}
+		p->pCommandBuffers = concat(r, p->pCommandBuffers, p->commandBufferCount,
+					    si[i].pCommandBuffers, si[i].commandBufferCount,
+					    sizeof(VkCommandBuffer));
+		p->commandBufferCount += si[i].commandBufferCount;
+		p->pSignalSemaphores = concat(r, p->pSignalSemaphores, p->signalSemaphoreCount,
+					      si[i].pSignalSemaphores, si[i].signalSemaphoreCount,
+					      sizeof(VkSemaphore));
+		p->signalSemaphoreCount += si[i].signalSemaphoreCount;
+	}
+	*n = k;
+}
+
 void vkr_send_held(vkr *r)
 {
 	held_submits *h = &r->held;
@@ -395,10 +470,27 @@ void vkr_send_held(vkr *r)
 	uint32_t n = h->n;
 	const VkSubmitInfo *si = h->si;
 	h->n = h->ncbs = 0;
-	VkCommandBuffer pre;
-	VkFence fence = vkr_ahead_call(r, h->queue, h->fence, &pre);
-	if (pre)
-		si = with_pre(r, si, &n, pre);
+	VkCommandBuffer pre = VK_NULL_HANDLE, post = VK_NULL_HANDLE;
+	VkFence fence;
+	if (h->ahead) {
+		/* the barriers and copies of ours are in place: what was staged
+		 * after the last submit goes after it */
+		fence = vkr_ahead_held_call(r, h->fence, &post);
+		if (post) {
+			VkSubmitInfo *s = trace_arena_alloc(&r->arena, sizeof(*s) * (n + 1));
+			memcpy(s, si, sizeof(*s) * n);
+			VkCommandBuffer *c = trace_arena_alloc(&r->arena, sizeof(*c));
+			*c = post;
+			s[n++] = (VkSubmitInfo){.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+						.commandBufferCount = 1, .pCommandBuffers = c};
+			si = s;
+		}
+	} else {
+		fence = vkr_ahead_call(r, h->queue, h->fence, &pre);
+		if (pre)
+			si = with_pre(r, si, &n, pre);
+	}
+	coalesce(r, (VkSubmitInfo *)si, &n);
 	note_batches(r, si, n);
 	VkResult res = submit(h->queue, n, si, fence);
 	vkr_ahead_called(r, res == VK_SUCCESS);
@@ -409,6 +501,8 @@ void vkr_send_held(vkr *r)
 			  vkr_result_name(res));
 	h->fence = VK_NULL_HANDLE;
 	h->past_frame = 0;
+	h->frames = 0;
+	h->fence_marked = false;
 	trace_arena_reset(&h->arena);
 	for (uint32_t f = 0; h->dev->timers && f < h->dev->nfamilies; f++)
 		if (h->dev->timers[f])
@@ -443,7 +537,7 @@ static void *held_copy(held_submits *h, const void *p, size_t size)
 /* Holds the batches of A (made live: CAP_CBS, N_CBS the capture's
  * command buffers) after those held. */
 static void hold(vkr *r, const cmd_entry *e, const vk_args_vkQueueSubmit *a, const uint64_t *cap_cbs,
-		 uint32_t n_cbs)
+		 uint32_t n_cbs, bool marked)
 {
 	held_submits *h = &r->held;
 	if (!h->n) {
@@ -453,8 +547,16 @@ static void hold(vkr *r, const cmd_entry *e, const vk_args_vkQueueSubmit *a, con
 		h->first = r->call->no;
 	}
 	h->last = r->call->no;
-	if (a->fence)
+	if (h->ahead) {
+		/* past a present only until this submit (a frame's first) */
+		h->past_frame = 0;
+		if (a->fence)
+			vkr_ahead_hold_fence(r, a->fence, h->fence);
+	}
+	if (a->fence) {
 		h->fence = a->fence;
+		h->fence_marked = marked;
+	}
 	if (h->n + a->submitCount > h->cap) {
 		h->cap = 2 * (h->n + a->submitCount);
 		h->si = trace_xrealloc(h->si, h->cap * sizeof(*h->si));
@@ -514,10 +616,14 @@ void vkr_submit(vkr *r, const cmd_entry *e, vk_args_vkQueueSubmit *a)
 	}
 	vkr_remap_args(r, e->cmd, a);
 	a->pSubmits = vkr_fold_submit(r, a->pSubmits, a->submitCount);
+	bool marked = r->marking != 0;
 	vkr_fold_mark(r, a->queue, &a->fence, cap_fence);
 	merge = merge && holdable(a->pSubmits, a->submitCount);  /* (as folded) */
 	held_submits *h = &r->held;
-	if (h->n && (!merge || h->dev != r->d || h->queue != a->queue || (h->fence && a->fence) ||
+	/* (a second fence: running ahead, the first's waits are the call's,
+	 * unless a mark waits on it) */
+	if (h->n && (!merge || h->dev != r->d || h->queue != a->queue ||
+		     (h->fence && a->fence && (!h->ahead || h->fence_marked)) ||
 		     waits(a->pSubmits, a->submitCount)))
 		vkr_send_held(r);
 	gpu_timer *t = gpu_timer_for(r, a->queue);
@@ -540,7 +646,14 @@ void vkr_submit(vkr *r, const cmd_entry *e, vk_args_vkQueueSubmit *a)
 		a->pSubmits = si;
 	}
 	if (merge) {
-		hold(r, e, a, cap_cbs, n_cbs);
+		if (!h->n)
+			h->ahead = vkr_ahead_follows(r, a->queue);
+		if (h->ahead) {
+			VkCommandBuffer pre = vkr_ahead_pre(r, a->queue, h->n);
+			if (pre)
+				a->pSubmits = with_pre(r, a->pSubmits, &a->submitCount, pre);
+		}
+		hold(r, e, a, cap_cbs, n_cbs, marked);
 		r->calls++;
 		if (t) {
 			t->n += k;

@@ -553,7 +553,11 @@ static void replay_call(vkr *r, const trace_call *c)
 {
 	const char *name = c->sig->name;
 	if (name[0] == 't' && !strncmp(name, "tracekit.", 9)) {
-		vkr_send_held(r);  /* (memory written, a frame marked) */
+		/* (memory written, a frame marked; running ahead, an update
+		 * after a skipped wait for submits held is staged behind them:
+		 * stage.c) */
+		if (!vk_is_update(name) || !vkr_ahead_held_waited(r))
+			vkr_send_held(r);
 		if (vk_is_update(name))
 			vkr_update(r, c);
 		return;
@@ -1090,6 +1094,11 @@ int vkr_run(trace_reader *in, const vkr_options *opt)
 	trace_arena_init(&r->held.arena);
 	r->merge = !opt->submits_as_captured && !looping && !r->dump;
 	r->ahead_on = !opt->waits_as_captured && !looping && !r->dump;
+	/* (the environment's for measuring: queue.c's MERGE_FRAMES) */
+	const char *mf = getenv("TRACE_REPLAY_MERGE_FRAMES");
+	r->merge_frames = mf && *mf ? (uint32_t)strtoul(mf, NULL, 10) : MERGE_FRAMES;
+	if (r->merge_frames < 1 || r->merge_frames > 64)
+		r->merge_frames = MERGE_FRAMES;
 	const char *poison = getenv("TRACE_REPLAY_POISON");
 	r->poison = poison && *poison && strcmp(poison, "0");
 	vkr_watchdog_start(r);

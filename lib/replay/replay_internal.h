@@ -111,7 +111,8 @@ typedef struct cmd_entry {
  * them unless it records into one of their command buffers or resets,
  * frees or destroys their pool, or is one; command buffers allocated
  * are noted with their pool. */
-enum merge_kind { MK_SEND, MK_LEAVE, MK_RECORD, MK_POOL, MK_ALLOC, MK_SUBMIT, MK_PRESENT, MK_FENCES };
+enum merge_kind { MK_SEND, MK_LEAVE, MK_RECORD, MK_POOL, MK_ALLOC, MK_SUBMIT, MK_PRESENT, MK_FENCES,
+		  MK_SEMAPHORE };
 
 typedef struct memobj memobj;
 typedef struct vkr_device vkr_device;
@@ -132,6 +133,12 @@ typedef struct held_submits {
 	trace_arena arena;         /* what the batches point to */
 	uint32_t past_frame;       /* records since a present left them held, + 1
 				    * (0: none did) */
+	/* running ahead (ahead.c) on their queue: the frames they span
+	 * (presents passed), and whether their fence is a mark's (present.c,
+	 * which waits on it: never left unsubmitted for a later one) */
+	bool ahead;
+	uint32_t frames;
+	bool fence_marked;
 } held_submits;
 
 typedef struct pooled_sem {
@@ -413,6 +420,7 @@ typedef struct vkr {
 	 * refusal jumps back to vkr_check with its message */
 	bool checking;
 	bool merge;          /* vkQueueSubmits may be held and merged (queue.c) */
+	uint32_t merge_frames;  /* running ahead: the most frames one call takes */
 	bool poison;         /* TRACE_REPLAY_POISON: new memory filled with 0xa5
 			      * (memory.c), for the tests */
 	bool ahead_on;       /* the program's waits skipped (ahead.c) */
@@ -728,6 +736,20 @@ bool vkr_ahead_record(vkr *r, const cmd_entry *e, void *args, VkResult capres);
  * (or null); then vkr_ahead_note_cbs with its command buffers and
  * vkr_ahead_called with its outcome */
 VkFence vkr_ahead_call(vkr *r, VkQueue queue, VkFence fence, VkCommandBuffer *pre);
+/* Held submits running ahead (vkr_held_ahead): a submit to QUEUE about
+ * to be held after HELD batches, and the command buffer of ours to go
+ * first in it (a barrier, staged copies) or null; the held call's FENCE
+ * (live), OLD the one it had before (then never submitted); the held
+ * call going out with FENCE, and in *POST the copies staged after its
+ * last submit (or null) */
+VkCommandBuffer vkr_ahead_pre(vkr *r, VkQueue queue, uint32_t held);
+void vkr_ahead_hold_fence(vkr *r, VkFence fence, VkFence old);
+VkFence vkr_ahead_held_call(vkr *r, VkFence fence, VkCommandBuffer *post);
+/* whether running ahead follows QUEUE (live); whether a skipped wait
+ * covered submits held (then an update is staged behind them, not sent
+ * first to be written from the host: the program waited for them) */
+bool vkr_ahead_follows(vkr *r, VkQueue queue);
+bool vkr_ahead_held_waited(const vkr *r);
 void vkr_ahead_note_cbs(vkr *r, const VkCommandBuffer *cbs, uint32_t n);
 void vkr_ahead_called(vkr *r, bool ok);
 bool vkr_ahead_defer_destroy(vkr *r, const cmd_entry *e, void *args);
@@ -750,6 +772,13 @@ void vkr_ahead_free(vkr *r, vkr_device *d);
 bool vkr_merge_breaks(vkr *r, const cmd_entry *e, void *args);
 void vkr_send_held(vkr *r);
 void vkr_held_free(vkr *r);
+/* Running ahead, the most frames whose submits go out as one call (the
+ * default: TRACE_REPLAY_MERGE_FRAMES sets it) */
+#define MERGE_FRAMES 4
+/* Whether submits are held that run ahead of the device (on the queue
+ * ahead.c follows), for device D (null: any) */
+bool vkr_held_ahead(const vkr *r, const vkr_device *d);
+
 /* The queues a device made (CI as made), and a vkGetDeviceQueue* of one
  * it did not make stopping the replay (llvmpipe handed back a queue that
  * crashed the next submit). */

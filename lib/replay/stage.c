@@ -17,6 +17,10 @@ static bool stages(vkr *r, const group *g)
 		return false;
 	ahead_poll(r, a);
 	staging_retire(a);
+	/* submits held that may read it: the update lands between them and
+	 * the next (queue.c) */
+	if (vkr_held_ahead(r, r->d))
+		return true;
 	/* copies into it still to land: what follows lands after them */
 	if (g->staged_serial > a->done)
 		return true;
@@ -37,6 +41,7 @@ void vkr_ahead_unstaged(vkr *r, const group *g)
 	vkr_device *cur = r->d;
 	r->d = g->dev;
 	vkr_ahead *a = r->d->ahead;
+	vkr_send_held(r);  /* (the submits held read what was there) */
 	if (a && g->staged_serial > a->done)
 		vkr_ahead_settle(r);
 	else if (a)
@@ -206,6 +211,34 @@ static bool alias_of(vkr *r, group *g)
 	return true;
 }
 
+/* Whether the N runs (TOTAL bytes) into G go in the command buffer
+ * itself (vkCmdUpdateBuffer: words, up to 64 KiB), not through the
+ * staging ring and a copy: vkd3d-gears' constants, 60 bytes a frame. */
+#define INLINE_MOST 65536
+static bool inline_runs(const group *g, const stage_run *runs, size_t n, VkDeviceSize total)
+{
+	if (total > INLINE_MOST)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (((g->alias_lead + runs[i].off) | runs[i].len) & 3)
+			return false;
+	return true;
+}
+
+/* The batch of ours writes into G: its copies land with its call. */
+static void staged_into(vkr_ahead *a, group *g)
+{
+	a->copies = true;
+	if (g->staged_serial == UINT64_MAX)
+		return;
+	g->staged_serial = UINT64_MAX;
+	if (a->nopen_groups == a->capopen_groups) {
+		a->capopen_groups = a->capopen_groups ? 2 * a->capopen_groups : 16;
+		a->open_groups = trace_xrealloc(a->open_groups, a->capopen_groups * sizeof(group *));
+	}
+	a->open_groups[a->nopen_groups++] = g;
+}
+
 /* The runs, packed one after another in one stretch of the staging ring
  * (one entry of it, whatever their number), and copied in calls of up to
  * 64 regions: mpv's sparse updates are 76 runs of a few words each
@@ -217,7 +250,18 @@ static bool stage(vkr *r, group *g, const stage_run *runs, size_t n, VkDeviceSiz
 	VkDeviceSize at;
 	if (!total)
 		return true;
-	if (!a || !alias_of(r, g) || !staging_take(r, a, total, &at))
+	if (!a || !alias_of(r, g))
+		return false;
+	if (inline_runs(g, runs, n, total)) {
+		ahead_open_batch(r, a);
+		for (size_t i = 0; i < n; i++)
+			vkCmdUpdateBuffer(a->open, g->alias, g->alias_lead + runs[i].off, runs[i].len,
+					  runs[i].data);
+		staged_into(a, g);
+		r->ahead_staged += total;
+		return true;
+	}
+	if (!staging_take(r, a, total, &at))
 		return false;
 	ahead_open_batch(r, a);
 	VkBufferCopy c[64];
@@ -234,16 +278,7 @@ static bool stage(vkr *r, group *g, const stage_run *runs, size_t n, VkDeviceSiz
 	}
 	if (k)
 		vkCmdCopyBuffer(a->open, a->staging, g->alias, k, c);
-	a->copies = true;
-	if (g->staged_serial != UINT64_MAX) {
-		g->staged_serial = UINT64_MAX;
-		if (a->nopen_groups == a->capopen_groups) {
-			a->capopen_groups = a->capopen_groups ? 2 * a->capopen_groups : 16;
-			a->open_groups = trace_xrealloc(a->open_groups,
-							a->capopen_groups * sizeof(group *));
-		}
-		a->open_groups[a->nopen_groups++] = g;
-	}
+	staged_into(a, g);
 	r->ahead_staged += total;
 	return true;
 }
