@@ -556,6 +556,14 @@ void vkr_ahead_called(vkr *r, bool ok)
 	}
 }
 
+/* (the call held is the one after a->sent) */
+void vkr_ahead_hold_cbs(vkr *r, const VkCommandBuffer *cbs, uint32_t n)
+{
+	vkr_ahead *a = r->d->ahead;
+	for (uint32_t i = 0; a && cbs && i < n; i++)
+		tmap_set(&a->cbs, H(cbs[i]), TAG_AHEAD, a->sent + 1);
+}
+
 void vkr_ahead_note_cbs(vkr *r, const VkCommandBuffer *cbs, uint32_t n)
 {
 	vkr_ahead *a = r->d->ahead;
@@ -627,6 +635,8 @@ static void begin(vkr *r, vkr_ahead *a, const cmd_entry *e, void *args)
 	}
 	tmap_del(&a->cbs, live, TAG_AHEAD, NULL);
 	vkr_map_put(r, r->h_command_buffer, cap, H(cb));
+	if (serial > a->sent)
+		vkr_held_forget_cb(r, cap);
 	r->ahead_renamed++;
 }
 
@@ -645,6 +655,8 @@ static void pool_op(vkr *r, vkr_ahead *a, const cmd_entry *e, void *args)
 			a->spares[k++] = *s;
 			continue;
 		}
+		if (s->serial > a->sent)
+			vkr_send_held(r);  /* (one renamed away while held) */
 		if (s->serial > a->done)
 			ahead_wait_for(r, a, s->serial);
 		if (!gone)

@@ -284,7 +284,11 @@ void vkr_merge_entry(cmd_entry *e)
 		  strcmp(n, "vkCreateDevice") && strcmp(n, "vkCreateInstance")) ||
 		 !strcmp(n, "vkAllocateDescriptorSets") ||
 		 !strncmp(n, "vkGetPhysicalDevice", 19) ||
-		 !strcmp(n, "vkAcquireNextImageKHR") || !strcmp(n, "vkAcquireNextImage2KHR"))
+		 !strcmp(n, "vkAcquireNextImageKHR") || !strcmp(n, "vkAcquireNextImage2KHR") ||
+		 /* names and tags; query results, which the replay does not
+		  * ask (replay.c) */
+		 !strncmp(n, "vkSetDebugUtils", 15) || !strncmp(n, "vkDebugMarkerSetObject", 22) ||
+		 !strcmp(n, "vkGetQueryPoolResults"))
 		e->merge = MK_LEAVE;
 	else
 		e->merge = MK_SEND;
@@ -335,10 +339,11 @@ bool vkr_merge_breaks(vkr *r, const cmd_entry *e, void *args)
 	}
 	case MK_FENCES: {
 		/* running ahead, skipped or renamed (ahead.c), unless it is a
-		 * wait made as captured (not over then): it would wait on a
-		 * fence held */
+		 * wait made as captured (not over then) that waits a while: it
+		 * would wait on a fence held (mpv polls with no timeout) */
 		if (h->ahead && (strcmp(e->cmd->sig.name, "vkWaitForFences") ||
-				 vkr_cap_result(r->call) == VK_SUCCESS))
+				 vkr_cap_result(r->call) == VK_SUCCESS ||
+				 !((vk_args_vkWaitForFences *)args)->timeout))
 			return false;
 		/* an acquire's fences alone: no submit of the program's signals
 		 * them (vkr_acquire) */
@@ -359,6 +364,11 @@ bool vkr_merge_breaks(vkr *r, const cmd_entry *e, void *args)
 		       tmap_at(&r->timelines, vkr_handle_at(args, &e->cmd->params[1]), TAG_TLTOP);
 	case MK_RECORD: {
 		uint64_t cb = vkr_handle_at(args, &e->cmd->params[0]);
+		/* running ahead, a primary held is begun as another (ahead.c);
+		 * mpv records its next batch into the one it just submitted */
+		if (h->ahead && !strcmp(e->cmd->sig.name, "vkBeginCommandBuffer") &&
+		    tmap_at(&r->cbs, cb, TAG_CBSTATE))
+			return false;
 		for (uint32_t i = 0; i < h->ncbs; i++)
 			if (h->cbs[i] == cb)
 				return true;
@@ -509,6 +519,14 @@ void vkr_send_held(vkr *r)
 			h->dev->timers[f]->held = 0;
 }
 
+void vkr_held_forget_cb(vkr *r, uint64_t cap)
+{
+	held_submits *h = &r->held;
+	for (uint32_t i = 0; i < h->ncbs; i++)
+		if (h->cbs[i] == cap)
+			h->cbs[i--] = h->cbs[--h->ncbs];
+}
+
 void vkr_held_free(vkr *r)
 {
 	free(r->held.si);
@@ -550,6 +568,9 @@ static void hold(vkr *r, const cmd_entry *e, const vk_args_vkQueueSubmit *a, con
 	if (h->ahead) {
 		/* past a present only until this submit (a frame's first) */
 		h->past_frame = 0;
+		for (uint32_t i = 0; i < a->submitCount; i++)
+			vkr_ahead_hold_cbs(r, a->pSubmits[i].pCommandBuffers,
+					   a->pSubmits[i].commandBufferCount);
 		if (a->fence)
 			vkr_ahead_hold_fence(r, a->fence, h->fence);
 	}

@@ -744,6 +744,7 @@ VkFence vkr_ahead_call(vkr *r, VkQueue queue, VkFence fence, VkCommandBuffer *pr
  * last submit (or null) */
 VkCommandBuffer vkr_ahead_pre(vkr *r, VkQueue queue, uint32_t held);
 void vkr_ahead_hold_fence(vkr *r, VkFence fence, VkFence old);
+void vkr_ahead_hold_cbs(vkr *r, const VkCommandBuffer *cbs, uint32_t n);
 VkFence vkr_ahead_held_call(vkr *r, VkFence fence, VkCommandBuffer *post);
 /* whether running ahead follows QUEUE (live); whether a skipped wait
  * covered submits held (then an update is staged behind them, not sent
@@ -778,6 +779,9 @@ void vkr_held_free(vkr *r);
 /* Whether submits are held that run ahead of the device (on the queue
  * ahead.c follows), for device D (null: any) */
 bool vkr_held_ahead(const vkr *r, const vkr_device *d);
+/* Command buffer CAP (capture handle), held, begun again as another
+ * (ahead.c): recording into it no longer touches what is held */
+void vkr_held_forget_cb(vkr *r, uint64_t cap);
 
 /* The queues a device made (CI as made), and a vkGetDeviceQueue* of one
  * it did not make stopping the replay (llvmpipe handed back a queue that
