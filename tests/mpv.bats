@@ -257,3 +257,24 @@ ae() {
 	[ ! -s extra ]
 	[ "$(ae next.png "$W/next.frame-$SHOT.png")" = 0 ]
 }
+
+@test "running ahead, mpv's three submits a frame go out as two calls: its fence polls with no timeout, its debug names and query reads leave them held, and the command buffer it begins again while held is another; validated, the frame pixel-equal" {
+	local m
+	for m in ahead captured; do
+		VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT=$m.trace \
+			"$REPLAY" $([ $m = ahead ] || echo --waits-as-captured) "$W/mpv.trace"
+	done
+	local trace ahead captured
+	trace=$(trace-decode "$W/mpv.trace" | grep -c 'fn: vkQueueSubmit,')
+	ahead=$(trace-decode ahead.trace | grep -c 'fn: vkQueueSubmit,')
+	captured=$(trace-decode captured.trace | grep -c 'fn: vkQueueSubmit,')
+	echo "vkQueueSubmit calls: the trace $trace, running ahead $ahead, waits as captured $captured"
+	[ "$trace" -ge 90 ]
+	[ "$ahead" -le $((trace * 3 / 4)) ]
+	[ "$captured" -gt "$ahead" ]
+	run replay --validate --screenshot $SHOT -o a.png "$W/mpv.trace"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(ae a.png "$W/mpv.frame-$SHOT.png")" = 0 ]
+	[ -z "$(grep -v '^trace-replay: frame' <<<"$output")" ]
+}
