@@ -734,6 +734,22 @@ ahead_calls() {
 	[ -z "$output" ]
 }
 
+@test "running ahead, vkcube's wait for the frame before last, made while the last frame's submit is held, is a wait for older work: the replay adds no barrier or copy of its own, as when its waits are made" {
+	local calls batches
+	ahead_calls "$W/cube.trace"
+	cp ahead.txt a.txt
+	ahead_calls "$W/cube.trace" TRACE_REPLAY_SLOW_DEVICE=1
+	cp ahead.txt s.txt
+	VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT=w.trace "$REPLAY" --waits-as-captured "$W/cube.trace"
+	trace-decode w.trace >w.txt
+	n() { grep -c "fn: $1," "$2" || true; }
+	echo "barriers: ahead $(n vkCmdPipelineBarrier a.txt), slow device $(n vkCmdPipelineBarrier s.txt), waits made $(n vkCmdPipelineBarrier w.txt)"
+	[ "$(n vkCmdPipelineBarrier a.txt)" = "$(n vkCmdPipelineBarrier w.txt)" ]
+	[ "$(n vkCmdPipelineBarrier s.txt)" = "$(n vkCmdPipelineBarrier w.txt)" ]
+	[ "$(n vkCmdCopyBuffer a.txt)" = 0 ] && [ "$(n vkCmdUpdateBuffer a.txt)" = 0 ]
+	[ "$(n vkQueueSubmit a.txt)" = "$(n vkQueueSubmit w.txt)" ]
+}
+
 @test "an update template edited to one no record made, or a push template made with no pipeline layout, stops the replay at the call" {
 	trace-decode "$W/glmark.trace" >glmark.txt
 	# the first update through a template, its template edited

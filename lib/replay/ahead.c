@@ -485,16 +485,19 @@ bool vkr_ahead_follows(vkr *r, VkQueue queue)
 }
 
 /* Held submits (queue.c's vkr_held_ahead) are the call after a->sent.
- * Their barriers go in place as they are held: a submit after a wait
- * that covered work sent, or batches held before it, gets one first. */
-VkCommandBuffer vkr_ahead_pre(vkr *r, VkQueue queue, uint32_t held)
+ * Their barriers go in place as they are held: a submit with work after
+ * a wait that covered work sent, or batches held before it, gets one
+ * first. */
+VkCommandBuffer vkr_ahead_pre(vkr *r, VkQueue queue, uint32_t held, bool work)
 {
 	vkr_ahead *a = r->d->ahead;
 	if (!a || queue != a->queue)
 		return VK_NULL_HANDLE;
 	ahead_poll(r, a);
+	/* (a submit of no command buffers needs none: its signals wait for
+	 * all the work before them) */
 	uint64_t owed = a->owed < a->sent ? a->owed : a->sent;
-	if ((owed > a->done && owed > a->ordered) || a->owed_held > a->ordered_held)
+	if (work && ((owed > a->done && owed > a->ordered) || a->owed_held > a->ordered_held))
 		ahead_open_batch(r, a);
 	if (!a->open)
 		return VK_NULL_HANDLE;
@@ -791,6 +794,15 @@ static uint64_t waited_serial(vkr *r, vkr_ahead *a, const cmd_entry *e, void *ar
 	return top;
 }
 
+/* The serial of the last submit the program made: the call held, where
+ * submits are (queue.c), else the last sent.  A wait for a fence of an
+ * earlier one is a wait for older work (vkcube waits for the frame before
+ * last while the last is held). */
+static uint64_t last_submitted(const vkr *r, const vkr_ahead *a)
+{
+	return a->sent + (vkr_held_ahead(r, r->d) ? 1 : 0);
+}
+
 /* The wait for older work put off at the record before, made. */
 static void lazy_wait(vkr *r)
 {
@@ -834,7 +846,7 @@ bool vkr_ahead_record(vkr *r, const cmd_entry *e, void *args, VkResult capres)
 				keep = true;
 			} else {
 				s = waited_serial(r, a, e, args, &known);
-				keep = known || s >= a->sent;
+				keep = known || s >= last_submitted(r, a);
 			}
 		}
 		if (!keep)
@@ -859,7 +871,7 @@ bool vkr_ahead_record(vkr *r, const cmd_entry *e, void *args, VkResult capres)
 		 * the fence of its frame's second submit, then its third's,
 		 * one after the other, and an H200 took 62-77 us to end the
 		 * second while the third ran */
-		if (s < a->sent) {
+		if (s < last_submitted(r, a)) {
 			if (!known)
 				return true;
 			if (!r->ahead_lazy_dev || s > r->ahead_lazy)

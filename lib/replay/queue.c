@@ -670,7 +670,10 @@ void vkr_submit(vkr *r, const cmd_entry *e, vk_args_vkQueueSubmit *a)
 		if (!h->n)
 			h->ahead = vkr_ahead_follows(r, a->queue);
 		if (h->ahead) {
-			VkCommandBuffer pre = vkr_ahead_pre(r, a->queue, h->n);
+			bool work = false;
+			for (uint32_t i = 0; i < a->submitCount; i++)
+				work |= a->pSubmits[i].commandBufferCount > 0;
+			VkCommandBuffer pre = vkr_ahead_pre(r, a->queue, h->n, work);
 			if (pre)
 				a->pSubmits = with_pre(r, a->pSubmits, &a->submitCount, pre);
 		}

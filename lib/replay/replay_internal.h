@@ -736,13 +736,14 @@ bool vkr_ahead_record(vkr *r, const cmd_entry *e, void *args, VkResult capres);
  * (or null); then vkr_ahead_note_cbs with its command buffers and
  * vkr_ahead_called with its outcome */
 VkFence vkr_ahead_call(vkr *r, VkQueue queue, VkFence fence, VkCommandBuffer *pre);
-/* Held submits running ahead (vkr_held_ahead): a submit to QUEUE about
- * to be held after HELD batches, and the command buffer of ours to go
+/* Held submits running ahead (vkr_held_ahead): a submit to QUEUE (of
+ * command buffers: WORK) about to be held after HELD batches, and the
+ * command buffer of ours to go
  * first in it (a barrier, staged copies) or null; the held call's FENCE
  * (live), OLD the one it had before (then never submitted); the held
  * call going out with FENCE, and in *POST the copies staged after its
  * last submit (or null) */
-VkCommandBuffer vkr_ahead_pre(vkr *r, VkQueue queue, uint32_t held);
+VkCommandBuffer vkr_ahead_pre(vkr *r, VkQueue queue, uint32_t held, bool work);
 void vkr_ahead_hold_fence(vkr *r, VkFence fence, VkFence old);
 void vkr_ahead_hold_cbs(vkr *r, const VkCommandBuffer *cbs, uint32_t n);
 VkFence vkr_ahead_held_call(vkr *r, VkFence fence, VkCommandBuffer *post);
