@@ -37,7 +37,8 @@ void vkr_bounded(vkr *r, VkResult res, const char *what)
 		return;
 	r->stuck = true;
 	vkr_fatal(r, "%s: nothing signaled it in %.3g s (--wait-timeout), where the capture's "
-		  "wait ended: a record that signals it missing or edited?", what,
+		  "wait ended: a record that signals it missing or edited, or more work than the "
+		  "device finishes (a draw, a dispatch or a count edited larger)?", what,
 		  (double)vkr_wait_ns(r) / 1e9);
 }
 
