@@ -559,19 +559,11 @@ void vkr_ahead_called(vkr *r, bool ok)
 	}
 }
 
-/* (the call held is the one after a->sent) */
-void vkr_ahead_hold_cbs(vkr *r, const VkCommandBuffer *cbs, uint32_t n)
+void vkr_ahead_note_cbs(vkr *r, const VkCommandBuffer *cbs, uint32_t n, bool held)
 {
 	vkr_ahead *a = r->d->ahead;
 	for (uint32_t i = 0; a && cbs && i < n; i++)
-		tmap_set(&a->cbs, H(cbs[i]), TAG_AHEAD, a->sent + 1);
-}
-
-void vkr_ahead_note_cbs(vkr *r, const VkCommandBuffer *cbs, uint32_t n)
-{
-	vkr_ahead *a = r->d->ahead;
-	for (uint32_t i = 0; a && cbs && i < n; i++)
-		tmap_set(&a->cbs, H(cbs[i]), TAG_AHEAD, a->sent);
+		tmap_set(&a->cbs, H(cbs[i]), TAG_AHEAD, a->sent + held);
 }
 
 /* ------------------------------------------------------------------ */

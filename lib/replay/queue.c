@@ -235,8 +235,8 @@ void vkr_queue_check(vkr *r, uint32_t family, uint32_t index)
  * batches, or batches with timeline values, are held.  zink submits
  * twice a frame, vkd3d-gears twice: an H200 idles 11.5 us between two
  * calls, 4 us between two batches of one (tests/bench-gaps.c).  Going
- * out, a batch that signals nothing and the next that waits on nothing
- * become one.
+ * out, a batch that waits on nothing joins the one before it
+ * (coalesce).
  *
  * Running ahead of the device (ahead.c) on their queue, submits are held
  * over up to r->merge_frames presents: the waits, statuses and resets of
@@ -265,8 +265,9 @@ void vkr_merge_entry(cmd_entry *e)
 	const char *n = e->cmd->sig.name;
 	if (!strcmp(n, "vkQueueSubmit"))
 		e->merge = MK_SUBMIT;
-	else if (!strncmp(n, "vkCmd", 5) || !strcmp(n, "vkBeginCommandBuffer") ||
-		 !strcmp(n, "vkEndCommandBuffer"))
+	else if (!strcmp(n, "vkBeginCommandBuffer"))
+		e->merge = MK_BEGIN;
+	else if (!strncmp(n, "vkCmd", 5) || !strcmp(n, "vkEndCommandBuffer"))
 		e->merge = MK_RECORD;
 	else if (!strcmp(n, "vkAllocateCommandBuffers"))
 		e->merge = MK_ALLOC;
@@ -362,12 +363,12 @@ bool vkr_merge_breaks(vkr *r, const cmd_entry *e, void *args)
 		 * the signals sent */
 		return !h->ahead ||
 		       tmap_at(&r->timelines, vkr_handle_at(args, &e->cmd->params[1]), TAG_TLTOP);
+	case MK_BEGIN:
 	case MK_RECORD: {
 		uint64_t cb = vkr_handle_at(args, &e->cmd->params[0]);
 		/* running ahead, a primary held is begun as another (ahead.c);
 		 * mpv records its next batch into the one it just submitted */
-		if (h->ahead && !strcmp(e->cmd->sig.name, "vkBeginCommandBuffer") &&
-		    tmap_at(&r->cbs, cb, TAG_CBSTATE))
+		if (e->merge == MK_BEGIN && h->ahead && tmap_at(&r->cbs, cb, TAG_CBSTATE))
 			return false;
 		for (uint32_t i = 0; i < h->ncbs; i++)
 			if (h->cbs[i] == cb)
@@ -425,7 +426,7 @@ static const VkSubmitInfo *with_pre(vkr *r, const VkSubmitInfo *si, uint32_t *n,
 static void note_batches(vkr *r, const VkSubmitInfo *si, uint32_t n)
 {
 	for (uint32_t i = 0; si && i < n; i++)
-		vkr_ahead_note_cbs(r, si[i].pCommandBuffers, si[i].commandBufferCount);
+		vkr_ahead_note_cbs(r, si[i].pCommandBuffers, si[i].commandBufferCount, false);
 }
 
 /* Handles A (NA) then B (NB), in the arena where both are some. */
@@ -569,8 +570,8 @@ static void hold(vkr *r, const cmd_entry *e, const vk_args_vkQueueSubmit *a, con
 		/* past a present only until this submit (a frame's first) */
 		h->past_frame = 0;
 		for (uint32_t i = 0; i < a->submitCount; i++)
-			vkr_ahead_hold_cbs(r, a->pSubmits[i].pCommandBuffers,
-					   a->pSubmits[i].commandBufferCount);
+			vkr_ahead_note_cbs(r, a->pSubmits[i].pCommandBuffers,
+					   a->pSubmits[i].commandBufferCount, true);
 		if (a->fence)
 			vkr_ahead_hold_fence(r, a->fence, h->fence);
 	}
@@ -763,7 +764,7 @@ void vkr_submit2(vkr *r, const cmd_entry *e, vk_args_vkQueueSubmit2 *a)
 	for (uint32_t i = 0; a->pSubmits && i < a->submitCount; i++)
 		for (uint32_t j = 0; a->pSubmits[i].pCommandBufferInfos &&
 		     j < a->pSubmits[i].commandBufferInfoCount; j++)
-			vkr_ahead_note_cbs(r, &a->pSubmits[i].pCommandBufferInfos[j].commandBuffer, 1);
+			vkr_ahead_note_cbs(r, &a->pSubmits[i].pCommandBufferInfos[j].commandBuffer, 1, false);
 	VkResult res = vkr_invoke(r, e, a);
 	vkr_ahead_called(r, res == VK_SUCCESS);
 	if (res == VK_SUCCESS && t)

@@ -111,8 +111,8 @@ typedef struct cmd_entry {
  * them unless it records into one of their command buffers or resets,
  * frees or destroys their pool, or is one; command buffers allocated
  * are noted with their pool. */
-enum merge_kind { MK_SEND, MK_LEAVE, MK_RECORD, MK_POOL, MK_ALLOC, MK_SUBMIT, MK_PRESENT, MK_FENCES,
-		  MK_SEMAPHORE };
+enum merge_kind { MK_SEND, MK_LEAVE, MK_RECORD, MK_BEGIN, MK_POOL, MK_ALLOC, MK_SUBMIT, MK_PRESENT,
+		  MK_FENCES, MK_SEMAPHORE };
 
 typedef struct memobj memobj;
 typedef struct vkr_device vkr_device;
@@ -738,21 +738,21 @@ bool vkr_ahead_record(vkr *r, const cmd_entry *e, void *args, VkResult capres);
 VkFence vkr_ahead_call(vkr *r, VkQueue queue, VkFence fence, VkCommandBuffer *pre);
 /* Held submits running ahead (vkr_held_ahead): a submit to QUEUE (of
  * command buffers: WORK) about to be held after HELD batches, and the
- * command buffer of ours to go
- * first in it (a barrier, staged copies) or null; the held call's FENCE
+ * command buffer of ours to go first in it (a barrier, staged copies)
+ * or null; the held call's FENCE
  * (live), OLD the one it had before (then never submitted); the held
  * call going out with FENCE, and in *POST the copies staged after its
  * last submit (or null) */
 VkCommandBuffer vkr_ahead_pre(vkr *r, VkQueue queue, uint32_t held, bool work);
 void vkr_ahead_hold_fence(vkr *r, VkFence fence, VkFence old);
-void vkr_ahead_hold_cbs(vkr *r, const VkCommandBuffer *cbs, uint32_t n);
 VkFence vkr_ahead_held_call(vkr *r, VkFence fence, VkCommandBuffer *post);
 /* whether running ahead follows QUEUE (live); whether a skipped wait
  * covered submits held (then an update is staged behind them, not sent
  * first to be written from the host: the program waited for them) */
 bool vkr_ahead_follows(vkr *r, VkQueue queue);
 bool vkr_ahead_held_waited(const vkr *r);
-void vkr_ahead_note_cbs(vkr *r, const VkCommandBuffer *cbs, uint32_t n);
+/* (HELD: of a submit held, the call after the last sent) */
+void vkr_ahead_note_cbs(vkr *r, const VkCommandBuffer *cbs, uint32_t n, bool held);
 void vkr_ahead_called(vkr *r, bool ok);
 bool vkr_ahead_defer_destroy(vkr *r, const cmd_entry *e, void *args);
 /* fence F (live), seen signalled, is about to be reset by replay itself */
