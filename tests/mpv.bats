@@ -99,6 +99,20 @@ ae() {
 	[ "$(grep -vc '^{\|^trace-replay: frame' <<<"$output")" = 0 ]
 }
 
+@test "mpv's timeline semaphores started higher each (tests/timeline_edit.py): one is made again from a destroyed one only where raising its counter leaves no signal pending, validated, the frame pixel-equal, on a device that never seems done too" {
+	trace-decode "$W/mpv.trace" >m.txt
+	python3 "$TOP/tests/timeline_edit.py" m.txt t.txt 1000
+	for slow in 0 1; do
+		TRACE_REPLAY_SLOW_DEVICE=$slow run replay --validate --stats=json --screenshot $SHOT -o t$slow.png t.txt
+		echo "$output"
+		[ "$status" -eq 0 ]
+		# not a word from the validation layer (the host signal past a
+		# pending one: VUID-VkSemaphoreSignalInfo-value-03259)
+		[ "$(grep -vc '^{\|^trace-replay: frame' <<<"$output")" = 0 ]
+		[ "$(ae t$slow.png "$W/mpv.frame-$SHOT.png")" = 0 ]
+	done
+}
+
 @test "mpv polls its frame's second submit's fence, then its third's: running ahead, the wait for the older work is joined to the skipped one, validated, the frame pixel-equal, on a device that never seems done too" {
 	# the pairs in the trace: two fence polls seen over, one after the
 	# other, the first for a submit before the last, the second for the last

@@ -15,6 +15,7 @@
  * --loop, which raises timeline values pass by pass itself.
  */
 #include "replay_internal.h"
+#include "ahead.h"
 #include "vksync.h"
 
 #define POOL_MAX 64  /* kept per device; past that, destroyed */
@@ -39,13 +40,16 @@ static void take(vkr_device *d, uint32_t i, VkSemaphore *sem, uint64_t *top)
 }
 
 /* A pooled semaphore of the record's device whose signals are all done,
- * taken out of the pool; false if none. */
-static bool pool_take(vkr *r, VkSemaphore *sem, uint64_t *top)
+ * taken out of the pool; false if none.  INITIAL is the new one's first
+ * value. */
+static bool pool_take(vkr *r, uint64_t initial, VkSemaphore *sem, uint64_t *top)
 {
 	vkr_device *d = r->d;
 	PFN_vkGetSemaphoreCounterValue value = (PFN_vkGetSemaphoreCounterValue)vkr_device_fn(
 		r, "vkGetSemaphoreCounterValue", "vkGetSemaphoreCounterValueKHR");
-	for (uint32_t i = 0; value && i < d->npooled; i++) {
+	/* TRACE_REPLAY_SLOW_DEVICE: polls see nothing done */
+	bool slow = d->ahead && d->ahead->slow;
+	for (uint32_t i = 0; value && !slow && i < d->npooled; i++) {
 		uint64_t now;
 		if (value(d->vk.device, d->pooled[i].sem, &now) != VK_SUCCESS || now != d->pooled[i].top)
 			continue;
@@ -55,9 +59,14 @@ static bool pool_take(vkr *r, VkSemaphore *sem, uint64_t *top)
 	/* running ahead, the signals of every one may still be in flight
 	 * (mpv's replay made one a frame, 106 us each on an H200): one is
 	 * taken all the same.  A wait for its first value then waits for
-	 * them too, work already submitted; its signals are above theirs. */
-	if (d->ahead && d->npooled) {
-		take(d, 0, sem, top);
+	 * them too, work already submitted; its signals are above theirs.
+	 * Only one whose top is at INITIAL or above: raising the counter
+	 * from the host past signals still pending is invalid
+	 * (VUID-VkSemaphoreSignalInfo-value-03259). */
+	for (uint32_t i = 0; d->ahead && i < d->npooled; i++) {
+		if (d->pooled[i].top < initial)
+			continue;
+		take(d, i, sem, top);
 		return true;
 	}
 	return false;
@@ -72,10 +81,11 @@ bool vkr_timeline_create(vkr *r, const VkSemaphoreCreateInfo *ci, uint64_t cap, 
 	tmap_del(&r->timelines, cap, TAG_TLBASE, NULL);
 	tmap_del(&r->timelines, cap, TAG_TLTOP, NULL);
 	if (r->loop || r->checking || vkr_failed(capres) || !cap || !recyclable(ci, &initial) ||
-	    !pool_take(r, &sem, &top))
+	    !pool_take(r, initial, &sem, &top))
 		return false;
 	if (top < initial) {
-		/* the counter up to initialValue, from the host */
+		/* the counter up to initialValue, from the host (its signals
+		 * all done: pool_take) */
 		PFN_vkSignalSemaphore signal = (PFN_vkSignalSemaphore)vkr_device_fn(
 			r, "vkSignalSemaphore", "vkSignalSemaphoreKHR");
 		VkSemaphoreSignalInfo si = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO,
