@@ -113,6 +113,21 @@ ae() {
 	done
 }
 
+@test "running ahead ends in the middle of the replay (TRACE_REPLAY_AHEAD_END, as at a second queue) with frames held: the fences a held call went out without are signalled, so the waits made from then on end; validated, the frame pixel-equal" {
+	# the record after the present of frame 10: its submits held, the
+	# first fence of a call replaced by its second, which mpv waits on next
+	at=$(trace-decode "$W/mpv.trace" | grep 'fn: vkQueuePresentKHR,' | sed -n 11p | sed 's/^{call: \([0-9]*\),.*/\1/')
+	[ -n "$at" ]
+	TRACE_REPLAY_AHEAD_END=$((at + 1)) run replay --validate --stats=json --wait-timeout 5 \
+		--screenshot $SHOT -o e.png "$W/mpv.trace"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(grep -vc '^{\|^trace-replay: frame' <<<"$output")" = 0 ]
+	ended=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["ahead"]["ended"])' "$(grep '^{' <<<"$output")")
+	[ "$ended" = 1 ]
+	[ "$(ae e.png "$W/mpv.frame-$SHOT.png")" = 0 ]
+}
+
 @test "mpv polls its frame's second submit's fence, then its third's: running ahead, the wait for the older work is joined to the skipped one, validated, the frame pixel-equal, on a device that never seems done too" {
 	# the pairs in the trace: two fence polls seen over, one after the
 	# other, the first for a submit before the last, the second for the last

@@ -512,6 +512,11 @@ void vkr_ahead_hold_fence(vkr *r, VkFence fence, VkFence old)
 	tmap_set(&a->fences, H(fence), TAG_AHEAD, a->sent + 1);
 	if (!old || old == fence)
 		return;
+	/* one renamed or destroyed since it went with the call is the
+	 * program's no more: it is recycled once the call is done */
+	for (size_t i = 0; i < a->nret; i++)
+		if (a->ret[i].type == VK_OBJECT_TYPE_FENCE && a->ret[i].handle == H(old))
+			return;
 	if (a->naliased == a->capaliased) {
 		a->capaliased = a->capaliased ? 2 * a->capaliased : 8;
 		a->aliased = trace_xrealloc(a->aliased, a->capaliased * sizeof(VkFence));
@@ -824,6 +829,8 @@ static void lazy_wait(vkr *r)
 
 bool vkr_ahead_record(vkr *r, const cmd_entry *e, void *args, VkResult capres)
 {
+	if (r->ahead_end_at == r->call->no + 1 && r->d->ahead)
+		ahead_end(r);
 	vkr_ahead *a = r->d->ahead;
 	bool known = false;
 	uint64_t s = 0;

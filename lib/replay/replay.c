@@ -1099,6 +1099,8 @@ int vkr_run(trace_reader *in, const vkr_options *opt)
 	r->merge_frames = mf && *mf ? (uint32_t)strtoul(mf, NULL, 10) : MERGE_FRAMES;
 	if (r->merge_frames < 1 || r->merge_frames > 64)
 		r->merge_frames = MERGE_FRAMES;
+	const char *end = getenv("TRACE_REPLAY_AHEAD_END");
+	r->ahead_end_at = end && *end ? strtoull(end, NULL, 10) + 1 : 0;
 	const char *poison = getenv("TRACE_REPLAY_POISON");
 	r->poison = poison && *poison && strcmp(poison, "0");
 	vkr_watchdog_start(r);

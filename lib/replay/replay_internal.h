@@ -424,6 +424,10 @@ typedef struct vkr {
 	bool poison;         /* TRACE_REPLAY_POISON: new memory filled with 0xa5
 			      * (memory.c), for the tests */
 	bool ahead_on;       /* the program's waits skipped (ahead.c) */
+	uint64_t ahead_end_at;  /* TRACE_REPLAY_AHEAD_END: running ahead ends
+				 * at that call, as at a second queue (for the
+				 * tests: lavapipe has one queue); 0 for none,
+				 * else the call number plus 1 */
 	uint64_t ahead_waits, ahead_barriers, ahead_renamed, ahead_fences, ahead_staged,
 		ahead_paid, ahead_ended, ahead_joined;
 	/* a wait for older work, put off to the next record (ahead.c) */
