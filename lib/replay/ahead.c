@@ -808,6 +808,13 @@ static void lazy_wait(vkr *r)
 	vkr_ahead *a = r->d->ahead;
 	double t = r->opt->stats ? vkr_now_s() : 0.0;
 	if (a && !a->slow) {
+		/* the submits held go first: the device works on them while
+		 * the host waits (vkcube waits for the frame before last
+		 * while the last is held; an H100 ran it at 11,300-13,300
+		 * frames/s holding it, 86 us a wait, against 20,800) */
+		ahead_poll(r, a);
+		if (a->done < r->ahead_lazy && vkr_held_ahead(r, r->d))
+			vkr_send_held(r);
 		ahead_wait_for(r, a, r->ahead_lazy);
 	} else if (a) {
 		/* TRACE_REPLAY_SLOW_DEVICE: made as the program made it,
