@@ -25,7 +25,7 @@ static const char usage[] =
 	"usage: trace-replay [--check] [--gpu N] [--validate] [--stats[=json]] [--no-gpu-time] [--frames A-B] "
 	"[--screenshot N[,M...] (-o FILE.png | --screenshot-dir DIR)] [--remove-unsupported] "
 	"[--loop N] [--dump CALLS] [--dump-resource HANDLE] [--dump-dir DIR] [--wait-timeout S] [--pipeline-jobs N] "
-	"[--submits-as-captured] [--waits-as-captured] [--block-size SIZE] "
+	"[--submits-as-captured] [--waits-as-captured] [--preload] [--block-size SIZE] "
 	"[-q] [TRACE]";
 
 static uint64_t parse_size(const char *s)
@@ -55,7 +55,7 @@ static const char intro[] =
 
 enum { OPT_GPU = 256, OPT_VALIDATE, OPT_STATS, OPT_BLOCK, OPT_FRAMES, OPT_SHOT, OPT_SHOT_DIR,
        OPT_REMOVE, OPT_LOOP, OPT_NO_GPU_TIME, OPT_DUMP, OPT_DUMP_RESOURCE, OPT_DUMP_DIR,
-       OPT_WAIT, OPT_CHECK, OPT_JOBS, OPT_AS_CAPTURED, OPT_WAITS_CAPTURED };
+       OPT_WAIT, OPT_CHECK, OPT_JOBS, OPT_AS_CAPTURED, OPT_WAITS_CAPTURED, OPT_PRELOAD };
 
 /* -o is the screenshot's and --quiet is -q too, so the table names them,
  * with --help and --version, whose lines line up with the others. */
@@ -105,6 +105,9 @@ static const trace_cli_option opts[] = {
 	 "      --waits-as-captured\n"
 	 "                        wait where the program waited, not only where a later\n"
 	 "                        record needs the work done\n"},
+	{"preload", OPT_PRELOAD, no_argument,
+	 "      --preload         read and decode the --frames range (default: all) before\n"
+	 "                        it replays: its frames pay for the calls, not the reading\n"},
 	{"block-size", OPT_BLOCK, required_argument,
 	 "      --block-size SIZE device memory block size for large heaps (256M)\n"},
 	{"quiet", 'q', no_argument, "  -q, --quiet           no progress line, no warnings\n"},
@@ -244,6 +247,7 @@ static void option(int c, const char *arg, void *ctx)
 	case OPT_NO_GPU_TIME: o->no_gpu_time = true; break;
 	case OPT_AS_CAPTURED: o->vo.submits_as_captured = true; break;
 	case OPT_WAITS_CAPTURED: o->vo.waits_as_captured = true; break;
+	case OPT_PRELOAD: o->vo.preload = o->vk_only = true; break;
 	case OPT_BLOCK: o->opt.large_heap_block_size = parse_size(arg); break;
 	case 'q': o->quiet = trace_cli_self.quiet = true; break;
 	}
@@ -311,6 +315,9 @@ int main(int argc, char **argv)
 		trace_cli_usage_error("--dump-dir goes with --dump CALLS or --dump-resource HANDLE");
 	if ((o.vo.dump || o.vo.ndump_handles) && o.vo.loop > 1)
 		trace_cli_usage_error("--dump and --dump-resource do not go with --loop");
+	if (o.vo.preload && (o.check || o.vo.loop > 1 || o.vo.dump || o.vo.ndump_handles))
+		trace_cli_usage_error("--preload goes without --check, --loop and --dump*: they read "
+				      "the records themselves");
 	if ((o.vo.dump || o.vo.ndump_handles) &&
 	    (vkr_dump_dir_check(o.vo.dump_dir ? o.vo.dump_dir : ".", msg, sizeof(msg)) < 0 ||
 	     vkr_dump_check(input, &o.vo, msg, sizeof(msg)) < 0))
@@ -339,7 +346,8 @@ int main(int argc, char **argv)
 	if (o.vk_only) {
 		trace_reader_close(in);
 		trace_cli_usage_error("--check, --frames, --screenshot, -o, --screenshot-dir, --loop, "
-				      "--dump* and --remove-unsupported are for Vulkan traces");
+				      "--dump*, --preload and --remove-unsupported are for Vulkan "
+				      "traces");
 	}
 	if (!version) {
 		trace_error_clear(&err);

@@ -173,6 +173,60 @@ ae() {
 	[ "$(ae p.png "$W/mpv.frame-$SHOT.png")" = 0 ]
 }
 
+@test "--preload: the records from frame 1 read and decoded before they replay, validated, the frame pixel-equal; a range's end and a limit end it early, the rest read as it replays; a record that does not decode stops the replay where it did" {
+	# every record of frames 1 to the end held, all but memory updates,
+	# frame marks and skipped calls decoded
+	all=$(trace-filter --frames 1- "$W/mpv.trace" | trace-decode | tail -n +2 | wc -l)
+	run replay --validate --preload --frames 1- --stats=json --screenshot $SHOT -o p.png "$W/mpv.trace"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(grep -vc '^{\|^trace-replay: frame' <<<"$output")" = 0 ]
+	[ "$(ae p.png "$W/mpv.frame-$SHOT.png")" = 0 ]
+	pre() { python3 -c 'import json,sys; p=json.loads(sys.argv[1])["preload"]; print(p["records"], p["decoded"], p["bytes"])' "$(grep '^{' <<<"$output")"; }
+	read -r n dec bytes < <(pre)
+	echo "$n records, $dec decoded, $bytes bytes; frames 1-: $all records"
+	[ "$n" = "$all" ] && [ "$dec" -gt $((n / 2)) ] && [ "$dec" -lt "$n" ]
+	# the range's end: frames 1 to $SHOT
+	part=$(trace-filter --frames 1-$SHOT "$W/mpv.trace" | trace-decode | tail -n +2 | wc -l)
+	run replay --preload --frames 1-$SHOT --stats=json --screenshot $SHOT -o r.png "$W/mpv.trace"
+	[ "$status" -eq 0 ]
+	read -r n dec bytes < <(pre)
+	[ "$n" = "$part" ]
+	[ "$(ae r.png "$W/mpv.frame-$SHOT.png")" = 0 ]
+	# a limit of 100 KB: some records held, the others read as they replay
+	TRACE_REPLAY_PRELOAD_BYTES=100000 run replay --validate --preload --frames 1- --stats=json \
+		--screenshot $SHOT -o l.png "$W/mpv.trace"
+	[ "$status" -eq 0 ]
+	[ "$(grep -vc '^{\|^trace-replay: frame' <<<"$output")" = 0 ]
+	read -r n dec bytes < <(pre)
+	echo "limited: $n records, $bytes bytes"
+	[ "$n" -gt 0 ] && [ "$n" -lt "$all" ] && [ "$bytes" -lt 200000 ]
+	[ "$(ae l.png "$W/mpv.frame-$SHOT.png")" = 0 ]
+	# a draw of frame 10 with a string for a count: decoded ahead it
+	# fails, so it is kept as read and stops the replay as without
+	# --preload, after frame 5's screenshot
+	trace-decode "$W/mpv.trace" >mpv.txt
+	n=$(awk '/fn: vkQueuePresentKHR,/ { p++ } p == 10 && /fn: vkCmdDraw,/ { print; exit }' mpv.txt |
+		grep -o '^{call: [0-9]*' | grep -o '[0-9]*')
+	[ -n "$n" ]
+	sed -E "/^\{call: $n,/s/vertexCount: [0-9]+/vertexCount: \"six\"/" mpv.txt >bad.txt
+	run replay --screenshot 5 -o b0.png bad.txt
+	[ "$status" -eq 1 ]
+	plain=$output
+	run replay --preload --screenshot 5 -o b1.png bad.txt
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[ "$output" = "$plain" ]
+	[[ "$output" == "trace-replay: bad.txt: call $n (vkCmdDraw): malformed record: vkCmdDraw.vertexCount: expected an integer, found string" ]]
+	cmp b0.png b1.png
+	# it reads the records itself: not with --loop, --check or --dump
+	for o in "--loop 2" --check "--dump 5"; do
+		run trace-replay --preload $o "$W/mpv.trace"
+		[ "$status" -eq 2 ]
+		[[ "$output" == *"--preload goes without --check, --loop and --dump"* ]]
+	done
+}
+
 @test "a debug name of an object no record made stops the replay with the call, the function and the field" {
 	trace-decode "$W/mpv.trace" >mpv.txt
 	n=$(grep -m1 'fn: vkSetDebugUtilsObjectNameEXT,' mpv.txt | grep -o 'call: [0-9]*' | grep -o '[0-9]*')

@@ -1,7 +1,7 @@
 /*
  * Swapchains: offscreen images, acquires and presents folded into the
- * application's submits (as batches of our own under --loop), and the
- * screenshots of presented frames.
+ * application's submits (as batches of our own under --loop), the
+ * screenshots of presented frames, and what a frame's end does.
  */
 #include "replay_internal.h"
 
@@ -776,4 +776,34 @@ static void screenshot(vkr *r, swapchain *s, uint32_t index, int64_t frame)
 	free(rgba);
 	if (!o->quiet && o->stats)
 		fprintf(stderr, "%s: frame %lld: %s\n", trace_cli_self.prog, (long long)frame, path);
+}
+
+/* A frame ended: running ahead kept to its frames, the frame's time,
+ * the end of --frames, the GPU's timestamps read as far as they are. */
+void vkr_frame_ended(vkr *r, int64_t frame)
+{
+	if (r->ahead_on)
+		vkr_ahead_frame(r);
+	double t = vkr_now_s(), dt = t - r->t_last_frame;
+	r->t_last_frame = t;
+	if (r->opt->last_frame >= 0 && frame >= r->opt->last_frame)
+		r->stop = true;
+	if (frame < r->opt->first_frame)
+		return;
+	if (!r->frames_done++)
+		r->t_first_frame = t - dt;
+	if (!r->opt->stats)
+		return;
+	if (r->nframe_times == r->cap_frame_times) {
+		r->cap_frame_times = r->cap_frame_times ? r->cap_frame_times * 2 : 256;
+		r->frame_times = trace_xrealloc(r->frame_times, r->cap_frame_times * sizeof(double));
+	}
+	r->frame_times[r->nframe_times++] = dt;
+	r->frames_records_s = r->records_s;
+	vkr_device *cur = r->d;
+	for (size_t i = 0; i < r->ndevs; i++) {
+		r->d = r->devs[i];
+		vkr_gpu_poll(r, false);
+	}
+	r->d = cur;
 }

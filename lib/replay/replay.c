@@ -531,27 +531,31 @@ PFN_vkVoidFunction vkr_device_fn(vkr *r, const char *a, const char *b)
 	return f ? f : vkGetDeviceProcAddr(r->d->vk.device, b);
 }
 
-static void replay_call(vkr *r, const trace_call *c);
+static void replay_call(vkr *r, const trace_call *c, cmd_entry *e, void *args);
 
-void vkr_replay_call(vkr *r, const trace_call *c)
+void vkr_replay_decoded(vkr *r, const trace_call *c, cmd_entry *e, void *args)
 {
 	if (!r->checking)
 		vkr_watchdog_note(c);
 	/* the records of the frames the statistics count: with --frames 1-,
 	 * a frame's own work, not the program's start */
 	if (!r->opt->stats || r->frame < r->opt->first_frame) {
-		replay_call(r, c);
+		replay_call(r, c, e, args);
 		r->ahead_lazy_s = 0.0;
 		return;
 	}
 	double t = vkr_now_s();
-	replay_call(r, c);
+	replay_call(r, c, e, args);
 	vkr_time_note(r, c->sig, vkr_now_s() - t);
 }
 
-static void replay_call(vkr *r, const trace_call *c)
+/* E and ARGS: the record's entry and arguments decoded before (--preload),
+ * else NULL. */
+static void replay_call(vkr *r, const trace_call *c, cmd_entry *e, void *args)
 {
 	const char *name = c->sig->name;
+	if (args)
+		goto decoded;
 	if (name[0] == 't' && !strncmp(name, "tracekit.", 9)) {
 		/* (memory written, a frame marked; running ahead, an update
 		 * after a skipped wait for submits held is staged behind them:
@@ -562,17 +566,18 @@ static void replay_call(vkr *r, const trace_call *c)
 			vkr_update(r, c);
 		return;
 	}
-	cmd_entry *e = vkr_entry_of(r, c);
+	e = vkr_entry_of(r, c);
 	if (!e)
 		vkr_fatal(r, "unknown function");
-	const vk_command_info *cmd = e->cmd;
 	if (e->special == SP_SKIP)
 		return;
-	void *args = trace_arena_alloc(&r->arena, cmd->args_size);
+	args = trace_arena_alloc(&r->arena, e->cmd->args_size);
 	/* (r->err is not cleared first: 800 bytes a record; a failure fills
 	 * the message, the one thing fatal() prints) */
-	if (vk_decode_args(cmd, c, &r->arena, args, &r->err) < 0)
+	if (vk_decode_args(e->cmd, c, &r->arena, args, &r->err) < 0)
 		vkr_fatal(r, "malformed record: %s", r->err.msg);
+decoded:;
+	const vk_command_info *cmd = e->cmd;
 	if (e->special != SP_CREATE_INSTANCE && !r->have_instance)
 		vkr_fatal(r, "a call before vkCreateInstance");
 	if (vkr_merge_breaks(r, e, args))
@@ -999,34 +1004,6 @@ static void replay_call(vkr *r, const trace_call *c)
 /* ------------------------------------------------------------------ */
 /* The run. */
 
-void vkr_frame_ended(vkr *r, int64_t frame)
-{
-	if (r->ahead_on)
-		vkr_ahead_frame(r);
-	double t = vkr_now_s(), dt = t - r->t_last_frame;
-	r->t_last_frame = t;
-	if (r->opt->last_frame >= 0 && frame >= r->opt->last_frame)
-		r->stop = true;
-	if (frame < r->opt->first_frame)
-		return;
-	if (!r->frames_done++)
-		r->t_first_frame = t - dt;
-	if (!r->opt->stats)
-		return;
-	if (r->nframe_times == r->cap_frame_times) {
-		r->cap_frame_times = r->cap_frame_times ? r->cap_frame_times * 2 : 256;
-		r->frame_times = trace_xrealloc(r->frame_times, r->cap_frame_times * sizeof(double));
-	}
-	r->frame_times[r->nframe_times++] = dt;
-	r->frames_records_s = r->records_s;
-	vkr_device *cur = r->d;
-	for (size_t i = 0; i < r->ndevs; i++) {
-		r->d = r->devs[i];
-		vkr_gpu_poll(r, false);
-	}
-	r->d = cur;
-}
-
 /* What a validation message is about: the call being replayed. */
 static void about_call(void *ctx, char *out, size_t cap)
 {
@@ -1105,6 +1082,7 @@ int vkr_run(trace_reader *in, const vkr_options *opt)
 	r->poison = poison && *poison && strcmp(poison, "0");
 	vkr_watchdog_start(r);
 	uint64_t last_whole = 0;
+	bool preload = opt->preload && !looping && !r->dump;
 	while (!r->stop && (k = trace_reader_next(in, &c, &r->err)) > 0) {
 		if (trace_call_out_of_place(c, &last_whole))
 			continue;
@@ -1116,6 +1094,12 @@ int vkr_run(trace_reader *in, const vkr_options *opt)
 		if (looping && f >= opt->first_frame) {
 			vkr_keep(r, c, f, r->frames.ended);
 			if (r->frames.ended && opt->last_frame >= 0 && f >= opt->last_frame)
+				break;
+			continue;
+		}
+		if (preload && f >= opt->first_frame) {
+			preload = false;
+			if ((k = vkr_preload(r, in, c, f, &last_whole, &records)) <= 0)
 				break;
 			continue;
 		}

@@ -438,6 +438,9 @@ typedef struct vkr {
 	double records_s;         /* --stats: every record timed, so far */
 	double frames_records_s;  /* and up to the last frame counted */
 	double ahead_paid_s, ahead_held_s;  /* waiting to pay; at frame ends, AHEAD_FRAMES ahead */
+	/* --preload: records held, decoded among them, their bytes, seconds */
+	uint64_t preload_records, preload_decoded, preload_bytes;
+	double preload_s;
 	held_submits held;
 	void *check_jmp;          /* jmp_buf * */
 	trace_error *check_err;
@@ -608,7 +611,20 @@ void vkr_check_result(vkr *r, const cmd_entry *e, bool have_cap, VkResult cap, V
 void vkr_remap_args(vkr *r, const vk_command_info *cmd, void *args);
 VkResult vkr_invoke(vkr *r, const cmd_entry *e, void *args);
 VkResult vkr_call_generic(vkr *r, const cmd_entry *e, void *args);
-void vkr_replay_call(vkr *r, const trace_call *c);
+/*
+ * --preload: from C (frame F, the range's first record) the records are
+ * read and decoded, then replayed; 1 when records are left to read as
+ * they replay (the range ended, or the most a preload holds), else what
+ * the reader last returned (0 at the end, -1 with r->err).
+ */
+int vkr_preload(vkr *r, trace_reader *in, trace_call *c, int64_t f, uint64_t *last_whole,
+		uint64_t *records);
+/* One record: E and ARGS decoded already (--preload: preload.c), or NULL. */
+void vkr_replay_decoded(vkr *r, const trace_call *c, cmd_entry *e, void *args);
+static inline void vkr_replay_call(vkr *r, const trace_call *c)
+{
+	vkr_replay_decoded(r, c, NULL, NULL);
+}
 void vkr_frame_ended(vkr *r, int64_t frame);
 int vkr_run(trace_reader *in, const vkr_options *opt);
 void vkr_init_common(vkr *r, const vkr_options *opt);

@@ -41,6 +41,7 @@ typedef struct vkr_options {
 	const char *dump_dir;         /* --dump-dir DIR (default .) */
 	uint64_t wait_ns;             /* --wait-timeout: the longest wait (0: 10 s) */
 	int pipeline_jobs;            /* --pipeline-jobs N; -1: by the device */
+	bool preload;                 /* --preload: the range read and decoded first */
 } vkr_options;
 
 /* --dump, --dump-resource: 0, or -1 with MSG saying which call of INPUT

@@ -394,5 +394,8 @@ void trace_call_free(trace_call *c);
 trace_value *trace_call_values(trace_call *c, uint32_t n);
 /* A deep copy of src into dst (an initialised call), signatures shared. */
 void trace_call_copy(trace_call *dst, const trace_call *src);
+/* The same into A, which many calls may share (dst's own arena is left
+ * as it was, unused). */
+void trace_call_copy_into(trace_arena *a, trace_call *dst, const trace_call *src);
 
 #endif

@@ -503,24 +503,28 @@ static void copy_value(trace_arena *a, trace_value *dst, const trace_value *src)
 	}
 }
 
+void trace_call_copy_into(trace_arena *a, trace_call *dst, const trace_call *src)
+{
+	trace_arena keep = dst->arena;
+	*dst = *src;
+	dst->arena = keep;
+	dst->args = trace_arena_alloc(a, sizeof(trace_value) * src->sig->nargs);
+	for (uint32_t i = 0; i < src->sig->nargs; i++)
+		copy_value(a, &dst->args[i], &src->args[i]);
+	if (src->ret) {
+		dst->ret = trace_arena_alloc(a, sizeof(trace_value));
+		copy_value(a, dst->ret, src->ret);
+	}
+	if (src->nframes) {
+		dst->backtrace = trace_arena_alloc(a, sizeof(*dst->backtrace) * src->nframes);
+		memcpy(dst->backtrace, src->backtrace, sizeof(*dst->backtrace) * src->nframes);
+	}
+}
+
 void trace_call_copy(trace_call *dst, const trace_call *src)
 {
 	trace_call_reset(dst);
-	trace_arena a = dst->arena;
-	*dst = *src;
-	dst->arena = a;
-	dst->args = trace_call_values(dst, src->sig->nargs);
-	for (uint32_t i = 0; i < src->sig->nargs; i++)
-		copy_value(&dst->arena, &dst->args[i], &src->args[i]);
-	if (src->ret) {
-		dst->ret = trace_call_values(dst, 1);
-		copy_value(&dst->arena, dst->ret, src->ret);
-	}
-	if (src->nframes) {
-		dst->backtrace = trace_arena_alloc(&dst->arena,
-						   sizeof(*dst->backtrace) * src->nframes);
-		memcpy(dst->backtrace, src->backtrace, sizeof(*dst->backtrace) * src->nframes);
-	}
+	trace_call_copy_into(&dst->arena, dst, src);
 }
 
 /* ------------------------------------------------------------------ */
