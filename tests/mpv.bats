@@ -173,6 +173,30 @@ ae() {
 	[ "$(ae p.png "$W/mpv.frame-$SHOT.png")" = 0 ]
 }
 
+@test "the records decoded ahead on a thread of their own (TRACE_DECODE_AHEAD=1, the default on 4 cores or more): validated, the frame pixel-equal, --stats says so; with 0 they are read in place" {
+	for m in 1 0; do
+		TRACE_DECODE_AHEAD=$m run replay --validate --stats=json --screenshot $SHOT -o d$m.png "$W/mpv.trace"
+		echo "$output" | cut -c 1-200
+		[ "$status" -eq 0 ]
+		[ "$(grep -vc '^{\|^trace-replay: frame' <<<"$output")" = 0 ]
+		[ "$(ae d$m.png "$W/mpv.frame-$SHOT.png")" = 0 ]
+		on=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["decode_ahead"])' "$(grep '^{' <<<"$output")")
+		[ "$on" = "$([ $m = 1 ] && echo True || echo False)" ]
+	done
+	# and with --preload, which reads through it
+	TRACE_DECODE_AHEAD=1 run replay --preload --frames 1- --screenshot $SHOT -o p.png "$W/mpv.trace"
+	[ "$status" -eq 0 ]
+	[ "$(ae p.png "$W/mpv.frame-$SHOT.png")" = 0 ]
+	# a few records' bytes ahead at most: the thread, full of bytes
+	# before the batch a waiting replay is woken for, wakes it first (a
+	# replay that waits for ever is stopped by its watchdog: no record
+	# begun in --wait-timeout + 5 s)
+	TRACE_DECODE_AHEAD=1 TRACE_DECODE_AHEAD_BYTES=20000 run replay --validate --wait-timeout 5 \
+		--screenshot $SHOT -o b.png "$W/mpv.trace"
+	[ "$status" -eq 0 ]
+	[ "$(ae b.png "$W/mpv.frame-$SHOT.png")" = 0 ]
+}
+
 @test "--preload: the records from frame 1 read and decoded before they replay, validated, the frame pixel-equal; a range's end and a limit end it early, the rest read as it replays; a record that does not decode stops the replay where it did" {
 	# every record of frames 1 to the end held, all but memory updates,
 	# frame marks and skipped calls decoded

@@ -955,8 +955,9 @@ void vkr_print_stats(vkr *r, double total)
 			(unsigned long long)r->ahead_renamed, (unsigned long long)r->ahead_fences,
 			(unsigned long long)r->ahead_staged, (unsigned long long)r->ahead_ended,
 			r->ahead_paid_s, r->ahead_held_s);
-		fprintf(o, "\"preload\": {\"records\": %llu, \"decoded\": %llu, \"bytes\": %llu, "
-			"\"seconds\": %.6f}, ", (unsigned long long)r->preload_records,
+		fprintf(o, "\"decode_ahead\": %s, \"preload\": {\"records\": %llu, \"decoded\": %llu, "
+			"\"bytes\": %llu, \"seconds\": %.6f}, ", r->decode_ahead ? "true" : "false",
+			(unsigned long long)r->preload_records,
 			(unsigned long long)r->preload_decoded, (unsigned long long)r->preload_bytes,
 			r->preload_s);
 		print_times(r, o, true, span);
@@ -1020,6 +1021,8 @@ void vkr_print_stats(vkr *r, double total)
 			r->ahead_ended ? "; ended at a second queue or a sparse bind" : "");
 	else
 		fprintf(o, "running ahead:     off (--waits-as-captured, --loop or --dump)\n");
+	if (r->decode_ahead)
+		fprintf(o, "records:           read and decoded ahead on a thread of their own\n");
 	if (r->preload_records)
 		fprintf(o, "preloaded:         %llu records (%llu decoded), %.1f MiB, in %.3f s before "
 			"they replayed\n", (unsigned long long)r->preload_records,

@@ -441,6 +441,7 @@ typedef struct vkr {
 	/* --preload: records held, decoded among them, their bytes, seconds */
 	uint64_t preload_records, preload_decoded, preload_bytes;
 	double preload_s;
+	bool decode_ahead;  /* the records decoded on a thread of their own */
 	held_submits held;
 	void *check_jmp;          /* jmp_buf * */
 	trace_error *check_err;

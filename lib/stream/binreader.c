@@ -864,6 +864,18 @@ trace_binreader *trace_binreader_new(trace_source *s, trace_sigtab *t)
 	return b;
 }
 
+trace_call *trace_binreader_keep(trace_binreader *b)
+{
+	trace_call *c = b->current;
+	b->current = NULL;
+	return c;
+}
+
+void trace_binreader_give_back(trace_binreader *b, trace_call *c)
+{
+	recycle(b, c);
+}
+
 void trace_binreader_free(trace_binreader *b)
 {
 	if (!b)

@@ -285,6 +285,11 @@ bool trace_binreader_settled(const trace_binreader *b);
  * the signatures those LEN bytes of the log define known. */
 int trace_binreader_jump(trace_binreader *b, uint64_t next_no, const uint8_t *defs, size_t len,
 			 trace_error *err);
+/* The call the last trace_binreader_next returned becomes the caller's
+ * (the next does not take it back), to be given back with
+ * trace_binreader_give_back on the reading thread: decoding ahead. */
+trace_call *trace_binreader_keep(trace_binreader *b);
+void trace_binreader_give_back(trace_binreader *b, trace_call *c);
 void trace_binreader_free(trace_binreader *b);
 
 trace_textreader *trace_textreader_new(trace_source *s, trace_sigtab *t);

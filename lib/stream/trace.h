@@ -276,6 +276,17 @@ int trace_reader_next(trace_reader *r, trace_call **call, trace_error *err);
  * calls entered and not left by then came last, flagged incomplete.
  */
 const trace_error *trace_reader_cut(trace_reader *r);
+/*
+ * From here on, the records are read and decoded on a thread of their
+ * own, up to 256 records (64 MiB) ahead of the caller: for a caller bound
+ * by its own CPU (a replay).  1 when it started; 0 where it does not (a
+ * text trace, a pipe, a machine of fewer than 4 cores, unless
+ * TRACE_DECODE_AHEAD=1; TRACE_DECODE_AHEAD=0), and reading goes on in
+ * place.  The thread interns signatures: the caller must not use the
+ * reader's trace_sigtab from then on, and trace_reader_skip no longer
+ * jumps.  What the caller sees is the same either way.
+ */
+int trace_reader_decode_ahead(trace_reader *r);
 /* Bytes of input consumed so far (for progress lines). */
 uint64_t trace_reader_position(trace_reader *r);
 /*
