@@ -195,6 +195,19 @@ ae() {
 		--screenshot $SHOT -o b.png "$W/mpv.trace"
 	[ "$status" -eq 0 ]
 	[ "$(ae b.png "$W/mpv.frame-$SHOT.png")" = 0 ]
+	# the thread decodes each record's arguments too: a draw of frame 10
+	# with a string for a count does not decode there, is decoded again as
+	# it replays and stops the replay as in place, after frame 5's picture
+	trace-decode "$W/mpv.trace" >mpv.txt
+	n=$(awk '/fn: vkQueuePresentKHR,/ { p++ } p == 10 && /fn: vkCmdDraw,/ { print; exit }' mpv.txt |
+		grep -o '^{call: [0-9]*' | grep -o '[0-9]*')
+	sed -E "/^\{call: $n,/s/vertexCount: [0-9]+/vertexCount: \"six\"/" mpv.txt | trace-encode -o bad.trace
+	for m in 0 1; do
+		TRACE_DECODE_AHEAD=$m run replay --screenshot 5 -o x$m.png bad.trace
+		[ "$status" -eq 1 ]
+		[ "$output" = "trace-replay: bad.trace: call $n (vkCmdDraw): malformed record: vkCmdDraw.vertexCount: expected an integer, found string" ]
+	done
+	cmp x0.png x1.png
 }
 
 @test "--preload: the records from frame 1 read and decoded before they replay, validated, the frame pixel-equal; a range's end and a limit end it early, the rest read as it replays; a record that does not decode stops the replay where it did" {

@@ -179,7 +179,7 @@ int vkr_check(trace_reader *in, const vkr_options *opt, trace_error *err)
 	trace_call *c;
 	int k;
 	uint64_t last_whole = 0;
-	trace_reader_decode_ahead(in);
+	trace_reader_decode_ahead(in, vkr_decode_hook, NULL);
 	while ((k = trace_reader_next(in, &c, &r->err)) > 0) {
 		if (trace_call_out_of_place(c, &last_whole))
 			continue;

@@ -1,4 +1,7 @@
 /*
+ * Records decoded before they replay: on the reader's thread as it reads
+ * ahead (vkr_decode_hook), and with --preload.
+ *
  * --preload: the range's records read, copied and decoded into Vulkan's
  * structures before the first of them replays, so that its frames pay
  * for what the calls do and not for reading the trace (gfxrecon-replay's
@@ -26,6 +29,38 @@ typedef struct pre_rec {
 	int64_t frame;
 	bool ends;        /* it ends its frame */
 } pre_rec;
+
+/* A record's Vulkan arguments, decoded on the reader's thread as it reads
+ * ahead (trace_reader_decode_ahead): the schema's alone, no state of the
+ * replay's, in the record's own arena. */
+typedef struct decoded {
+	const vk_command_info *cmd;
+	void *args;
+} decoded;
+
+void *vkr_decode_hook(void *ctx, trace_call *c)
+{
+	(void)ctx;
+	const char *name = c->sig->name;
+	if (name[0] != 'v' || name[1] != 'k')
+		return NULL;
+	const vk_command_info *cmd = vk_command_lookup(name);
+	if (!cmd)
+		return NULL;
+	decoded *d = trace_arena_alloc(&c->arena, sizeof(*d));
+	trace_error err;
+	d->cmd = cmd;
+	d->args = trace_arena_alloc(&c->arena, cmd->args_size);
+	/* one that does not decode is decoded again as it replays, which
+	 * stops there with the message */
+	return vk_decode_args(cmd, c, &c->arena, d->args, &err) < 0 ? NULL : d;
+}
+
+void *vkr_decoded_args(const trace_call *c, const cmd_entry *e)
+{
+	const decoded *d = c->decoded;
+	return d && d->cmd == e->cmd ? d->args : NULL;
+}
 
 /* The bytes a preload may hold (TRACE_REPLAY_PRELOAD_BYTES: for tests). */
 static size_t preload_limit(void)

@@ -571,10 +571,11 @@ static void replay_call(vkr *r, const trace_call *c, cmd_entry *e, void *args)
 		vkr_fatal(r, "unknown function");
 	if (e->special == SP_SKIP)
 		return;
-	args = trace_arena_alloc(&r->arena, e->cmd->args_size);
 	/* (r->err is not cleared first: 800 bytes a record; a failure fills
 	 * the message, the one thing fatal() prints) */
-	if (vk_decode_args(e->cmd, c, &r->arena, args, &r->err) < 0)
+	if (!(args = vkr_decoded_args(c, e)) &&
+	    vk_decode_args(e->cmd, c, &r->arena,
+			   (args = trace_arena_alloc(&r->arena, e->cmd->args_size)), &r->err) < 0)
 		vkr_fatal(r, "malformed record: %s", r->err.msg);
 decoded:;
 	const vk_command_info *cmd = e->cmd;
@@ -1083,7 +1084,7 @@ int vkr_run(trace_reader *in, const vkr_options *opt)
 	vkr_watchdog_start(r);
 	uint64_t last_whole = 0;
 	bool preload = opt->preload && !looping && !r->dump;
-	r->decode_ahead = trace_reader_decode_ahead(in);
+	r->decode_ahead = trace_reader_decode_ahead(in, vkr_decode_hook, NULL);
 	while (!r->stop && (k = trace_reader_next(in, &c, &r->err)) > 0) {
 		if (trace_call_out_of_place(c, &last_whole))
 			continue;

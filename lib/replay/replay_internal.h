@@ -620,6 +620,10 @@ VkResult vkr_call_generic(vkr *r, const cmd_entry *e, void *args);
  */
 int vkr_preload(vkr *r, trace_reader *in, trace_call *c, int64_t f, uint64_t *last_whole,
 		uint64_t *records);
+/* The reader's hook (trace_reader_decode_ahead): a record's arguments
+ * decoded on its thread; and those of C for E's command, or NULL. */
+void *vkr_decode_hook(void *ctx, trace_call *c);
+void *vkr_decoded_args(const trace_call *c, const cmd_entry *e);
 /* One record: E and ARGS decoded already (--preload: preload.c), or NULL. */
 void vkr_replay_decoded(vkr *r, const trace_call *c, cmd_entry *e, void *args);
 static inline void vkr_replay_call(vkr *r, const trace_call *c)

@@ -188,6 +188,10 @@ static int read_next(trace_reader *r, trace_call **call, trace_error *err)
 #define AHEAD_SLOTS 256u            /* a power of two */
 #define AHEAD_BYTES ((size_t)64 << 20) /* records' arenas held ahead */
 #define AHEAD_SPIN 100
+/* The caller spins longer before it sleeps: a thread as quick as it is
+ * (reading and decoding take about what replaying takes, mpv on an H100)
+ * catches up in microseconds, and a wake-up costs tens of them. */
+#define AHEAD_SPIN_CALLER 4000
 /* A caller asleep is woken once this many records wait for it (or the
  * last one, or the thread may be about to wait for input itself). */
 #define AHEAD_BATCH 32
@@ -205,6 +209,8 @@ struct decode_ahead {
 	_Atomic uint64_t tail;     /* slots given back by the caller */
 	_Atomic size_t bytes;      /* in slots filled and not given back */
 	size_t limit;              /* AHEAD_BYTES (TRACE_DECODE_AHEAD_BYTES: tests) */
+	trace_decode_hook hook;    /* run on each record read, with ctx */
+	void *ctx;
 	_Atomic bool stop;
 	_Atomic bool caller_waits, thread_waits;
 	_Atomic uint64_t wake_at;  /* head that wakes the caller asleep */
@@ -262,6 +268,8 @@ static void *ahead_main(void *arg)
 		trace_call *c;
 		int k = read_next(r, &c, &a->err);
 		s->call = k > 0 ? trace_binreader_keep(r->bin) : NULL;
+		if (s->call && a->hook)
+			s->call->decoded = a->hook(a->ctx, s->call);
 		s->pos = r->src.inpos;
 		s->bytes = k > 0 ? c->arena.total : 0;
 		if (k <= 0)
@@ -294,7 +302,7 @@ static int ahead_next(trace_reader *r, trace_call **call, trace_error *err)
 		}
 	}
 	if (a->next == a->seen) {
-		for (int i = 0; i < AHEAD_SPIN && (a->seen = atomic_load(&a->head)) == a->next; i++)
+		for (int i = 0; i < AHEAD_SPIN_CALLER && (a->seen = atomic_load(&a->head)) == a->next; i++)
 			__builtin_ia32_pause();
 		if (a->next == a->seen) {
 			pthread_mutex_lock(&a->lock);
@@ -320,7 +328,7 @@ static int ahead_next(trace_reader *r, trace_call **call, trace_error *err)
 	return 1;
 }
 
-int trace_reader_decode_ahead(trace_reader *r)
+int trace_reader_decode_ahead(trace_reader *r, trace_decode_hook hook, void *ctx)
 {
 	const char *env = getenv("TRACE_DECODE_AHEAD");
 	struct stat st;
@@ -343,6 +351,8 @@ int trace_reader_decode_ahead(trace_reader *r)
 	trace_error_clear(&a->err);
 	const char *lim = getenv("TRACE_DECODE_AHEAD_BYTES");
 	a->limit = lim && *lim ? (size_t)strtoull(lim, NULL, 10) : AHEAD_BYTES;
+	a->hook = hook;
+	a->ctx = ctx;
 	a->pos = r->src.inpos;
 	r->ahead = a;
 	/* signals stay with the program's threads */

@@ -200,6 +200,8 @@ typedef struct trace_call {
 	const trace_frame **backtrace;
 	int64_t offset;      /* where the record began in its input */
 	trace_arena arena;   /* holds args, ret and their contents */
+	void *decoded;       /* what a reader's hook made of it ahead, in its
+			      * arena (trace_reader_decode_ahead), or NULL */
 } trace_call;
 
 typedef struct trace_property {
@@ -284,9 +286,13 @@ const trace_error *trace_reader_cut(trace_reader *r);
  * TRACE_DECODE_AHEAD=1; TRACE_DECODE_AHEAD=0), and reading goes on in
  * place.  The thread interns signatures: the caller must not use the
  * reader's trace_sigtab from then on, and trace_reader_skip no longer
- * jumps.  What the caller sees is the same either way.
+ * jumps.  What the caller sees is the same either way.  HOOK, where not
+ * NULL, runs on the thread for each record, on no state but CTX and the
+ * record: what it returns (allocated in the record's arena) is the
+ * record's decoded.
  */
-int trace_reader_decode_ahead(trace_reader *r);
+typedef void *(*trace_decode_hook)(void *ctx, trace_call *c);
+int trace_reader_decode_ahead(trace_reader *r, trace_decode_hook hook, void *ctx);
 /* Bytes of input consumed so far (for progress lines). */
 uint64_t trace_reader_position(trace_reader *r);
 /*

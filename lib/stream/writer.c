@@ -508,6 +508,7 @@ void trace_call_copy_into(trace_arena *a, trace_call *dst, const trace_call *src
 	trace_arena keep = dst->arena;
 	*dst = *src;
 	dst->arena = keep;
+	dst->decoded = NULL;  /* (in src's arena) */
 	dst->args = trace_arena_alloc(a, sizeof(trace_value) * src->sig->nargs);
 	for (uint32_t i = 0; i < src->sig->nargs; i++)
 		copy_value(a, &dst->args[i], &src->args[i]);

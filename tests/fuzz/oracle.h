@@ -22,7 +22,7 @@ static char *fuzz_read_text(const void *data, size_t size, size_t *len, bool ahe
 	if (!r)
 		return NULL;
 	if (ahead)
-		trace_reader_decode_ahead(r);
+		trace_reader_decode_ahead(r, NULL, NULL);
 	char *out = NULL;
 	FILE *f = open_memstream(&out, len);
 	trace_writer_options opt = {.format = TRACE_FMT_TEXT, .quality = -1};
