@@ -378,6 +378,23 @@ mutate() {
 	mutate flip trace-decode zframes 24 25
 }
 
+# each_file CHECK: CHECK on each file named in ./files, over JOBS workers
+# (ASan's start-up is most of each run); fails naming those it failed.
+each_file() {
+	local j i
+	for ((j = 0; j < JOBS; j++)); do
+		awk -v j="$j" -v n="$JOBS" '(NR - 1) % n == j' files | while read -r i; do
+			"$1" "$i" || echo "$i"
+		done >"bad$j" &
+	done
+	wait
+	cat bad* >bad
+	if [ -s bad ]; then
+		cat bad
+		return 1
+	fi
+}
+
 # same_reading FILE: trace-decode reads FILE alike on the reader thread and
 # in place (TRACE_READ_AHEAD=0): the same output, message and exit status.
 same_reading() {
@@ -395,7 +412,7 @@ same_reading() {
 
 @test "a compressed file read ahead on a thread reads as in place: whole, cut and with flipped bytes, the same records, message and exit status" {
 	HLEN=$(cat "$W/header.len")
-	local k i off rest j
+	local k i off rest
 	for k in snappy chunks gzip zstd zframes brotli; do
 		mkdir "c$k" "f$k"
 		echo "$W/$k.trace" >>files
@@ -408,18 +425,7 @@ same_reading() {
 		ls "f$k"/m* >>files
 	done
 	[ "$(wc -l <files)" -gt 100 ]
-	# ASan's start-up is most of each reading: over JOBS workers
-	for ((j = 0; j < JOBS; j++)); do
-		awk -v j="$j" -v n="$JOBS" '(NR - 1) % n == j' files | while read -r i; do
-			same_reading "$i" || echo "$i"
-		done >"bad$j" &
-	done
-	wait
-	cat bad* >bad
-	if [ -s bad ]; then
-		cat bad
-		return 1
-	fi
+	each_file same_reading
 }
 
 # same_check FILE: trace-replay --check takes FILE alike with its records
@@ -440,7 +446,7 @@ same_check() {
 @test "trace-replay --check with its records decoded ahead on a thread takes vkd3d-gears' trace as in place: whole, cut and with flipped bytes, the same output, message and exit status" {
 	[ -x "$ASAN_BIN/trace-replay" ] || skip "no sanitizer trace-replay"
 	# (raw: a cut reads up to where it falls, a flip is in a record)
-	local src=whole.trace i j
+	local src=whole.trace i
 	"$BIN/trace-encode" -z none -o "$src" "$DATA/vkd3d-gears-60.trace"
 	echo "$src" >files
 	mkdir c f
@@ -448,17 +454,7 @@ same_check() {
 	mutants flip "$src" 8 42 f >/dev/null
 	ls f/m* >>files
 	[ "$(wc -l <files)" -ge 17 ]
-	for ((j = 0; j < JOBS; j++)); do
-		awk -v j="$j" -v n="$JOBS" '(NR - 1) % n == j' files | while read -r i; do
-			same_check "$i" || echo "$i"
-		done >"bad$j" &
-	done
-	wait
-	cat bad* >bad
-	if [ -s bad ]; then
-		cat bad
-		return 1
-	fi
+	each_file same_check
 }
 
 @test "the reader thread reads a compressed file ahead, and TRACE_READ_AHEAD=0 or a pipe reads in place" {

@@ -33,6 +33,10 @@ void *trace_xrealloc(void *p, size_t n);
  * free). */
 void *trace_xmalloc_huge(size_t n);
 char *trace_xstrdup(const char *s);
+/* A thread of libtrace's own (pthread_create's result): it starts with
+ * every signal blocked, so that signals stay with the program's threads. */
+#include <pthread.h>
+int trace_thread_start(pthread_t *t, void *(*fn)(void *), void *arg);
 
 /* An input by its path: standard input for NULL or "-" (*name "-"), else
  * the file opened for reading (*name PATH); NULL with ERR set if it

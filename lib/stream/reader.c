@@ -9,7 +9,6 @@
 #include "internal.h"
 
 #include <pthread.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -355,13 +354,7 @@ int trace_reader_decode_ahead(trace_reader *r, trace_decode_hook hook, void *ctx
 	a->ctx = ctx;
 	a->pos = r->src.inpos;
 	r->ahead = a;
-	/* signals stay with the program's threads */
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	int failed = pthread_create(&a->thread, NULL, ahead_main, r);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (failed) {
+	if (trace_thread_start(&a->thread, ahead_main, r)) {
 		pthread_mutex_destroy(&a->lock);
 		pthread_cond_destroy(&a->filled);
 		pthread_cond_destroy(&a->emptied);

@@ -19,7 +19,6 @@
 
 #include <errno.h>
 #include <pthread.h>
-#include <signal.h>
 #include <sys/stat.h>
 #include <stdlib.h>
 #include <zlib.h>
@@ -595,13 +594,7 @@ static void ahead_start(trace_source *s)
 	a->in.lead = AHEAD_LEAD;
 	pthread_mutex_init(&a->lock, NULL);
 	pthread_cond_init(&a->cond, NULL);
-	/* signals stay with the program's threads */
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	int failed = pthread_create(&a->thread, NULL, ahead_main, a);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (failed) {
+	if (trace_thread_start(&a->thread, ahead_main, a)) {
 		pthread_mutex_destroy(&a->lock);
 		pthread_cond_destroy(&a->cond);
 		free(a);
