@@ -225,6 +225,18 @@ static void big_give(trace_arena_chunk *c)
 	free(out);
 }
 
+void trace_arena_prefetch(const trace_arena *a, size_t most)
+{
+	for (const trace_arena_chunk *c = a->head; c && most; c = c->next) {
+		size_t n = c == a->head ? a->used : c->size;
+		if (n > most)
+			n = most;
+		most -= n;
+		for (size_t at = 0; at < n; at += 64)
+			__builtin_prefetch((const char *)c->data + at);
+	}
+}
+
 void trace_arena_init(trace_arena *a)
 {
 	memset(a, 0, sizeof(*a));

@@ -194,6 +194,8 @@ static int read_next(trace_reader *r, trace_call **call, trace_error *err)
 /* A caller asleep is woken once this many records wait for it (or the
  * last one, or the thread may be about to wait for input itself). */
 #define AHEAD_BATCH 32
+/* The bytes of the next record asked for ahead of the caller's reading. */
+#define AHEAD_PREFETCH 2048
 
 typedef struct ahead_slot {
 	trace_call *call; /* NULL: the end (k of the thread's last read) */
@@ -324,6 +326,16 @@ static int ahead_next(trace_reader *r, trace_call **call, trace_error *err)
 	a->next++;
 	a->holding = true;
 	*call = s->call;
+	/* the next record, filled on the thread's core: in this one's caches
+	 * by the time it is asked for (cache misses on the records' values
+	 * were most of what reading them cost the caller) */
+	if (a->next < a->seen) {
+		const trace_call *n = a->slot[a->next % AHEAD_SLOTS].call;
+		if (n) {
+			__builtin_prefetch(n);
+			trace_arena_prefetch(&n->arena, AHEAD_PREFETCH);
+		}
+	}
 	return 1;
 }
 

@@ -63,6 +63,9 @@ char *trace_arena_strndup(trace_arena *a, const char *s, size_t n);
 /* Frees everything but one modest chunk, so memory follows the record. */
 void trace_arena_reset(trace_arena *a);
 void trace_arena_free(trace_arena *a);
+/* Asks the CPU for A's first MOST bytes in use ahead of their reading
+ * (another thread filled them). */
+void trace_arena_prefetch(const trace_arena *a, size_t most);
 
 /* ------------------------------------------------------------------ */
 /* Signatures, interned per stream. */
