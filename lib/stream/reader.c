@@ -175,14 +175,15 @@ static int read_next(trace_reader *r, trace_call **call, trace_error *err)
 
 /* ------------------------------------------------------------------ */
 /*
- * Decoding ahead: a thread reads and decodes the records while the
- * caller works on earlier ones, so that a replay bound by its own CPU
- * pays for its driver calls and checks, not for the decoding.  The thread
- * hands records over through a ring of slots; a slot's call goes back to
- * the thread's free calls once the caller asked for the next.  Either
- * side spins briefly, then sleeps, where the other is behind; the one
- * that catches up wakes it only once the ring is half empty (or half
- * full), not at every record.
+ * Decoding ahead: a thread reads and decodes the records (and runs the
+ * caller's hook on each) while the caller works on earlier ones, so that
+ * a replay bound by its own CPU pays for its driver calls and checks, not
+ * for the decoding.  The thread hands records over through a ring of
+ * slots; a slot's call goes back to the thread's free calls once the
+ * caller asked for the next.  Either side spins, then sleeps, where the
+ * other is behind: the thread wakes a caller asleep once AHEAD_BATCH
+ * records wait (or before it sleeps itself), the caller wakes a thread
+ * asleep once half the ring is free, not at every record.
  */
 #define AHEAD_SLOTS 256u            /* a power of two */
 #define AHEAD_BYTES ((size_t)64 << 20) /* records' arenas held ahead */
@@ -196,6 +197,16 @@ static int read_next(trace_reader *r, trace_call **call, trace_error *err)
 #define AHEAD_BATCH 32
 /* The bytes of the next record asked for ahead of the caller's reading. */
 #define AHEAD_PREFETCH 2048
+
+/* One turn of a spin: the CPU told, where it has a way. */
+static inline void spin_pause(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ volatile("yield");
+#endif
+}
 
 typedef struct ahead_slot {
 	trace_call *call; /* NULL: the end (k of the thread's last read) */
@@ -250,7 +261,7 @@ static void *ahead_main(void *arg)
 	for (uint64_t head = 0;; head++) {
 		if (ahead_full(a, head)) {
 			for (int i = 0; i < AHEAD_SPIN && ahead_full(a, head); i++)
-				__builtin_ia32_pause();
+				spin_pause();
 			pthread_mutex_lock(&a->lock);
 			/* a caller asleep waits for AHEAD_BATCH records: full of
 			 * bytes before them, the thread wakes it first */
@@ -304,7 +315,7 @@ static int ahead_next(trace_reader *r, trace_call **call, trace_error *err)
 	}
 	if (a->next == a->seen) {
 		for (int i = 0; i < AHEAD_SPIN_CALLER && (a->seen = atomic_load(&a->head)) == a->next; i++)
-			__builtin_ia32_pause();
+			spin_pause();
 		if (a->next == a->seen) {
 			pthread_mutex_lock(&a->lock);
 			atomic_store(&a->wake_at, a->next + AHEAD_BATCH);
