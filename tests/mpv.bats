@@ -208,6 +208,23 @@ ae() {
 		[ "$output" = "trace-replay: bad.trace: call $n (vkCmdDraw): malformed record: vkCmdDraw.vertexCount: expected an integer, found string" ]
 	done
 	cmp x0.png x1.png
+	# cut off in frame 20: a replay that stops at frame 18 (fewer records
+	# before the cut than the thread reads ahead) says nothing of the cut
+	# its thread read to; a whole --check warns of it as in place
+	n=$(grep -n 'fn: vkQueuePresentKHR,' mpv.txt | sed -n 20p | cut -d: -f1)
+	head -n $((n + 30)) mpv.txt | trace-encode -z none -o part.trace
+	head -c $(($(stat -c %s part.trace) - 5)) part.trace >cut.trace
+	last=18
+	for m in 0 1; do
+		TRACE_DECODE_AHEAD=$m run replay --frames 0-$last cut.trace
+		[ "$status" -eq 0 ]
+		[ -z "$output" ]
+		TRACE_DECODE_AHEAD=$m run replay --check cut.trace
+		[ "$status" -eq 0 ]
+		[[ "$output" == "trace-replay: cut.trace: warning: trace ends mid-record at byte "* ]]
+		eval "check$m=\$output"
+	done
+	[ "$check0" = "$check1" ]
 }
 
 @test "--preload: the records from frame 1 read and decoded before they replay, validated, the frame pixel-equal; a range's end and a limit end it early, the rest read as it replays; a record that does not decode stops the replay where it did" {

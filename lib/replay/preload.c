@@ -38,22 +38,29 @@ typedef struct decoded {
 	void *args;
 } decoded;
 
+/* C's arguments for CMD, decoded into A; NULL where they do not decode
+ * (decoded again as the record replays, which stops there with the
+ * message). */
+static void *decode_into(const vk_command_info *cmd, const trace_call *c, trace_arena *a)
+{
+	void *args = trace_arena_alloc(a, cmd->args_size);
+	trace_error err;
+	return vk_decode_args(cmd, c, a, args, &err) < 0 ? NULL : args;
+}
+
 void *vkr_decode_hook(void *ctx, trace_call *c)
 {
 	(void)ctx;
 	const char *name = c->sig->name;
-	if (name[0] != 'v' || name[1] != 'k')
-		return NULL;
-	const vk_command_info *cmd = vk_command_lookup(name);
-	if (!cmd)
+	const vk_command_info *cmd =
+		name[0] == 'v' && name[1] == 'k' ? vk_command_lookup(name) : NULL;
+	void *args = cmd ? decode_into(cmd, c, &c->arena) : NULL;
+	if (!args)
 		return NULL;
 	decoded *d = trace_arena_alloc(&c->arena, sizeof(*d));
-	trace_error err;
 	d->cmd = cmd;
-	d->args = trace_arena_alloc(&c->arena, cmd->args_size);
-	/* one that does not decode is decoded again as it replays, which
-	 * stops there with the message */
-	return vk_decode_args(cmd, c, &c->arena, d->args, &err) < 0 ? NULL : d;
+	d->args = args;
+	return d;
 }
 
 void *vkr_decoded_args(const trace_call *c, const cmd_entry *e)
@@ -69,21 +76,16 @@ static size_t preload_limit(void)
 	return env && *env ? (size_t)strtoull(env, NULL, 10) : PRELOAD_BYTES;
 }
 
-/* REC's call decoded ahead, where it is a Vulkan command that decodes. */
-static void decode_ahead(vkr *r, trace_arena *a, pre_rec *rec)
+/* REC's call decoded, where it is a Vulkan command that decodes. */
+static void decode_kept(vkr *r, trace_arena *a, pre_rec *rec)
 {
 	const char *name = rec->call.sig->name;
 	if (name[0] == 't' && !strncmp(name, "tracekit.", 9))
 		return;
 	cmd_entry *e = vkr_entry_of(r, &rec->call);
-	if (!e || e->special == SP_SKIP)
-		return;
-	void *args = trace_arena_alloc(a, e->cmd->args_size);
-	trace_error err;
-	if (vk_decode_args(e->cmd, &rec->call, a, args, &err) < 0)
+	if (!e || e->special == SP_SKIP || !(rec->args = decode_into(e->cmd, &rec->call, a)))
 		return;
 	rec->e = e;
-	rec->args = args;
 }
 
 int vkr_preload(vkr *r, trace_reader *in, trace_call *c, int64_t f, uint64_t *last_whole,
@@ -106,7 +108,7 @@ int vkr_preload(vkr *r, trace_reader *in, trace_call *c, int64_t f, uint64_t *la
 		trace_call_copy_into(&a, &p->call, c);
 		p->frame = f;
 		p->ends = r->frames.ended;
-		decode_ahead(r, &a, p);
+		decode_kept(r, &a, p);
 		vkr_watchdog_note(c);
 		if ((p->ends && r->opt->last_frame >= 0 && f >= r->opt->last_frame) || r->stop ||
 		    a.total >= limit)

@@ -1084,7 +1084,9 @@ int vkr_run(trace_reader *in, const vkr_options *opt)
 	vkr_watchdog_start(r);
 	uint64_t last_whole = 0;
 	bool preload = opt->preload && !looping && !r->dump;
-	r->decode_ahead = trace_reader_decode_ahead(in, vkr_decode_hook, NULL);
+	/* (--loop and --preload keep copies, without what the hook made) */
+	r->decode_ahead = trace_reader_decode_ahead(in, looping || preload ? NULL : vkr_decode_hook,
+						    NULL);
 	while (!r->stop && (k = trace_reader_next(in, &c, &r->err)) > 0) {
 		if (trace_call_out_of_place(c, &last_whole))
 			continue;
