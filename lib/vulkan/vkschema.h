@@ -136,6 +136,8 @@ typedef struct vk_struct_info {
 	uint32_t nfields;
 	const vk_field *fields;
 	uint8_t handles;         /* a member holds a handle (pNext not followed) */
+	uint16_t nwalk;          /* the members walking handles visits */
+	const uint16_t *walk;    /* (vk_field_walked), in order */
 } vk_struct_info;
 
 typedef enum vk_level { VK_LEVEL_GLOBAL, VK_LEVEL_INSTANCE, VK_LEVEL_DEVICE } vk_level;
@@ -171,6 +173,10 @@ typedef struct vk_command_info {
 	const vk_handle_info *object;
 	const char *alias_of;    /* the command this one is an alias of */
 	uint8_t renderpass;      /* vk_renderpass */
+	uint16_t nwalk_in;       /* the inputs walking handles visits */
+	const uint16_t *walk_in; /* (vk_field_walked), in order */
+	uint16_t nwalk_out;      /* and the outputs */
+	const uint16_t *walk_out;
 } vk_command_info;
 
 typedef enum vk_phase {
@@ -297,6 +303,10 @@ void vk_walk_handles(const vk_command_info *cmd, void *args, bool outputs, vk_ha
 		     void *ctx);
 /* The same over one struct (its pNext chain included). */
 void vk_walk_struct_handles(const vk_struct_info *s, void *p, vk_handle_fn fn, void *ctx);
+/* Whether the walks visit F: a pNext chain, a handle, a typed handle, a
+ * struct that holds one (the generator lists them: walk, walk_in,
+ * walk_out). */
+bool vk_field_walked(const vk_field *f);
 /* The index of cmd in vk_commands[], or -1. */
 int32_t vk_command_index(const vk_command_info *cmd);
 
@@ -415,6 +425,11 @@ extern const trace_func_sig vk_update_sig, vk_update_sparse_sig;
 bool vk_is_update(const char *name);
 
 /* An update record, read. */
+typedef struct vk_update_run {
+	uint64_t offset, len;
+	const uint8_t *data;
+} vk_update_run;
+
 typedef struct vk_update {
 	uint64_t object;
 	uint64_t offset, end;   /* the bytes it may write: [offset, end) */
@@ -422,6 +437,8 @@ typedef struct vk_update {
 	uint64_t len;           /* of data */
 	const uint8_t *mask;    /* sparse: the words written; NULL: all */
 	uint64_t mask_len;
+	const vk_update_run *runs; /* listed ahead (vk_update_list), or NULL */
+	uint64_t nruns;
 } vk_update;
 
 /* C (an update record) into *U; -1 with ERR set if it is malformed. */
@@ -433,6 +450,9 @@ typedef void (*vk_update_fn)(void *ctx, uint64_t off, const uint8_t *data, uint6
 void vk_update_runs(const vk_update *u, vk_update_fn fn, void *ctx);
 /* How many runs vk_update_runs gives, counted up to a little past MOST. */
 uint64_t vk_update_nruns(const vk_update *u, uint64_t most);
+/* U's runs listed, in A: vk_update_runs and vk_update_nruns read the list
+ * from then on (a replay lists them on the thread that decodes ahead). */
+void vk_update_list(vk_update *u, trace_arena *a);
 
 /* A sparse update's mask and data from the N words at LIVE and a copy of
  * what they held, OLD: the bits of MASK ((N + 7) / 8 bytes) set for the

@@ -632,9 +632,12 @@ def gen_c(m):
         lines.append('};')
         lines.append('static const char *const vk_names_%s[] = { %s };'
                      % (n, ', '.join('"%s"' % f.name for f in s.fields)))
-        lines.append('const vk_struct_info vk_struct_%s = { { "%s", %d, (const char **)vk_names_%s }, sizeof(%s), %s, %d, %d, vk_fields_%s, %d };'
+        walk = [] if s.union or s.bits else walked(m, s.fields)
+        lines += walk_table('vk_walk_%s' % n, walk)
+        lines.append('const vk_struct_info vk_struct_%s = { { "%s", %d, (const char **)vk_names_%s }, sizeof(%s), %s, %d, %d, vk_fields_%s, %d, %d, %s };'
                      % (n, n, len(s.fields), n, n, s.stype or '-1', int(s.union or s.bits),
-                        0 if s.bits else len(s.fields), n, int(has_handles(m, n))))
+                        0 if s.bits else len(s.fields), n, int(has_handles(m, n)),
+                        len(walk), 'vk_walk_%s' % n if walk else 'NULL'))
         guarded(out, s.protect, lines)
     out.append('')
     c_table(out, 'vk_struct_info *const', 'structs',
@@ -664,12 +667,18 @@ def gen_c(m):
         names = [f.name for f in c.params]
         lines.append('static const char *const vk_pnames_%s[] = { %s };'
                      % (n, ', '.join('"%s"' % x for x in names) or 'NULL'))
-        lines.append('const vk_command_info vk_cmd_%s = { { "%s", %d, (const char **)vk_pnames_%s }, sizeof(%s), %d, vk_params_%s, %s, VK_LEVEL_%s, VK_ACTION_%s, %s, %s, VK_RENDERPASS_%s };'
+        walk_in = walked(m, c.params, False)
+        walk_out = walked(m, c.params, True)
+        lines += walk_table('vk_walk_in_%s' % n, walk_in)
+        lines += walk_table('vk_walk_out_%s' % n, walk_out)
+        lines.append('const vk_command_info vk_cmd_%s = { { "%s", %d, (const char **)vk_pnames_%s }, sizeof(%s), %d, vk_params_%s, %s, VK_LEVEL_%s, VK_ACTION_%s, %s, %s, VK_RENDERPASS_%s, %d, %s, %d, %s };'
                      % (n, n, len(names), n, owner, len(names), n,
                         '&vk_params_%s[%d]' % (n, len(names)) if c.ret != 'void' else 'NULL',
                         c.level, c.action,
                         '&vk_handle_%s' % c.object if c.object else 'NULL',
-                        '"%s"' % c.alias if c.alias else 'NULL', c.renderpass))
+                        '"%s"' % c.alias if c.alias else 'NULL', c.renderpass,
+                        len(walk_in), 'vk_walk_in_%s' % n if walk_in else 'NULL',
+                        len(walk_out), 'vk_walk_out_%s' % n if walk_out else 'NULL'))
         guarded(out, c.protect, lines)
     out.append('')
     c_table(out, 'vk_command_info *const', 'commands',
@@ -708,6 +717,26 @@ def gen_typed_handles(out, m):
         c_table(out, 'vk_typed_handle', 'typed_%s' % enum,
                 ((m.guard.get(h), '{ %d, &vk_handle_%s },' % (v, h)) for v, h in sorted(rows.items())),
                 extern=True)
+
+
+def walked(m, fields, out=None):
+    """The indexes of FIELDS that walking handles visits (vk_field_walked:
+    a pNext chain, a handle, a typed handle, a struct that holds one); of a
+    command's parameters, its outputs (OUT True) or its inputs."""
+    idx = []
+    for i, f in enumerate(fields):
+        if out is not None and bool(f.out) != out:
+            continue
+        st = m.structs.get(f.base) if f.kind == 'STRUCT' else None
+        if ((f.name == 'pNext' and f.ptr == 1) or f.kind == 'HANDLE'
+                or getattr(f, 'typed_by', None) is not None
+                or (st is not None and not st.bits and has_handles(m, f.base))):
+            idx.append(i)
+    return idx
+
+
+def walk_table(name, idx):
+    return ['static const uint16_t %s[] = { %s };' % (name, ', '.join(map(str, idx)))] if idx else []
 
 
 def has_handles(m, name, seen=None):

@@ -863,8 +863,10 @@ static void note_run(void *ctx, uint64_t off, const uint8_t *data, uint64_t len)
 static void test_sparse_update_runs_are_the_masks_runs(void)
 {
 	static uint8_t mask[40], data[4 * 320];
-	static runs_seen got;
-	int bad = 0, nruns_bad = 0;
+	static runs_seen got, listed;
+	int bad = 0, nruns_bad = 0, list_bad = 0;
+	trace_arena a;
+	trace_arena_init(&a);
 	/* lengths 1 to 40 bytes (whole 64-bit words and not), masks empty,
 	 * full, alternating, random, ending on a set bit */
 	for (int t = 0; t < 2000 && !bad; t++) {
@@ -906,7 +908,21 @@ static void test_sparse_update_runs_are_the_masks_runs(void)
 		if (!nruns_bad && (vk_update_nruns(&u, UINT64_MAX) != n ||
 		    (vk_update_nruns(&u, most) > most) != (n > most)))
 			nruns_bad = t + 1;
+		/* listed ahead: the same runs, from the list */
+		vk_update l = u;
+		vk_update_list(&l, &a);
+		listed.n = 0;
+		vk_update_runs(&l, note_run, &listed);
+		if (!list_bad && (!l.runs || l.nruns != n || vk_update_nruns(&l, 0) != n ||
+				  listed.n != got.n ||
+				  memcmp(listed.off, got.off, n * 8) || memcmp(listed.len, got.len, n * 8) ||
+				  memcmp(listed.data, got.data, n * sizeof(listed.data[0]))))
+			list_bad = t + 1;
+		trace_arena_reset(&a);
 	}
+	trace_arena_free(&a);
+	check(!list_bad, "vk_update_list: the runs listed are those found (first wrong: mask %d)",
+	      list_bad - 1);
 	check(!bad, "the runs of 2,000 masks of 1 to 40 bytes are those a bit at a time "
 		    "finds, in order, with their data (first wrong: mask %d)", bad - 1);
 	check(!nruns_bad, "vk_update_nruns counts them (first wrong: mask %d)", nruns_bad - 1);
@@ -1500,6 +1516,56 @@ static void test_pipeline_states_ignored(void)
 		 "pMultisampleState pDepthStencilState pColorBlendState");
 }
 
+/* Whether IDX (N of them) are the indexes of FIELDS that vk_field_walked
+ * picks, of those whose output flag is OUT (-1: any), in order. */
+static bool plan_is(const vk_field *fields, uint32_t nfields, int out, const uint16_t *idx,
+		    uint32_t n)
+{
+	uint32_t k = 0;
+	for (uint32_t i = 0; i < nfields; i++) {
+		if (out >= 0 && ((fields[i].flags & VK_F_OUT) != 0) != out)
+			continue;
+		if (!vk_field_walked(&fields[i]))
+			continue;
+		if (k == n || idx[k] != i)
+			return false;
+		k++;
+	}
+	return k == n;
+}
+
+/*
+ * The members and parameters the generator lists for walking handles
+ * (what trace-replay remaps, trim references) are those the predicate
+ * picks, in every struct and command: a list that left one out would
+ * hand the driver a capture's handle.
+ */
+static void test_walk_plans_are_the_predicates(void)
+{
+	const char *bad = NULL;
+	uint32_t walked = 0;
+	for (uint32_t i = 0; i < vk_nstructs && !bad; i++) {
+		const vk_struct_info *s = vk_structs[i];
+		if (!(s->blob ? s->nwalk == 0
+			      : plan_is(s->fields, s->nfields, -1, s->walk, s->nwalk)))
+			bad = s->sig.name;
+		walked += s->nwalk;
+	}
+	for (uint32_t i = 0; i < vk_ncommands && !bad; i++) {
+		const vk_command_info *c = vk_commands[i];
+		if (!plan_is(c->params, c->nparams, 0, c->walk_in, c->nwalk_in) ||
+		    !plan_is(c->params, c->nparams, 1, c->walk_out, c->nwalk_out))
+			bad = c->sig.name;
+	}
+	check(!bad, "walk plans: the predicate's fields, in order (first that differs: %s)",
+	      bad ? bad : "none");
+	const vk_struct_info *b = vk_struct_lookup("VkImageMemoryBarrier");
+	check(b && b->nwalk == 2 && !strcmp(b->fields[b->walk[0]].name, "pNext") &&
+	      !strcmp(b->fields[b->walk[1]].name, "image"),
+	      "VkImageMemoryBarrier: its pNext and image walked, nothing else");
+	check(walked > 100, "walk plans: %u members in all", walked);
+}
+
 int main(void)
 {
 	test_tables_know_the_registry();
@@ -1515,5 +1581,6 @@ int main(void)
 	test_descriptors_one_by_one();
 	test_ignored_pointers_are_not_followed();
 	test_pipeline_states_ignored();
+	test_walk_plans_are_the_predicates();
 	return unit_done("test_vkschema");
 }
