@@ -182,6 +182,11 @@ ae() {
 		[ "$(ae d$m.png "$W/mpv.frame-$SHOT.png")" = 0 ]
 		on=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["decode_ahead"])' "$(grep '^{' <<<"$output")")
 		[ "$on" = "$([ $m = 1 ] && echo True || echo False)" ]
+		# who waited for whom: none in place; a sleep is a wait's
+		read -r w ws t ts < <(python3 -c 'import json,sys; w = json.loads(sys.argv[1])["decode_ahead_waits"]; print(w["replay"], w["replay_slept"], w["thread"], w["thread_slept"])' "$(grep '^{' <<<"$output")")
+		echo "waits: replay $w ($ws asleep), thread $t ($ts asleep)"
+		[ "$ws" -le "$w" ] && [ "$ts" -le "$t" ]
+		[ $m = 1 ] || [ "$w $t" = "0 0" ]
 	done
 	# and with --preload, which reads through it
 	TRACE_DECODE_AHEAD=1 run replay --preload --frames 1- --screenshot $SHOT -o p.png "$W/mpv.trace"
@@ -208,6 +213,20 @@ ae() {
 		[ "$output" = "trace-replay: bad.trace: call $n (vkCmdDraw): malformed record: vkCmdDraw.vertexCount: expected an integer, found string" ]
 	done
 	cmp x0.png x1.png
+	# an update's runs are listed on the thread too: the first sparse
+	# update after frame 5 with its data short of its mask is read again
+	# as it replays and stops the replay as in place
+	n=$(awk '/fn: vkQueuePresentKHR,/ { p++ } p > 5 && /fn: tracekit.update.sparse,/ { print; exit }' mpv.txt |
+		grep -o '^{call: [0-9]*' | grep -o '[0-9]*')
+	[ -n "$n" ]
+	sed -E "/^\{call: $n,/s/data: !!binary \"[^\"]*\"/data: !!binary \"AAAA\"/" mpv.txt | trace-encode -o badu.trace
+	for m in 0 1; do
+		TRACE_DECODE_AHEAD=$m run replay --screenshot 5 -o u$m.png badu.trace
+		echo "$output"
+		[ "$status" -eq 1 ]
+		[[ "$output" = "trace-replay: badu.trace: call $n (tracekit.update.sparse): malformed tracekit.update.sparse: its mask sets "*" words, its data has 3 bytes" ]]
+	done
+	cmp u0.png u1.png
 	# cut off in frame 20: a replay that stops at frame 18 (fewer records
 	# before the cut than the thread reads ahead) says nothing of the cut
 	# its thread read to; a whole --check warns of it as in place

@@ -658,10 +658,15 @@ static void update_apart(vkr *r, const vk_update *u, const obj *o, obj *p)
 
 void vkr_update(vkr *r, const trace_call *c)
 {
+	const vk_update *ahead = vkr_decoded_update(c);
 	vk_update u;
-	trace_error_clear(&r->err);
-	if (vk_update_read(c, &u, &r->err) < 0)
-		vkr_fatal(r, "%s", r->err.msg);
+	if (ahead) {
+		u = *ahead;
+	} else {
+		trace_error_clear(&r->err);
+		if (vk_update_read(c, &u, &r->err) < 0)
+			vkr_fatal(r, "%s", r->err.msg);
+	}
 	obj *o = vkr_obj_get(r, u.object);
 	if (!o) {
 		vkr_warn(r, "%s of 0x%llx, no buffer or image: left out", c->sig->name,

@@ -955,8 +955,14 @@ void vkr_print_stats(vkr *r, double total)
 			(unsigned long long)r->ahead_renamed, (unsigned long long)r->ahead_fences,
 			(unsigned long long)r->ahead_staged, (unsigned long long)r->ahead_ended,
 			r->ahead_paid_s, r->ahead_held_s);
-		fprintf(o, "\"decode_ahead\": %s, \"preload\": {\"records\": %llu, \"decoded\": %llu, "
-			"\"bytes\": %llu, \"seconds\": %.6f}, ", r->decode_ahead ? "true" : "false",
+		const trace_ahead_waits *dw = &r->decode_waits;
+		fprintf(o, "\"decode_ahead\": %s, \"decode_ahead_waits\": {\"replay\": %llu, "
+			"\"replay_slept\": %llu, \"thread\": %llu, \"thread_slept\": %llu}, ",
+			r->decode_ahead ? "true" : "false", (unsigned long long)dw->caller,
+			(unsigned long long)dw->caller_slept, (unsigned long long)dw->thread,
+			(unsigned long long)dw->thread_slept);
+		fprintf(o, "\"preload\": {\"records\": %llu, \"decoded\": %llu, "
+			"\"bytes\": %llu, \"seconds\": %.6f}, ",
 			(unsigned long long)r->preload_records,
 			(unsigned long long)r->preload_decoded, (unsigned long long)r->preload_bytes,
 			r->preload_s);
@@ -1022,7 +1028,13 @@ void vkr_print_stats(vkr *r, double total)
 	else
 		fprintf(o, "running ahead:     off (--waits-as-captured, --loop or --dump)\n");
 	if (r->decode_ahead)
-		fprintf(o, "records:           read and decoded ahead on a thread of their own\n");
+		fprintf(o, "records:           read and decoded ahead on a thread of their own; the "
+			"replay waited for it %llu times (%llu asleep), it for room %llu times "
+			"(%llu asleep)\n",
+			(unsigned long long)r->decode_waits.caller,
+			(unsigned long long)r->decode_waits.caller_slept,
+			(unsigned long long)r->decode_waits.thread,
+			(unsigned long long)r->decode_waits.thread_slept);
 	if (r->preload_records)
 		fprintf(o, "preloaded:         %llu records (%llu decoded), %.1f MiB, in %.3f s before "
 			"they replayed\n", (unsigned long long)r->preload_records,

@@ -114,12 +114,16 @@ void vkr_remap_in(void *ctx, const vk_handle_info *h, uint64_t *value, bool top,
  * (a create or allocate of a few), beyond that on the heap. */
 #define COLLECT_IN 16
 
+typedef struct collect_room {
+	uint64_t vals[COLLECT_IN];
+	const vk_handle_info *types[COLLECT_IN];
+} collect_room;
+
 typedef struct collect {
 	uint64_t *vals;
 	const vk_handle_info **types;
 	size_t n, cap;
-	uint64_t in_vals[COLLECT_IN];
-	const vk_handle_info *in_types[COLLECT_IN];
+	collect_room *in;  /* not zeroed: 256 bytes a call (its first use fills it) */
 	bool live;   /* second pass: pair with the first */
 	bool owned;  /* a device call's: what it made is the device's */
 	vkr *r;
@@ -144,16 +148,16 @@ static void collect_out(void *ctx, const vk_handle_info *h, uint64_t *value, boo
 	if (c->n == c->cap) {
 		if (!c->cap) {
 			c->cap = COLLECT_IN;
-			c->vals = c->in_vals;
-			c->types = c->in_types;
+			c->vals = c->in->vals;
+			c->types = c->in->types;
 		} else {
-			bool in = c->vals == c->in_vals;
+			bool in = c->vals == c->in->vals;
 			c->cap *= 2;
 			c->vals = trace_xrealloc(in ? NULL : c->vals, c->cap * sizeof(*c->vals));
 			c->types = trace_xrealloc(in ? NULL : c->types, c->cap * sizeof(*c->types));
 			if (in) {
-				memcpy(c->vals, c->in_vals, sizeof(c->in_vals));
-				memcpy(c->types, c->in_types, sizeof(c->in_types));
+				memcpy(c->vals, c->in->vals, sizeof(c->in->vals));
+				memcpy(c->types, c->in->types, sizeof(c->in->types));
 			}
 		}
 	}
@@ -445,7 +449,8 @@ VkResult vkr_invoke(vkr *r, const cmd_entry *e, void *args)
 		memcpy(&cap, (uint8_t *)args + cmd->ret->offset, sizeof(cap));
 	if (e->allocator >= 0)
 		memset((uint8_t *)args + cmd->params[e->allocator].offset, 0, sizeof(void *));
-	collect col = {.r = r, .owned = cmd->level == VK_LEVEL_DEVICE};
+	collect_room room;
+	collect col = {.r = r, .owned = cmd->level == VK_LEVEL_DEVICE, .in = &room};
 	if (r->checking) {
 		/* --check: what it makes known by its capture values, as a
 		 * replay that succeeds makes it (one that failed at capture
@@ -472,7 +477,7 @@ VkResult vkr_invoke(vkr *r, const cmd_entry *e, void *args)
 		col.live = true;
 		vk_walk_handles(cmd, args, true, collect_out, &col);
 	}
-	if (col.vals != col.in_vals) {
+	if (col.cap > COLLECT_IN) {
 		free(col.vals);
 		free(col.types);
 	}
@@ -1144,8 +1149,10 @@ int vkr_run(trace_reader *in, const vkr_options *opt)
 	if (r->next_shot < opt->nscreenshots)
 		vkr_warn(r, "frame %llu: never presented, no screenshot",
 			 (unsigned long long)opt->screenshots[r->next_shot]);
-	if (opt->stats)
+	if (opt->stats) {
+		trace_reader_ahead_waits(in, &r->decode_waits);
 		vkr_print_stats(r, total);
+	}
 	bool dumped = !r->dump || vkr_dump_finish(r);
 	fflush(stdout);
 	/* a stream that ends early (trace-trim, --frames) leaves the device */

@@ -92,7 +92,8 @@ typedef struct cmd_entry {
 	uint8_t sync;        /* vk_sync_cmd: the fences and semaphores it uses */
 	bool out_handles;    /* an output parameter may hold handles */
 	bool result;         /* it returns a VkResult */
-	bool subres;         /* what it reads may hold an image subresource (subres.c) */
+	uint64_t subres;     /* the parameters it reads that may hold an image
+			      * subresource, a bit each (subres.c) */
 	bool iface;          /* vk_iface_note follows or checks it */
 	uint8_t attachments; /* what color attachment formats it names, if any
 			      * (vkr_attachments_kind) */
@@ -442,6 +443,7 @@ typedef struct vkr {
 	uint64_t preload_records, preload_decoded, preload_bytes;
 	double preload_s;
 	bool decode_ahead;  /* the records decoded on a thread of their own */
+	trace_ahead_waits decode_waits; /* and who waited for whom, at the end */
 	held_submits held;
 	void *check_jmp;          /* jmp_buf * */
 	trace_error *check_err;
@@ -624,6 +626,8 @@ int vkr_preload(vkr *r, trace_reader *in, trace_call *c, int64_t f, uint64_t *la
  * decoded on its thread; and those of C for E's command, or NULL. */
 void *vkr_decode_hook(void *ctx, trace_call *c);
 void *vkr_decoded_args(const trace_call *c, const cmd_entry *e);
+/* An update record's, read and its runs listed on that thread, or NULL. */
+const vk_update *vkr_decoded_update(const trace_call *c);
 /* One record: E and ARGS decoded already (--preload: preload.c), or NULL. */
 void vkr_replay_decoded(vkr *r, const trace_call *c, cmd_entry *e, void *args);
 static inline void vkr_replay_call(vkr *r, const trace_call *c)
@@ -854,10 +858,10 @@ void vkr_loop_check(vkr *r);
 void vkr_cmdbuf_entry(cmd_entry *e);
 void vkr_cmdbuf_note(vkr *r, const cmd_entry *e, void *args, VkResult capres);
 
-/* subres.c: whether CMD's inputs may hold an image subresource; those of
- * call E (ARGS: capture values) within their images' levels and layers,
- * else the replay stops. */
-bool vkr_subres_reads(vkr *r, const vk_command_info *cmd);
+/* subres.c: which of CMD's inputs may hold an image subresource, a bit
+ * each (0: none); those of call E (ARGS: capture values) within their
+ * images' levels and layers, else the replay stops. */
+uint64_t vkr_subres_reads(vkr *r, const vk_command_info *cmd);
 void vkr_subres_check(vkr *r, const cmd_entry *e, void *args);
 
 /* check.c: --check.  vk_walk_handles over a call's outputs: each handle

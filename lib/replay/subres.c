@@ -100,11 +100,15 @@ static void check_one(subres *k, const vk_field *f, const vk_struct_info *s, con
 	}
 }
 
-static void walk_fields(subres *k, const scope *sc, bool top)
+/* TOP: the command's parameters, of which those in PARAMS (a bit each:
+ * vkr_subres_reads) alone; else a struct's members. */
+static void walk_fields(subres *k, const scope *sc, bool top, uint64_t params)
 {
 	for (uint32_t i = 0; i < sc->n; i++) {
 		const vk_field *f = &sc->fields[i];
 		const vk_struct_info *s = f->ref;
+		if (top && !(params >> (i < 63 ? i : 63) & 1))
+			continue;
 		if (f->base != VK_B_STRUCT || !s || s->blob || (top && (f->flags & VK_F_OUT)) ||
 		    f->ptr > 1)
 			continue;
@@ -120,7 +124,7 @@ static void walk_fields(subres *k, const scope *sc, bool top)
 				continue;
 			}
 			scope in = {s->fields, s->nfields, p, sc};
-			walk_fields(k, &in, false);
+			walk_fields(k, &in, false, 0);
 		}
 	}
 }
@@ -148,17 +152,18 @@ static void subres_init(subres *k, vkr *r)
 	k->one = r->s_one;
 }
 
-bool vkr_subres_reads(vkr *r, const vk_command_info *cmd)
+uint64_t vkr_subres_reads(vkr *r, const vk_command_info *cmd)
 {
 	subres k;
 	subres_init(&k, r);
+	uint64_t params = 0;
 	for (uint32_t i = 0; i < cmd->nparams; i++) {
 		const vk_field *f = &cmd->params[i];
 		if (f->base == VK_B_STRUCT && f->ref && !(f->flags & VK_F_OUT) && f->ptr <= 1 &&
 		    holds(&k, f->ref, 4))
-			return true;
+			params |= (uint64_t)1 << (i < 63 ? i : 63);  /* (63: the rest) */
 	}
-	return false;
+	return params;
 }
 
 void vkr_subres_check(vkr *r, const cmd_entry *e, void *args)
@@ -166,5 +171,5 @@ void vkr_subres_check(vkr *r, const cmd_entry *e, void *args)
 	subres k;
 	subres_init(&k, r);
 	scope top = {e->cmd->params, e->cmd->nparams, args, NULL};
-	walk_fields(&k, &top, true);
+	walk_fields(&k, &top, true, e->subres);
 }

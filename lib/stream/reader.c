@@ -226,6 +226,7 @@ struct decode_ahead {
 	_Atomic bool stop;
 	_Atomic bool caller_waits, thread_waits;
 	_Atomic uint64_t wake_at;  /* head that wakes the caller asleep */
+	_Atomic uint64_t full, full_slept; /* the thread's waits */
 	pthread_mutex_t lock;
 	pthread_cond_t filled, emptied;
 	int end;                   /* the last read's result (0 or -1) */
@@ -236,6 +237,7 @@ struct decode_ahead {
 	bool holding;              /* slot next - 1 is its current record */
 	bool ended;                /* it was given the end */
 	uint64_t pos;
+	uint64_t empty, empty_slept; /* its waits */
 };
 
 /* Whether the thread, asleep for want of room, may go on: half the ring
@@ -260,8 +262,12 @@ static void *ahead_main(void *arg)
 	pthread_setname_np(pthread_self(), "tracekit-decode");
 	for (uint64_t head = 0;; head++) {
 		if (ahead_full(a, head)) {
+			atomic_fetch_add_explicit(&a->full, 1, memory_order_relaxed);
 			for (int i = 0; i < AHEAD_SPIN && ahead_full(a, head); i++)
 				spin_pause();
+			if (!ahead_full(a, head))
+				goto room;
+			atomic_fetch_add_explicit(&a->full_slept, 1, memory_order_relaxed);
 			pthread_mutex_lock(&a->lock);
 			/* a caller asleep waits for AHEAD_BATCH records: full of
 			 * bytes before them, the thread wakes it first */
@@ -272,6 +278,7 @@ static void *ahead_main(void *arg)
 			atomic_store(&a->thread_waits, false);
 			pthread_mutex_unlock(&a->lock);
 		}
+	room:
 		if (atomic_load(&a->stop))
 			return NULL;
 		ahead_slot *s = &a->slot[head % AHEAD_SLOTS];
@@ -313,10 +320,12 @@ static int ahead_next(trace_reader *r, trace_call **call, trace_error *err)
 			pthread_mutex_unlock(&a->lock);
 		}
 	}
-	if (a->next == a->seen) {
+	if (a->next == a->seen && (a->seen = atomic_load(&a->head)) == a->next) {
+		a->empty++;
 		for (int i = 0; i < AHEAD_SPIN_CALLER && (a->seen = atomic_load(&a->head)) == a->next; i++)
 			spin_pause();
 		if (a->next == a->seen) {
+			a->empty_slept++;
 			pthread_mutex_lock(&a->lock);
 			atomic_store(&a->wake_at, a->next + AHEAD_BATCH);
 			atomic_store(&a->caller_waits, true);
@@ -410,6 +419,18 @@ static void ahead_stop(trace_reader *r)
 int trace_reader_next(trace_reader *r, trace_call **call, trace_error *err)
 {
 	return r->ahead ? ahead_next(r, call, err) : read_next(r, call, err);
+}
+
+void trace_reader_ahead_waits(trace_reader *r, trace_ahead_waits *w)
+{
+	const decode_ahead *a = r->ahead;
+	*w = (trace_ahead_waits){0};
+	if (!a)
+		return;
+	w->caller = a->empty;
+	w->caller_slept = a->empty_slept;
+	w->thread = atomic_load_explicit(&a->full, memory_order_relaxed);
+	w->thread_slept = atomic_load_explicit(&a->full_slept, memory_order_relaxed);
 }
 
 uint64_t trace_reader_position(trace_reader *r)

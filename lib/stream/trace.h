@@ -296,6 +296,13 @@ const trace_error *trace_reader_cut(trace_reader *r);
  */
 typedef void *(*trace_decode_hook)(void *ctx, trace_call *c);
 int trace_reader_decode_ahead(trace_reader *r, trace_decode_hook hook, void *ctx);
+/* Which side of decoding ahead waited for the other, so far: the caller
+ * finding no record ready (and of those, how often it slept), the thread
+ * finding the ring full (slept).  All 0 where it is off. */
+typedef struct trace_ahead_waits {
+	uint64_t caller, caller_slept, thread, thread_slept;
+} trace_ahead_waits;
+void trace_reader_ahead_waits(trace_reader *r, trace_ahead_waits *w);
 /* Bytes of input consumed so far (for progress lines). */
 uint64_t trace_reader_position(trace_reader *r);
 /*
