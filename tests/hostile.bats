@@ -287,6 +287,24 @@ removed() {
 	stopped "subresourceRange: baseArrayLayer 0, layerCount 2, but VkImage $img has 1 array layers"
 }
 
+@test "a copy into mip levels or array layers its image does not have stops the replay at the copy (the image beside the region, not in it; the same copy whole twice over replays)" {
+	local img
+	img=$(grep -m1 'fn: vkCmdCopyBufferToImage,' "$W/ex.txt" | sed 's/.*dstImage: \(0x[0-9a-f]*\).*/\1/')
+	FN=vkCmdCopyBufferToImage
+	edit_record "$W/ex.txt" 'fn: vkCmdCopyBufferToImage,' '@LINE@s/mipLevel: 0,/mipLevel: 3,/' bad.txt
+	stopped "imageSubresource: mipLevel 3, but VkImage $img has 1 mip levels"
+	edit_record "$W/ex.txt" 'fn: vkCmdCopyBufferToImage,' '@LINE@s/layerCount: 1}/layerCount: 2}/' bad.txt
+	stopped "imageSubresource: baseArrayLayer 0, layerCount 2, but VkImage $img has 1 array layers"
+	# the region twice in one copy replays; its second with a level the
+	# image lacks stops it (where the first's image was found is kept)
+	edit_record "$W/ex.txt" 'fn: vkCmdCopyBufferToImage,' '@LINE@s/regionCount: 1, pRegions: \[\(.*\)\]}}$/regionCount: 2, pRegions: [\1, \1]}}/' two.txt
+	run trace-replay two.txt
+	echo "$output"
+	[ "$status" -eq 0 ]
+	sed "$L"'s/\(.*\)mipLevel: 0,/\1mipLevel: 5,/' two.txt >bad.txt
+	stopped "imageSubresource: mipLevel 5, but VkImage $img has 1 mip levels"
+}
+
 @test "a draw whose vkCmdBindPipeline was removed stops the replay at the draw" {
 	local cb
 	cb=$(cb_of 'fn: vkCmdBindPipeline,')

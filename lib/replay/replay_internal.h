@@ -84,6 +84,8 @@ enum loop_kind {
 	LK_DESTROY_SYNC,
 };
 
+#define SUBRES_MEMO 128
+
 typedef struct cmd_entry {
 	const vk_command_info *cmd;
 	int32_t index;
@@ -356,6 +358,10 @@ typedef struct vkr {
 			    * its queries (cmdbuf.c) */
 	const vk_struct_info *s_allocator;
 	const vk_struct_info *s_range, *s_layers, *s_one;  /* the subresource structs (subres.c) */
+	struct {           /* what subres.c found of structs and members, by address */
+		const void *key[SUBRES_MEMO];
+		int16_t val[SUBRES_MEMO];
+	} subres_memo;
 	const vk_field *null_ok[8];  /* struct members' handle arrays that may hold
 				      * null (vkr_remap_in) */
 	/* the capture device's memory properties: the header's, or the last

@@ -26,22 +26,47 @@ typedef struct subres {
 	const vk_struct_info *range, *layers, *one;
 } subres;
 
-/* The image (a handle of H_IMAGE) a subresource field named NAME is of,
- * or 0. */
-static uint64_t image_of(const scope *sc, const char *name, const vk_handle_info *h_image)
+/* What was found of KEY (a struct or a member), remembered by its address
+ * in a table of SUBRES_MEMO (a barrier's image looked for by name, and the
+ * structs walked into, were most of what these checks cost mpv's replay). */
+static int16_t *memo(vkr *r, const void *key, bool *known)
 {
+	size_t slot = (size_t)(((uint64_t)(uintptr_t)key * 0x9e3779b97f4a7c15ull) >> 57) %
+		      SUBRES_MEMO;
+	*known = r->subres_memo.key[slot] == key;
+	r->subres_memo.key[slot] = key;
+	return &r->subres_memo.val[slot];
+}
+
+/* The image (a handle of H_IMAGE) subresource field F is of, or 0. */
+static uint64_t image_of(vkr *r, const scope *sc, const vk_field *f, const vk_handle_info *h_image)
+{
+	const char *name = f->name;
+	bool known;
+	int16_t *at = memo(r, f, &known);
+	/* found in its own struct: where (-1: more than one) */
+	if (known && *at >= 0) {
+		uint64_t v;
+		memcpy(&v, sc->base + sc->fields[*at].offset, 8);
+		return v;
+	}
+	if (known && *at == -1)
+		return 0;
 	const char *want = !strcmp(name, "srcSubresource") ? "srcImage"
 		: !strcmp(name, "dstSubresource") ? "dstImage"
 		: !strcmp(name, "imageSubresource") ? NULL : "image";
-	for (; sc; sc = sc->up) {
+	*at = -2;  /* not in its own struct: looked for each time */
+	for (bool own = true; sc; sc = sc->up, own = false) {
 		uint64_t v = 0;
 		int found = 0;
 		for (uint32_t i = 0; i < sc->n; i++) {
-			const vk_field *f = &sc->fields[i];
-			if (f->base != VK_B_HANDLE || f->ptr || f->count || f->ref != h_image ||
-			    (want && strcmp(f->name, want)))
+			const vk_field *g = &sc->fields[i];
+			if (g->base != VK_B_HANDLE || g->ptr || g->count || g->ref != h_image ||
+			    (want && strcmp(g->name, want)))
 				continue;
-			memcpy(&v, sc->base + f->offset, 8);
+			memcpy(&v, sc->base + g->offset, 8);
+			if (own)
+				*at = found ? -1 : (int16_t)i;
 			found++;
 		}
 		if (found)
@@ -68,7 +93,7 @@ static void within(vkr *r, const vk_field *f, const char *base, uint32_t b, cons
 static void check_one(subres *k, const vk_field *f, const vk_struct_info *s, const uint8_t *p,
 		      const scope *sc)
 {
-	uint64_t cap = image_of(sc, f->name, k->r->h_image);
+	uint64_t cap = image_of(k->r, sc, f, k->r->h_image);
 	obj *o = cap ? vkr_obj_get(k->r, cap) : NULL;
 	/* a swapchain's image: one level, its layers (llvmpipe crashed
 	 * drawing through a view of vkcube's from baseMipLevel 4294967295:
@@ -100,6 +125,19 @@ static void check_one(subres *k, const vk_field *f, const vk_struct_info *s, con
 	}
 }
 
+static bool holds(const subres *k, const vk_struct_info *s, int depth);
+
+/* Whether S, not a subresource, holds one (a region's offset and extent
+ * were walked into for each of mpv's copies). */
+static bool holds_within(subres *k, const vk_struct_info *s)
+{
+	bool known;
+	int16_t *v = memo(k->r, s, &known);
+	if (!known)
+		*v = holds(k, s, 8);
+	return *v;
+}
+
 /* TOP: the command's parameters, of which those in PARAMS (a bit each:
  * vkr_subres_reads) alone; else a struct's members. */
 static void walk_fields(subres *k, const scope *sc, bool top, uint64_t params)
@@ -112,6 +150,9 @@ static void walk_fields(subres *k, const scope *sc, bool top, uint64_t params)
 		if (f->base != VK_B_STRUCT || !s || s->blob || (top && (f->flags & VK_F_OUT)) ||
 		    f->ptr > 1)
 			continue;
+		bool one = s == k->range || s == k->layers || s == k->one;
+		if (!one && !holds_within(k, s))
+			continue;
 		const uint8_t *p = sc->base + f->offset;
 		uint64_t n = f->count ? f->count : 1;
 		if (f->ptr) {
@@ -119,7 +160,7 @@ static void walk_fields(subres *k, const scope *sc, bool top, uint64_t params)
 			n = p ? vk_field_len(sc->fields, f, sc->base) : 0;
 		}
 		for (uint64_t j = 0; j < n; j++, p += s->size) {
-			if (s == k->range || s == k->layers || s == k->one) {
+			if (one) {
 				check_one(k, f, s, p, sc);
 				continue;
 			}
