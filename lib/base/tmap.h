@@ -36,6 +36,16 @@ static inline bool tmap_used(const tmap *m, size_t i)
 	return m->keys[i] || (m->kinds && m->kinds[i]);
 }
 
+/* The slot of address P in a table of 2^BITS slots, one key each, for
+ * what is looked up by address once and then again and again (a
+ * signature's command, a struct's answer).  Fibonacci hashing: addresses
+ * at a fixed stride, which a plain modulo folds onto a few slots, spread
+ * over them all. */
+static inline size_t trace_ptr_slot(const void *p, unsigned bits)
+{
+	return (size_t)(((uint64_t)(uintptr_t)p * 0x9e3779b97f4a7c15ull) >> (64 - bits));
+}
+
 static inline size_t tmap_home(const tmap *m, uint64_t key, uint64_t kind)
 {
 	uint64_t h = (key ^ kind * 0xff51afd7ed558ccdull) * 0x9e3779b97f4a7c15ull;

@@ -53,7 +53,8 @@ static void *decode_into(const vk_command_info *cmd, const trace_call *c, trace_
  * work on mpv's trace).  Thread-local: the hook runs on the reader's
  * thread alone, which starts with the cache empty and ends with its
  * reader, so a signature's address is never one of another trace's. */
-#define DECODE_CACHE 256
+#define DECODE_CACHE_BITS 8
+#define DECODE_CACHE (1 << DECODE_CACHE_BITS)
 static _Thread_local struct {
 	const trace_func_sig *sig[DECODE_CACHE];
 	const vk_command_info *cmd[DECODE_CACHE];
@@ -61,8 +62,7 @@ static _Thread_local struct {
 
 static const vk_command_info *command_of(const trace_func_sig *sig)
 {
-	size_t slot = (size_t)(((uint64_t)(uintptr_t)sig * 0x9e3779b97f4a7c15ull) >> 56) %
-		      DECODE_CACHE;
+	size_t slot = trace_ptr_slot(sig, DECODE_CACHE_BITS);
 	if (decode_cache.sig[slot] == sig)
 		return decode_cache.cmd[slot];
 	const char *name = sig->name;

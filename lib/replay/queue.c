@@ -811,8 +811,12 @@ typedef struct fn_time {
 
 static fn_time *time_of(vkr *r, const trace_func_sig *sig)
 {
+	size_t slot = trace_ptr_slot(sig, SIG_CACHE_BITS);
+	if (r->sig_cache.time_sig[slot] == sig)
+		return &r->times[r->sig_cache.time[slot]];
 	uint64_t *at = tmap_at(&r->time_of, (uint64_t)(uintptr_t)sig, TAG_TIME);
 	size_t i;
+	r->sig_cache.time_sig[slot] = sig;
 	if (at) {
 		i = *at;
 	} else {
@@ -829,6 +833,7 @@ static fn_time *time_of(vkr *r, const trace_func_sig *sig)
 		}
 		tmap_set(&r->time_of, (uint64_t)(uintptr_t)sig, TAG_TIME, i);
 	}
+	r->sig_cache.time[slot] = (uint32_t)i;
 	return &r->times[i];
 }
 
@@ -852,6 +857,7 @@ void vkr_times_free(vkr *r)
 	r->times = NULL;
 	r->ntimes = r->captimes = 0;
 	tmap_free(&r->time_of);
+	memset(r->sig_cache.time_sig, 0, sizeof(r->sig_cache.time_sig));
 }
 
 static int by_seconds(const void *a, const void *b)

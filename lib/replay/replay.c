@@ -354,9 +354,14 @@ static bool field_wanted(const vk_field *f)
 
 cmd_entry *vkr_entry_of(vkr *r, const trace_call *c)
 {
+	size_t slot = trace_ptr_slot(c->sig, SIG_CACHE_BITS);
+	if (r->sig_cache.sig[slot] == c->sig)
+		return r->sig_cache.e[slot];
 	uint64_t *h = tmap_at(&r->sigs, (uint64_t)(uintptr_t)c->sig, TAG_SIG);
-	if (h)
-		return (cmd_entry *)(uintptr_t)*h;
+	if (h) {
+		r->sig_cache.sig[slot] = c->sig;
+		return r->sig_cache.e[slot] = (cmd_entry *)(uintptr_t)*h;
+	}
 	const vk_command_info *cmd = vk_command_lookup(c->sig->name);
 	if (!cmd)
 		return NULL;

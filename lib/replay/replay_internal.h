@@ -84,7 +84,10 @@ enum loop_kind {
 	LK_DESTROY_SYNC,
 };
 
-#define SUBRES_MEMO 128
+#define SIG_CACHE_BITS 8
+#define SIG_CACHE (1 << SIG_CACHE_BITS)
+#define SUBRES_MEMO_BITS 7
+#define SUBRES_MEMO (1 << SUBRES_MEMO_BITS)
 
 typedef struct cmd_entry {
 	const vk_command_info *cmd;
@@ -335,6 +338,11 @@ typedef struct vkr {
 	tmap handles;      /* (capture, type) -> live */
 	tmap objects;      /* (capture, TAG_OBJ) -> obj* */
 	tmap sigs;         /* (sig pointer, TAG_SIG) -> cmd_entry* */
+	struct {           /* the last looked up in sigs and time_of, by slot */
+		const trace_func_sig *sig[SIG_CACHE], *time_sig[SIG_CACHE];
+		cmd_entry *e[SIG_CACHE];
+		uint32_t time[SIG_CACHE];
+	} sig_cache;
 	tmap mems;         /* (capture, TAG_MEM) -> memobj* */
 	tmap swapchains;   /* (capture, TAG_SWAPCHAIN) -> swapchain* */
 	tmap templates;    /* (capture, TAG_TEMPLATE) -> tmpl* */

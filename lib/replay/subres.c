@@ -31,8 +31,7 @@ typedef struct subres {
  * structs walked into, were most of what these checks cost mpv's replay). */
 static int16_t *memo(vkr *r, const void *key, bool *known)
 {
-	size_t slot = (size_t)(((uint64_t)(uintptr_t)key * 0x9e3779b97f4a7c15ull) >> 57) %
-		      SUBRES_MEMO;
+	size_t slot = trace_ptr_slot(key, SUBRES_MEMO_BITS);
 	*known = r->subres_memo.key[slot] == key;
 	r->subres_memo.key[slot] = key;
 	return &r->subres_memo.val[slot];

@@ -5,6 +5,7 @@
  * added because apitrace has no Vulkan and we do.
  */
 #include "frames.h"
+#include "tmap.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -78,10 +79,9 @@ void trace_frames_init(trace_frames *f)
 /* Names are compared once per signature, not once per record. */
 static int kind_of(trace_frames *f, const trace_func_sig *sig)
 {
-	/* (Fibonacci hashing: signatures lie at a fixed stride, which a
-	 * plain modulo folded onto a few slots, a strcmp per record) */
-	size_t slot = (size_t)(((uint64_t)(uintptr_t)sig * 0x9e3779b97f4a7c15ull) >> 56) %
-		      TRACE_FRAMES_CACHE;
+	/* (signatures lie at a fixed stride, which a plain modulo folded
+	 * onto a few slots, a strcmp per record) */
+	size_t slot = trace_ptr_slot(sig, TRACE_FRAMES_CACHE_BITS);
 	if (f->cache_sig[slot] == sig)
 		return f->cache_kind[slot];
 	int kind = !strcmp(sig->name, TRACE_FRAME_MARKER) ? KIND_MARKER

@@ -18,7 +18,8 @@
 /* The pseudo-call that numbers frames where the API has no presents. */
 #define TRACE_FRAME_MARKER "tracekit.frame"
 
-#define TRACE_FRAMES_CACHE 256
+#define TRACE_FRAMES_CACHE_BITS 8
+#define TRACE_FRAMES_CACHE (1 << TRACE_FRAMES_CACHE_BITS)
 
 /*
  * The counter for one stream: feed it every record, in stream order.

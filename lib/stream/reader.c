@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -214,30 +215,44 @@ typedef struct ahead_slot {
 	size_t bytes;
 } ahead_slot;
 
+/*
+ * What each side writes lies on cache lines of its own: a line written by
+ * one core and read by the other moves between them, some 100 ns, and
+ * the replay's thread paid for several a record when head, tail and a
+ * shared byte count were side by side.  Each side reads the other's
+ * counters only when its own copy of them says it must wait: the counts
+ * only grow, so a copy never says there is more than there is.
+ */
+#define LINE 64
+
 struct decode_ahead {
-	pthread_t thread;
-	ahead_slot slot[AHEAD_SLOTS];
-	_Atomic uint64_t head;     /* slots filled by the thread */
-	_Atomic uint64_t tail;     /* slots given back by the caller */
-	_Atomic size_t bytes;      /* in slots filled and not given back */
-	size_t limit;              /* AHEAD_BYTES (TRACE_DECODE_AHEAD_BYTES: tests) */
-	trace_decode_hook hook;    /* run on each record read, with ctx */
-	void *ctx;
-	_Atomic bool stop;
-	_Atomic bool caller_waits, thread_waits;
-	_Atomic uint64_t wake_at;  /* head that wakes the caller asleep */
-	_Atomic uint64_t full, full_slept; /* the thread's waits */
-	pthread_mutex_t lock;
-	pthread_cond_t filled, emptied;
+	/* the thread's: written for each record */
+	_Alignas(LINE) _Atomic uint64_t head; /* slots filled */
+	_Atomic uint64_t bytes_in;  /* records' bytes in the slots filled */
+	uint64_t tail_seen, out_seen; /* the caller's tail and bytes_out, as last read */
+	_Atomic uint64_t full, full_slept; /* its waits */
 	int end;                   /* the last read's result (0 or -1) */
-	trace_error err;           /* and its error */
-	/* the caller's */
+	/* the caller's: written for each record */
+	_Alignas(LINE) _Atomic uint64_t tail; /* slots given back */
+	_Atomic uint64_t bytes_out; /* their bytes */
 	uint64_t next;             /* the slot it reads next */
 	uint64_t seen;             /* head as it last loaded it */
 	bool holding;              /* slot next - 1 is its current record */
 	bool ended;                /* it was given the end */
 	uint64_t pos;
 	uint64_t empty, empty_slept; /* its waits */
+	/* written rarely: at a wait, the start and the end */
+	_Alignas(LINE) _Atomic bool stop;
+	_Atomic bool caller_waits, thread_waits;
+	_Atomic uint64_t wake_at;  /* head that wakes the caller asleep */
+	size_t limit;              /* AHEAD_BYTES (TRACE_DECODE_AHEAD_BYTES: tests) */
+	trace_decode_hook hook;    /* run on each record read, with ctx */
+	void *ctx;
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t filled, emptied;
+	trace_error err;           /* the last read's error */
+	_Alignas(LINE) ahead_slot slot[AHEAD_SLOTS];
 };
 
 /* Whether the thread, asleep for want of room, may go on: half the ring
@@ -245,14 +260,25 @@ struct decode_ahead {
 static bool ahead_roomy(decode_ahead *a, uint64_t head)
 {
 	uint64_t tail = atomic_load(&a->tail);
-	return head == tail ||
-	       (head - tail <= AHEAD_SLOTS / 2 && atomic_load(&a->bytes) <= a->limit / 2);
+	uint64_t held = atomic_load(&a->bytes_in) - atomic_load(&a->bytes_out);
+	return head == tail || (head - tail <= AHEAD_SLOTS / 2 && held <= a->limit / 2);
 }
 
+static bool full_as_seen(const decode_ahead *a, uint64_t head)
+{
+	uint64_t held = atomic_load_explicit(&a->bytes_in, memory_order_relaxed) - a->out_seen;
+	return head - a->tail_seen >= AHEAD_SLOTS || (head != a->tail_seen && held >= a->limit);
+}
+
+/* The thread's: whether the ring is full, the caller's counters read
+ * again only where they were last seen so. */
 static bool ahead_full(decode_ahead *a, uint64_t head)
 {
-	uint64_t tail = atomic_load(&a->tail);
-	return head - tail >= AHEAD_SLOTS || (head != tail && atomic_load(&a->bytes) >= a->limit);
+	if (!full_as_seen(a, head))
+		return false;
+	a->tail_seen = atomic_load(&a->tail);
+	a->out_seen = atomic_load(&a->bytes_out);
+	return full_as_seen(a, head);
 }
 
 static void *ahead_main(void *arg)
@@ -293,8 +319,10 @@ static void *ahead_main(void *arg)
 		s->bytes = k > 0 ? c->arena.total : 0;
 		if (k <= 0)
 			a->end = k;
-		atomic_fetch_add(&a->bytes, s->bytes);
-		atomic_store(&a->head, head + 1);
+		atomic_store_explicit(&a->bytes_in,
+				      atomic_load_explicit(&a->bytes_in, memory_order_relaxed) +
+					      s->bytes, memory_order_relaxed);
+		atomic_store_explicit(&a->head, head + 1, memory_order_release);
 		if (atomic_load(&a->caller_waits) &&
 		    (head + 1 >= atomic_load(&a->wake_at) || k <= 0 || r->src.p == r->src.end)) {
 			pthread_mutex_lock(&a->lock);
@@ -312,8 +340,11 @@ static int ahead_next(trace_reader *r, trace_call **call, trace_error *err)
 	decode_ahead *a = r->ahead;
 	if (a->holding) {
 		a->holding = false;
-		atomic_fetch_sub(&a->bytes, a->slot[(a->next - 1) % AHEAD_SLOTS].bytes);
-		atomic_store(&a->tail, a->next);
+		atomic_store_explicit(&a->bytes_out,
+				      atomic_load_explicit(&a->bytes_out, memory_order_relaxed) +
+					      a->slot[(a->next - 1) % AHEAD_SLOTS].bytes,
+				      memory_order_relaxed);
+		atomic_store_explicit(&a->tail, a->next, memory_order_release);
 		if (atomic_load(&a->thread_waits) && ahead_roomy(a, atomic_load(&a->head))) {
 			pthread_mutex_lock(&a->lock);
 			pthread_cond_signal(&a->emptied);
@@ -376,7 +407,10 @@ int trace_reader_decode_ahead(trace_reader *r, trace_decode_hook hook, void *ctx
 	if (!r->src.mem && (!r->src.file || fstat(fileno(r->src.file), &st) < 0 ||
 			    !S_ISREG(st.st_mode)))
 		return 0;
-	decode_ahead *a = trace_xcalloc(1, sizeof(*a));
+	decode_ahead *a = aligned_alloc(LINE, sizeof(*a));
+	if (!a)
+		return 0;
+	memset(a, 0, sizeof(*a));
 	pthread_mutex_init(&a->lock, NULL);
 	pthread_cond_init(&a->filled, NULL);
 	pthread_cond_init(&a->emptied, NULL);
