@@ -806,7 +806,7 @@ static void lazy_wait(vkr *r)
 	vkr_device *cur = r->d;
 	r->d = r->ahead_lazy_dev;
 	vkr_ahead *a = r->d->ahead;
-	double t = r->opt->stats ? vkr_now_s() : 0.0;
+	uint64_t t = r->opt->stats ? vkr_ticks() : 0;
 	if (a && !a->slow) {
 		/* the submits held go first: the device works on them while
 		 * the host waits (vkcube waits for the frame before last
@@ -828,7 +828,7 @@ static void lazy_wait(vkr *r)
 		}
 	}
 	if (r->opt->stats)
-		r->ahead_lazy_s += vkr_now_s() - t;
+		r->ahead_lazy_ticks += vkr_ticks() - t;
 	r->ahead_lazy_dev = NULL;
 	r->ahead_lazy = 0;
 	r->d = cur;

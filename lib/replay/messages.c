@@ -18,6 +18,15 @@ double vkr_now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* The counter's rate, over the replay so far: its time by the clock
+ * against the ticks it took. */
+double vkr_ticks_s(const vkr *r, uint64_t ticks)
+{
+	double s = vkr_now_s() - r->t_start;
+	uint64_t n = vkr_ticks() - r->ticks_start;
+	return n && s > 0 ? (double)ticks * (s / (double)n) : 0.0;
+}
+
 void vkr_warn(vkr *r, const char *fmt, ...)
 {
 	if (++r->warnings > WARNINGS_SHOWN || r->opt->quiet)

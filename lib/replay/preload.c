@@ -41,9 +41,9 @@ typedef struct decoded {
 /* C's arguments for CMD, decoded into A; NULL where they do not decode
  * (decoded again as the record replays, which stops there with the
  * message). */
-static void *decode_into(const vk_command_info *cmd, const trace_call *c, trace_arena *a)
+static void *decode_into(const vk_command_info *cmd, const trace_call *c, trace_arena *a,
+			 void *args)
 {
-	void *args = trace_arena_alloc(a, cmd->args_size);
 	trace_error err;
 	return vk_decode_args(cmd, c, a, args, &err) < 0 ? NULL : args;
 }
@@ -95,13 +95,14 @@ void *vkr_decode_hook(void *ctx, trace_call *c)
 	if (name[0] == 't' && vk_is_update(name))
 		return update_ahead(c);
 	const vk_command_info *cmd = command_of(c->sig);
-	void *args = cmd ? decode_into(cmd, c, &c->arena) : NULL;
-	if (!args)
+	if (!cmd)
 		return NULL;
-	decoded *d = trace_arena_alloc(&c->arena, sizeof(*d));
+	/* the arguments right after what points at them: the reader asks
+	 * for both before the replay reads them (trace_reader_next) */
+	decoded *d = trace_arena_alloc(&c->arena, sizeof(*d) + cmd->args_size);
 	d->cmd = cmd;
-	d->args = args;
-	return d;
+	d->args = d + 1;
+	return decode_into(cmd, c, &c->arena, d->args) ? d : NULL;
 }
 
 void *vkr_decoded_args(const trace_call *c, const cmd_entry *e)
@@ -130,7 +131,8 @@ static void decode_kept(vkr *r, trace_arena *a, pre_rec *rec)
 	if (name[0] == 't' && !strncmp(name, "tracekit.", 9))
 		return;
 	cmd_entry *e = vkr_entry_of(r, &rec->call);
-	if (!e || e->special == SP_SKIP || !(rec->args = decode_into(e->cmd, &rec->call, a)))
+	if (!e || e->special == SP_SKIP ||
+	    !(rec->args = decode_into(e->cmd, &rec->call, a, trace_arena_alloc(a, e->cmd->args_size))))
 		return;
 	rec->e = e;
 }

@@ -799,7 +799,7 @@ void vkr_frame_ended(vkr *r, int64_t frame)
 		r->frame_times = trace_xrealloc(r->frame_times, r->cap_frame_times * sizeof(double));
 	}
 	r->frame_times[r->nframe_times++] = dt;
-	r->frames_records_s = r->records_s;
+	r->frames_records_ticks = r->records_ticks;
 	vkr_device *cur = r->d;
 	for (size_t i = 0; i < r->ndevs; i++) {
 		r->d = r->devs[i];

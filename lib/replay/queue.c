@@ -805,7 +805,8 @@ static spread spread_of(const double *v, size_t n)
 
 typedef struct fn_time {
 	const char *name;
-	double seconds;
+	uint64_t ticks;  /* vkr_ticks */
+	double seconds;  /* at the end */
 	uint64_t calls;
 } fn_time;
 
@@ -837,17 +838,18 @@ static fn_time *time_of(vkr *r, const trace_func_sig *sig)
 	return &r->times[i];
 }
 
-void vkr_time_note(vkr *r, const trace_func_sig *sig, double seconds)
+void vkr_time_note(vkr *r, const trace_func_sig *sig, uint64_t ticks)
 {
-	r->records_s += seconds;
+	r->records_ticks += ticks;
 	/* a wait put off to this record (ahead.c) counts as its own */
-	if (r->ahead_lazy_s > 0.0 && r->ahead_lazy_sig) {
-		time_of(r, r->ahead_lazy_sig)->seconds += r->ahead_lazy_s;
-		seconds -= r->ahead_lazy_s;
-		r->ahead_lazy_s = 0.0;
+	if (r->ahead_lazy_ticks && r->ahead_lazy_sig) {
+		uint64_t lazy = r->ahead_lazy_ticks < ticks ? r->ahead_lazy_ticks : ticks;
+		time_of(r, r->ahead_lazy_sig)->ticks += lazy;
+		ticks -= lazy;
+		r->ahead_lazy_ticks = 0;
 	}
 	fn_time *t = time_of(r, sig);
-	t->seconds += seconds;
+	t->ticks += ticks;
 	t->calls++;
 }
 
@@ -873,6 +875,9 @@ static int by_seconds(const void *a, const void *b)
 
 static void print_times(vkr *r, FILE *o, bool json, double span)
 {
+	for (size_t i = 0; i < r->ntimes; i++)
+		r->times[i].seconds = vkr_ticks_s(r, r->times[i].ticks);
+	double frames_records_s = vkr_ticks_s(r, r->frames_records_ticks);
 	qsort(r->times, r->ntimes, sizeof(*r->times), by_seconds);
 	size_t n = r->ntimes < TOP_TIMES ? r->ntimes : TOP_TIMES;
 	double all = 0;
@@ -881,7 +886,7 @@ static void print_times(vkr *r, FILE *o, bool json, double span)
 	if (json) {
 		/* every function: a tool reading it picks its own */
 		fprintf(o, "\"records_seconds\": %.6f, \"frames_records_seconds\": %.6f, "
-			"\"frames_seconds\": %.6f, \"by_function\": [", all, r->frames_records_s, span);
+			"\"frames_seconds\": %.6f, \"by_function\": [", all, frames_records_s, span);
 		for (size_t i = 0; i < r->ntimes; i++)
 			fprintf(o, "%s{\"function\": \"%s\", \"ms\": %.3f, \"calls\": %llu}",
 				i ? ", " : "", r->times[i].name, r->times[i].seconds * 1e3,
@@ -890,7 +895,7 @@ static void print_times(vkr *r, FILE *o, bool json, double span)
 		return;
 	}
 	fprintf(o, "time in records:   %.3f s of the frames' %.3f s (the rest: reading the trace, "
-		"frame ends)\n", r->frames_records_s, span);
+		"frame ends)\n", frames_records_s, span);
 	fprintf(o, "time by function (the %zu longest, the records after the last frame too; "
 		"checks, decoding and the driver's work):\n", n);
 	for (size_t i = 0; i < n; i++)

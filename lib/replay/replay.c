@@ -551,12 +551,12 @@ void vkr_replay_decoded(vkr *r, const trace_call *c, cmd_entry *e, void *args)
 	 * a frame's own work, not the program's start */
 	if (!r->opt->stats || r->frame < r->opt->first_frame) {
 		replay_call(r, c, e, args);
-		r->ahead_lazy_s = 0.0;
+		r->ahead_lazy_ticks = 0;
 		return;
 	}
-	double t = vkr_now_s();
+	uint64_t t = vkr_ticks();
 	replay_call(r, c, e, args);
-	vkr_time_note(r, c->sig, vkr_now_s() - t);
+	vkr_time_note(r, c->sig, vkr_ticks() - t);
 }
 
 /* E and ARGS: the record's entry and arguments decoded before (--preload),
@@ -1069,6 +1069,7 @@ int vkr_run(trace_reader *in, const vkr_options *opt)
 	vkr_parse_header_memory(r, trace_reader_header(in));
 	trace_frames_init(&r->frames);
 	r->t_start = r->t_last_frame = vkr_now_s();
+	r->ticks_start = vkr_ticks();
 	trace_call *c;
 	int k = 0;
 	uint64_t records = 0;

@@ -198,6 +198,7 @@ static int read_next(trace_reader *r, trace_call **call, trace_error *err)
 #define AHEAD_BATCH 32
 /* The bytes of the next record asked for ahead of the caller's reading. */
 #define AHEAD_PREFETCH 2048
+#define AHEAD_PREFETCH_DECODED 256
 
 /* One turn of a spin: the CPU told, where it has a way. */
 static inline void spin_pause(void)
@@ -385,6 +386,10 @@ static int ahead_next(trace_reader *r, trace_call **call, trace_error *err)
 		if (n) {
 			__builtin_prefetch(n);
 			trace_arena_prefetch(&n->arena, AHEAD_PREFETCH);
+			/* and what the hook made of it (the replay's decoded
+			 * arguments: their first touch was 2.7% of its time) */
+			for (size_t at = 0; n->decoded && at < AHEAD_PREFETCH_DECODED; at += 64)
+				__builtin_prefetch((const char *)n->decoded + at);
 		}
 	}
 	return 1;
