@@ -227,14 +227,13 @@ static void big_give(trace_arena_chunk *c)
 
 void trace_arena_prefetch(const trace_arena *a, size_t most)
 {
-	for (const trace_arena_chunk *c = a->head; c && most; c = c->next) {
-		size_t n = c == a->head ? a->used : c->size;
-		if (n > most)
-			n = most;
-		most -= n;
-		for (size_t at = 0; at < n; at += 64)
-			__builtin_prefetch((const char *)c->data + at);
-	}
+	const trace_arena_chunk *c = a->head;
+	size_t n = a->used < most ? a->used : most;
+	if (!c)
+		return;
+	__builtin_prefetch(c);
+	for (size_t at = 0; at < n; at += 64)
+		__builtin_prefetch((const char *)c->data + at);
 }
 
 void trace_arena_init(trace_arena *a)

@@ -63,8 +63,9 @@ char *trace_arena_strndup(trace_arena *a, const char *s, size_t n);
 /* Frees everything but one modest chunk, so memory follows the record. */
 void trace_arena_reset(trace_arena *a);
 void trace_arena_free(trace_arena *a);
-/* Asks the CPU for A's first MOST bytes in use ahead of their reading
- * (another thread filled them). */
+/* Asks the CPU for the first MOST bytes of A's newest chunk ahead of
+ * their reading (another thread filled them): A itself is read, the
+ * chunk is not (an older chunk would be: a load the asking waits for). */
 void trace_arena_prefetch(const trace_arena *a, size_t most);
 
 /* ------------------------------------------------------------------ */
