@@ -281,6 +281,11 @@ struct vkr_device {
 	uint64_t cap_physical;  /* and its physical device */
 	PFN_vkVoidFunction *fns;
 	uint8_t *fn_done;
+	struct {           /* vkr_device_fn's, by the name's address */
+		const char *name;
+		PFN_vkVoidFunction fn;
+	} named[8];
+	uint32_t nnamed;
 	tmap queues;       /* (live queue, TAG_QUEUE) -> its family; (family,
 			    * TAG_QFAMILY) -> the queues the device made of it */
 	/* our own submits (acquire, present, screenshots) */
