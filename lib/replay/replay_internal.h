@@ -7,13 +7,15 @@
  *   instance.c    instances and devices: the devices alive, the one a record runs on
  *   memory.c      memory placement, object by object; the bytes the trace wrote
  *   present.c     swapchains (offscreen), acquires, presents, screenshots
- *   queue.c       submits, their GPU time and the statistics (--stats)
+ *   queue.c       submits, their GPU time; binary semaphores' and fences' signals
+ *   stats.c       --stats: the time of each function's records, what is printed
  *   template.c    descriptor update templates
  *   loop.c        --loop: the kept records and the passes
  *   loop_check.c  --loop: what a pass could not replay, refused first
  *   check.c       --check: every record's checks, without a device
  *   cmdbuf.c      command buffers: recording, inside a render pass or not
  *   subres.c      image subresources within their images' levels and layers
+ *   entry.c       what replay needs of each command, once a signature
  *   ahead.c       running ahead of the device: the program's waits skipped
  *
  * What one file lends another is named vkr_*.  The per-record path
@@ -414,7 +416,7 @@ typedef struct vkr {
 	double *frame_times;
 	size_t nframe_times, cap_frame_times;
 	/* --stats: the time replay spent on each function's records, its
-	 * checks, decoding and the driver's work together (queue.c) */
+	 * checks, decoding and the driver's work together (stats.c) */
 	struct fn_time *times;
 	size_t ntimes, captimes;
 	tmap time_of;      /* (signature, TAG_TIME) -> its entry in times */
@@ -651,7 +653,16 @@ const char *vkr_result_name(VkResult res);
 void vkr_remap_in(void *ctx, const vk_handle_info *h, uint64_t *value, bool top,
 		  const vk_field *f);
 void vkr_reset_fns(vkr *r);
-cmd_entry *vkr_entry_of(vkr *r, const trace_call *c);
+/* entry.c: C's command's entry, made the first time its signature comes
+ * (NULL: no command of the registry's) */
+cmd_entry *vkr_entry_make(vkr *r, const trace_call *c);
+static inline cmd_entry *vkr_entry_of(vkr *r, const trace_call *c)
+{
+	size_t slot = trace_ptr_slot(c->sig, SIG_CACHE_BITS);
+	if (r->sig_cache.sig[slot] == c->sig)
+		return r->sig_cache.e[slot];
+	return vkr_entry_make(r, c);
+}
 void vkr_check_result(vkr *r, const cmd_entry *e, bool have_cap, VkResult cap, VkResult now);
 void vkr_remap_args(vkr *r, const vk_command_info *cmd, void *args);
 VkResult vkr_invoke(vkr *r, const cmd_entry *e, void *args);
@@ -789,7 +800,7 @@ void vkr_fold_mark(vkr *r, VkQueue queue, VkFence *fence, uint64_t cap_fence);
 /* What folding keeps, at the device's end. */
 void vkr_fold_free(vkr *r);
 
-/* queue.c: submits, their GPU time and the statistics (--stats) */
+/* queue.c: submits and their GPU time (--stats) */
 void vkr_gpu_poll(vkr *r, bool wait);
 void vkr_gpu_timers_free(vkr *r);
 void vkr_submit(vkr *r, const cmd_entry *e, vk_args_vkQueueSubmit *a);
@@ -861,6 +872,8 @@ void vkr_held_forget_cb(vkr *r, uint64_t cap);
 void vkr_queues_made(vkr *r, const VkDeviceCreateInfo *ci);
 void vkr_queue_check(vkr *r, uint32_t family, uint32_t index);
 void vkr_submit2(vkr *r, const cmd_entry *e, vk_args_vkQueueSubmit2 *a);
+
+/* stats.c: --stats, printed at the end (TOTAL: the replay's seconds) */
 void vkr_print_stats(vkr *r, double total);
 /* --stats: TICKS (vkr_ticks) spent on a record of signature SIG. */
 void vkr_time_note(vkr *r, const trace_func_sig *sig, uint64_t ticks);
