@@ -464,8 +464,10 @@ static void park(vkr *r, const vk_handle_info *h, uint64_t cap)
 		vkr_park_obj((obj *)(uintptr_t)p->side);
 	} else if (h == r->h_memory)
 		tmap_del(&r->mems, cap, TAG_MEM, &p->side);
-	else if (h == r->h_swapchain)
+	else if (h == r->h_swapchain) {
 		tmap_del(&r->swapchains, cap, TAG_SWAPCHAIN, &p->side);
+		memset(&r->swapchain_memo, 0, sizeof(r->swapchain_memo));
+	}
 	else if (h == l->h_template)
 		tmap_del(&r->templates, cap, TAG_TEMPLATE, &p->side);
 	else if (h == r->h_fence && tmap_del(&l->sync, cap, TAG_FENCE, &p->sync))
@@ -501,6 +503,7 @@ static void unpark(vkr *r)
 		if (p->side && h == r->h_swapchain) {
 			swapchain *s = (swapchain *)(uintptr_t)p->side;
 			tmap_set(&r->swapchains, p->cap, TAG_SWAPCHAIN, p->side);
+			memset(&r->swapchain_memo, 0, sizeof(r->swapchain_memo));
 			for (uint32_t k = 0; k < s->n; k++)
 				vkr_map_put(r, r->h_image, s->cap_img[k], (uint64_t)(uintptr_t)s->img[k]);
 		}

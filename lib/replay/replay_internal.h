@@ -89,6 +89,7 @@ enum loop_kind {
 	LK_DESTROY_SYNC,
 };
 
+#define SWAPCHAIN_MEMO_BITS 4
 #define SIG_CACHE_BITS 8
 #define SIG_CACHE (1 << SIG_CACHE_BITS)
 #define SUBRES_MEMO_BITS 7
@@ -355,6 +356,10 @@ typedef struct vkr {
 	} sig_cache;
 	tmap mems;         /* (capture, TAG_MEM) -> memobj* */
 	tmap swapchains;   /* (capture, TAG_SWAPCHAIN) -> swapchain* */
+	struct {           /* vkr_swapchain_image_layers', by slot */
+		uint64_t img[1 << SWAPCHAIN_MEMO_BITS];
+		uint32_t layers[1 << SWAPCHAIN_MEMO_BITS];
+	} swapchain_memo;
 	tmap templates;    /* (capture, TAG_TEMPLATE) -> tmpl* */
 	tmap renamed_views; /* (capture view, TAG_RVIEW) -> its image, made in a
 			     * format renamed (formats.c) */
