@@ -10,7 +10,9 @@
  *  - span [offset, end) with end >= offset, the data's bytes for a plain
  *    one, up to its mask's last set word for a sparse one;
  *  - write, run by run, exactly what its mask and data say, word by
- *    word, in order, runs apart and inside [offset, end) and the data.
+ *    word, in order, runs apart and inside [offset, end) and the data;
+ *    listed ahead (vk_update_list, a replay's decoding thread), the same
+ *    runs.
  * Then the data, taken as the words a buffer holds now against zeroes as
  * it held before, gathered into a sparse update (the layer's
  * vk_update_gather, vector and plain) and read back, must write exactly
@@ -157,6 +159,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *in, size_t size)
 				fail("a sparse update does not end at its mask's last word");
 		}
 		check_runs(&u, NULL);
+		vk_update l = u;
+		trace_arena a;
+		trace_arena_init(&a);
+		vk_update_list(&l, &a);
+		if (!l.runs || l.nruns != vk_update_nruns(&u, UINT64_MAX))
+			fail("vk_update_list did not list every run");
+		check_runs(&l, NULL);
+		trace_arena_free(&a);
 	}
 
 	check_gather(data, data_len / 4, true);
