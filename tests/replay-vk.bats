@@ -268,9 +268,11 @@ frames_as_captured() {
 	# those of the frames counted, within the frames' time
 	[ "$(json s.json '0 < s["frames_records_seconds"] <= s["frames_seconds"] + 0.001')" = True ]
 	[ "$(json s.json 's["frames_records_seconds"] <= s["records_seconds"]')" = True ]
+	# of it, some in the driver's calls for the program's records
+	[ "$(json s.json '0 < s["frames_driver_seconds"] < s["frames_records_seconds"]')" = True ]
 	replay --stats "$W/cube.trace" >s.txt
 	cat s.txt
-	grep -Eq "^time in records: +[0-9]+\.[0-9]{3} s of the frames' [0-9]+\.[0-9]{3} s \(the rest: reading the trace, frame ends\)$" s.txt
+	grep -Eq "^time in records: +[0-9]+\.[0-9]{3} s of the frames' [0-9]+\.[0-9]{3} s \(the rest: reading the trace, frame ends\); [0-9]+\.[0-9]{3} s of it in the driver's calls for the program's records \(those of the generic path and the submits\)$" s.txt
 	grep -Fxq "time by function (the 10 longest, the records after the last frame too; checks, decoding and the driver's work):" s.txt
 	grep -Eq "^  vkQueueSubmit +[0-9.]+ ms +$submits calls +[0-9.]+ us each$" s.txt
 }

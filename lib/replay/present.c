@@ -811,6 +811,7 @@ void vkr_frame_ended(vkr *r, int64_t frame)
 	}
 	r->frame_times[r->nframe_times++] = dt;
 	r->frames_records_ticks = r->records_ticks;
+	r->frames_driver_ticks = r->driver_ticks;
 	vkr_device *cur = r->d;
 	for (size_t i = 0; i < r->ndevs; i++) {
 		r->d = r->devs[i];

@@ -503,7 +503,10 @@ void vkr_send_held(vkr *r)
 	}
 	coalesce(r, (VkSubmitInfo *)si, &n);
 	note_batches(r, si, n);
+	uint64_t t = r->timing ? vkr_ticks() : 0;
 	VkResult res = submit(h->queue, n, si, fence);
+	if (r->timing)
+		r->driver_ticks += vkr_ticks() - t;
 	vkr_ahead_called(r, res == VK_SUCCESS);
 	r->d = cur;
 	if (res != VK_SUCCESS)

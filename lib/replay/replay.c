@@ -275,7 +275,13 @@ VkResult vkr_invoke(vkr *r, const cmd_entry *e, void *args)
 	if (!fn)
 		vkr_fatal(r, "%s is not available on %s (an extension the replay did not enable?)",
 			  cmd->sig.name, r->d->vk.props.deviceName[0] ? r->d->vk.props.deviceName : "this device");
-	vk_calls[e->index](fn, args);
+	if (r->timing) {
+		uint64_t t = vkr_ticks();
+		vk_calls[e->index](fn, args);
+		r->driver_ticks += vkr_ticks() - t;
+	} else {
+		vk_calls[e->index](fn, args);
+	}
 	r->calls++;
 	if (has_ret) {
 		memcpy(&now, (uint8_t *)args + cmd->ret->offset, sizeof(now));
@@ -370,7 +376,9 @@ void vkr_replay_decoded(vkr *r, const trace_call *c, cmd_entry *e, void *args)
 		return;
 	}
 	uint64_t t = vkr_ticks();
+	r->timing = true;
 	replay_call(r, c, e, args);
+	r->timing = false;
 	vkr_time_note(r, c->sig, vkr_ticks() - t);
 }
 

@@ -467,6 +467,10 @@ typedef struct vkr {
 	uint64_t ahead_lazy_ticks;
 	uint64_t records_ticks;         /* --stats: every record timed (vkr_ticks), so far */
 	uint64_t frames_records_ticks;  /* and up to the last frame counted */
+	bool timing;              /* --stats: a record timed is replaying */
+	uint64_t driver_ticks;    /* of it, in the driver's calls for the program's
+				   * records (vkr_invoke's, the submits') */
+	uint64_t frames_driver_ticks;
 	uint64_t ticks_start;     /* vkr_ticks() at t_start */
 	double ahead_paid_s, ahead_held_s;  /* waiting to pay; at frame ends, AHEAD_FRAMES ahead */
 	/* --preload: records held, decoded among them, their bytes, seconds */
