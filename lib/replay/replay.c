@@ -198,11 +198,6 @@ static PFN_vkVoidFunction lookup_fn(vkr *r, const cmd_entry *e)
 	return fn;
 }
 
-void vkr_reset_fns(vkr *r)
-{
-	memset(r->d->fn_done, 0, vk_ncommands);
-}
-
 /* Compares the result with the capture's; a change of success is reported. */
 void vkr_check_result(vkr *r, const cmd_entry *e, bool have_cap, VkResult cap, VkResult now)
 {

@@ -661,7 +661,6 @@ noreturn void vkr_fatal(vkr *r, const char *fmt, ...)
 const char *vkr_result_name(VkResult res);
 void vkr_remap_in(void *ctx, const vk_handle_info *h, uint64_t *value, bool top,
 		  const vk_field *f);
-void vkr_reset_fns(vkr *r);
 /* entry.c: C's command's entry, made the first time its signature comes
  * (NULL: no command of the registry's) */
 cmd_entry *vkr_entry_make(vkr *r, const trace_call *c);

@@ -124,6 +124,9 @@ static void check_one(subres *k, const vk_field *f, const vk_struct_info *s, con
 	}
 }
 
+/* How deep in a parameter a subresource is looked for. */
+#define HOLDS_DEPTH 8
+
 static bool holds(const subres *k, const vk_struct_info *s, int depth);
 
 /* Whether S, not a subresource, holds one (a region's offset and extent
@@ -133,7 +136,7 @@ static bool holds_within(subres *k, const vk_struct_info *s)
 	bool known;
 	int16_t *v = memo(k->r, s, &known);
 	if (!known)
-		*v = holds(k, s, 8);
+		*v = holds(k, s, HOLDS_DEPTH);
 	return *v;
 }
 
@@ -200,7 +203,7 @@ uint64_t vkr_subres_reads(vkr *r, const vk_command_info *cmd)
 	for (uint32_t i = 0; i < cmd->nparams; i++) {
 		const vk_field *f = &cmd->params[i];
 		if (f->base == VK_B_STRUCT && f->ref && !(f->flags & VK_F_OUT) && f->ptr <= 1 &&
-		    holds(&k, f->ref, 4))
+		    holds(&k, f->ref, HOLDS_DEPTH))
 			params |= (uint64_t)1 << (i < 63 ? i : 63);  /* (63: the rest) */
 	}
 	return params;

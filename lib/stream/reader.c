@@ -217,12 +217,11 @@ typedef struct ahead_slot {
 } ahead_slot;
 
 /*
- * What each side writes lies on cache lines of its own: a line written by
- * one core and read by the other moves between them, some 100 ns, and
- * the replay's thread paid for several a record when head, tail and a
- * shared byte count were side by side.  Each side reads the other's
- * counters only when its own copy of them says it must wait: the counts
- * only grow, so a copy never says there is more than there is.
+ * What each side writes lies on cache lines of its own (a line written by
+ * one core and read by the other moves between them; head, tail and a
+ * byte count both sides changed lay on one line before).  Each side reads
+ * the other's counters only when its own copy of them says it must wait:
+ * the counts only grow, so a copy never says there is more than there is.
  */
 #define LINE 64
 
