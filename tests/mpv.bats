@@ -359,6 +359,16 @@ ae() {
 	[ "$before" -ge 10 ]
 	[ "$setup" = "$before" ]
 	grep -q 'imageExtent: {width: 160, height: 120,' setup.txt
+	# before each upload it runs again, the upload buffer's bytes that
+	# changed since the one before, as the capture wrote them: not each
+	# sparse update's whole span again (1.48x the capture's bytes at
+	# frame 300 of a 600-frame capture)
+	local wrote captured
+	wrote=$(python3 "$TOP/tests/update_runs.py" 0 <setup.txt | cut -d' ' -f2)
+	captured=$(trace-filter --frames 0-$((SHOT - 1)) half.trace | trace-decode |
+		python3 "$TOP/tests/update_runs.py" 0 | cut -d' ' -f2)
+	echo "update bytes: the setup's $wrote, the capture's before the frame $captured"
+	[ "$wrote" -le $((captured * 21 / 20)) ]
 	trace-replay --screenshot $SHOT -o full.png half.trace
 	replay_error --validate --screenshot $SHOT -o cut.png cut.trace
 	echo "$output"
