@@ -566,27 +566,49 @@ verbose_check() {
 	[ "$(ae with/frame-12.png without/frame-12.png)" -gt 1000 ]
 }
 
-@test "vkexample --rewrite-source=destroy: a setup submit that reads what the GPU wrote into a buffer destroyed before the range gets one warning, naming the submit's call and the buffer; none when the buffer lives" {
-	# the copy's source was filled on the GPU, then destroyed: a
-	# destroyed object's writers go with it (not followed), so the setup
-	# runs the copy without the fill, and the cut's patch is not the
-	# capture's (5,059 pixels of frame 12 off): a limit the warning says
+@test "vkexample --rewrite-source=destroy: a setup submit that reads what the GPU wrote into a buffer destroyed before the range runs after the fill that wrote it, the buffer made again for them: no warning, validated and pixel-equal; with those writers forgotten (TRACE_TRIM_GRAVES=0), one warning naming the submit's call and the buffer" {
+	# the copy's source was filled on the GPU, then destroyed: the
+	# destroyed buffer keeps the submits that wrote it, so the setup runs
+	# the fill, then the copy (before, it ran the copy alone, and the
+	# cut's patch was not the capture's: 5,059 pixels of frame 12 off)
 	run trace-trim --frames 12 -o t12.trace "$W/ex-rewrite-destroy.trace"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	trace-decode t12.trace | sed -n '/fn: tracekit.setup.begin/,/fn: tracekit.setup.end/p' >setup.txt
+	grep -q 'fn: vkCmdCopyBufferToImage,' setup.txt
+	grep -q 'fn: vkCmdFillBuffer,' setup.txt
+	# the buffer made, filled, read by the copy, then destroyed, in the setup
+	local buf
+	buf=$(grep -m1 'fn: vkCmdFillBuffer,' setup.txt | sed 's/.*dstBuffer: \(0x[0-9a-f]*\),.*/\1/')
+	grep -q "fn: vkCreateBuffer, .*pBuffer: \[$buf\]" setup.txt
+	grep -q "fn: vkDestroyBuffer, args: {device: [^,]*, buffer: $buf," setup.txt
+	replay_error --validate --screenshot 12 -o cut.png t12.trace
+	echo "$output"
+	[ "$status" -eq 0 ]
+	trace-replay --screenshot 12 -o full.png "$W/ex-rewrite-destroy.trace"
+	echo "$(ae cut.png full.png) pixels differ"
+	[ "$(ae cut.png full.png)" = 0 ]
+	# the writers of destroyed objects forgotten, as past the most kept
+	TRACE_TRIM_GRAVES=0 run trace-trim --frames 12 -o t12z.trace "$W/ex-rewrite-destroy.trace"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "${#lines[@]}" = 1 ]
 	[[ "${lines[0]}" =~ ^trace-trim:\ .*ex-rewrite-destroy.trace:\ warning:\ the\ setup\ runs\ the\ submit\ of\ call\ ([0-9]+)\ again,\ which\ reads\ VkBuffer\ (0x[0-9a-f]+):\ the\ GPU\ wrote\ it\ and\ the\ program\ destroyed\ it\ before\ the\ range.*\(1\ such\ read\)$ ]]
-	local call=${BASH_REMATCH[1]} buf=${BASH_REMATCH[2]}
+	local call=${BASH_REMATCH[1]}
+	buf=${BASH_REMATCH[2]}
 	# that call is the submit of the copy, and the buffer its source,
 	# destroyed before frame 12
 	trace-decode "$W/ex-rewrite-destroy.trace" >all.txt
 	grep -q "^{call: $call, .*fn: vkQueueSubmit," all.txt
 	grep -q "fn: vkCmdCopyBufferToImage, args: {commandBuffer: [^,]*, srcBuffer: $buf," all.txt
 	grep -q "fn: vkDestroyBuffer, args: {device: [^,]*, buffer: $buf," all.txt
-	# the setup holds the copy and no fill
-	trace-decode t12.trace | sed -n '/fn: tracekit.setup.begin/,/fn: tracekit.setup.end/p' >setup.txt
-	grep -q 'fn: vkCmdCopyBufferToImage,' setup.txt
-	! grep -q 'fn: vkCmdFillBuffer,' setup.txt
+	trace-decode t12z.trace | sed -n '/fn: tracekit.setup.begin/,/fn: tracekit.setup.end/p' >setupz.txt
+	grep -q 'fn: vkCmdCopyBufferToImage,' setupz.txt
+	! grep -q 'fn: vkCmdFillBuffer,' setupz.txt
+	trace-replay --screenshot 12 -o cutz.png t12z.trace
+	echo "$(ae cutz.png full.png) pixels differ, the writers forgotten"
+	[ "$(ae cutz.png full.png)" -gt 0 ]
 	# the buffer alive to the end: no warning
 	run trace-trim --frames 12 -o t12b.trace "$W/ex-rewrite.trace"
 	[ "$status" -eq 0 ]

@@ -118,7 +118,7 @@ void objs_release(vec *v)
 
 /* What an object dead or dying no longer needs: its contents do not
  * matter, nothing will run its commands. */
-static void obj_shed(obj *o)
+static void obj_shed_writers(obj *o)
 {
 	for (uint32_t i = 0; i < o->nwriters; i++)
 		submit_unref(o->writers[i].s);
@@ -130,6 +130,11 @@ static void obj_shed(obj *o)
 	free(o->former);
 	o->former = NULL;
 	o->nformer = o->capformer = 0;
+}
+
+static void obj_shed(obj *o)
+{
+	obj_shed_writers(o);
 	content_unref(o->cont);
 	o->cont = NULL;
 	recording_unref(o->cur);
@@ -185,8 +190,66 @@ obj *obj_new(trim *t, uint64_t handle, const vk_handle_info *h)
 	return o;
 }
 
+/*
+ * The graves: objects the GPU wrote that the program destroyed, with the
+ * submits that wrote them, for a submit that read them before and that
+ * a setup runs again (a font atlas that grows: its glyphs copied into a
+ * larger image, the old one destroyed, as extremetuxracer's; a cut that
+ * ran the copy without the uploads before it lost most of its menu
+ * text).  A dead object and its writers name each other (a recording's
+ * objects): they go together in obj_graves_free, or when the graves hold
+ * GRAVES_MOST, the oldest's writers first (then lost: a setup that reads
+ * it says so, trace-trim(1)).
+ */
+enum { GRAVES_MOST = 4096 };
+
+/* GRAVES_MOST, or TRACE_TRIM_GRAVES (tests: 0 keeps none) */
+static uint32_t graves_most(void)
+{
+	static int64_t most = -1;
+	if (most < 0) {
+		const char *s = getenv("TRACE_TRIM_GRAVES");
+		char *end;
+		unsigned long v = s && *s ? strtoul(s, &end, 10) : GRAVES_MOST;
+		most = s && *s && !*end && v <= GRAVES_MOST ? (int64_t)v : GRAVES_MOST;
+	}
+	return (uint32_t)most;
+}
+
+static void grave_close(obj *o)
+{
+	o->lost = o->nwriters > 0;
+	obj_shed_writers(o);
+	obj_unref(o);
+}
+
+static void grave_add(trim *t, obj *o)
+{
+	o->refs++;
+	if (!graves_most()) {
+		grave_close(o);
+		return;
+	}
+	if (t->graves.n - t->graves_head >= graves_most())
+		grave_close(t->graves.v[t->graves_head++]);
+	if (t->graves_head && t->graves_head == t->graves.n) {
+		t->graves.n = 0;
+		t->graves_head = 0;
+	}
+	vec_push(&t->graves, o);
+}
+
+void obj_graves_free(trim *t)
+{
+	for (uint32_t i = t->graves_head; i < t->graves.n; i++)
+		grave_close(t->graves.v[i]);
+	vec_free(&t->graves);
+	t->graves_head = 0;
+}
+
 /* O ends with record R (NULL: with its pool): out of the map, kept only as
- * long as a record that is kept names it. */
+ * long as a record that is kept names it; what the GPU wrote into it,
+ * kept in the graves. */
 void obj_kill(trim *t, obj *o, rec *r)
 {
 	if (!o->alive)
@@ -194,8 +257,20 @@ void obj_kill(trim *t, obj *o, rec *r)
 	o->alive = false;
 	omap_del(&t->objs, o);
 	alias_unbind(o);
-	o->lost = o->nwriters > 0;
-	obj_shed(o);
+	bool written = o->nwriters > 0 || o->nformer > 0;
+	if (written) {
+		/* (the rest of what it held goes) */
+		writer *w = o->writers, *f = o->former;
+		uint32_t nw = o->nwriters, cw = o->capwriters, nf = o->nformer, cf = o->capformer;
+		o->writers = o->former = NULL;
+		o->nwriters = o->capwriters = o->nformer = o->capformer = 0;
+		obj_shed(o);
+		o->writers = w, o->nwriters = nw, o->capwriters = cw;
+		o->former = f, o->nformer = nf, o->capformer = cf;
+		grave_add(t, o);
+	} else {
+		obj_shed(o);
+	}
 	o->destroy = rec_ref(r);
 	obj_unref(o);
 }

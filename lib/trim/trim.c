@@ -357,6 +357,7 @@ void trim_free(trim *t)
 		objs_release(&o->deps);
 	}
 	objs_release(&all);
+	obj_graves_free(t);
 	free(t->objs.slot);
 	recs_release(&t->globals);
 	rec_unref(t->last_time);

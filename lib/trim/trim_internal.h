@@ -189,7 +189,8 @@ struct obj {
 	const vk_handle_info *h;   /* NULL: a VMA object */
 	uint32_t refs;             /* 1 while alive, + 1 per record set naming it */
 	bool alive;
-	bool lost;                 /* destroyed while submits' GPU writes were its contents */
+	bool lost;                 /* destroyed, and the submits whose GPU writes were its
+				    * contents forgotten (past GRAVES_MOST) */
 	uint32_t stamp;            /* in the closure being built */
 	vec recs;                  /* rec*: creation, then what changed it */
 	vec deps;                  /* obj*: what those records name */
@@ -433,6 +434,10 @@ struct trim {
 	FILE *explain;        /* --verbose: why each submit is run again */
 	trim_lost lost;       /* reads of GPU writes into objects destroyed since */
 	const obj *lost_obj;  /* ... the first one's object */
+	/* objects the GPU wrote, destroyed, their writers kept for the
+	 * submits that read them before (objects.c), oldest first */
+	vec graves;
+	uint32_t graves_head;
 	tmap pruned;          /* rec* -> 1: a transfer the setup leaves out (prune.c) */
 	/* while set, a handle is the object this recording named when it
 	 * was recorded, destroyed since or not (obj_lookup) */
@@ -505,6 +510,7 @@ void objs_release(vec *v);
 void obj_dep(obj *o, obj *d);
 obj *obj_new(trim *t, uint64_t handle, const vk_handle_info *h);
 void obj_kill(trim *t, obj *o, rec *r);
+void obj_graves_free(trim *t);
 void obj_kill_children(trim *t, obj *pool, rec *r);
 void recording_unref(recording *r);
 void recording_dep(recording *r, obj *o);
