@@ -191,6 +191,8 @@ struct obj {
 	bool alive;
 	bool lost;                 /* destroyed, and the submits whose GPU writes were its
 				    * contents forgotten (past GRAVES_MOST) */
+	uint32_t grave_refs;       /* destroyed, kept for its writers: the references
+				    * to it that those writers hold (objects.c) */
 	uint32_t stamp;            /* in the closure being built */
 	vec recs;                  /* rec*: creation, then what changed it */
 	vec deps;                  /* obj*: what those records name */
@@ -437,7 +439,7 @@ struct trim {
 	/* objects the GPU wrote, destroyed, their writers kept for the
 	 * submits that read them before (objects.c), oldest first */
 	vec graves;
-	uint32_t graves_head;
+	uint32_t graves_kept; /* by the last sweep */
 	tmap pruned;          /* rec* -> 1: a transfer the setup leaves out (prune.c) */
 	/* while set, a handle is the object this recording named when it
 	 * was recorded, destroyed since or not (obj_lookup) */
