@@ -116,8 +116,7 @@ void objs_release(vec *v)
 	vec_free(v);
 }
 
-/* What an object dead or dying no longer needs: its contents do not
- * matter, nothing will run its commands. */
+/* The submits that wrote O (the graves keep them a while). */
 static void obj_shed_writers(obj *o)
 {
 	for (uint32_t i = 0; i < o->nwriters; i++)
@@ -132,9 +131,10 @@ static void obj_shed_writers(obj *o)
 	o->nformer = o->capformer = 0;
 }
 
-static void obj_shed(obj *o)
+/* What an object dead or dying no longer needs, but its writers: its
+ * contents do not matter, nothing will run its commands. */
+static void obj_shed_rest(obj *o)
 {
-	obj_shed_writers(o);
 	content_unref(o->cont);
 	o->cont = NULL;
 	recording_unref(o->cur);
@@ -142,6 +142,12 @@ static void obj_shed(obj *o)
 	rec_unref(o->reset);
 	o->reset = NULL;
 	objs_release(&o->storage);
+}
+
+static void obj_shed(obj *o)
+{
+	obj_shed_writers(o);
+	obj_shed_rest(o);
 }
 
 static void obj_unref(obj *o)
@@ -223,9 +229,16 @@ static uint32_t graves_most(void)
 	return (uint32_t)most;
 }
 
-static void grave_close(obj *o)
+/* O's writers let go.  SOLE: they alone named it, so only they can read
+ * it, and where one submit wrote it all, none reads what it loses. */
+static void grave_close(obj *o, bool sole)
 {
-	o->lost = o->nwriters > 0;
+	bool one = true;
+	for (uint32_t i = 1; one && i < o->nwriters; i++)
+		one = o->writers[i].s == o->writers[0].s;
+	for (uint32_t i = 0; one && i < o->nformer; i++)
+		one = o->nwriters && o->former[i].s == o->writers[0].s;
+	o->lost = o->nwriters > 0 && !(sole && one);
 	obj_shed_writers(o);
 	obj_unref(o);
 }
@@ -264,12 +277,12 @@ static void graves_sweep(trim *t, bool force)
 	for (uint32_t i = 0; i < t->graves.n; i++) {
 		obj *o = t->graves.v[i];
 		if (o->refs == 1 + o->grave_refs)
-			grave_close(o);
+			grave_close(o, true);
 		else
 			t->graves.v[k++] = o;
 	}
 	if (force && k == t->graves.n && k) {
-		grave_close(t->graves.v[0]);
+		grave_close(t->graves.v[0], false);
 		memmove(t->graves.v, t->graves.v + 1, --k * sizeof(*t->graves.v));
 	}
 	t->graves.n = k;
@@ -284,7 +297,7 @@ static void grave_add(trim *t, obj *o)
 			writers_refs(o, o->former, o->nformer, &seen);
 	tmap_free(&seen);
 	if (!graves_most()) {
-		grave_close(o);
+		grave_close(o, false);
 		return;
 	}
 	if (t->graves.n >= graves_most())
@@ -297,7 +310,7 @@ static void grave_add(trim *t, obj *o)
 void obj_graves_free(trim *t)
 {
 	for (uint32_t i = 0; i < t->graves.n; i++)
-		grave_close(t->graves.v[i]);
+		grave_close(t->graves.v[i], false);
 	vec_free(&t->graves);
 }
 
@@ -311,20 +324,9 @@ void obj_kill(trim *t, obj *o, rec *r)
 	o->alive = false;
 	omap_del(&t->objs, o);
 	alias_unbind(o);
-	bool written = o->nwriters > 0 || o->nformer > 0;
-	if (written) {
-		/* (the rest of what it held goes) */
-		writer *w = o->writers, *f = o->former;
-		uint32_t nw = o->nwriters, cw = o->capwriters, nf = o->nformer, cf = o->capformer;
-		o->writers = o->former = NULL;
-		o->nwriters = o->capwriters = o->nformer = o->capformer = 0;
-		obj_shed(o);
-		o->writers = w, o->nwriters = nw, o->capwriters = cw;
-		o->former = f, o->nformer = nf, o->capformer = cf;
+	obj_shed_rest(o);
+	if (o->nwriters || o->nformer)
 		grave_add(t, o);
-	} else {
-		obj_shed(o);
-	}
 	o->destroy = rec_ref(r);
 	obj_unref(o);
 }

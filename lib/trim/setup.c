@@ -141,11 +141,12 @@ enum { SAME_LEAST = 8 };
  * The bytes of extent E (of the contents the setup writes now) that the
  * extents of FROM (what it wrote last) from *J on do not hold as they
  * are, onto P through ALLOW: the stretches of equal bytes, whole words
- * from E's start, left out.  A sparse update rewrites its whole span as one extent
- * (contents.c), so an extent new since FROM is mostly old bytes where the
- * program changes a little of a large buffer each frame: foobillardplus'
- * 1 MiB vertex buffer, 11 KiB a frame, was written whole before each of
- * 77 submits a cut ran again (78 MB of a 74 MB cut).
+ * from E's start, left out.  A sparse update rewrites its whole span as
+ * one extent (contents.c), so an extent new since FROM is mostly old
+ * bytes where the program changes a little of a large buffer each frame:
+ * foobillardplus' 1 MiB vertex buffer, 11 KiB a frame, was written whole
+ * before each of 77 submits a cut ran again (78 MB of update bytes in a
+ * 74 MB cut).
  */
 static void add_changed(pieces *p, const extent *e, const content *from, uint32_t *j,
 			const spans *allow)
@@ -189,14 +190,14 @@ static int put_contents(out *o, obj *x, const content *to, const content *from,
 	if (!to || to == from)
 		return 0;
 	pieces p = {0};
-	uint32_t j = 0, jj = 0;
+	uint32_t j = 0, over = 0;  /* FROM's extents at E, over E */
 	for (uint32_t i = 0; i < to->n; i++) {
 		const extent *e = &to->e[i];
 		while (from && j < from->n && from->e[j].off < e->off)
 			j++;
 		if (from && j < from->n && !memcmp(&from->e[j], e, sizeof(*e)))
 			continue;
-		add_changed(&p, e, from, &jj, allow);
+		add_changed(&p, e, from, &over, allow);
 	}
 	/* adjacent pieces as one stretch, copied together */
 	pieces joined = {0};
