@@ -425,5 +425,14 @@ void trace_call_copy(trace_call *dst, const trace_call *src);
 /* The same into A, which many calls may share (dst's own arena is left
  * as it was, unused). */
 void trace_call_copy_into(trace_arena *a, trace_call *dst, const trace_call *src);
+/*
+ * C's values (its arguments, return value and backtrace) packed into OUT
+ * (NULL: only counted): the bytes written.  For holding many records in
+ * this process, not for files: signatures stay pointers.
+ */
+size_t trace_call_pack(const trace_call *c, uint8_t *out);
+/* Packed values IN of a call to SIG back into C (reset first; its
+ * number, thread and flags are the caller's to set). */
+void trace_call_unpack(trace_call *c, const trace_func_sig *sig, const uint8_t *in);
 
 #endif

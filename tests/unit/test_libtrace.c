@@ -227,6 +227,68 @@ static void test_values_round_trip(void)
 	free(text);
 }
 
+/* Every value kind packed (trace_call_pack) and unpacked into a call
+ * of its own, after the reader's arena went to the next record: written
+ * out, the same text; and smaller than a copy of the call. */
+static void test_pack_round_trip(void)
+{
+	char *text = joined_values();
+	trace_error err;
+	char *canon = to_text(text, strlen(text), &err);
+	check(canon != NULL, "the value lines read");
+	if (!canon) {
+		free(text);
+		return;
+	}
+	trace_reader *r = trace_reader_open_memory(canon, strlen(canon), "canon", &err);
+	mem m;
+	trace_writer *w = writer_to(&m, TRACE_FMT_TEXT);
+	trace_writer_header(w, trace_reader_header(r), &err);
+	uint8_t *held[64];
+	trace_call kept[64];
+	size_t n = 0, packed = 0, copied = 0;
+	trace_call *c;
+	while (n < 64 && trace_reader_next(r, &c, &err) > 0) {
+		held[n] = malloc(trace_call_pack(c, NULL));
+		size_t len = trace_call_pack(c, held[n]);
+		check(len == trace_call_pack(c, NULL), "call %zu: the count is what is written", n);
+		trace_call_init(&kept[n]);
+		kept[n].no = c->no;  /* set again after unpacking: the caller's */
+		kept[n].thread = c->thread;
+		kept[n].flags = c->flags;
+		kept[n].sig = c->sig;
+		trace_call copy;
+		trace_call_init(&copy);
+		trace_call_copy(&copy, c);
+		packed += len;
+		copied += copy.arena.total;
+		trace_call_free(&copy);
+		n++;
+	}
+	/* unpacked only now: nothing may point into the reader's records */
+	for (size_t i = 0; i < n; i++) {
+		trace_call was = kept[i];
+		trace_call_unpack(&kept[i], was.sig, held[i]);
+		kept[i].no = was.no;
+		kept[i].thread = was.thread;
+		kept[i].flags = was.flags;
+		trace_writer_call(w, &kept[i], &err);
+	}
+	finish(w, &m);
+	check(m.data && !strcmp(m.data, canon), "packed and unpacked, the same text:\n%s\n---\n%s",
+	      canon, m.data ? m.data : "(null)");
+	check(n == sizeof(value_lines) / sizeof(value_lines[0]), "every line read (%zu)", n);
+	check(packed * 4 < copied, "packed in %zu bytes, copies in %zu", packed, copied);
+	for (size_t i = 0; i < n; i++) {
+		trace_call_free(&kept[i]);
+		free(held[i]);
+	}
+	free(m.data);
+	trace_reader_close(r);
+	free(canon);
+	free(text);
+}
+
 /* Names longer than YAML's 1024-character implicit keys (a binary trace
  * may name a property, a function, an argument or a member anything) go
  * as explicit keys where they are keys, and come back whole, through
@@ -851,6 +913,7 @@ int main(void)
 {
 	test_floats();
 	test_values_round_trip();
+	test_pack_round_trip();
 	test_long_names();
 	test_writer_ordering();
 	test_sigs_by_pointer();
