@@ -153,6 +153,8 @@ bool recording_each(trim *t, const recording *r, recording_fn fn, void *ctx)
 {
 	trace_arena a;
 	trace_arena_init(&a);
+	trace_call c;
+	trace_call_init(&c);
 	trace_error e;
 	trace_error_clear(&e);
 	bool ok = true;
@@ -160,16 +162,17 @@ bool recording_each(trim *t, const recording *r, recording_fn fn, void *ctx)
 		rec *rc = r->recs.v[i];
 		const vk_command_info *cmd;
 		void *args;
-		trim_kind_of(t, &rc->c, &cmd);
+		trim_kind_of(t, rc->sig, &cmd);
 		if (!cmd)
 			continue;
-		if (trim_decode(&a, cmd, &rc->c, &args, &e) < 0) {
+		rec_call(rc, &c);
+		if (trim_decode(&a, cmd, &c, &args, &e) < 0) {
 			ok = false;
 			continue;
 		}
 		finds in = {0};
-		call_handles(t, &rc->c, cmd, args, &in);
-		bool go = fn(t, ctx, rc, cmd, args, &in);
+		call_handles(t, &c, cmd, args, &in);
+		bool go = fn(t, ctx, rc, &c, cmd, args, &in);
 		free(in.v);
 		trace_arena_reset(&a);
 		if (!go) {
@@ -178,6 +181,7 @@ bool recording_each(trim *t, const recording *r, recording_fn fn, void *ctx)
 		}
 	}
 	trace_arena_free(&a);
+	trace_call_free(&c);
 	return ok;
 }
 
@@ -187,11 +191,12 @@ typedef struct toucher {
 	bool secondaries;
 } toucher;
 
-static bool touch_one(trim *t, void *ctx, rec *rc, const vk_command_info *cmd, void *args,
-		      const finds *in)
+static bool touch_one(trim *t, void *ctx, rec *rc, const trace_call *c,
+		      const vk_command_info *cmd, void *args, const finds *in)
 {
 	toucher *u = ctx;
 	(void)rc;
+	(void)c;
 	touch_cmd(t, u->cb, u->l, cmd, args, in, u->secondaries);
 	return true;
 }
@@ -332,7 +337,7 @@ void close_recording(trim *t, closure *cl, recording *r, bool inputs)
 		/* what the GPU wrote into an object destroyed since: its
 		 * writers went with it (not followed: counted, said) */
 		if (inputs && o->lost && !o->alive && recording_reads(t, r, o) && !t->lost.n++) {
-			t->lost = (trim_lost){1, cl->via ? cl->via->r->c.no : 0, o->handle,
+			t->lost = (trim_lost){1, cl->via ? cl->via->r->no : 0, o->handle,
 					      o->h ? o->h->name : "object"};
 			t->lost_obj = o;
 		}
@@ -362,7 +367,7 @@ static void close_former(trim *t, closure *cl, obj *o, uint64_t in, uint64_t upt
 {
 	for (uint32_t i = 0; i < o->nformer; i++) {
 		const writer *f = &o->former[i];
-		if (!(f->subs & in) || f->s->r->c.no >= upto || f->until < upto)
+		if (!(f->subs & in) || f->s->r->no >= upto || f->until < upto)
 			continue;
 		/* dropped by the reader itself: needed if read before */
 		if (f->until == upto && cl->via && !(submit_reads(t, cl->via, o) & f->subs & in))
@@ -384,7 +389,7 @@ void close_obj(trim *t, closure *cl, obj *o, uint64_t in)
 	if (!o)
 		return;
 	in &= obj_subs(o);
-	uint64_t upto = in ? (cl->via ? cl->via->r->c.no : UINT64_MAX) : 0;
+	uint64_t upto = in ? (cl->via ? cl->via->r->no : UINT64_MAX) : 0;
 	if (o->stamp != t->stamp) {
 		vec_push(&cl->objs, o);
 		o->stamp = t->stamp;
@@ -400,29 +405,44 @@ void close_obj(trim *t, closure *cl, obj *o, uint64_t in)
 		o->in_upto = upto;
 		o->in_last = cl->via;
 	}
-	/* what it names, it needs whole */
-	bool inputs = o->in != 0;
-	for (uint32_t i = 0; i < o->deps.n; i++)
-		close_obj(t, cl, o->deps.v[i], inputs ? ~0ull : 0);
-	close_obj(t, cl, o->owner, inputs ? ~0ull : 0);
-	if (o->target)
-		close_obj(t, cl, o->target, inputs ? view_subs(o) : 0);
-	uint64_t range = range_needs(o);
-	for (uint32_t i = 0; i < o->nwriters; i++) {
-		submit *s = o->writers[i].s;
-		uint64_t subs = o->writers[i].subs;
-		if (!(subs & range) && !((subs & o->in) && s->r->c.no < o->in_upto))
-			continue;
-		keep_writer(t, cl, s, o, subs & range ? NULL : o->in_last);
+	/* asked again by a writer of its own that the walk below reached:
+	 * that walk goes round once more, not a level deeper (a swapchain
+	 * image every draw loads and none clears, each draw's submit its
+	 * writer, was 114,000 levels deep at Pingus' frame 300: past the
+	 * stack) */
+	if (o->closing) {
+		o->again = true;
+		close_former(t, cl, o, in, upto);
+		return;
 	}
+	o->closing = true;
+	do {
+		o->again = false;
+		/* what it names, it needs whole */
+		bool inputs = o->in != 0;
+		for (uint32_t i = 0; i < o->deps.n; i++)
+			close_obj(t, cl, o->deps.v[i], inputs ? ~0ull : 0);
+		close_obj(t, cl, o->owner, inputs ? ~0ull : 0);
+		if (o->target)
+			close_obj(t, cl, o->target, inputs ? view_subs(o) : 0);
+		uint64_t range = range_needs(o);
+		for (uint32_t i = 0; i < o->nwriters; i++) {
+			submit *s = o->writers[i].s;
+			uint64_t subs = o->writers[i].subs;
+			if (!(subs & range) && !((subs & o->in) && s->r->no < o->in_upto))
+				continue;
+			keep_writer(t, cl, s, o, subs & range ? NULL : o->in_last);
+		}
+	} while (o->again);
+	o->closing = false;
 	close_former(t, cl, o, in, upto);
 }
 
-static bool read_one(trim *t, void *ctx, rec *rc, const vk_command_info *cmd, void *args,
-		     const finds *in)
+static bool read_one(trim *t, void *ctx, rec *rc, const trace_call *c,
+		     const vk_command_info *cmd, void *args, const finds *in)
 {
 	if (!trim_pruned(t, rc))
-		cmd_reads(t, &rc->c, cmd, args, in, ctx);
+		cmd_reads(t, c, cmd, args, in, ctx);
 	return true;
 }
 

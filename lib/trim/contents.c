@@ -8,6 +8,20 @@
  */
 #include "trim_internal.h"
 
+/* What a block made for a write just after another grows by at most. */
+#define BLOCK_ROOM_MOST ((uint64_t)4 << 20)
+
+/* A block of LEN bytes of DATA with room for CAP, one reference. */
+static block *block_new(const uint8_t *data, uint64_t len, uint64_t cap)
+{
+	block *b = trace_xmalloc(sizeof(*b) + cap);
+	b->refs = 1;
+	b->used = len;
+	b->cap = cap;
+	memcpy(b->data, data, len);
+	return b;
+}
+
 static void block_unref(block *b)
 {
 	if (b && !--b->refs)
@@ -30,7 +44,15 @@ content *content_ref(content *c)
 	return c;
 }
 
-/* O's contents, its own to change (copied if a submit shares them). */
+/* Whether extent B goes on from A, in the same block: one extent. */
+static bool extent_joins(const extent *a, const extent *b)
+{
+	return a->b == b->b && a->off + a->len == b->off && a->boff + a->len == b->boff;
+}
+
+/* O's contents, its own to change (copied if a submit shares them): the
+ * extents that content_append left one after another in a block, one
+ * extent in the copy. */
 static content *content_own(obj *o)
 {
 	content *c = o->cont;
@@ -41,21 +63,76 @@ static content *content_own(obj *o)
 	if (c) {
 		n->cap = c->n + 4;
 		n->e = trace_xmalloc(n->cap * sizeof(*n->e));
-		memcpy(n->e, c->e, c->n * sizeof(*n->e));
-		n->n = c->n;
-		for (uint32_t i = 0; i < n->n; i++)
-			n->e[i].b->refs++;
+		for (uint32_t i = 0; i < c->n; i++) {
+			if (n->n && extent_joins(&n->e[n->n - 1], &c->e[i])) {
+				n->e[n->n - 1].len += c->e[i].len;
+				continue;
+			}
+			n->e[n->n++] = c->e[i];
+			c->e[i].b->refs++;
+		}
 		content_unref(c);
 	}
 	o->cont = n;
 	return n;
 }
 
+static void content_push(content *c, extent e)
+{
+	c->e = array_grow(c->e, c->n, &c->cap, sizeof(*c->e), 4);
+	c->e[c->n++] = e;
+}
+
+/*
+ * What content_replace writes past the last extent of C, which submits
+ * share: appended, the extents they see (the first of C's at the time)
+ * left as they are, so that a write after a submit costs an extent, not
+ * a copy of them all.  Bytes just after the last extent go on in its
+ * block where they fit, as an extent of their own.
+ */
+static void content_append(content *c, uint64_t off, uint64_t len, const uint8_t *data,
+			   const uint8_t *known)
+{
+	const extent *left = &c->e[c->n - 1];
+	block *lb = left->b;
+	if (!known && left->off + left->len == off && lb->used == left->boff + left->len) {
+		if (lb->cap - lb->used >= len) {
+			memcpy(lb->data + lb->used, data, len);
+			lb->refs++;
+			content_push(c, (extent){off, len, lb, lb->used});
+			lb->used += len;
+		} else {
+			uint64_t room = left->len < BLOCK_ROOM_MOST / 2 ? 2 * left->len : BLOCK_ROOM_MOST;
+			content_push(c, (extent){off, len, block_new(data, len, room > len ? room : len), 0});
+		}
+		return;
+	}
+	block *b = block_new(data, len, len);
+	for (uint64_t x = 0; x < len;) {
+		if (known && !known[x]) {
+			x++;
+			continue;
+		}
+		uint64_t y = known ? x + 1 : len;
+		while (y < len && known[y])
+			y++;
+		b->refs++;
+		content_push(c, (extent){off + x, y - x, b, x});
+		x = y;
+	}
+	block_unref(b);
+}
+
 /*
  * The bytes [OFF, OFF + LEN) of DATA into O's contents, those KNOWN marks
  * (NULL: all), as one block: one extent per stretch of marked bytes; the
  * extents there before go (a sparse update's caller read them into DATA
- * first).  One pass over the extents, however many stretches.
+ * first).  One pass over the extents, however many stretches.  A write
+ * just after an extent goes on in its block where it has room, or in a
+ * new one with room for twice that extent: a ring of small updates, a
+ * submit reading each (Pingus: 32,768 of 32 bytes into a 1 MiB vertex
+ * buffer, each bound by its own draw), is a few extents, so a submit's
+ * view of them, which the next write copies, stays a few too.
  */
 static void content_replace(obj *o, uint64_t off, uint64_t len, const uint8_t *data,
 			    const uint8_t *known)
@@ -68,11 +145,15 @@ static void content_replace(obj *o, uint64_t off, uint64_t len, const uint8_t *d
 		for (uint64_t i = 0; i < len; i++)
 			if (known[i] && (i == 0 || !known[i - 1]))
 				stretches++;
+		if (stretches == 1 && known[0] && known[len - 1])
+			known = NULL;  /* all of it: a copy from an alias */
 	}
-	content *c = content_own(o);
-	block *b = trace_xmalloc(sizeof(*b) + len);
-	b->refs = 0;
-	memcpy(b->data, data, len);
+	content *c = o->cont;
+	if (c && c->refs > 1 && c->n && c->e[c->n - 1].off + c->e[c->n - 1].len <= off) {
+		content_append(c, off, len, data, known);
+		return;
+	}
+	c = content_own(o);
 	uint64_t end = off + len;
 	/* the extents before, the pieces left of those it overlaps, the new
 	 * ones, the pieces right of them, the extents after */
@@ -98,20 +179,36 @@ static void content_replace(obj *o, uint64_t off, uint64_t len, const uint8_t *d
 		}
 		block_unref(e.b);
 	}
-	for (uint64_t x = 0; x < len;) {
-		if (known && !known[x]) {
-			x++;
-			continue;
+	extent *left = k ? &out[k - 1] : NULL;
+	if (!known && left && left->off + left->len == off &&
+	    left->b->used == left->boff + left->len) {
+		/* just after an extent that ends where its block's bytes do */
+		block *lb = left->b;
+		if (lb->cap - lb->used >= len) {
+			memcpy(lb->data + lb->used, data, len);
+			lb->used += len;
+			left->len += len;
+		} else {
+			uint64_t room = left->len < BLOCK_ROOM_MOST / 2 ? 2 * left->len : BLOCK_ROOM_MOST;
+			block *b = block_new(data, len, room > len ? room : len);
+			out[k++] = (extent){off, len, b, 0};
 		}
-		uint64_t y = known ? x + 1 : len;
-		while (y < len && known[y])
-			y++;
-		b->refs++;
-		out[k++] = (extent){off + x, y - x, b, x};
-		x = y;
+	} else {
+		block *b = block_new(data, len, len);
+		for (uint64_t x = 0; x < len;) {
+			if (known && !known[x]) {
+				x++;
+				continue;
+			}
+			uint64_t y = known ? x + 1 : len;
+			while (y < len && known[y])
+				y++;
+			b->refs++;
+			out[k++] = (extent){off + x, y - x, b, x};
+			x = y;
+		}
+		block_unref(b);  /* its extents hold it */
 	}
-	if (!b->refs)
-		free(b);
 	if (right.b)
 		out[k++] = right;
 	uint32_t rest = c->n - i;

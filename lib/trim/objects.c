@@ -12,11 +12,25 @@
 
 rec *rec_new(const trace_call *c)
 {
-	rec *r = trace_xcalloc(1, sizeof(*r));
-	trace_call_init(&r->c);
-	trace_call_copy(&r->c, c);
+	size_t n = trace_call_pack(c, NULL);
+	rec *r = trace_xcalloc(1, sizeof(*r) + n);
+	trace_call_pack(c, r->packed);
+	r->no = c->no;
+	r->offset = c->offset;
+	r->sig = c->sig;
+	r->thread = c->thread;
+	r->flags = c->flags;
 	r->refs = 1;
 	return r;
+}
+
+void rec_call(const rec *r, trace_call *c)
+{
+	trace_call_unpack(c, r->sig, r->packed);
+	c->no = r->no;
+	c->offset = r->offset;
+	c->thread = r->thread;
+	c->flags = r->flags;
 }
 
 rec *rec_ref(rec *r)
@@ -31,7 +45,6 @@ void rec_unref(rec *r)
 	if (!r || --r->refs)
 		return;
 	rec_unref(r->time);
-	trace_call_free(&r->c);
 	free(r);
 }
 

@@ -70,9 +70,10 @@ typedef struct walker {
  * a recording it may prune, kept for the second pass.  False (the walk
  * ends, nothing is pruned) at a secondary executed or a push through a
  * template. */
-static bool walk_one(trim *t, void *ctx, rec *rc, const vk_command_info *cmd, void *args,
-		     const finds *in)
+static bool walk_one(trim *t, void *ctx, rec *rc, const trace_call *c,
+		     const vk_command_info *cmd, void *args, const finds *in)
 {
+	(void)c;
 	walker *w = ctx;
 	pruner *p = w->p;
 	const char *n = cmd->sig.name;

@@ -19,6 +19,7 @@ typedef struct out {
 	trim_stats *st;
 	trace_error *err;
 	trace_arena arena;
+	trace_call call;       /* a kept record, unpacked */
 	obj *queue;            /* of the last submit written */
 	uint32_t thread;
 	vec changed;           /* obj*: images with layout changes waiting (from) */
@@ -148,18 +149,30 @@ enum { SAME_LEAST = 8 };
  * before each of 77 submits a cut ran again (78 MB of update bytes in a
  * 74 MB cut).
  */
-static void add_changed(pieces *p, const extent *e, const content *from, uint32_t *j,
-			const spans *allow)
+static void add_changed(pieces *p, const extent *e, const content *from, uint32_t nfrom,
+			uint32_t *j, const spans *allow)
 {
 	uint64_t eo = e->off, ee = e->off + e->len, open = eo;
 	const uint8_t *d = e->b->data + e->boff;
-	while (from && *j < from->n && from->e[*j].off + from->e[*j].len <= eo)
+	while (*j < nfrom && from->e[*j].off + from->e[*j].len <= eo)
 		(*j)++;
-	for (uint32_t k = *j; from && k < from->n && from->e[k].off < ee; k++) {
+	for (uint32_t k = *j; k < nfrom && from->e[k].off < ee; k++) {
 		const extent *f = &from->e[k];
 		uint64_t a = f->off > eo ? f->off : eo;
 		uint64_t b = f->off + f->len < ee ? f->off + f->len : ee;
 		const uint8_t *fd = f->b->data + f->boff + (a - f->off);
+		if (f->b == e->b && f->off - f->boff == eo - e->boff) {
+			/* the same bytes of one block: equal, unread (a ring's
+			 * extent grown since, its old part) */
+			uint64_t lo = eo + ((a - eo + 3) & ~(uint64_t)3);
+			uint64_t hi = eo + ((b - eo) & ~(uint64_t)3);
+			if (hi >= lo + SAME_LEAST) {
+				if (lo > open)
+					add_piece(p, open, lo - open, d + (open - eo), allow);
+				open = hi;
+			}
+			continue;
+		}
 		for (uint64_t x = a; x < b;) {
 			while (x < b && d[x - eo] != fd[x - a])
 				x++;
@@ -184,20 +197,22 @@ static void add_changed(pieces *p, const extent *e, const content *from, uint32_
  * as few updates of X as they make: adjacent extents as one stretch, and
  * stretches a word apart (a vertex member here and there) as one sparse
  * update, never one record per captured update. */
-static int put_contents(out *o, obj *x, const content *to, const content *from,
-			const spans *allow)
+static int put_contents(out *o, obj *x, const content *to, uint32_t nto, const content *from,
+			uint32_t nfrom, const spans *allow)
 {
-	if (!to || to == from)
+	if (!to || (to == from && nto == nfrom))
 		return 0;
+	if (!from)
+		nfrom = 0;
 	pieces p = {0};
 	uint32_t j = 0, over = 0;  /* FROM's extents at E, over E */
-	for (uint32_t i = 0; i < to->n; i++) {
+	for (uint32_t i = 0; i < nto; i++) {
 		const extent *e = &to->e[i];
-		while (from && j < from->n && from->e[j].off < e->off)
+		while (j < nfrom && from->e[j].off < e->off)
 			j++;
-		if (from && j < from->n && !memcmp(&from->e[j], e, sizeof(*e)))
+		if (j < nfrom && !memcmp(&from->e[j], e, sizeof(*e)))
 			continue;
-		add_changed(&p, e, from, &over, allow);
+		add_changed(&p, e, from, nfrom, &over, allow);
 	}
 	/* adjacent pieces as one stretch, copied together */
 	pieces joined = {0};
@@ -383,9 +398,10 @@ static int put_submit(out *o, rec *r)
 {
 	trim *t = o->t;
 	const vk_command_info *cmd;
-	enum kind k = trim_kind_of(t, &r->c, &cmd);
+	enum kind k = trim_kind_of(t, r->sig, &cmd);
 	void *args;
-	if (trim_decode(&o->arena, cmd, &r->c, &args, o->err) < 0)
+	rec_call(r, &o->call);
+	if (trim_decode(&o->arena, cmd, &o->call, &args, o->err) < 0)
 		return -1;
 	VkQueue queue;
 	if (k == K_SUBMIT) {
@@ -422,13 +438,13 @@ static int put_submit(out *o, rec *r)
 	trace_call c;
 	trace_call_init(&c);
 	vk_encode_call(cmd, &c, args);
-	c.thread = r->c.thread;
+	c.thread = r->thread;
 	int rc = put(o, &c);
 	if (rc == 0) {
 		trace_call_reset(&c);
 		vk_args_vkQueueWaitIdle wa = {queue, VK_SUCCESS};
 		vk_encode_call(&vk_cmd_vkQueueWaitIdle, &c, &wa);
-		c.thread = r->c.thread;
+		c.thread = r->thread;
 		rc = put(o, &c);
 	}
 	trace_call_free(&c);
@@ -441,10 +457,10 @@ static void explain(trim *t, const submit *s, uint64_t bytes)
 {
 	const obj *o = s->why;
 	fprintf(t->explain, "trace-trim: setup: the submit of call %" PRIu64 ", after %" PRIu64
-		" bytes of contents: it wrote %s 0x%" PRIx64 ", which ", s->r->c.no, bytes,
+		" bytes of contents: it wrote %s 0x%" PRIx64 ", which ", s->r->no, bytes,
 		o && o->h ? o->h->name : "an object", o ? o->handle : 0);
 	if (s->why_via)
-		fprintf(t->explain, "the submit of call %" PRIu64 " may read", s->why_via->r->c.no);
+		fprintf(t->explain, "the submit of call %" PRIu64 " may read", s->why_via->r->no);
 	else
 		fprintf(t->explain, "the range may read");
 	uint64_t left = 0;
@@ -470,9 +486,10 @@ static int put_fixup(out *o, rec *r)
 {
 	obj *x = r->fixup;
 	const vk_command_info *cmd;
-	trim_kind_of(o->t, &r->c, &cmd);
+	trim_kind_of(o->t, r->sig, &cmd);
 	void *args;
-	if (trim_decode(&o->arena, cmd, &r->c, &args, o->err) < 0)
+	rec_call(r, &o->call);
+	if (trim_decode(&o->arena, cmd, &o->call, &args, o->err) < 0)
 		return -1;
 	if (x->h == trim_types.fence) {
 		VkFenceCreateInfo *ci = (VkFenceCreateInfo *)((vk_args_vkCreateFence *)args)->pCreateInfo;
@@ -490,7 +507,7 @@ static int put_fixup(out *o, rec *r)
 	trace_call c;
 	trace_call_init(&c);
 	vk_encode_call(cmd, &c, args);
-	c.thread = r->c.thread;
+	c.thread = r->thread;
 	int rc = put(o, &c);
 	trace_call_free(&c);
 	return rc;
@@ -574,7 +591,7 @@ static void collect(trim *t, vec *recs, rec *r)
 static int by_no(const void *a, const void *b)
 {
 	const rec *x = *(rec *const *)a, *y = *(rec *const *)b;
-	return x->c.no < y->c.no ? -1 : x->c.no > y->c.no;
+	return x->no < y->no ? -1 : x->no > y->no;
 }
 
 /* X's contents as the range found them: of a buffer what may be read, of
@@ -589,7 +606,7 @@ static int put_final(out *o, obj *x)
 		spans_add(&allow, 0, UINT64_MAX);
 	for (uint32_t i = 0; i < x->covered.n; i++)
 		spans_sub(&allow, x->covered.v[i].off, x->covered.v[i].end);
-	int rc = put_contents(o, x, x->cont, x->emitted, &allow);
+	int rc = put_contents(o, x, x->cont, x->cont->n, x->emitted, x->emitted_n, &allow);
 	spans_free(&allow);
 	return rc;
 }
@@ -601,6 +618,7 @@ int trim_write_setup(trim *t, trace_writer *w, uint64_t *no, trim_stats *stats,
 	out o = {t, w, no, stats ? stats : &dummy, err, {0}};
 	memset(o.st, 0, sizeof(*o.st));
 	trace_arena_init(&o.arena);
+	trace_call_init(&o.call);
 	o.st->live_objects = t->objs.n;
 	o.st->live_records = t->live_records;
 
@@ -639,6 +657,7 @@ int trim_write_setup(trim *t, trace_writer *w, uint64_t *no, trim_stats *stats,
 		if (x->h == trim_types.command_buffer)
 			collect(t, &recs, x->reset);
 		x->emitted = NULL;
+		x->emitted_n = 0;
 		for (uint32_t k = 0; k < x->nsub; k++) {
 			x->sim[k] = x->initial;
 			x->from[k] = NO_CHANGE;
@@ -670,11 +689,13 @@ int trim_write_setup(trim *t, trace_writer *w, uint64_t *no, trim_stats *stats,
 				obj *x = s->snaps[k].o;
 				if (x->stamp != in_closure)
 					continue;
-				rc = put_contents(&o, x, s->snaps[k].c, x->emitted,
+				rc = put_contents(&o, x, s->snaps[k].c, s->snaps[k].n, x->emitted,
+						  x->emitted_n,
 						  x->h == trim_types.buffer ? &x->rd : NULL);
 				x->emitted = s->snaps[k].c;
+				x->emitted_n = s->snaps[k].n;
 			}
-			o.thread = r->c.thread;
+			o.thread = r->thread;
 			for (uint32_t k = 0; k < s->nbefore; k++)
 				if (s->before[k].o->stamp == in_closure)
 					want_layouts(&o, s->before[k].o, lay_expect(&s->before[k]));
@@ -712,13 +733,13 @@ int trim_write_setup(trim *t, trace_writer *w, uint64_t *no, trim_stats *stats,
 			rc = put_fixup(&o, r);
 		} else {
 			if (r->time && r->time != time && rc == 0) {
-				trace_call c = r->time->c;
-				rc = put(&o, &c);
+				rec_call(r->time, &o.call);
+				rc = put(&o, &o.call);
 				time = r->time;
 			}
-			trace_call c = r->c;
+			rec_call(r, &o.call);
 			if (rc == 0)
-				rc = put(&o, &c);
+				rc = put(&o, &o.call);
 		}
 	}
 	/* the contents and layouts as the range found them */
@@ -736,8 +757,8 @@ int trim_write_setup(trim *t, trace_writer *w, uint64_t *no, trim_stats *stats,
 	if (rc == 0)
 		rc = put_signals(&o, &cl);
 	if (rc == 0 && t->last_time && t->last_time != time) {
-		trace_call c = t->last_time->c;
-		rc = put(&o, &c);
+		rec_call(t->last_time, &o.call);
+		rc = put(&o, &o.call);
 	}
 	if (rc == 0)
 		rc = put_pseudo(&o, TRIM_SETUP_END);
@@ -748,5 +769,6 @@ int trim_write_setup(trim *t, trace_writer *w, uint64_t *no, trim_stats *stats,
 	free(o.bar);
 	vec_free(&o.changed);
 	trace_arena_free(&o.arena);
+	trace_call_free(&o.call);
 	return rc;
 }

@@ -87,15 +87,15 @@ static enum kind vk_kind(const char *n, const vk_command_info *cmd)
 	}
 }
 
-enum kind trim_kind_of(trim *t, const trace_call *c, const vk_command_info **cmd)
+enum kind trim_kind_of(trim *t, const trace_func_sig *sig, const vk_command_info **cmd)
 {
 	uint64_t v;
 	*cmd = NULL;
-	if (tmap_get(&t->cmds, c->sig, &v))
+	if (tmap_get(&t->cmds, sig, &v))
 		*cmd = (const vk_command_info *)(uintptr_t)v;
-	if (tmap_get(&t->kinds, c->sig, &v))
+	if (tmap_get(&t->kinds, sig, &v))
 		return (enum kind)(v - 1);
-	const char *n = c->sig->name;
+	const char *n = sig->name;
 	enum kind k = K_UNSEEN;
 	if (t->api == TRIM_VMA) {
 		k = trim_vma_kind(n);
@@ -105,9 +105,9 @@ enum kind trim_kind_of(trim *t, const trace_call *c, const vk_command_info **cmd
 		k = K_DROP;
 	} else if ((*cmd = trace_vk_command(n))) {
 		k = vk_kind(n, *cmd);
-		tmap_put(&t->cmds, c->sig, (uint64_t)(uintptr_t)*cmd);
+		tmap_put(&t->cmds, sig, (uint64_t)(uintptr_t)*cmd);
 	}
-	tmap_put(&t->kinds, c->sig, (uint64_t)k + 1);
+	tmap_put(&t->kinds, sig, (uint64_t)k + 1);
 	return k;
 }
 
@@ -123,7 +123,7 @@ static void set_where(trace_error *err, const trace_call *c)
 int trim_before(trim *t, const trace_call *c, trace_error *err)
 {
 	const vk_command_info *cmd;
-	enum kind k = trim_kind_of(t, c, &cmd);
+	enum kind k = trim_kind_of(t, c->sig, &cmd);
 	t->err = err;
 	if (k == K_UNSEEN) {
 		trace_error_set(err, "%s is not a %s call: trace-trim cuts Vulkan captures and "
@@ -276,7 +276,7 @@ static int range_update(trim *t, const trace_call *c)
 int trim_range(trim *t, const trace_call *c, trace_error *err)
 {
 	const vk_command_info *cmd;
-	enum kind k = trim_kind_of(t, c, &cmd);
+	enum kind k = trim_kind_of(t, c->sig, &cmd);
 	t->err = err;
 	if (t->api == TRIM_VMA) {
 		trim_vma_range(t, c, k);

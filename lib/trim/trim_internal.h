@@ -104,17 +104,29 @@ static inline void vec_free(vec *v)
 typedef struct submit submit;
 typedef struct recording recording;
 
+/* A record kept: its number, thread and function, its values packed
+ * (rec_call unpacks them: held whole, a zink capture's records took ten
+ * times the memory, 1.7 GB for Pingus' first 60 frames). */
 typedef struct rec {
-	trace_call c;
+	uint64_t no;
+	int64_t offset;     /* where it began in its input */
+	const trace_func_sig *sig;
+	uint32_t thread, flags;
 	uint32_t refs;
 	uint32_t stamp;     /* collected for this setup */
 	submit *sub;        /* a submit's record: written with its care */
 	struct obj *fixup;  /* a fence's or semaphore's creation: its state */
 	struct rec *time;   /* VMA: the tracekit.time it came after */
+	uint8_t packed[];   /* trace_call_pack() */
 } rec;
 
+/* Bytes the host wrote, shared by the extents over them.  Bytes past
+ * USED are free: a write just after the extent that ends there goes on
+ * there (a ring of small updates, one after another, stays a few
+ * extents), which no extent already over the block can see. */
 typedef struct block {
 	uint32_t refs;
+	uint64_t used, cap;
 	uint8_t data[];
 } block;
 
@@ -200,7 +212,8 @@ struct obj {
 	bool owns;                 /* objects came from it */
 	rec *destroy;              /* a zombie's end */
 	content *cont;             /* buffers, images: host-written bytes */
-	const content *emitted;    /* while writing: what the setup has written */
+	const content *emitted;    /* while writing: what the setup has written, */
+	uint32_t emitted_n;        /* the first emitted_n extents of that */
 	struct writer *writers;    /* the last submits to write it */
 	uint32_t nwriters, capwriters;
 	/* submits that wrote it before those, and what they held until
@@ -266,6 +279,7 @@ struct obj {
 	uint64_t in;               /* in the closure: its subresources a setup submit may read */
 	uint64_t in_upto;          /* ... the call of the last such submit */
 	struct submit *in_last;    /* ... that submit (NULL: the range's own) */
+	bool closing, again;       /* its writers walked now; asked for more meanwhile */
 	/* buffers and images: the memory they are bound to (not referenced:
 	 * the binding ends when either dies), at what offset, over how many
 	 * bytes (a buffer's size, an image's memory requirements), and
@@ -347,6 +361,7 @@ struct recording {
 	lay *lays;
 	uint32_t nlays, caplays;
 	breads reads;              /* buffer bytes its commands may read */
+	uint32_t submits;          /* the submits that ran it so far */
 	uint32_t istamp;
 	/* what its commands do to what they name, worked out when a setup
 	 * runs it again (unknown: a record no longer decodes) */
@@ -354,9 +369,12 @@ struct recording {
 	bool used, unknown;
 };
 
+/* O's contents as a submit saw them: the first N extents of C (later
+ * writes append past them, or copy C). */
 typedef struct snap {
 	obj *o;
 	content *c;
+	uint32_t n;
 } snap;
 
 struct submit {
@@ -505,6 +523,8 @@ typedef struct closure {
 /* objects.c: records, the object map, recordings, submits; the handles a call
  * names, and its arguments decoded */
 rec *rec_new(const trace_call *c);
+/* R as a call, in C (an initialised call, reset first). */
+void rec_call(const rec *r, trace_call *c);
 rec *rec_ref(rec *r);
 void rec_unref(rec *r);
 void recs_release(vec *v);
@@ -601,8 +621,8 @@ int trim_vk_before(trim *t, const trace_call *c, enum kind k, const vk_command_i
 int trim_known(trim *t, const vk_command_info *cmd, void *args, trace_error *err);
 
 /* closure.c: what the range needs */
-typedef bool (*recording_fn)(trim *t, void *ctx, rec *rc, const vk_command_info *cmd, void *args,
-			     const finds *in);
+typedef bool (*recording_fn)(trim *t, void *ctx, rec *rc, const trace_call *c,
+			     const vk_command_info *cmd, void *args, const finds *in);
 bool recording_each(trim *t, const recording *r, recording_fn fn, void *ctx);
 void use_then(firsts *at, enum use u, uint64_t subs);
 void firsts_then(firsts *at, const firsts *f);
@@ -625,7 +645,7 @@ void close_dispatchable(trim *t, closure *cl);
 
 /* trim.c: classifying calls; the range's roots */
 bool trim_named(const char *n, const char *base);
-enum kind trim_kind_of(trim *t, const trace_call *c, const vk_command_info **cmd);
+enum kind trim_kind_of(trim *t, const trace_func_sig *sig, const vk_command_info **cmd);
 void range_root(trim *t, obj *o);
 
 /* vma_trim.c: the VMA path */

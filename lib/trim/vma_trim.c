@@ -55,7 +55,7 @@ static void vma_replace(obj *o, rec *r)
 {
 	for (uint32_t i = 0; i < o->recs.n; i++) {
 		rec *x = o->recs.v[i];
-		if (i > 0 && x->c.sig == r->c.sig) {
+		if (i > 0 && x->sig == r->sig) {
 			rec_unref(x);
 			o->recs.v[i] = rec_ref(r);
 			return;
@@ -108,7 +108,7 @@ int trim_vma_before(trim *t, const trace_call *c, enum kind k)
 			if (!o)
 				continue;
 			rec *last = o->recs.n > 1 ? o->recs.v[o->recs.n - 1] : NULL;
-			if (k == K_VMA_UNMAP && last && !strcmp(last->c.sig->name, "vmaMapMemory")) {
+			if (k == K_VMA_UNMAP && last && !strcmp(last->sig->name, "vmaMapMemory")) {
 				rec_unref(last);
 				o->recs.n--;
 			} else {
@@ -134,7 +134,7 @@ int trim_vma_before(trim *t, const trace_call *c, enum kind k)
 		uint32_t i = 0;
 		if (strcmp(n, "vmaCreateAllocator"))
 			for (; i < t->globals.n; i++)
-				if (((rec *)t->globals.v[i])->c.sig == c->sig)
+				if (((rec *)t->globals.v[i])->sig == c->sig)
 					break;
 		if (i < t->globals.n) {
 			rec_unref(t->globals.v[i]);
