@@ -482,7 +482,18 @@ static void create_render_pass(void)
 		.layers = 1,
 	};
 
+	/* --strokes: the load reads the colour image (both passes say so:
+	 * their dependencies make them compatible or not) */
+	if (g.strokes)
+		deps[0].dstAccessMask |= VK_ACCESS_COLOR_ATTACHMENT_READ_BIT;
 	VK(vkCreateRenderPass(ex.dev, &ri, NULL, &g.render_pass));
+	if (g.strokes) {
+		/* the colour image loaded, as the pass before left it (a
+		 * compatible pass: the framebuffer and pipeline serve both) */
+		att[0].loadOp = VK_ATTACHMENT_LOAD_OP_LOAD;
+		att[0].initialLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
+		VK(vkCreateRenderPass(ex.dev, &ri, NULL, &g.load_pass));
+	}
 	fi.renderPass = g.render_pass;
 	VK(vkCreateFramebuffer(ex.dev, &fi, NULL, &g.framebuffer));
 }
@@ -682,7 +693,7 @@ static void record_frame(VkCommandBuffer cb, unsigned slot, unsigned frame, int 
 	};
 	VkRenderPassBeginInfo rp = {
 		.sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO,
-		.renderPass = g.render_pass,
+		.renderPass = g.strokes && frame > 0 ? g.load_pass : g.render_pass,
 		.framebuffer = g.framebuffer,
 		.renderArea = { { 0, 0 }, { WIDTH, HEIGHT } },
 		.clearValueCount = 2,
@@ -880,10 +891,14 @@ static void run_frames(const struct options *o)
 		}
 		record_frame(g.cmd[slot], slot, frame, dump,
 			     win.swapchain ? win.images[index] : VK_NULL_HANDLE);
+		/* --strokes: the last of the frame's strokes signals its fence */
+		VkFence fence = g.strokes ? VK_NULL_HANDLE : g.fence[slot];
 		if (o->submit2)
-			submit2(&si, g.fence[slot]);
+			submit2(&si, fence);
 		else
-			VK(vkQueueSubmit(ex.queue, 1, &si, g.fence[slot]));
+			VK(vkQueueSubmit(ex.queue, 1, &si, fence));
+		if (g.strokes)
+			strokes_frame(slot, g.fence[slot]);
 		if (o->wait_each)
 			VK(vkWaitForFences(ex.dev, 1, &g.fence[slot], VK_TRUE, UINT64_MAX));
 		if (win.swapchain)
@@ -910,6 +925,7 @@ static void destroy_all(void)
 	if (win.swapchain)
 		win_destroy_swapchain();
 	vkFreeCommandBuffers(ex.dev, g.pool, FRAMES_IN_FLIGHT, g.cmd);
+	strokes_destroy();
 	vkDestroyPipeline(ex.dev, g.gfx_pipe, NULL);
 	vkDestroyPipeline(ex.dev, g.comp_pipe, NULL);
 	if (g.hud)
@@ -930,6 +946,8 @@ static void destroy_all(void)
 	vkDestroyShaderModule(ex.dev, g.comp, NULL);
 	vkDestroyFramebuffer(ex.dev, g.framebuffer, NULL);
 	vkDestroyRenderPass(ex.dev, g.render_pass, NULL);
+	if (g.load_pass)
+		vkDestroyRenderPass(ex.dev, g.load_pass, NULL);
 	vkDestroyPipelineLayout(ex.dev, g.gfx_layout, NULL);
 	vkDestroyPipelineLayout(ex.dev, g.comp_layout, NULL);
 	vkDestroyDescriptorPool(ex.dev, g.dpool, NULL);
@@ -1002,6 +1020,7 @@ int main(int argc, char **argv)
 	g.push_templates = o.push_templates;
 	g.discard_pipe = o.discard_pipe;
 	g.hud = o.depth_read_only;
+	g.strokes = o.strokes;
 	g.hud_render_pass = o.render_pass;
 	create_resources();
 	upload();
@@ -1015,6 +1034,8 @@ int main(int argc, char **argv)
 	if (g.mips_once)
 		compute_mips_once();
 	create_frames(o.events);
+	if (o.strokes)
+		strokes_create(o.strokes);
 	if (o.present)
 		win_create_swapchain(FRAMES_IN_FLIGHT);
 	run_frames(&o);

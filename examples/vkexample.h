@@ -93,6 +93,11 @@ struct vkexample {
 	/* --rewrite-source: what the texture's patch is copied from */
 	struct buffer patch_src;
 
+	/* --strokes: the submits a frame after its own; the pass that loads
+	 * the colour image, every frame's after frame 0 */
+	unsigned strokes;
+	VkRenderPass load_pass;
+
 	unsigned validation_errors;
 };
 extern struct vkexample g;
@@ -119,6 +124,7 @@ struct options {
 	int rewrite_source;	/* a patch from a buffer filled again after */
 	int submit2;		/* frames submitted by vkQueueSubmit2 (Vulkan 1.3) */
 	int staging_image;	/* the texture's upload through an image of its own */
+	unsigned strokes;	/* submits a frame more, each a triangle, never cleared */
 	const char *png_dir;
 	const char *extension;	/* one more device extension to enable */
 	unsigned *dump;		/* frame numbers to dump; NULL: every frame */
@@ -182,5 +188,10 @@ void hud_create_pipeline(const VkGraphicsPipelineCreateInfo *cube);
 void hud_begin(VkCommandBuffer cb);
 void hud_end(VkCommandBuffer cb);
 void hud_destroy(void);
+
+/* vkexample_strokes.c: --strokes */
+void strokes_create(unsigned n);
+void strokes_frame(unsigned slot, VkFence fence);
+void strokes_destroy(void);
 
 #endif

@@ -73,7 +73,10 @@ static void usage(FILE *f)
 		"  --rewrite-source[=destroy]  a patch of the texture copied at load from a\n"
 		"                      buffer filled before, after (or destroyed) and each frame\n"
 		"  --submit2           submit the frames with vkQueueSubmit2 (Vulkan 1.3's\n"
-		"                      synchronization2 enabled)\n",
+		"                      synchronization2 enabled)\n"
+		"  --strokes N         never clear after frame 0, and after each frame's\n"
+		"                      submit, N more, each a triangle whose vertices the\n"
+		"                      host writes just before into the next bytes of a ring\n",
 		ex.prog);
 }
 
@@ -173,6 +176,9 @@ void parse_options(int argc, char **argv, struct options *o)
 			o->submit2 = 1;
 		} else if (!strcmp(a, "--staging-image")) {
 			o->staging_image = 1;
+		} else if (!strcmp(a, "--strokes")) {
+			o->strokes = parse_uint(a, val);
+			i++;
 		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			usage(stdout);
 			exit(0);

@@ -28,13 +28,29 @@ static void block_unref(block *b)
 		free(b);
 }
 
+/* The first byte past window KEY's (saturating at the last window). */
+static uint64_t win_end(uint64_t key)
+{
+	return key >= UINT64_MAX >> WIN_SHIFT ? UINT64_MAX : (key + 1) << WIN_SHIFT;
+}
+
+static void win_unref(win *w)
+{
+	if (--w->refs)
+		return;
+	for (uint32_t i = 0; i < w->n; i++)
+		block_unref(w->e[i].b);
+	free(w->e);
+	free(w);
+}
+
 void content_unref(content *c)
 {
 	if (!c || --c->refs)
 		return;
 	for (uint32_t i = 0; i < c->n; i++)
-		block_unref(c->e[i].b);
-	free(c->e);
+		win_unref(c->w[i]);
+	free(c->w);
 	free(c);
 }
 
@@ -44,15 +60,8 @@ content *content_ref(content *c)
 	return c;
 }
 
-/* Whether extent B goes on from A, in the same block: one extent. */
-static bool extent_joins(const extent *a, const extent *b)
-{
-	return a->b == b->b && a->off + a->len == b->off && a->boff + a->len == b->boff;
-}
-
-/* O's contents, its own to change (copied if a submit shares them): the
- * extents that content_append left one after another in a block, one
- * extent in the copy. */
+/* O's contents, its own to change: a submit's view shares the window
+ * list, so a write copies that (the windows it writes, win_own). */
 static content *content_own(obj *o)
 {
 	content *c = o->cont;
@@ -61,53 +70,147 @@ static content *content_own(obj *o)
 	content *n = trace_xcalloc(1, sizeof(*n));
 	n->refs = 1;
 	if (c) {
-		n->cap = c->n + 4;
-		n->e = trace_xmalloc(n->cap * sizeof(*n->e));
-		for (uint32_t i = 0; i < c->n; i++) {
-			if (n->n && extent_joins(&n->e[n->n - 1], &c->e[i])) {
-				n->e[n->n - 1].len += c->e[i].len;
-				continue;
-			}
-			n->e[n->n++] = c->e[i];
-			c->e[i].b->refs++;
-		}
+		n->cap = n->n = c->n;
+		n->w = trace_xmalloc((n->cap ? n->cap : 1) * sizeof(*n->w));
+		memcpy(n->w, c->w, c->n * sizeof(*n->w));
+		for (uint32_t i = 0; i < n->n; i++)
+			n->w[i]->refs++;
 		content_unref(c);
 	}
 	o->cont = n;
 	return n;
 }
 
-static void content_push(content *c, extent e)
+/* The index of C's first window whose key is at least KEY. */
+static uint32_t win_find(const content *c, uint64_t key)
 {
-	c->e = array_grow(c->e, c->n, &c->cap, sizeof(*c->e), 4);
-	c->e[c->n++] = e;
+	uint32_t lo = 0, hi = c ? c->n : 0;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (c->w[mid]->key < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The index of W's first extent that ends past OFF. */
+static uint32_t ext_find(const win *w, uint64_t off)
+{
+	uint32_t lo = 0, hi = w->n;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (w->e[mid].off + w->e[mid].len <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* A walk over C's extents from the first that ends past OFF. */
+static ext_iter ext_seek(const content *c, uint64_t off)
+{
+	ext_iter it = {c, win_find(c, off >> WIN_SHIFT), 0};
+	if (c && it.w < c->n && c->w[it.w]->key == off >> WIN_SHIFT)
+		it.i = ext_find(c->w[it.w], off);
+	return it;
+}
+
+/* Whether extent B goes on from A, in the same block: one extent. */
+static bool extent_joins(const extent *a, const extent *b)
+{
+	return a->b == b->b && a->off + a->len == b->off && a->boff + a->len == b->boff;
+}
+
+/* Window KEY of C (its own), its own to change: made, or copied if a
+ * view shares it. */
+static win *win_own(content *c, uint64_t key)
+{
+	uint32_t i = win_find(c, key);
+	if (i < c->n && c->w[i]->key == key) {
+		win *w = c->w[i];
+		if (w->refs == 1)
+			return w;
+		win *n = trace_xcalloc(1, sizeof(*n));
+		n->refs = 1;
+		n->key = key;
+		n->cap = w->n + 4;
+		n->e = trace_xmalloc(n->cap * sizeof(*n->e));
+		memcpy(n->e, w->e, w->n * sizeof(*n->e));
+		n->n = w->n;
+		for (uint32_t k = 0; k < n->n; k++)
+			n->e[k].b->refs++;
+		win_unref(w);
+		c->w[i] = n;
+		return n;
+	}
+	c->w = array_grow(c->w, c->n, &c->cap, sizeof(*c->w), 4);
+	memmove(c->w + i + 1, c->w + i, (c->n - i) * sizeof(*c->w));
+	c->n++;
+	win *n = trace_xcalloc(1, sizeof(*n));
+	n->refs = 1;
+	n->key = key;
+	c->w[i] = n;
+	return n;
+}
+
+/* The extent of C that ends at OFF, NULL if none does. */
+static const extent *extent_ending(const content *c, uint64_t off)
+{
+	if (!c || !off)
+		return NULL;
+	uint64_t key = (off - 1) >> WIN_SHIFT;
+	uint32_t i = win_find(c, key);
+	if (i == c->n || c->w[i]->key != key)
+		return NULL;
+	const win *w = c->w[i];
+	uint32_t k = ext_find(w, off - 1);
+	return k < w->n && w->e[k].off + w->e[k].len == off ? &w->e[k] : NULL;
 }
 
 /*
- * What content_replace writes past the last extent of C, which submits
- * share: appended, the extents they see (the first of C's at the time)
- * left as they are, so that a write after a submit costs an extent, not
- * a copy of them all.  Bytes just after the last extent go on in its
- * block where they fit, as an extent of their own.
+ * [LO, HI) of window W, those bytes KNOWN marks (NULL: all), made the
+ * bytes of block B from BOFF on: the extents there go, and those the
+ * stretches make come in, the first joined to the one before it where
+ * they go on in one block.
  */
-static void content_append(content *c, uint64_t off, uint64_t len, const uint8_t *data,
-			   const uint8_t *known)
+static void win_replace(win *w, uint64_t lo, uint64_t hi, block *b, uint64_t boff,
+			const uint8_t *known)
 {
-	const extent *left = &c->e[c->n - 1];
-	block *lb = left->b;
-	if (!known && left->off + left->len == off && lb->used == left->boff + left->len) {
-		if (lb->cap - lb->used >= len) {
-			memcpy(lb->data + lb->used, data, len);
-			lb->refs++;
-			content_push(c, (extent){off, len, lb, lb->used});
-			lb->used += len;
-		} else {
-			uint64_t room = left->len < BLOCK_ROOM_MOST / 2 ? 2 * left->len : BLOCK_ROOM_MOST;
-			content_push(c, (extent){off, len, block_new(data, len, room > len ? room : len), 0});
-		}
-		return;
+	uint64_t len = hi - lo;
+	size_t stretches = 1;
+	if (known) {
+		stretches = 0;
+		for (uint64_t i = 0; i < len; i++)
+			if (known[i] && (i == 0 || !known[i - 1]))
+				stretches++;
 	}
-	block *b = block_new(data, len, len);
+	/* the extents before, the pieces left of those it overlaps, the new
+	 * ones, the pieces right of them, the extents after */
+	extent *out = trace_xmalloc((w->n + 2 + stretches) * sizeof(*out));
+	uint32_t i = ext_find(w, lo), k = i;
+	if (i)
+		memcpy(out, w->e, i * sizeof(*out));
+	extent right = {0};
+	for (; i < w->n && w->e[i].off < hi; i++) {
+		extent e = w->e[i];
+		if (e.off < lo) {
+			extent l = e;
+			l.len = lo - e.off;
+			l.b->refs++;
+			out[k++] = l;
+		}
+		if (e.off + e.len > hi) {
+			right = e;
+			right.boff += hi - e.off;
+			right.len = e.off + e.len - hi;
+			right.off = hi;
+			right.b->refs++;
+		}
+		block_unref(e.b);
+	}
 	for (uint64_t x = 0; x < len;) {
 		if (known && !known[x]) {
 			x++;
@@ -116,108 +219,85 @@ static void content_append(content *c, uint64_t off, uint64_t len, const uint8_t
 		uint64_t y = known ? x + 1 : len;
 		while (y < len && known[y])
 			y++;
-		b->refs++;
-		content_push(c, (extent){off + x, y - x, b, x});
+		extent n = {lo + x, y - x, b, boff + x};
+		if (k && extent_joins(&out[k - 1], &n)) {
+			out[k - 1].len += n.len;
+		} else {
+			b->refs++;
+			out[k++] = n;
+		}
 		x = y;
 	}
-	block_unref(b);
+	if (right.b)
+		out[k++] = right;
+	uint32_t rest = w->n - i;
+	if (rest)
+		memcpy(out + k, w->e + i, rest * sizeof(*out));
+	free(w->e);
+	w->cap = w->n + 2 + (uint32_t)stretches;
+	w->e = out;
+	w->n = k + rest;
 }
 
 /*
  * The bytes [OFF, OFF + LEN) of DATA into O's contents, those KNOWN marks
- * (NULL: all), as one block: one extent per stretch of marked bytes; the
- * extents there before go (a sparse update's caller read them into DATA
- * first).  One pass over the extents, however many stretches.  A write
- * just after an extent goes on in its block where it has room, or in a
- * new one with room for twice that extent: a ring of small updates, a
- * submit reading each (Pingus: 32,768 of 32 bytes into a 1 MiB vertex
- * buffer, each bound by its own draw), is a few extents, so a submit's
- * view of them, which the next write copies, stays a few too.
+ * (NULL: all), as one block: one extent per stretch of marked bytes in
+ * each window; the extents there before go (a sparse update's caller
+ * read them into DATA first).  A write just after an extent goes on in
+ * its block where it has room, or in a new one with room for twice that
+ * extent: a ring of small updates (Pingus: 32-byte ones into a 1 MiB
+ * vertex buffer, each bound by a draw of its own) stays a few extents.
  */
 static void content_replace(obj *o, uint64_t off, uint64_t len, const uint8_t *data,
 			    const uint8_t *known)
 {
 	if (!len)
 		return;
-	size_t stretches = 1;
 	if (known) {
-		stretches = 0;
-		for (uint64_t i = 0; i < len; i++)
-			if (known[i] && (i == 0 || !known[i - 1]))
-				stretches++;
-		if (stretches == 1 && known[0] && known[len - 1])
+		uint64_t i = 0;
+		while (i < len && known[i])
+			i++;
+		if (i == len)
 			known = NULL;  /* all of it: a copy from an alias */
 	}
-	content *c = o->cont;
-	if (c && c->refs > 1 && c->n && c->e[c->n - 1].off + c->e[c->n - 1].len <= off) {
-		content_append(c, off, len, data, known);
-		return;
-	}
-	c = content_own(o);
-	uint64_t end = off + len;
-	/* the extents before, the pieces left of those it overlaps, the new
-	 * ones, the pieces right of them, the extents after */
-	extent *out = trace_xmalloc((c->n + 2 + stretches) * sizeof(*out));
-	uint32_t k = 0, i = 0;
-	for (; i < c->n && c->e[i].off + c->e[i].len <= off; i++)
-		out[k++] = c->e[i];
-	extent right = {0};
-	for (; i < c->n && c->e[i].off < end; i++) {
-		extent e = c->e[i];
-		if (e.off < off) {
-			extent l = e;
-			l.len = off - e.off;
-			l.b->refs++;
-			out[k++] = l;
-		}
-		if (e.off + e.len > end) {
-			right = e;
-			right.boff += end - e.off;
-			right.len = e.off + e.len - end;
-			right.off = end;
-			right.b->refs++;
-		}
-		block_unref(e.b);
-	}
-	extent *left = k ? &out[k - 1] : NULL;
-	if (!known && left && left->off + left->len == off &&
-	    left->b->used == left->boff + left->len) {
+	uint64_t end = off + len < off ? UINT64_MAX : off + len;
+	len = end - off;
+	const extent *left = known ? NULL : extent_ending(o->cont, off);
+	block *b;
+	uint64_t boff = 0;
+	if (left && left->b->used == left->boff + left->len) {
 		/* just after an extent that ends where its block's bytes do */
-		block *lb = left->b;
-		if (lb->cap - lb->used >= len) {
-			memcpy(lb->data + lb->used, data, len);
-			lb->used += len;
-			left->len += len;
+		b = left->b;
+		if (b->cap - b->used >= len) {
+			boff = b->used;
+			memcpy(b->data + boff, data, len);
+			b->used += len;
+			b->refs++;
 		} else {
 			uint64_t room = left->len < BLOCK_ROOM_MOST / 2 ? 2 * left->len : BLOCK_ROOM_MOST;
-			block *b = block_new(data, len, room > len ? room : len);
-			out[k++] = (extent){off, len, b, 0};
+			b = block_new(data, len, room > len ? room : len);
 		}
 	} else {
-		block *b = block_new(data, len, len);
-		for (uint64_t x = 0; x < len;) {
-			if (known && !known[x]) {
-				x++;
-				continue;
-			}
-			uint64_t y = known ? x + 1 : len;
-			while (y < len && known[y])
-				y++;
-			b->refs++;
-			out[k++] = (extent){off + x, y - x, b, x};
-			x = y;
-		}
-		block_unref(b);  /* its extents hold it */
+		b = block_new(data, len, len);
 	}
-	if (right.b)
-		out[k++] = right;
-	uint32_t rest = c->n - i;
-	if (rest)
-		memcpy(out + k, c->e + i, rest * sizeof(*out));
-	free(c->e);
-	c->cap = c->n + 2 + (uint32_t)stretches;
-	c->e = out;
-	c->n = k + rest;
+	content *c = content_own(o);
+	for (uint64_t key = off >> WIN_SHIFT; key <= (end - 1) >> WIN_SHIFT; key++) {
+		uint64_t lo = key << WIN_SHIFT > off ? key << WIN_SHIFT : off;
+		uint64_t hi = win_end(key) < end ? win_end(key) : end;
+		if (known) {
+			/* none of it known: no window made for it */
+			uint64_t x = lo;
+			while (x < hi && !known[x - off])
+				x++;
+			if (x == hi)
+				continue;
+		}
+		win_replace(win_own(c, key), lo, hi, b, boff + (lo - off),
+			    known ? known + (lo - off) : NULL);
+		if (key == UINT64_MAX >> WIN_SHIFT)
+			break;
+	}
+	block_unref(b);  /* its extents hold it */
 }
 
 static void content_write(obj *o, uint64_t off, const uint8_t *data, uint64_t len)
@@ -229,12 +309,9 @@ static void content_write(obj *o, uint64_t off, const uint8_t *data, uint64_t le
  * for each byte it holds. */
 static void content_read(const obj *o, uint64_t off, uint64_t len, uint8_t *buf, uint8_t *known)
 {
-	const content *c = o->cont;
 	uint64_t end = off + len;
-	for (uint32_t i = 0; c && i < c->n; i++) {
-		const extent *e = &c->e[i];
-		if (e->off + e->len <= off || e->off >= end)
-			continue;
+	const extent *e;
+	for (ext_iter it = ext_seek(o->cont, off); (e = ext_at(&it)) && e->off < end; ext_next(&it)) {
 		uint64_t a = e->off > off ? e->off : off;
 		uint64_t b = e->off + e->len < end ? e->off + e->len : end;
 		memcpy(buf + (a - off), e->b->data + e->boff + (a - e->off), b - a);
@@ -281,12 +358,9 @@ static void content_update(obj *o, const vk_update *u)
 /* Whether O's contents hold any of [OFF, OFF + LEN). */
 static bool content_holds(const obj *o, uint64_t off, uint64_t len)
 {
-	for (uint32_t i = 0; o->cont && i < o->cont->n; i++) {
-		const extent *e = &o->cont->e[i];
-		if (e->off < off + len && e->off + e->len > off)
-			return true;
-	}
-	return false;
+	ext_iter it = ext_seek(o->cont, off);
+	const extent *e = ext_at(&it);
+	return e && e->off < off + len;
 }
 
 /* The LEN bytes of FROM's contents at FROM_OFF, those it holds, into
@@ -313,8 +387,10 @@ void content_copy(obj *to, uint64_t to_off, const obj *from, uint64_t from_off, 
 	enum { COPY_SPAN = 16 << 20 };
 	uint64_t end = from_off + len < from_off ? UINT64_MAX : from_off + len;
 	uint64_t lo = 0, hi = 0;
-	for (uint32_t i = 0; from->cont && i <= from->cont->n; i++) {
-		const extent *e = i < from->cont->n ? &from->cont->e[i] : NULL;
+	for (ext_iter it = ext_seek(from->cont, from_off);; ext_next(&it)) {
+		const extent *e = ext_at(&it);
+		if (e && e->off >= end)
+			e = NULL;
 		uint64_t a = e ? (e->off > from_off ? e->off : from_off) : 0;
 		uint64_t b = e ? (e->off + e->len < end ? e->off + e->len : end) : 0;
 		if (e && a >= b)

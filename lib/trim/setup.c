@@ -149,15 +149,14 @@ enum { SAME_LEAST = 8 };
  * before each of 77 submits a cut ran again (78 MB of update bytes in a
  * 74 MB cut).
  */
-static void add_changed(pieces *p, const extent *e, const content *from, uint32_t nfrom,
-			uint32_t *j, const spans *allow)
+static void add_changed(pieces *p, const extent *e, ext_iter *j, const spans *allow)
 {
 	uint64_t eo = e->off, ee = e->off + e->len, open = eo;
 	const uint8_t *d = e->b->data + e->boff;
-	while (*j < nfrom && from->e[*j].off + from->e[*j].len <= eo)
-		(*j)++;
-	for (uint32_t k = *j; k < nfrom && from->e[k].off < ee; k++) {
-		const extent *f = &from->e[k];
+	const extent *f;
+	while ((f = ext_at(j)) && f->off + f->len <= eo)
+		ext_next(j);
+	for (ext_iter k = *j; (f = ext_at(&k)) && f->off < ee; ext_next(&k)) {
 		uint64_t a = f->off > eo ? f->off : eo;
 		uint64_t b = f->off + f->len < ee ? f->off + f->len : ee;
 		const uint8_t *fd = f->b->data + f->boff + (a - f->off);
@@ -197,22 +196,20 @@ static void add_changed(pieces *p, const extent *e, const content *from, uint32_
  * as few updates of X as they make: adjacent extents as one stretch, and
  * stretches a word apart (a vertex member here and there) as one sparse
  * update, never one record per captured update. */
-static int put_contents(out *o, obj *x, const content *to, uint32_t nto, const content *from,
-			uint32_t nfrom, const spans *allow)
+static int put_contents(out *o, obj *x, const content *to, const content *from,
+			const spans *allow)
 {
-	if (!to || (to == from && nto == nfrom))
+	if (!to || to == from)
 		return 0;
-	if (!from)
-		nfrom = 0;
 	pieces p = {0};
-	uint32_t j = 0, over = 0;  /* FROM's extents at E, over E */
-	for (uint32_t i = 0; i < nto; i++) {
-		const extent *e = &to->e[i];
-		while (j < nfrom && from->e[j].off < e->off)
-			j++;
-		if (j < nfrom && !memcmp(&from->e[j], e, sizeof(*e)))
+	ext_iter j = {from, 0, 0}, over = j;  /* FROM's extents at E, over E */
+	const extent *e, *f;
+	for (ext_iter i = {to, 0, 0}; (e = ext_at(&i)); ext_next(&i)) {
+		while ((f = ext_at(&j)) && f->off < e->off)
+			ext_next(&j);
+		if (f && !memcmp(f, e, sizeof(*e)))
 			continue;
-		add_changed(&p, e, from, nfrom, &over, allow);
+		add_changed(&p, e, &over, allow);
 	}
 	/* adjacent pieces as one stretch, copied together */
 	pieces joined = {0};
@@ -606,7 +603,7 @@ static int put_final(out *o, obj *x)
 		spans_add(&allow, 0, UINT64_MAX);
 	for (uint32_t i = 0; i < x->covered.n; i++)
 		spans_sub(&allow, x->covered.v[i].off, x->covered.v[i].end);
-	int rc = put_contents(o, x, x->cont, x->cont->n, x->emitted, x->emitted_n, &allow);
+	int rc = put_contents(o, x, x->cont, x->emitted, &allow);
 	spans_free(&allow);
 	return rc;
 }
@@ -657,7 +654,6 @@ int trim_write_setup(trim *t, trace_writer *w, uint64_t *no, trim_stats *stats,
 		if (x->h == trim_types.command_buffer)
 			collect(t, &recs, x->reset);
 		x->emitted = NULL;
-		x->emitted_n = 0;
 		for (uint32_t k = 0; k < x->nsub; k++) {
 			x->sim[k] = x->initial;
 			x->from[k] = NO_CHANGE;
@@ -689,11 +685,9 @@ int trim_write_setup(trim *t, trace_writer *w, uint64_t *no, trim_stats *stats,
 				obj *x = s->snaps[k].o;
 				if (x->stamp != in_closure)
 					continue;
-				rc = put_contents(&o, x, s->snaps[k].c, s->snaps[k].n, x->emitted,
-						  x->emitted_n,
+				rc = put_contents(&o, x, s->snaps[k].c, x->emitted,
 						  x->h == trim_types.buffer ? &x->rd : NULL);
 				x->emitted = s->snaps[k].c;
-				x->emitted_n = s->snaps[k].n;
 			}
 			o.thread = r->thread;
 			for (uint32_t k = 0; k < s->nbefore; k++)

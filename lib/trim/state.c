@@ -710,7 +710,7 @@ static void queue_submit(trim *t, rec *r, const vk_command_info *cmd, void *args
 			obj *o = seen.v[i];
 			if (o->cont) {
 				o->refs++;
-				s->snaps[s->nsnaps++] = (snap){o, content_ref(o->cont), o->cont->n};
+				s->snaps[s->nsnaps++] = (snap){o, content_ref(o->cont)};
 			}
 			if (image_laid(o)) {
 				o->refs++;
@@ -720,6 +720,10 @@ static void queue_submit(trim *t, rec *r, const vk_command_info *cmd, void *args
 				memcpy(lay_final(l), o->layout, o->nsub * sizeof(int32_t));
 			}
 		}
+		/* room was made for all it reaches; it keeps what it holds (a
+		 * draw of zink's reaches some 100 objects, 2 of them written) */
+		s->snaps = trace_xrealloc(s->snaps, (s->nsnaps ? s->nsnaps : 1) * sizeof(*s->snaps));
+		s->before = trace_xrealloc(s->before, (s->nbefore ? s->nbefore : 1) * sizeof(*s->before));
 		for (uint32_t i = 0; i < s->recordings.n; i++)
 			recording_set_reads(t, s->recordings.v[i], &s->reads, true);
 		for (uint32_t i = 0; i < s->recordings.n; i++) {

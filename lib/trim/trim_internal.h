@@ -136,11 +136,48 @@ typedef struct extent {
 	uint64_t boff;
 } extent;
 
+/* The extents over 64 KiB of an object's bytes (none crosses its edges),
+ * sorted and apart, shared as a content's are. */
+#define WIN_SHIFT 16
+typedef struct win {
+	uint32_t refs;
+	uint32_t n, cap;
+	uint64_t key;              /* its bytes' offsets >> WIN_SHIFT */
+	extent *e;
+} win;
+
+/* An object's host-written bytes: its windows that hold any, by key.  A
+ * write after a submit took a view copies the window list and the
+ * windows it writes, not every extent: a buffer that sparse updates
+ * leave in thousands of stretches cost Pingus' trim a copy of them all
+ * each draw. */
 typedef struct content {
 	uint32_t refs;
 	uint32_t n, cap;
-	extent *e;
+	win **w;
 } content;
+
+/* A walk over a content's extents, in order. */
+typedef struct ext_iter {
+	const content *c;
+	uint32_t w, i;
+} ext_iter;
+
+/* The extent the walk is at; NULL past the last. */
+static inline const extent *ext_at(ext_iter *it)
+{
+	while (it->c && it->w < it->c->n && it->i >= it->c->w[it->w]->n) {
+		it->w++;
+		it->i = 0;
+	}
+	return it->c && it->w < it->c->n ? &it->c->w[it->w]->e[it->i] : NULL;
+}
+
+static inline void ext_next(ext_iter *it)
+{
+	if (ext_at(it))
+		it->i++;
+}
 
 /* Byte ranges [off, end) of an object, sorted and apart; an end of
  * UINT64_MAX runs to the object's end. */
@@ -212,8 +249,7 @@ struct obj {
 	bool owns;                 /* objects came from it */
 	rec *destroy;              /* a zombie's end */
 	content *cont;             /* buffers, images: host-written bytes */
-	const content *emitted;    /* while writing: what the setup has written, */
-	uint32_t emitted_n;        /* the first emitted_n extents of that */
+	const content *emitted;    /* while writing: what the setup has written */
 	struct writer *writers;    /* the last submits to write it */
 	uint32_t nwriters, capwriters;
 	/* submits that wrote it before those, and what they held until
@@ -369,12 +405,9 @@ struct recording {
 	bool used, unknown;
 };
 
-/* O's contents as a submit saw them: the first N extents of C (later
- * writes append past them, or copy C). */
 typedef struct snap {
 	obj *o;
 	content *c;
-	uint32_t n;
 } snap;
 
 struct submit {
