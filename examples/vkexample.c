@@ -680,6 +680,37 @@ static void blit_to_swapchain(VkCommandBuffer cb, VkImage target)
 
 /* Records frame FRAME in slot SLOT's command buffer; TARGET: the swapchain
  * image to show it in (--present), else VK_NULL_HANDLE. */
+/* PASS (g.render_pass or g.load_pass) begun over the colour and depth
+ * images. */
+void frame_pass_begin(VkCommandBuffer cb, VkRenderPass pass)
+{
+	VkClearValue clear[2] = {
+		{ .color = { { 0.10f, 0.12f, 0.16f, 1.0f } } },
+		{ .depthStencil = { 1.0f, 0 } },
+	};
+	VkRenderPassBeginInfo rp = {
+		.sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO,
+		.renderPass = pass,
+		.framebuffer = g.framebuffer,
+		.renderArea = { { 0, 0 }, { WIDTH, HEIGHT } },
+		.clearValueCount = 2,
+		.pClearValues = clear,
+	};
+
+	vkCmdBeginRenderPass(cb, &rp, VK_SUBPASS_CONTENTS_INLINE);
+}
+
+/* The cube's pipeline bound, the whole image its viewport. */
+void bind_cube(VkCommandBuffer cb)
+{
+	VkViewport vp = { 0.0f, 0.0f, (float)WIDTH, (float)HEIGHT, 0.0f, 1.0f };
+	VkRect2D sc = { { 0, 0 }, { WIDTH, HEIGHT } };
+
+	vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, g.gfx_pipe);
+	vkCmdSetViewport(cb, 0, 1, &vp);
+	vkCmdSetScissor(cb, 0, 1, &sc);
+}
+
 static void record_frame(VkCommandBuffer cb, unsigned slot, unsigned frame, int dump,
 			 VkImage target)
 {
@@ -687,20 +718,6 @@ static void record_frame(VkCommandBuffer cb, unsigned slot, unsigned frame, int 
 		.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
 		.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT,
 	};
-	VkClearValue clear[2] = {
-		{ .color = { { 0.10f, 0.12f, 0.16f, 1.0f } } },
-		{ .depthStencil = { 1.0f, 0 } },
-	};
-	VkRenderPassBeginInfo rp = {
-		.sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO,
-		.renderPass = g.strokes && frame > 0 ? g.load_pass : g.render_pass,
-		.framebuffer = g.framebuffer,
-		.renderArea = { { 0, 0 }, { WIDTH, HEIGHT } },
-		.clearValueCount = 2,
-		.pClearValues = clear,
-	};
-	VkViewport vp = { 0.0f, 0.0f, (float)WIDTH, (float)HEIGHT, 0.0f, 1.0f };
-	VkRect2D sc = { { 0, 0 }, { WIDTH, HEIGHT } };
 	VkDeviceSize vb_offset = 0;
 	VkDeviceSize ib_offset = sizeof(struct vertex) * CUBE_VERTICES;
 	uint32_t groups = (ANIM_SIZE + 7) / 8;
@@ -755,10 +772,8 @@ static void record_frame(VkCommandBuffer cb, unsigned slot, unsigned frame, int 
 	if (g.hud)
 		hud_begin(cb);
 	else
-		vkCmdBeginRenderPass(cb, &rp, VK_SUBPASS_CONTENTS_INLINE);
-	vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, g.gfx_pipe);
-	vkCmdSetViewport(cb, 0, 1, &vp);
-	vkCmdSetScissor(cb, 0, 1, &sc);
+		frame_pass_begin(cb, g.strokes && frame > 0 ? g.load_pass : g.render_pass);
+	bind_cube(cb);
 	vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, g.gfx_layout, 0, 1,
 				&g.gfx_set[slot], 0, NULL);
 	vkCmdBindVertexBuffers(cb, 0, 1, &g.geometry.buf, &vb_offset);

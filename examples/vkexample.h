@@ -189,6 +189,11 @@ void hud_begin(VkCommandBuffer cb);
 void hud_end(VkCommandBuffer cb);
 void hud_destroy(void);
 
+/* vkexample.c: the frame's pass begun (or g.load_pass), the cube's
+ * pipeline bound over the whole image */
+void frame_pass_begin(VkCommandBuffer cb, VkRenderPass pass);
+void bind_cube(VkCommandBuffer cb);
+
 /* vkexample_strokes.c: --strokes */
 void strokes_create(unsigned n);
 void strokes_frame(unsigned slot, VkFence fence);

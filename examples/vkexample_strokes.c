@@ -75,17 +75,6 @@ void strokes_frame(unsigned slot, VkFence fence)
 		.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
 		.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT,
 	};
-	VkClearValue clear[2] = { { .color = { { 0 } } }, { .depthStencil = { 1.0f, 0 } } };
-	VkRenderPassBeginInfo rp = {
-		.sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO,
-		.renderPass = g.load_pass,
-		.framebuffer = g.framebuffer,
-		.renderArea = { { 0, 0 }, { WIDTH, HEIGHT } },
-		.clearValueCount = 2,
-		.pClearValues = clear,
-	};
-	VkViewport vp = { 0.0f, 0.0f, (float)WIDTH, (float)HEIGHT, 0.0f, 1.0f };
-	VkRect2D sc = { { 0, 0 }, { WIDTH, HEIGHT } };
 	unsigned i;
 
 	for (i = 0; i < nstrokes; i++) {
@@ -105,10 +94,8 @@ void strokes_frame(unsigned slot, VkFence fence)
 		ex_flush_buffer(&ring);
 
 		VK(vkBeginCommandBuffer(cb, &bi));
-		vkCmdBeginRenderPass(cb, &rp, VK_SUBPASS_CONTENTS_INLINE);
-		vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, g.gfx_pipe);
-		vkCmdSetViewport(cb, 0, 1, &vp);
-		vkCmdSetScissor(cb, 0, 1, &sc);
+		frame_pass_begin(cb, g.load_pass);
+		bind_cube(cb);
 		vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, g.gfx_layout, 0, 1,
 					&g.gfx_set[slot], 0, NULL);
 		vkCmdBindVertexBuffers(cb, 0, 1, &ring.buf, &at);
