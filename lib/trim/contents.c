@@ -1,10 +1,11 @@
 /*
  * contents: the bytes the host wrote into a buffer or image (its
- * tracekit.update records), as extents over shared blocks, copied on
- * write so that a submit's view of them costs a reference; a sparse
- * update is merged with what they held into one extent per stretch.
- * What an update writes, objects bound over the same bytes of its memory
- * take too (alias.c).
+ * tracekit.update records), as extents over shared blocks, in windows of
+ * 64 KiB of the object's bytes, copied on write so that a submit's view
+ * of them costs a reference and a write after it copies the window list
+ * and the windows written; a sparse update is merged with what they held
+ * into one extent per stretch.  What an update writes, objects bound over
+ * the same bytes of its memory take too (alias.c).
  */
 #include "trim_internal.h"
 
