@@ -390,7 +390,7 @@ struct recording {
 	uint32_t stamp;
 	vec recs;
 	vec deps;                  /* obj*, referenced */
-	tmap seen;                 /* obj* -> 1 for deps */
+	tmap seen;                 /* obj* -> 1 for deps, once they are many */
 	wrote *writes;             /* what the commands write (in deps) */
 	uint32_t nwrites, capwrites;
 	rec *reset;                /* the reset before its begin */
