@@ -547,7 +547,12 @@ bool vk_field_ignored(const vk_struct_info *s, const vk_field *f, const void *ba
 	return false;
 }
 
-/* CHAINED: a struct inside a flattened chain, its pNext written null. */
+/* CHAINED: a struct inside a flattened chain, its pNext written null.
+ * So is the pNext of a struct whose sType is not its own: zink (Mesa
+ * 22.3, threaded) passes vkCmdSetVertexInputEXT stale attribute structs
+ * now and then, sType another struct's and pNext into a dead stack
+ * frame, which lavapipe never reads; followed, bzflag's capture crashed
+ * in the layer. */
 static void enc_struct(const vk_struct_info *s, trace_arena *a, trace_value *out, const void *p,
 		       bool chained)
 {
@@ -555,6 +560,8 @@ static void enc_struct(const vk_struct_info *s, trace_arena *a, trace_value *out
 		enc_blob(a, out, p, s->size);
 		return;
 	}
+	if (s->stype >= 0 && ((const base_in *)p)->sType != s->stype)
+		chained = true;
 	trace_value *m = trace_arena_alloc(a, sizeof(trace_value) * (s->nfields ? s->nfields : 1));
 	for (uint32_t i = 0; i < s->nfields; i++) {
 		if ((chained && (s->fields[i].flags & VK_F_PNEXT)) ||

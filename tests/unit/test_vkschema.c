@@ -1297,6 +1297,29 @@ static void test_ignored_pointers_are_not_followed(void)
 	trace_arena_free(&a);
 }
 
+/* A struct whose sType is another's (zink's stale vertex attributes):
+ * its pNext, which may point anywhere, is not followed. */
+static void test_wrong_stype_pnext_not_followed(void)
+{
+	const vk_struct_info *s = vk_struct_lookup("VkVertexInputAttributeDescription2EXT");
+	VkVertexInputAttributeDescription2EXT d = {
+		.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+		.pNext = (void *)(uintptr_t)8,  /* read, it faults */
+		.location = 12, .binding = 2, .format = VK_FORMAT_R32G32_SFLOAT };
+	uint32_t k = 0;
+	while (k < s->nfields && strcmp(s->fields[k].name, "pNext"))
+		k++;
+	trace_arena a;
+	trace_arena_init(&a);
+	trace_value v;
+	vk_encode_struct(s, &a, &v, &d);
+	check(k < s->nfields && v.st.members[k].kind == TRACE_NULL,
+	      "a pNext beside a wrong sType is written null, not followed");
+	check(v.st.members[0].en.value == VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+	      "the sType is written as the program gave it");
+	trace_arena_free(&a);
+}
+
 /* ------------------------------------------------------------------ */
 /* A graphics pipeline's states the specification ignores. */
 
@@ -1580,6 +1603,7 @@ int main(void)
 	test_render_pass_second_form();
 	test_descriptors_one_by_one();
 	test_ignored_pointers_are_not_followed();
+	test_wrong_stype_pnext_not_followed();
 	test_pipeline_states_ignored();
 	test_walk_plans_are_the_predicates();
 	return unit_done("test_vkschema");
