@@ -119,12 +119,6 @@ static ext_iter ext_seek(const content *c, uint64_t off)
 	return it;
 }
 
-/* Whether extent B goes on from A, in the same block: one extent. */
-static bool extent_joins(const extent *a, const extent *b)
-{
-	return a->b == b->b && a->off + a->len == b->off && a->boff + a->len == b->boff;
-}
-
 /* Window KEY of C (its own), its own to change: made, or copied if a
  * view shares it. */
 static win *win_own(content *c, uint64_t key)

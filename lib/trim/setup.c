@@ -156,7 +156,12 @@ static void add_changed(pieces *p, const extent *e, ext_iter *j, const spans *al
 	const extent *f;
 	while ((f = ext_at(j)) && f->off + f->len <= eo)
 		ext_next(j);
-	for (ext_iter k = *j; (f = ext_at(&k)) && f->off < ee; ext_next(&k)) {
+	for (ext_iter k = *j; (f = ext_at(&k)) && f->off < ee;) {
+		/* FROM's pieces a window's edge cut, one extent again */
+		extent g = *f;
+		for (ext_next(&k); (f = ext_at(&k)) && extent_joins(&g, f); ext_next(&k))
+			g.len += f->len;
+		f = &g;
 		uint64_t a = f->off > eo ? f->off : eo;
 		uint64_t b = f->off + f->len < ee ? f->off + f->len : ee;
 		const uint8_t *fd = f->b->data + f->boff + (a - f->off);
@@ -204,12 +209,21 @@ static int put_contents(out *o, obj *x, const content *to, const content *from,
 	pieces p = {0};
 	ext_iter j = {from, 0, 0}, over = j;  /* FROM's extents at E, over E */
 	const extent *e, *f;
-	for (ext_iter i = {to, 0, 0}; (e = ext_at(&i)); ext_next(&i)) {
-		while ((f = ext_at(&j)) && f->off < e->off)
-			ext_next(&j);
-		if (f && !memcmp(f, e, sizeof(*e)))
-			continue;
-		add_changed(&p, e, &over, allow);
+	for (ext_iter i = {to, 0, 0}; (e = ext_at(&i));) {
+		/* the pieces a window's edge cut, one extent again: equal runs
+		 * across the edge are left out whole */
+		extent m = *e;
+		bool same = true;
+		do {
+			while ((f = ext_at(&j)) && f->off < e->off)
+				ext_next(&j);
+			same = same && f && !memcmp(f, e, sizeof(*e));
+			if (e->off != m.off)
+				m.len += e->len;
+			ext_next(&i);
+		} while ((e = ext_at(&i)) && extent_joins(&m, e));
+		if (!same)
+			add_changed(&p, &m, &over, allow);
 	}
 	/* adjacent pieces as one stretch, copied together */
 	pieces joined = {0};

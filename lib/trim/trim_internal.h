@@ -157,6 +157,13 @@ typedef struct content {
 	win **w;
 } content;
 
+/* Whether extent B goes on from A, in the same block: one extent (or
+ * one that a window's edge cut in two). */
+static inline bool extent_joins(const extent *a, const extent *b)
+{
+	return a->b == b->b && a->off + a->len == b->off && a->boff + a->len == b->boff;
+}
+
 /* A walk over a content's extents, in order. */
 typedef struct ext_iter {
 	const content *c;
