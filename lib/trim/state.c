@@ -551,10 +551,6 @@ static void add_writer(obj *o, submit *s, const wrote *w)
 	bool fresh = !w->dropped;
 	for (uint32_t i = 0; fresh && i < s->recordings.n; i++)
 		fresh = ((const recording *)s->recordings.v[i])->submits == 0;
-	if (fresh && o->nwriters && o->writers[o->nwriters - 1].s == s) {
-		o->writers[o->nwriters - 1].subs |= w->subs;
-		return;
-	}
 	uint32_t k = 0;
 	writer *own = NULL;
 	for (uint32_t i = 0; !fresh && i < o->nwriters; i++) {

@@ -404,7 +404,7 @@ struct recording {
 	lay *lays;
 	uint32_t nlays, caplays;
 	breads reads;              /* buffer bytes its commands may read */
-	uint32_t submits;          /* the submits that ran it so far */
+	uint32_t submits;          /* the writing submits that ran it so far */
 	uint32_t istamp;
 	/* what its commands do to what they name, worked out when a setup
 	 * runs it again (unknown: a record no longer decodes) */
