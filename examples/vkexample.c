@@ -914,6 +914,7 @@ static void run_frames(const struct options *o)
 			VK(vkQueueSubmit(ex.queue, 1, &si, fence));
 		if (g.strokes)
 			strokes_frame(slot, g.fence[slot]);
+		probe_frame(slot);
 		if (o->wait_each)
 			VK(vkWaitForFences(ex.dev, 1, &g.fence[slot], VK_TRUE, UINT64_MAX));
 		if (win.swapchain)
@@ -941,6 +942,7 @@ static void destroy_all(void)
 		win_destroy_swapchain();
 	vkFreeCommandBuffers(ex.dev, g.pool, FRAMES_IN_FLIGHT, g.cmd);
 	strokes_destroy();
+	probe_destroy();
 	vkDestroyPipeline(ex.dev, g.gfx_pipe, NULL);
 	vkDestroyPipeline(ex.dev, g.comp_pipe, NULL);
 	if (g.hud)
@@ -1051,6 +1053,8 @@ int main(int argc, char **argv)
 	create_frames(o.events);
 	if (o.strokes)
 		strokes_create(o.strokes);
+	if (o.read_pixel)
+		probe_create();
 	if (o.present)
 		win_create_swapchain(FRAMES_IN_FLIGHT);
 	run_frames(&o);

@@ -1,8 +1,9 @@
 /*
  * vkexample: what its files share (vkexample.c: options, set-up, frames;
  * vkexample_texture.c: images, their layout changes, the texture's upload,
- * mipmaps and --rewrite-source's patch; vkexample_hud.c: the passes of --depth-read-only and
- * --depth-read-only-rp).  The
+ * mipmaps and --rewrite-source's patch; vkexample_hud.c: the passes of
+ * --depth-read-only and --depth-read-only-rp; vkexample_strokes.c and
+ * vkexample_probe.c: the submits of --strokes and --read-pixel).  The
  * program is one device for its whole run, so its Vulkan objects are the
  * global g, as the set-up in common.h is ex.
  */
@@ -125,6 +126,7 @@ struct options {
 	int submit2;		/* frames submitted by vkQueueSubmit2 (Vulkan 1.3) */
 	int staging_image;	/* the texture's upload through an image of its own */
 	unsigned strokes;	/* submits a frame more, each a triangle, never cleared */
+	int read_pixel;		/* a texel of each frame read back by a submit of its own */
 	const char *png_dir;
 	const char *extension;	/* one more device extension to enable */
 	unsigned *dump;		/* frame numbers to dump; NULL: every frame */
@@ -198,5 +200,10 @@ void bind_cube(VkCommandBuffer cb);
 void strokes_create(unsigned n);
 void strokes_frame(unsigned slot, VkFence fence);
 void strokes_destroy(void);
+
+/* vkexample_probe.c: --read-pixel */
+void probe_create(void);
+void probe_frame(unsigned slot);
+void probe_destroy(void);
 
 #endif

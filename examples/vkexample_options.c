@@ -76,7 +76,9 @@ static void usage(FILE *f)
 		"                      synchronization2 enabled)\n"
 		"  --strokes N         never clear after frame 0, and after each frame's\n"
 		"                      submit, N more, each a triangle whose vertices the\n"
-		"                      host writes just before into the next bytes of a ring\n",
+		"                      host writes just before into the next bytes of a ring\n"
+		"  --read-pixel        after each frame's submit, one more that copies the\n"
+		"                      frame's middle texel into a host buffer, waited for\n",
 		ex.prog);
 }
 
@@ -179,6 +181,8 @@ void parse_options(int argc, char **argv, struct options *o)
 		} else if (!strcmp(a, "--strokes")) {
 			o->strokes = parse_uint(a, val);
 			i++;
+		} else if (!strcmp(a, "--read-pixel")) {
+			o->read_pixel = 1;
 		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			usage(stdout);
 			exit(0);

@@ -85,6 +85,11 @@ setup_file() {
 			TRACEKIT_SCREENSHOT=$((n - 1)) timeout 60 "$TOP/build/examples/vkexample" \
 			--frames $n --present --strokes 100 >/dev/null 2>&1
 	done
+	# a texel of each frame read back by a submit of its own, the colour
+	# image cleared again by the next frame (glReadPixels through zink)
+	VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$W/ex-probe.trace" \
+		TRACEKIT_SCREENSHOT=2999 timeout 60 "$TOP/build/examples/vkexample" \
+		--frames 3000 --present --read-pixel >/dev/null 2>&1
 	stop_xvfb
 	unset DISPLAY
 	# the full replays' frames, the reference for every trim
@@ -642,6 +647,22 @@ verbose_check() {
 	# the writers walked, the views of the ring copied, the records held
 	# whole: each grew with the submits before (198 MB and 669 MB before)
 	[ "${rss[60]}" -lt $((rss[30] * 5 / 2)) ]
+}
+
+@test "vkexample --read-pixel: each frame's texel read back by a submit of its own, then the picture cleared: frame 2999's cut runs 1 submit of the capture, replays validated and pixel-equal, and takes no more memory than frame 299's" {
+	local n rss=()
+	for n in 299 2999; do
+		/usr/bin/time -f %M -o "rss$n" trace-trim --frames $n -o "t$n.trace" "$W/ex-probe.trace"
+		rss[$n]=$(cat "rss$n")
+		echo "frame $n: the setup runs $(setup_submits "t$n.trace") submits; ${rss[$n]} KB"
+		[ "$(setup_submits "t$n.trace")" = 1 ]
+	done
+	cut_equal t2999.trace 2999 "$W/ex-probe.frame-2999.png"
+	# each frame's submit was held as a former writer of the picture (a
+	# later submit named it before the next frame cleared it), and each
+	# readback as a writer of its buffer: 38 MB at frame 2990 and 22 MB at
+	# 500 before
+	[ "${rss[2999]}" -lt $((rss[299] * 6 / 5)) ]
 }
 
 @test "vkexample --mips, each frame's levels 2-6 dropped only after the blit from level 0 (edited): a blit reads its regions' source levels, so the setup of frame 12 runs the upload alone; replays validated and pixel-equal" {

@@ -8,6 +8,7 @@
  * they discard what was there, and the layouts they expect and leave.
  */
 #include "trim_internal.h"
+#include "vkformat.h"
 
 /* Set S's buffer descriptor BINDING, ELEM reads [OFF, END) of O; one
  * copied in (BINDING UINT32_MAX) is added unless it is there. */
@@ -700,7 +701,44 @@ static void written_whole(void *ctx, const obj *img, const dst_region *d)
  * that a clear names; a buffer that a copy, fill or update covers from
  * its first byte to its last.  None of a buffer whose device address a
  * shader may read it through before. */
-uint64_t transfer_dst_whole(const char *n, const void *args, const obj *o)
+/* Bytes of a texel of image IMG's ASPECT in a buffer it is copied to
+ * (0: not known: compressed, planar, several aspects). */
+static uint32_t copy_texel_bytes(const obj *img, VkImageAspectFlags aspect)
+{
+	if (aspect == VK_IMAGE_ASPECT_COLOR_BIT) {
+		const vk_format_layout *l = vk_format_layout_of(img->format);
+		return l ? l->block_size : 0;
+	}
+	switch (img->format) {
+	case VK_FORMAT_D16_UNORM:
+	case VK_FORMAT_D16_UNORM_S8_UINT:
+		return aspect == VK_IMAGE_ASPECT_DEPTH_BIT ? 2 : aspect == VK_IMAGE_ASPECT_STENCIL_BIT;
+	case VK_FORMAT_X8_D24_UNORM_PACK32:
+	case VK_FORMAT_D32_SFLOAT:
+	case VK_FORMAT_D24_UNORM_S8_UINT:
+	case VK_FORMAT_D32_SFLOAT_S8_UINT:
+		return aspect == VK_IMAGE_ASPECT_DEPTH_BIT ? 4 : aspect == VK_IMAGE_ASPECT_STENCIL_BIT;
+	case VK_FORMAT_S8_UINT:
+		return aspect == VK_IMAGE_ASPECT_STENCIL_BIT;
+	default:
+		return 0;
+	}
+}
+
+/* Whether a region of a copy from image IMG covers buffer O from its
+ * first byte to its last: rows and slices packed tight from offset 0 (a
+ * readback buffer of the region's size, as glReadPixels through zink). */
+static bool image_copy_covers(const obj *img, const obj *o, VkDeviceSize off, uint32_t row,
+			      uint32_t height, const VkImageSubresourceLayers *l, VkExtent3D e)
+{
+	if (!img || off || (row && row != e.width) || (height && height != e.height) ||
+	    l->layerCount == VK_REMAINING_ARRAY_LAYERS)
+		return false;
+	uint64_t texel = copy_texel_bytes(img, l->aspectMask);
+	return texel && (uint64_t)e.width * e.height * e.depth * l->layerCount * texel == o->msize;
+}
+
+uint64_t transfer_dst_whole(trim *t, const char *n, const void *args, const obj *o)
 {
 	uint64_t m = 0;
 	if (o->h == trim_types.buffer) {
@@ -726,6 +764,28 @@ uint64_t transfer_dst_whole(const char *n, const void *args, const obj *o)
 			for (uint32_t k = 0; ci && ci->pRegions && k < ci->regionCount; k++)
 				if (!ci->pRegions[k].dstOffset && ci->pRegions[k].size == o->msize)
 					off = 0, len = o->msize;
+		} else if (!strcmp(n, "vkCmdCopyImageToBuffer")) {
+			const vk_args_vkCmdCopyImageToBuffer *a = args;
+			const obj *img = obj_lookup(t, trim_types.image, (uint64_t)(uintptr_t)a->srcImage);
+			for (uint32_t k = 0; a->pRegions && k < a->regionCount; k++) {
+				const VkBufferImageCopy *r = &a->pRegions[k];
+				if (image_copy_covers(img, o, r->bufferOffset, r->bufferRowLength,
+						      r->bufferImageHeight, &r->imageSubresource,
+						      r->imageExtent))
+					off = 0, len = o->msize;
+			}
+		} else if (trim_named(n, "vkCmdCopyImageToBuffer2")) {
+			const VkCopyImageToBufferInfo2 *ci =
+				((const vk_args_vkCmdCopyImageToBuffer2 *)args)->pCopyImageToBufferInfo;
+			const obj *img = ci ? obj_lookup(t, trim_types.image,
+							 (uint64_t)(uintptr_t)ci->srcImage) : NULL;
+			for (uint32_t k = 0; img && ci->pRegions && k < ci->regionCount; k++) {
+				const VkBufferImageCopy2 *r = &ci->pRegions[k];
+				if (image_copy_covers(img, o, r->bufferOffset, r->bufferRowLength,
+						      r->bufferImageHeight, &r->imageSubresource,
+						      r->imageExtent))
+					off = 0, len = o->msize;
+			}
 		}
 		return off == 0 && len == o->msize ? obj_subs(o) : 0;
 	}

@@ -133,7 +133,7 @@ void touch_cmd(trim *t, obj *cb, touches *l, const vk_command_info *cmd,
 			}
 		} else if (o && transfer_dst(cmd->sig.name, &in->v[i])) {
 			/* what it overwrites whole it drops, if used first here */
-			touch_add(l, o, USE_DISCARD, transfer_dst_whole(cmd->sig.name, args, o));
+			touch_add(l, o, USE_DISCARD, transfer_dst_whole(t, cmd->sig.name, args, o));
 			touch_add(l, o, USE_WRITE,
 				  o->h == trim_types.image ? transfer_dst_subs(cmd->sig.name, args, o)
 							   : obj_subs(o));
@@ -526,3 +526,216 @@ void close_dispatchable(trim *t, closure *cl)
 	}
 }
 
+
+/* ------------------------------------------------------------------ */
+/* Former writers that no closure can need, let go as the trace is read:
+ * each holds its submit, and with it the records of its recordings.
+ * GL-117 through zink clears its depth image each frame after a submit
+ * that named it, and kept every frame's submit as a former writer (2.1
+ * GB at frame 3000 for a cut of 1.4 MB).
+ *
+ * A closure needs a former writer F of O only for a submit it keeps
+ * that closes O, later than F's submit and no later than the one that
+ * dropped F's writes (close_former), and that one only where it reads
+ * them first.  It keeps only submits some object holds as a writer, or
+ * as a former writer it needs; a submit that none holds is gone for
+ * good, and later submits come after every window now held.  So from
+ * the writers out, the former writers needed are found to a fixed point
+ * and the others let go. */
+
+/* Whether X is WANT or leads to it as close_obj() walks (what X names,
+ * its owner and target) and close_recording() (a secondary's
+ * recording); each object once a walk (t->stamp). */
+static bool walk_reaches(trim *t, obj *x, const obj *want)
+{
+	if (!x || x->stamp == t->stamp)
+		return false;
+	if (x == want)
+		return true;
+	x->stamp = t->stamp;
+	for (uint32_t i = 0; i < x->deps.n; i++)
+		if (walk_reaches(t, x->deps.v[i], want))
+			return true;
+	if (x->h == trim_types.command_buffer && x->cur)
+		for (uint32_t i = 0; i < x->cur->deps.n; i++)
+			if (walk_reaches(t, x->cur->deps.v[i], want))
+				return true;
+	return walk_reaches(t, x->owner, want) || walk_reaches(t, x->target, want);
+}
+
+/* Whether a closure that keeps S may close O. */
+static bool submit_reaches(trim *t, const submit *s, const obj *o)
+{
+	t->stamp++;
+	if (walk_reaches(t, s->queue, o))
+		return true;
+	for (uint32_t i = 0; i < s->recordings.n; i++) {
+		const recording *r = s->recordings.v[i];
+		for (uint32_t k = 0; k < r->deps.n; k++)
+			if (walk_reaches(t, r->deps.v[k], o))
+				return true;
+	}
+	return false;
+}
+
+/* A sweep: the submits a closure may keep (stamped MARK), by call once
+ * sorted; the uses of the recordings it worked out (a closure works out
+ * its own, as things stand then). */
+typedef struct sweep {
+	submit **v;
+	uint32_t n, cap, sorted;
+	uint32_t mark;
+	tmap uses;       /* recording* -> index in own + 1 */
+	touches *own;
+	bool *unknown;
+	uint32_t nown, capown;
+} sweep;
+
+static void sweep_mark(sweep *sw, submit *s)
+{
+	if (s->stamp == sw->mark)
+		return;
+	s->stamp = sw->mark;
+	sw->v = array_grow(sw->v, sw->n, &sw->cap, sizeof(*sw->v), 64);
+	sw->v[sw->n++] = s;
+}
+
+static int by_call(const void *a, const void *b)
+{
+	uint64_t x = (*(submit *const *)a)->r->no, y = (*(submit *const *)b)->r->no;
+	return x < y ? -1 : x > y;
+}
+
+/* What O held before S that S may read, as submit_reads() finds it. */
+static uint64_t sweep_submit_reads(trim *t, sweep *sw, const submit *s, const obj *o)
+{
+	firsts all = {0, 0, 0};
+	for (uint32_t i = 0; i < s->recordings.n; i++) {
+		recording *r = s->recordings.v[i];
+		const touches *l = &r->uses;
+		bool unknown = r->unknown;
+		if (!r->used) {
+			uint64_t k;
+			if (!tmap_get(&sw->uses, r, &k)) {
+				if (sw->nown == sw->capown) {
+					uint32_t cap = sw->capown;
+					sw->own = array_grow(sw->own, sw->nown, &cap, sizeof(*sw->own), 8);
+					sw->unknown = array_grow(sw->unknown, sw->nown, &sw->capown,
+								 sizeof(*sw->unknown), 8);
+				}
+				sw->own[sw->nown] = (touches){0};
+				sw->unknown[sw->nown] = !touch_recording(t, r, &sw->own[sw->nown], false);
+				k = ++sw->nown;
+				tmap_put(&sw->uses, r, k);
+			}
+			l = &sw->own[k - 1];
+			unknown = sw->unknown[k - 1];
+		}
+		const firsts *f = NULL;
+		for (uint32_t j = 0; j < l->n && !unknown && !f; j++)
+			if (l->v[j].o == o)
+				f = &l->v[j].f;
+		if (f)
+			firsts_then(&all, f);
+		else if (unknown || vec_has(&r->deps, (void *)o))
+			use_then(&all, USE_READ, obj_subs(o));
+	}
+	return firsts_reads(o, &all);
+}
+
+/* The marked submit of call NO, or the first after it (NULL: none). */
+static submit **sweep_from(sweep *sw, uint64_t no)
+{
+	uint32_t lo = 0, hi = sw->sorted;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (sw->v[mid]->r->no < no)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < sw->sorted ? &sw->v[lo] : NULL;
+}
+
+/* Whether a closure that keeps only the marked submits may need F, a
+ * former writer of O. */
+static bool former_needed(trim *t, sweep *sw, obj *o, writer *f)
+{
+	submit **p = sweep_from(sw, f->s->r->no + 1);
+	for (; p && p < sw->v + sw->sorted && (*p)->r->no <= f->until; p++) {
+		if ((*p)->r->no < f->until) {
+			if (submit_reaches(t, *p, o))
+				return true;
+			continue;
+		}
+		if (!f->until_reads)
+			f->until_reads = sweep_submit_reads(t, sw, *p, o) & f->subs ? 1 : 2;
+		return f->until_reads == 1;
+	}
+	return false;
+}
+
+static void objs_writers_mark(sweep *sw, obj *o, bool formers)
+{
+	for (uint32_t i = 0; i < o->nwriters; i++)
+		sweep_mark(sw, o->writers[i].s);
+	for (uint32_t i = 0; formers && i < o->nformer; i++)
+		sweep_mark(sw, o->former[i].s);
+}
+
+/* Formers under this many since the last sweep, or fewer than it left,
+ * wait for the next. */
+enum { FORMERS_SWEEP = 64 };
+
+void formers_sweep(trim *t)
+{
+	if (t->formers_made < FORMERS_SWEEP || t->formers_made < t->formers_left)
+		return;
+	sweep sw = {0};
+	sw.mark = ++t->stamp;
+	/* what writers hold, and all that the graves hold */
+	for (size_t i = 0; i < t->objs.cap; i++)
+		if (t->objs.slot[i])
+			objs_writers_mark(&sw, t->objs.slot[i], false);
+	for (uint32_t i = 0; i < t->graves.n; i++)
+		objs_writers_mark(&sw, t->graves.v[i], true);
+	uint32_t kept = sw.mark;
+	for (bool more = true; more;) {
+		more = false;
+		qsort(sw.v, sw.n, sizeof(*sw.v), by_call);
+		sw.sorted = sw.n;
+		for (size_t i = 0; i < t->objs.cap; i++) {
+			obj *o = t->objs.slot[i];
+			for (uint32_t k = 0; o && k < o->nformer; k++) {
+				writer *f = &o->former[k];
+				if (f->kept == kept || !former_needed(t, &sw, o, f))
+					continue;
+				f->kept = kept;
+				more |= f->s->stamp != sw.mark;
+				sweep_mark(&sw, f->s);
+			}
+		}
+	}
+	uint64_t left = 0;
+	for (size_t i = 0; i < t->objs.cap; i++) {
+		obj *o = t->objs.slot[i];
+		uint32_t n = 0;
+		for (uint32_t k = 0; o && k < o->nformer; k++) {
+			if (o->former[k].kept == kept)
+				o->former[n++] = o->former[k];
+			else
+				submit_unref(o->former[k].s);
+		}
+		if (o)
+			o->nformer = n;
+		left += n;
+	}
+	for (uint32_t i = 0; i < sw.nown; i++)
+		free(sw.own[i].v);
+	free(sw.own);
+	free(sw.unknown);
+	tmap_free(&sw.uses);
+	free(sw.v);
+	t->formers_made = 0;
+	t->formers_left = left;
+}

@@ -458,11 +458,11 @@ static void record(trim *t, rec *r, const trace_call *c, const vk_command_info *
 		recording_dep(rc, o);
 		const char *fn = f->f ? f->f->name : "";
 		if (f->h == trim_types.buffer && !strncmp(fn, "dst", 3))
-			recording_write(rc, o, obj_subs(o), transfer_dst_whole(n, args, o));
+			recording_write(rc, o, obj_subs(o), transfer_dst_whole(t, n, args, o));
 		else if (f->h == trim_types.image &&
 			 (!strcmp(fn, "dstImage") || (f->top && !strcmp(fn, "image"))))
 			recording_write(rc, o, transfer_dst_subs(n, args, o),
-					transfer_dst_whole(n, args, o));
+					transfer_dst_whole(t, n, args, o));
 		else if (f->h == trim_types.descriptor_set)
 			for (uint32_t k = 0; k < o->storage.n; k++)
 				storage_written(rc, o->storage.v[k]);
@@ -526,13 +526,14 @@ static bool supersedes(const submit *s, const submit *old, const obj *o)
 /* X's subresources SUBS of O dropped by S: a former writer of them, if a
  * writing submit named O after X (the setup may run it: it reads what X
  * wrote), with a reference of its own to X's submit. */
-static void add_former(obj *o, const writer *x, uint64_t subs, const submit *s)
+static void add_former(trim *t, obj *o, const writer *x, uint64_t subs, const submit *s)
 {
 	if (!subs || o->named <= x->s->r->no)
 		return;
 	o->former = array_grow(o->former, o->nformer, &o->capformer, sizeof(*o->former), 2);
-	o->former[o->nformer++] = (writer){x->s, subs, s->r->no};
+	o->former[o->nformer++] = (writer){x->s, subs, s->r->no, 0, 0};
 	x->s->refs++;
+	t->formers_made++;
 }
 
 /* S writes W->subs of O, and ends what earlier writers wrote of
@@ -542,7 +543,7 @@ static void add_former(obj *o, const writer *x, uint64_t subs, const submit *s)
  * keeps the upload (level 0) and the last frame's submit (the others)
  * as writers, not every frame's; a pool of images each uploaded whole
  * by a copy (GStreamer's) keeps each image's last upload. */
-static void add_writer(obj *o, submit *s, const wrote *w)
+static void add_writer(trim *t, obj *o, submit *s, const wrote *w)
 {
 	/* S drops nothing and runs no recording an earlier submit ran (each
 	 * of those holds one that writes O): no writer ends, none need be
@@ -557,7 +558,7 @@ static void add_writer(obj *o, submit *s, const wrote *w)
 		writer x = o->writers[i];
 		if (x.s != s) {
 			bool gone = supersedes(s, x.s, o);
-			add_former(o, &x, gone ? x.subs : x.subs & w->dropped, s);
+			add_former(t, o, &x, gone ? x.subs : x.subs & w->dropped, s);
 			x.subs &= ~w->dropped;
 			if (!x.subs || gone) {
 				submit_unref(x.s);
@@ -576,7 +577,7 @@ static void add_writer(obj *o, submit *s, const wrote *w)
 		return;
 	}
 	o->writers = array_grow(o->writers, o->nwriters, &o->capwriters, sizeof(*o->writers), 2);
-	o->writers[o->nwriters++] = (writer){s, w->subs, UINT64_MAX};
+	o->writers[o->nwriters++] = (writer){s, w->subs, UINT64_MAX, 0, 0};
 	s->refs++;
 }
 
@@ -726,8 +727,9 @@ static void queue_submit(trim *t, rec *r, const vk_command_info *cmd, void *args
 			recording *rc = s->recordings.v[i];
 			for (uint32_t j = 0; j < rc->nwrites; j++)
 				if (rc->writes[j].o->alive)
-					add_writer(rc->writes[j].o, s, &rc->writes[j]);
+					add_writer(t, rc->writes[j].o, s, &rc->writes[j]);
 		}
+		formers_sweep(t);
 		for (uint32_t i = 0; i < s->recordings.n; i++)
 			((recording *)s->recordings.v[i])->submits++;
 		/* after its own writes: a later drop keeps the writers before;

@@ -363,6 +363,11 @@ typedef struct writer {
 	submit *s;
 	uint64_t subs;
 	uint64_t until;
+	/* a former one: whether the submit of UNTIL reads SUBS before it
+	 * drops them (0 not known yet, 1 it may, 2 it does not), and the
+	 * sweep that found a closure may need it (formers_sweep) */
+	uint8_t until_reads;
+	uint32_t kept;
 } writer;
 
 /* What a recording's commands write of O: the subresources, and those
@@ -483,6 +488,9 @@ struct trim {
 	trace_error *err;
 	const trace_call *call;
 	uint64_t live_records;
+	/* former writers made since the last formers_sweep(), and those
+	 * it left */
+	uint64_t formers_made, formers_left;
 	uint64_t fake;        /* handles of objects the setup makes itself */
 	/* the range: buffer bytes it may read, whether it has submitted yet,
 	 * the entries of the update templates it creates */
@@ -645,7 +653,7 @@ bool layout_read_only(VkImageLayout layout, bool stencil);
 bool ops_keep(VkAttachmentLoadOp load, VkAttachmentStoreOp store);
 void command_images(trim *t, const char *n, const void *args, image_fn fn, void *ctx);
 uint64_t transfer_dst_subs(const char *n, const void *args, const obj *img);
-uint64_t transfer_dst_whole(const char *n, const void *args, const obj *o);
+uint64_t transfer_dst_whole(trim *t, const char *n, const void *args, const obj *o);
 uint64_t transfer_src_subs(const char *n, const void *args, const obj *img);
 
 /* state.c: Vulkan calls before the range */
@@ -672,6 +680,9 @@ void touch_before(trim *t, obj *cb);
 uint64_t range_needs(const obj *o);
 void close_recording(trim *t, closure *cl, recording *r, bool inputs);
 void close_obj(trim *t, closure *cl, obj *o, uint64_t in);
+/* Let go of the former writers of live objects that no closure can need,
+ * when enough were made since the last sweep. */
+void formers_sweep(trim *t);
 void closure_readable(trim *t, const closure *cl);
 /* Whether F, a handle command N names, is what a transfer command writes
  * and does not read. */
