@@ -581,13 +581,17 @@ static bool submit_reaches(trim *t, const submit *s, const obj *o)
 /* A sweep: the submits a closure may keep (stamped MARK), by call once
  * sorted; the uses of the recordings it worked out (a closure works out
  * its own, as things stand then). */
+typedef struct sweep_uses {
+	touches l;
+	bool unknown;    /* a record did not decode */
+} sweep_uses;
+
 typedef struct sweep {
 	submit **v;
 	uint32_t n, cap, sorted;
 	uint32_t mark;
 	tmap uses;       /* recording* -> index in own + 1 */
-	touches *own;
-	bool *unknown;
+	sweep_uses *own;
 	uint32_t nown, capown;
 } sweep;
 
@@ -617,19 +621,15 @@ static uint64_t sweep_submit_reads(trim *t, sweep *sw, const submit *s, const ob
 		if (!r->used) {
 			uint64_t k;
 			if (!tmap_get(&sw->uses, r, &k)) {
-				if (sw->nown == sw->capown) {
-					uint32_t cap = sw->capown;
-					sw->own = array_grow(sw->own, sw->nown, &cap, sizeof(*sw->own), 8);
-					sw->unknown = array_grow(sw->unknown, sw->nown, &sw->capown,
-								 sizeof(*sw->unknown), 8);
-				}
-				sw->own[sw->nown] = (touches){0};
-				sw->unknown[sw->nown] = !touch_recording(t, r, &sw->own[sw->nown], false);
+				sw->own = array_grow(sw->own, sw->nown, &sw->capown, sizeof(*sw->own), 8);
+				sweep_uses *u = &sw->own[sw->nown];
+				*u = (sweep_uses){{0}, false};
+				u->unknown = !touch_recording(t, r, &u->l, false);
 				k = ++sw->nown;
 				tmap_put(&sw->uses, r, k);
 			}
-			l = &sw->own[k - 1];
-			unknown = sw->unknown[k - 1];
+			l = &sw->own[k - 1].l;
+			unknown = sw->own[k - 1].unknown;
 		}
 		const firsts *f = NULL;
 		for (uint32_t j = 0; j < l->n && !unknown && !f; j++)
@@ -731,9 +731,8 @@ void formers_sweep(trim *t)
 		left += n;
 	}
 	for (uint32_t i = 0; i < sw.nown; i++)
-		free(sw.own[i].v);
+		free(sw.own[i].l.v);
 	free(sw.own);
-	free(sw.unknown);
 	tmap_free(&sw.uses);
 	free(sw.v);
 	t->formers_made = 0;
