@@ -794,26 +794,33 @@ static void record_frame(VkCommandBuffer cb, unsigned slot, unsigned frame, int 
 		blit_to_swapchain(cb, target);
 
 	/* the colour image (now TRANSFER_SRC_OPTIMAL) to the host buffer */
-	if (dump) {
-		VkBufferImageCopy region = {
-			.imageSubresource = { VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1 },
-			.imageExtent = { WIDTH, HEIGHT, 1 },
-		};
-		VkBufferMemoryBarrier hb = {
-			.sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER,
-			.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
-			.dstAccessMask = VK_ACCESS_HOST_READ_BIT,
-			.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-			.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-			.buffer = g.readback.buf,
-			.size = VK_WHOLE_SIZE,
-		};
-		vkCmdCopyImageToBuffer(cb, g.color.img, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
-				       g.readback.buf, 1, &region);
-		vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT,
-				     0, 0, NULL, 1, &hb, 0, NULL);
-	}
+	if (dump)
+		copy_color_to_host(cb, g.readback.buf, 0, 0, WIDTH, HEIGHT);
 	VK(vkEndCommandBuffer(cb));
+}
+
+void copy_color_to_host(VkCommandBuffer cb, VkBuffer buf, int32_t x, int32_t y, uint32_t w,
+			uint32_t h)
+{
+	VkBufferImageCopy region = {
+		.imageSubresource = { VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1 },
+		.imageOffset = { x, y, 0 },
+		.imageExtent = { w, h, 1 },
+	};
+	VkBufferMemoryBarrier hb = {
+		.sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER,
+		.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
+		.dstAccessMask = VK_ACCESS_HOST_READ_BIT,
+		.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+		.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+		.buffer = buf,
+		.size = VK_WHOLE_SIZE,
+	};
+
+	vkCmdCopyImageToBuffer(cb, g.color.img, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, buf, 1,
+			       &region);
+	vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 0,
+			     NULL, 1, &hb, 0, NULL);
 }
 
 static void save_frame(const struct options *o, unsigned frame)

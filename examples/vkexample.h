@@ -201,6 +201,11 @@ void strokes_create(unsigned n);
 void strokes_frame(unsigned slot, VkFence fence);
 void strokes_destroy(void);
 
+/* vkexample.c: W x H texels of the colour image from X, Y (it in
+ * TRANSFER_SRC_OPTIMAL) copied into BUF, made visible to the host. */
+void copy_color_to_host(VkCommandBuffer cb, VkBuffer buf, int32_t x, int32_t y, uint32_t w,
+			uint32_t h);
+
 /* vkexample_probe.c: --read-pixel */
 void probe_create(void);
 void probe_frame(unsigned slot);

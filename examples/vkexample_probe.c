@@ -43,20 +43,6 @@ void probe_frame(unsigned slot)
 		.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
 		.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT,
 	};
-	VkBufferImageCopy region = {
-		.imageSubresource = { VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1 },
-		.imageOffset = { WIDTH / 2, HEIGHT / 2, 0 },
-		.imageExtent = { 1, 1, 1 },
-	};
-	VkBufferMemoryBarrier hb = {
-		.sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER,
-		.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
-		.dstAccessMask = VK_ACCESS_HOST_READ_BIT,
-		.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-		.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-		.buffer = texel.buf,
-		.size = VK_WHOLE_SIZE,
-	};
 	VkSubmitInfo si = {
 		.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
 		.commandBufferCount = 1,
@@ -67,10 +53,7 @@ void probe_frame(unsigned slot)
 	if (!on)
 		return;
 	VK(vkBeginCommandBuffer(cb, &bi));
-	vkCmdCopyImageToBuffer(cb, g.color.img, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, texel.buf, 1,
-			       &region);
-	vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 0,
-			     NULL, 1, &hb, 0, NULL);
+	copy_color_to_host(cb, texel.buf, WIDTH / 2, HEIGHT / 2, 1, 1);
 	VK(vkEndCommandBuffer(cb));
 	VK(vkQueueSubmit(ex.queue, 1, &si, done));
 	VK(vkWaitForFences(ex.dev, 1, &done, VK_TRUE, UINT64_MAX));
