@@ -165,6 +165,30 @@ static const extent *extent_ending(const content *c, uint64_t off)
 	return k < w->n && w->e[k].off + w->e[k].len == off ? &w->e[k] : NULL;
 }
 
+/* The first byte of KNOWN from I on (up to N) that is marked, or that is
+ * not: a sparse update of a large buffer marks a few words of megabytes,
+ * so the walks go eight bytes at a time, or by memchr. */
+static uint64_t next_known(const uint8_t *known, uint64_t i, uint64_t n)
+{
+	for (; i < n && (i & 7); i++)
+		if (known[i])
+			return i;
+	for (uint64_t word; i + 8 <= n; i += 8) {
+		memcpy(&word, known + i, 8);
+		if (word)
+			break;
+	}
+	while (i < n && !known[i])
+		i++;
+	return i;
+}
+
+static uint64_t next_unknown(const uint8_t *known, uint64_t i, uint64_t n)
+{
+	const uint8_t *z = i < n ? memchr(known + i, 0, n - i) : NULL;
+	return z ? (uint64_t)(z - known) : n;
+}
+
 /*
  * [LO, HI) of window W, those bytes KNOWN marks (NULL: all), made the
  * bytes of block B from BOFF on: the extents there go, and those the
@@ -178,9 +202,9 @@ static void win_replace(win *w, uint64_t lo, uint64_t hi, block *b, uint64_t bof
 	size_t stretches = 1;
 	if (known) {
 		stretches = 0;
-		for (uint64_t i = 0; i < len; i++)
-			if (known[i] && (i == 0 || !known[i - 1]))
-				stretches++;
+		for (uint64_t i = next_known(known, 0, len); i < len;
+		     i = next_known(known, next_unknown(known, i, len), len))
+			stretches++;
 	}
 	/* the extents before, the pieces left of those it overlaps, the new
 	 * ones, the pieces right of them, the extents after */
@@ -206,14 +230,8 @@ static void win_replace(win *w, uint64_t lo, uint64_t hi, block *b, uint64_t bof
 		}
 		block_unref(e.b);
 	}
-	for (uint64_t x = 0; x < len;) {
-		if (known && !known[x]) {
-			x++;
-			continue;
-		}
-		uint64_t y = known ? x + 1 : len;
-		while (y < len && known[y])
-			y++;
+	for (uint64_t x = known ? next_known(known, 0, len) : 0; x < len;) {
+		uint64_t y = known ? next_unknown(known, x, len) : len;
 		extent n = {lo + x, y - x, b, boff + x};
 		if (k && extent_joins(&out[k - 1], &n)) {
 			out[k - 1].len += n.len;
@@ -221,7 +239,7 @@ static void win_replace(win *w, uint64_t lo, uint64_t hi, block *b, uint64_t bof
 			b->refs++;
 			out[k++] = n;
 		}
-		x = y;
+		x = known ? next_known(known, y, len) : y;
 	}
 	if (right.b)
 		out[k++] = right;
@@ -248,13 +266,8 @@ static void content_replace(obj *o, uint64_t off, uint64_t len, const uint8_t *d
 {
 	if (!len)
 		return;
-	if (known) {
-		uint64_t i = 0;
-		while (i < len && known[i])
-			i++;
-		if (i == len)
-			known = NULL;  /* all of it: a copy from an alias */
-	}
+	if (known && next_unknown(known, 0, len) == len)
+		known = NULL;  /* all of it: a copy from an alias */
 	uint64_t end = off + len < off ? UINT64_MAX : off + len;
 	len = end - off;
 	const extent *left = known ? NULL : extent_ending(o->cont, off);
@@ -281,10 +294,7 @@ static void content_replace(obj *o, uint64_t off, uint64_t len, const uint8_t *d
 		uint64_t hi = win_end(key) < end ? win_end(key) : end;
 		if (known) {
 			/* none of it known: no window made for it */
-			uint64_t x = lo;
-			while (x < hi && !known[x - off])
-				x++;
-			if (x == hi)
+			if (next_known(known + (lo - off), 0, hi - lo) == hi - lo)
 				continue;
 		}
 		win_replace(win_own(c, key), lo, hi, b, boff + (lo - off),
