@@ -8,7 +8,6 @@
  * they discard what was there, and the layouts they expect and leave.
  */
 #include "trim_internal.h"
-#include "vkformat.h"
 
 /* Set S's buffer descriptor BINDING, ELEM reads [OFF, END) of O; one
  * copied in (BINDING UINT32_MAX) is added unless it is there. */
@@ -116,9 +115,23 @@ static bool param_u64(const vk_command_info *cmd, const void *args, const char *
 	return false;
 }
 
-/* Bytes per texel block of a format, and the block's width and height;
- * 0 when this does not know it (then a copy reads to the buffer's end). */
-static uint32_t texel_block(int32_t f, uint32_t *bw, uint32_t *bh)
+/* Bytes a copy to or from a buffer moves a texel of ASPECT of depth or
+ * stencil format F: depth 2 or 4, stencil 1; 0 for an aspect that is
+ * not one of F's alone. */
+static uint32_t depth_stencil_bytes(int32_t f, VkImageAspectFlags aspect)
+{
+	bool d16 = f == VK_FORMAT_D16_UNORM || f == VK_FORMAT_D16_UNORM_S8_UINT;
+	bool depth = f != VK_FORMAT_S8_UINT;
+	bool stencil = f == VK_FORMAT_S8_UINT || f >= VK_FORMAT_D16_UNORM_S8_UINT;
+	if (aspect == VK_IMAGE_ASPECT_DEPTH_BIT && depth)
+		return d16 ? 2 : 4;
+	return aspect == VK_IMAGE_ASPECT_STENCIL_BIT && stencil;
+}
+
+/* Bytes per texel block of a format (of ASPECT, for depth and stencil),
+ * and the block's width and height; 0 when this does not know it (then
+ * a copy reads to the buffer's end). */
+static uint32_t texel_block(int32_t f, VkImageAspectFlags aspect, uint32_t *bw, uint32_t *bh)
 {
 	*bw = *bh = 1;
 	if (f >= VK_FORMAT_BC1_RGB_UNORM_BLOCK && f <= VK_FORMAT_EAC_R11G11_SNORM_BLOCK) {
@@ -168,19 +181,18 @@ static uint32_t texel_block(int32_t f, uint32_t *bw, uint32_t *bh)
 		return 32;
 	if (f <= VK_FORMAT_E5B9G9R9_UFLOAT_PACK32)
 		return 4;
-	/* depth and stencil: a copy moves one aspect, at most 4 bytes a texel */
 	if (f <= VK_FORMAT_D32_SFLOAT_S8_UINT)
-		return 4;
+		return depth_stencil_bytes(f, aspect);
 	return 0;  /* ASTC, planar, later ones */
 }
 
-/* The bytes a copy between buffer and image reads of the buffer: whole
+/* The bytes a copy between buffer and image moves of the buffer: whole
  * rows and slices of the region's extent, from its offset. */
 static uint64_t copy_end(const obj *img, uint64_t off, uint32_t row, uint32_t height,
-			 VkExtent3D ext, uint32_t layers)
+			 VkExtent3D ext, const VkImageSubresourceLayers *l)
 {
-	uint32_t bw = 1, bh = 1;
-	uint32_t bytes_per = img ? texel_block(img->format, &bw, &bh) : 0;
+	uint32_t bw = 1, bh = 1, layers = l->layerCount;
+	uint32_t bytes_per = img ? texel_block(img->format, l->aspectMask, &bw, &bh) : 0;
 	uint64_t w = row ? row : ext.width, h = height ? height : ext.height;
 	uint64_t slices = (uint64_t)ext.depth * layers;
 	/* past any real image (and past what the product below holds) */
@@ -194,7 +206,7 @@ static void region_reads(breads *out, obj *o, const obj *img, const VkBufferImag
 {
 	breads_add(out, o, r->bufferOffset,
 		   copy_end(img, r->bufferOffset, r->bufferRowLength, r->bufferImageHeight,
-			    r->imageExtent, r->imageSubresource.layerCount));
+			    r->imageExtent, &r->imageSubresource));
 }
 
 bool barrier_cmd(const char *n)
@@ -695,49 +707,22 @@ static void written_whole(void *ctx, const obj *img, const dst_region *d)
 	*m |= image_subs_of(img, &r, true);
 }
 
-/* What transfer command N (ARGS) overwrites whole of O, its destination,
- * so that nothing of what O held there before can show: an image's
- * levels and layers that a region covers in full (each region alone),
- * that a clear names; a buffer that a copy, fill or update covers from
- * its first byte to its last.  None of a buffer whose device address a
- * shader may read it through before. */
-/* Bytes of a texel of image IMG's ASPECT in a buffer it is copied to
- * (0: not known: compressed, planar, several aspects). */
-static uint32_t copy_texel_bytes(const obj *img, VkImageAspectFlags aspect)
-{
-	if (aspect == VK_IMAGE_ASPECT_COLOR_BIT) {
-		const vk_format_layout *l = vk_format_layout_of(img->format);
-		return l ? l->block_size : 0;
-	}
-	switch (img->format) {
-	case VK_FORMAT_D16_UNORM:
-	case VK_FORMAT_D16_UNORM_S8_UINT:
-		return aspect == VK_IMAGE_ASPECT_DEPTH_BIT ? 2 : aspect == VK_IMAGE_ASPECT_STENCIL_BIT;
-	case VK_FORMAT_X8_D24_UNORM_PACK32:
-	case VK_FORMAT_D32_SFLOAT:
-	case VK_FORMAT_D24_UNORM_S8_UINT:
-	case VK_FORMAT_D32_SFLOAT_S8_UINT:
-		return aspect == VK_IMAGE_ASPECT_DEPTH_BIT ? 4 : aspect == VK_IMAGE_ASPECT_STENCIL_BIT;
-	case VK_FORMAT_S8_UINT:
-		return aspect == VK_IMAGE_ASPECT_STENCIL_BIT;
-	default:
-		return 0;
-	}
-}
-
 /* Whether a region of a copy from image IMG covers buffer O from its
  * first byte to its last: rows and slices packed tight from offset 0 (a
  * readback buffer of the region's size, as glReadPixels through zink). */
 static bool image_copy_covers(const obj *img, const obj *o, VkDeviceSize off, uint32_t row,
 			      uint32_t height, const VkImageSubresourceLayers *l, VkExtent3D e)
 {
-	if (!img || off || (row && row != e.width) || (height && height != e.height) ||
-	    l->layerCount == VK_REMAINING_ARRAY_LAYERS)
-		return false;
-	uint64_t texel = copy_texel_bytes(img, l->aspectMask);
-	return texel && (uint64_t)e.width * e.height * e.depth * l->layerCount * texel == o->msize;
+	return img && !off && (!row || row == e.width) && (!height || height == e.height) &&
+	       copy_end(img, 0, row, height, e, l) == o->msize;
 }
 
+/* What transfer command N (ARGS) overwrites whole of O, its destination,
+ * so that nothing of what O held there before can show: an image's
+ * levels and layers that a region covers in full (each region alone),
+ * that a clear names; a buffer that a copy, fill or update covers from
+ * its first byte to its last.  None of a buffer whose device address a
+ * shader may read it through before. */
 uint64_t transfer_dst_whole(trim *t, const char *n, const void *args, const obj *o)
 {
 	uint64_t m = 0;

@@ -242,19 +242,39 @@ uint64_t range_needs(const obj *o)
 	return firsts_reads(o, &o->range_first);
 }
 
-/* How recording R's commands use O, first to last: NULL where that is
- * not known (or R does not name O).  Worked out once, for the recordings
- * a setup runs again. */
-static const firsts *recording_firsts(trim *t, recording *r, const obj *o)
+/* How recording R's commands use what they name, worked out once, for
+ * the recordings a setup runs again. */
+static void recording_uses(trim *t, recording *r)
 {
 	if (!r->used) {
 		r->used = true;
 		r->unknown = !touch_recording(t, r, &r->uses, false);
 	}
+}
+
+/* How recording R's commands use O, first to last: NULL where that is
+ * not known (or R does not name O). */
+static const firsts *recording_firsts(trim *t, recording *r, const obj *o)
+{
+	recording_uses(t, r);
 	for (uint32_t i = 0; i < r->uses.n && !r->unknown; i++)
 		if (r->uses.v[i].o == o)
 			return &r->uses.v[i].f;
 	return NULL;
+}
+
+/* Recording R's uses of O after ALL: from L, its uses (UNKNOWN: a record
+ * did not decode); where they do not name O but R does, a read. */
+static void recording_then(firsts *all, const recording *r, const touches *l, bool unknown,
+			   const obj *o)
+{
+	for (uint32_t j = 0; j < l->n && !unknown; j++)
+		if (l->v[j].o == o) {
+			firsts_then(all, &l->v[j].f);
+			return;
+		}
+	if (unknown || vec_has(&r->deps, (void *)o))
+		use_then(all, USE_READ, obj_subs(o));
 }
 
 /* What O held before submit S that its recordings, in their order, may
@@ -266,11 +286,8 @@ static uint64_t submit_reads(trim *t, const submit *s, const obj *o)
 	firsts all = {0, 0, 0};
 	for (uint32_t i = 0; i < s->recordings.n; i++) {
 		recording *r = s->recordings.v[i];
-		const firsts *f = recording_firsts(t, r, o);
-		if (f)
-			firsts_then(&all, f);
-		else if (r->unknown || vec_has(&r->deps, (void *)o))
-			use_then(&all, USE_READ, obj_subs(o));
+		recording_uses(t, r);
+		recording_then(&all, r, &r->uses, r->unknown, o);
 	}
 	return firsts_reads(o, &all);
 }
@@ -631,14 +648,7 @@ static uint64_t sweep_submit_reads(trim *t, sweep *sw, const submit *s, const ob
 			l = &sw->own[k - 1].l;
 			unknown = sw->own[k - 1].unknown;
 		}
-		const firsts *f = NULL;
-		for (uint32_t j = 0; j < l->n && !unknown && !f; j++)
-			if (l->v[j].o == o)
-				f = &l->v[j].f;
-		if (f)
-			firsts_then(&all, f);
-		else if (unknown || vec_has(&r->deps, (void *)o))
-			use_then(&all, USE_READ, obj_subs(o));
+		recording_then(&all, r, l, unknown, o);
 	}
 	return firsts_reads(o, &all);
 }
