@@ -37,6 +37,9 @@
  *     into it (a blit, so the window's B8G8R8A8 takes our R8G8B8A8) and
  *     presents it,
  *   - with --submit2, submits it by vkQueueSubmit2 (Vulkan 1.3),
+ *   - with --anim-pair, writes the compute pattern into one of two images
+ *     by turns, the frame slot's set written again each frame to show the
+ *     one the frame writes,
  *   - with --staging-image, uploads the texture's level 0 into an image
  *     of transfer usage alone, then copies it over (vkCmdCopyImage),
  *   - and, when asked, copies the colour image to a host buffer and writes
@@ -723,6 +726,8 @@ static void record_frame(VkCommandBuffer cb, unsigned slot, unsigned frame, int 
 	uint32_t groups = (ANIM_SIZE + 7) / 8;
 	uint32_t push = frame;
 	int first = frame == 0;
+	VkImage anim = pair_image(frame)->img;
+	VkDescriptorSet comp_set = pair_comp_set(frame);
 
 	VK(vkBeginCommandBuffer(cb, &bi));
 	rewrite_source_frame(cb, frame);
@@ -732,18 +737,18 @@ static void record_frame(VkCommandBuffer cb, unsigned slot, unsigned frame, int 
 	 * contents are discarded (from UNDEFINED): that also tells a trimmer
 	 * that this frame does not need the earlier frames' dispatches, which
 	 * a GENERAL to GENERAL barrier would keep, every one of them. */
-	image_barrier(cb, g.anim.img, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_GENERAL,
+	image_barrier(cb, anim, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_GENERAL,
 		      VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT, 0,
 		      VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT);
 	vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, g.comp_pipe);
 	vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, g.comp_layout, 0, 1,
-				&g.comp_set, 0, NULL);
+				&comp_set, 0, NULL);
 	vkCmdPushConstants(cb, g.comp_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(push), &push);
 	if (first)
 		logv("vkCmdDispatch groupCountX=%u groupCountY=%u groupCountZ=%u", groups, groups, 1u);
 	vkCmdDispatch(cb, groups, groups, 1);
 	/* ... and its writes are visible to the fragment shader */
-	image_barrier(cb, g.anim.img, VK_IMAGE_LAYOUT_GENERAL, VK_IMAGE_LAYOUT_GENERAL,
+	image_barrier(cb, anim, VK_IMAGE_LAYOUT_GENERAL, VK_IMAGE_LAYOUT_GENERAL,
 		      VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
 		      VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT);
 
@@ -902,6 +907,7 @@ static void run_frames(const struct options *o)
 		frame_ubo_fill(&u, frame, o->still, (float)WIDTH / HEIGHT);
 		memcpy((char *)g.ubo_ptr + (size_t)slot * UBO_STRIDE, &u, sizeof(u));
 		ex_flush_buffer(&g.ubo);
+		pair_frame(slot, frame);
 
 		if (win.swapchain) {
 			index = win_acquire(slot);
@@ -950,6 +956,7 @@ static void destroy_all(void)
 	vkFreeCommandBuffers(ex.dev, g.pool, FRAMES_IN_FLIGHT, g.cmd);
 	strokes_destroy();
 	probe_destroy();
+	pair_destroy();
 	vkDestroyPipeline(ex.dev, g.gfx_pipe, NULL);
 	vkDestroyPipeline(ex.dev, g.comp_pipe, NULL);
 	if (g.hud)
@@ -1062,6 +1069,8 @@ int main(int argc, char **argv)
 		strokes_create(o.strokes);
 	if (o.read_pixel)
 		probe_create();
+	if (o.anim_pair)
+		pair_create();
 	if (o.present)
 		win_create_swapchain(FRAMES_IN_FLIGHT);
 	run_frames(&o);

@@ -127,6 +127,7 @@ struct options {
 	int staging_image;	/* the texture's upload through an image of its own */
 	unsigned strokes;	/* submits a frame more, each a triangle, never cleared */
 	int read_pixel;		/* a texel of each frame read back by a submit of its own */
+	int anim_pair;		/* two compute images by turns, the sets written again */
 	const char *png_dir;
 	const char *extension;	/* one more device extension to enable */
 	unsigned *dump;		/* frame numbers to dump; NULL: every frame */
@@ -210,5 +211,13 @@ void copy_color_to_host(VkCommandBuffer cb, VkBuffer buf, int32_t x, int32_t y, 
 void probe_create(void);
 void probe_frame(unsigned slot);
 void probe_destroy(void);
+
+/* vkexample_pair.c: --anim-pair; the image FRAME's compute pass writes
+ * and its draw samples, the set that pass writes it through */
+void pair_create(void);
+const struct image *pair_image(unsigned frame);
+VkDescriptorSet pair_comp_set(unsigned frame);
+void pair_frame(unsigned slot, unsigned frame);
+void pair_destroy(void);
 
 #endif

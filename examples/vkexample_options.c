@@ -78,7 +78,10 @@ static void usage(FILE *f)
 		"                      submit, N more, each a triangle whose vertices the\n"
 		"                      host writes just before into the next bytes of a ring\n"
 		"  --read-pixel        after each frame's submit, one more that copies the\n"
-		"                      frame's middle texel into a host buffer, waited for\n",
+		"                      frame's middle texel into a host buffer, waited for\n"
+		"  --anim-pair         the compute pattern into one of two images by turns,\n"
+		"                      each frame's set written again to show the one it\n"
+		"                      writes\n",
 		ex.prog);
 }
 
@@ -183,6 +186,8 @@ void parse_options(int argc, char **argv, struct options *o)
 			i++;
 		} else if (!strcmp(a, "--read-pixel")) {
 			o->read_pixel = 1;
+		} else if (!strcmp(a, "--anim-pair")) {
+			o->anim_pair = 1;
 		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			usage(stdout);
 			exit(0);
