@@ -90,6 +90,11 @@ setup_file() {
 	VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$W/ex-probe.trace" \
 		TRACEKIT_SCREENSHOT=2999 timeout 60 "$TOP/build/examples/vkexample" \
 		--frames 3000 --present --read-pixel >/dev/null 2>&1
+	# the compute pattern into one of two images by turns, each frame's
+	# set written again to show the one the frame writes (zink's sets)
+	VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$W/ex-pair.trace" \
+		TRACEKIT_SCREENSHOT=2999 timeout 60 "$TOP/build/examples/vkexample" \
+		--frames 3000 --present --anim-pair >/dev/null 2>&1
 	stop_xvfb
 	unset DISPLAY
 	# the full replays' frames, the reference for every trim
@@ -663,6 +668,27 @@ verbose_check() {
 	# readback as a writer of its buffer: 38 MB at frame 2990 and 22 MB at
 	# 500 before
 	[ "${rss[2999]}" -lt $((rss[299] * 6 / 5)) ]
+}
+
+@test "vkexample --anim-pair: a set written again each frame to show the image the frame writes: frame 2999's cut runs 2 submits of the capture and as many records as frame 299's, replays validated and pixel-equal, in no more memory than frame 299's" {
+	local n rss=() recs=()
+	for n in 299 2999; do
+		/usr/bin/time -f %M -o "rss$n" trace-trim --frames $n -o "t$n.trace" "$W/ex-pair.trace"
+		rss[$n]=$(cat "rss$n")
+		recs[$n]=$(trace-decode "t$n.trace" | grep -c '^{call')
+		echo "frame $n: the setup runs $(setup_submits "t$n.trace") submits; ${recs[$n]} records; ${rss[$n]} KB"
+		# the upload, and the last frame that wrote the image the
+		# range does not use (what it does not touch, it may read)
+		[ "$(setup_submits "t$n.trace")" = 2 ]
+	done
+	# each update of a set stayed in the setup: 3,119 records at frame
+	# 2999, 419 at 299; and a set showed every image it ever showed, so
+	# each frame's submit read the other image, which the frame before
+	# wrote: each was held (28 MB at 2999, 19.7 MB at 299), and 3
+	# submits ran
+	[ "${recs[2999]}" = "${recs[299]}" ]
+	[ "${rss[2999]}" -lt $((rss[299] * 6 / 5)) ]
+	cut_equal t2999.trace 2999 "$W/ex-pair.frame-2999.png"
 }
 
 @test "vkexample --mips, each frame's levels 2-6 dropped only after the blit from level 0 (edited): a blit reads its regions' source levels, so the setup of frame 12 runs the upload alone; replays validated and pixel-equal" {

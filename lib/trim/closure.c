@@ -99,18 +99,26 @@ bool transfer_dst(const char *n, const found *f)
  * sets and framebuffers hold, what views show (of an image, the levels
  * and layers of the view).  Of the source of a copy, blit or resolve,
  * SUBS are its regions' levels and layers. */
-static void touch_reach(touches *l, obj *o, uint64_t subs)
+static void touch_reach(trim *t, touches *l, obj *o, uint64_t subs)
 {
 	if (!o || !touch_add(l, o, USE_READ, subs))
 		return;
-	if (o->h == trim_types.descriptor_set)
-		for (uint32_t i = 0; i < o->held.n; i++)
-			touch_reach(l, o->held.v[i], ~0ull);
+	/* a set: what it showed when the recording walked was submitted,
+	 * or what it shows now */
+	const recording *r = t->then;
+	if (o->h == trim_types.descriptor_set && r && r->snapped) {
+		for (uint32_t i = 0; i < r->nshown; i++)
+			for (uint32_t k = 0; r->shown[i].set == o && k < r->shown[i].w->n; k++)
+				touch_reach(t, l, r->shown[i].w->o[k], ~0ull);
+	} else if (o->h == trim_types.descriptor_set) {
+		for (uint32_t i = 0; i < o->nslots; i++)
+			touch_reach(t, l, o->slots[i].o, ~0ull);
+	}
 	if (o->h == trim_types.framebuffer)
 		for (uint32_t i = 0; i < o->deps.n; i++)
-			touch_reach(l, o->deps.v[i], ~0ull);
+			touch_reach(t, l, o->deps.v[i], ~0ull);
 	if (o->target)
-		touch_reach(l, o->target, view_subs(o));
+		touch_reach(t, l, o->target, view_subs(o));
 }
 
 /* A command of command buffer CB: its uses, into L.  With SECONDARIES,
@@ -139,18 +147,24 @@ void touch_cmd(trim *t, obj *cb, touches *l, const vk_command_info *cmd,
 							   : obj_subs(o));
 		} else if (o && o->h == trim_types.image && in->v[i].f &&
 			   !strcmp(in->v[i].f->name, "srcImage")) {
-			touch_reach(l, o, transfer_src_subs(cmd->sig.name, args, o));
+			touch_reach(t, l, o, transfer_src_subs(cmd->sig.name, args, o));
 		} else {
-			touch_reach(l, o, ~0ull);
+			touch_reach(t, l, o, ~0ull);
 		}
 	}
 }
 
 /* Each record of recording R that decodes, with its command, arguments
- * and the handles it names, to FN; false where a record does not decode
- * (the others still go to FN) or FN returns false (which ends the walk). */
-bool recording_each(trim *t, const recording *r, recording_fn fn, void *ctx)
+ * and the handles it names, to FN; with NAMING, only those that name
+ * more than their command buffer (no draw, no dynamic state).  False
+ * where a record does not decode (the others still go to FN) or FN
+ * returns false (which ends the walk). */
+bool recording_each(trim *t, const recording *r, bool naming, recording_fn fn, void *ctx)
 {
+	/* its handles are what they named then: a handle made again since
+	 * (zink's views and framebuffers) is another object now */
+	const recording *then = t->then;
+	t->then = r;
 	trace_arena a;
 	trace_arena_init(&a);
 	trace_call c;
@@ -163,7 +177,7 @@ bool recording_each(trim *t, const recording *r, recording_fn fn, void *ctx)
 		const vk_command_info *cmd;
 		void *args;
 		trim_kind_of(t, rc->sig, &cmd);
-		if (!cmd)
+		if (!cmd || (naming && cmd->nwalk_in <= 1))
 			continue;
 		rec_call(rc, &c);
 		if (trim_decode(&a, cmd, &c, &args, &e) < 0) {
@@ -182,6 +196,7 @@ bool recording_each(trim *t, const recording *r, recording_fn fn, void *ctx)
 	}
 	trace_arena_free(&a);
 	trace_call_free(&c);
+	t->then = then;
 	return ok;
 }
 
@@ -202,11 +217,13 @@ static bool touch_one(trim *t, void *ctx, rec *rc, const trace_call *c,
 }
 
 /* The uses of recording RC's commands, into L; false if a record does
- * not decode.  Its records were read once already. */
+ * not decode.  Its records were read once already; those that name no
+ * more than their command buffer use nothing (of Pingus' through zink,
+ * most: its draws and dynamic state). */
 static bool touch_recording(trim *t, recording *rc, touches *l, bool secondaries)
 {
 	toucher u = {rc->deps.n ? rc->deps.v[0] : NULL, l, secondaries};
-	return recording_each(t, rc, touch_one, &u);
+	return recording_each(t, rc, true, touch_one, &u);
 }
 
 /* CB's recording from before the range, as uses, when the range goes on
@@ -249,6 +266,17 @@ static void recording_uses(trim *t, recording *r)
 	if (!r->used) {
 		r->used = true;
 		r->unknown = !touch_recording(t, r, &r->uses, false);
+		/* held while the closure is built, as many as it keeps
+		 * submits (86,000 at Pingus' frame 99): those of what submits
+		 * write alone, images and buffers; of the others, all is read */
+		uint32_t n = 0;
+		for (uint32_t i = 0; i < r->uses.n; i++) {
+			const obj *o = r->uses.v[i].o;
+			if (o->h == trim_types.image || o->h == trim_types.buffer)
+				r->uses.v[n++] = r->uses.v[i];
+		}
+		r->uses.n = r->uses.cap = n;
+		r->uses.v = trace_xrealloc(r->uses.v, (n ? n : 1) * sizeof(*r->uses.v));
 	}
 }
 
@@ -290,6 +318,13 @@ static uint64_t submit_reads(trim *t, const submit *s, const obj *o)
 		recording_then(&all, r, &r->uses, r->unknown, o);
 	}
 	return firsts_reads(o, &all);
+}
+
+/* What O held before them that uses F, through what shows it, may read:
+ * of what they use (an image's levels a view shows). */
+static uint64_t shown_reads(const obj *o, const firsts *f)
+{
+	return firsts_reads(o, f) & (f->read | f->write);
 }
 
 /* What O held before them that recording R's commands may read. */
@@ -339,29 +374,65 @@ static void close_submit(trim *t, closure *cl, submit *s)
 	cl->via = via;
 }
 
+/* Whether O's contents are those of what it shows: a framebuffer's
+ * attachments, a set's descriptors, a view's image or buffer. */
+static bool shows_others(const obj *o)
+{
+	return o->h == trim_types.framebuffer || o->h == trim_types.descriptor_set ||
+	       o->h == trim_types.image_view || o->h == trim_types.buffer_view;
+}
+
+/* O, which recording R may read IN of, as an input. */
+static void close_input(trim *t, closure *cl, recording *r, obj *o, uint64_t in)
+{
+	/* what the GPU wrote into an object destroyed since: its writers
+	 * went with it (not followed: counted, said) */
+	if (o->lost && !o->alive && recording_reads(t, r, o) && !t->lost.n++) {
+		t->lost = (trim_lost){1, cl->via ? cl->via->r->no : 0, o->handle,
+				      o->h ? o->h->name : "object"};
+		t->lost_obj = o;
+	}
+	close_obj(t, cl, o, in);
+}
+
+/*
+ * As an input, what R names it may read, and what it names shows: of
+ * a framebuffer, set or view, what its commands may read of what those
+ * show (a pass that clears its attachments reads none of them), where
+ * all its records decode.  Walked as an object, a set asked for all it
+ * shows once the closure had walked it for a later submit, and for no
+ * earlier reader of those images; and a set showed all that its writes
+ * ever put there (Scorched3D through zink writes a set 36 times, 23
+ * views in all, four at a time): the sweep took each frame's submit
+ * for a reader of the last frame's images, and held every frame.
+ */
 void close_recording(trim *t, closure *cl, recording *r, bool inputs)
 {
 	if (!r || !close_visit(t, &r->stamp, &r->istamp, inputs, &cl->recordings, r))
 		return;
+	bool through = false;
+	if (inputs) {
+		recording_uses(t, r);
+		through = !r->unknown;
+	}
 	for (uint32_t i = 0; i < r->deps.n; i++) {
 		obj *o = r->deps.v[i];
-		uint64_t in = 0;
-		if (inputs) {
-			in = range_needs(o);
+		if (!inputs || (through && shows_others(o))) {
+			close_obj(t, cl, o, 0);
+		} else {
+			uint64_t in = range_needs(o);
 			if (in != obj_subs(o))
 				in |= recording_reads(t, r, o);
+			close_input(t, cl, r, o, in);
 		}
-		/* what the GPU wrote into an object destroyed since: its
-		 * writers went with it (not followed: counted, said) */
-		if (inputs && o->lost && !o->alive && recording_reads(t, r, o) && !t->lost.n++) {
-			t->lost = (trim_lost){1, cl->via ? cl->via->r->no : 0, o->handle,
-					      o->h ? o->h->name : "object"};
-			t->lost_obj = o;
-		}
-		close_obj(t, cl, o, in);
 		/* a secondary it executes (deps[0] is its own buffer) */
 		if (i > 0 && o->h == trim_types.command_buffer)
 			close_recording(t, cl, o->cur, inputs);
+	}
+	for (uint32_t i = 0; through && i < r->uses.n; i++) {
+		obj *o = r->uses.v[i].o;
+		if (!shows_others(o) && !vec_has(&r->deps, o))
+			close_input(t, cl, r, o, shown_reads(o, &r->uses.v[i].f));
 	}
 }
 
@@ -473,9 +544,7 @@ static const breads *kept_reads(trim *t, const recording *r, breads *own)
 		any = trim_pruned(t, r->recs.v[i]);
 	if (!any)
 		return &r->reads;
-	t->then = r;  /* its handles, as they were then */
-	recording_each(t, r, read_one, own);
-	t->then = NULL;
+	recording_each(t, r, false, read_one, own);
 	return own;
 }
 
@@ -561,8 +630,7 @@ void close_dispatchable(trim *t, closure *cl)
  * and the others let go. */
 
 /* Whether X is WANT or leads to it as close_obj() walks (what X names,
- * its owner and target) and close_recording() (a secondary's
- * recording); each object once a walk (t->stamp). */
+ * its owner and target); each object once a walk (t->stamp). */
 static bool walk_reaches(trim *t, obj *x, const obj *want)
 {
 	if (!x || x->stamp == t->stamp)
@@ -573,26 +641,7 @@ static bool walk_reaches(trim *t, obj *x, const obj *want)
 	for (uint32_t i = 0; i < x->deps.n; i++)
 		if (walk_reaches(t, x->deps.v[i], want))
 			return true;
-	if (x->h == trim_types.command_buffer && x->cur)
-		for (uint32_t i = 0; i < x->cur->deps.n; i++)
-			if (walk_reaches(t, x->cur->deps.v[i], want))
-				return true;
 	return walk_reaches(t, x->owner, want) || walk_reaches(t, x->target, want);
-}
-
-/* Whether a closure that keeps S may close O. */
-static bool submit_reaches(trim *t, const submit *s, const obj *o)
-{
-	t->stamp++;
-	if (walk_reaches(t, s->queue, o))
-		return true;
-	for (uint32_t i = 0; i < s->recordings.n; i++) {
-		const recording *r = s->recordings.v[i];
-		for (uint32_t k = 0; k < r->deps.n; k++)
-			if (walk_reaches(t, r->deps.v[k], o))
-				return true;
-	}
-	return false;
 }
 
 /* A sweep: the submits a closure may keep (stamped MARK), by call once
@@ -627,30 +676,88 @@ static int by_call(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Recording R's uses: its own, where a closure worked them out, else
+ * the sweep's, worked out once. */
+static sweep_uses sweep_uses_of(trim *t, sweep *sw, recording *r)
+{
+	if (r->used)
+		return (sweep_uses){r->uses, r->unknown};
+	uint64_t k;
+	if (!tmap_get(&sw->uses, r, &k)) {
+		sw->own = array_grow(sw->own, sw->nown, &sw->capown, sizeof(*sw->own), 8);
+		sweep_uses *u = &sw->own[sw->nown];
+		*u = (sweep_uses){{0}, false};
+		u->unknown = !touch_recording(t, r, &u->l, false);
+		k = ++sw->nown;
+		tmap_put(&sw->uses, r, k);
+	}
+	return sw->own[k - 1];
+}
+
 /* What O held before S that S may read, as submit_reads() finds it. */
 static uint64_t sweep_submit_reads(trim *t, sweep *sw, const submit *s, const obj *o)
 {
 	firsts all = {0, 0, 0};
 	for (uint32_t i = 0; i < s->recordings.n; i++) {
 		recording *r = s->recordings.v[i];
-		const touches *l = &r->uses;
-		bool unknown = r->unknown;
-		if (!r->used) {
-			uint64_t k;
-			if (!tmap_get(&sw->uses, r, &k)) {
-				sw->own = array_grow(sw->own, sw->nown, &sw->capown, sizeof(*sw->own), 8);
-				sweep_uses *u = &sw->own[sw->nown];
-				*u = (sweep_uses){{0}, false};
-				u->unknown = !touch_recording(t, r, &u->l, false);
-				k = ++sw->nown;
-				tmap_put(&sw->uses, r, k);
-			}
-			l = &sw->own[k - 1].l;
-			unknown = sw->own[k - 1].unknown;
-		}
-		recording_then(&all, r, l, unknown, o);
+		sweep_uses u = sweep_uses_of(t, sw, r);
+		recording_then(&all, r, &u.l, u.unknown, o);
 	}
 	return firsts_reads(o, &all);
+}
+
+/* Whether a closure that keeps a submit of recording R may ask for SUBS
+ * of O, as close_recording() walks R as an input.  What R names that
+ * shows others is followed only where its uses are unknown; they are
+ * worked out only when one of those leads to O. */
+static bool recording_reaches(trim *t, sweep *sw, recording *r, const obj *o, uint64_t subs)
+{
+	if (!r)
+		return false;
+	bool shows = false;
+	for (uint32_t i = 0; i < r->deps.n; i++) {
+		obj *x = r->deps.v[i];
+		if (shows_others(x))
+			shows = true;
+		else if (walk_reaches(t, x, o))
+			return true;
+		if (i > 0 && x->h == trim_types.command_buffer &&
+		    recording_reaches(t, sw, x->cur, o, subs))
+			return true;
+	}
+	if (!shows)
+		return false;
+	t->stamp++;
+	bool via = false;
+	for (uint32_t i = 0; i < r->deps.n && !via; i++)
+		via = shows_others(r->deps.v[i]) && walk_reaches(t, r->deps.v[i], o);
+	if (!via)
+		return false;
+	sweep_uses u = sweep_uses_of(t, sw, r);
+	if (u.unknown)
+		return true;
+	t->stamp++;
+	for (uint32_t i = 0; i < u.l.n; i++) {
+		obj *x = u.l.v[i].o;
+		uint64_t in = shown_reads(x, &u.l.v[i].f);
+		if (shows_others(x) || vec_has(&r->deps, x) || !in)
+			continue;
+		if (x == o ? (in & subs) != 0 : walk_reaches(t, x, o))
+			return true;
+	}
+	return false;
+}
+
+/* Whether a closure that keeps S may ask for SUBS of O. */
+static bool submit_reaches(trim *t, sweep *sw, const submit *s, const obj *o, uint64_t subs)
+{
+	t->stamp++;
+	if (walk_reaches(t, s->queue, o))
+		return true;
+	for (uint32_t i = 0; i < s->recordings.n; i++)
+		if (recording_reaches(t, sw, s->recordings.v[i], o, subs))
+			return true;
+	return false;
 }
 
 /* The marked submit of call NO, or the first after it (NULL: none). */
@@ -674,7 +781,7 @@ static bool former_needed(trim *t, sweep *sw, obj *o, writer *f)
 	submit **p = sweep_from(sw, f->s->r->no + 1);
 	for (; p && p < sw->v + sw->sorted && (*p)->r->no <= f->until; p++) {
 		if ((*p)->r->no < f->until) {
-			if (submit_reaches(t, *p, o))
+			if (submit_reaches(t, sw, *p, o, f->subs))
 				return true;
 			continue;
 		}

@@ -173,7 +173,11 @@ static void obj_unref(obj *o)
 	obj_unref(o->owner);
 	obj_unref(o->target);
 	vec_free(&o->views);
-	vec_free(&o->held);
+	free(o->slots);
+	for (uint32_t i = 0; i < o->npast; i++)
+		rec_unref(o->past[i].r);
+	free(o->past);
+	showing_unref(o->now);
 	vec_free(&o->bound);
 	free(o->att_layout);
 	if (o->layout != o->lay1)
@@ -374,6 +378,12 @@ void obj_kill_children(trim *t, obj *pool, rec *r)
 /* ------------------------------------------------------------------ */
 /* Recordings and submits. */
 
+void showing_unref(showing *w)
+{
+	if (w && !--w->refs)
+		free(w);
+}
+
 void recording_unref(recording *r)
 {
 	if (!r || --r->refs)
@@ -388,6 +398,9 @@ void recording_unref(recording *r)
 	free(r->lays);
 	breads_free(&r->reads);
 	free(r->uses.v);
+	for (uint32_t i = 0; i < r->nshown; i++)
+		showing_unref(r->shown[i].w);
+	free(r->shown);
 	free(r);
 }
 
@@ -637,12 +650,17 @@ void trim_types_init(void)
 
 obj *obj_lookup(trim *t, const vk_handle_info *h, uint64_t v)
 {
-	for (uint32_t i = 0; t->then && i < t->then->deps.n; i++) {
-		obj *o = t->then->deps.v[i];
-		if (o->handle == v && o->h == h)
-			return o;
+	obj *o = omap_get(&t->objs, v, h);
+	const recording *r = t->then;
+	/* the object of the handle now, most often the one it named */
+	if (!r || (o && recording_names(r, o)))
+		return o;
+	for (uint32_t i = 0; i < r->deps.n; i++) {
+		obj *x = r->deps.v[i];
+		if (x->handle == v && x->h == h)
+			return x;
 	}
-	return omap_get(&t->objs, v, h);
+	return o;
 }
 
 /* Update template O's entries, a copy of those CI makes it with. */

@@ -127,9 +127,7 @@ uint64_t trim_prune(trim *t, const closure *cl)
 		bool prunable = cb && (cb->cur != r || !tmap_get(&t->rooted, cb, NULL)) &&
 				tmap_get(&p.run, r, NULL);
 		walker w = {&p, prunable};
-		t->then = r;
-		ok = recording_each(t, r, walk_one, &w);
-		t->then = NULL;
+		ok = recording_each(t, r, false, walk_one, &w);
 	}
 	uint64_t pruned = 0;
 	if (ok) {

@@ -605,6 +605,72 @@ static int by_no(const void *a, const void *b)
 	return x->no < y->no ? -1 : x->no > y->no;
 }
 
+/* A set a submit of the setup binds, and the submit's call. */
+typedef struct bound {
+	const obj *set;
+	uint64_t no;
+} bound;
+
+typedef struct bounds {
+	bound *v;
+	uint32_t n, cap;
+} bounds;
+
+static int by_set_no(const void *a, const void *b)
+{
+	const bound *x = a, *y = b;
+	if (x->set != y->set)
+		return (uintptr_t)x->set < (uintptr_t)y->set ? -1 : 1;
+	return x->no < y->no ? -1 : x->no > y->no;
+}
+
+static void bounds_add(bounds *b, const recording *r, uint64_t no)
+{
+	for (uint32_t i = 0; r && i < r->deps.n; i++) {
+		const obj *o = r->deps.v[i];
+		if (o->h == trim_types.descriptor_set) {
+			b->v = array_grow(b->v, b->n, &b->cap, sizeof(*b->v), 64);
+			b->v[b->n++] = (bound){o, no};
+		} else if (i > 0 && o->h == trim_types.command_buffer && o->cur != r) {
+			bounds_add(b, o->cur, no);
+		}
+	}
+}
+
+/* The updates of the closure's sets that later ones wrote over, where a
+ * submit the setup runs bound the set while they showed (state.c: past):
+ * into RECS. */
+static void collect_past(trim *t, const closure *cl, vec *recs)
+{
+	bounds b = {0};
+	for (uint32_t i = 0; i < cl->submits.n; i++) {
+		const submit *s = cl->submits.v[i];
+		for (uint32_t k = 0; k < s->recordings.n; k++)
+			bounds_add(&b, s->recordings.v[k], s->r->no);
+	}
+	if (b.n)
+		qsort(b.v, b.n, sizeof(*b.v), by_set_no);
+	for (uint32_t i = 0; i < cl->objs.n && b.n; i++) {
+		const obj *x = cl->objs.v[i];
+		for (uint32_t k = 0; k < x->npast; k++) {
+			const past *p = &x->past[k];
+			/* the first bound after the update's call */
+			uint32_t lo = 0, hi = b.n;
+			bound key = {x, p->r->no};
+			while (lo < hi) {
+				uint32_t mid = lo + (hi - lo) / 2;
+				if (by_set_no(&b.v[mid], &key) <= 0)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			if (lo < b.n && b.v[lo].set == x && b.v[lo].no < p->until)
+				collect(t, recs, p->r);
+		}
+	}
+	free(b.v);
+}
+
 /* X's contents as the range found them: of a buffer what may be read, of
  * either what the range does not write before its first submit. */
 static int put_final(out *o, obj *x)
@@ -682,6 +748,7 @@ int trim_write_setup(trim *t, trace_writer *w, uint64_t *no, trim_stats *stats,
 	}
 	for (uint32_t i = 0; i < cl.submits.n; i++)
 		collect(t, &recs, ((submit *)cl.submits.v[i])->r);
+	collect_past(t, &cl, &recs);
 	if (recs.n) /* a range from the first call has none: qsort wants an array */
 		qsort(recs.v, recs.n, sizeof(*recs.v), by_no);
 	o.st->objects = cl.objs.n;

@@ -49,48 +49,137 @@ static void keep_with_dispatchable(trim *t, rec *r, const finds *in)
 	t->live_records++;
 }
 
-/* Set S holds O (NULL: nothing) in a descriptor. */
-static void set_hold(obj *s, obj *o)
+/* Update R of set S, where none of S's descriptors shows what it wrote
+ * any more, since update BY: no longer one of S's records.  No submit
+ * bound S since R: what R wrote no command saw, and it goes.  One did:
+ * the setup runs R only where it runs one of those (setup.c).  A copy
+ * from S took what it wrote: it stays.  Zink writes its sets again and
+ * again, a GL program's every frame, and the setup ran every write. */
+static void set_superseded(trim *t, obj *s, rec *r, const rec *by)
 {
-	if (o && o != s && !vec_has(&s->held, o))
-		vec_push(&s->held, o);
+	if (!r || r->no < s->copied)
+		return;
+	for (uint32_t i = 0; i < s->nslots; i++)
+		if (s->slots[i].by == r)
+			return;
+	for (uint32_t i = 0; i < s->recs.n; i++) {
+		if (s->recs.v[i] != r)
+			continue;
+		s->recs.v[i] = s->recs.v[--s->recs.n];
+		if (r->no < s->used) {
+			s->past = array_grow(s->past, s->npast, &s->cappast, sizeof(*s->past), 4);
+			s->past[s->npast++] = (past){r, by->no};
+		} else {
+			rec_unref(r);
+			t->live_records--;
+		}
+		return;
+	}
 }
 
-/* What write W puts into its set: the views and buffers of its
- * descriptors; of a type whose handles hide in its pNext (acceleration
- * structures), all that the update names. */
-static void write_holds(trim *t, obj *s, const VkWriteDescriptorSet *w, const finds *in)
+/* Set S's descriptor BINDING, ELEM shows O now (NULL: nothing), written
+ * by update R; with BINDING UINT32_MAX, O is shown for good, unless it is
+ * already. */
+static void set_slot(trim *t, obj *s, uint32_t binding, uint32_t elem, obj *o, rec *r)
 {
-	const vk_handle_info *hv = trim_types.image_view, *hb = trim_types.buffer;
-	for (uint32_t k = 0; k < w->descriptorCount; k++)
-		switch (w->descriptorType) {
-		case VK_DESCRIPTOR_TYPE_SAMPLER:
-			break;
-		case VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER:
-		case VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE:
-		case VK_DESCRIPTOR_TYPE_STORAGE_IMAGE:
-		case VK_DESCRIPTOR_TYPE_INPUT_ATTACHMENT:
-			if (w->pImageInfo)
-				set_hold(s, obj_lookup(t, hv, (uint64_t)w->pImageInfo[k].imageView));
-			break;
-		case VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER:
-		case VK_DESCRIPTOR_TYPE_STORAGE_BUFFER:
-		case VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC:
-		case VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC:
-			if (w->pBufferInfo)
-				set_hold(s, obj_lookup(t, hb, (uint64_t)w->pBufferInfo[k].buffer));
-			break;
-		case VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER:
-		case VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER:
-			if (w->pTexelBufferView)
-				set_hold(s, obj_lookup(t, trim_types.buffer_view,
-						       (uint64_t)w->pTexelBufferView[k]));
-			break;
-		default:
-			for (uint32_t i = 0; i < in->n; i++)
-				set_hold(s, obj_lookup(t, in->v[i].h, in->v[i].value));
-			return;
+	s->updated = ++t->set_updates;
+	showing_unref(s->now);
+	s->now = NULL;
+	for (uint32_t i = 0; i < s->nslots; i++) {
+		slot *x = &s->slots[i];
+		if (x->binding != binding || (binding == UINT32_MAX ? x->o != o : x->elem != elem))
+			continue;
+		if (binding != UINT32_MAX) {
+			rec *old = x->by;
+			x->o = o;
+			if (r && old != r) {
+				x->by = r;
+				set_superseded(t, s, old, r);
+			}
 		}
+		return;
+	}
+	if (o == s || (!o && binding == UINT32_MAX))
+		return;
+	s->slots = array_grow(s->slots, s->nslots, &s->capslots, sizeof(*s->slots), 4);
+	s->slots[s->nslots++] = (slot){binding, elem, o, r};
+}
+
+typedef struct holder {
+	trim *t;
+	obj *s;
+	rec *r;         /* the update */
+	bool unknown;   /* a descriptor of a type this does not follow */
+} holder;
+
+/* What descriptor D shows: its view or buffer. */
+static void descriptor_holds(void *ctx, const vk_descriptor *d)
+{
+	holder *h = ctx;
+	obj *o = NULL;
+	switch (d->type) {
+	case VK_DESCRIPTOR_TYPE_SAMPLER:
+		break;
+	case VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER:
+	case VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE:
+	case VK_DESCRIPTOR_TYPE_STORAGE_IMAGE:
+	case VK_DESCRIPTOR_TYPE_INPUT_ATTACHMENT:
+		if (d->image)
+			o = obj_lookup(h->t, trim_types.image_view, (uint64_t)d->image->imageView);
+		break;
+	case VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER:
+	case VK_DESCRIPTOR_TYPE_STORAGE_BUFFER:
+	case VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC:
+	case VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC:
+		if (d->buffer)
+			o = obj_lookup(h->t, trim_types.buffer, (uint64_t)d->buffer->buffer);
+		break;
+	case VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER:
+	case VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER:
+		if (d->texel_view)
+			o = obj_lookup(h->t, trim_types.buffer_view, *d->texel_view);
+		break;
+	default:
+		h->unknown = true;
+		return;
+	}
+	set_slot(h->t, h->s, d->binding, d->element, o, h->r);
+}
+
+/* Of an update of set S that names IN, where it wrote what this does not
+ * follow (acceleration structures hide in a write's pNext): all that
+ * the update names, for good. */
+static void holds_unknown(trim *t, const holder *h, const finds *in)
+{
+	for (uint32_t i = 0; h->unknown && i < in->n; i++) {
+		obj *o = obj_lookup(t, in->v[i].h, in->v[i].value);
+		if (o && o->h != trim_types.descriptor_set &&
+		    o->h != trim_types.descriptor_update_template && !o->h->dispatchable)
+			set_slot(t, h->s, UINT32_MAX, 0, o, h->r);
+	}
+}
+
+/* What a template write (C, CMD, ARGS, naming IN) puts into set S; all
+ * it names, for good, where its entries or data are not known. */
+static void template_holds(trim *t, obj *s, rec *r, const trace_call *c,
+			   const vk_command_info *cmd, const void *args, const finds *in)
+{
+	holder h = {t, s, r, false};
+	const trace_value *v;
+	const obj *tm = template_of(t, c, cmd, args, &v);
+	if (!tm || !vk_template_descriptors(tm->tmpl, tm->ntmpl, v->blob, v->len,
+					    descriptor_holds, &h))
+		h.unknown = true;
+	holds_unknown(t, &h, in);
+}
+
+/* What write W puts into its set S. */
+static void write_holds(trim *t, obj *s, rec *r, const VkWriteDescriptorSet *w,
+			const finds *in)
+{
+	holder h = {t, s, r, false};
+	vk_write_descriptors(w, descriptor_holds, &h);
+	holds_unknown(t, &h, in);
 }
 
 /* Set S lets shaders write the storage targets ST (storage_targets()):
@@ -107,6 +196,24 @@ static void set_storage(obj *s, const vec *st)
 	}
 }
 
+/* What copy CP (update R; NULL: the range's) puts into set S from FROM. */
+static void copy_holds(trim *t, obj *s, obj *from, const VkCopyDescriptorSet *cp, rec *r)
+{
+	for (uint32_t k = 0; from && k < cp->descriptorCount; k++) {
+		obj *o = NULL;
+		for (uint32_t j = 0; j < from->nslots; j++)
+			if (from->slots[j].binding == cp->srcBinding &&
+			    from->slots[j].elem == cp->srcArrayElement + k)
+				o = from->slots[j].o;
+		set_slot(t, s, cp->dstBinding, cp->dstArrayElement + k, o, r);
+	}
+	for (uint32_t j = 0; from && from != s && j < from->nslots; j++)
+		if (from->slots[j].binding == UINT32_MAX)
+			set_slot(t, s, UINT32_MAX, 0, from->slots[j].o, r);
+	if (from && r)
+		from->copied = r->no;
+}
+
 /* Each set written keeps the record and all it names (the setup makes
  * them for it), but holds only what its own writes put there: a set
  * written in the same call as another does not read the other's texture. */
@@ -119,7 +226,7 @@ static void update_sets(trim *t, rec *r, const void *args, const finds *in)
 		if (!s)
 			continue;
 		obj_attach_all(t, s, r, in);
-		write_holds(t, s, &a->pDescriptorWrites[i], in);
+		write_holds(t, s, r, &a->pDescriptorWrites[i], in);
 		bsink sk = {s, NULL};
 		write_reads(t, &sk, &a->pDescriptorWrites[i]);
 		vec st = {0};
@@ -133,12 +240,40 @@ static void update_sets(trim *t, rec *r, const void *args, const finds *in)
 		if (!s)
 			continue;
 		obj_attach_all(t, s, r, in);
-		/* which it copies matters little: all of them, for good */
+		/* which buffer bytes it copies matters little: all of them,
+		 * for good; what the descriptors show, one by one */
 		for (uint32_t k = 0; from && from != s && k < from->nbd; k++)
 			set_bdesc(s, UINT32_MAX, 0, from->bd[k].r.o, from->bd[k].r.off,
 				  from->bd[k].r.end);
-		for (uint32_t k = 0; from && from != s && k < from->held.n; k++)
-			set_hold(s, from->held.v[k]);
+		copy_holds(t, s, from, &a->pDescriptorCopies[i], r);
+	}
+}
+
+/* A set update of the range (vkUpdateDescriptorSets or through a
+ * template): what the sets show after it, for the range's own commands.
+ * The setup makes them as they were before the range, with the updates
+ * it had. */
+void range_set_update(trim *t, const trace_call *c, const vk_command_info *cmd,
+		      const void *args, const finds *in)
+{
+	const vk_handle_info *hset = trim_types.descriptor_set;
+	if (!trim_named(cmd->sig.name, "vkUpdateDescriptorSets")) {
+		obj *s = obj_lookup(t, hset, (uint64_t)((const vk_args_vkUpdateDescriptorSetWithTemplate *)args)->descriptorSet);
+		if (s)
+			template_holds(t, s, NULL, c, cmd, args, in);
+		return;
+	}
+	const vk_args_vkUpdateDescriptorSets *a = args;
+	for (uint32_t i = 0; i < a->descriptorWriteCount; i++) {
+		obj *s = obj_lookup(t, hset, (uint64_t)a->pDescriptorWrites[i].dstSet);
+		if (s)
+			write_holds(t, s, NULL, &a->pDescriptorWrites[i], in);
+	}
+	for (uint32_t i = 0; i < a->descriptorCopyCount; i++) {
+		obj *s = obj_lookup(t, hset, (uint64_t)a->pDescriptorCopies[i].dstSet);
+		if (s)
+			copy_holds(t, s, obj_lookup(t, hset, (uint64_t)a->pDescriptorCopies[i].srcSet),
+				   &a->pDescriptorCopies[i], NULL);
 	}
 }
 
@@ -665,6 +800,43 @@ static void sync_call(trim *t, const vk_command_info *cmd, void *args)
 /* A submit: the semaphores and fences it signals (sync_call); for the
  * commands that write, a submit that the writers of what they wrote
  * remember. */
+/* What set S shows now, shared until it is updated. */
+static showing *set_showing(obj *s)
+{
+	if (!s->now) {
+		s->now = trace_xmalloc(sizeof(*s->now) + s->nslots * sizeof(obj *));
+		s->now->refs = 1;
+		s->now->n = 0;
+		for (uint32_t i = 0; i < s->nslots; i++)
+			if (s->slots[i].o)
+				s->now->o[s->now->n++] = s->slots[i].o;
+	}
+	s->now->refs++;
+	return s->now;
+}
+
+/* What the sets recording RC binds (and those of the secondaries it
+ * executes) show now, into what it showed: at its first submit all, at
+ * a later one what was written since (a set updated after it was bound,
+ * where the set's layout lets it be). */
+static void recording_snap(trim *t, recording *rc, uint64_t no)
+{
+	bool again = rc->snapped != 0;
+	for (uint32_t i = 0; i < rc->deps.n; i++) {
+		obj *o = rc->deps.v[i];
+		if (i > 0 && o->h == trim_types.command_buffer && o->cur && o->cur != rc)
+			recording_snap(t, o->cur, no);
+		if (o->h != trim_types.descriptor_set)
+			continue;
+		o->used = no;
+		if (again && o->updated < rc->snapped)
+			continue;
+		rc->shown = array_grow(rc->shown, rc->nshown, &rc->capshown, sizeof(*rc->shown), 4);
+		rc->shown[rc->nshown++] = (shown){o, set_showing(o)};
+	}
+	rc->snapped = t->set_updates + 1;
+}
+
 static void queue_submit(trim *t, rec *r, const vk_command_info *cmd, void *args,
 			 const finds *in)
 {
@@ -687,6 +859,8 @@ static void queue_submit(trim *t, rec *r, const vk_command_info *cmd, void *args
 			vec_push(&s->recordings, cb->cur);
 		}
 	}
+	for (uint32_t i = 0; i < s->recordings.n; i++)
+		recording_snap(t, s->recordings.v[i], r->no);
 	sync_call(t, cmd, args);
 	bool writes = false;
 	for (uint32_t i = 0; i < s->recordings.n && !writes; i++)
@@ -781,9 +955,6 @@ static void other(trim *t, rec *r, const vk_command_info *cmd, const finds *in)
 				ty = o->h;
 				obj_attach_all(t, o, r, in);
 				attached = true;
-				/* a template write: its pData's handles are the set's */
-				for (uint32_t k = 0; o->h == trim_types.descriptor_set && k < in->n; k++)
-					set_hold(o, obj_lookup(t, in->v[k].h, in->v[k].value));
 			}
 		}
 	}
@@ -871,6 +1042,7 @@ int trim_vk_before(trim *t, const trace_call *c, enum kind k, const vk_command_i
 				    NULL};
 			vec st = {0};
 			if (sk.set) {
+				template_holds(t, sk.set, r, c, cmd, args, &in);
 				template_reads(t, &sk, c, cmd, args);
 				template_targets(t, c, cmd, args, &st);
 				set_storage(sk.set, &st);

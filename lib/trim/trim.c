@@ -241,9 +241,11 @@ static void range_effects(trim *t, const trace_call *c, enum kind k, const vk_co
 		range_present(t, args);
 	} else if (k == K_UPDATE_SETS) {
 		range_update_sets(t, args);
+		range_set_update(t, c, cmd, args, in);
 	} else if (trim_named(n, "vkUpdateDescriptorSetWithTemplate")) {
 		bsink sk = {NULL, &t->range_reads};
 		template_reads(t, &sk, c, cmd, args);
+		range_set_update(t, c, cmd, args, in);
 	} else if (trim_named(n, "vkCreateDescriptorUpdateTemplate")) {
 		range_template(t, cmd, args);
 	} else if (strstr(n, "Copy") && strncmp(n, "vkCmd", 5)) {

@@ -235,6 +235,38 @@ typedef struct touch {
 	firsts f;
 } touch;
 
+typedef struct showing showing;
+
+/* A descriptor: the view or buffer it shows (NULL: none, a sampler), and
+ * the update that wrote it;
+ * BINDING UINT32_MAX, one written by a way this does not follow, or
+ * copied in: shown for good. */
+typedef struct slot {
+	uint32_t binding, elem;
+	obj *o;
+	rec *by;        /* the update that wrote it (in the set's records) */
+} slot;
+
+/* An update of a set that later ones wrote over, and the call of the
+ * one that wrote over the last of it: between them, it was shown. */
+typedef struct past {
+	rec *r;
+	uint64_t until;
+} past;
+
+/* What a set showed, all its descriptors' objects, shared by the
+ * recordings submitted while it did. */
+typedef struct showing {
+	uint32_t refs, n;
+	obj *o[];
+} showing;
+
+/* What set SET showed when a recording that binds it was submitted. */
+typedef struct shown {
+	obj *set;
+	showing *w;
+} shown;
+
 typedef struct touches {
 	touch *v;
 	uint32_t n, cap;
@@ -273,7 +305,18 @@ struct obj {
 	uint32_t discard;          /* render passes: attachments whose contents go */
 	uint32_t read_only;        /* render passes: attachments only read (render_pass_read_only) */
 	vec storage;               /* descriptor sets: storage images' views, buffers */
-	vec held;                  /* descriptor sets: what their writes named (obj*, in deps) */
+	/* descriptor sets: what each descriptor shows now (in deps, or in a
+	 * set it was copied from); the last update, by t->set_updates */
+	struct slot *slots;
+	uint32_t nslots, capslots;
+	uint64_t updated;
+	struct showing *now;       /* ... as shown, since the last update (NULL: not yet) */
+	uint64_t used;             /* ... the call of the last submit that bound it */
+	uint64_t copied;           /* ... the call of the last copy from it */
+	/* ... updates all of whose descriptors later ones wrote again, after
+	 * a submit bound it: the setup runs one where it runs such a submit */
+	struct past *past;
+	uint32_t npast, cappast;
 	int fence;                 /* fences: 0 as created, 1 signaled, 2 unsignaled */
 	uint64_t value;            /* timeline semaphores: the last value signaled */
 	bool timeline;             /* semaphores: a timeline one */
@@ -415,6 +458,11 @@ struct recording {
 	 * runs it again (unknown: a record no longer decodes) */
 	touches uses;
 	bool used, unknown;
+	/* what the sets it binds showed at its submits (set_updates then + 1;
+	 * 0: not submitted) */
+	shown *shown;
+	uint32_t nshown, capshown;
+	uint64_t snapped;
 };
 
 typedef struct snap {
@@ -510,6 +558,7 @@ struct trim {
 	/* while set, a handle is the object this recording named when it
 	 * was recorded, destroyed since or not (obj_lookup) */
 	const recording *then;
+	uint64_t set_updates;  /* descriptor set updates so far */
 };
 
 /* A handle a Vulkan call names (call_handles() finds them): its type,
@@ -582,6 +631,7 @@ obj *obj_new(trim *t, uint64_t handle, const vk_handle_info *h);
 void obj_kill(trim *t, obj *o, rec *r);
 void obj_graves_free(trim *t);
 void obj_kill_children(trim *t, obj *pool, rec *r);
+void showing_unref(showing *w);
 void recording_unref(recording *r);
 void recording_dep(recording *r, obj *o);
 void recording_write(recording *r, obj *o, uint64_t subs, uint64_t drops);
@@ -659,6 +709,8 @@ uint64_t transfer_src_subs(const char *n, const void *args, const obj *img);
 /* state.c: Vulkan calls before the range */
 void obj_attach(obj *o, rec *r);
 void trim_keep_global(trim *t, rec *r);
+void range_set_update(trim *t, const trace_call *c, const vk_command_info *cmd,
+		      const void *args, const finds *in);
 obj *finds_command_buffer(trim *t, const finds *in);
 void recording_set_reads(trim *t, const recording *rc, breads *out, bool secondaries);
 int trim_vk_before(trim *t, const trace_call *c, enum kind k, const vk_command_info *cmd);
@@ -671,7 +723,7 @@ int trim_known(trim *t, const vk_command_info *cmd, void *args, trace_error *err
 /* closure.c: what the range needs */
 typedef bool (*recording_fn)(trim *t, void *ctx, rec *rc, const trace_call *c,
 			     const vk_command_info *cmd, void *args, const finds *in);
-bool recording_each(trim *t, const recording *r, recording_fn fn, void *ctx);
+bool recording_each(trim *t, const recording *r, bool naming, recording_fn fn, void *ctx);
 void use_then(firsts *at, enum use u, uint64_t subs);
 void firsts_then(firsts *at, const firsts *f);
 void touch_cmd(trim *t, obj *cb, touches *l, const vk_command_info *cmd,
