@@ -253,10 +253,40 @@ static uint64_t firsts_reads(const obj *o, const firsts *f)
 }
 
 /* What O held when the range began that the range may read: of an image
- * whose levels 1 and on it makes again from UNDEFINED, level 0. */
-uint64_t range_needs(const obj *o)
+ * whose levels 1 and on it makes again from UNDEFINED, level 0; of an
+ * image that nothing of the range names or shows, nothing (unless it
+ * shares memory, or descriptors in buffers may show it).  SuperTuxKart
+ * through zink samples some 50 images in its earlier frames; their last
+ * writers were in the setup of any frame. */
+uint64_t range_needs(const trim *t, const obj *o)
 {
-	return firsts_reads(o, &o->range_first);
+	const firsts *f = &o->range_first;
+	if (o->h == trim_types.image && !(f->drop | f->read | f->write) && !o->range_named &&
+	    !o->overlaps && !t->descriptor_buffers)
+		return 0;
+	return firsts_reads(o, f);
+}
+
+/* IN, what a record of the range that is no command (CMD, ARGS) names,
+ * and what the views it names show: its commands may read them through
+ * what the range makes, which their uses do not see (SuperTuxKart's
+ * sets, made and written each frame).  Of a set, what the call copies
+ * from it; what a set it writes showed before does not matter. */
+void range_names(trim *t, const vk_command_info *cmd, const void *args, const finds *in)
+{
+	touches l = {0};
+	for (uint32_t i = 0; i < in->n; i++)
+		if (in->v[i].h != trim_types.descriptor_set)
+			touch_reach(t, &l, obj_lookup(t, in->v[i].h, in->v[i].value), ~0ull);
+	if (trim_named(cmd->sig.name, "vkUpdateDescriptorSets")) {
+		const vk_args_vkUpdateDescriptorSets *a = args;
+		for (uint32_t i = 0; i < a->descriptorCopyCount; i++)
+			touch_reach(t, &l, obj_lookup(t, trim_types.descriptor_set,
+						      (uint64_t)a->pDescriptorCopies[i].srcSet), ~0ull);
+	}
+	for (uint32_t i = 0; i < l.n; i++)
+		l.v[i].o->range_named = true;
+	free(l.v);
 }
 
 /* How recording R's commands use what they name, worked out once, for
@@ -420,7 +450,7 @@ void close_recording(trim *t, closure *cl, recording *r, bool inputs)
 		if (!inputs || (through && shows_others(o))) {
 			close_obj(t, cl, o, 0);
 		} else {
-			uint64_t in = range_needs(o);
+			uint64_t in = range_needs(t, o);
 			if (in != obj_subs(o))
 				in |= recording_reads(t, r, o);
 			close_input(t, cl, r, o, in);
@@ -513,7 +543,7 @@ void close_obj(trim *t, closure *cl, obj *o, uint64_t in)
 		close_obj(t, cl, o->owner, inputs ? ~0ull : 0);
 		if (o->target)
 			close_obj(t, cl, o->target, inputs ? view_subs(o) : 0);
-		uint64_t range = range_needs(o);
+		uint64_t range = range_needs(t, o);
 		for (uint32_t i = 0; i < o->nwriters; i++) {
 			submit *s = o->writers[i].s;
 			uint64_t subs = o->writers[i].subs;

@@ -820,7 +820,7 @@ int trim_write_setup(trim *t, trace_writer *w, uint64_t *no, trim_stats *stats,
 	/* the contents and layouts as the range found them */
 	for (uint32_t i = 0; rc == 0 && i < cl.objs.n; i++) {
 		obj *x = cl.objs.v[i];
-		if (x->alive && x->cont && range_needs(x))
+		if (x->alive && x->cont && range_needs(t, x))
 			rc = put_final(&o, x);
 		if (x->alive && !o.queue && x->h == trim_types.queue)
 			o.queue = x;

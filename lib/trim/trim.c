@@ -106,6 +106,9 @@ enum kind trim_kind_of(trim *t, const trace_func_sig *sig, const vk_command_info
 	} else if ((*cmd = trace_vk_command(n))) {
 		k = vk_kind(n, *cmd);
 		tmap_put(&t->cmds, sig, (uint64_t)(uintptr_t)*cmd);
+		/* descriptors in buffers show images no handle names */
+		if (strstr(n, "DescriptorBuffer") || trim_named(n, "vkGetDescriptorEXT"))
+			t->descriptor_buffers = true;
 	}
 	tmap_put(&t->kinds, sig, (uint64_t)k + 1);
 	return k;
@@ -316,6 +319,10 @@ int trim_range(trim *t, const trace_call *c, trace_error *err)
 		if (o && o->h == trim_types.command_buffer && !o->range_use)
 			o->range_use = k == K_BEGIN && i == 0 ? 1 : 2;
 	}
+	/* what a call of the host names (a view it makes, a set it writes,
+	 * one the range made), it may read: its commands' uses tell no more */
+	if (k != K_BEGIN && k != K_RECORD)
+		range_names(t, cmd, args, &in);
 	range_effects(t, c, k, cmd, args, &in);
 	free(in.v);
 	return 0;

@@ -360,6 +360,7 @@ struct obj {
 	 * recording from before, 2: recorded afresh) */
 	spans covered;
 	firsts range_first;
+	bool range_named;          /* a call of the range's host side names it, or shows it */
 	touches rt;
 	int rstate;
 	uint64_t in;               /* in the closure: its subresources a setup submit may read */
@@ -559,6 +560,7 @@ struct trim {
 	 * was recorded, destroyed since or not (obj_lookup) */
 	const recording *then;
 	uint64_t set_updates;  /* descriptor set updates so far */
+	bool descriptor_buffers;  /* the trace puts descriptors in buffers */
 };
 
 /* A handle a Vulkan call names (call_handles() finds them): its type,
@@ -729,7 +731,8 @@ void firsts_then(firsts *at, const firsts *f);
 void touch_cmd(trim *t, obj *cb, touches *l, const vk_command_info *cmd,
 	       const void *args, const finds *in, bool secondaries);
 void touch_before(trim *t, obj *cb);
-uint64_t range_needs(const obj *o);
+uint64_t range_needs(const trim *t, const obj *o);
+void range_names(trim *t, const vk_command_info *cmd, const void *args, const finds *in);
 void close_recording(trim *t, closure *cl, recording *r, bool inputs);
 void close_obj(trim *t, closure *cl, obj *o, uint64_t in);
 /* Let go of the former writers of live objects that no closure can need,
