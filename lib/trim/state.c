@@ -606,11 +606,12 @@ static void record(trim *t, rec *r, const trace_call *c, const vk_command_info *
 
 /* The objects a submit names, directly or through views, descriptor sets
  * and framebuffers, into ALL; of them, into OUT, those whose contents or
- * layouts it sees: host-written buffers and images.  Not a zombie: a
- * set's records keep the views written into it before its latest update,
- * and those views' images, after their destroy (zink rewrites a set and
- * destroys the texture it named: the setup then gave that image a
- * layout, or contents, after its vkDestroyImage). */
+ * layouts it sees: host-written buffers and images.  Of a set, what it
+ * shows now.  Not a zombie: a set's records keep the views written into
+ * it before its latest update, and those views' images, after their
+ * destroy (zink rewrites a set and destroys the texture it named: the
+ * setup then gave that image a layout, or contents, after its
+ * vkDestroyImage). */
 static void reach(trim *t, obj *o, vec *out, vec *all)
 {
 	if (!o || !o->alive || o->stamp == t->stamp)
@@ -619,7 +620,9 @@ static void reach(trim *t, obj *o, vec *out, vec *all)
 	vec_push(all, o);
 	if (o->cont || image_laid(o))
 		vec_push(out, o);
-	if (o->h == trim_types.descriptor_set || o->h == trim_types.framebuffer)
+	for (uint32_t i = 0; o->h == trim_types.descriptor_set && i < o->nslots; i++)
+		reach(t, o->slots[i].o, out, all);
+	if (o->h == trim_types.framebuffer)
 		for (uint32_t i = 0; i < o->deps.n; i++)
 			reach(t, o->deps.v[i], out, all);
 	if (o->target)
