@@ -331,7 +331,7 @@ static void recording_then(firsts *all, const recording *r, const touches *l, bo
 			firsts_then(all, &l->v[j].f);
 			return;
 		}
-	if (unknown || vec_has(&r->deps, (void *)o))
+	if (unknown || recording_names(r, o))
 		use_then(all, USE_READ, obj_subs(o));
 }
 
@@ -461,7 +461,7 @@ void close_recording(trim *t, closure *cl, recording *r, bool inputs)
 	}
 	for (uint32_t i = 0; through && i < r->uses.n; i++) {
 		obj *o = r->uses.v[i].o;
-		if (!shows_others(o) && !vec_has(&r->deps, o))
+		if (!shows_others(o) && !recording_names(r, o))
 			close_input(t, cl, r, o, shown_reads(o, &r->uses.v[i].f));
 	}
 }
@@ -770,7 +770,7 @@ static bool recording_reaches(trim *t, sweep *sw, recording *r, const obj *o, ui
 	for (uint32_t i = 0; i < u.l.n; i++) {
 		obj *x = u.l.v[i].o;
 		uint64_t in = shown_reads(x, &u.l.v[i].f);
-		if (shows_others(x) || vec_has(&r->deps, x) || !in)
+		if (shows_others(x) || recording_names(r, x) || !in)
 			continue;
 		if (x == o ? (in & subs) != 0 : walk_reaches(t, x, o))
 			return true;

@@ -266,7 +266,7 @@ static void grave_close(obj *o, bool sole)
 enum { DEPS_LISTED = 48 };
 
 /* Whether recording R names O. */
-static bool recording_names(const recording *r, const obj *o)
+bool recording_names(const recording *r, const obj *o)
 {
 	if (r->deps.n <= DEPS_LISTED)
 		return vec_has(&r->deps, o);

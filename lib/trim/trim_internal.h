@@ -635,6 +635,8 @@ void obj_graves_free(trim *t);
 void obj_kill_children(trim *t, obj *pool, rec *r);
 void showing_unref(showing *w);
 void recording_unref(recording *r);
+/* Whether recording R names O (in its deps). */
+bool recording_names(const recording *r, const obj *o);
 void recording_dep(recording *r, obj *o);
 void recording_write(recording *r, obj *o, uint64_t subs, uint64_t drops);
 const wrote *recording_wrote(const recording *r, const obj *o);
