@@ -40,6 +40,9 @@
  *   - with --anim-pair, writes the compute pattern into one of two images
  *     by turns, the frame slot's set written again each frame to show the
  *     one the frame writes,
+ *   - with --secondary, records the cube's draw each frame into the
+ *     slot's secondary command buffer, executed in the pass (vkexample_
+ *     secondary.c),
  *   - with --staging-image, uploads the texture's level 0 into an image
  *     of transfer usage alone, then copies it over (vkCmdCopyImage),
  *   - and, when asked, copies the colour image to a host buffer and writes
@@ -700,7 +703,8 @@ void frame_pass_begin(VkCommandBuffer cb, VkRenderPass pass)
 		.pClearValues = clear,
 	};
 
-	vkCmdBeginRenderPass(cb, &rp, VK_SUBPASS_CONTENTS_INLINE);
+	vkCmdBeginRenderPass(cb, &rp, secondary_on() ? VK_SUBPASS_CONTENTS_SECONDARY_COMMAND_BUFFERS
+					       : VK_SUBPASS_CONTENTS_INLINE);
 }
 
 /* The cube's pipeline bound, the whole image its viewport. */
@@ -714,15 +718,37 @@ void bind_cube(VkCommandBuffer cb)
 	vkCmdSetScissor(cb, 0, 1, &sc);
 }
 
+/* The cube drawn with slot SLOT's set (the pass begun); FIRST: the
+ * draw's arguments logged. */
+void draw_cube(VkCommandBuffer cb, unsigned slot, int first)
+{
+	VkDeviceSize vb_offset = 0;
+	VkDeviceSize ib_offset = sizeof(struct vertex) * CUBE_VERTICES;
+
+	bind_cube(cb);
+	vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, g.gfx_layout, 0, 1,
+				&g.gfx_set[slot], 0, NULL);
+	vkCmdBindVertexBuffers(cb, 0, 1, &g.geometry.buf, &vb_offset);
+	vkCmdBindIndexBuffer(cb, g.geometry.buf, ib_offset, VK_INDEX_TYPE_UINT16);
+	if (first) {
+		logv("vkCmdBindIndexBuffer offset=%llu indexType=%d",
+		     (unsigned long long)ib_offset, VK_INDEX_TYPE_UINT16);
+		logv("vkCmdDrawIndexed indexCount=%u instanceCount=%u firstIndex=%u "
+		     "vertexOffset=%d firstInstance=%u",
+		     (unsigned)CUBE_INDICES, 1u, 0u, 0, 0u);
+	}
+	vkCmdDrawIndexed(cb, CUBE_INDICES, 1, 0, 0, 0);
+}
+
 static void record_frame(VkCommandBuffer cb, unsigned slot, unsigned frame, int dump,
 			 VkImage target)
 {
+	/* --secondary: begun without ONE_TIME_SUBMIT, as Qt Quick begins
+	 * the primaries that execute its passes */
 	VkCommandBufferBeginInfo bi = {
 		.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
-		.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT,
+		.flags = secondary_on() ? 0 : VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT,
 	};
-	VkDeviceSize vb_offset = 0;
-	VkDeviceSize ib_offset = sizeof(struct vertex) * CUBE_VERTICES;
 	uint32_t groups = (ANIM_SIZE + 7) / 8;
 	uint32_t push = frame;
 	int first = frame == 0;
@@ -778,19 +804,10 @@ static void record_frame(VkCommandBuffer cb, unsigned slot, unsigned frame, int 
 		hud_begin(cb);
 	else
 		frame_pass_begin(cb, g.strokes && frame > 0 ? g.load_pass : g.render_pass);
-	bind_cube(cb);
-	vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, g.gfx_layout, 0, 1,
-				&g.gfx_set[slot], 0, NULL);
-	vkCmdBindVertexBuffers(cb, 0, 1, &g.geometry.buf, &vb_offset);
-	vkCmdBindIndexBuffer(cb, g.geometry.buf, ib_offset, VK_INDEX_TYPE_UINT16);
-	if (first) {
-		logv("vkCmdBindIndexBuffer offset=%llu indexType=%d",
-		     (unsigned long long)ib_offset, VK_INDEX_TYPE_UINT16);
-		logv("vkCmdDrawIndexed indexCount=%u instanceCount=%u firstIndex=%u "
-		     "vertexOffset=%d firstInstance=%u",
-		     (unsigned)CUBE_INDICES, 1u, 0u, 0, 0u);
-	}
-	vkCmdDrawIndexed(cb, CUBE_INDICES, 1, 0, 0, 0);
+	if (secondary_on())
+		secondary_draw(cb, g.render_pass, slot, first);
+	else
+		draw_cube(cb, slot, first);
 	if (g.hud)
 		hud_end(cb);
 	else
@@ -957,6 +974,7 @@ static void destroy_all(void)
 	strokes_destroy();
 	probe_destroy();
 	pair_destroy();
+	secondary_destroy();
 	vkDestroyPipeline(ex.dev, g.gfx_pipe, NULL);
 	vkDestroyPipeline(ex.dev, g.comp_pipe, NULL);
 	if (g.hud)
@@ -1071,6 +1089,8 @@ int main(int argc, char **argv)
 		probe_create();
 	if (o.anim_pair)
 		pair_create();
+	if (o.secondary)
+		secondary_create();
 	if (o.present)
 		win_create_swapchain(FRAMES_IN_FLIGHT);
 	run_frames(&o);

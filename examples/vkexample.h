@@ -128,6 +128,7 @@ struct options {
 	unsigned strokes;	/* submits a frame more, each a triangle, never cleared */
 	int read_pixel;		/* a texel of each frame read back by a submit of its own */
 	int anim_pair;		/* two compute images by turns, the sets written again */
+	int secondary;		/* the draw in a secondary command buffer */
 	const char *png_dir;
 	const char *extension;	/* one more device extension to enable */
 	unsigned *dump;		/* frame numbers to dump; NULL: every frame */
@@ -196,6 +197,7 @@ void hud_destroy(void);
  * pipeline bound over the whole image */
 void frame_pass_begin(VkCommandBuffer cb, VkRenderPass pass);
 void bind_cube(VkCommandBuffer cb);
+void draw_cube(VkCommandBuffer cb, unsigned slot, int first);
 
 /* vkexample_strokes.c: --strokes */
 void strokes_create(unsigned n);
@@ -219,5 +221,12 @@ const struct image *pair_image(unsigned frame);
 VkDescriptorSet pair_comp_set(unsigned frame);
 void pair_frame(unsigned slot, unsigned frame);
 void pair_destroy(void);
+
+/* vkexample_secondary.c: --secondary; the cube's draw recorded into the
+ * slot's secondary command buffer and executed in CB's pass PASS */
+void secondary_create(void);
+int secondary_on(void);
+void secondary_draw(VkCommandBuffer cb, VkRenderPass pass, unsigned slot, int first);
+void secondary_destroy(void);
 
 #endif

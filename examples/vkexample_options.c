@@ -81,7 +81,10 @@ static void usage(FILE *f)
 		"                      frame's middle texel into a host buffer, waited for\n"
 		"  --anim-pair         the compute pattern into one of two images by turns,\n"
 		"                      each frame's set written again to show the one it\n"
-		"                      writes\n",
+		"                      writes\n"
+		"  --secondary         the cube's draw recorded each frame into a secondary\n"
+		"                      command buffer executed in the pass, the primary\n"
+		"                      begun without ONE_TIME_SUBMIT\n",
 		ex.prog);
 }
 
@@ -188,6 +191,8 @@ void parse_options(int argc, char **argv, struct options *o)
 			o->read_pixel = 1;
 		} else if (!strcmp(a, "--anim-pair")) {
 			o->anim_pair = 1;
+		} else if (!strcmp(a, "--secondary")) {
+			o->secondary = 1;
 		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			usage(stdout);
 			exit(0);
@@ -198,6 +203,8 @@ void parse_options(int argc, char **argv, struct options *o)
 	}
 	if (o->dump && !o->png_dir)
 		die("--dump-frames needs --png-dir");
+	if (o->secondary && (o->strokes || o->depth_read_only))
+		die("--secondary goes without --strokes and --depth-read-only");
 	if (o->frames == 0)
 		die("--frames must be at least 1");
 }

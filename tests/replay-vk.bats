@@ -35,6 +35,11 @@ setup_file() {
 	VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$W/exs2.trace" \
 		TRACEKIT_SCREENSHOT=3,11 timeout 60 "$TOP/build/examples/vkexample" --frames 12 \
 		--present --wait-each-frame --submit2 >/dev/null 2>&1
+	# and drawing through a secondary command buffer, the primary begun
+	# without ONE_TIME_SUBMIT (Qt Quick's way)
+	VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$W/exsec.trace" \
+		TRACEKIT_SCREENSHOT=3,11 timeout 60 "$TOP/build/examples/vkexample" --frames 12 \
+		--present --secondary >/dev/null 2>&1
 	# glmark2 through zink, five scenes of 10 frames, one screenshot in
 	# each; no scene draws a model an earlier one drew (see the test); the
 	# buffer scene rewrites one float of each vertex a frame: sparse updates
@@ -181,6 +186,24 @@ frames_as_captured() {
 		[ "$two" -ge 10 ]
 	done
 	[ "$(grep -c 'fn: vkQueueSubmit2,' exs2.txt)" -ge 12 ]
+}
+
+@test "running ahead, primaries begun without ONE_TIME_SUBMIT and the secondaries they execute are both begun with SIMULTANEOUS_USE: validated without a message (no warning at vkCmdExecuteCommands), the frames as captured, also on a device that never seems done" {
+	[ -s "$W/exsec.trace" ]
+	trace-decode "$W/exsec.trace" >exsec.txt
+	grep -q 'fn: vkCmdExecuteCommands,' exsec.txt
+	grep -q 'level: VK_COMMAND_BUFFER_LEVEL_SECONDARY' exsec.txt
+	local slow
+	for slow in 0 1; do
+		TRACE_REPLAY_SLOW_DEVICE=$slow replay_error --validate --screenshot 3,11 \
+			--screenshot-dir "s$slow" "$W/exsec.trace"
+		echo "slow device $slow: $output"
+		[ "$status" -eq 0 ]
+		[ -z "$output" ]
+		for n in 3 11; do
+			[ "$(ae "$W/exsec.frame-$n.png" "s$slow/frame-$n.png")" = 0 ]
+		done
+	done
 }
 
 @test "objects start zeroed on a driver whose new memory holds what it held before: the frames the same (TRACE_REPLAY_POISON)" {

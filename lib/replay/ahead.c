@@ -16,9 +16,11 @@
  *   - vkBeginCommandBuffer or vkResetCommandBuffer of a primary command
  *     buffer still pending takes another command buffer of the same pool
  *     (renamed; the old one is kept for the next rename; a secondary's
- *     pays, since no submit names it), and primaries are begun with
- *     SIMULTANEOUS_USE, so one submitted again pending is no error
- *     (vkd3d-gears submits its recorded ones each frame);
+ *     pays, since no submit names it), and command buffers are begun
+ *     with SIMULTANEOUS_USE (secondaries too: a primary that executes
+ *     one without it counts as begun without), so one submitted again
+ *     pending is no error (vkd3d-gears submits its recorded ones each
+ *     frame);
  *   - vkResetFences of a fence still pending takes another fence;
  *   - vkDestroySemaphore and vkDestroyFence are made once the submits
  *     sent before them are done;
@@ -902,9 +904,11 @@ bool vkr_ahead_record(vkr *r, const cmd_entry *e, void *args, VkResult capres)
 		vkr_remap_args(r, e->cmd, args);
 		return false;
 	case AK_BEGIN:
-		/* a primary submitted again while pending is no error */
-		if (!r->d->ahead_off && !strcmp(e->cmd->sig.name, "vkBeginCommandBuffer") &&
-		    tmap_at(&r->cbs, vkr_handle_at(args, &e->cmd->params[0]), TAG_CBSTATE)) {
+		/* a primary submitted again while pending is no error; so are
+		 * the secondaries it executes, or the validation layer warns
+		 * that the primary is taken as begun without the flag (Qt
+		 * Quick's scene graph records its passes in secondaries) */
+		if (!r->d->ahead_off && !strcmp(e->cmd->sig.name, "vkBeginCommandBuffer")) {
 			VkCommandBufferBeginInfo *bi = (VkCommandBufferBeginInfo *)
 				((vk_args_vkBeginCommandBuffer *)args)->pBeginInfo;
 			if (bi && !(bi->flags & VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT))
