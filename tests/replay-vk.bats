@@ -271,6 +271,15 @@ frames_as_captured() {
 	done
 }
 
+@test "--stats drops a batch whose timestamps lie further apart than the time since its submit (llvmpipe wrote a start of 0 after Qt's hellovulkancubes drew with a viewport of width 0), and says so" {
+	replay --stats=json --frames 102-102 "$TOP/tests/data/qt-cubes-resize.trace" >s.json
+	cat s.json
+	[ "$(json s.json 's["gpu_batches_dropped"]')" -ge 1 ]
+	[ "$(json s.json 's["gpu_seconds"] < s["seconds"] and s["frame_gpu_ms"]["max"] < 1e3 * s["seconds"]')" = True ]
+	replay --stats --frames 102-102 "$TOP/tests/data/qt-cubes-resize.trace" >s.txt
+	grep -E '^GPU time dropped: +[0-9]+ batches, their timestamps further apart than the time since their submit' s.txt
+}
+
 @test "--stats says where the replay's time went: every function's records (JSON), the ten that took longest (text), with their counts" {
 	replay --stats=json "$W/cube.trace" >s.json
 	cat s.json

@@ -261,6 +261,8 @@ typedef struct gpu_timer {
 	VkQueryPool queries;        /* slot i: 2i at the start, 2i + 1 at the end */
 	VkCommandBuffer cb[2 * GPU_SLOTS];  /* slot i: 2i writes the start, 2i + 1 the end */
 	size_t frame[GPU_SLOTS];    /* the index of the frame a slot's batch counts for */
+	double taken[GPU_SLOTS];    /* when the slot was taken (vkr_now_s): its
+				     * batch's span is no longer than since */
 	uint32_t head, n;           /* the oldest slot in flight; slots in flight */
 	uint32_t held;              /* of those, the last ones, held (not sent:
 				     * their queries hold an older batch's times) */
@@ -433,6 +435,9 @@ typedef struct vkr {
 	VkPhysicalDeviceMemoryProperties stats_memory;
 	uint64_t stats_peak[VK_MAX_MEMORY_HEAPS];
 	size_t cap_frame_gpu;
+	uint64_t gpu_dropped;  /* batches whose timestamps spanned more than the
+				* time since their submit (llvmpipe wrote a
+				* start of 0 once): not counted */
 	bool gpu_unmeasured;  /* a batch went to a family without timestamps
 			       * (or to a queue of no known family) */
 	/* --stats: from the first timed batch's start to the last one's end

@@ -175,9 +175,11 @@ void vkr_print_stats(vkr *r, double total)
 		if (gpu)
 			fprintf(o, "\"frame_gpu_ms\": {\"median\": %.3f, \"p99\": %.3f, \"max\": %.3f}, "
 				"\"gpu_seconds\": %.6f, \"gpu_span_seconds\": %.6f, "
-				"\"gpu_idle_seconds\": %.6f, \"gpu_gaps\": %llu, \"gpu_gap_max_ms\": %.3f, ",
+				"\"gpu_idle_seconds\": %.6f, \"gpu_gaps\": %llu, \"gpu_gap_max_ms\": %.3f, "
+				"\"gpu_batches_dropped\": %llu, ",
 				gs.med, gs.p99, gs.max, gs.sum, r->gpu_span, r->gpu_idle,
-				(unsigned long long)r->gpu_gaps, r->gpu_gap_max * 1e3);
+				(unsigned long long)r->gpu_gaps, r->gpu_gap_max * 1e3,
+				(unsigned long long)r->gpu_dropped);
 		else
 			fprintf(o, "\"frame_gpu_ms\": null, \"gpu_seconds\": null, ");
 		uint64_t jobs, taken;
@@ -236,6 +238,10 @@ void vkr_print_stats(vkr *r, double total)
 			(unsigned long long)r->gpu_gaps,
 			r->gpu_gaps ? r->gpu_idle * 1e3 / (double)r->gpu_gaps : 0,
 			r->gpu_gap_max * 1e3, total > r->gpu_span ? total - r->gpu_span : 0);
+		if (r->gpu_dropped)
+			fprintf(o, "GPU time dropped:  %llu batches, their timestamps further apart "
+				"than the time since their submit (not counted)\n",
+				(unsigned long long)r->gpu_dropped);
 	}
 	else
 		fprintf(o, "frame GPU time:    not measured (%s)\n", r->opt->no_gpu_time
