@@ -145,6 +145,21 @@ trim_check() {
 	[ "$(ae "$full/frame-$f.png" "s$f/frame-$f.png")" = 0 ]
 }
 
+@test "Qt Quick through Vulkan: a submit runs its secondaries as they were recorded, though the program frees them after the frame and allocates them again at the same handles: frame 55 trims (a freed secondary's buffer reads were walked: a crash), and a layer drawn once in frame 0 through a secondary, its matrices written before that submit, is in frame 25's cut; validated, pixel-equal" {
+	local q="$TOP/tests/data/qtquick-45-56.trace" l="$TOP/tests/data/qtquick-layer-0-30.trace"
+	trace-decode "$q" | grep -q 'level: VK_COMMAND_BUFFER_LEVEL_SECONDARY'
+	trace-replay -q --screenshot 50,55 --screenshot-dir fullq "$q"
+	trim_check "$q" fullq 55
+	trim_check "$q" fullq 50
+	trace-replay -q --screenshot 25 --screenshot-dir fulll "$l"
+	trim_check "$l" fulll 25
+	# the layer's texture is drawn in the cut's setup alone: the range
+	# only samples it
+	trace-trim --verbose --frames 25 -o v25.trace "$l" 2>verbose.txt
+	cat verbose.txt
+	grep -q 'setup: the submit of call [0-9]*, .*which the range may read' verbose.txt
+}
+
 @test "vkcube: trimmed to frame 0, 1, 150 or 299, each replays validated and equals the full replay's frame" {
 	for f in 0 1 150 299; do
 		trim_check "$W/cube.trace" "$W/cube-full" $f

@@ -457,7 +457,7 @@ void close_recording(trim *t, closure *cl, recording *r, bool inputs)
 		}
 		/* a secondary it executes (deps[0] is its own buffer) */
 		if (i > 0 && o->h == trim_types.command_buffer)
-			close_recording(t, cl, o->cur, inputs);
+			close_recording(t, cl, recording_exec(r, o), inputs);
 	}
 	for (uint32_t i = 0; through && i < r->uses.n; i++) {
 		obj *o = r->uses.v[i].o;
@@ -752,7 +752,7 @@ static bool recording_reaches(trim *t, sweep *sw, recording *r, const obj *o, ui
 		else if (walk_reaches(t, x, o))
 			return true;
 		if (i > 0 && x->h == trim_types.command_buffer &&
-		    recording_reaches(t, sw, x->cur, o, subs))
+		    recording_reaches(t, sw, recording_exec(r, x), o, subs))
 			return true;
 	}
 	if (!shows)

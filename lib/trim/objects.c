@@ -389,6 +389,9 @@ void recording_unref(recording *r)
 	if (!r || --r->refs)
 		return;
 	recs_release(&r->recs);
+	for (uint32_t i = 0; i < r->execs.n; i++)
+		recording_unref(r->execs.v[i]);
+	vec_free(&r->execs);
 	objs_release(&r->deps);
 	tmap_free(&r->seen);
 	free(r->writes);
@@ -402,6 +405,20 @@ void recording_unref(recording *r)
 		showing_unref(r->shown[i].w);
 	free(r->shown);
 	free(r);
+}
+
+/* The recording of secondary command buffer CB that R executes: the one
+ * CB held when R's vkCmdExecuteCommands was recorded (Qt Quick frees its
+ * secondaries, or records them again, after the frame's submit); CB's
+ * current one where R took none. */
+recording *recording_exec(const recording *r, const obj *cb)
+{
+	for (uint32_t i = 0; r && i < r->execs.n; i++) {
+		recording *x = r->execs.v[i];
+		if (x->deps.v[0] == cb)
+			return x;
+	}
+	return cb->cur;
 }
 
 void recording_dep(recording *r, obj *o)

@@ -631,8 +631,8 @@ static void bounds_add(bounds *b, const recording *r, uint64_t no)
 		if (o->h == trim_types.descriptor_set) {
 			b->v = array_grow(b->v, b->n, &b->cap, sizeof(*b->v), 64);
 			b->v[b->n++] = (bound){o, no};
-		} else if (i > 0 && o->h == trim_types.command_buffer && o->cur != r) {
-			bounds_add(b, o->cur, no);
+		} else if (i > 0 && o->h == trim_types.command_buffer && recording_exec(r, o) != r) {
+			bounds_add(b, recording_exec(r, o), no);
 		}
 	}
 }

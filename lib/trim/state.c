@@ -591,6 +591,13 @@ static void record(trim *t, rec *r, const trace_call *c, const vk_command_info *
 		if (!o)
 			continue;
 		recording_dep(rc, o);
+		/* a secondary it executes: as recorded now, whatever becomes
+		 * of the buffer after */
+		if (o->h == trim_types.command_buffer && o != cb && o->cur &&
+		    !vec_has(&rc->execs, o->cur)) {
+			o->cur->refs++;
+			vec_push(&rc->execs, o->cur);
+		}
 		const char *fn = f->f ? f->f->name : "";
 		if (f->h == trim_types.buffer && !strncmp(fn, "dst", 3))
 			recording_write(rc, o, obj_subs(o), transfer_dst_whole(t, n, args, o));
@@ -639,8 +646,9 @@ void recording_set_reads(trim *t, const recording *rc, breads *out, bool seconda
 		if (o->h == trim_types.descriptor_set) {
 			for (uint32_t k = 0; k < o->nbd; k++)
 				breads_add(out, o->bd[k].r.o, o->bd[k].r.off, o->bd[k].r.end);
-		} else if (secondaries && i > 0 && o->h == trim_types.command_buffer && o->cur) {
-			const recording *sec = o->cur;
+		} else if (secondaries && i > 0 && o->h == trim_types.command_buffer &&
+			   recording_exec(rc, o)) {
+			const recording *sec = recording_exec(rc, o);
 			for (uint32_t k = 0; k < sec->reads.n; k++)
 				breads_add(out, sec->reads.v[k].o, sec->reads.v[k].off,
 					   sec->reads.v[k].end);
@@ -827,8 +835,9 @@ static void recording_snap(trim *t, recording *rc, uint64_t no)
 	bool again = rc->snapped != 0;
 	for (uint32_t i = 0; i < rc->deps.n; i++) {
 		obj *o = rc->deps.v[i];
-		if (i > 0 && o->h == trim_types.command_buffer && o->cur && o->cur != rc)
-			recording_snap(t, o->cur, no);
+		recording *sec = i > 0 && o->h == trim_types.command_buffer ? recording_exec(rc, o) : NULL;
+		if (sec && sec != rc)
+			recording_snap(t, sec, no);
 		if (o->h != trim_types.descriptor_set)
 			continue;
 		o->used = no;
@@ -865,16 +874,28 @@ static void queue_submit(trim *t, rec *r, const vk_command_info *cmd, void *args
 	for (uint32_t i = 0; i < s->recordings.n; i++)
 		recording_snap(t, s->recordings.v[i], r->no);
 	sync_call(t, cmd, args);
+	/* its recordings and the secondaries' they execute, as recorded */
+	vec ran = {0};
+	for (uint32_t i = 0; i < s->recordings.n; i++)
+		vec_push(&ran, s->recordings.v[i]);
+	for (uint32_t i = 0; i < ran.n; i++) {
+		recording *rc = ran.v[i];
+		for (uint32_t j = 0; j < rc->execs.n; j++)
+			if (!vec_has(&ran, rc->execs.v[j]))
+				vec_push(&ran, rc->execs.v[j]);
+	}
 	bool writes = false;
-	for (uint32_t i = 0; i < s->recordings.n && !writes; i++)
-		writes = ((recording *)s->recordings.v[i])->nwrites > 0;
+	for (uint32_t i = 0; i < ran.n && !writes; i++)
+		writes = ((recording *)ran.v[i])->nwrites > 0;
 	if (writes) {
 		/* what the host had written into what it names, and the
-		 * layouts of its images, as they were */
+		 * layouts of its images, as they were: through its
+		 * secondaries too (Qt Quick draws its layers' textures in
+		 * secondaries, their matrices in buffers written before) */
 		vec seen = {0}, named = {0};
 		t->stamp++;
-		for (uint32_t i = 0; i < s->recordings.n; i++) {
-			recording *rc = s->recordings.v[i];
+		for (uint32_t i = 0; i < ran.n; i++) {
+			recording *rc = ran.v[i];
 			for (uint32_t j = 0; j < rc->deps.n; j++)
 				reach(t, rc->deps.v[j], &seen, &named);
 		}
@@ -900,8 +921,8 @@ static void queue_submit(trim *t, rec *r, const vk_command_info *cmd, void *args
 		s->before = trace_xrealloc(s->before, (s->nbefore ? s->nbefore : 1) * sizeof(*s->before));
 		for (uint32_t i = 0; i < s->recordings.n; i++)
 			recording_set_reads(t, s->recordings.v[i], &s->reads, true);
-		for (uint32_t i = 0; i < s->recordings.n; i++) {
-			recording *rc = s->recordings.v[i];
+		for (uint32_t i = 0; i < ran.n; i++) {
+			recording *rc = ran.v[i];
 			for (uint32_t j = 0; j < rc->nwrites; j++)
 				if (rc->writes[j].o->alive)
 					add_writer(t, rc->writes[j].o, s, &rc->writes[j]);
@@ -917,6 +938,7 @@ static void queue_submit(trim *t, rec *r, const vk_command_info *cmd, void *args
 		vec_free(&seen);
 		vec_free(&named);
 	}
+	vec_free(&ran);
 	for (uint32_t i = 0; i < s->recordings.n; i++) {
 		recording *rc = s->recordings.v[i];
 		for (uint32_t j = 0; j < rc->nlays; j++) {

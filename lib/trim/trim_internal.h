@@ -453,6 +453,9 @@ struct recording {
 	lay *lays;
 	uint32_t nlays, caplays;
 	breads reads;              /* buffer bytes its commands may read */
+	vec execs;                 /* recording*, referenced: the secondaries'
+				    * recordings its vkCmdExecuteCommands took,
+				    * as they were (recording_exec) */
 	uint32_t submits;          /* the writing submits that ran it so far */
 	uint32_t istamp;
 	/* what its commands do to what they name, worked out when a setup
@@ -638,6 +641,7 @@ void recording_unref(recording *r);
 /* Whether recording R names O (in its deps). */
 bool recording_names(const recording *r, const obj *o);
 void recording_dep(recording *r, obj *o);
+recording *recording_exec(const recording *r, const obj *cb);
 void recording_write(recording *r, obj *o, uint64_t subs, uint64_t drops);
 const wrote *recording_wrote(const recording *r, const obj *o);
 void image_subresources(obj *o, uint32_t levels, uint32_t layers);
