@@ -669,6 +669,9 @@ obj *obj_lookup(trim *t, const vk_handle_info *h, uint64_t v)
 {
 	obj *o = omap_get(&t->objs, v, h);
 	const recording *r = t->then;
+	/* in the range, a handle it made is its own object (trim_range) */
+	if (!r && t->in_range && o && tmap_at(&t->range_made, v, (uint64_t)(uintptr_t)h))
+		return NULL;
 	/* the object of the handle now, most often the one it named */
 	if (!r || (o && recording_names(r, o)))
 		return o;

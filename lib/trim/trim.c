@@ -311,6 +311,22 @@ int trim_range(trim *t, const trace_call *c, trace_error *err)
 	}
 	finds in = {0};
 	call_handles(t, c, cmd, args, &in);
+	/* a handle the range made names its own object from then on, not
+	 * the one it named before: Qt's hellovulkancubes destroys its
+	 * swapchain as its window is resized, then makes an image that
+	 * comes back with the handle of one of the swapchain's; taken for
+	 * that one (its view's create named it), the previous frame's
+	 * submit was run again */
+	uint32_t kept = 0;
+	bool from_made = false;  /* (a get's objects: of something it made) */
+	for (uint32_t i = 0; i < in.n; i++) {
+		if (!tmap_at(&t->range_made, in.v[i].value, (uint64_t)(uintptr_t)in.v[i].h))
+			in.v[kept++] = in.v[i];
+		else if (!in.v[i].h->dispatchable)
+			from_made = true;
+	}
+	in.n = kept;
+	t->in_range = true;
 	for (uint32_t i = 0; i < in.n; i++) {
 		obj *o = obj_lookup(t, in.v[i].h, in.v[i].value);
 		range_root(t, o);
@@ -320,11 +336,24 @@ int trim_range(trim *t, const trace_call *c, trace_error *err)
 			o->range_use = k == K_BEGIN && i == 0 ? 1 : 2;
 	}
 	/* what a call of the host names (a view it makes, a set it writes,
-	 * one the range made), it may read: its commands' uses tell no more */
-	if (k != K_BEGIN && k != K_RECORD)
+	 * one the range made), it may read: its commands' uses tell no more;
+	 * a destroy reads nothing of what it ends (Qt's hellovulkancubes
+	 * destroys the framebuffers of its swapchain's images as its window
+	 * is resized: their last frame's submit was run again) */
+	if (k != K_BEGIN && k != K_RECORD && cmd->action != VK_ACTION_DESTROY &&
+	    cmd->action != VK_ACTION_FREE)
 		range_names(t, cmd, args, &in);
 	range_effects(t, c, k, cmd, args, &in);
+	t->in_range = false;
 	free(in.v);
+	if (cmd->action == VK_ACTION_CREATE || cmd->action == VK_ACTION_ALLOCATE ||
+	    (cmd->action == VK_ACTION_GET && from_made)) {
+		finds out = {0};
+		vk_walk_handles(cmd, args, true, finds_add, &out);
+		for (uint32_t i = 0; i < out.n; i++)
+			tmap_set(&t->range_made, out.v[i].value, (uint64_t)(uintptr_t)out.v[i].h, 1);
+		free(out.v);
+	}
 	return 0;
 }
 
@@ -379,6 +408,7 @@ void trim_free(trim *t)
 	vec_free(&t->range_tmpls);
 	tmap_free(&t->range_tmpl);
 	tmap_free(&t->known);
+	tmap_free(&t->range_made);
 	tmap_free(&t->kinds);
 	tmap_free(&t->cmds);
 	trace_arena_free(&t->scratch);

@@ -549,6 +549,9 @@ struct trim {
 	breads range_reads;
 	bool range_submitted;
 	tmap range_tmpl;      /* handle -> obj* of its own (not in objs) */
+	tmap range_made;      /* (handle, type) the range made: its own from
+			       * there on, not what the handle named before */
+	bool in_range;        /* in trim_range: obj_lookup leaves those out */
 	vec range_tmpls;
 	tmap known;           /* (handle, type): made by a record, alive */
 	FILE *explain;        /* --verbose: why each submit is run again */
