@@ -273,14 +273,20 @@ VkCommandPool ex_create_command_pool(void)
 	return pool;
 }
 
-void ex_command_buffers(VkCommandPool pool, uint32_t n, VkCommandBuffer *out)
+void ex_command_buffers_of(VkCommandPool pool, VkCommandBufferLevel level, uint32_t n,
+			   VkCommandBuffer *out)
 {
 	VkCommandBufferAllocateInfo ai = {
 		.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
 		.commandPool = pool,
-		.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+		.level = level,
 		.commandBufferCount = n,
 	};
 
 	VK(vkAllocateCommandBuffers(ex.dev, &ai, out));
+}
+
+void ex_command_buffers(VkCommandPool pool, uint32_t n, VkCommandBuffer *out)
+{
+	ex_command_buffers_of(pool, VK_COMMAND_BUFFER_LEVEL_PRIMARY, n, out);
 }

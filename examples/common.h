@@ -75,5 +75,7 @@ void ex_flush_buffer(const struct buffer *b);
 VkCommandPool ex_create_command_pool(void);
 /* N primary command buffers of POOL. */
 void ex_command_buffers(VkCommandPool pool, uint32_t n, VkCommandBuffer *out);
+void ex_command_buffers_of(VkCommandPool pool, VkCommandBufferLevel level, uint32_t n,
+			   VkCommandBuffer *out);
 
 #endif

@@ -18,19 +18,13 @@ static uint32_t last;
 
 void probe_create(void)
 {
-	VkCommandBufferAllocateInfo ai = {
-		.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-		.commandPool = g.pool,
-		.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
-		.commandBufferCount = FRAMES_IN_FLIGHT,
-	};
 	VkFenceCreateInfo fi = { .sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO };
 
 	on = 1;
 	texel = ex_create_buffer(4, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
 				 VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT,
 				 VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
-	VK(vkAllocateCommandBuffers(ex.dev, &ai, cbs));
+	ex_command_buffers(g.pool, FRAMES_IN_FLIGHT, cbs);
 	VK(vkCreateFence(ex.dev, &fi, NULL, &done));
 }
 

@@ -14,14 +14,7 @@ static int on;
 
 void secondary_create(void)
 {
-	VkCommandBufferAllocateInfo ai = {
-		.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-		.commandPool = g.pool,
-		.level = VK_COMMAND_BUFFER_LEVEL_SECONDARY,
-		.commandBufferCount = FRAMES_IN_FLIGHT,
-	};
-
-	VK(vkAllocateCommandBuffers(ex.dev, &ai, sec));
+	ex_command_buffers_of(g.pool, VK_COMMAND_BUFFER_LEVEL_SECONDARY, FRAMES_IN_FLIGHT, sec);
 	on = 1;
 }
 
