@@ -40,6 +40,8 @@
  *   - with --anim-pair, writes the compute pattern into one of two images
  *     by turns, the frame slot's set written again each frame to show the
  *     one the frame writes,
+ *   - with --fresh-command-buffers, frees the slot's command buffer each
+ *     frame and allocates another,
  *   - with --secondary, records the cube's draw each frame into the
  *     slot's secondary command buffer, executed in the pass (vkexample_
  *     secondary.c),
@@ -920,6 +922,10 @@ static void run_frames(const struct options *o)
 		 * command buffer */
 		VK(vkWaitForFences(ex.dev, 1, &g.fence[slot], VK_TRUE, UINT64_MAX));
 		VK(vkResetFences(ex.dev, 1, &g.fence[slot]));
+		if (o->fresh_cbs) {
+			vkFreeCommandBuffers(ex.dev, g.pool, 1, &g.cmd[slot]);
+			ex_command_buffers(g.pool, 1, &g.cmd[slot]);
+		}
 
 		frame_ubo_fill(&u, frame, o->still, (float)WIDTH / HEIGHT);
 		memcpy((char *)g.ubo_ptr + (size_t)slot * UBO_STRIDE, &u, sizeof(u));

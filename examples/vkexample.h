@@ -129,6 +129,7 @@ struct options {
 	int read_pixel;		/* a texel of each frame read back by a submit of its own */
 	int anim_pair;		/* two compute images by turns, the sets written again */
 	int secondary;		/* the draw in a secondary command buffer */
+	int fresh_cbs;		/* a frame's command buffer freed, another allocated */
 	const char *png_dir;
 	const char *extension;	/* one more device extension to enable */
 	unsigned *dump;		/* frame numbers to dump; NULL: every frame */

@@ -84,7 +84,10 @@ static void usage(FILE *f)
 		"                      writes\n"
 		"  --secondary         the cube's draw recorded each frame into a secondary\n"
 		"                      command buffer executed in the pass, the primary\n"
-		"                      begun without ONE_TIME_SUBMIT\n",
+		"                      begun without ONE_TIME_SUBMIT\n"
+		"  --fresh-command-buffers  each frame, its slot's command buffer freed and\n"
+		"                      another allocated (Qt's way as it makes its swapchain\n"
+		"                      again)\n",
 		ex.prog);
 }
 
@@ -193,6 +196,8 @@ void parse_options(int argc, char **argv, struct options *o)
 			o->anim_pair = 1;
 		} else if (!strcmp(a, "--secondary")) {
 			o->secondary = 1;
+		} else if (!strcmp(a, "--fresh-command-buffers")) {
+			o->fresh_cbs = 1;
 		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			usage(stdout);
 			exit(0);

@@ -33,7 +33,7 @@ setup_file() {
 	# again from level 0 (a barrier per level), and with the last layout
 	# changes of that a vkCmdWaitEvents; the layer's screenshot of frame 12
 	local m
-	for m in mips events; do
+	for m in mips events fresh-command-buffers; do
 		VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$W/ex-$m.trace" \
 			TRACEKIT_SCREENSHOT=12 timeout 60 "$TOP/build/examples/vkexample" --frames 24 \
 			--present --$m >/dev/null 2>&1
@@ -174,6 +174,19 @@ trim_check() {
 	[ "$(echo "$output" | grep -c 'validation error: .*VUID-VkViewport-width-01770')" = 1 ]
 	[ "$(echo "$output" | grep -vc 'VUID-VkViewport-width-01770\|1 validation error$')" = 0 ]
 	[ "$(ae full/frame-102.png s102/frame-102.png)" = 0 ]
+}
+
+@test "a command buffer the range allocates (vkexample --fresh-command-buffers: each frame frees its slot's and allocates another) is the range's own, and what it records is what the range uses: frame 12's setup runs the texture's upload alone, validated, pixel-equal" {
+	local t="$W/ex-fresh-command-buffers.trace"
+	trace-decode "$t" | trace-filter --frames 12 | grep -q 'fn: vkAllocateCommandBuffers,'
+	trace-trim --frames 12 -o t12.trace "$t"
+	echo "the capture's submits in the setup: $(setup_submits t12.trace)"
+	# the upload; the frame before (its picture, its compute image) is
+	# not read: the frame's pass clears one and its dispatch writes the
+	# other whole (taken for its command buffer's, the frame's uses were
+	# lost: Qt Quick's layer texture came from an older frame)
+	[ "$(setup_submits t12.trace)" = 1 ]
+	cut_equal t12.trace 12 "$W/ex-fresh-command-buffers.frame-12.png"
 }
 
 @test "vkcube: trimmed to frame 0, 1, 150 or 299, each replays validated and equals the full replay's frame" {

@@ -131,7 +131,9 @@ void touch_cmd(trim *t, obj *cb, touches *l, const vk_command_info *cmd,
 	if (barrier_cmd(cmd->sig.name))
 		return;
 	for (uint32_t i = 1; i < in->n; i++) {
-		obj *o = obj_lookup(t, in->v[i].h, in->v[i].value);
+		obj *o = in->v[i].h == trim_types.command_buffer
+				 ? range_cb_lookup(t, in->v[i].value)
+				 : obj_lookup(t, in->v[i].h, in->v[i].value);
 		if (o && o->h == trim_types.command_buffer && o != cb && secondaries) {
 			/* a secondary it executes: its uses, here */
 			touch_before(t, o);

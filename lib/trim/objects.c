@@ -683,6 +683,16 @@ obj *obj_lookup(trim *t, const vk_handle_info *h, uint64_t v)
 	return o;
 }
 
+/* Command buffer V: in the range, one the range allocated is its own
+ * (trim_range), whatever the handle named before or not at all. */
+obj *range_cb_lookup(trim *t, uint64_t v)
+{
+	uint64_t x;
+	if (t->in_range && tmap_get(&t->range_cb, (void *)(uintptr_t)v, &x))
+		return (obj *)(uintptr_t)x;
+	return obj_lookup(t, trim_types.command_buffer, v);
+}
+
 /* Update template O's entries, a copy of those CI makes it with. */
 void obj_template(obj *o, const VkDescriptorUpdateTemplateCreateInfo *ci)
 {

@@ -513,7 +513,7 @@ static void destroy(trim *t, rec *r, const vk_command_info *cmd, const finds *in
 obj *finds_command_buffer(trim *t, const finds *in)
 {
 	if (in->n && in->v[0].top && in->v[0].h == trim_types.command_buffer)
-		return obj_lookup(t, in->v[0].h, in->v[0].value);
+		return range_cb_lookup(t, in->v[0].value);
 	return NULL;
 }
 

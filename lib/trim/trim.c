@@ -160,7 +160,7 @@ static void range_submit(trim *t, const finds *in)
 	t->range_submitted = true;
 	for (uint32_t i = 0; i < in->n; i++) {
 		const vk_handle_info *hcb = trim_types.command_buffer;
-		obj *cb = in->v[i].h == hcb ? obj_lookup(t, hcb, in->v[i].value) : NULL;
+		obj *cb = in->v[i].h == hcb ? range_cb_lookup(t, in->v[i].value) : NULL;
 		if (!cb)
 			continue;
 		touch_before(t, cb);
@@ -328,6 +328,9 @@ int trim_range(trim *t, const trace_call *c, trace_error *err)
 	in.n = kept;
 	t->in_range = true;
 	for (uint32_t i = 0; i < in.n; i++) {
+		if (in.v[i].h == trim_types.command_buffer &&
+		    tmap_get(&t->range_cb, (void *)(uintptr_t)in.v[i].value, NULL))
+			continue;  /* one of its own (range_cbs) */
 		obj *o = obj_lookup(t, in.v[i].h, in.v[i].value);
 		range_root(t, o);
 		/* a command buffer the range records afresh before it
@@ -350,8 +353,21 @@ int trim_range(trim *t, const trace_call *c, trace_error *err)
 	    (cmd->action == VK_ACTION_GET && from_made)) {
 		finds out = {0};
 		vk_walk_handles(cmd, args, true, finds_add, &out);
-		for (uint32_t i = 0; i < out.n; i++)
-			tmap_set(&t->range_made, out.v[i].value, (uint64_t)(uintptr_t)out.v[i].h, 1);
+		for (uint32_t i = 0; i < out.n; i++) {
+			if (out.v[i].h != trim_types.command_buffer) {
+				tmap_set(&t->range_made, out.v[i].value,
+					 (uint64_t)(uintptr_t)out.v[i].h, 1);
+				continue;
+			}
+			/* a command buffer of its own, for what the range
+			 * records into it (Qt frees its command buffers as it
+			 * makes the swapchain again, and allocates them anew) */
+			obj *o = trace_xcalloc(1, sizeof(*o));
+			o->h = trim_types.command_buffer;
+			o->handle = out.v[i].value;
+			vec_push(&t->range_cbs, o);
+			tmap_put(&t->range_cb, (void *)(uintptr_t)o->handle, (uint64_t)(uintptr_t)o);
+		}
 		free(out.v);
 	}
 	return 0;
@@ -407,6 +423,13 @@ void trim_free(trim *t)
 	}
 	vec_free(&t->range_tmpls);
 	tmap_free(&t->range_tmpl);
+	for (uint32_t i = 0; i < t->range_cbs.n; i++) {
+		obj *o = t->range_cbs.v[i];
+		free(o->rt.v);
+		free(o);
+	}
+	vec_free(&t->range_cbs);
+	tmap_free(&t->range_cb);
 	tmap_free(&t->known);
 	tmap_free(&t->range_made);
 	tmap_free(&t->kinds);

@@ -552,6 +552,10 @@ struct trim {
 	tmap range_made;      /* (handle, type) the range made: its own from
 			       * there on, not what the handle named before */
 	bool in_range;        /* in trim_range: obj_lookup leaves those out */
+	tmap range_cb;        /* handle -> obj* of its own: a command buffer the
+			       * range allocated, its uses in the range
+			       * (range_cb_lookup); not in objs */
+	vec range_cbs;
 	vec range_tmpls;
 	tmap known;           /* (handle, type): made by a record, alive */
 	FILE *explain;        /* --verbose: why each submit is run again */
@@ -664,6 +668,7 @@ void finds_add(void *ctx, const vk_handle_info *h, uint64_t *value, bool top,
 	       const vk_field *f);
 void trim_types_init(void);
 obj *obj_lookup(trim *t, const vk_handle_info *h, uint64_t v);
+obj *range_cb_lookup(trim *t, uint64_t v);
 void obj_template(obj *o, const VkDescriptorUpdateTemplateCreateInfo *ci);
 const obj *template_of(trim *t, const trace_call *c, const vk_command_info *cmd,
 		       const void *args, const trace_value **data);
