@@ -189,6 +189,16 @@ trim_check() {
 	cut_equal t12.trace 12 "$W/ex-fresh-command-buffers.frame-12.png"
 }
 
+@test "two devices (Qt Quick's two windows, a render thread and a device each): frames 300 and 650 trimmed replay validated and pixel-equal, each device's layouts set on that device" {
+	local t="$TOP/tests/data/qtquick-two-windows.trace"
+	[ "$(trace-decode "$t" | grep -c 'fn: vkCreateDevice,')" -ge 2 ]
+	trace-replay -q --screenshot 300,650 --screenshot-dir full "$t"
+	# (at 3061de1 one command buffer of one device named the other's
+	# images: UNASSIGNED-CoreValidation-DrawState-InvalidImageLayout)
+	trim_check "$t" full 300
+	trim_check "$t" full 650
+}
+
 @test "vkcube: trimmed to frame 0, 1, 150 or 299, each replays validated and equals the full replay's frame" {
 	for f in 0 1 150 299; do
 		trim_check "$W/cube.trace" "$W/cube-full" $f

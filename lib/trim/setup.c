@@ -23,6 +23,7 @@ typedef struct out {
 	obj *queue;            /* of the last submit written */
 	uint32_t thread;
 	vec changed;           /* obj*: images with layout changes waiting (from) */
+	const closure *cl;     /* what the setup makes (its queues) */
 	VkImageMemoryBarrier *bar;  /* those changes as barriers */
 	uint32_t nbar, capbar;
 } out;
@@ -356,15 +357,67 @@ static bool laid_earlier(const submit *s, uint32_t k, const obj *x, uint32_t i)
 	return false;
 }
 
-/* The layout changes wanted, as a command buffer of the setup's own on
- * QUEUE: what the submits the setup leaves out did to layouts. */
+/* The device of image X: the one its create or get named. */
+static uint64_t image_device(const obj *x)
+{
+	for (uint32_t i = 0; i < x->deps.n; i++) {
+		const obj *d = x->deps.v[i];
+		if (d->h && d->h->dispatchable && !strcmp(d->h->name, "VkDevice"))
+			return d->handle;
+	}
+	return 0;
+}
+
+/* A queue of the setup's on DEVICE: QUEUE if it is one, else the first
+ * of the closure's (NULL: none). */
+static obj *queue_on(out *o, obj *queue, uint64_t device)
+{
+	if (!queue || queue->device == device || !device)
+		return queue;
+	for (uint32_t i = 0; i < o->cl->objs.n; i++) {
+		obj *q = o->cl->objs.v[i];
+		if (q->alive && q->h == trim_types.queue && q->device == device)
+			return q;
+	}
+	return NULL;
+}
+
+static int put_barriers(out *o, obj *queue);
+
+/* The layout changes wanted, as command buffers of the setup's own, one
+ * on each device whose images changed (Qt Quick's two windows each have
+ * a device of their own: one device's barriers named the other's images):
+ * on QUEUE, or a queue of the image's device; what the submits the setup
+ * leaves out did to layouts. */
 static int put_layouts(out *o, obj *queue)
 {
 	if (!o->changed.n || !queue)
 		return 0;
-	for (uint32_t i = 0; i < o->changed.n; i++)
-		image_barriers(o, o->changed.v[i]);
+	int rc = 0;
+	while (o->changed.n && rc == 0) {
+		uint64_t dev = image_device(o->changed.v[0]);
+		uint32_t kept = 0;
+		for (uint32_t i = 0; i < o->changed.n; i++) {
+			obj *x = o->changed.v[i];
+			if (image_device(x) == dev)
+				image_barriers(o, x);
+			else
+				o->changed.v[kept++] = x;
+		}
+		o->changed.n = kept;
+		obj *q = queue_on(o, queue, dev);
+		if (q)
+			rc = put_barriers(o, q);
+		o->nbar = 0;
+	}
 	o->changed.n = 0;
+	return rc;
+}
+
+/* The barriers gathered (o->bar), in a command buffer of the setup's own
+ * on QUEUE, submitted and waited for. */
+static int put_barriers(out *o, obj *queue)
+{
 	trim *t = o->t;
 	VkDevice dev = (VkDevice)(uintptr_t)queue->device;
 	VkQueue q = (VkQueue)(uintptr_t)queue->handle;
@@ -702,6 +755,7 @@ int trim_write_setup(trim *t, trace_writer *w, uint64_t *no, trim_stats *stats,
 	/* what the range needs: what it names and everything those need,
 	 * then the physical devices and queues of its instances and devices */
 	closure cl = {0};
+	o.cl = &cl;
 	t->stamp++;
 	/* a command buffer's recording from before only if the range may
 	 * submit it: not those it records afresh, nor those a kept submit
