@@ -323,6 +323,10 @@ static void *ahead_main(void *arg)
 				      atomic_load_explicit(&a->bytes_in, memory_order_relaxed) +
 					      s->bytes, memory_order_relaxed);
 		atomic_store_explicit(&a->head, head + 1, memory_order_release);
+		/* the store seen before caller_waits is read: else both may
+		 * read the other's old value (a store and a later load of
+		 * another variable pass each other on x86) */
+		atomic_thread_fence(memory_order_seq_cst);
 		if (atomic_load(&a->caller_waits) &&
 		    (head + 1 >= atomic_load(&a->wake_at) || k <= 0 || r->src.p == r->src.end)) {
 			pthread_mutex_lock(&a->lock);
@@ -345,6 +349,11 @@ static int ahead_next(trace_reader *r, trace_call **call, trace_error *err)
 					      a->slot[(a->next - 1) % AHEAD_SLOTS].bytes,
 				      memory_order_relaxed);
 		atomic_store_explicit(&a->tail, a->next, memory_order_release);
+		/* the room made seen before thread_waits is read: else the
+		 * thread, going to sleep, could see the old tail while this
+		 * saw it awake, and both sleep for good (a fuzz run hung so,
+		 * one run in many) */
+		atomic_thread_fence(memory_order_seq_cst);
 		if (atomic_load(&a->thread_waits) && ahead_roomy(a, atomic_load(&a->head))) {
 			pthread_mutex_lock(&a->lock);
 			pthread_cond_signal(&a->emptied);
