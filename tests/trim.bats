@@ -125,6 +125,14 @@ cut_equal() {
 	[ "$(ae "$3" "$dir/frame-$2.png")" = 0 ]
 }
 
+# cut_running TRACE F N: TRACE cut to frame F (tF.trace), its setup
+# running N of the capture's submits again.
+cut_running() {
+	trace-trim --frames "$2" -o "t$2.trace" "$1"
+	echo "frame $2: the capture's submits in the setup: $(setup_submits "t$2.trace")"
+	[ "$(setup_submits "t$2.trace")" = "$3" ]
+}
+
 # trim_check TRACE FULLDIR F [TRIM OPTIONS]: trims TRACE to frame F,
 # replays the trim validated, and compares frame F with the full replay's.
 trim_check() {
@@ -163,9 +171,7 @@ trim_check() {
 @test "a range that destroys framebuffers and views reads nothing of the images they show, and an image it makes with the handle of one it destroyed is its own: Qt's hellovulkancubes resized, its frame that makes the swapchain again runs none of the frame before in its setup; replayed, the program's own validation message alone, pixel-equal" {
 	local q="$TOP/tests/data/qt-cubes-resize.trace"
 	trace-decode "$q" | trace-filter --frames 102 | grep -q 'fn: vkDestroyFramebuffer,'
-	trace-trim --frames 102 -o t102.trace "$q"
-	echo "the capture's submits in the setup: $(setup_submits t102.trace)"
-	[ "$(setup_submits t102.trace)" = 0 ]
+	cut_running "$q" 102 0
 	trace-replay -q --screenshot 102 --screenshot-dir full "$q"
 	run trace-replay --validate --screenshot 102 --screenshot-dir s102 t102.trace
 	echo "$output"
@@ -179,13 +185,11 @@ trim_check() {
 @test "a command buffer the range allocates (vkexample --fresh-command-buffers: each frame frees its slot's and allocates another) is the range's own, and what it records is what the range uses: frame 12's setup runs the texture's upload alone, validated, pixel-equal" {
 	local t="$W/ex-fresh-command-buffers.trace"
 	trace-decode "$t" | trace-filter --frames 12 | grep -q 'fn: vkAllocateCommandBuffers,'
-	trace-trim --frames 12 -o t12.trace "$t"
-	echo "the capture's submits in the setup: $(setup_submits t12.trace)"
 	# the upload; the frame before (its picture, its compute image) is
 	# not read: the frame's pass clears one and its dispatch writes the
 	# other whole (taken for its command buffer's, the frame's uses were
 	# lost: Qt Quick's layer texture came from an older frame)
-	[ "$(setup_submits t12.trace)" = 1 ]
+	cut_running "$t" 12 1
 	cut_equal t12.trace 12 "$W/ex-fresh-command-buffers.frame-12.png"
 }
 

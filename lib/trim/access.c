@@ -345,6 +345,35 @@ static bool storage_type(VkDescriptorType ty)
 	       ty == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC;
 }
 
+/* The view or buffer descriptor D shows (NULL: none, as a sampler's);
+ * *KNOWN false for a type whose handles D does not hold (acceleration
+ * structures hide in a write's pNext). */
+obj *descriptor_shows(trim *t, const vk_descriptor *d, bool *known)
+{
+	*known = true;
+	switch (d->type) {
+	case VK_DESCRIPTOR_TYPE_SAMPLER:
+		return NULL;
+	case VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER:
+	case VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE:
+	case VK_DESCRIPTOR_TYPE_STORAGE_IMAGE:
+	case VK_DESCRIPTOR_TYPE_INPUT_ATTACHMENT:
+		return d->image ? obj_lookup(t, trim_types.image_view, (uint64_t)d->image->imageView)
+				: NULL;
+	case VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER:
+	case VK_DESCRIPTOR_TYPE_STORAGE_BUFFER:
+	case VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC:
+	case VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC:
+		return d->buffer ? obj_lookup(t, trim_types.buffer, (uint64_t)d->buffer->buffer) : NULL;
+	case VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER:
+	case VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER:
+		return d->texel_view ? obj_lookup(t, trim_types.buffer_view, *d->texel_view) : NULL;
+	default:
+		*known = false;
+		return NULL;
+	}
+}
+
 typedef struct targets {
 	trim *t;
 	vec *out;
@@ -356,15 +385,10 @@ typedef struct targets {
 static void descriptor_target(void *ctx, const vk_descriptor *d)
 {
 	const targets *x = ctx;
-	obj *o = NULL;
+	bool known;
 	if (!storage_type(d->type))
 		return;
-	if (d->type == VK_DESCRIPTOR_TYPE_STORAGE_IMAGE && d->image)
-		o = obj_lookup(x->t, trim_types.image_view, (uint64_t)d->image->imageView);
-	else if (d->type == VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER && d->texel_view)
-		o = obj_lookup(x->t, trim_types.buffer_view, *d->texel_view);
-	else if (d->buffer)
-		o = obj_lookup(x->t, trim_types.buffer, (uint64_t)d->buffer->buffer);
+	obj *o = descriptor_shows(x->t, d, &known);
 	if (o && o->h == trim_types.buffer_view)
 		o = o->target;
 	if (o && (o->h != trim_types.image_view || o->target) && !vec_has(x->out, o))

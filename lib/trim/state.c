@@ -116,34 +116,12 @@ typedef struct holder {
 static void descriptor_holds(void *ctx, const vk_descriptor *d)
 {
 	holder *h = ctx;
-	obj *o = NULL;
-	switch (d->type) {
-	case VK_DESCRIPTOR_TYPE_SAMPLER:
-		break;
-	case VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER:
-	case VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE:
-	case VK_DESCRIPTOR_TYPE_STORAGE_IMAGE:
-	case VK_DESCRIPTOR_TYPE_INPUT_ATTACHMENT:
-		if (d->image)
-			o = obj_lookup(h->t, trim_types.image_view, (uint64_t)d->image->imageView);
-		break;
-	case VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER:
-	case VK_DESCRIPTOR_TYPE_STORAGE_BUFFER:
-	case VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC:
-	case VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC:
-		if (d->buffer)
-			o = obj_lookup(h->t, trim_types.buffer, (uint64_t)d->buffer->buffer);
-		break;
-	case VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER:
-	case VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER:
-		if (d->texel_view)
-			o = obj_lookup(h->t, trim_types.buffer_view, *d->texel_view);
-		break;
-	default:
+	bool known;
+	obj *o = descriptor_shows(h->t, d, &known);
+	if (!known)
 		h->unknown = true;
-		return;
-	}
-	set_slot(h->t, h->s, d->binding, d->element, o, h->r);
+	else
+		set_slot(h->t, h->s, d->binding, d->element, o, h->r);
 }
 
 /* Of an update of set S that names IN, where it wrote what this does not
@@ -874,15 +852,23 @@ static void queue_submit(trim *t, rec *r, const vk_command_info *cmd, void *args
 	for (uint32_t i = 0; i < s->recordings.n; i++)
 		recording_snap(t, s->recordings.v[i], r->no);
 	sync_call(t, cmd, args);
-	/* its recordings and the secondaries' they execute, as recorded */
+	/* its recordings and the secondaries' they execute, as recorded
+	 * (a list of its own only where there are secondaries) */
 	vec ran = {0};
-	for (uint32_t i = 0; i < s->recordings.n; i++)
-		vec_push(&ran, s->recordings.v[i]);
-	for (uint32_t i = 0; i < ran.n; i++) {
-		recording *rc = ran.v[i];
-		for (uint32_t j = 0; j < rc->execs.n; j++)
-			if (!vec_has(&ran, rc->execs.v[j]))
-				vec_push(&ran, rc->execs.v[j]);
+	bool execs = false;
+	for (uint32_t i = 0; i < s->recordings.n && !execs; i++)
+		execs = ((recording *)s->recordings.v[i])->execs.n > 0;
+	if (execs) {
+		for (uint32_t i = 0; i < s->recordings.n; i++)
+			vec_push(&ran, s->recordings.v[i]);
+		for (uint32_t i = 0; i < ran.n; i++) {
+			recording *rc = ran.v[i];
+			for (uint32_t j = 0; j < rc->execs.n; j++)
+				if (!vec_has(&ran, rc->execs.v[j]))
+					vec_push(&ran, rc->execs.v[j]);
+		}
+	} else {
+		ran = s->recordings;
 	}
 	bool writes = false;
 	for (uint32_t i = 0; i < ran.n && !writes; i++)
@@ -938,7 +924,8 @@ static void queue_submit(trim *t, rec *r, const vk_command_info *cmd, void *args
 		vec_free(&seen);
 		vec_free(&named);
 	}
-	vec_free(&ran);
+	if (execs)
+		vec_free(&ran);
 	for (uint32_t i = 0; i < s->recordings.n; i++) {
 		recording *rc = s->recordings.v[i];
 		for (uint32_t j = 0; j < rc->nlays; j++) {

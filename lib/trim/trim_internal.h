@@ -706,6 +706,7 @@ bool barrier_cmd(const char *n);
 void cmd_reads(trim *t, const trace_call *c, const vk_command_info *cmd, const void *args,
 	       const finds *in, breads *out);
 void buffer_host_use(trim *t, const char *n, const finds *in);
+obj *descriptor_shows(trim *t, const vk_descriptor *d, bool *known);
 void storage_targets(trim *t, const VkWriteDescriptorSet *w, vec *out);
 void template_targets(trim *t, const trace_call *c, const vk_command_info *cmd,
 		      const void *args, vec *out);
