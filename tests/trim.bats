@@ -168,6 +168,24 @@ trim_check() {
 	grep -q 'setup: the submit of call [0-9]*, .*which the range may read' verbose.txt
 }
 
+@test "a secondary reads what its primary had not written before executing it: Qt Quick's layer, whose primary copies a quad's 80 bytes whole into a vertex buffer and then executes the secondary that draws from it, the buffer destroyed before the range; with the writers of destroyed objects forgotten (TRACE_TRIM_GRAVES=0), frame 10 trims with no warning (the secondary walked on its own read the buffer: a false 'the GPU wrote it and the program destroyed it'), validated and pixel-equal" {
+	local l="$TOP/tests/data/qtquick-layer-0-30.trace"
+	trace-decode "$l" >all.txt
+	# the pattern: a whole copy into the buffer, which a secondary binds
+	local buf
+	buf=$(grep -m1 'fn: vkCmdCopyBuffer, .*regionCount: 1, pRegions: \[{srcOffset: 0, dstOffset: 0, size: 80}\]' all.txt |
+		sed 's/.*dstBuffer: \(0x[0-9a-f]*\),.*/\1/')
+	grep -q "fn: vkCreateBuffer, .*size: 80, .*pBuffer: \[$buf\]" all.txt
+	grep -q "fn: vkCmdBindVertexBuffers, .*pBuffers: \[$buf," all.txt
+	grep -q "fn: vkDestroyBuffer, args: {device: [^,]*, buffer: $buf," all.txt
+	TRACE_TRIM_GRAVES=0 run trace-trim --frames 10 -o t10.trace "$l"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	trace-replay -q --screenshot 10 --screenshot-dir full "$l"
+	cut_equal t10.trace 10 full/frame-10.png
+}
+
 @test "a range that destroys framebuffers and views reads nothing of the images they show, and an image it makes with the handle of one it destroyed is its own: Qt's hellovulkancubes resized, its frame that makes the swapchain again runs none of the frame before in its setup; replayed, the program's own validation message alone, pixel-equal" {
 	local q="$TOP/tests/data/qt-cubes-resize.trace"
 	trace-decode "$q" | trace-filter --frames 102 | grep -q 'fn: vkDestroyFramebuffer,'

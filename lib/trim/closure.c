@@ -9,6 +9,9 @@
  */
 #include "trim_internal.h"
 
+typedef struct sweep sweep;
+static void recording_uses(trim *t, recording *r);
+
 /* ------------------------------------------------------------------ */
 /* Touches: how commands use the earlier contents of what they name. */
 
@@ -206,7 +209,10 @@ typedef struct toucher {
 	obj *cb;
 	touches *l;
 	bool secondaries;
+	sweep *sw;
 } toucher;
+
+static bool sec_uses(trim *t, sweep *sw, recording *x, touches *l);
 
 static bool touch_one(trim *t, void *ctx, rec *rc, const trace_call *c,
 		      const vk_command_info *cmd, void *args, const finds *in)
@@ -215,16 +221,30 @@ static bool touch_one(trim *t, void *ctx, rec *rc, const trace_call *c,
 	(void)rc;
 	(void)c;
 	touch_cmd(t, u->cb, u->l, cmd, args, in, u->secondaries);
+	/* the secondaries it executes, as they were recorded then: their
+	 * uses, here in its order (a false "end of a not-decoding walk" if
+	 * one's are not known) */
+	for (uint32_t i = 1; i < in->n && !u->secondaries; i++) {
+		obj *o = in->v[i].h == trim_types.command_buffer
+				 ? obj_lookup(t, trim_types.command_buffer, in->v[i].value)
+				 : NULL;
+		recording *x = o && o != u->cb ? recording_exec(t->then, o) : NULL;
+		if (x && !sec_uses(t, u->sw, x, u->l))
+			return false;
+	}
 	return true;
 }
 
 /* The uses of recording RC's commands, into L; false if a record does
  * not decode.  Its records were read once already; those that name no
  * more than their command buffer use nothing (of Pingus' through zink,
- * most: its draws and dynamic state). */
-static bool touch_recording(trim *t, recording *rc, touches *l, bool secondaries)
+ * most: its draws and dynamic state).  Without SECONDARIES, those of the
+ * secondaries it executes are its own where they ran (what a primary
+ * copies into before the secondary that draws from it, the secondary
+ * does not read: Qt Quick's Canvas); SW, where a sweep works them out. */
+static bool touch_recording(trim *t, recording *rc, touches *l, bool secondaries, sweep *sw)
 {
-	toucher u = {rc->deps.n ? rc->deps.v[0] : NULL, l, secondaries};
+	toucher u = {rc->deps.n ? rc->deps.v[0] : NULL, l, secondaries, sw};
 	return recording_each(t, rc, true, touch_one, &u);
 }
 
@@ -237,7 +257,7 @@ void touch_before(trim *t, obj *cb)
 		return;
 	cb->rstate = 1;
 	if (cb->cur)
-		touch_recording(t, cb->cur, &cb->rt, true);
+		touch_recording(t, cb->cur, &cb->rt, true, NULL);
 }
 
 /* ------------------------------------------------------------------ */
@@ -297,7 +317,7 @@ static void recording_uses(trim *t, recording *r)
 {
 	if (!r->used) {
 		r->used = true;
-		r->unknown = !touch_recording(t, r, &r->uses, false);
+		r->unknown = !touch_recording(t, r, &r->uses, false, NULL);
 		/* held while the closure is built, as many as it keeps
 		 * submits (86,000 at Pingus' frame 99): those of what submits
 		 * write alone, images and buffers; of the others, all is read */
@@ -437,16 +457,25 @@ static void close_input(trim *t, closure *cl, recording *r, obj *o, uint64_t in)
  * ever put there (Scorched3D through zink writes a set 36 times, 23
  * views in all, four at a time): the sweep took each frame's submit
  * for a reader of the last frame's images, and held every frame.
+ *
+ * A secondary R executes, R's uses hold where it ran (CTX: the primary):
+ * what it may read is what the primary may read there, and what it
+ * reaches through what it names, the primary's walk asks for.  Walked
+ * so once for all primaries (CSTAMP), and on its own as well where a
+ * primary's uses are not known.
  */
-void close_recording(trim *t, closure *cl, recording *r, bool inputs)
+static void close_recording_in(trim *t, closure *cl, recording *r, bool inputs,
+			       recording *ctx)
 {
-	if (!r || !close_visit(t, &r->stamp, &r->istamp, inputs, &cl->recordings, r))
+	if (!r || !close_visit(t, &r->stamp, ctx ? &r->cstamp : &r->istamp, inputs,
+			       &cl->recordings, r))
 		return;
 	bool through = false;
 	if (inputs) {
 		recording_uses(t, r);
 		through = !r->unknown;
 	}
+	recording *u = ctx ? ctx : r;
 	for (uint32_t i = 0; i < r->deps.n; i++) {
 		obj *o = r->deps.v[i];
 		if (!inputs || (through && shows_others(o))) {
@@ -454,18 +483,24 @@ void close_recording(trim *t, closure *cl, recording *r, bool inputs)
 		} else {
 			uint64_t in = range_needs(t, o);
 			if (in != obj_subs(o))
-				in |= recording_reads(t, r, o);
-			close_input(t, cl, r, o, in);
+				in |= recording_reads(t, u, o);
+			close_input(t, cl, u, o, in);
 		}
 		/* a secondary it executes (deps[0] is its own buffer) */
 		if (i > 0 && o->h == trim_types.command_buffer)
-			close_recording(t, cl, recording_exec(r, o), inputs);
+			close_recording_in(t, cl, recording_exec(r, o), inputs,
+					   through ? u : NULL);
 	}
-	for (uint32_t i = 0; through && i < r->uses.n; i++) {
+	for (uint32_t i = 0; through && !ctx && i < r->uses.n; i++) {
 		obj *o = r->uses.v[i].o;
 		if (!shows_others(o) && !recording_names(r, o))
 			close_input(t, cl, r, o, shown_reads(o, &r->uses.v[i].f));
 	}
+}
+
+void close_recording(trim *t, closure *cl, recording *r, bool inputs)
+{
+	close_recording_in(t, cl, r, inputs, NULL);
 }
 
 /* Why S is in, if it was not: O, read by the submit VIA (NULL: by the range). */
@@ -684,14 +719,14 @@ typedef struct sweep_uses {
 	bool unknown;    /* a record did not decode */
 } sweep_uses;
 
-typedef struct sweep {
+struct sweep {
 	submit **v;
 	uint32_t n, cap, sorted;
 	uint32_t mark;
 	tmap uses;       /* recording* -> index in own + 1 */
 	sweep_uses *own;
 	uint32_t nown, capown;
-} sweep;
+};
 
 static void sweep_mark(sweep *sw, submit *s)
 {
@@ -716,14 +751,37 @@ static sweep_uses sweep_uses_of(trim *t, sweep *sw, recording *r)
 		return (sweep_uses){r->uses, r->unknown};
 	uint64_t k;
 	if (!tmap_get(&sw->uses, r, &k)) {
+		/* its secondaries' are worked out (and held) within */
+		sweep_uses u = {{0}, false};
+		u.unknown = !touch_recording(t, r, &u.l, false, sw);
 		sw->own = array_grow(sw->own, sw->nown, &sw->capown, sizeof(*sw->own), 8);
-		sweep_uses *u = &sw->own[sw->nown];
-		*u = (sweep_uses){{0}, false};
-		u->unknown = !touch_recording(t, r, &u->l, false);
+		sw->own[sw->nown] = u;
 		k = ++sw->nown;
 		tmap_put(&sw->uses, r, k);
 	}
 	return sw->own[k - 1];
+}
+
+/* Secondary X's uses, after those in L: its recording's own, or where
+ * SW, the sweep's; false where they are not known. */
+static bool sec_uses(trim *t, sweep *sw, recording *x, touches *l)
+{
+	touches xl;
+	bool unknown;
+	if (sw) {
+		sweep_uses u = sweep_uses_of(t, sw, x);
+		xl = u.l;
+		unknown = u.unknown;
+	} else {
+		recording_uses(t, x);
+		xl = x->uses;
+		unknown = x->unknown;
+	}
+	for (uint32_t k = 0; k < xl.n && !unknown; k++) {
+		bool fresh;
+		firsts_then(&touch_of(l, xl.v[k].o, &fresh)->f, &xl.v[k].f);
+	}
+	return !unknown;
 }
 
 /* What O held before S that S may read, as submit_reads() finds it. */

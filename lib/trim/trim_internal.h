@@ -457,7 +457,7 @@ struct recording {
 				    * recordings its vkCmdExecuteCommands took,
 				    * as they were (recording_exec) */
 	uint32_t submits;          /* the writing submits that ran it so far */
-	uint32_t istamp;
+	uint32_t istamp, cstamp;  /* walked as an input; as a secondary, in place */
 	/* what its commands do to what they name, worked out when a setup
 	 * runs it again (unknown: a record no longer decodes) */
 	touches uses;
