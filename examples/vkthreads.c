@@ -17,7 +17,13 @@
  * --devices D makes D devices of the physical device, alive at once, each
  * with its queue and shared buffer; thread t works on device t % D.
  *
- *   vkthreads [--threads N] [--frames F] [--devices D] [--gpu N]
+ * --present gives each thread an X window (window.c) of its own: each
+ * frame, the same submit clears the acquired image to a colour of the
+ * thread and frame (present_color), and the thread presents it once the
+ * readback is checked.  With a device each, threads present at once on
+ * queues of their own, as Qt Quick's windows do.
+ *
+ *   vkthreads [--threads N] [--frames F] [--devices D] [--present] [--gpu N]
  *
  * Prints "vkthreads: N threads x F frames, every readback as written"
  * ("... on D devices, ..." with --devices) and exits 0; a wrong readback
@@ -35,19 +41,22 @@
 #include <vulkan/vulkan.h>
 
 #include "common.h"
+#include "window.h"
 
 #define SLICE 4096u /* bytes a thread writes a frame */
 #define MAX_THREADS 16
 #define MAX_DEVICES 4
 
-static pthread_mutex_t queue_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_barrier_t frame_start;
 static uint32_t nthreads = 2, nframes = 30, ndevices = 1;
+static int present;
 
-/* A device, its queue, and the shared buffer of the threads on it. */
+/* A device, its queue (externally synchronized: under lock), and the
+ * shared buffer of the threads on it. */
 struct device {
 	VkDevice dev;
 	VkQueue queue;
+	pthread_mutex_t lock;
 	struct buffer shared;
 	uint8_t *shared_map;  /* every thread's slice of the shared buffer */
 };
@@ -80,10 +89,45 @@ static uint32_t fill_word(uint32_t thread, uint32_t frame)
 	return 0xf111ed00u | (thread << 4) | (frame & 0xf);
 }
 
+/* --present: thread T's colour in frame F, one of its own for each of 256
+ * frames (a screenshot of one frame shows which thread's frame it is). */
+static VkClearColorValue present_color(uint32_t t, uint32_t f)
+{
+	VkClearColorValue c = { .float32 = { (float)(t % 4 + 1) / 4.0f, (float)(f % 16) / 15.0f,
+					     (float)(f / 16 % 16) / 15.0f, 1.0f } };
+	return c;
+}
+
+/* The acquired image INDEX moved to TRANSFER_DST, cleared to COLOR, and
+ * moved to PRESENT_SRC, into CB. */
+static void record_clear(VkCommandBuffer cb, uint32_t index, VkClearColorValue color)
+{
+	VkImageSubresourceRange all = { VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1 };
+	VkImageMemoryBarrier ib = {
+		.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
+		.dstAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
+		.oldLayout = VK_IMAGE_LAYOUT_UNDEFINED,
+		.newLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+		.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+		.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+		.image = win.images[index],
+		.subresourceRange = all,
+	};
+	vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0,
+			     0, NULL, 0, NULL, 1, &ib);
+	vkCmdClearColorImage(cb, ib.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &color, 1, &all);
+	ib.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+	ib.dstAccessMask = 0;
+	ib.oldLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
+	ib.newLayout = VK_IMAGE_LAYOUT_PRESENT_SRC_KHR;
+	vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT,
+			     0, 0, NULL, 0, NULL, 1, &ib);
+}
+
 static void *worker(void *arg)
 {
 	uint32_t t = (uint32_t)(uintptr_t)arg;
-	const struct device *d = &devices[t % ndevices];
+	struct device *d = &devices[t % ndevices];
 	VkDevice dev = d->dev;
 	setup_on(d);
 	VkCommandPool pool = ex_create_command_pool();
@@ -100,6 +144,15 @@ static void *worker(void *arg)
 						  VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, 0);
 	uint32_t *back;
 	VK(vkMapMemory(dev, readback.mem, 0, VK_WHOLE_SIZE, 0, (void **)&back));
+	if (present) {
+		char title[32];
+		snprintf(title, sizeof(title), "vkthreads %u", t);
+		win_open((VkExtent2D){ 64, 48 }, title);
+		win_create_surface();
+		if (!win_can_present(ex.qfamily))
+			die("thread %u: the queue family cannot present to its window", t);
+		win_create_swapchain(1);
+	}
 	setup_done();
 	uint32_t *mine = (uint32_t *)(d->shared_map + (size_t)t * SLICE);
 
@@ -129,15 +182,30 @@ static void *worker(void *arg)
 		mb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
 		vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT,
 				     0, 1, &mb, 0, NULL, 0, NULL);
+		uint32_t index = 0;
+		VkResult r = VK_SUCCESS;
+		if (present) {
+			r = vkAcquireNextImageKHR(dev, win.swapchain, UINT64_MAX, win.acquired[0],
+						  VK_NULL_HANDLE, &index);
+			vk_check(r == VK_SUBOPTIMAL_KHR ? VK_SUCCESS : r, "vkAcquireNextImageKHR",
+				 __LINE__);
+			record_clear(cb, index, present_color(t, f));
+		}
 		VK(vkEndCommandBuffer(cb));
+		VkPipelineStageFlags stage = VK_PIPELINE_STAGE_TRANSFER_BIT;
 		VkSubmitInfo si = {
 			.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+			.waitSemaphoreCount = present ? 1 : 0,
+			.pWaitSemaphores = win.acquired,
+			.pWaitDstStageMask = &stage,
 			.commandBufferCount = 1,
 			.pCommandBuffers = &cb,
+			.signalSemaphoreCount = present ? 1 : 0,
+			.pSignalSemaphores = present ? &win.rendered[index] : NULL,
 		};
-		pthread_mutex_lock(&queue_lock);
-		VkResult r = vkQueueSubmit(d->queue, 1, &si, fence);
-		pthread_mutex_unlock(&queue_lock);
+		pthread_mutex_lock(&d->lock);
+		r = vkQueueSubmit(d->queue, 1, &si, fence);
+		pthread_mutex_unlock(&d->lock);
 		vk_check(r, "vkQueueSubmit", __LINE__);
 		VK(vkWaitForFences(dev, 1, &fence, VK_TRUE, UINT64_MAX));
 		VK(vkResetFences(dev, 1, &fence));
@@ -149,8 +217,29 @@ static void *worker(void *arg)
 				exit(1);
 			}
 		}
+		if (present) {
+			VkPresentInfoKHR pi = {
+				.sType = VK_STRUCTURE_TYPE_PRESENT_INFO_KHR,
+				.waitSemaphoreCount = 1,
+				.pWaitSemaphores = &win.rendered[index],
+				.swapchainCount = 1,
+				.pSwapchains = &win.swapchain,
+				.pImageIndices = &index,
+			};
+			pthread_mutex_lock(&d->lock);
+			r = vkQueuePresentKHR(d->queue, &pi);
+			pthread_mutex_unlock(&d->lock);
+			vk_check(r == VK_SUBOPTIMAL_KHR ? VK_SUCCESS : r, "vkQueuePresentKHR",
+				 __LINE__);
+		}
 	}
 	setup_on(d);
+	if (present) {
+		VK(vkQueueWaitIdle(d->queue));
+		win_destroy_swapchain();
+		win_destroy_surface();
+		win_close();
+	}
 	vkUnmapMemory(dev, readback.mem);
 	ex_destroy_buffer(&device);
 	ex_destroy_buffer(&readback);
@@ -190,24 +279,28 @@ int main(int argc, char **argv)
 			nframes = number("--frames", argv[++i], 1, 1000000);
 		else if (!strcmp(argv[i], "--devices"))
 			ndevices = number("--devices", argv[++i], 1, MAX_DEVICES);
+		else if (!strcmp(argv[i], "--present"))
+			present = 1;
 		else if (!strcmp(argv[i], "--gpu"))
 			gpu = number("--gpu", argv[++i], 0, 63);
 		else {
 			fprintf(stderr, "usage: vkthreads [--threads N] [--frames F] [--devices D] "
-				"[--gpu N]\n");
+				"[--present] [--gpu N]\n");
 			return 2;
 		}
 	}
-	ex_create_instance(NULL, 0, NULL, 0, NULL);
+	const char *iexts[2], *dexts[] = { VK_KHR_SWAPCHAIN_EXTENSION_NAME };
+	ex_create_instance(NULL, 0, iexts, present ? win_instance_extensions(iexts) : 0, NULL);
 	ex_pick_gpu(gpu);
 	uint32_t family = ex_queue_family(transfers);
 	if (family == UINT32_MAX)
 		die("no queue family does transfers");
 	for (uint32_t i = 0; i < ndevices; i++) {
 		struct device *d = &devices[i];
-		ex_create_device(family, NULL, 0, NULL);
+		ex_create_device(family, dexts, present ? 1 : 0, NULL);
 		d->dev = ex.dev;
 		d->queue = ex.queue;
+		pthread_mutex_init(&d->lock, NULL);
 		d->shared = ex_create_buffer((VkDeviceSize)nthreads * SLICE,
 					     VK_BUFFER_USAGE_TRANSFER_SRC_BIT,
 					     VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |

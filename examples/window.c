@@ -13,7 +13,7 @@
 #include "common.h"
 #include "window.h"
 
-struct ex_window win;
+_Thread_local struct ex_window win;
 
 uint32_t win_instance_extensions(const char **exts)
 {

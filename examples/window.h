@@ -1,8 +1,8 @@
 /*
  * window: vkexample --present's X window (xcb), its surface and its
- * swapchain, and the acquire and present of each frame.  The state is the
- * global win, as the program has one window for its whole run; the
- * Vulkan objects are ex's (common.h).
+ * swapchain, and the acquire and present of each frame.  The state is
+ * win, one per thread (vkthreads --present: a window each); the Vulkan
+ * objects are ex's (common.h).
  */
 #ifndef EXAMPLES_WINDOW_H
 #define EXAMPLES_WINDOW_H
@@ -27,7 +27,7 @@ struct ex_window {
 	VkSemaphore *acquired;	/* per frame slot */
 	VkSemaphore *rendered;	/* per swapchain image */
 };
-extern struct ex_window win;
+extern _Thread_local struct ex_window win;
 
 /* The instance extensions win_create_surface needs, into EXTS (2 at
  * most); returns how many. */

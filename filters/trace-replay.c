@@ -23,7 +23,7 @@
 
 static const char usage[] =
 	"usage: trace-replay [--check] [--gpu N] [--validate] [--stats[=json]] [--no-gpu-time] [--frames A-B] "
-	"[--screenshot N[,M...] (-o FILE.png | --screenshot-dir DIR)] [--remove-unsupported] "
+	"[--screenshot N[,M...]|A-B[,...] (-o FILE.png | --screenshot-dir DIR)] [--remove-unsupported] "
 	"[--loop N] [--dump CALLS] [--dump-resource HANDLE] [--dump-dir DIR] [--wait-timeout S] [--pipeline-jobs N] "
 	"[--submits-as-captured] [--waits-as-captured] [--preload] [--block-size SIZE] "
 	"[-q] [TRACE]";
@@ -74,7 +74,7 @@ static const trace_cli_option opts[] = {
 	{"frames", OPT_FRAMES, required_argument,
 	 "      --frames A-B      stop after frame B (frames from 0; A-: to the end)\n"},
 	{"screenshot", OPT_SHOT, required_argument,
-	 "      --screenshot N[,M...]  save the image presented at frame N as PNG\n"},
+	 "      --screenshot N[,M...]  save the image presented at frame N as PNG (ranges: A-B)\n"},
 	{"output", 'o', required_argument,
 	 "  -o, --output FILE.png where the one screenshot goes\n"},
 	{"screenshot-dir", OPT_SHOT_DIR, required_argument,
@@ -157,16 +157,27 @@ static void option(int c, const char *arg, void *ctx)
 		break;
 	}
 	case OPT_SHOT: {
+		/* as TRACEKIT_SCREENSHOT takes them: 0,30,59 or 10-12,40 */
+		const size_t most = sizeof(o->shots) / sizeof(o->shots[0]);
 		const char *q = arg;
 		while (*q) {
 			char *end;
 			errno = 0;
-			unsigned long long v = strtoull(q, &end, 10);
-			if (errno || end == q || *q == '-' || (*end && *end != ',') ||
-			    o->vo.nscreenshots == sizeof(o->shots) / sizeof(o->shots[0]))
-				trace_cli_usage_error("--screenshot wants frame numbers N[,M...], not '%s'",
+			unsigned long long v = strtoull(q, &end, 10), w = v;
+			bool bad = errno || end == q || *q == '-';
+			if (!bad && *end == '-') {
+				const char *r = end + 1;
+				w = strtoull(r, &end, 10);
+				bad = errno || end == r || *r == '-' || w < v;
+			}
+			if (bad || (*end && *end != ','))
+				trace_cli_usage_error("--screenshot wants frame numbers and ranges "
+						      "N[,M...] or A-B[,...], not '%s'", arg);
+			if (w - v >= most - o->vo.nscreenshots)
+				trace_cli_usage_error("--screenshot: at most %zu frames, not '%s'", most,
 						      arg);
-			o->shots[o->vo.nscreenshots++] = v;
+			for (unsigned long long f = v; f <= w; f++)
+				o->shots[o->vo.nscreenshots++] = f;
 			q = *end ? end + 1 : end;
 		}
 		o->vk_only = true;

@@ -87,6 +87,11 @@ HOOKS = {
 # trace records what the application passed and was given.
 DOWN = {'vkCreateSwapchainKHR', 'vkQueuePresentKHR', 'vkEnumerateDeviceExtensionProperties'}
 
+# Commands with a hook once their record is queued, tk_queued_NAME(dev):
+# screenshots number presents in the order their records go into the
+# trace (layer/screenshot.c).
+QUEUED = {'vkQueuePresentKHR'}
+
 # Commands whose pData (a void* the registry gives no length) holds the
 # descriptors of an update template: recorded as a blob of the bytes the
 # template reads, packed as the trace's template says
@@ -165,6 +170,8 @@ def gen(m):
         if c.name in DOWN:
             owner = 'tk_device *dev' if c.level == 'DEVICE' else 'tk_instance *inst'
             lines.append('%s tk_down_%s(%s, vk_args_%s *a);' % (c.ret, c.name, owner, c.name))
+        if c.name in QUEUED:
+            lines.append('void tk_queued_%s(tk_device *dev);' % c.name)
         decl = ', '.join('%s %s' % (vg.c_type(f), f.name) for f in c.params)
         args = ', '.join(f.name for f in c.params)
         lines.append('static VKAPI_ATTR %s VKAPI_CALL tk_%s(%s)' % (c.ret, c.name, decl))
@@ -227,6 +234,8 @@ def gen(m):
             lines.append('\tstatic _Atomic uint8_t how;')
             lines.append('\ttk_cmd_refs(dev, &vk_cmd_%s, &a, &how);' % c.name)
         lines.append('\ttk_leave(rec, &vk_cmd_%s, &a);' % c.name)
+        if c.name in QUEUED:
+            lines.append('\ttk_queued_%s(dev);' % c.name)
         lines.append('\ttk_out();')
         if c.ret != 'void':
             lines.append('\treturn a.result;')

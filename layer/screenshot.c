@@ -2,7 +2,12 @@
  * TRACEKIT_SCREENSHOT: the presented image of chosen frames, saved as PNG
  * (for checking a replay against the capture).
  *
- * Frames are counted from 0, one per vkQueuePresentKHR, as in the trace.
+ * Frames are counted from 0, one per vkQueuePresentKHR, as in the trace:
+ * in the order the presents' records go into it, which is the order they
+ * returned.  Where threads present at once (a window each), a present the
+ * layer copies out returns after one called later, so while screenshots
+ * are asked for, presents take one lock from their number to their
+ * record (tk_queued_vkQueuePresentKHR): they run one at a time.
  * When screenshots are asked for, swapchains are made with
  * VK_IMAGE_USAGE_TRANSFER_SRC_BIT added (where the surface allows it; the
  * trace records the application's usage).  At the present of a chosen
@@ -47,6 +52,9 @@ static range *ranges;
 static size_t nranges;
 static pthread_once_t parse_once = PTHREAD_ONCE_INIT;
 static atomic_ullong frame_no;
+/* held from a present's number to its record, while screenshots are asked for */
+static pthread_mutex_t order_lock = PTHREAD_MUTEX_INITIALIZER;
+static _Thread_local bool ordering;
 static atomic_flag said_usage, said_format, said_queue, said_write;
 
 static void say_once(atomic_flag *said, const char *msg)
@@ -511,6 +519,10 @@ out:
 
 VkResult tk_down_vkQueuePresentKHR(tk_device *dev, vk_args_vkQueuePresentKHR *a)
 {
+	if (wanted_any()) {
+		pthread_mutex_lock(&order_lock);
+		ordering = true;
+	}
 	uint64_t frame = atomic_fetch_add(&frame_no, 1);
 	const VkPresentInfoKHR *p = a->pPresentInfo;
 	if (!wanted_any() || !wanted(frame) || !p)
@@ -552,4 +564,14 @@ VkResult tk_down_vkQueuePresentKHR(tk_device *dev, vk_args_vkQueuePresentKHR *a)
 	pthread_mutex_unlock(&dev->shot_lock);
 	free(shots);
 	return r;
+}
+
+/* The present's record is queued: the next may take its number. */
+void tk_queued_vkQueuePresentKHR(tk_device *dev)
+{
+	(void)dev;
+	if (ordering) {
+		ordering = false;
+		pthread_mutex_unlock(&order_lock);
+	}
 }

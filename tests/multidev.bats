@@ -207,3 +207,25 @@ per_queue() {
 	grep 'fn: vkCreateDevice,' vi.txt | grep -q VK_STRUCTURE_TYPE_DEVICE_GROUP_DEVICE_CREATE_INFO
 	replays_clean vi.trace
 }
+
+@test "two threads presenting at once, a window and a device each (vkthreads --present): TRACEKIT_SCREENSHOT numbers frames as the trace does, each of frames 0-59 the replay's own (presents took their numbers as called, the trace as they returned: one the layer copied out returned after one called later, and 2 to 28 of the 60 screenshots were of another frame)" {
+	local pid="$BATS_TEST_TMPDIR/xvfb.pid" display rc=0
+	display=$(new_xvfb 24 "$pid")
+	DISPLAY=$display TRACEKIT_SCREENSHOT=0-59 TRACEKIT_SCREENSHOT_DIR=cap \
+		vkthreads_capture p.trace --threads 2 --devices 2 --present --frames 30 || rc=$?
+	kill "$(cat "$pid")"
+	[ "$rc" = 0 ]
+	[ "$(trace-decode p.trace | grep -c 'fn: vkQueuePresentKHR,')" = 60 ]
+	run trace-replay --validate --screenshot 0-59 --screenshot-dir rep p.trace
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	# each frame a colour of its thread and frame of its own
+	local f px bad=0
+	for f in $(seq 0 59); do
+		px=$(compare -metric AE "cap/p.frame-$f.png" "rep/frame-$f.png" null: 2>&1 || true)
+		[ "$px" = 0 ] || { echo "frame $f: $px pixels differ"; bad=$((bad + 1)); }
+	done
+	[ "$bad" = 0 ]
+	[ "$(compare -metric AE rep/frame-0.png rep/frame-1.png null: 2>&1 || true)" != 0 ]
+}

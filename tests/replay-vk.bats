@@ -554,7 +554,7 @@ probe_first() {
 @test "bad usage exits 2, naming what is wrong, then the usage line" {
 	usage_cases "$REPLAY" "$W/cube.trace" <<'EOF'
 --screenshot 3|--screenshot needs -o FILE.png or --screenshot-dir DIR
---screenshot x -o a.png|--screenshot wants frame numbers N[,M...], not 'x'
+--screenshot x -o a.png|--screenshot wants frame numbers and ranges N[,M...] or A-B[,...], not 'x'
 --screenshot 1,2 -o a.png|-o takes one screenshot; use --screenshot-dir for 2
 -o a.png|-o and --screenshot-dir go with --screenshot N
 --frames 9-3|--frames wants A-B, A- or N (frames from 0), not '9-3'
