@@ -933,7 +933,7 @@ static void run_frames(const struct options *o)
 		pair_frame(slot, frame);
 
 		if (win.swapchain) {
-			index = win_acquire(slot);
+			index = win_acquire(ex.dev, slot);
 			si.waitSemaphoreCount = 1;
 			si.pWaitSemaphores = &win.acquired[slot];
 			si.pWaitDstStageMask = &wait_stage;
@@ -954,7 +954,7 @@ static void run_frames(const struct options *o)
 		if (o->wait_each)
 			VK(vkWaitForFences(ex.dev, 1, &g.fence[slot], VK_TRUE, UINT64_MAX));
 		if (win.swapchain)
-			win_present(index);
+			win_present(ex.queue, index);
 		if (dump) {
 			VK(vkWaitForFences(ex.dev, 1, &g.fence[slot], VK_TRUE, UINT64_MAX));
 			save_frame(o, frame);

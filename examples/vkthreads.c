@@ -183,12 +183,8 @@ static void *worker(void *arg)
 		vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT,
 				     0, 1, &mb, 0, NULL, 0, NULL);
 		uint32_t index = 0;
-		VkResult r = VK_SUCCESS;
 		if (present) {
-			r = vkAcquireNextImageKHR(dev, win.swapchain, UINT64_MAX, win.acquired[0],
-						  VK_NULL_HANDLE, &index);
-			vk_check(r == VK_SUBOPTIMAL_KHR ? VK_SUCCESS : r, "vkAcquireNextImageKHR",
-				 __LINE__);
+			index = win_acquire(dev, 0);
 			record_clear(cb, index, present_color(t, f));
 		}
 		VK(vkEndCommandBuffer(cb));
@@ -204,7 +200,7 @@ static void *worker(void *arg)
 			.pSignalSemaphores = present ? &win.rendered[index] : NULL,
 		};
 		pthread_mutex_lock(&d->lock);
-		r = vkQueueSubmit(d->queue, 1, &si, fence);
+		VkResult r = vkQueueSubmit(d->queue, 1, &si, fence);
 		pthread_mutex_unlock(&d->lock);
 		vk_check(r, "vkQueueSubmit", __LINE__);
 		VK(vkWaitForFences(dev, 1, &fence, VK_TRUE, UINT64_MAX));
@@ -218,19 +214,9 @@ static void *worker(void *arg)
 			}
 		}
 		if (present) {
-			VkPresentInfoKHR pi = {
-				.sType = VK_STRUCTURE_TYPE_PRESENT_INFO_KHR,
-				.waitSemaphoreCount = 1,
-				.pWaitSemaphores = &win.rendered[index],
-				.swapchainCount = 1,
-				.pSwapchains = &win.swapchain,
-				.pImageIndices = &index,
-			};
 			pthread_mutex_lock(&d->lock);
-			r = vkQueuePresentKHR(d->queue, &pi);
+			win_present(d->queue, index);
 			pthread_mutex_unlock(&d->lock);
-			vk_check(r == VK_SUBOPTIMAL_KHR ? VK_SUCCESS : r, "vkQueuePresentKHR",
-				 __LINE__);
 		}
 	}
 	setup_on(d);

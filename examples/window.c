@@ -181,17 +181,17 @@ void win_destroy_swapchain(void)
 
 /* SUBOPTIMAL still shows the frame right: nothing resizes the window, and
  * the swapchain has its size */
-uint32_t win_acquire(uint32_t slot)
+uint32_t win_acquire(VkDevice dev, uint32_t slot)
 {
 	uint32_t index = 0;
-	VkResult r = vkAcquireNextImageKHR(ex.dev, win.swapchain, UINT64_MAX, win.acquired[slot],
+	VkResult r = vkAcquireNextImageKHR(dev, win.swapchain, UINT64_MAX, win.acquired[slot],
 					   VK_NULL_HANDLE, &index);
 
 	vk_check(r == VK_SUBOPTIMAL_KHR ? VK_SUCCESS : r, "vkAcquireNextImageKHR", __LINE__);
 	return index;
 }
 
-void win_present(uint32_t index)
+void win_present(VkQueue queue, uint32_t index)
 {
 	VkPresentInfoKHR pi = {
 		.sType = VK_STRUCTURE_TYPE_PRESENT_INFO_KHR,
@@ -201,7 +201,7 @@ void win_present(uint32_t index)
 		.pSwapchains = &win.swapchain,
 		.pImageIndices = &index,
 	};
-	VkResult r = vkQueuePresentKHR(ex.queue, &pi);
+	VkResult r = vkQueuePresentKHR(queue, &pi);
 
 	vk_check(r == VK_SUBOPTIMAL_KHR ? VK_SUCCESS : r, "vkQueuePresentKHR", __LINE__);
 }

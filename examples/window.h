@@ -42,10 +42,10 @@ int win_can_present(uint32_t family);
  * frame slots; the images take blits from an R8G8B8A8_UNORM image. */
 void win_create_swapchain(uint32_t nslots);
 void win_destroy_swapchain(void);
-/* The index of the next image, acquired signalling SLOT's semaphore. */
-uint32_t win_acquire(uint32_t slot);
-/* Presents image INDEX on ex.queue once its rendered semaphore signals. */
-void win_present(uint32_t index);
+/* The index of the next image, acquired on DEV signalling SLOT's semaphore. */
+uint32_t win_acquire(VkDevice dev, uint32_t slot);
+/* Presents image INDEX on QUEUE once its rendered semaphore signals. */
+void win_present(VkQueue queue, uint32_t index);
 /* The surface (before ex.instance goes), then the window (after). */
 void win_destroy_surface(void);
 void win_close(void);
