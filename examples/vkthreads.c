@@ -23,7 +23,11 @@
  * readback is checked.  With a device each, threads present at once on
  * queues of their own, as Qt Quick's windows do.
  *
- *   vkthreads [--threads N] [--frames F] [--devices D] [--present] [--gpu N]
+ * --idle-before-device MS sleeps that long between the instance and the
+ * first device (a program that makes its instance, then loads).
+ *
+ *   vkthreads [--threads N] [--frames F] [--devices D] [--present]
+ *             [--idle-before-device MS] [--gpu N]
  *
  * Prints "vkthreads: N threads x F frames, every readback as written"
  * ("... on D devices, ..." with --devices) and exits 0; a wrong readback
@@ -37,6 +41,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <vulkan/vulkan.h>
 
@@ -255,7 +260,7 @@ static int transfers(uint32_t family, const VkQueueFamilyProperties *qf)
 
 int main(int argc, char **argv)
 {
-	uint32_t gpu = 0;
+	uint32_t gpu = 0, idle_ms = 0;
 
 	ex.prog = "vkthreads";
 	for (int i = 1; i < argc; i++) {
@@ -267,11 +272,13 @@ int main(int argc, char **argv)
 			ndevices = number("--devices", argv[++i], 1, MAX_DEVICES);
 		else if (!strcmp(argv[i], "--present"))
 			present = 1;
+		else if (!strcmp(argv[i], "--idle-before-device"))
+			idle_ms = number("--idle-before-device", argv[++i], 0, 600000);
 		else if (!strcmp(argv[i], "--gpu"))
 			gpu = number("--gpu", argv[++i], 0, 63);
 		else {
 			fprintf(stderr, "usage: vkthreads [--threads N] [--frames F] [--devices D] "
-				"[--present] [--gpu N]\n");
+				"[--present] [--idle-before-device MS] [--gpu N]\n");
 			return 2;
 		}
 	}
@@ -281,6 +288,9 @@ int main(int argc, char **argv)
 	uint32_t family = ex_queue_family(transfers);
 	if (family == UINT32_MAX)
 		die("no queue family does transfers");
+	struct timespec idle = { idle_ms / 1000, (long)(idle_ms % 1000) * 1000000 };
+	while (nanosleep(&idle, &idle) != 0)
+		;
 	for (uint32_t i = 0; i < ndevices; i++) {
 		struct device *d = &devices[i];
 		ex_create_device(family, dexts, present ? 1 : 0, NULL);

@@ -48,6 +48,8 @@
 /* A chunk goes to the file at most this long after its first record
  * (TRACEKIT_FLUSH_MS, 1 to 60000). */
 #define TK_FLUSH_MS 240
+/* The header waits this long at most for the first device (header_ready). */
+#define TK_HEADER_WAIT_MS 2000
 static long flush_ms = TK_FLUSH_MS;
 /* Records this old not yet handed to the trace writer make application
  * threads wait for it: at SCHED_IDLE on a machine the program keeps
@@ -476,6 +478,21 @@ typedef struct tk_writer {
 	trace_error err;
 } tk_writer;
 
+/* Under out.lock: whether the records may go, the header with them.  It
+ * waits for the first device's properties (tk_output_describe), but no
+ * longer than TK_HEADER_WAIT_MS after the first record: a process that
+ * makes an instance and no device yet (Chromium's GPU process looks at
+ * the device first; a program that loads for a while) left nothing in
+ * its file when killed.  The header then goes without them.  (The
+ * loader's vkCreateInstance alone takes 0.1 s here, loading every
+ * driver, and more on a loaded machine.) */
+static bool header_ready(void)
+{
+	if (!out.header_ready && out.head && now_ms() - out.head_ms >= TK_HEADER_WAIT_MS)
+		out.header_ready = true;
+	return out.header_ready;
+}
+
 /*
  * Under out.lock: until there is work.  Records come in batches: after
  * the first, a batch's worth or TK_WAKE_MS; else a flush asked for, the
@@ -485,7 +502,7 @@ static void wait_for_work(const struct timespec *flush_at)
 {
 	bool waited = false;
 	while (!out.stop && out.flush_asked == out.flush_done) {
-		bool batch = out.head && out.header_ready;
+		bool batch = out.head && header_ready();
 		if (batch && (waited || out.queued >= TK_WAKE_BYTES || out.nqueued >= TK_WAKE_RECORDS))
 			return;
 		struct timespec until;
@@ -495,6 +512,8 @@ static void wait_for_work(const struct timespec *flush_at)
 				until = *flush_at;
 		} else if (flush_at) {
 			until = *flush_at;
+		} else if (out.head) {
+			deadline_in(&until, TK_WAKE_MS); /* records wait for the header */
 		} else {
 			pthread_cond_wait(&out.more, &out.lock);
 			waited = false;

@@ -260,3 +260,26 @@ whole_chunks() {
 	trace-decode "$W/whole.trace" 2>/dev/null | cmp - "$W/full.txt"
 	[ "$(wc -l <"$W/full.txt")" -gt 50 ]
 }
+
+@test "SIGKILL while a program has an instance and no device yet (vkthreads --idle-before-device): its calls are in the file, the header without the device's properties; read with one warning (the records waited for the device, and a killed program left an empty file)" {
+	local t="$BATS_TEST_TMPDIR/idle.trace" pid
+	VK_LAYER_PATH="$TOP/build/layer:/usr/share/vulkan/explicit_layer.d" \
+		VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$t" \
+		setsid "$TOP/build/examples/vkthreads" --idle-before-device 20000 &
+	pid=$!
+	# the header waits 2 s at most for a device
+	sleep 4
+	kill -KILL "$pid"
+	wait_bounded "$pid" >"$BATS_TEST_TMPDIR/idle.rc"
+	[ "$(cat "$BATS_TEST_TMPDIR/idle.rc")" = 137 ]
+	run trace-decode -o "$BATS_TEST_TMPDIR/idle.txt" "$t"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" = 1 ]
+	[[ "${lines[0]}" == *"warning: trace ends "*"the capture was cut off"* ]]
+	grep -q 'fn: vkCreateInstance,' "$BATS_TEST_TMPDIR/idle.txt"
+	grep -q 'fn: vkEnumeratePhysicalDevices,' "$BATS_TEST_TMPDIR/idle.txt"
+	! grep -q 'fn: vkCreateDevice,' "$BATS_TEST_TMPDIR/idle.txt"
+	head -1 "$BATS_TEST_TMPDIR/idle.txt" | grep -q 'process.name: '
+	! head -1 "$BATS_TEST_TMPDIR/idle.txt" | grep -q 'device.name: '
+}
