@@ -186,6 +186,18 @@ trim_check() {
 	cut_equal t10.trace 10 full/frame-10.png
 }
 
+@test "destroyed objects past the most kept (TRACE_TRIM_GRAVES=64): those only the others' writers and the live descriptor sets' past updates hold go first, not the oldest: Qt Quick's old glyph atlas, copied into the grown one, keeps its uploads; frame 150 trims with no warning, validated and pixel-equal (before: 1335 pixels, its text lost)" {
+	local q="$TOP/tests/data/qtquick-glyphs-0-150.trace"
+	TRACE_TRIM_GRAVES=64 run trace-trim --frames 150 -o t150.trace "$q"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	trace-replay -q --screenshot 150 --screenshot-dir full "$q"
+	cut_equal t150.trace 150 full/frame-150.png
+	# that many were destroyed: the default most (256) is not reached
+	[ "$(trace-decode "$q" | grep -c 'fn: vkDestroyImage,\|fn: vkDestroyBuffer,')" -gt 64 ]
+}
+
 @test "a range that destroys framebuffers and views reads nothing of the images they show, and an image it makes with the handle of one it destroyed is its own: Qt's hellovulkancubes resized, its frame that makes the swapchain again runs none of the frame before in its setup; replayed, the program's own validation message alone, pixel-equal" {
 	local q="$TOP/tests/data/qt-cubes-resize.trace"
 	trace-decode "$q" | trace-filter --frames 102 | grep -q 'fn: vkDestroyFramebuffer,'

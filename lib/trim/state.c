@@ -169,6 +169,7 @@ static void set_storage(obj *s, const vec *st)
 		obj *o = st->v[k];
 		if (!vec_has(&s->storage, o)) {
 			o->refs++;
+			o->set_refs++;
 			vec_push(&s->storage, o);
 		}
 	}

@@ -281,6 +281,8 @@ struct obj {
 				    * contents forgotten (past GRAVES_MOST) */
 	uint32_t grave_refs;       /* destroyed, kept for its writers: the references
 				    * to it that those writers hold (objects.c) */
+	bool grave_weak;           /* ... and no kept submit reaches it (graves_collect) */
+	uint32_t set_refs;         /* of refs, those of descriptor sets (deps, storage) */
 	uint32_t stamp;            /* in the closure being built */
 	vec recs;                  /* rec*: creation, then what changed it */
 	vec deps;                  /* obj*: what those records name */
@@ -565,6 +567,7 @@ struct trim {
 	 * submits that read them before (objects.c), oldest first */
 	vec graves;
 	uint32_t graves_kept; /* by the last sweep */
+	uint32_t graves_quiet; /* forced sweeps before the next collection */
 	tmap pruned;          /* rec* -> 1: a transfer the setup leaves out (prune.c) */
 	/* while set, a handle is the object this recording named when it
 	 * was recorded, destroyed since or not (obj_lookup) */
