@@ -1421,3 +1421,19 @@ print(len(base64.b64decode(re.search(r"data: !!binary \"([^\"]*)\"", sys.stdin.r
 	# the submits that carried a present's wait got a fence of replay's own
 	[ "$(grep 'fn: vkQueueSubmit,' self.txt | grep -vc 'fence: 0x0}')" -gt "$(grep 'fn: vkQueueSubmit,' glmark.txt | grep -vc 'fence: 0x0}')" ]
 }
+
+@test "a null item where the registry leaves a parameter's array of handles to the prose (vkFreeCommandBuffers, vkFreeDescriptorSets, transform feedback's counter buffers: Godot 3 through zink) replays, validated and silent; a null where it is not allowed still stops the replay" {
+	trace-decode "$W/ex.trace" | sed -E '0,/fn: vkFreeCommandBuffers, args: \{device: (0x[0-9a-f]+), commandPool: (0x[0-9a-f]+), commandBufferCount: 1, pCommandBuffers: \[(0x[0-9a-f]+)\]/s//fn: vkFreeCommandBuffers, args: {device: \1, commandPool: \2, commandBufferCount: 2, pCommandBuffers: [0x0, \3]/' >null.txt
+	grep -q 'fn: vkFreeCommandBuffers, .*commandBufferCount: 2, pCommandBuffers: \[0x0, ' null.txt
+	trace-encode -o null.trace null.txt
+	run trace-replay --validate null.trace
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	# a submit's command buffer may not be null
+	sed -E '0,/(fn: vkQueueSubmit, .*pCommandBuffers: \[)0x[0-9a-f]+/s//\10x0/' null.txt | trace-encode -o nullsubmit.trace
+	run trace-replay nullsubmit.trace
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"(vkQueueSubmit): "*"a null VkCommandBuffer where the call needs one"* ]]
+}

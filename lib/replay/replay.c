@@ -50,7 +50,12 @@ static void need_bound(vkr *r, const vk_handle_info *h, uint64_t cap, const vk_f
  * arrays the specification lets hold null, which the registry cannot say
  * (NULL_OK: set layouts of pipeline libraries, the attachments of an
  * imageless framebuffer, null descriptors, present fences); the
- * descriptor writes' and the framebuffer's are checked by vkiface.c. */
+ * descriptor writes' and the framebuffer's are checked by vkiface.c.  A
+ * parameter's array of handles that the registry leaves to the prose may
+ * hold null: vkFreeCommandBuffers', vkFreeDescriptorSets', and transform
+ * feedback's counter buffers (Godot 3 through zink begins it with
+ * pCounterBuffers [null]): an array, not optional, whose items the
+ * registry leaves to the prose (noautovalidity). */
 static const struct { const char *s, *member; } null_ok[] = {
 	{"VkPipelineLayoutCreateInfo", "pSetLayouts"},
 	{"VkFramebufferCreateInfo", "pAttachments"},
@@ -80,6 +85,8 @@ static bool null_refused(vkr *r, const vk_handle_info *h, bool top, const vk_fie
 	if (!f->ptr && !f->count && f->base == VK_B_HANDLE)
 		return !(f->flags & (VK_F_OPTIONAL | VK_F_NOAUTO));
 	if (f->ptr != 1)
+		return false;
+	if ((f->flags & (VK_F_NOAUTO | VK_F_OPTIONAL)) == VK_F_NOAUTO)
 		return false;
 	for (size_t i = 0; i < sizeof(r->null_ok) / sizeof(r->null_ok[0]) && r->null_ok[i]; i++)
 		if (r->null_ok[i] == f)
