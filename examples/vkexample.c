@@ -639,7 +639,7 @@ static void create_pipelines(void)
 	VK(vkCreateComputePipelines(ex.dev, VK_NULL_HANDLE, 1, &ci, NULL, &g.comp_pipe));
 }
 
-static void create_frames(int events)
+static void create_frames(int events, int carry)
 {
 	VkFenceCreateInfo fi = {
 		.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO,
@@ -655,6 +655,8 @@ static void create_frames(int events)
 		if (events)
 			VK(vkCreateEvent(ex.dev, &ei, NULL, &g.event[i]));
 	}
+	if (carry)
+		VK(vkCreateEvent(ex.dev, &ei, NULL, &g.carry));
 }
 
 /* ------------------------------------------------------------------ */
@@ -801,6 +803,12 @@ static void record_frame(VkCommandBuffer cb, unsigned slot, unsigned frame, int 
 		make_mips(cb, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, g.event[slot]);
 	}
 
+	/* --carry-event: the event the previous frame set, waited for (a
+	 * cut of this frame finds it set only if its setup sets it) */
+	if (g.carry && frame > 0)
+		vkCmdWaitEvents(cb, 1, &g.carry, VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
+				VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT, 0, NULL, 0, NULL, 0, NULL);
+
 	/* draw */
 	if (g.hud)
 		hud_begin(cb);
@@ -814,6 +822,8 @@ static void record_frame(VkCommandBuffer cb, unsigned slot, unsigned frame, int 
 		hud_end(cb);
 	else
 		vkCmdEndRenderPass(cb);
+	if (g.carry)
+		vkCmdSetEvent(cb, g.carry, VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT);
 	if (target)
 		blit_to_swapchain(cb, target);
 
@@ -973,6 +983,8 @@ static void destroy_all(void)
 		vkDestroyFence(ex.dev, g.fence[i], NULL);
 		if (g.event[i])
 			vkDestroyEvent(ex.dev, g.event[i], NULL);
+		if (g.carry && i == 0)
+			vkDestroyEvent(ex.dev, g.carry, NULL);
 	}
 	if (win.swapchain)
 		win_destroy_swapchain();
@@ -1088,7 +1100,7 @@ int main(int argc, char **argv)
 		create_mip_pass();
 	if (g.mips_once)
 		compute_mips_once();
-	create_frames(o.events);
+	create_frames(o.events, o.carry_event);
 	if (o.strokes)
 		strokes_create(o.strokes);
 	if (o.read_pixel)

@@ -60,6 +60,7 @@ struct vkexample {
 	VkCommandBuffer cmd[FRAMES_IN_FLIGHT];
 	VkFence fence[FRAMES_IN_FLIGHT];
 	VkEvent event[FRAMES_IN_FLIGHT];	/* --events */
+	VkEvent carry;				/* --carry-event */
 
 	uint32_t tex_levels;	/* 1, or with --mips a full chain */
 
@@ -114,6 +115,7 @@ struct options {
 	int wait_each;		/* a fence wait right after each submit */
 	int mips;		/* a mipmapped texture, its levels made every frame */
 	int events;		/* ... ending in a vkCmdWaitEvents */
+	int carry_event;	/* an event each frame sets and the next waits for */
 	int compute_mips;	/* ... made by a compute shader, level by level */
 	int mips_once;		/* ... once, at load, in a submit of their own */
 	int templates;		/* ... its sets written through a template */

@@ -16,6 +16,7 @@ static void usage(FILE *f)
 		"usage: %s [--frames N] [--png-dir DIR] [--dump-frames A,B,...]\n"
 		"          [--gpu N] [--validate] [--still] [--present] [--extension NAME]\n"
 		"          [--wait-each-frame] [--no-cleanup] [--mips] [--events]\n"
+		"          [--carry-event]\n"
 		"          [--compute-mips] [--compute-mips-once] [--templates]\n"
 		"          [--push-templates] [--term-handler] [--discard-pipeline]\n"
 		"          [--depth-read-only] [--depth-read-only-rp] [--rewrite-source[=destroy]]\n"
@@ -40,6 +41,8 @@ static void usage(FILE *f)
 		"                      minified (a LOD bias of 2)\n"
 		"  --events            --mips, whose last layout changes each frame wait\n"
 		"                      for an event (vkCmdSetEvent, vkCmdWaitEvents)\n"
+		"  --carry-event       each frame sets an event (vkCmdSetEvent) that the\n"
+		"                      next frame's command buffer waits for first\n"
 		"  --compute-mips      --mips, its levels made by a compute shader each\n"
 		"                      frame (after the upload: level 0 alone), level i\n"
 		"                      from UNDEFINED, read from a view of level i - 1,\n"
@@ -163,6 +166,8 @@ void parse_options(int argc, char **argv, struct options *o)
 			o->no_cleanup = 1;
 		} else if (!strcmp(a, "--mips")) {
 			o->mips = 1;
+		} else if (!strcmp(a, "--carry-event")) {
+			o->carry_event = 1;
 		} else if (!strcmp(a, "--events")) {
 			o->mips = o->events = 1;
 		} else if (!strcmp(a, "--compute-mips")) {

@@ -800,6 +800,25 @@ verbose_check() {
 	[ "$(trace-decode t.trace | grep -c 'fn: vkCmdWaitEvents,')" -ge 1 ]
 }
 
+@test "vkexample --carry-event: a frame that waits for the event the frame before set (vkCmdSetEvent, vkCmdWaitEvents), trimmed, finds it set: the setup sets it on its queue, with its stages; replays validated and pixel-equal" {
+	# before, the cut's event started unset and the wait never ended
+	# (Chromium's ANGLE: every cut past frame 1 hung)
+	VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$W/ex-carry.trace" \
+		TRACEKIT_SCREENSHOT=12 timeout 60 "$TOP/build/examples/vkexample" --frames 24 \
+		--present --carry-event >/dev/null 2>&1
+	trace-trim --frames 12 -o t.trace "$W/ex-carry.trace"
+	trace-decode t.trace >t.txt
+	# the setup's own command buffer sets it, as the capture's frame 11 did
+	grep -q 'fn: vkCmdSetEvent, args: {commandBuffer: 0x7ace[0-9a-f]*, event: 0x[0-9a-f]*, stageMask: VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT}' t.txt
+	[ "$(grep -c 'fn: vkCmdWaitEvents,' t.txt)" -ge 1 ]
+	run timeout 60 trace-replay --wait-timeout 2 --validate --screenshot 12 --screenshot-dir s-carry t.trace
+	echo "status $status: $output"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	echo "frame 12: $(ae "$W/ex-carry.frame-12.png" s-carry/frame-12.png) pixels differ"
+	[ "$(ae "$W/ex-carry.frame-12.png" s-carry/frame-12.png)" = 0 ]
+}
+
 @test "a range that begins with a texture's levels in three layouts (vkexample --mips, edited): the setup gives each run of levels its own, in one barrier a run; replays validated and pixel-equal" {
 	# a submit in frame 11 moves levels 1-3 to GENERAL and 4-6 to
 	# TRANSFER_DST and writes nothing, so the setup does not run it again;

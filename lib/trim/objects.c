@@ -611,6 +611,7 @@ void recording_unref(recording *r)
 	for (uint32_t i = 0; i < r->nshown; i++)
 		showing_unref(r->shown[i].w);
 	free(r->shown);
+	free(r->evs);
 	free(r);
 }
 
@@ -834,6 +835,7 @@ void submit_unref(submit *s)
 	}
 	free(s->before);
 	breads_free(&s->reads);
+	free(s->evwaits);
 	free(s);
 }
 
@@ -866,7 +868,7 @@ void trim_types_init(void)
 		{&ht->command_buffer, "VkCommandBuffer"}, {&ht->render_pass, "VkRenderPass"},
 		{&ht->framebuffer, "VkFramebuffer"}, {&ht->semaphore, "VkSemaphore"},
 		{&ht->fence, "VkFence"}, {&ht->queue, "VkQueue"}, {&ht->swapchain, "VkSwapchainKHR"},
-		{&ht->memory, "VkDeviceMemory"},
+		{&ht->memory, "VkDeviceMemory"}, {&ht->event, "VkEvent"},
 	};
 	for (size_t i = 0; i < sizeof(types) / sizeof(*types); i++)
 		*types[i].h = vk_handle_lookup(types[i].name);

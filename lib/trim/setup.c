@@ -4,8 +4,9 @@
  * submits run one at a time, without their semaphores and fences, after
  * the contents they read and the layouts they expect; then the contents
  * and layouts as the range found them, fences and timeline semaphores
- * created in the state they had, and the binary semaphores left
- * signaled signaled by a submit of the setup's own.
+ * created in the state they had, events set or reset as they were, and
+ * the binary semaphores left signaled signaled by a submit of the
+ * setup's own.
  */
 #include "trim_internal.h"
 
@@ -414,44 +415,62 @@ static int put_layouts(out *o, obj *queue)
 	return rc;
 }
 
-/* The barriers gathered (o->bar), in a command buffer of the setup's own
- * on QUEUE, submitted and waited for. */
-static int put_barriers(out *o, obj *queue)
+/* A command buffer of the setup's own on QUEUE, begun: *CB, from *POOL. */
+static int cb_open(out *o, obj *queue, VkCommandBuffer *cb, VkCommandPool *pool)
 {
 	trim *t = o->t;
 	VkDevice dev = (VkDevice)(uintptr_t)queue->device;
-	VkQueue q = (VkQueue)(uintptr_t)queue->handle;
-	VkCommandPool pool = (VkCommandPool)(uintptr_t)(0x7ace000000000000ull + 2 * ++t->fake);
-	VkCommandBuffer cb = (VkCommandBuffer)(uintptr_t)(0x7ace000000000001ull + 2 * t->fake);
+	*pool = (VkCommandPool)(uintptr_t)(0x7ace000000000000ull + 2 * ++t->fake);
+	*cb = (VkCommandBuffer)(uintptr_t)(0x7ace000000000001ull + 2 * t->fake);
 	VkCommandPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
 				       .queueFamilyIndex = queue->family};
 	VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-					  .commandPool = pool,
+					  .commandPool = *pool,
 					  .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
 					  .commandBufferCount = 1};
 	VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
 				       .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
+	vk_args_vkCreateCommandPool a1 = {dev, &pci, NULL, pool, VK_SUCCESS};
+	vk_args_vkAllocateCommandBuffers a2 = {dev, &ai, cb, VK_SUCCESS};
+	vk_args_vkBeginCommandBuffer a3 = {*cb, &bi, VK_SUCCESS};
+	int rc = put_encoded(o, &vk_cmd_vkCreateCommandPool, &a1);
+	if (!rc) rc = put_encoded(o, &vk_cmd_vkAllocateCommandBuffers, &a2);
+	if (!rc) rc = put_encoded(o, &vk_cmd_vkBeginCommandBuffer, &a3);
+	return rc;
+}
+
+/* CB (of cb_open) ended, submitted on QUEUE and waited for; its POOL
+ * destroyed. */
+static int cb_close(out *o, obj *queue, VkCommandBuffer cb, VkCommandPool pool)
+{
+	VkDevice dev = (VkDevice)(uintptr_t)queue->device;
+	VkQueue q = (VkQueue)(uintptr_t)queue->handle;
 	VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1,
 			   .pCommandBuffers = &cb};
-	vk_args_vkCreateCommandPool a1 = {dev, &pci, NULL, &pool, VK_SUCCESS};
-	vk_args_vkAllocateCommandBuffers a2 = {dev, &ai, &cb, VK_SUCCESS};
-	vk_args_vkBeginCommandBuffer a3 = {cb, &bi, VK_SUCCESS};
-	vk_args_vkCmdPipelineBarrier a4 = {cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
-					   VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 0, NULL, 0, NULL,
-					   o->nbar, o->bar};
 	vk_args_vkEndCommandBuffer a5 = {cb, VK_SUCCESS};
 	vk_args_vkQueueSubmit a6 = {q, 1, &si, VK_NULL_HANDLE, VK_SUCCESS};
 	vk_args_vkQueueWaitIdle a7 = {q, VK_SUCCESS};
 	vk_args_vkDestroyCommandPool a8 = {dev, pool, NULL};
-	o->nbar = 0;
-	int rc = put_encoded(o, &vk_cmd_vkCreateCommandPool, &a1);
-	if (!rc) rc = put_encoded(o, &vk_cmd_vkAllocateCommandBuffers, &a2);
-	if (!rc) rc = put_encoded(o, &vk_cmd_vkBeginCommandBuffer, &a3);
-	if (!rc) rc = put_encoded(o, &vk_cmd_vkCmdPipelineBarrier, &a4);
-	if (!rc) rc = put_encoded(o, &vk_cmd_vkEndCommandBuffer, &a5);
+	int rc = put_encoded(o, &vk_cmd_vkEndCommandBuffer, &a5);
 	if (!rc) rc = put_encoded(o, &vk_cmd_vkQueueSubmit, &a6);
 	if (!rc) rc = put_encoded(o, &vk_cmd_vkQueueWaitIdle, &a7);
 	if (!rc) rc = put_encoded(o, &vk_cmd_vkDestroyCommandPool, &a8);
+	return rc;
+}
+
+/* The barriers gathered (o->bar), in a command buffer of the setup's own
+ * on QUEUE, submitted and waited for. */
+static int put_barriers(out *o, obj *queue)
+{
+	VkCommandBuffer cb;
+	VkCommandPool pool;
+	int rc = cb_open(o, queue, &cb, &pool);
+	vk_args_vkCmdPipelineBarrier a4 = {cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+					   VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 0, NULL, 0, NULL,
+					   o->nbar, o->bar};
+	o->nbar = 0;
+	if (!rc) rc = put_encoded(o, &vk_cmd_vkCmdPipelineBarrier, &a4);
+	if (!rc) rc = cb_close(o, queue, cb, pool);
 	return rc;
 }
 
@@ -641,6 +660,108 @@ static int put_signals(out *o, const closure *cl)
 	}
 	free(v);
 	vec_free(&sems);
+	return rc;
+}
+
+/* Into CB: event X as the command that last changed it before the range
+ * left it.  A vkCmdSetEvent names that command's stages again, which a
+ * vkCmdWaitEvents of the range names as its source (the validation layer
+ * checks that they agree); a vkCmdSetEvent2 its dependencies' stages and
+ * accesses as one memory barrier, not the buffers and images its
+ * barriers name, which the setup may not make. */
+static int put_event_cmd(out *o, VkCommandBuffer cb, const evop *op)
+{
+	VkEvent ev = (VkEvent)(uintptr_t)op->ev->handle;
+	const char *n = op->cmd->sig.name;
+	if (trim_named(n, "vkCmdSetEvent2")) {
+		VkMemoryBarrier2 mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2,
+				       .srcStageMask = op->stage, .srcAccessMask = op->src_access,
+				       .dstStageMask = op->dst_stage, .dstAccessMask = op->dst_access};
+		VkDependencyInfo di = {.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO,
+				       .memoryBarrierCount = 1, .pMemoryBarriers = &mb};
+		vk_args_vkCmdSetEvent2 a = {cb, ev, &di};
+		return put_encoded(o, op->cmd, &a);
+	}
+	if (trim_named(n, "vkCmdResetEvent2")) {
+		vk_args_vkCmdResetEvent2 a = {cb, ev, op->stage};
+		return put_encoded(o, op->cmd, &a);
+	}
+	vk_args_vkCmdSetEvent a = {cb, ev, (VkPipelineStageFlags)op->stage};
+	return put_encoded(o, op->set ? &vk_cmd_vkCmdSetEvent : &vk_cmd_vkCmdResetEvent, &a);
+}
+
+/*
+ * The events the range may use, as it found them (events.c), after the
+ * setup's submits (which may set or reset them as they did before): one
+ * the host set or reset last, by the host again; one a submit did, by a
+ * command buffer of the setup's own on that submit's queue (or the first
+ * of its device the setup makes), for the range's waits may name its
+ * stages and an event made VK_EVENT_CREATE_DEVICE_ONLY_BIT (ANGLE's)
+ * cannot be set from the host.
+ */
+/* Before setup submit S: the events it waits for and does not set first,
+ * as they were when the capture submitted it. */
+static int put_event_waits(out *o, const submit *s)
+{
+	obj *q = NULL;
+	VkCommandBuffer cb = VK_NULL_HANDLE;
+	VkCommandPool pool = VK_NULL_HANDLE;
+	int rc = 0;
+	for (uint32_t i = 0; rc == 0 && i < s->nevwaits; i++) {
+		const evop *op = &s->evwaits[i];
+		if (!op->cmd) {
+			vk_args_vkSetEvent a = {(VkDevice)(uintptr_t)op->ev->device,
+						(VkEvent)(uintptr_t)op->ev->handle, VK_SUCCESS};
+			rc = put_encoded(o, &vk_cmd_vkSetEvent, &a);
+			continue;
+		}
+		if (!q && !(q = queue_on(o, s->queue, op->ev->device)))
+			return 0;
+		if (cb == VK_NULL_HANDLE)
+			rc = cb_open(o, q, &cb, &pool);
+		if (rc == 0)
+			rc = put_event_cmd(o, cb, op);
+	}
+	if (rc == 0 && cb != VK_NULL_HANDLE)
+		rc = cb_close(o, q, cb, pool);
+	return rc;
+}
+
+static int put_events(out *o, const closure *cl)
+{
+	vec evs = {0};
+	int rc = 0;
+	for (uint32_t i = 0; rc == 0 && i < cl->objs.n; i++) {
+		obj *x = cl->objs.v[i];
+		if (!x->alive || x->h != trim_types.event || !x->ev_changed)
+			continue;
+		if (x->ev_last.cmd) {
+			vec_push(&evs, x);
+			continue;
+		}
+		vk_args_vkSetEvent a = {(VkDevice)(uintptr_t)x->device,
+					(VkEvent)(uintptr_t)x->handle, VK_SUCCESS};
+		rc = put_encoded(o, x->ev_last.set ? &vk_cmd_vkSetEvent : &vk_cmd_vkResetEvent, &a);
+	}
+	while (rc == 0 && evs.n) {
+		obj *q = signal_queue(o->t, cl, evs.v[0]);
+		VkCommandBuffer cb = VK_NULL_HANDLE;
+		VkCommandPool pool = VK_NULL_HANDLE;
+		if (q) /* none: nothing of the range's device submits */
+			rc = cb_open(o, q, &cb, &pool);
+		uint32_t k = 0;
+		for (uint32_t i = 0; i < evs.n; i++) {
+			obj *x = evs.v[i];
+			if (signal_queue(o->t, cl, x) != q)
+				evs.v[k++] = x;
+			else if (q && rc == 0)
+				rc = put_event_cmd(o, cb, &x->ev_last);
+		}
+		evs.n = k;
+		if (q && rc == 0)
+			rc = cb_close(o, q, cb, pool);
+	}
+	vec_free(&evs);
 	return rc;
 }
 
@@ -843,6 +964,8 @@ int trim_write_setup(trim *t, trace_writer *w, uint64_t *no, trim_stats *stats,
 			if (rc == 0)
 				rc = put_layouts(&o, s->queue);
 			if (rc == 0)
+				rc = put_event_waits(&o, s);
+			if (rc == 0)
 				rc = put_submit(&o, r);
 			if (t->explain)
 				explain(t, s, o.st->update_bytes - bytes);
@@ -883,6 +1006,8 @@ int trim_write_setup(trim *t, trace_writer *w, uint64_t *no, trim_stats *stats,
 	}
 	if (rc == 0)
 		rc = put_layouts(&o, o.queue);
+	if (rc == 0)
+		rc = put_events(&o, &cl);
 	if (rc == 0)
 		rc = put_signals(&o, &cl);
 	if (rc == 0 && t->last_time && t->last_time != time) {

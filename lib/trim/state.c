@@ -394,6 +394,8 @@ static void created(trim *t, obj *o, const char *n, const void *args)
 	} else if (!strcmp(n, "vkCreateFence")) {
 		const vk_args_vkCreateFence *a = args;
 		o->fence = a->pCreateInfo->flags & VK_FENCE_CREATE_SIGNALED_BIT ? 1 : 2;
+	} else if (!strcmp(n, "vkCreateEvent")) {
+		o->device = (uint64_t)(uintptr_t)((const vk_args_vkCreateEvent *)args)->device;
 	}
 	if (o->target)
 		o->target->refs++;
@@ -563,6 +565,7 @@ static void record(trim *t, rec *r, const trace_call *c, const vk_command_info *
 	t->live_records++;
 	const char *n = cmd->sig.name;
 	record_special(t, rc, c, cmd, args);
+	event_record(t, rc, cmd, args);
 	cmd_reads(t, c, cmd, args, in, &rc->reads);
 	for (uint32_t i = 1; i < in->n; i++) {
 		const found *f = &in->v[i];
@@ -853,6 +856,7 @@ static void queue_submit(trim *t, rec *r, const vk_command_info *cmd, void *args
 	for (uint32_t i = 0; i < s->recordings.n; i++)
 		recording_snap(t, s->recordings.v[i], r->no);
 	sync_call(t, cmd, args);
+	event_submit(s);  /* before what remembers S: its waits */
 	/* its recordings and the secondaries' they execute, as recorded
 	 * (a list of its own only where there are secondaries) */
 	vec ran = {0};
@@ -1046,6 +1050,7 @@ int trim_vk_before(trim *t, const trace_call *c, enum kind k, const vk_command_i
 		break;
 	}
 	case K_UPDATE_SETS: update_sets(t, r, args, &in); break;
+	case K_EVENT: event_host(t, cmd, args); break;
 	default:
 		other(t, r, cmd, &in);
 		alias_call(t, cmd->sig.name, args);

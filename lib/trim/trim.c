@@ -55,7 +55,7 @@ static enum kind vk_kind(const char *n, const vk_command_info *cmd)
 		{"vkGetQueryPoolResults", K_DROP}, {"vkMapMemory", K_DROP}, {"vkMapMemory2", K_DROP},
 		{"vkUnmapMemory", K_DROP}, {"vkUnmapMemory2", K_DROP},
 		{"vkFlushMappedMemoryRanges", K_DROP}, {"vkInvalidateMappedMemoryRanges", K_DROP},
-		{"vkGetEventStatus", K_DROP}, {"vkSetEvent", K_DROP}, {"vkResetEvent", K_DROP},
+		{"vkGetEventStatus", K_DROP}, {"vkSetEvent", K_EVENT}, {"vkResetEvent", K_EVENT},
 		{"vkGetSwapchainStatusKHR", K_DROP}, {"vkGetDeviceMemoryCommitment", K_DROP},
 		{"vkGetInstanceProcAddr", K_DROP}, {"vkGetDeviceProcAddr", K_DROP},
 		{"vkQueueSubmit", K_SUBMIT}, {"vkQueueSubmit2", K_SUBMIT2},

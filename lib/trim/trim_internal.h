@@ -38,6 +38,7 @@
  *   spans.c     byte ranges and the buffer reads made of them
  *   closure.c   what the range needs: how commands use earlier contents
  *               (touches), the closure of the roots, its readable bytes
+ *   events.c    what sets and resets events before the range
  *   setup.c     writing the setup prefix: records, submits run alone,
  *               contents, layouts, fences and semaphores as they were
  *   vma_trim.c  the VMA path: pointers as objects, maps, globals
@@ -199,6 +200,17 @@ typedef struct spans {
 
 typedef struct obj obj;
 
+/* What a command does to an event: sets it (SET) or resets it, by CMD (a
+ * vkCmd*; NULL: the host's vkSetEvent or vkResetEvent), with the stages
+ * it names (a vkCmdSetEvent2: what its dependencies' barriers name, all
+ * together). */
+typedef struct evop {
+	obj *ev;
+	bool set, wait;   /* WAIT: a vkCmdWaitEvents* for it */
+	const vk_command_info *cmd;
+	uint64_t stage, dst_stage, src_access, dst_access;
+} evop;
+
 /* Bytes of buffer O a command may read. */
 typedef struct bread {
 	obj *o;
@@ -323,9 +335,14 @@ struct obj {
 	uint64_t value;            /* timeline semaphores: the last value signaled */
 	bool timeline;             /* semaphores: a timeline one */
 	/* binary semaphores: a signal submitted (or an acquire's) and no wait
-	 * for it since, and the queue it was submitted to (0: an acquire) */
+	 * for it since, and the queue it was submitted to (0: an acquire);
+	 * events: the queue of the last submit that set or reset it */
 	bool pending;
 	uint64_t signal_queue;
+	/* events: 0 as created, else the last that set or reset it (events.c) */
+	bool ev_changed;
+	evop ev_last;
+	uint64_t ev_submit;        /* ... the call of that submit (events.c) */
 	/* images, per subresource (image_sub() numbers them): the layout the
 	 * last submit left (-1 unknown), the one the setup has left so far,
 	 * and while writing the setup, the one a layout change waiting to be
@@ -340,7 +357,7 @@ struct obj {
 	/* render passes: each attachment's initial and final layout */
 	uint32_t natt;
 	int32_t *att_layout;       /* 2 per attachment */
-	/* queues: their family; queues and semaphores: their device */
+	/* queues: their family; queues, semaphores and events: their device */
 	uint32_t family;
 	uint64_t device;
 	int range_use;             /* command buffers: 0, 1 re-recorded first in the range, 2 used */
@@ -469,6 +486,10 @@ struct recording {
 	shown *shown;
 	uint32_t nshown, capshown;
 	uint64_t snapped;
+	/* what its commands do to events, in order, the secondaries' it
+	 * executes in place (events.c) */
+	evop *evs;
+	uint32_t nevs, capevs;
 };
 
 typedef struct snap {
@@ -492,6 +513,10 @@ struct submit {
 	 * object (NULL: the range) */
 	obj *why;
 	submit *why_via;
+	/* the events its recordings wait for that they do not set first, set
+	 * before it, each as the last command that set it before left it */
+	evop *evwaits;
+	uint32_t nevwaits;
 };
 
 typedef struct omap {
@@ -515,6 +540,7 @@ enum kind {
 	K_SUBMIT2,
 	K_RESET_FENCES,
 	K_SIGNAL,
+	K_EVENT,          /* vkSetEvent, vkResetEvent */
 	K_SYNC,           /* not kept, but signals or waits: acquires, presents, sparse binds */
 	K_UPDATE_SETS,
 	K_UPDATE,         /* tracekit.update, tracekit.update.sparse */
@@ -595,7 +621,7 @@ typedef struct trim_handle_types {
 	const vk_handle_info *buffer, *image, *image_view, *buffer_view;
 	const vk_handle_info *descriptor_set, *descriptor_update_template;
 	const vk_handle_info *command_buffer, *render_pass, *framebuffer;
-	const vk_handle_info *semaphore, *fence, *queue, *swapchain, *memory;
+	const vk_handle_info *semaphore, *fence, *queue, *swapchain, *memory, *event;
 } trim_handle_types;
 
 /* Set by trim_types_init(), the same for every trim (read-only after). */
@@ -734,6 +760,11 @@ void range_set_update(trim *t, const trace_call *c, const vk_command_info *cmd,
 obj *finds_command_buffer(trim *t, const finds *in);
 void recording_set_reads(trim *t, const recording *rc, breads *out, bool secondaries);
 int trim_vk_before(trim *t, const trace_call *c, enum kind k, const vk_command_info *cmd);
+
+/* events.c: what sets and resets events before the range */
+void event_record(trim *t, recording *rc, const vk_command_info *cmd, const void *args);
+void event_submit(submit *s);
+void event_host(trim *t, const vk_command_info *cmd, const void *args);
 
 /* known.c: the handles records made.  -1 with ERR when ARGS (CMD's,
  * decoded) name one no earlier record made, or one destroyed; else what
