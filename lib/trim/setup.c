@@ -690,15 +690,6 @@ static int put_event_cmd(out *o, VkCommandBuffer cb, const evop *op)
 	return put_encoded(o, op->set ? &vk_cmd_vkCmdSetEvent : &vk_cmd_vkCmdResetEvent, &a);
 }
 
-/*
- * The events the range may use, as it found them (events.c), after the
- * setup's submits (which may set or reset them as they did before): one
- * the host set or reset last, by the host again; one a submit did, by a
- * command buffer of the setup's own on that submit's queue (or the first
- * of its device the setup makes), for the range's waits may name its
- * stages and an event made VK_EVENT_CREATE_DEVICE_ONLY_BIT (ANGLE's)
- * cannot be set from the host.
- */
 /* Before setup submit S: the events it waits for and does not set first,
  * as they were when the capture submitted it. */
 static int put_event_waits(out *o, const submit *s)
@@ -727,6 +718,15 @@ static int put_event_waits(out *o, const submit *s)
 	return rc;
 }
 
+/*
+ * The events the range may use, as it found them (events.c), after the
+ * setup's submits (which may set or reset them as they did before): one
+ * the host set or reset last, by the host again; one a submit did, by a
+ * command buffer of the setup's own on that submit's queue (or the first
+ * of its device the setup makes), for the range's waits may name its
+ * stages and an event made VK_EVENT_CREATE_DEVICE_ONLY_BIT (ANGLE's)
+ * cannot be set from the host.
+ */
 static int put_events(out *o, const closure *cl)
 {
 	vec evs = {0};
