@@ -34,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -784,6 +785,37 @@ static char *read_file(const char *path, size_t *len)
 	return buf;
 }
 
+/*
+ * FD, the output, locked for this process; where another process holds
+ * it (a program that starts another Vulkan program, which inherits
+ * TRACEKIT_OUTPUT: Hedgewars' Qt front end and its engine), a file of
+ * this one's instead, NAME.PID.trace: the second truncated the first's
+ * file and the first then wrote at its own offset, and both traces were
+ * lost.  *MADE: whether the file is new.
+ */
+static int own_output(int fd, bool *made)
+{
+	if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) == 0 || errno != EWOULDBLOCK)
+		return fd;
+	close(fd);
+	const char *dot = strrchr(out.path, '.');
+	size_t stem = dot && !strcmp(dot, ".trace") ? (size_t)(dot - out.path) : strlen(out.path);
+	size_t len = strlen(out.path) + 32;
+	char *mine = malloc(len);
+	if (!mine)
+		return -1;
+	snprintf(mine, len, "%.*s.%ld.trace", (int)stem, out.path, (long)getpid());
+	fprintf(stderr, "tracekit: %s is being written by another process; this one (pid %ld) "
+		"writes %s\n", out.path, (long)getpid(), mine);
+	free(out.path);
+	out.path = mine;
+	*made = true;
+	fd = open(out.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	if (fd >= 0)
+		flock(fd, LOCK_EX | LOCK_NB);
+	return fd;
+}
+
 static void start(void)
 {
 	const char *name = program_invocation_short_name;
@@ -855,6 +887,7 @@ static void start(void)
 		if (fd < 0 && errno == ENOENT)
 			fd = open(out.path, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
 	}
+	fd = own_output(fd, &made);
 	out.f = fd < 0 ? NULL : fdopen(fd, "wb");
 	if (fd >= 0 && !out.f)
 		close(fd);

@@ -733,3 +733,30 @@ policy_of() {
 	[ "$(grep -c '^trace-decode:' <<<"$output")" -eq 0 ]
 	[ "$(echo "$output" | grep -c 'fn: vkQueuePresentKHR')" -ge 1 ]
 }
+
+@test "two processes with one TRACEKIT_OUTPUT (a program that starts another Vulkan program): the second writes NAME.PID.trace and says so, and both traces read whole (the second truncated the first's file, and both were lost)" {
+	local t="$BATS_TEST_TMPDIR/two.trace" pid
+	VK_LAYER_PATH="$TOP/build/layer:/usr/share/vulkan/explicit_layer.d" \
+		VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$t" \
+		"$TOP/build/examples/vkthreads" --idle-before-device 4000 --frames 5 >first.out 2>first.err &
+	pid=$!
+	sleep 1
+	run env VK_LAYER_PATH="$TOP/build/layer:/usr/share/vulkan/explicit_layer.d" \
+		VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$t" \
+		"$TOP/build/examples/vkthreads" --frames 5
+	echo "$output"
+	[ "$status" -eq 0 ]
+	wait "$pid"
+	cat first.err
+	[ ! -s first.err ]
+	local second
+	second=$(ls "$BATS_TEST_TMPDIR"/two.*.trace)
+	[[ "$output" == *"tracekit: $t is being written by another process; this one (pid "*") writes $second"* ]]
+	for f in "$t" "$second"; do
+		run trace-decode -o /dev/null "$f"
+		echo "$f: $output"
+		[ "$status" -eq 0 ]
+		[ -z "$output" ]
+		[ "$(trace-decode "$f" | grep -c 'fn: vkQueueSubmit,')" = 10 ]
+	done
+}
