@@ -194,6 +194,10 @@ trim_check() {
 	[ -z "$output" ]
 	trace-replay -q --screenshot 150 --screenshot-dir full "$q"
 	cut_equal t150.trace 150 full/frame-150.png
+	# a value out of range: said, and the default used
+	TRACE_TRIM_GRAVES=8192 run trace-trim --frames 150 -o t150b.trace "$q"
+	[ "$status" -eq 0 ]
+	[ "$output" = "trace-trim: TRACE_TRIM_GRAVES=8192: expected 0 to 256; using 256" ]
 	# that many were destroyed: the default most (256) is not reached
 	[ "$(trace-decode "$q" | grep -c 'fn: vkDestroyImage,\|fn: vkDestroyBuffer,')" -gt 64 ]
 }

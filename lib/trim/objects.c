@@ -252,7 +252,11 @@ static uint32_t graves_most(void)
 		const char *s = getenv("TRACE_TRIM_GRAVES");
 		char *end;
 		unsigned long v = s && *s ? strtoul(s, &end, 10) : GRAVES_MOST;
-		most = s && *s && !*end && v <= GRAVES_MOST ? (int64_t)v : GRAVES_MOST;
+		bool ok = s && *s && !*end && v <= GRAVES_MOST;
+		most = ok ? (int64_t)v : GRAVES_MOST;
+		if (s && *s && !ok)
+			fprintf(stderr, "trace-trim: TRACE_TRIM_GRAVES=%s: expected 0 to %d; using %d\n", s,
+				GRAVES_MOST, GRAVES_MOST);
 	}
 	return (uint32_t)most;
 }
