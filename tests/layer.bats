@@ -738,7 +738,8 @@ policy_of() {
 	local t="$BATS_TEST_TMPDIR/two.trace" pid
 	VK_LAYER_PATH="$TOP/build/layer:/usr/share/vulkan/explicit_layer.d" \
 		VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$t" \
-		"$TOP/build/examples/vkthreads" --idle-before-device 4000 --frames 5 >first.out 2>first.err &
+		"$TOP/build/examples/vkthreads" --idle-before-device 4000 --frames 5 \
+		>"$BATS_TEST_TMPDIR/first.out" 2>"$BATS_TEST_TMPDIR/first.err" &
 	pid=$!
 	sleep 1
 	run env VK_LAYER_PATH="$TOP/build/layer:/usr/share/vulkan/explicit_layer.d" \
@@ -747,8 +748,8 @@ policy_of() {
 	echo "$output"
 	[ "$status" -eq 0 ]
 	wait "$pid"
-	cat first.err
-	[ ! -s first.err ]
+	cat "$BATS_TEST_TMPDIR/first.err"
+	[ ! -s "$BATS_TEST_TMPDIR/first.err" ]
 	local second
 	second=$(ls "$BATS_TEST_TMPDIR"/two.*.trace)
 	[[ "$output" == *"tracekit: $t is being written by another process; this one (pid "*") writes $second"* ]]
