@@ -738,7 +738,7 @@ policy_of() {
 	local t="$BATS_TEST_TMPDIR/two.trace" pid
 	VK_LAYER_PATH="$TOP/build/layer:/usr/share/vulkan/explicit_layer.d" \
 		VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$t" \
-		"$TOP/build/examples/vkthreads" --idle-before-device 4000 --frames 5 \
+		"$TOP/build/examples/vkthreads" --idle-before-device 2500 --frames 5 \
 		>"$BATS_TEST_TMPDIR/first.out" 2>"$BATS_TEST_TMPDIR/first.err" &
 	pid=$!
 	sleep 1
