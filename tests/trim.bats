@@ -818,6 +818,16 @@ verbose_check() {
 	[ -z "$output" ]
 	echo "frame 12: $(ae "$W/ex-carry-event.frame-12.png" s-carry/frame-12.png) pixels differ"
 	[ "$(ae "$W/ex-carry-event.frame-12.png" s-carry/frame-12.png)" = 0 ]
+	# the capture without its sets: the wait that never ends is named as
+	# one that may wait for an event, not only as a busy device
+	trace-decode "$W/ex-carry-event.trace" | grep -v 'fn: vkCmdSetEvent,' |
+		trace-encode -o unset.trace
+	run timeout 60 trace-replay --wait-timeout 1 unset.trace
+	echo "status $status: $output"
+	[ "$status" -eq 1 ]
+	# (a bounded wait of the replay's ends after 1 s; where the driver
+	# blocks inside a call, the watchdog ends it after 6 s)
+	[[ "$output" == *"or a vkCmdWaitEvents waits for an event that no record set"* ]]
 }
 
 @test "a range that begins with a texture's levels in three layouts (vkexample --mips, edited): the setup gives each run of levels its own, in one barrier a run; replays validated and pixel-equal" {

@@ -442,12 +442,15 @@ decoded:;
 	if (e->sync == VK_SYNC_BIND_SPARSE && vkr_fold_pending(r))
 		vkr_fold_flush(r);
 	vkr_timeline_shift(r, e, args);
+	if (e->special == SP_WAIT_EVENTS)
+		vkr_watchdog_event_wait();
 	if (r->ahead_on && !vkr_ahead_record(r, e, args, capres))
 		return;
 	if (e->attachments && !r->checking)
 		vkr_attachment_formats(r->d->vk.physical, e->attachments, args);
 	switch ((enum special)e->special) {
 	case SP_NONE:
+	case SP_WAIT_EVENTS:
 		vkr_call_generic(r, e, args);
 		return;
 	case SP_SKIP:

@@ -66,7 +66,7 @@ enum special {
 	SP_BIND_BUFFER, SP_BIND_IMAGE, SP_BIND_BUFFER2, SP_BIND_IMAGE2,
 	SP_BUFFER_REQS, SP_IMAGE_REQS, SP_BUFFER_REQS2, SP_IMAGE_REQS2,
 	SP_MEMORY_PROPS, SP_MEMORY_PROPS2,
-	SP_WAIT_FENCES, SP_WAIT_SEMAPHORES, SP_FENCE_STATUS, SP_SEMAPHORE_VALUE,
+	SP_WAIT_FENCES, SP_WAIT_SEMAPHORES, SP_FENCE_STATUS, SP_SEMAPHORE_VALUE, SP_WAIT_EVENTS,
 	SP_QUERY_RESULTS,
 	SP_CREATE_SURFACE, SP_DESTROY_SURFACE,
 	SP_CREATE_SWAPCHAIN, SP_DESTROY_SWAPCHAIN, SP_SWAPCHAIN_IMAGES,
@@ -657,6 +657,7 @@ void vkr_bounded(vkr *r, VkResult res, const char *what);
  * replay does outside records (its final waits). */
 void vkr_watchdog_start(vkr *r);
 void vkr_watchdog_note(const trace_call *c);
+void vkr_watchdog_event_wait(void);
 void vkr_watchdog_phase(const char *what);
 void vkr_watchdog_stop(void);
 /* Exit status 1 once the devices' own threads finished what they run. */

@@ -30,6 +30,24 @@ uint64_t vkr_wait_ns(const vkr *r)
 	return r->opt->wait_ns ? r->opt->wait_ns : 10000000000ull;
 }
 
+/* Whether a vkCmdWaitEvents has replayed: a device that never finishes
+ * may wait for an event nothing set (a cut or an edit that left out its
+ * vkSetEvent or vkCmdSetEvent: trace-trim's cuts of Chromium waited so
+ * until session 44), which the stuck wait's line then names. */
+static atomic_bool event_waits;
+
+void vkr_watchdog_event_wait(void)
+{
+	atomic_store_explicit(&event_waits, true, memory_order_relaxed);
+}
+
+static const char *event_hint(void)
+{
+	return atomic_load_explicit(&event_waits, memory_order_relaxed)
+		       ? "; or a vkCmdWaitEvents waits for an event that no record set"
+		       : "";
+}
+
 /* RES, a bounded wait's: a timeout stops the replay. */
 void vkr_bounded(vkr *r, VkResult res, const char *what)
 {
@@ -38,8 +56,8 @@ void vkr_bounded(vkr *r, VkResult res, const char *what)
 	r->stuck = true;
 	vkr_fatal(r, "%s: nothing signaled it in %.3g s (--wait-timeout), where the capture's "
 		  "wait ended: a record that signals it missing or edited, or more work than the "
-		  "device finishes (a draw, a dispatch or a count edited larger)?", what,
-		  (double)vkr_wait_ns(r) / 1e9);
+		  "device finishes (a draw, a dispatch or a count edited larger)%s?", what,
+		  (double)vkr_wait_ns(r) / 1e9, event_hint());
 }
 
 static atomic_uint_least64_t progress;    /* records begun, and phases */
@@ -105,7 +123,8 @@ static void *watch(void *arg)
 				(unsigned long long)no, fn ? fn : "?");
 		fprintf(stderr, "the driver has not returned in %.3g s: the device is busy with "
 			"more work than it finishes (a draw, a dispatch or a count edited "
-			"larger?); --wait-timeout sets how long replay waits\n", limit);
+			"larger?%s); --wait-timeout sets how long replay waits\n", limit,
+			event_hint());
 		fflush(stderr);
 		_exit(1);
 	}
