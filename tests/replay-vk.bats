@@ -1437,3 +1437,18 @@ print(len(base64.b64decode(re.search(r"data: !!binary \"([^\"]*)\"", sys.stdin.r
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"(vkQueueSubmit): "*"a null VkCommandBuffer where the call needs one"* ]]
 }
+
+@test "a uniform buffer descriptor at an offset this device's minUniformBufferOffsetAlignment refuses (a capture on a device with a smaller one: Qt Quick's particles on an H100) is said once, naming the write and the limit" {
+	trace-decode "$TOP/tests/data/qtquick-45-56.trace" |
+		sed -E '0,/(descriptorType: VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, pImageInfo: null, pBufferInfo: \[\{buffer: 0x[0-9a-f]+, offset: )80(, range: )/s//\184\2/' |
+		trace-encode -o misaligned.trace
+	run trace-replay misaligned.trace
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" = 1 ]
+	[[ "${lines[0]}" =~ ^trace-replay:\ misaligned.trace:\ call\ [0-9]+:\ warning:\ pDescriptorWrites\[0\]\.pBufferInfo\[0\]\.offset\ 84\ is\ not\ a\ multiple\ of\ this\ device\'s\ minUniformBufferOffsetAlignment\ \([0-9]+\) ]]
+	# the capture as it was: nothing to say
+	run trace-replay "$TOP/tests/data/qtquick-45-56.trace"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+}

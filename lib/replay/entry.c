@@ -45,6 +45,7 @@ static enum special special_of(const char *n, const vk_command_info *cmd)
 		{"vkGetPhysicalDeviceMemoryProperties2", SP_MEMORY_PROPS2},
 		{"vkGetPhysicalDeviceMemoryProperties2KHR", SP_MEMORY_PROPS2},
 		{"vkWaitForFences", SP_WAIT_FENCES},
+		{"vkUpdateDescriptorSets", SP_UPDATE_SETS},
 		{"vkCmdWaitEvents", SP_WAIT_EVENTS},
 		{"vkCmdWaitEvents2", SP_WAIT_EVENTS},
 		{"vkCmdWaitEvents2KHR", SP_WAIT_EVENTS},

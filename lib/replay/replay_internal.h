@@ -67,6 +67,7 @@ enum special {
 	SP_BUFFER_REQS, SP_IMAGE_REQS, SP_BUFFER_REQS2, SP_IMAGE_REQS2,
 	SP_MEMORY_PROPS, SP_MEMORY_PROPS2,
 	SP_WAIT_FENCES, SP_WAIT_SEMAPHORES, SP_FENCE_STATUS, SP_SEMAPHORE_VALUE, SP_WAIT_EVENTS,
+	SP_UPDATE_SETS,
 	SP_QUERY_RESULTS,
 	SP_CREATE_SURFACE, SP_DESTROY_SURFACE,
 	SP_CREATE_SWAPCHAIN, SP_DESTROY_SWAPCHAIN, SP_SWAPCHAIN_IMAGES,
@@ -372,6 +373,7 @@ typedef struct vkr {
 		*h_swapchain, *h_semaphore, *h_fence, *h_queue, *h_device, *h_instance,
 		*h_command_buffer, *h_command_pool;
 	bool stuck;        /* a bounded wait ran out: the device may never idle */
+	bool said_alignment;  /* a buffer descriptor's offset this device refuses: said */
 	tmap binary;       /* (binary semaphore made here, TAG_BINARY), (fence
 			    * made here, TAG_FENCE) -> 1 while a signal is
 			    * pending, or the fence signalled (queue.c) */
