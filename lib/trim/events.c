@@ -45,6 +45,10 @@ static void dependency_masks(evop *op, const VkDependencyInfo *d)
  * the submits that run RC. */
 void event_record(trim *t, recording *rc, const vk_command_info *cmd, const void *args)
 {
+	/* each names an event or a command buffer besides its own: a draw
+	 * or a state command (most of a recording) is none of them */
+	if (cmd->nwalk_in <= 1)
+		return;
 	const char *n = cmd->sig.name;
 	const vk_handle_info *he = trim_types.event;
 	evop op = {.cmd = cmd};

@@ -349,6 +349,19 @@ typedef struct gwalk {
 	uint32_t ntodo;
 } gwalk;
 
+/* P, of KIND, a node: its index.  Its references, all held from outside
+ * until those from nodes are taken off. */
+static uint32_t gnode_add(gwalk *g, void *p, int kind)
+{
+	g->v = array_grow(g->v, g->n, &g->cap, sizeof(*g->v), 64);
+	uint32_t refs = kind == NODE_OBJ ? ((obj *)p)->refs
+		      : kind == NODE_SUBMIT ? ((submit *)p)->refs
+					    : ((recording *)p)->refs;
+	g->v[g->n] = (gnode){p, kind, refs, kind == NODE_OBJ ? ((obj *)p)->set_refs : 0, false};
+	tmap_put(&g->at, p, g->n + 1);
+	return g->n++;
+}
+
 /* P, of KIND, referenced by a node (BY_SET: a descriptor set): a node
  * (a live object is none), its count less one; or where the walk is
  * reaching, reached. */
@@ -360,14 +373,7 @@ static void gnode_ref_by(gwalk *g, void *p, int kind, bool by_set)
 	if (!tmap_get(&g->at, p, &i)) {
 		if (!g->grow)
 			return;
-		g->v = array_grow(g->v, g->n, &g->cap, sizeof(*g->v), 64);
-		uint32_t refs = kind == NODE_OBJ ? ((obj *)p)->refs
-			      : kind == NODE_SUBMIT ? ((submit *)p)->refs
-						    : ((recording *)p)->refs;
-		g->v[g->n] = (gnode){p, kind, refs, kind == NODE_OBJ ? ((obj *)p)->set_refs : 0,
-				     false};
-		i = ++g->n;
-		tmap_put(&g->at, p, i);
+		i = gnode_add(g, p, kind) + 1;
 	}
 	gnode *n = &g->v[i - 1];
 	if (g->grow) {
@@ -423,10 +429,8 @@ static uint32_t graves_collect(trim *t)
 	gwalk g = {0};
 	g.grow = true;
 	for (uint32_t i = 0; i < t->graves.n; i++) {
-		g.v = array_grow(g.v, g.n, &g.cap, sizeof(*g.v), 64);
-		obj *o = t->graves.v[i];
-		g.v[g.n] = (gnode){o, NODE_OBJ, (int64_t)o->refs - 1, o->set_refs, false};  /* less the grave's */
-		tmap_put(&g.at, o, ++g.n);
+		uint32_t k = gnode_add(&g, t->graves.v[i], NODE_OBJ);
+		g.v[k].held--;  /* less the grave's */
 	}
 	/* and the dead objects live ones name (a live set's old views, each
 	 * holding its image): what holds them, sets or not, is told apart */
@@ -434,11 +438,8 @@ static uint32_t graves_collect(trim *t)
 		obj *x = t->objs.slot[i];
 		for (uint32_t k = 0; x && k < x->deps.n; k++) {
 			obj *d = x->deps.v[k];
-			if (!d->alive && !tmap_get(&g.at, d, NULL)) {
-				g.v = array_grow(g.v, g.n, &g.cap, sizeof(*g.v), 64);
-				g.v[g.n] = (gnode){d, NODE_OBJ, d->refs, d->set_refs, false};
-				tmap_put(&g.at, d, ++g.n);
-			}
+			if (!d->alive && !tmap_get(&g.at, d, NULL))
+				gnode_add(&g, d, NODE_OBJ);
 		}
 	}
 	for (uint32_t i = 0; i < g.n; i++)
