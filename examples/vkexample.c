@@ -47,6 +47,12 @@
  *     secondary.c),
  *   - with --staging-image, uploads the texture's level 0 into an image
  *     of transfer usage alone, then copies it over (vkCmdCopyImage),
+ *   - with --uniform-offset N, keeps the frame's uniforms at byte N of
+ *     their slot (16: an offset llvmpipe takes and an NVIDIA GPU does
+ *     not); with --uniform-update, writes them by vkCmdUpdateBuffer first
+ *     in the frame's command buffer instead of through the mapping;
+ *     --uniform-dynamic binds them as a dynamic uniform buffer (its
+ *     dynamic offset 0),
  *   - and, when asked, copies the colour image to a host buffer and writes
  *     it as DIR/frame-N.png.
  *
@@ -293,7 +299,8 @@ static void create_resources(void)
 
 	/* the uniform buffer: one slot per frame in flight, mapped for good */
 	g.ubo = ex_create_buffer((VkDeviceSize)UBO_STRIDE * FRAMES_IN_FLIGHT,
-			      VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT,
+			      VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT |
+			      (g.ubo_update ? VK_BUFFER_USAGE_TRANSFER_DST_BIT : 0),
 			      VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT,
 			      VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
 	logv("vkMapMemory offset=0 size=%llu", (unsigned long long)g.ubo.size);
@@ -307,8 +314,10 @@ static void create_resources(void)
 
 static void create_descriptors(void)
 {
+	VkDescriptorType ubo_type = g.ubo_dynamic ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC
+						  : VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
 	VkDescriptorSetLayoutBinding gfx_b[3] = {
-		{ 0, VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, 1,
+		{ 0, ubo_type, 1,
 		  VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT, NULL },
 		{ 1, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1, VK_SHADER_STAGE_FRAGMENT_BIT, NULL },
 		{ 2, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 1, VK_SHADER_STAGE_FRAGMENT_BIT, NULL },
@@ -320,7 +329,7 @@ static void create_descriptors(void)
 		.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
 	};
 	VkDescriptorPoolSize sizes[3] = {
-		{ VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, FRAMES_IN_FLIGHT },
+		{ ubo_type, FRAMES_IN_FLIGHT },
 		{ VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 2 * FRAMES_IN_FLIGHT },
 		{ VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, 1 },
 	};
@@ -370,13 +379,13 @@ static void create_descriptors(void)
 	memset(w, 0, sizeof(w));
 	for (i = 0; i < FRAMES_IN_FLIGHT; i++) {
 		ubo_info[i].buffer = g.ubo.buf;
-		ubo_info[i].offset = (VkDeviceSize)i * UBO_STRIDE;
+		ubo_info[i].offset = (VkDeviceSize)i * UBO_STRIDE + g.ubo_offset;
 		ubo_info[i].range = sizeof(struct frame_ubo);
 		w[nw].sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
 		w[nw].dstSet = g.gfx_set[i];
 		w[nw].dstBinding = 0;
 		w[nw].descriptorCount = 1;
-		w[nw].descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
+		w[nw].descriptorType = ubo_type;
 		w[nw].pBufferInfo = &ubo_info[i];
 		nw++;
 		w[nw].sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
@@ -731,7 +740,7 @@ void draw_cube(VkCommandBuffer cb, unsigned slot, int first)
 
 	bind_cube(cb);
 	vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, g.gfx_layout, 0, 1,
-				&g.gfx_set[slot], 0, NULL);
+				&g.gfx_set[slot], g.ubo_dynamic, &(uint32_t){0});
 	vkCmdBindVertexBuffers(cb, 0, 1, &g.geometry.buf, &vb_offset);
 	vkCmdBindIndexBuffer(cb, g.geometry.buf, ib_offset, VK_INDEX_TYPE_UINT16);
 	if (first) {
@@ -745,7 +754,7 @@ void draw_cube(VkCommandBuffer cb, unsigned slot, int first)
 }
 
 static void record_frame(VkCommandBuffer cb, unsigned slot, unsigned frame, int dump,
-			 VkImage target)
+			 const struct frame_ubo *u, VkImage target)
 {
 	/* --secondary: begun without ONE_TIME_SUBMIT, as Qt Quick begins
 	 * the primaries that execute its passes */
@@ -761,6 +770,23 @@ static void record_frame(VkCommandBuffer cb, unsigned slot, unsigned frame, int 
 
 	VK(vkBeginCommandBuffer(cb, &bi));
 	rewrite_source_frame(cb, frame);
+	if (g.ubo_update) {
+		/* --uniform-update: the uniforms uploaded here, before the
+		 * pass that reads them */
+		VkBufferMemoryBarrier ub = {
+			.sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER,
+			.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
+			.dstAccessMask = VK_ACCESS_UNIFORM_READ_BIT,
+			.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+			.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+			.buffer = g.ubo.buf,
+			.offset = (VkDeviceSize)slot * UBO_STRIDE + g.ubo_offset,
+			.size = sizeof(*u),
+		};
+		vkCmdUpdateBuffer(cb, g.ubo.buf, ub.offset, sizeof(*u), u);
+		vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT,
+				     VK_PIPELINE_STAGE_VERTEX_SHADER_BIT, 0, 0, NULL, 1, &ub, 0, NULL);
+	}
 
 	/* compute: the previous frame's sampling of the image is done before
 	 * this frame writes it.  The pass writes every texel, so the old
@@ -938,8 +964,11 @@ static void run_frames(const struct options *o)
 		}
 
 		frame_ubo_fill(&u, frame, o->still, (float)WIDTH / HEIGHT);
-		memcpy((char *)g.ubo_ptr + (size_t)slot * UBO_STRIDE, &u, sizeof(u));
-		ex_flush_buffer(&g.ubo);
+		if (!g.ubo_update) {
+			memcpy((char *)g.ubo_ptr + (size_t)slot * UBO_STRIDE + g.ubo_offset, &u,
+			       sizeof(u));
+			ex_flush_buffer(&g.ubo);
+		}
 		pair_frame(slot, frame);
 
 		if (win.swapchain) {
@@ -950,7 +979,7 @@ static void run_frames(const struct options *o)
 			si.signalSemaphoreCount = 1;
 			si.pSignalSemaphores = &win.rendered[index];
 		}
-		record_frame(g.cmd[slot], slot, frame, dump,
+		record_frame(g.cmd[slot], slot, frame, dump, &u,
 			     win.swapchain ? win.images[index] : VK_NULL_HANDLE);
 		/* --strokes: the last of the frame's strokes signals its fence */
 		VkFence fence = g.strokes ? VK_NULL_HANDLE : g.fence[slot];
@@ -1088,6 +1117,9 @@ int main(int argc, char **argv)
 	g.discard_pipe = o.discard_pipe;
 	g.hud = o.depth_read_only;
 	g.strokes = o.strokes;
+	g.ubo_offset = o.ubo_offset;
+	g.ubo_update = o.ubo_update;
+	g.ubo_dynamic = o.ubo_dynamic;
 	g.hud_render_pass = o.render_pass;
 	create_resources();
 	upload();

@@ -46,6 +46,9 @@ struct vkexample {
 	VkSampler tex_sampler, anim_sampler;
 	struct buffer geometry, ubo, readback;
 	void *ubo_ptr;
+	unsigned ubo_offset;	/* --uniform-offset: the uniforms' byte in their slot */
+	int ubo_update;		/* --uniform-update: written by vkCmdUpdateBuffer */
+	int ubo_dynamic;	/* --uniform-dynamic: a dynamic uniform buffer */
 
 	VkDescriptorSetLayout gfx_dsl, comp_dsl;
 	VkDescriptorPool dpool;
@@ -132,6 +135,9 @@ struct options {
 	int anim_pair;		/* two compute images by turns, the sets written again */
 	int secondary;		/* the draw in a secondary command buffer */
 	int fresh_cbs;		/* a frame's command buffer freed, another allocated */
+	unsigned ubo_offset;	/* the uniforms at this byte of their slot */
+	int ubo_update;		/* ... written by vkCmdUpdateBuffer in the frame */
+	int ubo_dynamic;	/* ... bound as a dynamic uniform buffer */
 	const char *png_dir;
 	const char *extension;	/* one more device extension to enable */
 	unsigned *dump;		/* frame numbers to dump; NULL: every frame */

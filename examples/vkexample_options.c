@@ -20,7 +20,8 @@ static void usage(FILE *f)
 		"          [--compute-mips] [--compute-mips-once] [--templates]\n"
 		"          [--push-templates] [--term-handler] [--discard-pipeline]\n"
 		"          [--depth-read-only] [--depth-read-only-rp] [--rewrite-source[=destroy]]\n"
-		"          [--submit2] [--staging-image]\n"
+		"          [--submit2] [--staging-image] [--uniform-offset N]\n"
+		"          [--uniform-update] [--uniform-dynamic]\n"
 		"  --frames N          frames to render (default 10)\n"
 		"  --png-dir DIR       write DIR/frame-N.png (every frame unless --dump-frames)\n"
 		"  --dump-frames LIST  only these frames (comma-separated, from 0)\n"
@@ -90,7 +91,13 @@ static void usage(FILE *f)
 		"                      begun without ONE_TIME_SUBMIT\n"
 		"  --fresh-command-buffers  each frame, its slot's command buffer freed and\n"
 		"                      another allocated (Qt's way as it makes its swapchain\n"
-		"                      again)\n",
+		"                      again)\n"
+		"  --uniform-offset N  the frame's uniforms at byte N of their slot (a\n"
+		"                      multiple of the device's minUniformBufferOffsetAlignment\n"
+		"                      up to 128; default 0)\n"
+		"  --uniform-update    the frame's uniforms written by vkCmdUpdateBuffer first\n"
+		"                      in its command buffer, not through the mapping\n"
+		"  --uniform-dynamic   the uniforms a dynamic uniform buffer (dynamic offset 0)\n",
 		ex.prog);
 }
 
@@ -203,6 +210,15 @@ void parse_options(int argc, char **argv, struct options *o)
 			o->secondary = 1;
 		} else if (!strcmp(a, "--fresh-command-buffers")) {
 			o->fresh_cbs = 1;
+		} else if (!strcmp(a, "--uniform-offset")) {
+			o->ubo_offset = parse_uint(a, val);
+			if (o->ubo_offset > 128)
+				die("--uniform-offset: at most 128");
+			i++;
+		} else if (!strcmp(a, "--uniform-update")) {
+			o->ubo_update = 1;
+		} else if (!strcmp(a, "--uniform-dynamic")) {
+			o->ubo_dynamic = 1;
 		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			usage(stdout);
 			exit(0);

@@ -97,7 +97,7 @@ void strokes_frame(unsigned slot, VkFence fence)
 		frame_pass_begin(cb, g.load_pass);
 		bind_cube(cb);
 		vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, g.gfx_layout, 0, 1,
-					&g.gfx_set[slot], 0, NULL);
+					&g.gfx_set[slot], g.ubo_dynamic, &(uint32_t){0});
 		vkCmdBindVertexBuffers(cb, 0, 1, &ring.buf, &at);
 		vkCmdDraw(cb, 3, 1, 0, 0);
 		vkCmdEndRenderPass(cb);

@@ -25,7 +25,7 @@ static const char usage[] =
 	"usage: trace-replay [--check] [--gpu N] [--validate] [--stats[=json]] [--no-gpu-time] [--frames A-B] "
 	"[--screenshot N[,M...]|A-B[,...] (-o FILE.png | --screenshot-dir DIR)] [--remove-unsupported] "
 	"[--loop N] [--dump CALLS] [--dump-resource HANDLE] [--dump-dir DIR] [--wait-timeout S] [--pipeline-jobs N] "
-	"[--submits-as-captured] [--waits-as-captured] [--preload] [--block-size SIZE] "
+	"[--uniform-alignment N] [--submits-as-captured] [--waits-as-captured] [--preload] [--block-size SIZE] "
 	"[-q] [TRACE]";
 
 static uint64_t parse_size(const char *s)
@@ -55,7 +55,8 @@ static const char intro[] =
 
 enum { OPT_GPU = 256, OPT_VALIDATE, OPT_STATS, OPT_BLOCK, OPT_FRAMES, OPT_SHOT, OPT_SHOT_DIR,
        OPT_REMOVE, OPT_LOOP, OPT_NO_GPU_TIME, OPT_DUMP, OPT_DUMP_RESOURCE, OPT_DUMP_DIR,
-       OPT_WAIT, OPT_CHECK, OPT_JOBS, OPT_AS_CAPTURED, OPT_WAITS_CAPTURED, OPT_PRELOAD };
+       OPT_WAIT, OPT_CHECK, OPT_JOBS, OPT_AS_CAPTURED, OPT_WAITS_CAPTURED, OPT_PRELOAD,
+       OPT_UNIFORM_ALIGN };
 
 /* -o is the screenshot's and --quiet is -q too, so the table names them,
  * with --help and --version, whose lines line up with the others. */
@@ -97,6 +98,10 @@ static const trace_cli_option opts[] = {
 	{"pipeline-jobs", OPT_JOBS, required_argument,
 	 "      --pipeline-jobs N  compile the trace's pipelines ahead on N threads (default:\n"
 	 "                        the cores but one, up to 8; 0 on a CPU device)\n"},
+	{"uniform-alignment", OPT_UNIFORM_ALIGN, required_argument,
+	 "      --uniform-alignment N  replay as if the device's minUniformBufferOffsetAlignment\n"
+	 "                        were N (a power of two up to 256) where it is smaller: try\n"
+	 "                        a trace for a coarser GPU on this one\n"},
 	{"submits-as-captured", OPT_AS_CAPTURED, no_argument,
 	 "      --submits-as-captured\n"
 	 "                        one vkQueueSubmit call for each of the trace's, none\n"
@@ -213,6 +218,17 @@ static void option(int c, const char *arg, void *ctx)
 		if (errno || end == arg || *end || *arg == '-' || v > 64)
 			trace_cli_usage_error("--pipeline-jobs wants a count from 0 to 64, not '%s'", arg);
 		o->vo.pipeline_jobs = (int)v;
+		o->vk_only = true;
+		break;
+	}
+	case OPT_UNIFORM_ALIGN: {
+		char *end;
+		errno = 0;
+		unsigned long v = strtoul(arg, &end, 10);
+		if (errno || end == arg || *end || *arg == '-' || !v || v > 256 || (v & (v - 1)))
+			trace_cli_usage_error("--uniform-alignment wants a power of two from 1 to 256, "
+					      "not '%s'", arg);
+		o->vo.uniform_align = v;
 		o->vk_only = true;
 		break;
 	}

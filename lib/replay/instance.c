@@ -575,6 +575,7 @@ void vkr_device_teardown(vkr *r, vkr_device *d)
 	r->d = d;
 	vkDeviceWaitIdle(d->vk.device);
 	vkr_ahead_free(r, d);
+	vkr_uniforms_free(d);
 	vkr_timelines_free(r, d);
 	vkr_gpu_poll(r, true);
 	vkr_gpu_timers_free(r);

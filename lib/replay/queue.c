@@ -650,6 +650,7 @@ void vkr_submit(vkr *r, const cmd_entry *e, vk_args_vkQueueSubmit *a)
 				cap_cbs[n_cbs++] = (uint64_t)(uintptr_t)a->pSubmits[i].pCommandBuffers[j];
 	}
 	vkr_remap_args(r, e->cmd, a);
+	a->pSubmits = vkr_uniforms_submit(r, a->queue, a->pSubmits, a->submitCount);
 	a->pSubmits = vkr_fold_submit(r, a->pSubmits, a->submitCount);
 	bool marked = r->marking != 0;
 	vkr_fold_mark(r, a->queue, &a->fence, cap_fence);
@@ -745,6 +746,7 @@ void vkr_submit2(vkr *r, const cmd_entry *e, vk_args_vkQueueSubmit2 *a)
 {
 	uint64_t cap_fence = (uint64_t)(uintptr_t)a->fence;
 	vkr_remap_args(r, e->cmd, a);
+	a->pSubmits = vkr_uniforms_submit2(r, a->queue, a->pSubmits, a->submitCount);
 	a->pSubmits = vkr_fold_submit2(r, a->pSubmits, a->submitCount);
 	vkr_fold_mark(r, a->queue, &a->fence, cap_fence);
 	gpu_timer *t = gpu_timer_for(r, a->queue);

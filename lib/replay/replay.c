@@ -365,6 +365,7 @@ PFN_vkVoidFunction vkr_device_fn(vkr *r, const char *a, const char *b)
 }
 
 static void replay_call(vkr *r, const trace_call *c, cmd_entry *e, void *args);
+static void replay_special(vkr *r, cmd_entry *e, void *args, VkResult capres);
 
 void vkr_replay_decoded(vkr *r, const trace_call *c, cmd_entry *e, void *args)
 {
@@ -385,42 +386,6 @@ void vkr_replay_decoded(vkr *r, const trace_call *c, cmd_entry *e, void *args)
 }
 
 
-/* A buffer descriptor at an offset the capture's device allowed and this
- * one does not (a multiple of llvmpipe's 16 bytes, not of an NVIDIA
- * GPU's 64: the cut of a Qt Quick particle scene lost most particles on
- * an H100, its uniforms read from where the offset rounded down to):
- * said once, as the validation layer says each; replay does not move
- * the bytes. */
-static void offsets_aligned(vkr *r, const vk_args_vkUpdateDescriptorSets *a)
-{
-	if (r->said_alignment || !r->d || !a->pDescriptorWrites)
-		return;
-	const VkPhysicalDeviceLimits *l = &r->d->vk.props.limits;
-	for (uint32_t k = 0; k < a->descriptorWriteCount; k++) {
-		const VkWriteDescriptorSet *w = &a->pDescriptorWrites[k];
-		VkDescriptorType t = w->descriptorType;
-		bool uniform = t == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER ||
-			       t == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC;
-		bool storage = t == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER ||
-			       t == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC;
-		VkDeviceSize align = uniform ? l->minUniformBufferOffsetAlignment
-				     : storage ? l->minStorageBufferOffsetAlignment : 0;
-		for (uint32_t i = 0; align && w->pBufferInfo && i < w->descriptorCount; i++) {
-			if (w->pBufferInfo[i].offset % align == 0)
-				continue;
-			r->said_alignment = true;
-			vkr_warn(r, "pDescriptorWrites[%u].pBufferInfo[%u].offset %llu is not a multiple "
-				 "of this device's %s (%llu), which the capture's device may have "
-				 "allowed: its shaders may read other bytes (replay does not move them)",
-				 k, i,
-				 (unsigned long long)w->pBufferInfo[i].offset,
-				 uniform ? "minUniformBufferOffsetAlignment"
-					 : "minStorageBufferOffsetAlignment",
-				 (unsigned long long)align);
-			return;
-		}
-	}
-}
 /* E and ARGS: the record's entry and arguments decoded before (--preload),
  * else NULL. */
 static void replay_call(vkr *r, const trace_call *c, cmd_entry *e, void *args)
@@ -481,17 +446,34 @@ decoded:;
 	vkr_timeline_shift(r, e, args);
 	if (e->special == SP_WAIT_EVENTS)
 		vkr_watchdog_event_wait();
-	if (e->special == SP_UPDATE_SETS)
-		offsets_aligned(r, args);
 	if (r->ahead_on && !vkr_ahead_record(r, e, args, capres))
 		return;
 	if (e->attachments && !r->checking)
 		vkr_attachment_formats(r->d->vk.physical, e->attachments, args);
+	if (e->uniform == UK_BIND_SETS)
+		vkr_uniforms_dynamic(r, args);
+	if (e->uniform && r->d->uniforms) {
+		vkr_uniforms_before(r, e, args);
+		replay_special(r, e, args, capres);
+		vkr_uniforms_after(r, e, args);
+		return;
+	}
+	replay_special(r, e, args, capres);
+}
+
+/* The call of a record past replay_call's checks, by e->special. */
+static void replay_special(vkr *r, cmd_entry *e, void *args, VkResult capres)
+{
+	const vk_command_info *cmd = e->cmd;
+	const char *name = cmd->sig.name;
 	switch ((enum special)e->special) {
 	case SP_NONE:
 	case SP_WAIT_EVENTS:
-	case SP_UPDATE_SETS:
 		vkr_call_generic(r, e, args);
+		return;
+	case SP_UPDATE_SETS:
+		if (!vkr_uniforms_update(r, e, args))
+			vkr_call_generic(r, e, args);
 		return;
 	case SP_SKIP:
 		return;
@@ -546,6 +528,11 @@ decoded:;
 		VkDeviceSize size = a->pCreateInfo ? a->pCreateInfo->size : 0;
 		bool address = a->pCreateInfo &&
 			(a->pCreateInfo->usage & VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT);
+		/* a uniform buffer's bytes may be copied to a slot of ours
+		 * (uniform.c), where a descriptor's offset is one this device
+		 * refuses */
+		if (a->pCreateInfo && (a->pCreateInfo->usage & VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT))
+			((VkBufferCreateInfo *)a->pCreateInfo)->usage |= VK_BUFFER_USAGE_TRANSFER_SRC_BIT;
 		if (vkr_call_generic(r, e, args) == VK_SUCCESS && cap && a->pBuffer) {
 			obj *o = vkr_new_obj(r, cap, (uint64_t)(uintptr_t)*a->pBuffer, false, true, size);
 			o->address = address;

@@ -117,7 +117,14 @@ typedef struct cmd_entry {
 					 * queryCount parameters, or -1 */
 	uint8_t merge;       /* enum merge_kind: what it does to submits held (queue.c) */
 	uint8_t ahead;       /* enum ahead_kind: what it needs running ahead (ahead.c) */
+	uint8_t uniform;     /* enum uniform_kind: what moved uniform descriptors
+			      * follow of it (uniform.c) */
 } cmd_entry;
+
+/* What a record is to uniform descriptors moved (uniform.c) */
+enum uniform_kind { UK_NONE, UK_BIND_SETS, UK_EXECUTE, UK_BEGIN, UK_FREE_CBS, UK_COPY, UK_COPY2,
+		    UK_UPDATE, UK_FILL, UK_IMAGE, UK_IMAGE2, UK_ALLOC_SETS, UK_FREE_SETS,
+		    UK_DESTROY_BUFFER };
 
 /* What a record does to the vkQueueSubmits held to be merged (queue.c):
  * sends them first, leaves them (it cannot tell they are held), leaves
@@ -130,6 +137,7 @@ enum merge_kind { MK_SEND, MK_LEAVE, MK_RECORD, MK_BEGIN, MK_POOL, MK_ALLOC, MK_
 typedef struct memobj memobj;
 typedef struct vkr_device vkr_device;
 typedef struct vkr_ahead vkr_ahead;
+typedef struct vkr_uniforms vkr_uniforms;
 
 /* vkQueueSubmits held, to go out as one call with those to the same
  * queue after them (queue.c) */
@@ -240,6 +248,7 @@ enum tag {
 	TAG_RESTORE, TAG_RESET, TAG_ACQUIRED, TAG_WAITED_BY, TAG_MARKED, TAG_EPOCH, TAG_CAPMEM,
 	TAG_CBSTATE, TAG_CBPOOL, TAG_QFAMILY, TAG_IBUF, TAG_IOFF, TAG_ISIZE, TAG_QPOOL,
 	TAG_TIME, TAG_TLBASE, TAG_TLTOP, TAG_RVIEW,
+	TAG_USET, TAG_USRC, TAG_UCB,
 };
 
 /*
@@ -319,6 +328,8 @@ struct vkr_device {
 	 * good after a second queue or a sparse bind */
 	vkr_ahead *ahead;
 	bool ahead_off;
+	/* uniform descriptors moved (uniform.c), from the first */
+	vkr_uniforms *uniforms;
 };
 
 typedef struct vkr_warm vkr_warm;
@@ -374,6 +385,7 @@ typedef struct vkr {
 		*h_command_buffer, *h_command_pool;
 	bool stuck;        /* a bounded wait ran out: the device may never idle */
 	bool said_alignment;  /* a buffer descriptor's offset this device refuses: said */
+	uint64_t uniforms_moved, uniform_copies;  /* uniform.c's, for --stats */
 	tmap binary;       /* (binary semaphore made here, TAG_BINARY), (fence
 			    * made here, TAG_FENCE) -> 1 while a signal is
 			    * pending, or the fence signalled (queue.c) */
@@ -620,6 +632,26 @@ void vkr_acquire_submitted(vkr *r, uint64_t cap);
 /* The record's device's function A, or its alias B (an extension's name
  * for a core command). */
 PFN_vkVoidFunction vkr_device_fn(vkr *r, const char *a, const char *b);
+
+/* uniform.c: uniform buffer descriptors at offsets the device refuses,
+ * moved to slots of replay's.  vkr_uniforms_update: true where it made
+ * the vkUpdateDescriptorSets of ARGS (capture values) itself;
+ * _before and _after a record of E whose e->uniform is set, on a device
+ * with descriptors moved (_after: ARGS live); _submit: a submit's
+ * batches (live) with the copies before the command buffers that read
+ * slots. */
+VkDeviceSize vkr_uniform_alignment(const vkr *r);
+void vkr_uniforms_entry(cmd_entry *e);
+bool vkr_uniforms_update(vkr *r, const cmd_entry *e, vk_args_vkUpdateDescriptorSets *a);
+/* A bind's dynamic offsets this device refuses, said once (capture values) */
+void vkr_uniforms_dynamic(vkr *r, const vk_args_vkCmdBindDescriptorSets *a);
+void vkr_uniforms_before(vkr *r, const cmd_entry *e, void *args);
+void vkr_uniforms_after(vkr *r, const cmd_entry *e, void *args);
+const VkSubmitInfo *vkr_uniforms_submit(vkr *r, VkQueue queue, const VkSubmitInfo *si,
+					uint32_t n);
+const VkSubmitInfo2 *vkr_uniforms_submit2(vkr *r, VkQueue queue, const VkSubmitInfo2 *si,
+					  uint32_t n);
+void vkr_uniforms_free(vkr_device *d);
 
 /* timeline.c: timeline semaphores the program destroys, kept and made
  * again, their values raised.  vkr_timeline_create: true where one was

@@ -192,6 +192,8 @@ void vkr_print_stats(vkr *r, double total)
 			(unsigned long long)ahead, (unsigned long long)taken, threads,
 			(unsigned long long)objs, (unsigned long long)objs_taken,
 			(unsigned long long)r->timelines_reused);
+		fprintf(o, "\"uniforms_moved\": {\"descriptors\": %llu, \"copies\": %llu}, ",
+			(unsigned long long)r->uniforms_moved, (unsigned long long)r->uniform_copies);
 		fprintf(o, "\"ahead\": {\"on\": %s, \"waits_skipped\": %llu, \"joined\": %llu, "
 			"\"paid\": %llu, \"barriers\": %llu, \"renamed_command_buffers\": %llu, "
 			"\"renamed_fences\": %llu, \"staged_bytes\": %llu, \"ended\": %llu, "
@@ -266,6 +268,10 @@ void vkr_print_stats(vkr *r, double total)
 		fprintf(o, "pipelines ahead:   none (--pipeline-jobs 0, a CPU device or a stream)\n");
 	fprintf(o, "timelines reused:  %llu (semaphores made again from those destroyed)\n",
 		(unsigned long long)r->timelines_reused);
+	if (r->uniforms_moved)
+		fprintf(o, "uniforms moved:    %llu descriptors at offsets this device refuses, to "
+			"slots of replay's; %llu copies into them\n",
+			(unsigned long long)r->uniforms_moved, (unsigned long long)r->uniform_copies);
 	if (r->ahead_on)
 		fprintf(o, "running ahead:     %llu waits skipped (%llu with a wait for older work "
 			"joined to them; %llu paid later, %.3f s), %.3f s "

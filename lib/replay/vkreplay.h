@@ -42,6 +42,7 @@ typedef struct vkr_options {
 	uint64_t wait_ns;             /* --wait-timeout: the longest wait (0: 10 s) */
 	int pipeline_jobs;            /* --pipeline-jobs N; -1: by the device */
 	bool preload;                 /* --preload: the range read and decoded first */
+	uint64_t uniform_align;       /* --uniform-alignment N: at least this (0: the device's) */
 } vkr_options;
 
 /* --dump, --dump-resource: 0, or -1 with MSG saying which call of INPUT
