@@ -52,7 +52,8 @@
  *     not); with --uniform-update, writes them by vkCmdUpdateBuffer first
  *     in the frame's command buffer instead of through the mapping;
  *     --uniform-dynamic binds them as a dynamic uniform buffer (its
- *     dynamic offset 0),
+ *     dynamic offset 0); --uniform-template writes their descriptors by
+ *     vkUpdateDescriptorSetWithTemplate (vkexample_uniform.c),
  *   - and, when asked, copies the colour image to a host buffer and writes
  *     it as DIR/frame-N.png.
  *
@@ -381,13 +382,15 @@ static void create_descriptors(void)
 		ubo_info[i].buffer = g.ubo.buf;
 		ubo_info[i].offset = (VkDeviceSize)i * UBO_STRIDE + g.ubo_offset;
 		ubo_info[i].range = sizeof(struct frame_ubo);
-		w[nw].sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
-		w[nw].dstSet = g.gfx_set[i];
-		w[nw].dstBinding = 0;
-		w[nw].descriptorCount = 1;
-		w[nw].descriptorType = ubo_type;
-		w[nw].pBufferInfo = &ubo_info[i];
-		nw++;
+		if (!g.ubo_template) {  /* (else by a template, below) */
+			w[nw].sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
+			w[nw].dstSet = g.gfx_set[i];
+			w[nw].dstBinding = 0;
+			w[nw].descriptorCount = 1;
+			w[nw].descriptorType = ubo_type;
+			w[nw].pBufferInfo = &ubo_info[i];
+			nw++;
+		}
 		w[nw].sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
 		w[nw].dstSet = g.gfx_set[i];
 		w[nw].dstBinding = 1;
@@ -411,6 +414,8 @@ static void create_descriptors(void)
 	w[nw].pImageInfo = &storage_info;
 	nw++;
 	vkUpdateDescriptorSets(ex.dev, nw, w, 0, NULL);
+	if (g.ubo_template)
+		uniform_template_write(ubo_type, ubo_info);
 
 	pli.pSetLayouts = &g.gfx_dsl;
 	VK(vkCreatePipelineLayout(ex.dev, &pli, NULL, &g.gfx_layout));
@@ -770,23 +775,8 @@ static void record_frame(VkCommandBuffer cb, unsigned slot, unsigned frame, int 
 
 	VK(vkBeginCommandBuffer(cb, &bi));
 	rewrite_source_frame(cb, frame);
-	if (g.ubo_update) {
-		/* --uniform-update: the uniforms uploaded here, before the
-		 * pass that reads them */
-		VkBufferMemoryBarrier ub = {
-			.sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER,
-			.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
-			.dstAccessMask = VK_ACCESS_UNIFORM_READ_BIT,
-			.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-			.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-			.buffer = g.ubo.buf,
-			.offset = (VkDeviceSize)slot * UBO_STRIDE + g.ubo_offset,
-			.size = sizeof(*u),
-		};
-		vkCmdUpdateBuffer(cb, g.ubo.buf, ub.offset, sizeof(*u), u);
-		vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT,
-				     VK_PIPELINE_STAGE_VERTEX_SHADER_BIT, 0, 0, NULL, 1, &ub, 0, NULL);
-	}
+	if (g.ubo_update)
+		uniform_upload(cb, slot, u);
 
 	/* compute: the previous frame's sampling of the image is done before
 	 * this frame writes it.  The pass writes every texel, so the old
@@ -1120,6 +1110,7 @@ int main(int argc, char **argv)
 	g.ubo_offset = o.ubo_offset;
 	g.ubo_update = o.ubo_update;
 	g.ubo_dynamic = o.ubo_dynamic;
+	g.ubo_template = o.ubo_template;
 	g.hud_render_pass = o.render_pass;
 	create_resources();
 	upload();

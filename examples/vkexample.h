@@ -49,6 +49,7 @@ struct vkexample {
 	unsigned ubo_offset;	/* --uniform-offset: the uniforms' byte in their slot */
 	int ubo_update;		/* --uniform-update: written by vkCmdUpdateBuffer */
 	int ubo_dynamic;	/* --uniform-dynamic: a dynamic uniform buffer */
+	int ubo_template;	/* --uniform-template: written by a template */
 
 	VkDescriptorSetLayout gfx_dsl, comp_dsl;
 	VkDescriptorPool dpool;
@@ -138,6 +139,7 @@ struct options {
 	unsigned ubo_offset;	/* the uniforms at this byte of their slot */
 	int ubo_update;		/* ... written by vkCmdUpdateBuffer in the frame */
 	int ubo_dynamic;	/* ... bound as a dynamic uniform buffer */
+	int ubo_template;	/* ... their descriptors written by a template */
 	const char *png_dir;
 	const char *extension;	/* one more device extension to enable */
 	unsigned *dump;		/* frame numbers to dump; NULL: every frame */
@@ -149,6 +151,12 @@ int want_dump(const struct options *o, unsigned frame);
 
 /* vkexample.c */
 VkShaderModule create_shader(const uint32_t *code, size_t size);
+
+/* vkexample_uniform.c: --uniform-update's upload of slot SLOT's uniforms
+ * U into CB, and --uniform-template's write of each frame set's binding 0
+ * (of TYPE) as B says, by a template */
+void uniform_upload(VkCommandBuffer cb, unsigned slot, const struct frame_ubo *u);
+void uniform_template_write(VkDescriptorType type, const VkDescriptorBufferInfo *b);
 
 /* vkexample_texture.c: images */
 struct image create_image(VkFormat format, uint32_t w, uint32_t h, uint32_t levels,

@@ -21,7 +21,7 @@ static void usage(FILE *f)
 		"          [--push-templates] [--term-handler] [--discard-pipeline]\n"
 		"          [--depth-read-only] [--depth-read-only-rp] [--rewrite-source[=destroy]]\n"
 		"          [--submit2] [--staging-image] [--uniform-offset N]\n"
-		"          [--uniform-update] [--uniform-dynamic]\n"
+		"          [--uniform-update] [--uniform-dynamic] [--uniform-template]\n"
 		"  --frames N          frames to render (default 10)\n"
 		"  --png-dir DIR       write DIR/frame-N.png (every frame unless --dump-frames)\n"
 		"  --dump-frames LIST  only these frames (comma-separated, from 0)\n"
@@ -97,7 +97,8 @@ static void usage(FILE *f)
 		"                      up to 128; default 0)\n"
 		"  --uniform-update    the frame's uniforms written by vkCmdUpdateBuffer first\n"
 		"                      in its command buffer, not through the mapping\n"
-		"  --uniform-dynamic   the uniforms a dynamic uniform buffer (dynamic offset 0)\n",
+		"  --uniform-dynamic   the uniforms a dynamic uniform buffer (dynamic offset 0)\n"
+		"  --uniform-template  their descriptors written by an update template\n",
 		ex.prog);
 }
 
@@ -219,6 +220,8 @@ void parse_options(int argc, char **argv, struct options *o)
 			o->ubo_update = 1;
 		} else if (!strcmp(a, "--uniform-dynamic")) {
 			o->ubo_dynamic = 1;
+		} else if (!strcmp(a, "--uniform-template")) {
+			o->ubo_template = 1;
 		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			usage(stdout);
 			exit(0);

@@ -452,6 +452,8 @@ decoded:;
 		vkr_attachment_formats(r->d->vk.physical, e->attachments, args);
 	if (e->uniform == UK_BIND_SETS)
 		vkr_uniforms_dynamic(r, args);
+	else if (e->uniform == UK_PUSH)
+		vkr_uniforms_push(r, args);
 	if (e->uniform && r->d->uniforms) {
 		vkr_uniforms_before(r, e, args);
 		replay_special(r, e, args, capres);
@@ -887,6 +889,7 @@ void vkr_init_common(vkr *r, const vkr_options *opt)
 	trace_arena_init(&r->arena);
 	r->h_buffer = vk_handle_lookup("VkBuffer");
 	r->h_image = vk_handle_lookup("VkImage");
+	r->h_descriptor_set = vk_handle_lookup("VkDescriptorSet");
 	r->h_memory = vk_handle_lookup("VkDeviceMemory");
 	r->h_physical = vk_handle_lookup("VkPhysicalDevice");
 	r->h_surface = vk_handle_lookup("VkSurfaceKHR");

@@ -124,7 +124,7 @@ typedef struct cmd_entry {
 /* What a record is to uniform descriptors moved (uniform.c) */
 enum uniform_kind { UK_NONE, UK_BIND_SETS, UK_EXECUTE, UK_BEGIN, UK_FREE_CBS, UK_COPY, UK_COPY2,
 		    UK_UPDATE, UK_FILL, UK_IMAGE, UK_IMAGE2, UK_ALLOC_SETS, UK_FREE_SETS,
-		    UK_DESTROY_BUFFER };
+		    UK_DESTROY_BUFFER, UK_TEMPLATE_SET, UK_TEMPLATE_PUSH, UK_PUSH };
 
 /* What a record does to the vkQueueSubmits held to be merged (queue.c):
  * sends them first, leaves them (it cannot tell they are held), leaves
@@ -380,6 +380,7 @@ typedef struct vkr {
 	uint32_t renamed;  /* images made in a format renamed */
 	int32_t rename_said[8][2];  /* the renames warned of, from and to */
 	trace_arena arena;
+	const vk_handle_info *h_descriptor_set;
 	const vk_handle_info *h_buffer, *h_image, *h_memory, *h_physical, *h_surface,
 		*h_swapchain, *h_semaphore, *h_fence, *h_queue, *h_device, *h_instance,
 		*h_command_buffer, *h_command_pool;
@@ -643,8 +644,18 @@ PFN_vkVoidFunction vkr_device_fn(vkr *r, const char *a, const char *b);
 VkDeviceSize vkr_uniform_alignment(const vkr *r);
 void vkr_uniforms_entry(cmd_entry *e);
 bool vkr_uniforms_update(vkr *r, const cmd_entry *e, vk_args_vkUpdateDescriptorSets *a);
+/* vkUpdateDescriptorSetWithTemplate's pData: _sizes, before its handles
+ * are mapped, the sizes of the descriptors to move (NULL: none; a push
+ * template's are said once, not moved); _move, after, moves them in
+ * DATA for set CAP_SET. */
+VkDeviceSize *vkr_uniforms_template_sizes(vkr *r, const cmd_entry *e, const tmpl *t,
+					  const uint8_t *data);
+void vkr_uniforms_template_move(vkr *r, uint64_t cap_set, const tmpl *t, uint8_t *data,
+				const VkDeviceSize *size);
 /* A bind's dynamic offsets this device refuses, said once (capture values) */
 void vkr_uniforms_dynamic(vkr *r, const vk_args_vkCmdBindDescriptorSets *a);
+/* A push's buffer descriptors at offsets this device refuses, said once */
+void vkr_uniforms_push(vkr *r, const vk_args_vkCmdPushDescriptorSetKHR *a);
 void vkr_uniforms_before(vkr *r, const cmd_entry *e, void *args);
 void vkr_uniforms_after(vkr *r, const cmd_entry *e, void *args);
 const VkSubmitInfo *vkr_uniforms_submit(vkr *r, VkQueue queue, const VkSubmitInfo *si,

@@ -75,7 +75,12 @@ void vkr_template_data(vkr *r, const cmd_entry *e, void *args)
 				  (long long)c->offset, v->len, (unsigned long long)want);
 		void *data;
 		memcpy(&data, (uint8_t *)args + cmd->params[e->data].offset, sizeof(data));
+		VkDeviceSize *moved = vkr_uniforms_template_sizes(r, e, t, data);
 		vk_walk_template_handles(t->e, t->n, data, v->len, vkr_remap_in, r);
+		/* (vkUpdateDescriptorSetWithTemplate(device, descriptorSet, ...)) */
+		if (e->uniform == UK_TEMPLATE_SET)
+			vkr_uniforms_template_move(r, vkr_handle_at(args, &cmd->params[1]), t, data,
+						   moved);
 	} else if (v->kind != TRACE_NULL) {
 		vkr_fatal(r, "malformed record (byte %lld): pData is %s, not a blob", (long long)c->offset,
 			  trace_value_kind_name(v->kind));

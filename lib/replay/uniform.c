@@ -9,7 +9,7 @@
  * scene captured on llvmpipe lost most of its particles on an H100.
  *
  * Such a descriptor (VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, written by
- * vkUpdateDescriptorSets or copied by it) is given a slot of ours
+ * vkUpdateDescriptorSets or a template, or copied) is given a slot of ours
  * instead, a buffer range at the device's alignment, and the bytes the
  * program meant are copied into the slot on the device, in queue order:
  *
@@ -26,9 +26,8 @@
  *
  * Each copy has a full barrier before it and after it.  Not followed: a
  * shader's stores into a uniform buffer's bytes (a storage buffer over
- * the same memory), descriptors with dynamic offsets, update templates
- * and push descriptors (trace-replay(1) says each once), and work on
- * several queues reading one set at once.
+ * the same memory), descriptors with dynamic offsets and pushed ones
+ * (said once), and work on several queues reading one set at once.
  *
  * --uniform-alignment N replays as if the device's alignment were N, to
  * try a trace for a coarser device on this one.
@@ -426,11 +425,12 @@ static bool misplaced(const VkWriteDescriptorSet *w, uint32_t i, VkDeviceSize al
 /* Says once a descriptor whose offset the device refuses and that is not
  * moved (a storage buffer, a dynamic uniform buffer: their bytes are
  * not followed). */
-static void unmoved(vkr *r, const VkWriteDescriptorSet *w, uint32_t k)
+static void unmoved(vkr *r, const VkWriteDescriptorSet *w, uint32_t k, bool push)
 {
 	const VkPhysicalDeviceLimits *l = &r->d->vk.props.limits;
 	VkDescriptorType t = w->descriptorType;
-	bool uniform = t == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC;
+	bool uniform = t == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC ||
+		       (push && t == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER);
 	bool storage = t == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER ||
 		       t == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC;
 	VkDeviceSize align = uniform ? vkr_uniform_alignment(r)
@@ -442,13 +442,22 @@ static void unmoved(vkr *r, const VkWriteDescriptorSet *w, uint32_t k)
 		vkr_warn(r, "pDescriptorWrites[%u].pBufferInfo[%u].offset %llu is not a multiple "
 			 "of this device's %s (%llu), which the capture's device may have "
 			 "allowed: its shaders may read other bytes (replay moves those of "
-			 "uniform buffers without dynamic offsets only)",
+			 "uniform buffers without dynamic offsets in sets only)",
 			 k, i, (unsigned long long)w->pBufferInfo[i].offset,
 			 uniform ? "minUniformBufferOffsetAlignment"
 				 : "minStorageBufferOffsetAlignment",
 			 (unsigned long long)align);
 		return;
 	}
+}
+
+void vkr_uniforms_push(vkr *r, const vk_args_vkCmdPushDescriptorSetKHR *a)
+{
+	if (r->said_alignment || r->checking || !r->d->vk.device)
+		return;
+	for (uint32_t k = 0; a->pDescriptorWrites && k < a->descriptorWriteCount; k++)
+		if (!r->said_alignment)
+			unmoved(r, &a->pDescriptorWrites[k], k, true);
 }
 
 void vkr_uniforms_dynamic(vkr *r, const vk_args_vkCmdBindDescriptorSets *a)
@@ -467,7 +476,7 @@ void vkr_uniforms_dynamic(vkr *r, const vk_args_vkCmdBindDescriptorSets *a)
 			 "minUniformBufferOffsetAlignment (%llu) or minStorageBufferOffsetAlignment "
 			 "(%llu), which the capture's device may have allowed: its shaders may read "
 			 "other bytes (replay moves those of uniform buffers without dynamic offsets "
-			 "only)", i, a->pDynamicOffsets[i],
+			 "in sets only)", i, a->pDynamicOffsets[i],
 			 (unsigned long long)vkr_uniform_alignment(r),
 			 (unsigned long long)l->minStorageBufferOffsetAlignment);
 		return;
@@ -494,7 +503,7 @@ bool vkr_uniforms_update(vkr *r, const cmd_entry *e, vk_args_vkUpdateDescriptorS
 	for (uint32_t k = 0; a->pDescriptorWrites && k < a->descriptorWriteCount; k++) {
 		const VkWriteDescriptorSet *w = &a->pDescriptorWrites[k];
 		if (!r->said_alignment)
-			unmoved(r, w, k);
+			unmoved(r, w, k, false);
 		if (w->descriptorType == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER && w->pBufferInfo)
 			nsize += w->descriptorCount;
 	}
@@ -584,6 +593,94 @@ bool vkr_uniforms_update(vkr *r, const cmd_entry *e, vk_args_vkUpdateDescriptorS
 	return true;
 }
 
+/* A template's entry K, element I: its buffer info in DATA. */
+static VkDescriptorBufferInfo template_info(const tmpl *t, uint32_t k, uint32_t i,
+					    const uint8_t *data)
+{
+	VkDescriptorBufferInfo b;
+	memcpy(&b, data + t->e[k].offset + (size_t)i * t->e[k].stride, sizeof(b));
+	return b;
+}
+
+VkDeviceSize *vkr_uniforms_template_sizes(vkr *r, const cmd_entry *e, const tmpl *t,
+					  const uint8_t *data)
+{
+	if (r->checking || !r->d->vk.device || !data)
+		return NULL;
+	VkDeviceSize align = r->d->uniforms ? r->d->uniforms->align : vkr_uniform_alignment(r);
+	bool push = e->uniform != UK_TEMPLATE_SET;
+	VkDeviceSize *size = NULL;
+	uint32_t n = 0, at = 0;
+	for (uint32_t k = 0; k < t->n; k++)
+		if (t->e[k].descriptorType == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER)
+			n += t->e[k].descriptorCount;
+	for (uint32_t k = 0; k < t->n; k++) {
+		VkDescriptorType type = t->e[k].descriptorType;
+		bool uniform = type == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER ||
+			       type == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC;
+		for (uint32_t i = 0; uniform && i < t->e[k].descriptorCount; i++) {
+			VkDescriptorBufferInfo b = template_info(t, k, i, data);
+			at += type == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
+			if (!b.buffer || b.offset % align == 0)
+				continue;
+			if (push || type != VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER) {
+				if (!r->said_alignment)
+					vkr_warn(r, "pData: entry %u, descriptor %u: offset %llu is not a "
+						 "multiple of this device's "
+						 "minUniformBufferOffsetAlignment (%llu), which the "
+						 "capture's device may have allowed: its shaders may read "
+						 "other bytes (replay moves those of uniform buffers "
+						 "without dynamic offsets in sets only)", k, i,
+						 (unsigned long long)b.offset, (unsigned long long)align);
+				r->said_alignment = true;
+				continue;
+			}
+			if (!size)
+				size = trace_arena_alloc(&r->arena, n * sizeof(*size));
+			size[at - 1] = b.range;
+			if (b.range == VK_WHOLE_SIZE) {
+				uint64_t *o = tmap_at(&r->objects, H(b.buffer), TAG_OBJ);
+				obj *ob = o ? (obj *)(uintptr_t)*o : NULL;
+				if (!ob || ob->create_size <= b.offset)
+					vkr_fatal(r, "pData: entry %u, descriptor %u: offset %llu past the "
+						  "end of VkBuffer 0x%llx", k, i,
+						  (unsigned long long)b.offset, (unsigned long long)H(b.buffer));
+				size[at - 1] = ob->create_size - b.offset;
+			}
+		}
+	}
+	if (size && !r->d->uniforms)
+		uniforms_start(r);
+	return size;
+}
+
+void vkr_uniforms_template_move(vkr *r, uint64_t cap_set, const tmpl *t, uint8_t *data,
+				const VkDeviceSize *size)
+{
+	vkr_uniforms *u = r->d->uniforms;
+	uint64_t live;
+	if (!u || !data || !vkr_map_get(r, r->h_descriptor_set, cap_set, &live) || !live)
+		return;
+	VkDescriptorSet set = (VkDescriptorSet)(uintptr_t)live;
+	for (uint32_t k = 0, at = 0; k < t->n; k++) {
+		bool uniform = t->e[k].descriptorType == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
+		for (uint32_t i = 0; i < t->e[k].descriptorCount; i++) {
+			uint32_t el = t->e[k].dstArrayElement + i;
+			VkDescriptorBufferInfo b;
+			if (!uniform || !size || !size[at] ||
+			    !(b = template_info(t, k, i, data)).buffer || b.offset % u->align == 0) {
+				unmove(r, u, set, t->e[k].dstBinding, el);
+				at += uniform;
+				continue;
+			}
+			const ushadow *h = move(r, u, set, t->e[k].dstBinding, el, b.buffer, b.offset,
+						size[at++]);
+			b = (VkDescriptorBufferInfo){h->slot.buf, h->slot.off, h->size};
+			memcpy(data + t->e[k].offset + (size_t)i * t->e[k].stride, &b, sizeof(b));
+		}
+	}
+}
+
 void vkr_uniforms_entry(cmd_entry *e)
 {
 	static const vk_named table[] = {
@@ -603,6 +700,12 @@ void vkr_uniforms_entry(cmd_entry *e)
 		{"vkAllocateDescriptorSets", UK_ALLOC_SETS},
 		{"vkFreeDescriptorSets", UK_FREE_SETS},
 		{"vkDestroyBuffer", UK_DESTROY_BUFFER},
+		{"vkUpdateDescriptorSetWithTemplate", UK_TEMPLATE_SET},
+		{"vkUpdateDescriptorSetWithTemplateKHR", UK_TEMPLATE_SET},
+		{"vkCmdPushDescriptorSetWithTemplateKHR", UK_TEMPLATE_PUSH},
+		{"vkCmdPushDescriptorSetWithTemplate", UK_TEMPLATE_PUSH},
+		{"vkCmdPushDescriptorSetKHR", UK_PUSH},
+		{"vkCmdPushDescriptorSet", UK_PUSH},
 	};
 	e->uniform = (uint8_t)VK_BY_NAME(table, e->cmd->sig.name, UK_NONE);
 }
