@@ -483,6 +483,20 @@ void vkr_uniforms_dynamic(vkr *r, const vk_args_vkCmdBindDescriptorSets *a)
 	}
 }
 
+/* The bytes descriptor B (capture values; WHAT names it) reads: its
+ * range, or to its buffer's end. */
+static VkDeviceSize range_of(vkr *r, const VkDescriptorBufferInfo *b, const char *what)
+{
+	if (b->range != VK_WHOLE_SIZE)
+		return b->range;
+	uint64_t *o = tmap_at(&r->objects, H(b->buffer), TAG_OBJ);
+	obj *ob = o ? (obj *)(uintptr_t)*o : NULL;
+	if (!ob || ob->create_size <= b->offset)
+		vkr_fatal(r, "%s: offset %llu past the end of VkBuffer 0x%llx", what,
+			  (unsigned long long)b->offset, (unsigned long long)H(b->buffer));
+	return ob->create_size - b->offset;
+}
+
 static vkr_uniforms *uniforms_start(vkr *r)
 {
 	vkr_uniforms *u = trace_xcalloc(1, sizeof(*u));
@@ -517,17 +531,9 @@ bool vkr_uniforms_update(vkr *r, const cmd_entry *e, vk_args_vkUpdateDescriptorS
 			if (!size)
 				size = trace_arena_alloc(&r->arena, nsize * sizeof(*size));
 			const VkDescriptorBufferInfo *b = &w->pBufferInfo[i];
-			size[at] = b->range;
-			if (b->range == VK_WHOLE_SIZE) {
-				uint64_t *o = tmap_at(&r->objects, H(b->buffer), TAG_OBJ);
-				obj *ob = o ? (obj *)(uintptr_t)*o : NULL;
-				if (!ob || ob->create_size <= b->offset)
-					vkr_fatal(r, "pDescriptorWrites[%u].pBufferInfo[%u]: offset %llu "
-						  "past the end of VkBuffer 0x%llx", k, i,
-						  (unsigned long long)b->offset,
-						  (unsigned long long)H(b->buffer));
-				size[at] = ob->create_size - b->offset;
-			}
+			char what[64];
+			snprintf(what, sizeof(what), "pDescriptorWrites[%u].pBufferInfo[%u]", k, i);
+			size[at] = range_of(r, b, what);
 		}
 	}
 	if (!size && !u)
@@ -637,16 +643,9 @@ VkDeviceSize *vkr_uniforms_template_sizes(vkr *r, const cmd_entry *e, const tmpl
 			}
 			if (!size)
 				size = trace_arena_alloc(&r->arena, n * sizeof(*size));
-			size[at - 1] = b.range;
-			if (b.range == VK_WHOLE_SIZE) {
-				uint64_t *o = tmap_at(&r->objects, H(b.buffer), TAG_OBJ);
-				obj *ob = o ? (obj *)(uintptr_t)*o : NULL;
-				if (!ob || ob->create_size <= b.offset)
-					vkr_fatal(r, "pData: entry %u, descriptor %u: offset %llu past the "
-						  "end of VkBuffer 0x%llx", k, i,
-						  (unsigned long long)b.offset, (unsigned long long)H(b.buffer));
-				size[at - 1] = ob->create_size - b.offset;
-			}
+			char what[64];
+			snprintf(what, sizeof(what), "pData: entry %u, descriptor %u", k, i);
+			size[at - 1] = range_of(r, &b, what);
 		}
 	}
 	if (size && !r->d->uniforms)
