@@ -207,7 +207,9 @@ EXAMPLE_LIBS := -lvulkan -lxcb -lz -lm -pthread
 VKEXAMPLE_SHADERS := build/examples/shaders/vkexample_vert.h \
 	build/examples/shaders/vkexample_frag.h build/examples/shaders/vkexample_comp.h \
 	build/examples/shaders/mipdown_comp.h build/examples/shaders/hud_vert.h \
-	build/examples/shaders/hud_frag.h
+	build/examples/shaders/hud_frag.h \
+	build/examples/shaders/vkexample_ro_vert.h build/examples/shaders/vkexample_ro_frag.h \
+	build/examples/shaders/vkexample_rw_frag.h
 
 examples: $(EXAMPLES)
 
@@ -238,6 +240,12 @@ build/tests:
 
 build/examples/shaders/vkexample_%.h: examples/shaders/vkexample.% | build/examples/shaders
 	glslangValidator -V --vn vkexample_$* -o $@ $<
+
+# (--uniform-storage: the frame's uniforms in a storage buffer, readonly or not)
+build/examples/shaders/vkexample_ro_%.h: examples/shaders/vkexample.% | build/examples/shaders
+	glslangValidator -V -DFRAME_STORAGE_RO --vn vkexample_ro_$* -o $@ $<
+build/examples/shaders/vkexample_rw_%.h: examples/shaders/vkexample.% | build/examples/shaders
+	glslangValidator -V -DFRAME_STORAGE_RW --vn vkexample_rw_$* -o $@ $<
 
 build/examples/shaders/mipdown_comp.h: examples/shaders/mipdown.comp | build/examples/shaders
 	glslangValidator -V --vn mipdown_comp -o $@ $<

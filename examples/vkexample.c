@@ -97,8 +97,6 @@
 #include "vkexample.h"
 #include "window.h"
 
-#include "vkexample_vert.h"
-#include "vkexample_frag.h"
 #include "vkexample_comp.h"
 
 /* ------------------------------------------------------------------ */
@@ -254,7 +252,12 @@ static void create_device(const struct options *o)
 		    o->submit2 ? "--submit2" : "--depth-read-only", name,
 		    VK_API_VERSION_MAJOR(ex.props.apiVersion),
 		    VK_API_VERSION_MINOR(ex.props.apiVersion));
-	ex_create_device(family, exts, next, v13_wanted ? &v13 : NULL);
+	/* --uniform-storage rw: a fragment shader that may write */
+	VkPhysicalDeviceFeatures2 f2 = {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
+					v13_wanted ? &v13 : NULL};
+	f2.features.fragmentStoresAndAtomics = VK_TRUE;
+	ex_create_device(family, exts, next,
+			 o->ubo_storage == 2 ? (void *)&f2 : v13_wanted ? (void *)&v13 : NULL);
 }
 
 static void create_resources(void)
@@ -300,7 +303,7 @@ static void create_resources(void)
 
 	/* the uniform buffer: one slot per frame in flight, mapped for good */
 	g.ubo = ex_create_buffer((VkDeviceSize)UBO_STRIDE * FRAMES_IN_FLIGHT,
-			      VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT |
+			      VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT | VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
 			      (g.ubo_update ? VK_BUFFER_USAGE_TRANSFER_DST_BIT : 0),
 			      VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT,
 			      VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
@@ -315,7 +318,8 @@ static void create_resources(void)
 
 static void create_descriptors(void)
 {
-	VkDescriptorType ubo_type = g.ubo_dynamic ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC
+	VkDescriptorType ubo_type = g.ubo_storage ? VK_DESCRIPTOR_TYPE_STORAGE_BUFFER
+				  : g.ubo_dynamic ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER_DYNAMIC
 						  : VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
 	VkDescriptorSetLayoutBinding gfx_b[3] = {
 		{ 0, ubo_type, 1,
@@ -621,8 +625,7 @@ static void create_pipelines(void)
 		.layout = g.comp_layout,
 	};
 
-	g.vert = create_shader(vkexample_vert, sizeof(vkexample_vert));
-	g.frag = create_shader(vkexample_frag, sizeof(vkexample_frag));
+	frame_shaders(&g.vert, &g.frag);
 	g.comp = create_shader(vkexample_comp, sizeof(vkexample_comp));
 	stages[0].module = g.vert;
 	stages[1].module = g.frag;
@@ -1110,6 +1113,7 @@ int main(int argc, char **argv)
 	g.ubo_offset = o.ubo_offset;
 	g.ubo_update = o.ubo_update;
 	g.ubo_dynamic = o.ubo_dynamic;
+	g.ubo_storage = o.ubo_storage;
 	g.ubo_template = o.ubo_template;
 	g.hud_render_pass = o.render_pass;
 	create_resources();

@@ -50,6 +50,7 @@ struct vkexample {
 	int ubo_update;		/* --uniform-update: written by vkCmdUpdateBuffer */
 	int ubo_dynamic;	/* --uniform-dynamic: a dynamic uniform buffer */
 	int ubo_template;	/* --uniform-template: written by a template */
+	int ubo_storage;	/* --uniform-storage: 0 no, 1 ro, 2 rw */
 
 	VkDescriptorSetLayout gfx_dsl, comp_dsl;
 	VkDescriptorPool dpool;
@@ -140,6 +141,7 @@ struct options {
 	int ubo_update;		/* ... written by vkCmdUpdateBuffer in the frame */
 	int ubo_dynamic;	/* ... bound as a dynamic uniform buffer */
 	int ubo_template;	/* ... their descriptors written by a template */
+	int ubo_storage;	/* ... read from a storage buffer: 1 readonly, 2 not */
 	const char *png_dir;
 	const char *extension;	/* one more device extension to enable */
 	unsigned *dump;		/* frame numbers to dump; NULL: every frame */
@@ -157,6 +159,8 @@ VkShaderModule create_shader(const uint32_t *code, size_t size);
  * (of TYPE) as B says, by a template */
 void uniform_upload(VkCommandBuffer cb, unsigned slot, const struct frame_ubo *u);
 void uniform_template_write(VkDescriptorType type, const VkDescriptorBufferInfo *b);
+/* The cube's vertex and fragment shaders, as --uniform-storage asks. */
+void frame_shaders(VkShaderModule *vert, VkShaderModule *frag);
 
 /* vkexample_texture.c: images */
 struct image create_image(VkFormat format, uint32_t w, uint32_t h, uint32_t levels,

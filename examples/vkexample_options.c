@@ -22,6 +22,7 @@ static void usage(FILE *f)
 		"          [--depth-read-only] [--depth-read-only-rp] [--rewrite-source[=destroy]]\n"
 		"          [--submit2] [--staging-image] [--uniform-offset N]\n"
 		"          [--uniform-update] [--uniform-dynamic] [--uniform-template]\n"
+		"          [--uniform-storage ro|rw]\n"
 		"  --frames N          frames to render (default 10)\n"
 		"  --png-dir DIR       write DIR/frame-N.png (every frame unless --dump-frames)\n"
 		"  --dump-frames LIST  only these frames (comma-separated, from 0)\n"
@@ -98,7 +99,9 @@ static void usage(FILE *f)
 		"  --uniform-update    the frame's uniforms written by vkCmdUpdateBuffer first\n"
 		"                      in its command buffer, not through the mapping\n"
 		"  --uniform-dynamic   the uniforms a dynamic uniform buffer (dynamic offset 0)\n"
-		"  --uniform-template  their descriptors written by an update template\n",
+		"  --uniform-template  their descriptors written by an update template\n"
+		"  --uniform-storage ro|rw  the uniforms read from a storage buffer the\n"
+		"                      shaders declare readonly (ro) or not (rw)\n",
 		ex.prog);
 }
 
@@ -222,6 +225,11 @@ void parse_options(int argc, char **argv, struct options *o)
 			o->ubo_dynamic = 1;
 		} else if (!strcmp(a, "--uniform-template")) {
 			o->ubo_template = 1;
+		} else if (!strcmp(a, "--uniform-storage")) {
+			if (!val || (strcmp(val, "ro") && strcmp(val, "rw")))
+				die("--uniform-storage: ro or rw");
+			o->ubo_storage = strcmp(val, "ro") ? 2 : 1;
+			i++;
 		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			usage(stdout);
 			exit(0);

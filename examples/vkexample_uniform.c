@@ -5,10 +5,35 @@
  * --uniform-template writes their descriptors through an update template
  * (as zink writes its sets).  With --uniform-offset 16 the replay of
  * either on a device that wants 64 has their bytes to move.
+ * --uniform-storage reads them from a storage buffer instead, which the
+ * shaders declare readonly (ro) or not (rw: the fragment shader, with
+ * fragmentStoresAndAtomics enabled): written by the host each frame, as
+ * SuperTuxKart writes its instance data.
  */
 #include "common.h"
 #include "scene.h"
 #include "vkexample.h"
+
+#include "vkexample_frag.h"
+#include "vkexample_ro_frag.h"
+#include "vkexample_ro_vert.h"
+#include "vkexample_rw_frag.h"
+#include "vkexample_vert.h"
+
+void frame_shaders(VkShaderModule *vert, VkShaderModule *frag)
+{
+	if (g.ubo_storage == 1) {
+		*vert = create_shader(vkexample_ro_vert, sizeof(vkexample_ro_vert));
+		*frag = create_shader(vkexample_ro_frag, sizeof(vkexample_ro_frag));
+	} else if (g.ubo_storage == 2) {
+		/* (a vertex stage may write only with vertexPipelineStoresAndAtomics) */
+		*vert = create_shader(vkexample_ro_vert, sizeof(vkexample_ro_vert));
+		*frag = create_shader(vkexample_rw_frag, sizeof(vkexample_rw_frag));
+	} else {
+		*vert = create_shader(vkexample_vert, sizeof(vkexample_vert));
+		*frag = create_shader(vkexample_frag, sizeof(vkexample_frag));
+	}
+}
 
 void uniform_upload(VkCommandBuffer cb, unsigned slot, const struct frame_ubo *u)
 {

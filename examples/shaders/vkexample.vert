@@ -2,7 +2,14 @@
 // tracekit example: a textured cube, rotated by the matrix the program
 // writes into the persistently mapped uniform buffer every frame.
 
+// (built again with FRAME_STORAGE_RO and _RW: vkexample --uniform-storage)
+#if defined(FRAME_STORAGE_RO)
+layout(set = 0, binding = 0) readonly buffer Frame {
+#elif defined(FRAME_STORAGE_RW)
+layout(set = 0, binding = 0) buffer Frame {
+#else
 layout(set = 0, binding = 0) uniform Frame {
+#endif
 	mat4 mvp;
 	vec4 tint;      // rgb multiplier, w: frame number (as float)
 } ubo;

@@ -376,12 +376,21 @@ obj *descriptor_shows(trim *t, const vk_descriptor *d, bool *known)
 
 typedef struct targets {
 	trim *t;
-	vec *out;
+	uint64_t set;
+	stargets *out;
 } targets;
+
+void stargets_free(stargets *st)
+{
+	vec_free(&st->o);
+	free(st->at);
+	st->at = NULL;
+}
 
 /* What a storage descriptor lets shaders write: an image view (what of
  * its image it shows: storage_written()), a buffer, a texel buffer
- * (through its view, all of the buffer). */
+ * (through its view, all of the buffer); at the binding of the set its
+ * element lands in (a write runs on into the next bindings). */
 static void descriptor_target(void *ctx, const vk_descriptor *d)
 {
 	const targets *x = ctx;
@@ -391,14 +400,24 @@ static void descriptor_target(void *ctx, const vk_descriptor *d)
 	obj *o = descriptor_shows(x->t, d, &known);
 	if (o && o->h == trim_types.buffer_view)
 		o = o->target;
-	if (o && (o->h != trim_types.image_view || o->target) && !vec_has(x->out, o))
-		vec_push(x->out, o);
+	if (!o || (o->h == trim_types.image_view && !o->target))
+		return;
+	uint32_t at = x->set ? vk_iface_binding_at(x->t->iface, x->set, d->binding, d->element)
+			     : UINT32_MAX;
+	stargets *st = x->out;
+	for (uint32_t k = 0; k < st->o.n; k++)
+		if (st->o.v[k] == o && st->at[k] == at)
+			return;
+	vec_push(&st->o, o);
+	st->at = trace_xrealloc(st->at, st->o.cap * sizeof(*st->at));
+	st->at[st->o.n - 1] = at;
 }
 
-/* What a write of storage descriptors lets shaders write, into OUT. */
-void storage_targets(trim *t, const VkWriteDescriptorSet *w, vec *out)
+/* What a write of storage descriptors into SET (0: a push) lets shaders
+ * write, into OUT. */
+void storage_targets(trim *t, uint64_t set, const VkWriteDescriptorSet *w, stargets *out)
 {
-	targets x = {t, out};
+	targets x = {t, set, out};
 	if (storage_type(w->descriptorType))
 		vk_write_descriptors(w, descriptor_target, &x);
 }
@@ -406,14 +425,42 @@ void storage_targets(trim *t, const VkWriteDescriptorSet *w, vec *out)
 /* ... and a template write (an update of a set or a push): zink writes
  * all its descriptors so.  With a descriptor type the walk does not
  * know, none of its targets are found. */
-void template_targets(trim *t, const trace_call *c, const vk_command_info *cmd,
-		      const void *args, vec *out)
+void template_targets(trim *t, uint64_t set, const trace_call *c, const vk_command_info *cmd,
+		      const void *args, stargets *out)
 {
 	const trace_value *v;
 	const obj *o = template_of(t, c, cmd, args, &v);
-	targets x = {t, out};
+	targets x = {t, set, out};
 	if (o)
 		vk_template_descriptors(o->tmpl, o->ntmpl, v->blob, v->len, descriptor_target, &x);
+}
+
+typedef struct shader_write {
+	trim *t;
+	recording *rc;
+} shader_write;
+
+/* Binding BINDING of SET (UINT32_MAX: any) written by a draw. */
+static void set_written(void *ctx, uint64_t set, uint32_t binding)
+{
+	const shader_write *x = ctx;
+	obj *s = obj_lookup(x->t, trim_types.descriptor_set, set);
+	for (uint32_t k = 0; s && k < s->storage.n; k++)
+		if (binding == UINT32_MAX || s->storage_at[k] == UINT32_MAX ||
+		    s->storage_at[k] == binding)
+			storage_written(x->rc, s->storage.v[k]);
+}
+
+/* Command NAME of RC, recorded into command buffer CB: the storage
+ * descriptors of the sets bound that its shaders may write, written.  A
+ * binding that every stage of the bound pipeline using it declares
+ * NonWritable (GLSL's readonly) is not: SuperTuxKart's per-frame instance
+ * buffer, read by its shaders only, made each one-frame cut run 41
+ * frames again when a bind counted as a write. */
+void shader_writes(trim *t, recording *rc, uint64_t cb, const char *name)
+{
+	shader_write x = {t, rc};
+	vk_iface_shader_writes(t->iface, cb, name, set_written, &x);
 }
 
 /* A command of RC may write what storage descriptor O (storage_targets())

@@ -164,6 +164,8 @@ static void obj_shed_rest(obj *o)
 	rec_unref(o->reset);
 	o->reset = NULL;
 	set_held_release(o, &o->storage);
+	free(o->storage_at);
+	o->storage_at = NULL;
 }
 
 static void obj_shed(obj *o)

@@ -163,16 +163,37 @@ static void write_holds(trim *t, obj *s, rec *r, const VkWriteDescriptorSet *w,
 /* Set S lets shaders write the storage targets ST (storage_targets()):
  * a command that binds it writes them.  What an earlier write of the
  * same binding put there stays: a writer too many, never one missing. */
-static void set_storage(obj *s, const vec *st)
+static void set_storage(obj *s, const stargets *st)
 {
-	for (uint32_t k = 0; k < st->n; k++) {
-		obj *o = st->v[k];
-		if (!vec_has(&s->storage, o)) {
-			o->refs++;
-			o->set_refs++;
-			vec_push(&s->storage, o);
-		}
+	for (uint32_t k = 0; k < st->o.n; k++) {
+		obj *o = st->o.v[k];
+		uint32_t at = st->at[k], i = 0;
+		while (i < s->storage.n && (s->storage.v[i] != o || s->storage_at[i] != at))
+			i++;
+		if (i < s->storage.n)
+			continue;
+		o->refs++;
+		o->set_refs++;
+		vec_push(&s->storage, o);
+		s->storage_at = trace_xrealloc(s->storage_at, s->storage.cap * sizeof(*s->storage_at));
+		s->storage_at[s->storage.n - 1] = at;
 	}
+}
+
+/* What copy CP puts into set S from FROM of storage descriptors: what
+ * FROM has at its source binding or after (a copy runs on into the next
+ * bindings), at any binding of S. */
+static void copy_storage(obj *s, const obj *from, const VkCopyDescriptorSet *cp)
+{
+	stargets st = {0};
+	for (uint32_t k = 0; from && from != s && k < from->storage.n; k++)
+		if (from->storage_at[k] == UINT32_MAX || from->storage_at[k] >= cp->srcBinding) {
+			vec_push(&st.o, from->storage.v[k]);
+			st.at = trace_xrealloc(st.at, st.o.cap * sizeof(*st.at));
+			st.at[st.o.n - 1] = UINT32_MAX;
+		}
+	set_storage(s, &st);
+	stargets_free(&st);
 }
 
 /* What copy CP (update R; NULL: the range's) puts into set S from FROM. */
@@ -208,10 +229,10 @@ static void update_sets(trim *t, rec *r, const void *args, const finds *in)
 		write_holds(t, s, r, &a->pDescriptorWrites[i], in);
 		bsink sk = {s, NULL};
 		write_reads(t, &sk, &a->pDescriptorWrites[i]);
-		vec st = {0};
-		storage_targets(t, &a->pDescriptorWrites[i], &st);
+		stargets st = {0};
+		storage_targets(t, s->handle, &a->pDescriptorWrites[i], &st);
 		set_storage(s, &st);
-		vec_free(&st);
+		stargets_free(&st);
 	}
 	for (uint32_t i = 0; i < a->descriptorCopyCount; i++) {
 		obj *s = obj_lookup(t, hset, (uint64_t)a->pDescriptorCopies[i].dstSet);
@@ -225,6 +246,7 @@ static void update_sets(trim *t, rec *r, const void *args, const finds *in)
 			set_bdesc(s, UINT32_MAX, 0, from->bd[k].r.o, from->bd[k].r.off,
 				  from->bd[k].r.end);
 		copy_holds(t, s, from, &a->pDescriptorCopies[i], r);
+		copy_storage(s, from, &a->pDescriptorCopies[i]);
 	}
 }
 
@@ -539,18 +561,19 @@ static void record_special(trim *t, recording *rc, const trace_call *c,
 			   const vk_command_info *cmd, const void *args)
 {
 	const char *n = cmd->sig.name;
-	vec st = {0};
+	stargets st = {0};
 	command_images(t, n, args, recording_image, rc);
+	/* (pushed storage descriptors: written, whatever the shaders declare) */
 	if (trim_named(n, "vkCmdPushDescriptorSet")) {
 		const vk_args_vkCmdPushDescriptorSetKHR *a = args;
 		for (uint32_t i = 0; i < a->descriptorWriteCount; i++)
-			storage_targets(t, &a->pDescriptorWrites[i], &st);
+			storage_targets(t, 0, &a->pDescriptorWrites[i], &st);
 	} else if (trim_named(n, "vkCmdPushDescriptorSetWithTemplate")) {
-		template_targets(t, c, cmd, args, &st);
+		template_targets(t, 0, c, cmd, args, &st);
 	}
-	for (uint32_t i = 0; i < st.n; i++)
-		storage_written(rc, st.v[i]);
-	vec_free(&st);
+	for (uint32_t i = 0; i < st.o.n; i++)
+		storage_written(rc, st.o.v[i]);
+	stargets_free(&st);
 }
 
 /* A command recorded: what it names, what it writes. */
@@ -565,6 +588,8 @@ static void record(trim *t, rec *r, const trace_call *c, const vk_command_info *
 	t->live_records++;
 	const char *n = cmd->sig.name;
 	record_special(t, rc, c, cmd, args);
+	if (vk_iface_runs_shaders(n))
+		shader_writes(t, rc, cb->handle, n);
 	event_record(t, rc, cmd, args);
 	cmd_reads(t, c, cmd, args, in, &rc->reads);
 	for (uint32_t i = 1; i < in->n; i++) {
@@ -587,9 +612,6 @@ static void record(trim *t, rec *r, const trace_call *c, const vk_command_info *
 			 (!strcmp(fn, "dstImage") || (f->top && !strcmp(fn, "image"))))
 			recording_write(rc, o, transfer_dst_subs(n, args, o),
 					transfer_dst_whole(t, n, args, o));
-		else if (f->h == trim_types.descriptor_set)
-			for (uint32_t k = 0; k < o->storage.n; k++)
-				storage_written(rc, o->storage.v[k]);
 	}
 }
 
@@ -981,6 +1003,15 @@ static void other(trim *t, rec *r, const vk_command_info *cmd, const finds *in)
 		t->live_records++;
 }
 
+/* Whether the capture's call failed (a negative VkResult). */
+static bool call_failed(const trace_call *c)
+{
+	const trace_value *v = c->ret;
+	return v && ((v->kind == TRACE_ENUM && v->en.value < 0) ||
+		     (v->kind == TRACE_SINT && v->i < 0) ||
+		     (v->kind == TRACE_UINT && (int32_t)v->u < 0));
+}
+
 int trim_vk_before(trim *t, const trace_call *c, enum kind k, const vk_command_info *cmd)
 {
 	if (k == K_UPDATE)
@@ -991,6 +1022,12 @@ int trim_vk_before(trim *t, const trace_call *c, enum kind k, const vk_command_i
 	if (trim_decode(&t->scratch, cmd, c, &args, t->err) < 0 ||
 	    trim_known(t, cmd, args, t->err) < 0)
 		return -1;
+	if (vk_iface_wants(cmd)) {
+		/* what it says of a record that breaks the rules is replay's
+		 * to say: trim follows what it can */
+		trace_error ignored = {0};
+		vk_iface_note(t->iface, cmd, args, call_failed(c), &ignored);
+	}
 	if (k == K_DROP)
 		return 0;
 	if (k == K_SYNC) {
@@ -1058,14 +1095,14 @@ int trim_vk_before(trim *t, const trace_call *c, enum kind k, const vk_command_i
 			const vk_args_vkUpdateDescriptorSetWithTemplate *a = args;
 			bsink sk = {obj_lookup(t, trim_types.descriptor_set, (uint64_t)a->descriptorSet),
 				    NULL};
-			vec st = {0};
+			stargets st = {0};
 			if (sk.set) {
 				template_holds(t, sk.set, r, c, cmd, args, &in);
 				template_reads(t, &sk, c, cmd, args);
-				template_targets(t, c, cmd, args, &st);
+				template_targets(t, sk.set->handle, c, cmd, args, &st);
 				set_storage(sk.set, &st);
 			}
-			vec_free(&st);
+			stargets_free(&st);
 		}
 		break;
 	}

@@ -383,6 +383,7 @@ trim *trim_new(trim_api api, trace_sigtab *sigs)
 	t->api = api;
 	t->sigs = sigs;
 	trace_arena_init(&t->scratch);
+	t->iface = vk_iface_new();
 	return t;
 }
 
@@ -435,5 +436,6 @@ void trim_free(trim *t)
 	tmap_free(&t->kinds);
 	tmap_free(&t->cmds);
 	trace_arena_free(&t->scratch);
+	vk_iface_free(t->iface);
 	free(t);
 }

@@ -56,6 +56,7 @@
 #include "vktrim.h"
 
 #include "tmap.h"
+#include "vkiface.h"
 #include "vkschema.h"
 #include "vma.h"
 
@@ -319,6 +320,7 @@ struct obj {
 	uint32_t discard;          /* render passes: attachments whose contents go */
 	uint32_t read_only;        /* render passes: attachments only read (render_pass_read_only) */
 	vec storage;               /* descriptor sets: storage images' views, buffers */
+	uint32_t *storage_at;      /* ... the binding each is at (UINT32_MAX: not known) */
 	/* descriptor sets: what each descriptor shows now (in deps, or in a
 	 * set it was copied from); the last update, by t->set_updates */
 	struct slot *slots;
@@ -600,6 +602,9 @@ struct trim {
 	const recording *then;
 	uint64_t set_updates;  /* descriptor set updates so far */
 	bool descriptor_buffers;  /* the trace puts descriptors in buffers */
+	/* pipelines' shaders and the sets bound: which storage descriptors a
+	 * draw may write (lib/vulkan/vkiface.h) */
+	vk_iface *iface;
 };
 
 /* A handle a Vulkan call names (call_handles() finds them): its type,
@@ -736,10 +741,18 @@ void cmd_reads(trim *t, const trace_call *c, const vk_command_info *cmd, const v
 	       const finds *in, breads *out);
 void buffer_host_use(trim *t, const char *n, const finds *in);
 obj *descriptor_shows(trim *t, const vk_descriptor *d, bool *known);
-void storage_targets(trim *t, const VkWriteDescriptorSet *w, vec *out);
-void template_targets(trim *t, const trace_call *c, const vk_command_info *cmd,
-		      const void *args, vec *out);
+/* What storage descriptors let shaders write (an image view, a buffer),
+ * each with the binding of its set it is at (UINT32_MAX: not known). */
+typedef struct stargets {
+	vec o;
+	uint32_t *at;
+} stargets;
+void stargets_free(stargets *st);
+void storage_targets(trim *t, uint64_t set, const VkWriteDescriptorSet *w, stargets *out);
+void template_targets(trim *t, uint64_t set, const trace_call *c, const vk_command_info *cmd,
+		      const void *args, stargets *out);
 void storage_written(recording *rc, obj *o);
+void shader_writes(trim *t, recording *rc, uint64_t cb, const char *name);
 bool load_op_discards(VkAttachmentLoadOp op);
 /* Whether LAYOUT is read-only for the depth aspect (STENCIL false) or the
  * stencil aspect. */

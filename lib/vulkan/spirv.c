@@ -13,6 +13,12 @@
  * operand that happens to equal a variable's id must not make it used,
  * which would refuse a valid pipeline whose layout leaves it out.
  *
+ * Whether a stage may write through a variable is what the module
+ * declares: a storage buffer, storage image or storage texel buffer may
+ * be written unless it is NonWritable (GLSL's readonly: on the variable,
+ * or on every member of its block).  Trim counts a shader's storage
+ * descriptors as GPU writes with this.
+ *
  * A module read in the other byte order is swapped first.  Opcodes and
  * enumerants are the SPIR-V specification's (unified1 grammar).
  */
@@ -30,18 +36,20 @@ enum {
 	OP_TYPE_SAMPLED_IMAGE = 27, OP_TYPE_ARRAY = 28, OP_TYPE_RUNTIME_ARRAY = 29,
 	OP_TYPE_STRUCT = 30, OP_TYPE_POINTER = 32, OP_CONSTANT = 43, OP_FUNCTION = 54,
 	OP_FUNCTION_END = 56, OP_FUNCTION_CALL = 57, OP_VARIABLE = 59,
-	OP_DECORATE = 71, OP_TYPE_ACCEL = 5341,
+	OP_DECORATE = 71, OP_MEMBER_DECORATE = 72, OP_TYPE_ACCEL = 5341,
 };
-enum { DEC_BLOCK = 2, DEC_BUFFER_BLOCK = 3, DEC_BINDING = 33, DEC_SET = 34 };
+enum { DEC_BLOCK = 2, DEC_BUFFER_BLOCK = 3, DEC_NON_WRITABLE = 24, DEC_BINDING = 33, DEC_SET = 34 };
 enum { SC_UNIFORM_CONSTANT = 0, SC_UNIFORM = 2, SC_PUSH_CONSTANT = 9, SC_STORAGE_BUFFER = 12 };
 enum { DIM_BUFFER = 5, DIM_SUBPASS = 6 };
 
 /* An id: where it is defined, what decorates it. */
-enum { D_SET = 1, D_BINDING = 2, D_BLOCK = 4, D_BUFFER_BLOCK = 8, D_VAR = 16, D_PUSH = 32 };
+enum { D_SET = 1, D_BINDING = 2, D_BLOCK = 4, D_BUFFER_BLOCK = 8, D_VAR = 16, D_PUSH = 32,
+       D_NON_WRITABLE = 64 };
 typedef struct id_info {
 	uint32_t def;   /* word index of the defining instruction, 0 if none */
 	uint32_t set, binding;
 	uint8_t dec;
+	uint64_t nw_members;  /* structs: members 0 to 63 decorated NonWritable */
 } id_info;
 
 typedef struct reader {
@@ -138,6 +146,27 @@ static uint32_t types_of(const reader *r, uint32_t t, uint32_t sc, uint32_t *cou
 		return SPV_ANY;
 	}
 	return SPV_ANY;  /* acceleration structures and what this does not read */
+}
+
+/* Whether a stage may write through variable VAR, of pointee type T and
+ * descriptor TYPES: one of a storage type (or of a type not read) not
+ * declared NonWritable, on the variable or on each member of its block. */
+static bool may_write(const reader *r, uint32_t var, uint32_t t, uint32_t types)
+{
+	const uint32_t storage = SPV_DTYPE(VK_DESCRIPTOR_TYPE_STORAGE_IMAGE) |
+				 SPV_DTYPE(VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER) |
+				 SPV_DTYPE(VK_DESCRIPTOR_TYPE_STORAGE_BUFFER) |
+				 SPV_DTYPE(VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC);
+	if ((types != SPV_ANY && !(types & storage)) || (r->ids[var].dec & D_NON_WRITABLE))
+		return false;
+	const uint32_t *i;
+	if ((i = def_of(r, t, OP_TYPE_ARRAY, 4)) || (i = def_of(r, t, OP_TYPE_RUNTIME_ARRAY, 3)))
+		t = i[2];
+	const uint32_t *s = def_of(r, t, OP_TYPE_STRUCT, 2);
+	uint32_t n = s ? len_of(s, 0) - 2 : 0;
+	if (!n || n > 64)
+		return true;
+	return r->ids[t].nw_members != (n == 64 ? ~0ull : (1ull << n) - 1);
 }
 
 /* Whether ID is a variable of interest, and marks it used. */
@@ -248,6 +277,7 @@ static int read_entry(reader *r, const uint32_t *i, uint32_t len, spv_entry *e)
 		const uint32_t *var = r->w + v->def, *ptr = def_of(r, var[1], OP_TYPE_POINTER, 4);
 		spv_binding b = {.set = v->set, .binding = v->binding, .count = 1};
 		b.types = ptr ? types_of(r, ptr[3], var[3], &b.count) : SPV_ANY;
+		b.writes = !ptr || may_write(r, id, ptr[3], b.types);
 		e->bindings = trace_xrealloc(e->bindings, (e->nbindings + 1) * sizeof(*e->bindings));
 		e->bindings[e->nbindings++] = b;
 	}
@@ -300,7 +330,12 @@ static int index_ids(reader *r)
 				t->dec |= D_BLOCK;
 			else if (i[2] == DEC_BUFFER_BLOCK)
 				t->dec |= D_BUFFER_BLOCK;
+			else if (i[2] == DEC_NON_WRITABLE)
+				t->dec |= D_NON_WRITABLE;
 		}
+		if (op == OP_MEMBER_DECORATE && len > 3 && i[1] < r->bound && i[2] < 64 &&
+		    i[3] == DEC_NON_WRITABLE)
+			r->ids[i[1]].nw_members |= 1ull << i[2];
 		at += len;
 	}
 	return 0;

@@ -2,8 +2,8 @@
  * What a SPIR-V module's entry points use of a pipeline layout: each
  * entry point's descriptor bindings (set, binding, what kind of
  * descriptor the variable's type takes, how many) and whether it uses
- * push constants, by static use as the Vulkan specification defines it
- * (lib/vulkan/spirv.c).  Replay checks a pipeline's stages against its
+ * push constants, by static use as the Vulkan specification defines it,
+ * and whether the stage may write each (lib/vulkan/spirv.c).  Replay checks a pipeline's stages against its
  * layout with this before the driver sees them (lib/vulkan/vkiface.c).
  */
 #ifndef TRACE_SPIRV_H
@@ -25,6 +25,8 @@ typedef struct spv_binding {
 	uint32_t types;  /* SPV_DTYPE bits; SPV_ANY */
 	uint32_t count;  /* array elements; 1 if not an array, 0 if unknown
 			  * (runtime or specialised) */
+	uint8_t writes;  /* the stage may write through it: of a storage type
+			  * (or one not read), not declared NonWritable */
 } spv_binding;
 
 typedef struct spv_entry {

@@ -14,21 +14,34 @@
 #include <stdlib.h>
 #include <string.h>
 
-void vk_iface_uses_add(pipe_uses *u, const spv_entry *e)
+static void uses_add(pipe_uses *u, uint32_t set, uint32_t binding, bool writes)
 {
-	for (uint32_t i = 0; i < e->nbindings; i++) {
-		uint32_t set = e->bindings[i].set, binding = e->bindings[i].binding, k = 0;
-		while (k < u->n && (u->sb[k][0] != set || u->sb[k][1] != binding))
-			k++;
-		if (k < u->n)
-			continue;
+	uint32_t k = 0;
+	while (k < u->n && (u->sb[k][0] != set || u->sb[k][1] != binding))
+		k++;
+	if (k == u->n) {
 		if (u->n == u->cap) {
 			u->cap = u->cap ? 2 * u->cap : 8;
 			u->sb = trace_xrealloc(u->sb, u->cap * sizeof(u->sb[0]));
 		}
-		u->sb[u->n][0] = set, u->sb[u->n][1] = binding;
+		u->sb[k][0] = set, u->sb[k][1] = binding, u->sb[k][2] = 0;
 		u->n++;
 	}
+	u->sb[k][2] |= writes;
+}
+
+void vk_iface_uses_add(pipe_uses *u, const spv_entry *e)
+{
+	for (uint32_t i = 0; i < e->nbindings; i++)
+		uses_add(u, e->bindings[i].set, e->bindings[i].binding, e->bindings[i].writes);
+}
+
+/* What a library linked into the pipeline uses. */
+void vk_iface_uses_merge(pipe_uses *u, const pipe_uses *from)
+{
+	for (uint32_t k = 0; k < from->n; k++)
+		uses_add(u, from->sb[k][0], from->sb[k][1], from->sb[k][2]);
+	u->partial |= from->partial;
 }
 
 enum { NPOINTS = 3, NSETS = 32 };
@@ -201,4 +214,84 @@ int vk_iface_on_template_update(vk_iface *v, const char *n, const void *args, bo
 	(void)n, (void)failed, (void)err;
 	vk_iface_written(v, H(a->descriptorSet), 0, 0, UINT32_MAX);
 	return 0;
+}
+
+/* Shader objects bound: the draws and dispatches that follow run shaders
+ * not followed, whatever pipeline was bound. */
+int vk_iface_on_bind_shaders(vk_iface *v, const char *n, const void *args, bool failed,
+			     trace_error *err)
+{
+	cb_bound *b = bound_of(v, CB_OF(args));
+	(void)n, (void)failed, (void)err;
+	if (b)
+		b->pipeline[0] = b->pipeline[1] = NOT_FOLLOWED;
+	return 0;
+}
+
+/* The bind point whose pipeline command NAME runs: -1 where it is not
+ * one of the three (device-generated commands, execution graphs,
+ * subpass shading), -2 where it runs no shaders. */
+static int shader_point(const char *name)
+{
+	if (strncmp(name, "vkCmd", 5))
+		return -2;
+	name += 5;
+	if (!strncmp(name, "DispatchGraph", 13))
+		return -1;
+	if (!strncmp(name, "Draw", 4))
+		return 0;
+	if (!strncmp(name, "Dispatch", 8))
+		return 1;
+	if (!strncmp(name, "TraceRays", 9))
+		return 2;
+	if (!strncmp(name, "ExecuteGeneratedCommands", 24) || !strncmp(name, "SubpassShading", 14))
+		return -1;
+	return -2;
+}
+
+bool vk_iface_runs_shaders(const char *name)
+{
+	return shader_point(name) > -2;
+}
+
+/* Each set bound at P in B (all points: P -1) to FN, any binding. */
+static void sets_bound(const cb_bound *b, int p, vk_set_write_fn *fn, void *ctx)
+{
+	for (int q = p < 0 ? 0 : p; q < (p < 0 ? NPOINTS : p + 1); q++)
+		for (uint32_t s = 0; s < NSETS; s++)
+			if (b->sets[q][s] && b->sets[q][s] != NOT_FOLLOWED)
+				fn(ctx, b->sets[q][s], UINT32_MAX);
+}
+
+void vk_iface_shader_writes(const vk_iface *v, uint64_t cb, const char *name,
+			    vk_set_write_fn *fn, void *ctx)
+{
+	int p = shader_point(name);
+	const cb_bound *b = p > -2 ? vk_iface_get(v, cb, K_BOUND) : NULL;
+	if (!b)
+		return;  /* nothing bound since vkBeginCommandBuffer */
+	const pipe_uses *u = p >= 0 && b->pipeline[p] && b->pipeline[p] != NOT_FOLLOWED
+		? vk_iface_get(v, b->pipeline[p], K_PIPELINE) : NULL;
+	if (!u || u->partial) {
+		sets_bound(b, p, fn, ctx);
+		return;
+	}
+	for (uint32_t k = 0; k < u->n; k++) {
+		uint64_t h = u->sb[k][0] < NSETS ? b->sets[p][u->sb[k][0]] : 0;
+		if (u->sb[k][2] && h && h != NOT_FOLLOWED)
+			fn(ctx, h, u->sb[k][1]);
+	}
+}
+
+uint32_t vk_iface_binding_at(const vk_iface *v, uint64_t set, uint32_t binding, uint32_t element)
+{
+	const set_layout *s = vk_iface_get(v, set, K_SET);
+	const VkDescriptorSetLayoutBinding *b;
+	for (uint64_t n = binding; s && n <= UINT32_MAX && (b = vk_iface_binding_of(s, (uint32_t)n));
+	     n++) {
+		if (element < b->descriptorCount)
+			return (uint32_t)n;
+		element -= b->descriptorCount;
+	}
+	return UINT32_MAX;
 }

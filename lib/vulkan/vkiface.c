@@ -290,8 +290,10 @@ static int stage_fits(vk_iface *v, const VkPipelineShaderStageCreateInfo *st, ui
 		      const char *where, pipe_uses *uses, trace_error *err)
 {
 	const pipe_layout *l = vk_iface_get(v, layout, K_LAYOUT);
-	if (!l)
+	if (!l) {
+		uses->partial = true;
 		return 0;  /* none, or a library's: nothing to check against */
+	}
 	const spv_module *m = vk_iface_get(v, H(st->module), K_MODULE);
 	spv_module *inline_m = NULL;
 	if (!st->module) {
@@ -302,8 +304,10 @@ static int stage_fits(vk_iface *v, const VkPipelineShaderStageCreateInfo *st, ui
 			return -1;
 		m = inline_m;
 	}
-	if (!m)
+	if (!m) {
+		uses->partial = true;
 		return 0;  /* a module identifier, or a module not followed */
+	}
 	char sn[64];
 	const spv_entry *e = spv_entry_of(m, st->pName, st->stage);
 	int rc = 0;
@@ -871,6 +875,19 @@ static int states_fit(uint32_t k, const VkGraphicsPipelineCreateInfo *ci, trace_
 	return -1;
 }
 
+/* What the libraries LI links (NULL: none) use, into U. */
+static void libraries_used(vk_iface *v, const VkPipelineLibraryCreateInfoKHR *li, pipe_uses *u)
+{
+	for (uint32_t i = 0; li && i < li->libraryCount; i++) {
+		const pipe_uses *l = li->pLibraries ? vk_iface_get(v, H(li->pLibraries[i]), K_PIPELINE)
+						    : NULL;
+		if (l)
+			vk_iface_uses_merge(u, l);
+		else
+			u->partial = true;
+	}
+}
+
 /* Graphics, compute and ray tracing pipelines: each create info's
  * stages against its layout; what each pipeline made uses, kept. */
 static int on_pipelines(vk_iface *v, const char *n, const void *args, bool failed,
@@ -908,8 +925,11 @@ static int on_pipelines(vk_iface *v, const char *n, const void *args, bool faile
 					rt->pCreateInfos[k].stageCount, rt->pCreateInfos[k].layout,
 					flags, &u, err);
 		}
+		libraries_used(v, kind == 'G' ? vk_chain_find(g->pCreateInfos[k].pNext,
+			VK_STRUCTURE_TYPE_PIPELINE_LIBRARY_CREATE_INFO_KHR)
+			: kind == 'R' ? rt->pCreateInfos[k].pLibraryInfo : NULL, &u);
 		/* (descriptor buffers are not sets: nothing to follow) */
-		if (rc == 0 && !failed && made && made[k] && u.n &&
+		if (rc == 0 && !failed && made && made[k] &&
 		    !(flags & VK_PIPELINE_CREATE_DESCRIPTOR_BUFFER_BIT_EXT)) {
 			pipe_uses *keep = trace_xmalloc(sizeof(*keep));
 			*keep = u;
@@ -954,6 +974,7 @@ static const struct {
 	{"vkCreateRayTracingPipelinesKHR", on_pipelines, 0},
 	{"vkCmdBindPipeline", vk_iface_on_bind_pipeline, 0},
 	{"vkCmdBindDescriptorSets", vk_iface_on_bind_sets, 0},
+	{"vkCmdBindShadersEXT", vk_iface_on_bind_shaders, 0},
 	{"vkCmdPushDescriptorSetWithTemplateKHR", vk_iface_on_unfollowed, 0},
 	{"vkCmdSetDescriptorBufferOffsetsEXT", vk_iface_on_unfollowed, 0},
 	{"vkCmdBindDescriptorBufferEmbeddedSamplersEXT", vk_iface_on_unfollowed, 0},

@@ -50,6 +50,23 @@ bool vk_iface_layout_descriptors(const vk_iface *v, uint64_t layout, uint64_t co
 /* The device the records go to makes MAX viewports at most: a graphics
  * pipeline's viewport state asking more is refused (0: not known). */
 void vk_iface_set_max_viewports(vk_iface *v, uint32_t max);
+/* Whether command NAME runs shaders that may use the descriptor sets
+ * bound: draws, dispatches, traces, device-generated commands. */
+bool vk_iface_runs_shaders(const char *name);
+/* What command NAME, recorded into command buffer CB, lets its shaders
+ * write through the sets bound there (capture handles), as the records
+ * handed to vk_iface_note so far say: FN(CTX, set, binding) for each
+ * binding of the bound pipeline that a stage may write (a storage
+ * buffer, image or texel buffer not declared NonWritable), or FN(CTX,
+ * set, UINT32_MAX) for each set bound where the pipeline is not known
+ * (shader objects, a stage not read, device-generated commands). */
+typedef void vk_set_write_fn(void *ctx, uint64_t set, uint32_t binding);
+void vk_iface_shader_writes(const vk_iface *v, uint64_t cb, const char *name,
+			    vk_set_write_fn *fn, void *ctx);
+/* The binding of SET that descriptor ELEMENT of a write from BINDING
+ * lands in (a write runs on into the next bindings), UINT32_MAX where
+ * its layout is not known or it lands in none. */
+uint32_t vk_iface_binding_at(const vk_iface *v, uint64_t set, uint32_t binding, uint32_t element);
 /* Whether vk_iface_note does anything with CMD's records (the others
  * need not be handed to it). */
 bool vk_iface_wants(const vk_command_info *cmd);

@@ -44,10 +44,14 @@ typedef struct pipe_layout {
 } pipe_layout;
 
 /* The bindings a pipeline's shaders statically use (K_PIPELINE), for
- * the draws that bind it: (set, binding) pairs, each once. */
+ * the draws that bind it: (set, binding, 1 if a stage may write it)
+ * triples, each (set, binding) once; partial where a stage was not read
+ * (a module identifier, a module, layout or library not followed): it
+ * may use more. */
 typedef struct pipe_uses {
 	uint32_t n, cap;
-	uint32_t (*sb)[2];
+	uint32_t (*sb)[3];
+	bool partial;
 } pipe_uses;
 
 struct vk_iface {
@@ -83,11 +87,13 @@ typedef int note_fn(vk_iface *v, const char *name, const void *args, bool failed
 
 /* vkbound.c: what each pipeline uses, what is bound and written */
 void vk_iface_uses_add(pipe_uses *u, const spv_entry *e);
+void vk_iface_uses_merge(pipe_uses *u, const pipe_uses *from);
 void vk_iface_written(vk_iface *v, uint64_t set, uint32_t binding, uint32_t element,
 		      uint32_t count);
 void vk_iface_sets_bound(vk_iface *v, uint64_t cb, VkPipelineBindPoint point, uint32_t first,
 			 uint32_t n, const VkDescriptorSet *sets);
 note_fn vk_iface_on_draw, vk_iface_on_bind_pipeline, vk_iface_on_bind_sets,
-	vk_iface_on_unfollowed, vk_iface_on_begin_cb, vk_iface_on_template_update;
+	vk_iface_on_unfollowed, vk_iface_on_begin_cb, vk_iface_on_template_update,
+	vk_iface_on_bind_shaders;
 
 #endif

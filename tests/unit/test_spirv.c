@@ -21,9 +21,11 @@
 #include "unit.h"
 
 #include "iface_comp10.h"
+#include "iface_comp15.h"
 #include "iface_frag10.h"
 #include "iface_frag15.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,14 +34,14 @@
 static const spv_binding frag_uses[] = {
 	{0, 0, T(UNIFORM_BUFFER) | T(UNIFORM_BUFFER_DYNAMIC), 1},
 	{0, 1, T(COMBINED_IMAGE_SAMPLER), 4},
-	{1, 0, T(STORAGE_BUFFER) | T(STORAGE_BUFFER_DYNAMIC), 1},
+	{1, 0, T(STORAGE_BUFFER) | T(STORAGE_BUFFER_DYNAMIC), 1, 1},
 	{1, 2, T(STORAGE_IMAGE), 1},
 	{2, 0, T(UNIFORM_TEXEL_BUFFER), 1},
 	{2, 1, T(SAMPLED_IMAGE) | T(COMBINED_IMAGE_SAMPLER), 1},
 	{2, 2, T(SAMPLER) | T(COMBINED_IMAGE_SAMPLER), 1},
 	{3, 1, T(COMBINED_IMAGE_SAMPLER), 0},
 	{3, 2, T(INPUT_ATTACHMENT), 1},
-	{3, 3, T(STORAGE_TEXEL_BUFFER), 1},
+	{3, 3, T(STORAGE_TEXEL_BUFFER), 1, 1},
 };
 #define NUSES (sizeof(frag_uses) / sizeof(frag_uses[0]))
 
@@ -70,10 +72,11 @@ static void reflects_frag(const uint32_t *code, size_t size, const char *what)
 			const spv_binding *want = &frag_uses[i], *b = find(e, want->set, want->binding);
 			check(b != NULL, "%s: set %u binding %u used", what, want->set, want->binding);
 			if (b)
-				check(b->types == want->types && b->count == want->count,
-				      "%s: set %u binding %u: types 0x%x count %u, not 0x%x %u", what,
-				      want->set, want->binding, b->types, b->count, want->types,
-				      want->count);
+				check(b->types == want->types && b->count == want->count &&
+				      b->writes == want->writes,
+				      "%s: set %u binding %u: types 0x%x count %u writes %u, not 0x%x "
+				      "%u %u", what, want->set, want->binding, b->types, b->count,
+				      b->writes, want->types, want->count, want->writes);
 		}
 		check(!find(e, 3, 0), "%s: the block declared and not used is not used", what);
 		check(e->push, "%s: push constants used", what);
@@ -81,19 +84,28 @@ static void reflects_frag(const uint32_t *code, size_t size, const char *what)
 	spv_free(m);
 }
 
-static void reflects_comp(void)
+/* Which of iface.comp's bindings 0 to 7 a stage may write: the storage
+ * not declared readonly (binding 4: one member of two is). */
+static const uint8_t comp_writes[8] = {0, 1, 0, 0, 1, 0, 0, 1};
+
+static void reflects_comp(const uint32_t *code, size_t size, const char *what)
 {
 	trace_error err = {0};
-	spv_module *m = spv_reflect(iface_comp10, sizeof(iface_comp10) / 4, &err);
+	spv_module *m = spv_reflect(code, size / 4, &err);
 	const spv_entry *e = m ? spv_entry_of(m, "main", VK_SHADER_STAGE_COMPUTE_BIT) : NULL;
-	check(e != NULL, "comp: a compute entry point (%s)", err.msg);
+	check(e != NULL, "%s: a compute entry point (%s)", what, err.msg);
+	for (uint32_t i = 0; e && i < 8; i++) {
+		const spv_binding *b = find(e, 0, i);
+		check(b && b->writes == comp_writes[i], "%s: binding %u %s", what, i,
+		      comp_writes[i] ? "may be written" : "is not written");
+	}
 	if (e) {
 		const spv_binding *arr = find(e, 0, 0), *out = find(e, 0, 1);
-		check(arr && arr->count == 0, "comp: an array of a specialisation constant's "
-		      "length: its count unknown");
+		check(arr && arr->count == 0, "%s: an array of a specialisation constant's "
+		      "length: its count unknown", what);
 		check(out && out->types == (T(STORAGE_BUFFER) | T(STORAGE_BUFFER_DYNAMIC)),
-		      "comp: the storage buffer");
-		check(!e->push, "comp: no push constants");
+		      "%s: the storage buffer", what);
+		check(!e->push, "%s: no push constants", what);
 	}
 	spv_free(m);
 }
@@ -602,17 +614,167 @@ static void draws_read(void)
 	vk_iface_free(v);
 }
 
+/* What a draw or dispatch may write of the sets bound: (set, binding)
+ * pairs, "set:binding" each, UINT32_MAX as "any". */
+static char wrote[256];
+#define H(x) ((uint64_t)(uintptr_t)(x))
+
+static void wrote_one(void *ctx, uint64_t set, uint32_t binding)
+{
+	size_t at = strlen(wrote);
+	(void)ctx;
+	if (binding == UINT32_MAX)
+		snprintf(wrote + at, sizeof(wrote) - at, "0x%llx:any ", (unsigned long long)set);
+	else
+		snprintf(wrote + at, sizeof(wrote) - at, "0x%llx:%u ", (unsigned long long)set, binding);
+}
+
+/* Whether command CMD in CB writes the pairs WANT ("set:binding " each), in
+ * any order. */
+static bool writes_are(vk_iface *v, VkCommandBuffer cb, const char *cmd, const char *want)
+{
+	wrote[0] = 0;
+	vk_iface_shader_writes(v, H(cb), cmd, wrote_one, NULL);
+	if (strlen(wrote) != strlen(want))
+		return false;
+	char one[64];
+	for (const char *p = want; *p; p += strlen(one)) {
+		size_t n = strcspn(p, " ") + 1;
+		snprintf(one, sizeof(one), "%.*s", (int)n, p);
+		if (!strstr(wrote, one))
+			return false;
+	}
+	return true;
+}
+
+/* iface.comp's pipeline against a set of its eight bindings: a dispatch
+ * writes the storage not declared readonly; a pipeline not known, shader
+ * objects, a library not known or device-generated commands write any
+ * binding of every set bound; a library's writes are its pipeline's. */
+static void draws_write(void)
+{
+	trace_error err = {0};
+	vk_iface *v = vk_iface_new();
+	VkShaderModuleCreateInfo mci = {VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, NULL, 0,
+					sizeof(iface_comp10), iface_comp10};
+	VkShaderModule module = (VkShaderModule)(uintptr_t)0x110;
+	vk_args_vkCreateShaderModule cm = {.pCreateInfo = &mci, .pShaderModule = &module};
+	note(v, "vkCreateShaderModule", &cm, &err);
+	static const VkDescriptorType type[8] = {
+		VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+		VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE,
+		VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+		VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE};
+	VkDescriptorSetLayoutBinding b[8];
+	for (uint32_t i = 0; i < 8; i++)
+		b[i] = (VkDescriptorSetLayoutBinding){i, type[i], i == 0 ? 3 : i == 5 ? 2 : 1,
+						      VK_SHADER_STAGE_ALL, NULL};
+	set_of(v, b, 8);
+	VkDescriptorSetLayout sl = (VkDescriptorSetLayout)(uintptr_t)0x210;
+	VkDescriptorSetLayoutCreateInfo lci = {VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
+					       NULL, 0, 8, b};
+	vk_args_vkCreateDescriptorSetLayout cl = {.pCreateInfo = &lci, .pSetLayout = &sl};
+	note(v, "vkCreateDescriptorSetLayout", &cl, &err);
+	VkPipelineLayoutCreateInfo pci = {VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO, NULL, 0, 1,
+					  &sl, 0, NULL};
+	VkPipelineLayout layout = PIPE_LAYOUT;
+	vk_args_vkCreatePipelineLayout la = {.pCreateInfo = &pci, .pPipelineLayout = &layout};
+	note(v, "vkCreatePipelineLayout", &la, &err);
+	VkComputePipelineCreateInfo cci = {
+		.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+		.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, NULL, 0,
+			  VK_SHADER_STAGE_COMPUTE_BIT, module, "main", NULL},
+		.layout = layout};
+	VkPipeline pipe = (VkPipeline)(uintptr_t)0x910;
+	vk_args_vkCreateComputePipelines cp = {.createInfoCount = 1, .pCreateInfos = &cci,
+					       .pPipelines = &pipe};
+	check(note(v, "vkCreateComputePipelines", &cp, &err) == 0, "the compute pipeline (%s)",
+	      err.msg);
+	VkCommandBuffer cb = (VkCommandBuffer)(uintptr_t)0xc10;
+	VkDescriptorSet set = (VkDescriptorSet)(uintptr_t)0x500;
+	vk_args_vkBeginCommandBuffer begin = {.commandBuffer = cb};
+	note(v, "vkBeginCommandBuffer", &begin, &err);
+	check(writes_are(v, cb, "vkCmdDispatch", ""), "nothing bound: nothing written");
+	vk_args_vkCmdBindPipeline bp = {cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipe};
+	note(v, "vkCmdBindPipeline", &bp, &err);
+	vk_args_vkCmdBindDescriptorSets bs = {cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &set,
+					      0, NULL};
+	note(v, "vkCmdBindDescriptorSets", &bs, &err);
+	check(writes_are(v, cb, "vkCmdDispatch", "0x500:1 0x500:4 0x500:7 "),
+	      "a dispatch writes bindings 1, 4 and 7, not the readonly ones: %s", wrote);
+	check(writes_are(v, cb, "vkCmdDispatchIndirect", "0x500:1 0x500:4 0x500:7 "),
+	      "an indirect dispatch too: %s", wrote);
+	check(writes_are(v, cb, "vkCmdDraw", ""), "a draw: nothing bound for graphics: %s",
+	      wrote);
+	check(writes_are(v, cb, "vkCmdCopyBuffer", "") &&
+	      !vk_iface_runs_shaders("vkCmdCopyBuffer") && vk_iface_runs_shaders("vkCmdDrawMeshTasksEXT"),
+	      "a copy runs no shaders");
+	check(writes_are(v, cb, "vkCmdExecuteGeneratedCommandsEXT", "0x500:any "),
+	      "device-generated commands: any binding of each set bound: %s", wrote);
+	/* a graphics pipeline linking it as a library, then one linking a
+	 * library no record made */
+	VkPipeline lib = pipe, linked[2] = {(VkPipeline)(uintptr_t)0x920,
+					    (VkPipeline)(uintptr_t)0x930};
+	VkPipelineLibraryCreateInfoKHR li = {VK_STRUCTURE_TYPE_PIPELINE_LIBRARY_CREATE_INFO_KHR, NULL,
+					     1, &lib};
+	VkGraphicsPipelineCreateInfo gci = {.sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO,
+					    .pNext = &li, .flags = VK_PIPELINE_CREATE_LIBRARY_BIT_KHR,
+					    .layout = layout};
+	vk_args_vkCreateGraphicsPipelines gp = {.createInfoCount = 1, .pCreateInfos = &gci,
+						.pPipelines = &linked[0]};
+	check(note(v, "vkCreateGraphicsPipelines", &gp, &err) == 0, "linked (%s)", err.msg);
+	lib = (VkPipeline)(uintptr_t)0x999;
+	gp.pPipelines = &linked[1];
+	check(note(v, "vkCreateGraphicsPipelines", &gp, &err) == 0, "linked (%s)", err.msg);
+	vk_args_vkCmdBindDescriptorSets gs = {cb, VK_PIPELINE_BIND_POINT_GRAPHICS, layout, 0, 1, &set,
+					      0, NULL};
+	note(v, "vkCmdBindDescriptorSets", &gs, &err);
+	vk_args_vkCmdBindPipeline gb = {cb, VK_PIPELINE_BIND_POINT_GRAPHICS, linked[0]};
+	note(v, "vkCmdBindPipeline", &gb, &err);
+	check(writes_are(v, cb, "vkCmdDrawIndexed", "0x500:1 0x500:4 0x500:7 "),
+	      "a draw of a pipeline linking a library: the library's writes: %s", wrote);
+	gb.pipeline = linked[1];
+	note(v, "vkCmdBindPipeline", &gb, &err);
+	check(writes_are(v, cb, "vkCmdDraw", "0x500:any "),
+	      "a library not known: any binding: %s", wrote);
+	gb.pipeline = (VkPipeline)(uintptr_t)0x998;
+	note(v, "vkCmdBindPipeline", &gb, &err);
+	check(writes_are(v, cb, "vkCmdDraw", "0x500:any "),
+	      "a pipeline no record made: any binding: %s", wrote);
+	/* (a registry older than VK_EXT_shader_object has no such record;
+	 * the handler reads the command buffer, the first parameter) */
+	const vk_command_info *shaders = vk_command_lookup("vkCmdBindShadersEXT");
+	if (shaders) {
+		note(v, "vkCmdBindPipeline", &bp, &err);
+		vk_iface_note(v, shaders, &cb, false, &err);
+		check(writes_are(v, cb, "vkCmdDispatch", "0x500:any "),
+		      "shader objects bound: any binding: %s", wrote);
+	}
+	note(v, "vkCmdBindPipeline", &bp, &err);
+	check(writes_are(v, cb, "vkCmdDispatch", "0x500:1 0x500:4 0x500:7 "),
+	      "the pipeline bound again: its writes: %s", wrote);
+	/* where a write's descriptors land: on into the next bindings */
+	check(vk_iface_binding_at(v, H(set), 0, 2) == 0 && vk_iface_binding_at(v, H(set), 0, 3) == 1 &&
+	      vk_iface_binding_at(v, H(set), 4, 2) == 5 && vk_iface_binding_at(v, H(set), 7, 1) ==
+	      UINT32_MAX && vk_iface_binding_at(v, 0x501, 0, 0) == UINT32_MAX,
+	      "elements past a binding's count land in the next; past the last, or in a set not "
+	      "known, in none");
+	vk_iface_free(v);
+}
+
 int main(void)
 {
 	reflects_frag(iface_frag10, sizeof(iface_frag10), "frag 1.0");
 	reflects_frag(iface_frag15, sizeof(iface_frag15), "frag 1.5");
-	reflects_comp();
+	reflects_comp(iface_comp10, sizeof(iface_comp10), "comp 1.0");
+	reflects_comp(iface_comp15, sizeof(iface_comp15), "comp 1.5");
 	malformed();
 	layouts();
 	entry_points();
 	writes();
 	writes_in_layout();
 	draws_read();
+	draws_write();
 	check(!vk_iface_wants(vk_command_lookup("vkCmdCopyBuffer")), "vkCmdCopyBuffer is not wanted");
 	return unit_done("test_spirv");
 }
