@@ -93,8 +93,9 @@ static const trace_cli_option opts[] = {
 	{"dump-dir", OPT_DUMP_DIR, required_argument,
 	 "      --dump-dir DIR    where the dumps go (default .)\n"},
 	{"wait-timeout", OPT_WAIT, required_argument,
-	 "      --wait-timeout S  the longest a wait may take, in seconds (default 10); a\n"
-	 "                        replay that begins no record for S + 5 s stops\n"},
+	 "      --wait-timeout S  the longest a wait may take, in seconds (default 10; 120\n"
+	 "                        on a CPU device); a replay that begins no record for\n"
+	 "                        S + 5 s stops\n"},
 	{"pipeline-jobs", OPT_JOBS, required_argument,
 	 "      --pipeline-jobs N  compile the trace's pipelines ahead on N threads (default:\n"
 	 "                        the cores but one, up to 8; 0 on a CPU device)\n"},

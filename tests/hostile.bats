@@ -401,6 +401,22 @@ removed() {
 	   "$output" == "trace-replay: bad.txt: call "*": a submit the program waited for: nothing signaled it in 1 s (--wait-timeout), where the capture's wait ended: a record that signals it missing or edited, or more work than the device finishes (a draw, a dispatch or a count edited larger)?" ]]
 }
 
+@test "on a CPU device (llvmpipe) a frame that takes longer than a GPU's 15 s replays with the default options: waits of 120 s, the watch 125 s; --wait-timeout 10 stops it at 15 s" {
+	# a draw of 50000 cubes takes llvmpipe half a minute, as one draw of
+	# SuperTuxKart's Vulkan renderer (a tree, 8,100 indices) took 24 s
+	# at capture and at replay; frames 0 and 1 alone, where the command
+	# buffer that draws it is submitted once
+	trace-filter --frames 0-1 "$W/cube.txt" | trace-decode >two.txt
+	edit_record two.txt 'fn: vkCmdDraw,' '@LINE@s/instanceCount: 1,/instanceCount: 50000,/' bad.txt
+	fails trace-replay --wait-timeout 10 bad.txt
+	[[ "$output" == "trace-replay: bad.txt: call "*": the driver has not returned in 15 s: "* ||
+	   "$output" == "trace-replay: bad.txt: call "*": nothing signaled it in 10 s (--wait-timeout)"* ]]
+	run trace-replay --stats bad.txt
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"device:"*"llvmpipe"* ]]
+}
+
 @test "a shader module whose code is no SPIR-V stops the replay at its create" {
 	mutate 'fn: vkCreateShaderModule,' 's/pCode: \[119734787,/pCode: [0,/'
 	FN=vkCreateShaderModule

@@ -497,6 +497,8 @@ void vkr_create_device(vkr *r, vk_args_vkCreateDevice *a)
 	if (vkd_own_commands(dev, family, &d->pool, &d->cb, &d->fence) != VK_SUCCESS)
 		vkr_fatal(r, "cannot make the replay's own command buffer");
 	vk_iface_set_max_viewports(r->iface, d->vk.props.limits.maxViewports);
+	if (d->vk.props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU)
+		vkr_watchdog_cpu_device(r);
 	vkr_warm_start(r, d);
 }
 

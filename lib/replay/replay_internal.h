@@ -385,6 +385,7 @@ typedef struct vkr {
 		*h_swapchain, *h_semaphore, *h_fence, *h_queue, *h_device, *h_instance,
 		*h_command_buffer, *h_command_pool;
 	bool stuck;        /* a bounded wait ran out: the device may never idle */
+	bool cpu_device;   /* a device made on a CPU: waits of 120 s by default */
 	bool said_alignment;  /* a buffer descriptor's offset this device refuses: said */
 	uint64_t uniforms_moved, uniform_copies;  /* uniform.c's, for --stats */
 	tmap binary;       /* (binary semaphore made here, TAG_BINARY), (fence
@@ -701,6 +702,7 @@ void vkr_bounded(vkr *r, VkResult res, const char *what);
  * stops with one line.  NOTE each record as it begins; PHASE what
  * replay does outside records (its final waits). */
 void vkr_watchdog_start(vkr *r);
+void vkr_watchdog_cpu_device(vkr *r);
 void vkr_watchdog_note(const trace_call *c);
 void vkr_watchdog_event_wait(void);
 void vkr_watchdog_phase(const char *what);
