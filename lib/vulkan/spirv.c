@@ -17,7 +17,10 @@
  * declares: a storage buffer, storage image or storage texel buffer may
  * be written unless it is NonWritable (GLSL's readonly: on the variable,
  * or on every member of its block).  Trim counts a shader's storage
- * descriptors as GPU writes with this.
+ * descriptors as GPU writes with this.  Whether it may read through one
+ * likewise: any but a storage buffer, image or texel buffer declared
+ * NonReadable (GLSL's writeonly) may be read; trim counts what earlier
+ * submits wrote there as read with this.
  *
  * A module read in the other byte order is swapped first.  Opcodes and
  * enumerants are the SPIR-V specification's (unified1 grammar).
@@ -38,18 +41,22 @@ enum {
 	OP_FUNCTION_END = 56, OP_FUNCTION_CALL = 57, OP_VARIABLE = 59,
 	OP_DECORATE = 71, OP_MEMBER_DECORATE = 72, OP_TYPE_ACCEL = 5341,
 };
-enum { DEC_BLOCK = 2, DEC_BUFFER_BLOCK = 3, DEC_NON_WRITABLE = 24, DEC_BINDING = 33, DEC_SET = 34 };
+enum {
+	DEC_BLOCK = 2, DEC_BUFFER_BLOCK = 3, DEC_NON_WRITABLE = 24, DEC_NON_READABLE = 25,
+	DEC_BINDING = 33, DEC_SET = 34
+};
 enum { SC_UNIFORM_CONSTANT = 0, SC_UNIFORM = 2, SC_PUSH_CONSTANT = 9, SC_STORAGE_BUFFER = 12 };
 enum { DIM_BUFFER = 5, DIM_SUBPASS = 6 };
 
 /* An id: where it is defined, what decorates it. */
 enum { D_SET = 1, D_BINDING = 2, D_BLOCK = 4, D_BUFFER_BLOCK = 8, D_VAR = 16, D_PUSH = 32,
-       D_NON_WRITABLE = 64 };
+       D_NON_WRITABLE = 64, D_NON_READABLE = 128 };
 typedef struct id_info {
 	uint32_t def;   /* word index of the defining instruction, 0 if none */
 	uint32_t set, binding;
 	uint8_t dec;
 	uint64_t nw_members;  /* structs: members 0 to 63 decorated NonWritable */
+	uint64_t nr_members;  /* ... NonReadable */
 } id_info;
 
 typedef struct reader {
@@ -148,25 +155,45 @@ static uint32_t types_of(const reader *r, uint32_t t, uint32_t sc, uint32_t *cou
 	return SPV_ANY;  /* acceleration structures and what this does not read */
 }
 
-/* Whether a stage may write through variable VAR, of pointee type T and
- * descriptor TYPES: one of a storage type (or of a type not read) not
- * declared NonWritable, on the variable or on each member of its block. */
-static bool may_write(const reader *r, uint32_t var, uint32_t t, uint32_t types)
+static const uint32_t storage_types = SPV_DTYPE(VK_DESCRIPTOR_TYPE_STORAGE_IMAGE) |
+				      SPV_DTYPE(VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER) |
+				      SPV_DTYPE(VK_DESCRIPTOR_TYPE_STORAGE_BUFFER) |
+				      SPV_DTYPE(VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC);
+
+/* Whether type T (or the element type of an array T) is a block of 64
+ * members at most, each of them decorated NonReadable (READ) or
+ * NonWritable. */
+static bool members_all(const reader *r, uint32_t t, bool read)
 {
-	const uint32_t storage = SPV_DTYPE(VK_DESCRIPTOR_TYPE_STORAGE_IMAGE) |
-				 SPV_DTYPE(VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER) |
-				 SPV_DTYPE(VK_DESCRIPTOR_TYPE_STORAGE_BUFFER) |
-				 SPV_DTYPE(VK_DESCRIPTOR_TYPE_STORAGE_BUFFER_DYNAMIC);
-	if ((types != SPV_ANY && !(types & storage)) || (r->ids[var].dec & D_NON_WRITABLE))
-		return false;
 	const uint32_t *i;
 	if ((i = def_of(r, t, OP_TYPE_ARRAY, 4)) || (i = def_of(r, t, OP_TYPE_RUNTIME_ARRAY, 3)))
 		t = i[2];
 	const uint32_t *s = def_of(r, t, OP_TYPE_STRUCT, 2);
 	uint32_t n = s ? len_of(s, 0) - 2 : 0;
 	if (!n || n > 64)
+		return false;
+	return (read ? r->ids[t].nr_members : r->ids[t].nw_members) ==
+	       (n == 64 ? ~0ull : (1ull << n) - 1);
+}
+
+/* Whether a stage may write through variable VAR, of pointee type T and
+ * descriptor TYPES: one of a storage type (or of a type not read) not
+ * declared NonWritable, on the variable or on each member of its block. */
+static bool may_write(const reader *r, uint32_t var, uint32_t t, uint32_t types)
+{
+	if ((types != SPV_ANY && !(types & storage_types)) || (r->ids[var].dec & D_NON_WRITABLE))
+		return false;
+	return !members_all(r, t, false);
+}
+
+/* Whether a stage may read through variable VAR (T, TYPES as above): any
+ * but one of storage types only, declared NonReadable on the variable or
+ * on each member of its block (vkd3d's UAV clears, GLSL's writeonly). */
+static bool may_read(const reader *r, uint32_t var, uint32_t t, uint32_t types)
+{
+	if (types == SPV_ANY || (types & ~storage_types))
 		return true;
-	return r->ids[t].nw_members != (n == 64 ? ~0ull : (1ull << n) - 1);
+	return !(r->ids[var].dec & D_NON_READABLE) && !members_all(r, t, true);
 }
 
 /* Whether ID is a variable of interest, and marks it used. */
@@ -278,6 +305,7 @@ static int read_entry(reader *r, const uint32_t *i, uint32_t len, spv_entry *e)
 		spv_binding b = {.set = v->set, .binding = v->binding, .count = 1};
 		b.types = ptr ? types_of(r, ptr[3], var[3], &b.count) : SPV_ANY;
 		b.writes = !ptr || may_write(r, id, ptr[3], b.types);
+		b.reads = !ptr || may_read(r, id, ptr[3], b.types);
 		e->bindings = trace_xrealloc(e->bindings, (e->nbindings + 1) * sizeof(*e->bindings));
 		e->bindings[e->nbindings++] = b;
 	}
@@ -332,10 +360,15 @@ static int index_ids(reader *r)
 				t->dec |= D_BUFFER_BLOCK;
 			else if (i[2] == DEC_NON_WRITABLE)
 				t->dec |= D_NON_WRITABLE;
+			else if (i[2] == DEC_NON_READABLE)
+				t->dec |= D_NON_READABLE;
 		}
-		if (op == OP_MEMBER_DECORATE && len > 3 && i[1] < r->bound && i[2] < 64 &&
-		    i[3] == DEC_NON_WRITABLE)
-			r->ids[i[1]].nw_members |= 1ull << i[2];
+		if (op == OP_MEMBER_DECORATE && len > 3 && i[1] < r->bound && i[2] < 64) {
+			if (i[3] == DEC_NON_WRITABLE)
+				r->ids[i[1]].nw_members |= 1ull << i[2];
+			else if (i[3] == DEC_NON_READABLE)
+				r->ids[i[1]].nr_members |= 1ull << i[2];
+		}
 		at += len;
 	}
 	return 0;

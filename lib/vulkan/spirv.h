@@ -3,7 +3,7 @@
  * entry point's descriptor bindings (set, binding, what kind of
  * descriptor the variable's type takes, how many) and whether it uses
  * push constants, by static use as the Vulkan specification defines it,
- * and whether the stage may write each (lib/vulkan/spirv.c).  Replay checks a pipeline's stages against its
+ * and whether the stage may write and read each (lib/vulkan/spirv.c).  Replay checks a pipeline's stages against its
  * layout with this before the driver sees them (lib/vulkan/vkiface.c).
  */
 #ifndef TRACE_SPIRV_H
@@ -27,6 +27,8 @@ typedef struct spv_binding {
 			  * (runtime or specialised) */
 	uint8_t writes;  /* the stage may write through it: of a storage type
 			  * (or one not read), not declared NonWritable */
+	uint8_t reads;   /* ... may read through it: not of storage types only
+			  * declared NonReadable */
 } spv_binding;
 
 typedef struct spv_entry {

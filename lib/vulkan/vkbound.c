@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void uses_add(pipe_uses *u, uint32_t set, uint32_t binding, bool writes)
+static void uses_add(pipe_uses *u, uint32_t set, uint32_t binding, bool writes, bool reads)
 {
 	uint32_t k = 0;
 	while (k < u->n && (u->sb[k][0] != set || u->sb[k][1] != binding))
@@ -24,23 +24,25 @@ static void uses_add(pipe_uses *u, uint32_t set, uint32_t binding, bool writes)
 			u->cap = u->cap ? 2 * u->cap : 8;
 			u->sb = trace_xrealloc(u->sb, u->cap * sizeof(u->sb[0]));
 		}
-		u->sb[k][0] = set, u->sb[k][1] = binding, u->sb[k][2] = 0;
+		u->sb[k][0] = set, u->sb[k][1] = binding, u->sb[k][2] = 0, u->sb[k][3] = 0;
 		u->n++;
 	}
 	u->sb[k][2] |= writes;
+	u->sb[k][3] |= reads;
 }
 
 void vk_iface_uses_add(pipe_uses *u, const spv_entry *e)
 {
 	for (uint32_t i = 0; i < e->nbindings; i++)
-		uses_add(u, e->bindings[i].set, e->bindings[i].binding, e->bindings[i].writes);
+		uses_add(u, e->bindings[i].set, e->bindings[i].binding, e->bindings[i].writes,
+			 e->bindings[i].reads);
 }
 
 /* What a library linked into the pipeline uses. */
 void vk_iface_uses_merge(pipe_uses *u, const pipe_uses *from)
 {
 	for (uint32_t k = 0; k < from->n; k++)
-		uses_add(u, from->sb[k][0], from->sb[k][1], from->sb[k][2]);
+		uses_add(u, from->sb[k][0], from->sb[k][1], from->sb[k][2], from->sb[k][3]);
 	u->partial |= from->partial;
 }
 
@@ -263,8 +265,11 @@ static void sets_bound(const cb_bound *b, int p, vk_set_write_fn *fn, void *ctx)
 				fn(ctx, b->sets[q][s], UINT32_MAX);
 }
 
-void vk_iface_shader_writes(const vk_iface *v, uint64_t cb, const char *name,
-			    vk_set_write_fn *fn, void *ctx)
+/* The bindings of the sets bound in CB that command NAME's shaders may
+ * write (WHICH 2) or read (3), to FN; each set bound at its point, any
+ * binding, where the pipeline is not known. */
+static void shader_uses(const vk_iface *v, uint64_t cb, const char *name, int which,
+			vk_set_write_fn *fn, void *ctx)
 {
 	int p = shader_point(name);
 	const cb_bound *b = p > -2 ? vk_iface_get(v, cb, K_BOUND) : NULL;
@@ -278,9 +283,31 @@ void vk_iface_shader_writes(const vk_iface *v, uint64_t cb, const char *name,
 	}
 	for (uint32_t k = 0; k < u->n; k++) {
 		uint64_t h = u->sb[k][0] < NSETS ? b->sets[p][u->sb[k][0]] : 0;
-		if (u->sb[k][2] && h && h != NOT_FOLLOWED)
+		if (u->sb[k][which] && h && h != NOT_FOLLOWED)
 			fn(ctx, h, u->sb[k][1]);
 	}
+}
+
+void vk_iface_shader_writes(const vk_iface *v, uint64_t cb, const char *name,
+			    vk_set_write_fn *fn, void *ctx)
+{
+	shader_uses(v, cb, name, 2, fn, ctx);
+}
+
+void vk_iface_shader_reads(const vk_iface *v, uint64_t cb, const char *name,
+			   vk_set_write_fn *fn, void *ctx)
+{
+	shader_uses(v, cb, name, 3, fn, ctx);
+}
+
+bool vk_iface_set_bound(const vk_iface *v, uint64_t cb, uint64_t set)
+{
+	const cb_bound *b = vk_iface_get(v, cb, K_BOUND);
+	for (int p = 0; b && p < NPOINTS; p++)
+		for (uint32_t s = 0; s < NSETS; s++)
+			if (b->sets[p][s] == set)
+				return true;
+	return false;
 }
 
 uint32_t vk_iface_binding_at(const vk_iface *v, uint64_t set, uint32_t binding, uint32_t element)

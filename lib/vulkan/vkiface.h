@@ -63,6 +63,17 @@ bool vk_iface_runs_shaders(const char *name);
 typedef void vk_set_write_fn(void *ctx, uint64_t set, uint32_t binding);
 void vk_iface_shader_writes(const vk_iface *v, uint64_t cb, const char *name,
 			    vk_set_write_fn *fn, void *ctx);
+/* ... and what it lets them read: FN(CTX, set, binding) for each binding
+ * of the bound pipeline that a stage may read (all but a storage
+ * buffer, image or texel buffer declared NonReadable, GLSL's writeonly),
+ * FN(CTX, set, UINT32_MAX) for each set bound where the pipeline is not
+ * known.  A binding no stage uses is neither. */
+void vk_iface_shader_reads(const vk_iface *v, uint64_t cb, const char *name,
+			   vk_set_write_fn *fn, void *ctx);
+/* Whether SET is bound in command buffer CB now, at some bind point and
+ * set number, as the records handed to vk_iface_note say (a set bound
+ * by a command it does not follow is not). */
+bool vk_iface_set_bound(const vk_iface *v, uint64_t cb, uint64_t set);
 /* The binding of SET that descriptor ELEMENT of a write from BINDING
  * lands in (a write runs on into the next bindings), UINT32_MAX where
  * its layout is not known or it lands in none. */

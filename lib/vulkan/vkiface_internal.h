@@ -44,13 +44,13 @@ typedef struct pipe_layout {
 } pipe_layout;
 
 /* The bindings a pipeline's shaders statically use (K_PIPELINE), for
- * the draws that bind it: (set, binding, 1 if a stage may write it)
- * triples, each (set, binding) once; partial where a stage was not read
+ * the draws that bind it: (set, binding, 1 if a stage may write it, 1
+ * if a stage may read it), each (set, binding) once; partial where a stage was not read
  * (a module identifier, a module, layout or library not followed): it
  * may use more. */
 typedef struct pipe_uses {
 	uint32_t n, cap;
-	uint32_t (*sb)[3];
+	uint32_t (*sb)[4];
 	bool partial;
 } pipe_uses;
 

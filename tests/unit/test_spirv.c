@@ -78,15 +78,22 @@ static void reflects_frag(const uint32_t *code, size_t size, const char *what)
 				      "%u %u", what, want->set, want->binding, b->types, b->count,
 				      b->writes, want->types, want->count, want->writes);
 		}
+		for (uint32_t i = 0; i < e->nbindings; i++)
+			check(e->bindings[i].reads, "%s: set %u binding %u may be read", what,
+			      e->bindings[i].set, e->bindings[i].binding);
 		check(!find(e, 3, 0), "%s: the block declared and not used is not used", what);
 		check(e->push, "%s: push constants used", what);
 	}
 	spv_free(m);
 }
 
-/* Which of iface.comp's bindings 0 to 7 a stage may write: the storage
- * not declared readonly (binding 4: one member of two is). */
-static const uint8_t comp_writes[8] = {0, 1, 0, 0, 1, 0, 0, 1};
+/* Which of iface.comp's bindings 0 to 9 a stage may write: the storage
+ * not declared readonly (binding 4: one member of two is); which it may
+ * read: all but the writeonly image (8) and block (9).  Binding 10 is
+ * declared, and not used. */
+enum { COMP_USED = 10 };
+static const uint8_t comp_writes[COMP_USED] = {0, 1, 0, 0, 1, 0, 0, 1, 1, 1};
+static const uint8_t comp_reads[COMP_USED] = {1, 1, 1, 1, 1, 1, 1, 1, 0, 0};
 
 static void reflects_comp(const uint32_t *code, size_t size, const char *what)
 {
@@ -94,12 +101,16 @@ static void reflects_comp(const uint32_t *code, size_t size, const char *what)
 	spv_module *m = spv_reflect(code, size / 4, &err);
 	const spv_entry *e = m ? spv_entry_of(m, "main", VK_SHADER_STAGE_COMPUTE_BIT) : NULL;
 	check(e != NULL, "%s: a compute entry point (%s)", what, err.msg);
-	for (uint32_t i = 0; e && i < 8; i++) {
+	for (uint32_t i = 0; e && i < COMP_USED; i++) {
 		const spv_binding *b = find(e, 0, i);
 		check(b && b->writes == comp_writes[i], "%s: binding %u %s", what, i,
 		      comp_writes[i] ? "may be written" : "is not written");
+		check(b && b->reads == comp_reads[i], "%s: binding %u %s", what, i,
+		      comp_reads[i] ? "may be read" : "is not read (writeonly)");
 	}
 	if (e) {
+		check(!find(e, 0, COMP_USED) && e->nbindings == COMP_USED,
+		      "%s: the sampler declared and not used is not used", what);
 		const spv_binding *arr = find(e, 0, 0), *out = find(e, 0, 1);
 		check(arr && arr->count == 0, "%s: an array of a specialisation constant's "
 		      "length: its count unknown", what);
@@ -616,7 +627,7 @@ static void draws_read(void)
 
 /* What a draw or dispatch may write of the sets bound: (set, binding)
  * pairs, "set:binding" each, UINT32_MAX as "any". */
-static char wrote[256];
+static char wrote[512];
 #define H(x) ((uint64_t)(uintptr_t)(x))
 
 static void wrote_one(void *ctx, uint64_t set, uint32_t binding)
@@ -629,12 +640,17 @@ static void wrote_one(void *ctx, uint64_t set, uint32_t binding)
 		snprintf(wrote + at, sizeof(wrote) - at, "0x%llx:%u ", (unsigned long long)set, binding);
 }
 
-/* Whether command CMD in CB writes the pairs WANT ("set:binding " each), in
- * any order. */
-static bool writes_are(vk_iface *v, VkCommandBuffer cb, const char *cmd, const char *want)
+typedef void uses_fn(const vk_iface *v, uint64_t cb, const char *name, vk_set_write_fn *fn,
+		     void *ctx);
+
+/* Whether command CMD in CB writes (FN vk_iface_shader_writes) or reads
+ * (vk_iface_shader_reads) the pairs WANT ("set:binding " each), in any
+ * order. */
+static bool uses_are(uses_fn *fn, vk_iface *v, VkCommandBuffer cb, const char *cmd,
+		     const char *want)
 {
 	wrote[0] = 0;
-	vk_iface_shader_writes(v, H(cb), cmd, wrote_one, NULL);
+	fn(v, H(cb), cmd, wrote_one, NULL);
 	if (strlen(wrote) != strlen(want))
 		return false;
 	char one[64];
@@ -647,10 +663,21 @@ static bool writes_are(vk_iface *v, VkCommandBuffer cb, const char *cmd, const c
 	return true;
 }
 
-/* iface.comp's pipeline against a set of its eight bindings: a dispatch
- * writes the storage not declared readonly; a pipeline not known, shader
- * objects, a library not known or device-generated commands write any
- * binding of every set bound; a library's writes are its pipeline's. */
+static bool writes_are(vk_iface *v, VkCommandBuffer cb, const char *cmd, const char *want)
+{
+	return uses_are(vk_iface_shader_writes, v, cb, cmd, want);
+}
+
+static bool reads_are(vk_iface *v, VkCommandBuffer cb, const char *cmd, const char *want)
+{
+	return uses_are(vk_iface_shader_reads, v, cb, cmd, want);
+}
+
+/* iface.comp's pipeline against a set of its ten bindings used: a
+ * dispatch writes the storage not declared readonly and reads all but
+ * the storage declared writeonly; a pipeline not known, shader objects,
+ * a library not known or device-generated commands write and read any
+ * binding of every set bound; a library's uses are its pipeline's. */
 static void draws_write(void)
 {
 	trace_error err = {0};
@@ -660,19 +687,20 @@ static void draws_write(void)
 	VkShaderModule module = (VkShaderModule)(uintptr_t)0x110;
 	vk_args_vkCreateShaderModule cm = {.pCreateInfo = &mci, .pShaderModule = &module};
 	note(v, "vkCreateShaderModule", &cm, &err);
-	static const VkDescriptorType type[8] = {
+	static const VkDescriptorType type[COMP_USED] = {
 		VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
 		VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE,
 		VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-		VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE};
-	VkDescriptorSetLayoutBinding b[8];
-	for (uint32_t i = 0; i < 8; i++)
+		VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_IMAGE,
+		VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER};
+	VkDescriptorSetLayoutBinding b[COMP_USED];
+	for (uint32_t i = 0; i < COMP_USED; i++)
 		b[i] = (VkDescriptorSetLayoutBinding){i, type[i], i == 0 ? 3 : i == 5 ? 2 : 1,
 						      VK_SHADER_STAGE_ALL, NULL};
-	set_of(v, b, 8);
+	set_of(v, b, COMP_USED);
 	VkDescriptorSetLayout sl = (VkDescriptorSetLayout)(uintptr_t)0x210;
 	VkDescriptorSetLayoutCreateInfo lci = {VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
-					       NULL, 0, 8, b};
+					       NULL, 0, COMP_USED, b};
 	vk_args_vkCreateDescriptorSetLayout cl = {.pCreateInfo = &lci, .pSetLayout = &sl};
 	note(v, "vkCreateDescriptorSetLayout", &cl, &err);
 	VkPipelineLayoutCreateInfo pci = {VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO, NULL, 0, 1,
@@ -700,16 +728,23 @@ static void draws_write(void)
 	vk_args_vkCmdBindDescriptorSets bs = {cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &set,
 					      0, NULL};
 	note(v, "vkCmdBindDescriptorSets", &bs, &err);
-	check(writes_are(v, cb, "vkCmdDispatch", "0x500:1 0x500:4 0x500:7 "),
-	      "a dispatch writes bindings 1, 4 and 7, not the readonly ones: %s", wrote);
-	check(writes_are(v, cb, "vkCmdDispatchIndirect", "0x500:1 0x500:4 0x500:7 "),
-	      "an indirect dispatch too: %s", wrote);
-	check(writes_are(v, cb, "vkCmdDraw", ""), "a draw: nothing bound for graphics: %s",
+	check(writes_are(v, cb, "vkCmdDispatch", "0x500:1 0x500:4 0x500:7 0x500:8 0x500:9 "),
+	      "a dispatch writes bindings 1, 4, 7, 8 and 9, not the readonly ones: %s", wrote);
+	check(reads_are(v, cb, "vkCmdDispatch", "0x500:0 0x500:1 0x500:2 0x500:3 0x500:4 0x500:5 "
+			"0x500:6 0x500:7 "),
+	      "... and reads 0 to 7, not the writeonly ones nor 10, which it does not use: %s",
 	      wrote);
+	check(vk_iface_set_bound(v, H(cb), H(set)) && !vk_iface_set_bound(v, H(cb), 0x501),
+	      "the set bound is bound, another not");
+	check(writes_are(v, cb, "vkCmdDispatchIndirect", "0x500:1 0x500:4 0x500:7 0x500:8 0x500:9 "),
+	      "an indirect dispatch too: %s", wrote);
+	check(writes_are(v, cb, "vkCmdDraw", "") && reads_are(v, cb, "vkCmdDraw", ""),
+	      "a draw: nothing bound for graphics: %s", wrote);
 	check(writes_are(v, cb, "vkCmdCopyBuffer", "") &&
 	      !vk_iface_runs_shaders("vkCmdCopyBuffer") && vk_iface_runs_shaders("vkCmdDrawMeshTasksEXT"),
 	      "a copy runs no shaders");
-	check(writes_are(v, cb, "vkCmdExecuteGeneratedCommandsEXT", "0x500:any "),
+	check(writes_are(v, cb, "vkCmdExecuteGeneratedCommandsEXT", "0x500:any ") &&
+	      reads_are(v, cb, "vkCmdExecuteGeneratedCommandsEXT", "0x500:any "),
 	      "device-generated commands: any binding of each set bound: %s", wrote);
 	/* a graphics pipeline linking it as a library, then one linking a
 	 * library no record made */
@@ -731,11 +766,12 @@ static void draws_write(void)
 	note(v, "vkCmdBindDescriptorSets", &gs, &err);
 	vk_args_vkCmdBindPipeline gb = {cb, VK_PIPELINE_BIND_POINT_GRAPHICS, linked[0]};
 	note(v, "vkCmdBindPipeline", &gb, &err);
-	check(writes_are(v, cb, "vkCmdDrawIndexed", "0x500:1 0x500:4 0x500:7 "),
+	check(writes_are(v, cb, "vkCmdDrawIndexed", "0x500:1 0x500:4 0x500:7 0x500:8 0x500:9 "),
 	      "a draw of a pipeline linking a library: the library's writes: %s", wrote);
 	gb.pipeline = linked[1];
 	note(v, "vkCmdBindPipeline", &gb, &err);
-	check(writes_are(v, cb, "vkCmdDraw", "0x500:any "),
+	check(writes_are(v, cb, "vkCmdDraw", "0x500:any ") &&
+	      reads_are(v, cb, "vkCmdDraw", "0x500:any "),
 	      "a library not known: any binding: %s", wrote);
 	gb.pipeline = (VkPipeline)(uintptr_t)0x998;
 	note(v, "vkCmdBindPipeline", &gb, &err);
@@ -747,16 +783,18 @@ static void draws_write(void)
 	if (shaders) {
 		note(v, "vkCmdBindPipeline", &bp, &err);
 		vk_iface_note(v, shaders, &cb, false, &err);
-		check(writes_are(v, cb, "vkCmdDispatch", "0x500:any "),
+		check(writes_are(v, cb, "vkCmdDispatch", "0x500:any ") &&
+		      reads_are(v, cb, "vkCmdDispatch", "0x500:any "),
 		      "shader objects bound: any binding: %s", wrote);
 	}
 	note(v, "vkCmdBindPipeline", &bp, &err);
-	check(writes_are(v, cb, "vkCmdDispatch", "0x500:1 0x500:4 0x500:7 "),
+	check(writes_are(v, cb, "vkCmdDispatch", "0x500:1 0x500:4 0x500:7 0x500:8 0x500:9 "),
 	      "the pipeline bound again: its writes: %s", wrote);
 	/* where a write's descriptors land: on into the next bindings */
 	check(vk_iface_binding_at(v, H(set), 0, 2) == 0 && vk_iface_binding_at(v, H(set), 0, 3) == 1 &&
-	      vk_iface_binding_at(v, H(set), 4, 2) == 5 && vk_iface_binding_at(v, H(set), 7, 1) ==
-	      UINT32_MAX && vk_iface_binding_at(v, 0x501, 0, 0) == UINT32_MAX,
+	      vk_iface_binding_at(v, H(set), 4, 2) == 5 && vk_iface_binding_at(v, H(set), 7, 1) == 8 &&
+	      vk_iface_binding_at(v, H(set), 9, 1) == UINT32_MAX &&
+	      vk_iface_binding_at(v, 0x501, 0, 0) == UINT32_MAX,
 	      "elements past a binding's count land in the next; past the last, or in a set not "
 	      "known, in none");
 	vk_iface_free(v);
