@@ -463,6 +463,87 @@ void shader_writes(trim *t, recording *rc, uint64_t cb, const char *name)
 	vk_iface_shader_writes(t->iface, cb, name, set_written, &x);
 }
 
+/* Whether command NAME, recorded into command buffer CB and naming IN,
+ * binds descriptor sets as vk_iface follows them: vkCmdBindDescriptorSets,
+ * each set it names bound there now.  Then the draws that follow say
+ * which bindings of them they read; of a set bound another way
+ * (vkCmdBindDescriptorSets2, a bind point it does not follow), any
+ * command may read all. */
+bool bind_followed(const trim *t, const char *name, uint64_t cb, const finds *in)
+{
+	if (strcmp(name, "vkCmdBindDescriptorSets"))
+		return false;
+	for (uint32_t i = 0; i < in->n; i++)
+		if (in->v[i].h == trim_types.descriptor_set &&
+		    !vk_iface_set_bound(t->iface, cb, in->v[i].value))
+			return false;
+	return true;
+}
+
+typedef struct reads_of {
+	trim *t;
+	recording *rc;
+} reads_of;
+
+static void set_read_add(recording *rc, obj *s, uint32_t binding)
+{
+	for (uint32_t k = 0; k < rc->nset_reads; k++)
+		if (rc->set_reads[k].set == s && rc->set_reads[k].binding == binding)
+			return;
+	rc->set_reads = array_grow(rc->set_reads, rc->nset_reads, &rc->capset_reads,
+				   sizeof(*rc->set_reads), 4);
+	rc->set_reads[rc->nset_reads++] = (set_read){s, binding};
+}
+
+/* Binding BINDING of SET (UINT32_MAX: any) read by a draw. */
+static void set_read_one(void *ctx, uint64_t set, uint32_t binding)
+{
+	const reads_of *x = ctx;
+	obj *s = obj_lookup(x->t, trim_types.descriptor_set, set);
+	if (s)
+		set_read_add(x->rc, s, binding);
+}
+
+/* Command NAME of RC (in command buffer CB, naming IN): the bindings of
+ * the sets bound that its shaders may read (a binding every stage of the
+ * bound pipeline using it declares NonReadable, GLSL's writeonly, or
+ * that no stage uses, is not read: the cut of a frame that binds a
+ * storage image a compute shader only writes ran every earlier frame's
+ * dispatch again); of a set it binds in a way vk_iface does not follow,
+ * all of them. */
+void recording_set_reads_add(trim *t, recording *rc, const char *name, uint64_t cb,
+			     const finds *in)
+{
+	reads_of x = {t, rc};
+	if (vk_iface_runs_shaders(name)) {
+		vk_iface_shader_reads(t->iface, cb, name, set_read_one, &x);
+		return;
+	}
+	if (bind_followed(t, name, cb, in))
+		return;
+	for (uint32_t i = 0; i < in->n; i++) {
+		obj *s = in->v[i].h == trim_types.descriptor_set
+				 ? obj_lookup(t, in->v[i].h, in->v[i].value) : NULL;
+		if (s)
+			set_read_add(rc, s, UINT32_MAX);
+	}
+}
+
+/* Whether a command of recording R may read what SET shows at binding AT
+ * (UINT32_MAX: not known): what its draws read, once it ended; before,
+ * all (the range may go on recording it, and its draws come later). */
+bool set_read_at(const recording *r, const obj *set, uint32_t at)
+{
+	if (!r->ended)
+		return true;
+	for (uint32_t k = 0; k < r->nset_reads; k++)
+		if (r->set_reads[k].set == set &&
+		    (r->set_reads[k].binding == UINT32_MAX || at == UINT32_MAX ||
+		     r->set_reads[k].binding == at))
+			return true;
+	return false;
+}
+
 /* A command of RC may write what storage descriptor O (storage_targets())
  * names: of an image, the levels and layers of the view only (a compute
  * pass that makes level i from level i - 1 writes no other level), of a

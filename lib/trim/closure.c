@@ -98,10 +98,23 @@ bool transfer_dst(const char *n, const found *f)
 	return false;
 }
 
+/* Whether the commands touched may read what set S shows at binding AT
+ * (UINT32_MAX: not known): of a recording walked, what its draws read
+ * (set_read_at); at a bind of the range's, nothing (its draws touch what
+ * they read: range_draw_reads); else all. */
+static bool slot_read(const trim *t, const obj *s, uint32_t at)
+{
+	if (t->then)
+		return set_read_at(t->then, s, at);
+	return !t->binds_only;
+}
+
 /* SUBS of O, and what a command may read through it: what descriptor
  * sets and framebuffers hold, what views show (of an image, the levels
  * and layers of the view).  Of the source of a copy, blit or resolve,
- * SUBS are its regions' levels and layers. */
+ * SUBS are its regions' levels and layers.  Of a set, only what it shows
+ * at the bindings that the draws read (slot_read): a storage image that
+ * a compute shader only writes, or a binding no shader uses, is not. */
 static void touch_reach(trim *t, touches *l, obj *o, uint64_t subs)
 {
 	if (!o || !touch_add(l, o, USE_READ, subs))
@@ -112,16 +125,44 @@ static void touch_reach(trim *t, touches *l, obj *o, uint64_t subs)
 	if (o->h == trim_types.descriptor_set && r && r->snapped) {
 		for (uint32_t i = 0; i < r->nshown; i++)
 			for (uint32_t k = 0; r->shown[i].set == o && k < r->shown[i].w->n; k++)
-				touch_reach(t, l, r->shown[i].w->o[k], ~0ull);
+				if (slot_read(t, o, r->shown[i].w->v[k].at))
+					touch_reach(t, l, r->shown[i].w->v[k].o, ~0ull);
 	} else if (o->h == trim_types.descriptor_set) {
 		for (uint32_t i = 0; i < o->nslots; i++)
-			touch_reach(t, l, o->slots[i].o, ~0ull);
+			if (slot_read(t, o, o->slots[i].at))
+				touch_reach(t, l, o->slots[i].o, ~0ull);
 	}
 	if (o->h == trim_types.framebuffer)
 		for (uint32_t i = 0; i < o->deps.n; i++)
 			touch_reach(t, l, o->deps.v[i], ~0ull);
 	if (o->target)
 		touch_reach(t, l, o->target, view_subs(o));
+}
+
+typedef struct draw_reads {
+	trim *t;
+	touches *l;
+} draw_reads;
+
+/* Binding BINDING (UINT32_MAX: any) of SET read by a draw of the range:
+ * what the set shows there now. */
+static void draw_read(void *ctx, uint64_t set, uint32_t binding)
+{
+	const draw_reads *x = ctx;
+	obj *s = obj_lookup(x->t, trim_types.descriptor_set, set);
+	for (uint32_t i = 0; s && i < s->nslots; i++)
+		if (binding == UINT32_MAX || s->slots[i].at == UINT32_MAX ||
+		    s->slots[i].at == binding)
+			touch_reach(x->t, x->l, s->slots[i].o, ~0ull);
+}
+
+/* A draw, dispatch or trace NAME the range records into CB: what it may
+ * read through the sets bound, where it runs (a copy into an image
+ * before the draw that samples it is first). */
+void range_draw_reads(trim *t, obj *cb, const char *name)
+{
+	draw_reads x = {t, &cb->rt};
+	vk_iface_shader_reads(t->iface, cb->handle, name, draw_read, &x);
 }
 
 /* A command of command buffer CB: its uses, into L.  With SECONDARIES,

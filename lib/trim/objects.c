@@ -618,6 +618,7 @@ void recording_unref(recording *r)
 	for (uint32_t i = 0; i < r->nshown; i++)
 		showing_unref(r->shown[i].w);
 	free(r->shown);
+	free(r->set_reads);
 	free(r->evs);
 	free(r);
 }

@@ -102,7 +102,9 @@ static void set_slot(trim *t, obj *s, uint32_t binding, uint32_t elem, obj *o, r
 	if (o == s || (!o && binding == UINT32_MAX))
 		return;
 	s->slots = array_grow(s->slots, s->nslots, &s->capslots, sizeof(*s->slots), 4);
-	s->slots[s->nslots++] = (slot){binding, elem, o, r};
+	uint32_t at = binding == UINT32_MAX ? UINT32_MAX
+					    : vk_iface_binding_at(t->iface, s->handle, binding, elem);
+	s->slots[s->nslots++] = (slot){binding, elem, o, r, at};
 }
 
 typedef struct holder {
@@ -590,6 +592,9 @@ static void record(trim *t, rec *r, const trace_call *c, const vk_command_info *
 	record_special(t, rc, c, cmd, args);
 	if (vk_iface_runs_shaders(n))
 		shader_writes(t, rc, cb->handle, n);
+	recording_set_reads_add(t, rc, n, cb->handle, in);
+	if (!strcmp(n, "vkEndCommandBuffer"))
+		rc->ended = true;
 	event_record(t, rc, cmd, args);
 	cmd_reads(t, c, cmd, args, in, &rc->reads);
 	for (uint32_t i = 1; i < in->n; i++) {
@@ -819,12 +824,12 @@ static void sync_call(trim *t, const vk_command_info *cmd, void *args)
 static showing *set_showing(obj *s)
 {
 	if (!s->now) {
-		s->now = trace_xmalloc(sizeof(*s->now) + s->nslots * sizeof(obj *));
+		s->now = trace_xmalloc(sizeof(*s->now) + s->nslots * sizeof(*s->now->v));
 		s->now->refs = 1;
 		s->now->n = 0;
 		for (uint32_t i = 0; i < s->nslots; i++)
 			if (s->slots[i].o)
-				s->now->o[s->now->n++] = s->slots[i].o;
+				s->now->v[s->now->n++] = (shown_slot){s->slots[i].o, s->slots[i].at};
 	}
 	s->now->refs++;
 	return s->now;
@@ -1004,7 +1009,7 @@ static void other(trim *t, rec *r, const vk_command_info *cmd, const finds *in)
 }
 
 /* Whether the capture's call failed (a negative VkResult). */
-static bool call_failed(const trace_call *c)
+bool trim_call_failed(const trace_call *c)
 {
 	const trace_value *v = c->ret;
 	return v && ((v->kind == TRACE_ENUM && v->en.value < 0) ||
@@ -1026,7 +1031,7 @@ int trim_vk_before(trim *t, const trace_call *c, enum kind k, const vk_command_i
 		/* what it says of a record that breaks the rules is replay's
 		 * to say: trim follows what it can */
 		trace_error ignored = {0};
-		vk_iface_note(t->iface, cmd, args, call_failed(c), &ignored);
+		vk_iface_note(t->iface, cmd, args, trim_call_failed(c), &ignored);
 	}
 	if (k == K_DROP)
 		return 0;

@@ -236,7 +236,11 @@ static void range_effects(trim *t, const trace_call *c, enum kind k, const vk_co
 		} else {
 			touch_before(t, cb);
 		}
+		t->binds_only = bind_followed(t, n, cb->handle, in);
 		touch_cmd(t, cb, &cb->rt, cmd, args, in, true);
+		t->binds_only = false;
+		if (vk_iface_runs_shaders(n))
+			range_draw_reads(t, cb, n);
 		cmd_reads(t, c, cmd, args, in, &t->range_reads);
 	} else if (k == K_SUBMIT || k == K_SUBMIT2) {
 		range_submit(t, in);
@@ -308,6 +312,11 @@ int trim_range(trim *t, const trace_call *c, trace_error *err)
 	    trim_known(t, cmd, args, err) < 0) {
 		set_where(err, c);
 		return -1;
+	}
+	if (vk_iface_wants(cmd)) {
+		/* what the range binds and draws with (range_draw_reads) */
+		trace_error ignored = {0};
+		vk_iface_note(t->iface, cmd, args, trim_call_failed(c), &ignored);
 	}
 	finds in = {0};
 	call_handles(t, c, cmd, args, &in);

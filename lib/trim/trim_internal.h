@@ -258,6 +258,8 @@ typedef struct slot {
 	uint32_t binding, elem;
 	obj *o;
 	rec *by;        /* the update that wrote it (in the set's records) */
+	uint32_t at;    /* the binding it is at (a write runs on into the next
+			 * bindings: vk_iface_binding_at); UINT32_MAX: not known */
 } slot;
 
 /* An update of a set that later ones wrote over, and the call of the
@@ -267,12 +269,24 @@ typedef struct past {
 	uint64_t until;
 } past;
 
-/* What a set showed, all its descriptors' objects, shared by the
- * recordings submitted while it did. */
+/* What a set showed, all its descriptors' objects and the binding each
+ * was at (slot.at), shared by the recordings submitted while it did. */
+typedef struct shown_slot {
+	obj *o;
+	uint32_t at;
+} shown_slot;
+
 typedef struct showing {
 	uint32_t refs, n;
-	obj *o[];
+	shown_slot v[];
 } showing;
+
+/* A binding of set SET (UINT32_MAX: any) that a command of a recording
+ * may read. */
+typedef struct set_read {
+	obj *set;
+	uint32_t binding;
+} set_read;
 
 /* What set SET showed when a recording that binds it was submitted. */
 typedef struct shown {
@@ -488,6 +502,13 @@ struct recording {
 	shown *shown;
 	uint32_t nshown, capshown;
 	uint64_t snapped;
+	/* the bindings of the sets it binds that its draws, dispatches and
+	 * traces may read with the pipeline bound then (access.c), of a set
+	 * bound by a command vk_iface does not follow, any; what it may
+	 * read of a set once it ended, no binding missing */
+	set_read *set_reads;
+	uint32_t nset_reads, capset_reads;
+	bool ended;
 	/* what its commands do to events, in order, the secondaries' it
 	 * executes in place (events.c) */
 	evop *evs;
@@ -605,6 +626,10 @@ struct trim {
 	/* pipelines' shaders and the sets bound: which storage descriptors a
 	 * draw may write (lib/vulkan/vkiface.h) */
 	vk_iface *iface;
+	/* touching a bind of the range's (range_effects): the sets it binds
+	 * read none of what they show there; the draws read what they use
+	 * (range_draw_reads) */
+	bool binds_only;
 };
 
 /* A handle a Vulkan call names (call_handles() finds them): its type,
@@ -753,6 +778,12 @@ void template_targets(trim *t, uint64_t set, const trace_call *c, const vk_comma
 		      const void *args, stargets *out);
 void storage_written(recording *rc, obj *o);
 void shader_writes(trim *t, recording *rc, uint64_t cb, const char *name);
+bool trim_call_failed(const trace_call *c);
+bool bind_followed(const trim *t, const char *name, uint64_t cb, const finds *in);
+void recording_set_reads_add(trim *t, recording *rc, const char *name, uint64_t cb,
+			     const finds *in);
+bool set_read_at(const recording *r, const obj *set, uint32_t at);
+void range_draw_reads(trim *t, obj *cb, const char *name);
 bool load_op_discards(VkAttachmentLoadOp op);
 /* Whether LAYOUT is read-only for the depth aspect (STENCIL false) or the
  * stencil aspect. */
