@@ -209,7 +209,7 @@ VKEXAMPLE_SHADERS := build/examples/shaders/vkexample_vert.h \
 	build/examples/shaders/mipdown_comp.h build/examples/shaders/hud_vert.h \
 	build/examples/shaders/hud_frag.h \
 	build/examples/shaders/vkexample_ro_vert.h build/examples/shaders/vkexample_ro_frag.h \
-	build/examples/shaders/vkexample_rw_frag.h
+	build/examples/shaders/vkexample_rw_frag.h build/examples/shaders/vkexample_unsampled_frag.h
 
 examples: $(EXAMPLES)
 
@@ -246,6 +246,9 @@ build/examples/shaders/vkexample_ro_%.h: examples/shaders/vkexample.% | build/ex
 	glslangValidator -V -DFRAME_STORAGE_RO --vn vkexample_ro_$* -o $@ $<
 build/examples/shaders/vkexample_rw_%.h: examples/shaders/vkexample.% | build/examples/shaders
 	glslangValidator -V -DFRAME_STORAGE_RW --vn vkexample_rw_$* -o $@ $<
+# (--anim-unsampled: the compute pattern declared, not sampled)
+build/examples/shaders/vkexample_unsampled_%.h: examples/shaders/vkexample.% | build/examples/shaders
+	glslangValidator -V -DANIM_UNSAMPLED --vn vkexample_unsampled_$* -o $@ $<
 
 build/examples/shaders/mipdown_comp.h: examples/shaders/mipdown.comp | build/examples/shaders
 	glslangValidator -V --vn mipdown_comp -o $@ $<

@@ -40,6 +40,9 @@
  *   - with --anim-pair, writes the compute pattern into one of two images
  *     by turns, the frame slot's set written again each frame to show the
  *     one the frame writes,
+ *   - with --anim-unsampled, keeps the pattern's image from frame to frame
+ *     and draws the cube with a shader that declares it and does not
+ *     sample it: no frame reads what an earlier one wrote there,
  *   - with --fresh-command-buffers, frees the slot's command buffer each
  *     frame and allocates another,
  *   - with --secondary, records the cube's draw each frame into the
@@ -785,8 +788,12 @@ static void record_frame(VkCommandBuffer cb, unsigned slot, unsigned frame, int 
 	 * this frame writes it.  The pass writes every texel, so the old
 	 * contents are discarded (from UNDEFINED): that also tells a trimmer
 	 * that this frame does not need the earlier frames' dispatches, which
-	 * a GENERAL to GENERAL barrier would keep, every one of them. */
-	image_barrier(cb, anim, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_GENERAL,
+	 * a GENERAL to GENERAL barrier would keep, every one of them (as
+	 * --anim-unsampled does: then only a trimmer that sees nothing
+	 * read it leaves them out). */
+	image_barrier(cb, anim,
+		      g.anim_unsampled && !first ? VK_IMAGE_LAYOUT_GENERAL : VK_IMAGE_LAYOUT_UNDEFINED,
+		      VK_IMAGE_LAYOUT_GENERAL,
 		      VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT, 0,
 		      VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT);
 	vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, g.comp_pipe);
@@ -1114,6 +1121,7 @@ int main(int argc, char **argv)
 	g.ubo_update = o.ubo_update;
 	g.ubo_dynamic = o.ubo_dynamic;
 	g.ubo_storage = o.ubo_storage;
+	g.anim_unsampled = o.anim_unsampled;
 	g.ubo_template = o.ubo_template;
 	g.hud_render_pass = o.render_pass;
 	create_resources();

@@ -51,6 +51,7 @@ struct vkexample {
 	int ubo_dynamic;	/* --uniform-dynamic: a dynamic uniform buffer */
 	int ubo_template;	/* --uniform-template: written by a template */
 	int ubo_storage;	/* --uniform-storage: 0 no, 1 ro, 2 rw */
+	int anim_unsampled;	/* --anim-unsampled: the pattern kept, not sampled */
 
 	VkDescriptorSetLayout gfx_dsl, comp_dsl;
 	VkDescriptorPool dpool;
@@ -135,6 +136,7 @@ struct options {
 	unsigned strokes;	/* submits a frame more, each a triangle, never cleared */
 	int read_pixel;		/* a texel of each frame read back by a submit of its own */
 	int anim_pair;		/* two compute images by turns, the sets written again */
+	int anim_unsampled;	/* the compute image kept from frame to frame, not sampled */
 	int secondary;		/* the draw in a secondary command buffer */
 	int fresh_cbs;		/* a frame's command buffer freed, another allocated */
 	unsigned ubo_offset;	/* the uniforms at this byte of their slot */

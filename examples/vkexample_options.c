@@ -87,6 +87,9 @@ static void usage(FILE *f)
 		"  --anim-pair         the compute pattern into one of two images by turns,\n"
 		"                      each frame's set written again to show the one it\n"
 		"                      writes\n"
+		"  --anim-unsampled    the compute pattern's image kept from frame to frame\n"
+		"                      (no barrier from UNDEFINED), and the cube's shader\n"
+		"                      declares it and does not sample it\n"
 		"  --secondary         the cube's draw recorded each frame into a secondary\n"
 		"                      command buffer executed in the pass, the primary\n"
 		"                      begun without ONE_TIME_SUBMIT\n"
@@ -210,6 +213,8 @@ void parse_options(int argc, char **argv, struct options *o)
 			o->read_pixel = 1;
 		} else if (!strcmp(a, "--anim-pair")) {
 			o->anim_pair = 1;
+		} else if (!strcmp(a, "--anim-unsampled")) {
+			o->anim_unsampled = 1;
 		} else if (!strcmp(a, "--secondary")) {
 			o->secondary = 1;
 		} else if (!strcmp(a, "--fresh-command-buffers")) {
@@ -242,6 +247,8 @@ void parse_options(int argc, char **argv, struct options *o)
 		die("--dump-frames needs --png-dir");
 	if (o->secondary && (o->strokes || o->depth_read_only))
 		die("--secondary goes without --strokes and --depth-read-only");
+	if (o->anim_unsampled && (o->anim_pair || o->ubo_storage))
+		die("--anim-unsampled goes without --anim-pair and --uniform-storage");
 	if (o->frames == 0)
 		die("--frames must be at least 1");
 }

@@ -8,7 +8,8 @@
  * --uniform-storage reads them from a storage buffer instead, which the
  * shaders declare readonly (ro) or not (rw: the fragment shader, with
  * fragmentStoresAndAtomics enabled): written by the host each frame, as
- * SuperTuxKart writes its instance data.
+ * SuperTuxKart writes its instance data.  --anim-unsampled draws with a
+ * fragment shader that declares the compute pattern and does not use it.
  */
 #include "common.h"
 #include "scene.h"
@@ -18,6 +19,7 @@
 #include "vkexample_ro_frag.h"
 #include "vkexample_ro_vert.h"
 #include "vkexample_rw_frag.h"
+#include "vkexample_unsampled_frag.h"
 #include "vkexample_vert.h"
 
 void frame_shaders(VkShaderModule *vert, VkShaderModule *frag)
@@ -31,7 +33,10 @@ void frame_shaders(VkShaderModule *vert, VkShaderModule *frag)
 		*frag = create_shader(vkexample_rw_frag, sizeof(vkexample_rw_frag));
 	} else {
 		*vert = create_shader(vkexample_vert, sizeof(vkexample_vert));
-		*frag = create_shader(vkexample_frag, sizeof(vkexample_frag));
+		/* --anim-unsampled: binding 2, the pattern, declared and not used */
+		*frag = g.anim_unsampled
+			? create_shader(vkexample_unsampled_frag, sizeof(vkexample_unsampled_frag))
+			: create_shader(vkexample_frag, sizeof(vkexample_frag));
 	}
 }
 

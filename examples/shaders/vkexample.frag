@@ -16,6 +16,9 @@ layout(set = 0, binding = 0) uniform Frame {
 layout(set = 0, binding = 1) uniform sampler2D tex;
 layout(set = 0, binding = 2) uniform sampler2D anim;
 
+// (built again with ANIM_UNSAMPLED: vkexample --anim-unsampled, anim
+// declared and not used)
+
 layout(location = 0) in vec2 in_uv;
 layout(location = 1) in float in_shade;
 
@@ -24,6 +27,10 @@ layout(location = 0) out vec4 out_color;
 void main()
 {
 	vec3 t = texture(tex, in_uv).rgb;
+#if defined(ANIM_UNSAMPLED)
+	vec3 a = vec3(1.0);
+#else
 	vec3 a = texture(anim, in_uv).rgb;
+#endif
 	out_color = vec4(t * (0.35 + 0.65 * a) * ubo.tint.rgb * in_shade, 1.0);
 }
