@@ -83,6 +83,12 @@ setup_file() {
 			TRACEKIT_SCREENSHOT=12 timeout 60 "$TOP/build/examples/vkexample" --frames 24 \
 			--present --uniform-storage $m >/dev/null 2>&1
 	done
+	# the compute pattern's image kept from frame to frame (no barrier from
+	# UNDEFINED), the compute shader's writeonly, the cube's shader
+	# declaring it and not sampling it
+	VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$W/ex-anim-unsampled.trace" \
+		TRACEKIT_SCREENSHOT=12 timeout 60 "$TOP/build/examples/vkexample" --frames 24 \
+		--present --anim-unsampled >/dev/null 2>&1
 	# a canvas never cleared after frame 0, 100 submits a frame more, each
 	# a triangle whose vertices the host writes just before into a ring
 	# (Pingus through zink: 380 a frame), 30 frames and 60
@@ -453,6 +459,21 @@ ex_check() {
 	[ "$(grep -c 'it wrote VkBuffer' <<<"$output")" = 12 ]
 	[ "$(setup_submits rw.trace)" = 13 ]
 	cut_equal rw.trace 12 "$W/ex-storage-rw.frame-12.png"
+}
+
+@test "a storage image the compute shader declares writeonly and the cube's shader does not use is not read (vkexample --anim-unsampled: each frame's dispatch writes it, over the last frame's): frame 12's setup runs the texture's upload alone, and replays validated and pixel-equal" {
+	# a bind of a set counts as a read only of the bindings that a draw
+	# or dispatch of its command buffer reads with the pipeline bound
+	# then: not one declared NonReadable (GLSL's writeonly; vkd3d's UAV
+	# clears) by every stage, nor one no stage uses.  When a bind read all
+	# the set showed, the cut ran the 12 frames before again, each
+	# frame's dispatch a reader of the last frame's
+	run trace-trim --verbose --frames 12 -o t12.trace "$W/ex-anim-unsampled.trace"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c 'which the range may read' <<<"$output")" = 1 ]
+	[ "$(setup_submits t12.trace)" = 1 ]
+	cut_equal t12.trace 12 "$W/ex-anim-unsampled.frame-12.png"
 }
 
 # cut_12_20_check NAME N FN: $W/NAME.trace, vkexample's 24 frames of a
