@@ -446,8 +446,7 @@ static void set_written(void *ctx, uint64_t set, uint32_t binding)
 	const shader_write *x = ctx;
 	obj *s = obj_lookup(x->t, trim_types.descriptor_set, set);
 	for (uint32_t k = 0; s && k < s->storage.n; k++)
-		if (binding == UINT32_MAX || s->storage_at[k] == UINT32_MAX ||
-		    s->storage_at[k] == binding)
+		if (binding_reaches(binding, s->storage_at[k]))
 			storage_written(x->rc, s->storage.v[k]);
 }
 
@@ -537,9 +536,7 @@ bool set_read_at(const recording *r, const obj *set, uint32_t at)
 	if (!r->ended)
 		return true;
 	for (uint32_t k = 0; k < r->nset_reads; k++)
-		if (r->set_reads[k].set == set &&
-		    (r->set_reads[k].binding == UINT32_MAX || at == UINT32_MAX ||
-		     r->set_reads[k].binding == at))
+		if (r->set_reads[k].set == set && binding_reaches(r->set_reads[k].binding, at))
 			return true;
 	return false;
 }

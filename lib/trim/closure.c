@@ -151,8 +151,7 @@ static void draw_read(void *ctx, uint64_t set, uint32_t binding)
 	const draw_reads *x = ctx;
 	obj *s = obj_lookup(x->t, trim_types.descriptor_set, set);
 	for (uint32_t i = 0; s && i < s->nslots; i++)
-		if (binding == UINT32_MAX || s->slots[i].at == UINT32_MAX ||
-		    s->slots[i].at == binding)
+		if (binding_reaches(binding, s->slots[i].at))
 			touch_reach(x->t, x->l, s->slots[i].o, ~0ull);
 }
 

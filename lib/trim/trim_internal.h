@@ -773,6 +773,12 @@ typedef struct stargets {
 	uint32_t *at;
 } stargets;
 void stargets_free(stargets *st);
+/* Whether a descriptor at binding AT may be what a use of binding WANT
+ * reaches (either UINT32_MAX: any, not known). */
+static inline bool binding_reaches(uint32_t want, uint32_t at)
+{
+	return want == UINT32_MAX || at == UINT32_MAX || at == want;
+}
 void storage_targets(trim *t, uint64_t set, const VkWriteDescriptorSet *w, stargets *out);
 void template_targets(trim *t, uint64_t set, const trace_call *c, const vk_command_info *cmd,
 		      const void *args, stargets *out);
