@@ -1113,6 +1113,7 @@ int main(int argc, char **argv)
 	g.mips_once = o.mips_once;
 	g.staging_image = o.staging_image;
 	g.templates = o.templates;
+	g.copy_sets = o.copy_sets;
 	g.push_templates = o.push_templates;
 	g.discard_pipe = o.discard_pipe;
 	g.hud = o.depth_read_only;

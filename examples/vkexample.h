@@ -76,6 +76,7 @@ struct vkexample {
 	int mips_once;		/* --compute-mips-once: made at load alone */
 	int staging_image;	/* --staging-image: level 0 copied from an image */
 	int templates;		/* --templates: the sets written by a template */
+	int copy_sets;		/* --copy-sets: ... copied from a set written first */
 	int push_templates;	/* --push-templates: no sets, pushed by one */
 	VkDescriptorUpdateTemplate mip_template;
 	PFN_vkCmdPushDescriptorSetWithTemplateKHR push_template;
@@ -125,6 +126,7 @@ struct options {
 	int compute_mips;	/* ... made by a compute shader, level by level */
 	int mips_once;		/* ... once, at load, in a submit of their own */
 	int templates;		/* ... its sets written through a template */
+	int copy_sets;		/* ... copied from a set of their own */
 	int push_templates;	/* ... no sets: pushed through a template */
 	int term_handler;	/* a SIGTERM handler that calls Vulkan, then exit(3) */
 	int discard_pipe;	/* a pipeline more, its ignored states dangling */

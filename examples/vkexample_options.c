@@ -18,7 +18,7 @@ static void usage(FILE *f)
 		"          [--wait-each-frame] [--no-cleanup] [--mips] [--events]\n"
 		"          [--carry-event]\n"
 		"          [--compute-mips] [--compute-mips-once] [--templates]\n"
-		"          [--push-templates] [--term-handler] [--discard-pipeline]\n"
+		"          [--push-templates] [--copy-sets] [--term-handler] [--discard-pipeline]\n"
 		"          [--depth-read-only] [--depth-read-only-rp] [--rewrite-source[=destroy]]\n"
 		"          [--submit2] [--staging-image] [--uniform-offset N]\n"
 		"          [--uniform-update] [--uniform-dynamic] [--uniform-template]\n"
@@ -54,6 +54,8 @@ static void usage(FILE *f)
 		"                      then; the frames only sample them\n"
 		"  --templates         the compute mip pass's sets written with\n"
 		"                      vkUpdateDescriptorSetWithTemplate\n"
+		"  --copy-sets         the compute mip pass's sets written by copying their\n"
+		"                      descriptors (VkCopyDescriptorSet) from a set of their own\n"
 		"  --push-templates    the compute mip pass's descriptors pushed through a\n"
 		"                      template (VK_KHR_push_descriptor), no sets\n"
 		"  --staging-image     upload the texture's level 0 into an image of its own\n"
@@ -190,6 +192,8 @@ void parse_options(int argc, char **argv, struct options *o)
 			o->mips = o->compute_mips = o->mips_once = 1;
 		} else if (!strcmp(a, "--templates")) {
 			o->templates = 1;
+		} else if (!strcmp(a, "--copy-sets")) {
+			o->copy_sets = 1;
 		} else if (!strcmp(a, "--push-templates")) {
 			o->push_templates = 1;
 		} else if (!strcmp(a, "--term-handler")) {

@@ -321,17 +321,18 @@ static void create_mip_template(VkDescriptorUpdateTemplateType type)
 
 /* For each level i from 1, a set of its descriptors, written with
  * vkUpdateDescriptorSets or, with --templates, through an update
- * template. */
+ * template; with --copy-sets, copied (VkCopyDescriptorSet) from a set
+ * written first, one per level too. */
 static void create_mip_sets(void)
 {
 	uint32_t n = g.tex_levels, i;
 	VkDescriptorPoolSize sizes[2] = {
-		{ VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, n - 1 },
-		{ VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, n - 1 },
+		{ VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 2 * (n - 1) },
+		{ VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, 2 * (n - 1) },
 	};
 	VkDescriptorPoolCreateInfo pi = {
 		.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
-		.maxSets = n - 1,
+		.maxSets = 2 * (n - 1),
 		.poolSizeCount = 2,
 		.pPoolSizes = sizes,
 	};
@@ -364,10 +365,25 @@ static void create_mip_sets(void)
 			},
 		};
 
+		VkDescriptorSet from;
+		VkCopyDescriptorSet cp[2] = {
+			{ VK_STRUCTURE_TYPE_COPY_DESCRIPTOR_SET, NULL, VK_NULL_HANDLE, 0, 0,
+			  VK_NULL_HANDLE, 0, 0, 1 },
+			{ VK_STRUCTURE_TYPE_COPY_DESCRIPTOR_SET, NULL, VK_NULL_HANDLE, 1, 0,
+			  VK_NULL_HANDLE, 1, 0, 1 },
+		};
+
 		mip_descriptors(i, info);
 		VK(vkAllocateDescriptorSets(ex.dev, &ai, &g.mip_set[i]));
 		w[0].dstSet = w[1].dstSet = g.mip_set[i];
-		if (g.templates)
+		if (g.copy_sets) {
+			VK(vkAllocateDescriptorSets(ex.dev, &ai, &from));
+			w[0].dstSet = w[1].dstSet = from;
+			vkUpdateDescriptorSets(ex.dev, 2, w, 0, NULL);
+			cp[0].srcSet = cp[1].srcSet = from;
+			cp[0].dstSet = cp[1].dstSet = g.mip_set[i];
+			vkUpdateDescriptorSets(ex.dev, 0, NULL, 2, cp);
+		} else if (g.templates)
 			vkUpdateDescriptorSetWithTemplate(ex.dev, g.mip_set[i], g.mip_template,
 							  info);
 		else
