@@ -479,6 +479,21 @@ ex_check() {
 	cut_equal t12.trace 12 "$W/ex-anim-unsampled.frame-12.png"
 }
 
+@test "a Direct3D 12 program through vkd3d (tests/data/d3d12flat.trace): a UAV image that each frame's compute clear only writes, in sets the frame allocates, and that barriers alone move in and out of GENERAL, is read by nothing: frame 150's setup runs 2 of the capture's submits, not 150; replay validated and pixel-equal" {
+	# the range's own sets: its updates no longer read all they name,
+	# its draws read what they use; a recording from before that names
+	# an image only in barriers (a layout changes, the contents stay)
+	# does not read it.  Each was enough to keep all 148 clears before
+	local d="$TOP/tests/data/d3d12flat.trace"
+	trace-replay --screenshot 150 --screenshot-dir full "$d"
+	run trace-trim --verbose --frames 150 -o t150.trace "$d"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ -z "$(grep 'it wrote VkImage 0x9bb0c1c0' <<<"$output")" ]
+	[ "$(setup_submits t150.trace)" = 2 ]
+	cut_equal t150.trace 150 full/frame-150.png
+}
+
 # cut_12_20_check NAME N FN: $W/NAME.trace, vkexample's 24 frames of a
 # mode whose texture or mask one load-time submit or two write, cut at
 # frame 12 and at frame 20: each setup runs N of the capture's submits,

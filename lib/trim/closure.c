@@ -150,6 +150,8 @@ static void draw_read(void *ctx, uint64_t set, uint32_t binding)
 {
 	const draw_reads *x = ctx;
 	obj *s = obj_lookup(x->t, trim_types.descriptor_set, set);
+	if (!s)
+		s = range_set_of(x->t, set);
 	for (uint32_t i = 0; s && i < s->nslots; i++)
 		if (binding_reaches(binding, s->slots[i].at))
 			touch_reach(x->t, x->l, s->slots[i].o, ~0ull);
@@ -351,6 +353,18 @@ void range_names(trim *t, const vk_command_info *cmd, const void *args, const fi
 	free(l.v);
 }
 
+/* Set S, which the range allocated, named by a command that is no bind
+ * vk_iface follows: what it shows, the range reads. */
+void range_set_named(trim *t, obj *s)
+{
+	touches l = {0};
+	for (uint32_t i = 0; i < s->nslots; i++)
+		touch_reach(t, &l, s->slots[i].o, ~0ull);
+	for (uint32_t i = 0; i < l.n; i++)
+		l.v[i].o->range_named = true;
+	free(l.v);
+}
+
 /* How recording R's commands use what they name, worked out once, for
  * the recordings a setup runs again. */
 static void recording_uses(trim *t, recording *r)
@@ -420,10 +434,20 @@ static uint64_t shown_reads(const obj *o, const firsts *f)
 }
 
 /* What O held before them that recording R's commands may read. */
+/* What of O recording R's commands may read: all where its uses are not
+ * known; none of an image or buffer that no use of it touched, one only
+ * barriers name (a layout changes, the contents stay: vkd3d moves its
+ * UAV image in and out of GENERAL in each frame's command buffer, and
+ * each frame's submit counted as a reader of the last frame's clear of
+ * it, so that a Direct3D 12 program's one-frame cut ran every frame
+ * before again). */
 static uint64_t recording_reads(trim *t, recording *r, const obj *o)
 {
 	const firsts *f = recording_firsts(t, r, o);
-	return f ? firsts_reads(o, f) : obj_subs(o);
+	if (f)
+		return firsts_reads(o, f);
+	bool contents = o->h == trim_types.image || o->h == trim_types.buffer;
+	return r->unknown || !contents ? obj_subs(o) : 0;
 }
 
 /* Whether recording X (with its STAMP and ISTAMP) is walked now: the

@@ -252,6 +252,13 @@ static void update_sets(trim *t, rec *r, const void *args, const finds *in)
 	}
 }
 
+/* Set HANDLE in the range: from before it, or one it allocated. */
+static obj *set_of(trim *t, uint64_t handle)
+{
+	obj *s = obj_lookup(t, trim_types.descriptor_set, handle);
+	return s ? s : range_set_of(t, handle);
+}
+
 /* A set update of the range (vkUpdateDescriptorSets or through a
  * template): what the sets show after it, for the range's own commands.
  * The setup makes them as they were before the range, with the updates
@@ -259,23 +266,22 @@ static void update_sets(trim *t, rec *r, const void *args, const finds *in)
 void range_set_update(trim *t, const trace_call *c, const vk_command_info *cmd,
 		      const void *args, const finds *in)
 {
-	const vk_handle_info *hset = trim_types.descriptor_set;
 	if (!trim_named(cmd->sig.name, "vkUpdateDescriptorSets")) {
-		obj *s = obj_lookup(t, hset, (uint64_t)((const vk_args_vkUpdateDescriptorSetWithTemplate *)args)->descriptorSet);
+		obj *s = set_of(t, (uint64_t)((const vk_args_vkUpdateDescriptorSetWithTemplate *)args)->descriptorSet);
 		if (s)
 			template_holds(t, s, NULL, c, cmd, args, in);
 		return;
 	}
 	const vk_args_vkUpdateDescriptorSets *a = args;
 	for (uint32_t i = 0; i < a->descriptorWriteCount; i++) {
-		obj *s = obj_lookup(t, hset, (uint64_t)a->pDescriptorWrites[i].dstSet);
+		obj *s = set_of(t, (uint64_t)a->pDescriptorWrites[i].dstSet);
 		if (s)
 			write_holds(t, s, NULL, &a->pDescriptorWrites[i], in);
 	}
 	for (uint32_t i = 0; i < a->descriptorCopyCount; i++) {
-		obj *s = obj_lookup(t, hset, (uint64_t)a->pDescriptorCopies[i].dstSet);
+		obj *s = set_of(t, (uint64_t)a->pDescriptorCopies[i].dstSet);
 		if (s)
-			copy_holds(t, s, obj_lookup(t, hset, (uint64_t)a->pDescriptorCopies[i].srcSet),
+			copy_holds(t, s, set_of(t, (uint64_t)a->pDescriptorCopies[i].srcSet),
 				   &a->pDescriptorCopies[i], NULL);
 	}
 }

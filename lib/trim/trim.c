@@ -220,6 +220,84 @@ static void range_template(trim *t, const vk_command_info *cmd, const void *args
 	free(out.v);
 }
 
+/* Descriptor sets the range allocates: objects of its own, what each
+ * shows followed as for the sets from before (set_slot), so that the
+ * range's draws read of one the bindings their shaders read
+ * (range_draw_reads), not all that its updates name.  vkd3d allocates
+ * and writes its sets each frame: the storage image its clear shaders
+ * only write made a one-frame cut of a Direct3D 12 program run every
+ * earlier frame again.  A set named by a command other than a bind
+ * vk_iface follows (and an update after that, update-after-bind) reads
+ * all it shows. */
+obj *range_set_of(trim *t, uint64_t handle)
+{
+	uint64_t x;
+	return tmap_get(&t->range_set, (void *)(uintptr_t)handle, &x) ? (obj *)(uintptr_t)x : NULL;
+}
+
+/* The range allocated set HANDLE: it shows nothing yet. */
+static void range_set_made(trim *t, uint64_t handle)
+{
+	obj *o = range_set_of(t, handle);
+	if (!o) {
+		o = trace_xcalloc(1, sizeof(*o));
+		o->h = trim_types.descriptor_set;
+		o->handle = handle;
+		vec_push(&t->range_sets, o);
+		tmap_put(&t->range_set, (void *)(uintptr_t)handle, (uint64_t)(uintptr_t)o);
+	}
+	o->nslots = 0;
+	showing_unref(o->now);
+	o->now = NULL;
+	o->range_use = 0;
+}
+
+/* Whether update N (ARGS) writes only sets the range allocated that no
+ * command named yet: what it names, the draws that read it read
+ * (range_draw_reads), not the update (range_names). */
+static bool range_update_deferred(trim *t, const char *n, const void *args)
+{
+	if (trim_named(n, "vkUpdateDescriptorSets")) {
+		const vk_args_vkUpdateDescriptorSets *a = args;
+		if (a->descriptorCopyCount || !a->descriptorWriteCount || !a->pDescriptorWrites)
+			return false;
+		for (uint32_t i = 0; i < a->descriptorWriteCount; i++) {
+			const obj *s = range_set_of(t, (uint64_t)a->pDescriptorWrites[i].dstSet);
+			if (!s || s->range_use)
+				return false;
+		}
+		return true;
+	}
+	if (trim_named(n, "vkUpdateDescriptorSetWithTemplate")) {
+		const obj *s = range_set_of(t,
+			(uint64_t)((const vk_args_vkUpdateDescriptorSetWithTemplate *)args)->descriptorSet);
+		return s && !s->range_use;
+	}
+	return false;
+}
+
+/* The sets the range allocated that record K of CMD names (IN, its
+ * handles as found): named from now on; read whole but at a bind
+ * vk_iface follows (then its draws read what they read). */
+static void range_sets_named(trim *t, enum kind k, const vk_command_info *cmd, const finds *in)
+{
+	if (cmd->action == VK_ACTION_ALLOCATE || cmd->action == VK_ACTION_FREE ||
+	    cmd->action == VK_ACTION_DESTROY)
+		return;
+	bool bind = (k == K_RECORD || k == K_BEGIN) && in->n &&
+		    in->v[0].h == trim_types.command_buffer &&
+		    !strcmp(cmd->sig.name, "vkCmdBindDescriptorSets");
+	for (uint32_t i = 0; i < in->n; i++) {
+		obj *s = in->v[i].h == trim_types.descriptor_set ? range_set_of(t, in->v[i].value)
+								  : NULL;
+		if (!s)
+			continue;
+		s->range_use = 1;
+		if (!bind || !vk_iface_set_bound(t->iface, in->v[0].value, s->handle))
+			range_set_named(t, s);
+	}
+}
+
 /* What the range does that the setup must know: the buffer bytes it may
  * read, the first uses that discard contents, the bytes the host writes
  * before the GPU sees them. */
@@ -320,6 +398,9 @@ int trim_range(trim *t, const trace_call *c, trace_error *err)
 	}
 	finds in = {0};
 	call_handles(t, c, cmd, args, &in);
+	bool deferred = range_update_deferred(t, cmd->sig.name, args);
+	if (!deferred)
+		range_sets_named(t, k, cmd, &in);
 	/* a handle the range made names its own object from then on, not
 	 * the one it named before: Qt's hellovulkancubes destroys its
 	 * swapchain as its window is resized, then makes an image that
@@ -353,7 +434,7 @@ int trim_range(trim *t, const trace_call *c, trace_error *err)
 	 * destroys the framebuffers of its swapchain's images as its window
 	 * is resized: their last frame's submit was run again) */
 	if (k != K_BEGIN && k != K_RECORD && cmd->action != VK_ACTION_DESTROY &&
-	    cmd->action != VK_ACTION_FREE)
+	    cmd->action != VK_ACTION_FREE && !deferred)
 		range_names(t, cmd, args, &in);
 	range_effects(t, c, k, cmd, args, &in);
 	t->in_range = false;
@@ -363,6 +444,8 @@ int trim_range(trim *t, const trace_call *c, trace_error *err)
 		finds out = {0};
 		vk_walk_handles(cmd, args, true, finds_add, &out);
 		for (uint32_t i = 0; i < out.n; i++) {
+			if (out.v[i].h == trim_types.descriptor_set && cmd->action == VK_ACTION_ALLOCATE)
+				range_set_made(t, out.v[i].value);
 			if (out.v[i].h != trim_types.command_buffer) {
 				tmap_set(&t->range_made, out.v[i].value,
 					 (uint64_t)(uintptr_t)out.v[i].h, 1);
@@ -440,6 +523,14 @@ void trim_free(trim *t)
 	}
 	vec_free(&t->range_cbs);
 	tmap_free(&t->range_cb);
+	for (uint32_t i = 0; i < t->range_sets.n; i++) {
+		obj *o = t->range_sets.v[i];
+		free(o->slots);
+		showing_unref(o->now);
+		free(o);
+	}
+	vec_free(&t->range_sets);
+	tmap_free(&t->range_set);
 	tmap_free(&t->known);
 	tmap_free(&t->range_made);
 	tmap_free(&t->kinds);

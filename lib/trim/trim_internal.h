@@ -376,7 +376,8 @@ struct obj {
 	/* queues: their family; queues, semaphores and events: their device */
 	uint32_t family;
 	uint64_t device;
-	int range_use;             /* command buffers: 0, 1 re-recorded first in the range, 2 used */
+	int range_use;             /* command buffers: 0, 1 re-recorded first in the range, 2 used;
+				    * sets the range allocates: 1 once a command named it */
 	VkDescriptorUpdateTemplateEntry *tmpl;  /* update templates: their entries */
 	uint32_t ntmpl;
 	/* buffers: read anywhere (device addresses, storage); the bytes the
@@ -608,6 +609,10 @@ struct trim {
 			       * (range_cb_lookup); not in objs */
 	vec range_cbs;
 	vec range_tmpls;
+	tmap range_set;       /* handle -> obj* of its own: a descriptor set the
+			       * range allocated, what it shows (range_set_of);
+			       * not in objs */
+	vec range_sets;
 	tmap known;           /* (handle, type): made by a record, alive */
 	FILE *explain;        /* --verbose: why each submit is run again */
 	trim_lost lost;       /* reads of GPU writes into objects destroyed since */
@@ -790,6 +795,8 @@ void recording_set_reads_add(trim *t, recording *rc, const char *name, uint64_t 
 			     const finds *in);
 bool set_read_at(const recording *r, const obj *set, uint32_t at);
 void range_draw_reads(trim *t, obj *cb, const char *name);
+obj *range_set_of(trim *t, uint64_t handle);
+void range_set_named(trim *t, obj *s);
 bool load_op_discards(VkAttachmentLoadOp op);
 /* Whether LAYOUT is read-only for the depth aspect (STENCIL false) or the
  * stencil aspect. */
