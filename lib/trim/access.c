@@ -503,18 +503,18 @@ static void set_read_one(void *ctx, uint64_t set, uint32_t binding)
 		set_read_add(x->rc, s, binding);
 }
 
-/* Command NAME of RC (in command buffer CB, naming IN): the bindings of
- * the sets bound that its shaders may read (a binding every stage of the
- * bound pipeline using it declares NonReadable, GLSL's writeonly, or
- * that no stage uses, is not read: the cut of a frame that binds a
- * storage image a compute shader only writes ran every earlier frame's
- * dispatch again); of a set it binds in a way vk_iface does not follow,
- * all of them. */
-void recording_set_reads_add(trim *t, recording *rc, const char *name, uint64_t cb,
-			     const finds *in)
+/* Command NAME of RC (in command buffer CB, naming IN; SHADERS: one that
+ * runs them): the bindings of the sets bound that its shaders may read
+ * (a binding every stage of the bound pipeline using it declares
+ * NonReadable, GLSL's writeonly, or that no stage uses, is not read: the
+ * cut of a frame that binds a storage image a compute shader only writes
+ * ran every earlier frame's dispatch again); of a set it binds in a way
+ * vk_iface does not follow, all of them. */
+void recording_set_reads_add(trim *t, recording *rc, const char *name, bool shaders,
+			     uint64_t cb, const finds *in)
 {
 	reads_of x = {t, rc};
-	if (vk_iface_runs_shaders(name)) {
+	if (shaders) {
 		vk_iface_shader_reads(t->iface, cb, name, set_read_one, &x);
 		return;
 	}

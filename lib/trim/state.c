@@ -596,9 +596,14 @@ static void record(trim *t, rec *r, const trace_call *c, const vk_command_info *
 	t->live_records++;
 	const char *n = cmd->sig.name;
 	record_special(t, rc, c, cmd, args);
-	if (vk_iface_runs_shaders(n))
+	bool shaders = trim_cmd_class(t, cmd) & TC_SHADERS;
+	if (shaders)
 		shader_writes(t, rc, cb->handle, n);
-	recording_set_reads_add(t, rc, n, cb->handle, in);
+	recording_set_reads_add(t, rc, n, shaders, cb->handle, in);
+	/* a set bound by a command vk_iface does not follow (a
+	 * vkCmdBindDescriptorSets2): its draws' writes are not known, so all
+	 * its storage counts as written here */
+	bool followed = bind_followed(t, n, cb->handle, in);
 	if (!strcmp(n, "vkEndCommandBuffer"))
 		rc->ended = true;
 	event_record(t, rc, cmd, args);
@@ -623,6 +628,9 @@ static void record(trim *t, rec *r, const trace_call *c, const vk_command_info *
 			 (!strcmp(fn, "dstImage") || (f->top && !strcmp(fn, "image"))))
 			recording_write(rc, o, transfer_dst_subs(n, args, o),
 					transfer_dst_whole(t, n, args, o));
+		else if (f->h == trim_types.descriptor_set && !followed)
+			for (uint32_t k = 0; k < o->storage.n; k++)
+				storage_written(rc, o->storage.v[k]);
 	}
 }
 
@@ -1033,7 +1041,7 @@ int trim_vk_before(trim *t, const trace_call *c, enum kind k, const vk_command_i
 	if (trim_decode(&t->scratch, cmd, c, &args, t->err) < 0 ||
 	    trim_known(t, cmd, args, t->err) < 0)
 		return -1;
-	if (vk_iface_wants(cmd)) {
+	if (trim_cmd_class(t, cmd) & TC_IFACE) {
 		/* what it says of a record that breaks the rules is replay's
 		 * to say: trim follows what it can */
 		trace_error ignored = {0};

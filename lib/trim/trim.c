@@ -317,7 +317,7 @@ static void range_effects(trim *t, const trace_call *c, enum kind k, const vk_co
 		t->binds_only = bind_followed(t, n, cb->handle, in);
 		touch_cmd(t, cb, &cb->rt, cmd, args, in, true);
 		t->binds_only = false;
-		if (vk_iface_runs_shaders(n))
+		if (trim_cmd_class(t, cmd) & TC_SHADERS)
 			range_draw_reads(t, cb, n);
 		cmd_reads(t, c, cmd, args, in, &t->range_reads);
 	} else if (k == K_SUBMIT || k == K_SUBMIT2) {
@@ -391,7 +391,7 @@ int trim_range(trim *t, const trace_call *c, trace_error *err)
 		set_where(err, c);
 		return -1;
 	}
-	if (vk_iface_wants(cmd)) {
+	if (trim_cmd_class(t, cmd) & TC_IFACE) {
 		/* what the range binds and draws with (range_draw_reads) */
 		trace_error ignored = {0};
 		vk_iface_note(t->iface, cmd, args, trim_call_failed(c), &ignored);
@@ -463,6 +463,17 @@ int trim_range(trim *t, const trace_call *c, trace_error *err)
 		free(out.v);
 	}
 	return 0;
+}
+
+unsigned trim_cmd_class(trim *t, const vk_command_info *cmd)
+{
+	const uint64_t *p = tmap_at(&t->cmd_class, (uint64_t)(uintptr_t)cmd, 0);
+	if (p)
+		return (unsigned)(*p & 0xff);
+	unsigned c = (vk_iface_wants(cmd) ? TC_IFACE : 0) |
+		     (vk_iface_runs_shaders(cmd->sig.name) ? TC_SHADERS : 0);
+	tmap_set(&t->cmd_class, (uint64_t)(uintptr_t)cmd, 0, c | 0x100);
+	return c;
 }
 
 /* ------------------------------------------------------------------ */
@@ -537,5 +548,6 @@ void trim_free(trim *t)
 	tmap_free(&t->cmds);
 	trace_arena_free(&t->scratch);
 	vk_iface_free(t->iface);
+	tmap_free(&t->cmd_class);
 	free(t);
 }

@@ -631,6 +631,7 @@ struct trim {
 	/* pipelines' shaders and the sets bound: which storage descriptors a
 	 * draw may write (lib/vulkan/vkiface.h) */
 	vk_iface *iface;
+	tmap cmd_class;       /* vk_command_info* -> trim_cmd_class() | 0x100 */
 	/* touching a bind of the range's (range_effects): the sets it binds
 	 * read none of what they show there; the draws read what they use
 	 * (range_draw_reads) */
@@ -790,9 +791,13 @@ void template_targets(trim *t, uint64_t set, const trace_call *c, const vk_comma
 void storage_written(recording *rc, obj *o);
 void shader_writes(trim *t, recording *rc, uint64_t cb, const char *name);
 bool trim_call_failed(const trace_call *c);
+/* What trim asks vk_iface of command CMD, worked out once per command:
+ * whether vk_iface_note follows it, whether it runs shaders. */
+enum { TC_IFACE = 1, TC_SHADERS = 2 };
+unsigned trim_cmd_class(trim *t, const vk_command_info *cmd);
 bool bind_followed(const trim *t, const char *name, uint64_t cb, const finds *in);
-void recording_set_reads_add(trim *t, recording *rc, const char *name, uint64_t cb,
-			     const finds *in);
+void recording_set_reads_add(trim *t, recording *rc, const char *name, bool shaders,
+			     uint64_t cb, const finds *in);
 bool set_read_at(const recording *r, const obj *set, uint32_t at);
 void range_draw_reads(trim *t, obj *cb, const char *name);
 obj *range_set_of(trim *t, uint64_t handle);
