@@ -698,7 +698,11 @@ void vkr_update(vkr *r, const trace_call *c)
 		vkr_ahead_unstaged(r, g);
 		t.staged = false;
 	}
-	vk_update_runs(&u, update_run, &t);
+	/* (inside the room, from the host: every run as it is) */
+	if (!t.staged && u.end <= room)
+		vk_update_copy(&u, g->mapped + o->rel);
+	else
+		vk_update_runs(&u, update_run, &t);
 	update_flush(&t);
 	if (!t.staged && !g->coherent)
 		group_flush(g, o->rel + u.offset, (u.end < room ? u.end : room) - u.offset);

@@ -453,6 +453,9 @@ uint64_t vk_update_nruns(const vk_update *u, uint64_t most);
 /* U's runs listed, in A: vk_update_runs and vk_update_nruns read the list
  * from then on (a replay lists them on the thread that decodes ahead). */
 void vk_update_list(vk_update *u, trace_arena *a);
+/* U's runs written into DST, the bytes of its object from offset 0:
+ * vk_update_runs with a memcpy a run and nothing else between. */
+void vk_update_copy(const vk_update *u, uint8_t *dst);
 
 /* A sparse update's mask and data from the N words at LIVE and a copy of
  * what they held, OLD: the bits of MASK ((N + 7) / 8 bytes) set for the

@@ -978,6 +978,20 @@ static void test_sparse_updates_write_back_what_changed(void)
 		check(!memcmp(replayed + 8, live, 4 * N),
 		      "pattern %d: the runs written over the old bytes make the live ones", p);
 		check(u.end == want_end, "pattern %d: the span ends after the last word written", p);
+		/* vk_update_copy, from the mask and from a list */
+		trace_arena ar;
+		trace_arena_init(&ar);
+		for (int listed = 0; listed < 2; listed++) {
+			vk_update l = u;
+			if (listed)
+				vk_update_list(&l, &ar);
+			memcpy(replayed + 8, before, 4 * N);
+			vk_update_copy(&l, replayed);
+			check(!memcmp(replayed + 8, live, 4 * N),
+			      "pattern %d: vk_update_copy %s makes the live bytes", p,
+			      listed ? "of the runs listed" : "of the mask");
+		}
+		trace_arena_free(&ar);
 	}
 	free(live);
 	free(before);
