@@ -241,8 +241,7 @@ void trace_arena_init(trace_arena *a)
 	memset(a, 0, sizeof(*a));
 }
 
-/* N bytes of A, not cleared: for what is copied over at once. */
-static void *arena_take(trace_arena *a, size_t n)
+void *trace_arena_take(trace_arena *a, size_t n)
 {
 	n = (n + 7) & ~(size_t)7;
 	if (!a->head || a->head->size - a->used < n) {
@@ -280,12 +279,12 @@ static void *arena_take(trace_arena *a, size_t n)
 
 void *trace_arena_alloc(trace_arena *a, size_t n)
 {
-	return memset(arena_take(a, n), 0, n);
+	return memset(trace_arena_take(a, n), 0, n);
 }
 
 char *trace_arena_strndup(trace_arena *a, const char *s, size_t n)
 {
-	char *p = arena_take(a, n + 1);
+	char *p = trace_arena_take(a, n + 1);
 	memcpy(p, s, n);
 	p[n] = 0;
 	return p;

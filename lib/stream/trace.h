@@ -59,6 +59,8 @@ typedef struct trace_arena {
 
 void trace_arena_init(trace_arena *a);
 void *trace_arena_alloc(trace_arena *a, size_t n); /* 8-byte aligned, zeroed */
+/* The same, not cleared: for what is written over whole at once. */
+void *trace_arena_take(trace_arena *a, size_t n);
 char *trace_arena_strndup(trace_arena *a, const char *s, size_t n);
 /* Frees everything but one modest chunk, so memory follows the record. */
 void trace_arena_reset(trace_arena *a);

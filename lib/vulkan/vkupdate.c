@@ -20,6 +20,16 @@ bool vk_is_update(const char *name)
 	return !strcmp(name, VK_UPDATE_CALL) || !strcmp(name, VK_UPDATE_SPARSE_CALL);
 }
 
+/* The bits set in V, in a register (without -mpopcnt, __builtin_popcountll
+ * is a call to libgcc a word) */
+static inline uint64_t popcount64(uint64_t v)
+{
+	v -= (v >> 1) & 0x5555555555555555ull;
+	v = (v & 0x3333333333333333ull) + ((v >> 2) & 0x3333333333333333ull);
+	v = (v + (v >> 4)) & 0x0f0f0f0f0f0f0f0full;
+	return (v * 0x0101010101010101ull) >> 56;
+}
+
 /* The bits set in the N bytes at M, eight bytes at a time (a call a
  * byte to libgcc's popcount was 2% of a driverless replay's time) */
 static uint64_t bits_set(const uint8_t *m, uint64_t n)
@@ -28,10 +38,7 @@ static uint64_t bits_set(const uint8_t *m, uint64_t n)
 	for (; i + 8 <= n; i += 8) {
 		uint64_t v;
 		memcpy(&v, m + i, 8);
-		v -= (v >> 1) & 0x5555555555555555ull;
-		v = (v & 0x3333333333333333ull) + ((v >> 2) & 0x3333333333333333ull);
-		v = (v + (v >> 4)) & 0x0f0f0f0f0f0f0f0full;
-		k += (v * 0x0101010101010101ull) >> 56;
+		k += popcount64(v);
 	}
 	for (; i < n; i++)
 		for (uint8_t b = m[i]; b; b &= (uint8_t)(b - 1))
@@ -148,7 +155,7 @@ uint64_t vk_update_nruns(const vk_update *u, uint64_t most)
 	uint64_t n = 0, carry = 0;  /* the last bit of the word before */
 	for (uint64_t w = 0; w < (u->mask_len + 7) / 8 && n <= most; w++) {
 		uint64_t v = mask_word(u->mask, u->mask_len, w);
-		n += (uint64_t)__builtin_popcountll(v & ~(v << 1 | carry));  /* the runs' first bits */
+		n += popcount64(v & ~(v << 1 | carry));  /* the runs' first bits */
 		carry = v >> 63;
 	}
 	return n;
@@ -167,10 +174,14 @@ static void list_run(void *ctx, uint64_t off, const uint8_t *data, uint64_t len)
 	l->n++;
 }
 
+/* (the list is not zeroed, each run is written over: zeroing it, and a
+ * call to libgcc's popcount a word of the mask, were 14 M of the 54 M
+ * instructions listing mpv's sparse updates cost the thread that decodes
+ * ahead) */
 void vk_update_list(vk_update *u, trace_arena *a)
 {
 	uint64_t n = vk_update_nruns(u, UINT64_MAX);
-	run_list l = {trace_arena_alloc(a, (n ? n : 1) * sizeof(vk_update_run)), 0, n};
+	run_list l = {trace_arena_take(a, (n ? n : 1) * sizeof(vk_update_run)), 0, n};
 	vk_update_runs(u, list_run, &l);
 	if (l.n == n) {  /* (the count is the runs': left unlisted otherwise) */
 		u->runs = l.runs;
