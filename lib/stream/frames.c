@@ -80,13 +80,19 @@ void trace_frames_init(trace_frames *f)
 static int kind_of(trace_frames *f, const trace_func_sig *sig)
 {
 	/* (signatures lie at a fixed stride, which a plain modulo folded
-	 * onto a few slots, a strcmp per record) */
-	size_t slot = trace_ptr_slot(sig, TRACE_FRAMES_CACHE_BITS);
+	 * onto a few slots, a strcmp per record; two ways a slot: in one way,
+	 * mpv's vkQueuePresentKHR and vkEndCommandBuffer took each other's
+	 * slot every frame, 20 strcmps each time) */
+	size_t slot = 2 * trace_ptr_slot(sig, TRACE_FRAMES_CACHE_BITS - 1);
 	if (f->cache_sig[slot] == sig)
 		return f->cache_kind[slot];
+	if (f->cache_sig[slot + 1] == sig)
+		return f->cache_kind[slot + 1];
 	int kind = !strcmp(sig->name, TRACE_FRAME_MARKER) ? KIND_MARKER
 		   : trace_frames_is_end(sig->name)        ? KIND_END
 							   : KIND_PLAIN;
+	f->cache_sig[slot + 1] = f->cache_sig[slot];
+	f->cache_kind[slot + 1] = f->cache_kind[slot];
 	f->cache_sig[slot] = sig;
 	f->cache_kind[slot] = (uint8_t)kind;
 	return kind;
