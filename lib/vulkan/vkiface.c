@@ -500,8 +500,8 @@ static int writes_fit(vk_iface *v, const VkWriteDescriptorSet *w, uint32_t n, bo
 		bool immutable = !sl || sl->immutable;
 		if (sl && write_in_layout(k, &w[k], sl, err) < 0)
 			return -1;
+		/* (the type's name, for a message only: not made each write) */
 		char type[64];
-		type_named(w[k].descriptorType, type, sizeof(type));
 		for (const char *c = need; *c; c++) {
 			const char *array = *c == 's' || *c == 'v' || *c == 'V' ? "pImageInfo"
 				: *c == 't' ? "pTexelBufferView" : "pBufferInfo";
@@ -509,6 +509,7 @@ static int writes_fit(vk_iface *v, const VkWriteDescriptorSet *w, uint32_t n, bo
 				: array[1] == 'I' ? (const void *)w[k].pImageInfo
 				: (const void *)w[k].pBufferInfo;
 			if (!p && w[k].descriptorCount) {
+				type_named(w[k].descriptorType, type, sizeof(type));
 				trace_error_set(err, "pDescriptorWrites[%u].%s: null, but a %s write "
 						"reads %u", k, array, type, w[k].descriptorCount);
 				return -1;
@@ -527,6 +528,7 @@ static int writes_fit(vk_iface *v, const VkWriteDescriptorSet *w, uint32_t n, bo
 				    buffer_in_range(v, k, i, &w[k].pBufferInfo[i], err) < 0)
 					return -1;
 				if (null) {
+					type_named(w[k].descriptorType, type, sizeof(type));
 					trace_error_set(err, "pDescriptorWrites[%u].%s[%u]%s%s: null, "
 							"which a %s write needs%s", k, array, i,
 							*member ? "." : "", member, type,
