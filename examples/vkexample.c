@@ -306,7 +306,8 @@ static void create_resources(void)
 
 	/* the uniform buffer: one slot per frame in flight, mapped for good */
 	g.ubo = ex_create_buffer((VkDeviceSize)UBO_STRIDE * FRAMES_IN_FLIGHT,
-			      VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT | VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
+			      (g.ubo_storage ? VK_BUFFER_USAGE_STORAGE_BUFFER_BIT
+					     : VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT) |
 			      (g.ubo_update ? VK_BUFFER_USAGE_TRANSFER_DST_BIT : 0),
 			      VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT,
 			      VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
