@@ -1051,15 +1051,7 @@ static inline bool vkr_failed(VkResult res)
 
 static inline VkResult vkr_cap_result(const trace_call *c)
 {
-	if (!c->ret)
-		return VK_SUCCESS;
-	if (c->ret->kind == TRACE_ENUM)
-		return (VkResult)c->ret->en.value;
-	if (c->ret->kind == TRACE_SINT)
-		return (VkResult)c->ret->i;
-	if (c->ret->kind == TRACE_UINT)
-		return (VkResult)(int32_t)c->ret->u;
-	return VK_SUCCESS;
+	return (VkResult)vk_record_result(c);
 }
 
 #endif

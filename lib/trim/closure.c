@@ -331,6 +331,14 @@ uint64_t range_needs(const trim *t, const obj *o)
 	return firsts_reads(o, f);
 }
 
+/* What L touched, read by the range's host side (range_named). */
+static void touched_named(touches *l)
+{
+	for (uint32_t i = 0; i < l->n; i++)
+		l->v[i].o->range_named = true;
+	free(l->v);
+}
+
 /* IN, what a record of the range that is no command (CMD, ARGS) names,
  * and what the views it names show: its commands may read them through
  * what the range makes, which their uses do not see (SuperTuxKart's
@@ -348,9 +356,7 @@ void range_names(trim *t, const vk_command_info *cmd, const void *args, const fi
 			touch_reach(t, &l, obj_lookup(t, trim_types.descriptor_set,
 						      (uint64_t)a->pDescriptorCopies[i].srcSet), ~0ull);
 	}
-	for (uint32_t i = 0; i < l.n; i++)
-		l.v[i].o->range_named = true;
-	free(l.v);
+	touched_named(&l);
 }
 
 /* Set S, which the range allocated, named by a command that is no bind
@@ -360,9 +366,7 @@ void range_set_named(trim *t, obj *s)
 	touches l = {0};
 	for (uint32_t i = 0; i < s->nslots; i++)
 		touch_reach(t, &l, s->slots[i].o, ~0ull);
-	for (uint32_t i = 0; i < l.n; i++)
-		l.v[i].o->range_named = true;
-	free(l.v);
+	touched_named(&l);
 }
 
 /* How recording R's commands use what they name, worked out once, for

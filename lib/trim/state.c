@@ -1022,14 +1022,6 @@ static void other(trim *t, rec *r, const vk_command_info *cmd, const finds *in)
 		t->live_records++;
 }
 
-/* Whether the capture's call failed (a negative VkResult). */
-bool trim_call_failed(const trace_call *c)
-{
-	const trace_value *v = c->ret;
-	return v && ((v->kind == TRACE_ENUM && v->en.value < 0) ||
-		     (v->kind == TRACE_SINT && v->i < 0) ||
-		     (v->kind == TRACE_UINT && (int32_t)v->u < 0));
-}
 
 int trim_vk_before(trim *t, const trace_call *c, enum kind k, const vk_command_info *cmd)
 {
@@ -1045,7 +1037,7 @@ int trim_vk_before(trim *t, const trace_call *c, enum kind k, const vk_command_i
 		/* what it says of a record that breaks the rules is replay's
 		 * to say: trim follows what it can */
 		trace_error ignored = {0};
-		vk_iface_note(t->iface, cmd, args, trim_call_failed(c), &ignored);
+		vk_iface_note(t->iface, cmd, args, vk_record_result(c) < 0, &ignored);
 	}
 	if (k == K_DROP)
 		return 0;

@@ -394,7 +394,7 @@ int trim_range(trim *t, const trace_call *c, trace_error *err)
 	if (trim_cmd_class(t, cmd) & TC_IFACE) {
 		/* what the range binds and draws with (range_draw_reads) */
 		trace_error ignored = {0};
-		vk_iface_note(t->iface, cmd, args, trim_call_failed(c), &ignored);
+		vk_iface_note(t->iface, cmd, args, vk_record_result(c) < 0, &ignored);
 	}
 	finds in = {0};
 	call_handles(t, c, cmd, args, &in);

@@ -790,7 +790,6 @@ void template_targets(trim *t, uint64_t set, const trace_call *c, const vk_comma
 		      const void *args, stargets *out);
 void storage_written(recording *rc, obj *o);
 void shader_writes(trim *t, recording *rc, uint64_t cb, const char *name);
-bool trim_call_failed(const trace_call *c);
 /* What trim asks vk_iface of command CMD, worked out once per command:
  * whether vk_iface_note follows it, whether it runs shaders. */
 enum { TC_IFACE = 1, TC_SHADERS = 2 };

@@ -144,11 +144,15 @@ static int draw_fits(vk_iface *v, const char *n, uint64_t cb, int point, trace_e
 /* (each command's first parameter is its command buffer) */
 #define CB_OF(args) H(*(const VkCommandBuffer *)(args))
 
+static int shader_point(const char *name);
+
 int vk_iface_on_draw(vk_iface *v, const char *n, const void *args, bool failed, trace_error *err)
 {
+	/* vkCmdDraw*, vkCmdDispatch*, vkCmdTraceRays*; an execution
+	 * graph's dispatch is not followed */
+	int p = shader_point(n);
 	(void)failed;
-	/* vkCmdDraw*, vkCmdDispatch*, vkCmdTraceRays* */
-	return draw_fits(v, n, CB_OF(args), n[5] == 'D' ? (n[6] == 'r' ? 0 : 1) : 2, err);
+	return p >= 0 ? draw_fits(v, n, CB_OF(args), p, err) : 0;
 }
 
 int vk_iface_on_bind_pipeline(vk_iface *v, const char *n, const void *args, bool failed,

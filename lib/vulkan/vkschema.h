@@ -406,6 +406,21 @@ void vk_write_descriptors(const struct VkWriteDescriptorSet *w, vk_descriptor_fn
 bool vk_template_descriptors(const struct VkDescriptorUpdateTemplateEntry *e, uint32_t n,
 			     const void *data, uint64_t size, vk_descriptor_fn fn, void *ctx);
 
+/* What the capture's call of record C returned, a VkResult's value (0,
+ * VK_SUCCESS, where it returns none). */
+static inline int32_t vk_record_result(const trace_call *c)
+{
+	if (!c->ret)
+		return 0;
+	if (c->ret->kind == TRACE_ENUM)
+		return (int32_t)c->ret->en.value;
+	if (c->ret->kind == TRACE_SINT)
+		return (int32_t)c->ret->i;
+	if (c->ret->kind == TRACE_UINT)
+		return (int32_t)c->ret->u;
+	return 0;
+}
+
 /* The command named NAME, for a record's function name ("vk..."), or NULL. */
 const vk_command_info *trace_vk_command(const char *name);
 
