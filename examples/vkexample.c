@@ -781,6 +781,7 @@ static void record_frame(VkCommandBuffer cb, unsigned slot, unsigned frame, int 
 	VkDescriptorSet comp_set = pair_comp_set(frame);
 
 	VK(vkBeginCommandBuffer(cb, &bi));
+	stamps_begin(cb, slot);
 	rewrite_source_frame(cb, frame);
 	if (g.ubo_update)
 		uniform_upload(cb, slot, u);
@@ -857,6 +858,7 @@ static void record_frame(VkCommandBuffer cb, unsigned slot, unsigned frame, int 
 	/* the colour image (now TRANSFER_SRC_OPTIMAL) to the host buffer */
 	if (dump)
 		copy_color_to_host(cb, g.readback.buf, 0, 0, WIDTH, HEIGHT);
+	stamps_end(cb, slot);
 	VK(vkEndCommandBuffer(cb));
 }
 
@@ -959,6 +961,7 @@ static void run_frames(const struct options *o)
 		 * command buffer */
 		VK(vkWaitForFences(ex.dev, 1, &g.fence[slot], VK_TRUE, UINT64_MAX));
 		VK(vkResetFences(ex.dev, 1, &g.fence[slot]));
+		stamps_frame(slot, frame);
 		if (o->fresh_cbs) {
 			vkFreeCommandBuffers(ex.dev, g.pool, 1, &g.cmd[slot]);
 			ex_command_buffers(g.pool, 1, &g.cmd[slot]);
@@ -1021,6 +1024,7 @@ static void destroy_all(void)
 	vkFreeCommandBuffers(ex.dev, g.pool, FRAMES_IN_FLIGHT, g.cmd);
 	strokes_destroy();
 	probe_destroy();
+	stamps_destroy();
 	pair_destroy();
 	secondary_destroy();
 	vkDestroyPipeline(ex.dev, g.gfx_pipe, NULL);
@@ -1142,6 +1146,8 @@ int main(int argc, char **argv)
 		strokes_create(o.strokes);
 	if (o.read_pixel)
 		probe_create();
+	if (o.timestamps)
+		stamps_create();
 	if (o.anim_pair)
 		pair_create();
 	if (o.secondary)

@@ -137,6 +137,7 @@ struct options {
 	int staging_image;	/* the texture's upload through an image of its own */
 	unsigned strokes;	/* submits a frame more, each a triangle, never cleared */
 	int read_pixel;		/* a texel of each frame read back by a submit of its own */
+	int timestamps;		/* each frame's GPU time: timestamps, copied and read */
 	int anim_pair;		/* two compute images by turns, the sets written again */
 	int anim_unsampled;	/* the compute image kept from frame to frame, not sampled */
 	int secondary;		/* the draw in a secondary command buffer */
@@ -238,6 +239,13 @@ void copy_color_to_host(VkCommandBuffer cb, VkBuffer buf, int32_t x, int32_t y, 
 void probe_create(void);
 void probe_frame(unsigned slot);
 void probe_destroy(void);
+/* ... --timestamps: the slot's queries at the start and end of CB, and
+ * read once its fence is waited for */
+void stamps_create(void);
+void stamps_begin(VkCommandBuffer cb, unsigned slot);
+void stamps_end(VkCommandBuffer cb, unsigned slot);
+void stamps_frame(unsigned slot, unsigned frame);
+void stamps_destroy(void);
 
 /* vkexample_pair.c: --anim-pair; the image FRAME's compute pass writes
  * and its draw samples, the set that pass writes it through */

@@ -86,6 +86,9 @@ static void usage(FILE *f)
 		"                      host writes just before into the next bytes of a ring\n"
 		"  --read-pixel        after each frame's submit, one more that copies the\n"
 		"                      frame's middle texel into a host buffer, waited for\n"
+		"  --timestamps        each frame's GPU time: timestamps at the start and end\n"
+		"                      of its command buffer, copied into a buffer there\n"
+		"                      (vkCmdCopyQueryPoolResults) and read by the host\n"
 		"  --anim-pair         the compute pattern into one of two images by turns,\n"
 		"                      each frame's set written again to show the one it\n"
 		"                      writes\n"
@@ -215,6 +218,8 @@ void parse_options(int argc, char **argv, struct options *o)
 			i++;
 		} else if (!strcmp(a, "--read-pixel")) {
 			o->read_pixel = 1;
+		} else if (!strcmp(a, "--timestamps")) {
+			o->timestamps = 1;
 		} else if (!strcmp(a, "--anim-pair")) {
 			o->anim_pair = 1;
 		} else if (!strcmp(a, "--anim-unsampled")) {

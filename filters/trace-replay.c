@@ -25,7 +25,7 @@ static const char usage[] =
 	"usage: trace-replay [--check] [--gpu N] [--validate] [--stats[=json]] [--no-gpu-time] [--frames A-B] "
 	"[--screenshot N[,M...]|A-B[,...] (-o FILE.png | --screenshot-dir DIR)] [--remove-unsupported] "
 	"[--loop N] [--dump CALLS] [--dump-resource HANDLE] [--dump-dir DIR] [--wait-timeout S] [--pipeline-jobs N] "
-	"[--uniform-alignment N] [--submits-as-captured] [--waits-as-captured] [--preload] [--block-size SIZE] "
+	"[--uniform-alignment N] [--submits-as-captured] [--waits-as-captured] [--timestamps-as-captured] [--preload] [--block-size SIZE] "
 	"[-q] [TRACE]";
 
 static uint64_t parse_size(const char *s)
@@ -55,7 +55,7 @@ static const char intro[] =
 
 enum { OPT_GPU = 256, OPT_VALIDATE, OPT_STATS, OPT_BLOCK, OPT_FRAMES, OPT_SHOT, OPT_SHOT_DIR,
        OPT_REMOVE, OPT_LOOP, OPT_NO_GPU_TIME, OPT_DUMP, OPT_DUMP_RESOURCE, OPT_DUMP_DIR,
-       OPT_WAIT, OPT_CHECK, OPT_JOBS, OPT_AS_CAPTURED, OPT_WAITS_CAPTURED, OPT_PRELOAD,
+       OPT_WAIT, OPT_CHECK, OPT_JOBS, OPT_AS_CAPTURED, OPT_WAITS_CAPTURED, OPT_STAMPS_CAPTURED, OPT_PRELOAD,
        OPT_UNIFORM_ALIGN };
 
 /* -o is the screenshot's and --quiet is -q too, so the table names them,
@@ -111,6 +111,10 @@ static const trace_cli_option opts[] = {
 	 "      --waits-as-captured\n"
 	 "                        wait where the program waited, not only where a later\n"
 	 "                        record needs the work done\n"},
+	{"timestamps-as-captured", OPT_STAMPS_CAPTURED, no_argument,
+	 "      --timestamps-as-captured\n"
+	 "                        write the program's timestamp queries (default: left\n"
+	 "                        out; nothing replayed reads them)\n"},
 	{"preload", OPT_PRELOAD, no_argument,
 	 "      --preload         read and decode the --frames range (default: all) before\n"
 	 "                        it replays: its frames pay for the calls, not the reading\n"},
@@ -275,6 +279,7 @@ static void option(int c, const char *arg, void *ctx)
 	case OPT_NO_GPU_TIME: o->no_gpu_time = true; break;
 	case OPT_AS_CAPTURED: o->vo.submits_as_captured = true; break;
 	case OPT_WAITS_CAPTURED: o->vo.waits_as_captured = true; break;
+	case OPT_STAMPS_CAPTURED: o->vo.timestamps_as_captured = true; break;
 	case OPT_PRELOAD: o->vo.preload = o->vk_only = true; break;
 	case OPT_BLOCK: o->opt.large_heap_block_size = parse_size(arg); break;
 	case 'q': o->quiet = trace_cli_self.quiet = true; break;

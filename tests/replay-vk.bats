@@ -40,6 +40,11 @@ setup_file() {
 	VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$W/exsec.trace" \
 		TRACEKIT_SCREENSHOT=3,11 timeout 60 "$TOP/build/examples/vkexample" --frames 12 \
 		--present --secondary >/dev/null 2>&1
+	# and timing each frame as a renderer's timers do: timestamps reset,
+	# written, copied into a buffer and read (mpv writes 8 a frame)
+	VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$W/exts.trace" \
+		TRACEKIT_SCREENSHOT=3,11 timeout 60 "$TOP/build/examples/vkexample" --frames 12 \
+		--present --timestamps >/dev/null 2>&1
 	# and its uniforms at byte 16 of their slots (a multiple of llvmpipe's
 	# minUniformBufferOffsetAlignment, not of an NVIDIA GPU's): written
 	# through the mapping, by vkCmdUpdateBuffer, by an update template
@@ -78,12 +83,13 @@ ae() {
 	compare -metric AE "$1" "$2" null: 2>&1 || true
 }
 
-# frames_as_captured DIR NAME N,M...: the replay of $W/NAME.trace saves
-# those frames in DIR, pixel-equal to the capture's own screenshots
-# ($W/NAME.frame-N.png); variables set before the call reach the replay
+# frames_as_captured DIR NAME N,M... [OPTION...]: the replay of
+# $W/NAME.trace (with the options) saves those frames in DIR, pixel-equal
+# to the capture's own screenshots ($W/NAME.frame-N.png); variables set
+# before the call reach the replay
 frames_as_captured() {
 	local n
-	replay --screenshot "$3" --screenshot-dir "$1" "$W/$2.trace"
+	replay "${@:4}" --screenshot "$3" --screenshot-dir "$1" "$W/$2.trace"
 	for n in ${3//,/ }; do
 		echo "$2 frame $n: $(ae "$W/$2.frame-$n.png" "$1/frame-$n.png") pixels differ"
 		[ "$(ae "$W/$2.frame-$n.png" "$1/frame-$n.png")" = 0 ]
@@ -417,6 +423,47 @@ frames_as_captured() {
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ -z "$output" ]
+}
+
+@test "the program's timestamps are left out: its writes and resets not made, its copies of them written as 0, available; validated, the frames as captured; --timestamps-as-captured makes them" {
+	# vkexample --timestamps: a frame resets its 2 queries, writes them
+	# and copies them into a buffer (64-bit, with availability, 16 bytes
+	# apart): 4 records a frame, 12 frames
+	replay_error --validate --stats=json "$W/exts.trace"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	replay --stats=json "$W/exts.trace" >s.json
+	[ "$(json s.json 's["timestamps_left_out"]')" = 48 ]
+	replay --stats "$W/exts.trace" | grep -x "timestamps: *48 writes, resets and copies of the program's left out (--timestamps-as-captured)"
+	frames_as_captured a exts 3,11
+	# the copy's buffer, dumped where the first frame's command buffer
+	# wrote it: each query's time 0 and availability 1, the stride's
+	# bytes between them not written (the second slot's half unwritten)
+	local buf
+	buf=$(trace-filter --keep vkCmdCopyQueryPoolResults -f text "$W/exts.trace" |
+		sed -n 's/.*dstBuffer: \(0x[0-9a-f]*\).*/\1/p' | head -1)
+	[ -n "$buf" ]
+	replay -q --dump-resource "$buf" --dump-dir d "$W/exts.trace"
+	local first
+	first=$(ls d/*.bin | sort -t- -k2 -n | head -1)
+	od -A n -t u8 -v "$first" | xargs echo >words
+	cat words
+	[ "$(cat words)" = "0 1 0 1 0 0 0 0" ]
+	# as captured: the pool written, validated; the copy holds the times
+	# this device wrote, available and in order
+	replay_error --validate --timestamps-as-captured "$W/exts.trace"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	replay --stats=json --timestamps-as-captured "$W/exts.trace" >c.json
+	[ "$(json c.json 's["timestamps_left_out"]')" = 0 ]
+	frames_as_captured b exts 3,11 --timestamps-as-captured
+	replay -q --timestamps-as-captured --dump-resource "$buf" --dump-dir e "$W/exts.trace"
+	od -A n -t u8 -v "e/$(basename "$first")" | xargs echo >words
+	cat words
+	read -r t0 a0 t1 a1 rest <words
+	[ "$a0" = 1 ] && [ "$a1" = 1 ] && [ "$t0" -gt 0 ] && [ "$t1" -ge "$t0" ]
 }
 
 @test "a call that failed at capture and succeeds now is reported with its call number" {

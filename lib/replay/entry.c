@@ -185,6 +185,7 @@ cmd_entry *vkr_entry_make(vkr *r, const trace_call *c)
 	e->iface = vk_iface_wants(cmd);
 	e->attachments = (uint8_t)vkr_attachments_kind(cmd);
 	vkr_cmdbuf_entry(e);
+	vkr_stamps_entry(e);
 	vkr_uniforms_entry(e);
 	vkr_merge_entry(e);
 	vkr_ahead_entry(e);

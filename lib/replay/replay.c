@@ -436,7 +436,11 @@ decoded:;
 	const vk_command_info *cmd = e->cmd;
 	if (e->special != SP_CREATE_INSTANCE && !r->have_instance)
 		vkr_fatal(r, "a call before vkCreateInstance");
-	if (vkr_merge_breaks(r, e, args))
+	/* a timestamp's write or reset left out sends no submits held and
+	 * pays no wait put off (stamps.c) */
+	enum stamp_use stamp = e->stamp ? vkr_stamps_note(r, e, args, vkr_cap_result(c))
+					: STAMP_AS_CAPTURED;
+	if (stamp != STAMP_LEFT_OUT && vkr_merge_breaks(r, e, args))
 		vkr_send_held(r);
 	bool dev_needed = cmd->level == VK_LEVEL_DEVICE;
 	vkr_select_device(r, cmd, args);
@@ -457,6 +461,8 @@ decoded:;
 	VkResult capres = vkr_cap_result(c);
 	if (r->checking && vkr_check_special(r, e, args, capres))
 		return;
+	if (stamp == STAMP_LEFT_OUT)
+		return;
 	/* a sparse bind's batches may wait on a present's semaphore or an
 	 * acquire's: what folding holds goes first as a batch of its own */
 	if (e->sync == VK_SYNC_BIND_SPARSE && vkr_fold_pending(r))
@@ -466,6 +472,11 @@ decoded:;
 		vkr_watchdog_event_wait();
 	if (r->ahead_on && !vkr_ahead_record(r, e, args, capres))
 		return;
+	if (stamp == STAMP_COPY_WRITTEN) {
+		if (!r->checking)
+			vkr_stamps_copy(r, e, args);
+		return;
+	}
 	if (e->attachments && !r->checking)
 		vkr_attachment_formats(r->d->vk.physical, e->attachments, args);
 	if (e->uniform == UK_BIND_SETS)

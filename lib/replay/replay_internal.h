@@ -119,7 +119,13 @@ typedef struct cmd_entry {
 	uint8_t ahead;       /* enum ahead_kind: what it needs running ahead (ahead.c) */
 	uint8_t uniform;     /* enum uniform_kind: what moved uniform descriptors
 			      * follow of it (uniform.c) */
+	uint8_t stamp;       /* enum stamp_kind: what it does to timestamps (stamps.c) */
 } cmd_entry;
+
+/* What a record is to the program's timestamps (stamps.c), and what
+ * replay makes of it */
+enum stamp_kind { ST_NONE, ST_CREATE, ST_DESTROY, ST_WRITE, ST_RESET, ST_COPY };
+enum stamp_use { STAMP_AS_CAPTURED, STAMP_LEFT_OUT, STAMP_COPY_WRITTEN };
 
 /* What a record is to uniform descriptors moved (uniform.c) */
 enum uniform_kind { UK_NONE, UK_BIND_SETS, UK_EXECUTE, UK_BEGIN, UK_FREE_CBS, UK_COPY, UK_COPY2,
@@ -247,7 +253,7 @@ enum tag {
 	TAG_CBLOG, TAG_DPOOL, TAG_FENCE, TAG_BINARY, TAG_TIMELINE, TAG_SHIFT, TAG_BASE,
 	TAG_RESTORE, TAG_RESET, TAG_ACQUIRED, TAG_WAITED_BY, TAG_MARKED, TAG_EPOCH, TAG_CAPMEM,
 	TAG_CBSTATE, TAG_CBPOOL, TAG_QFAMILY, TAG_IBUF, TAG_IOFF, TAG_ISIZE, TAG_QPOOL,
-	TAG_TIME, TAG_TLBASE, TAG_TLTOP, TAG_RVIEW,
+	TAG_TIME, TAG_TLBASE, TAG_TLTOP, TAG_RVIEW, TAG_TSPOOL,
 	TAG_USET, TAG_USRC, TAG_UCB,
 };
 
@@ -388,6 +394,7 @@ typedef struct vkr {
 	bool cpu_device;   /* a device made on a CPU: waits of 120 s by default */
 	bool said_alignment;  /* a buffer descriptor's offset this device refuses: said */
 	uint64_t uniforms_moved, uniform_copies;  /* uniform.c's, for --stats */
+	uint64_t stamps_left_out;   /* stamps.c's: writes, resets and copies */
 	tmap binary;       /* (binary semaphore made here, TAG_BINARY), (fence
 			    * made here, TAG_FENCE) -> 1 while a signal is
 			    * pending, or the fence signalled (queue.c) */
@@ -972,6 +979,9 @@ void vkr_loop_check(vkr *r);
 /* what cmdbuf.c checks of E's command, found once (its kind, its query
  * parameters) */
 void vkr_cmdbuf_entry(cmd_entry *e);
+void vkr_stamps_entry(cmd_entry *e);
+enum stamp_use vkr_stamps_note(vkr *r, const cmd_entry *e, void *args, VkResult capres);
+void vkr_stamps_copy(vkr *r, const cmd_entry *e, void *args);
 void vkr_cmdbuf_note(vkr *r, const cmd_entry *e, void *args, VkResult capres);
 
 /* subres.c: which of CMD's inputs may hold an image subresource, a bit

@@ -194,6 +194,7 @@ void vkr_print_stats(vkr *r, double total)
 			(unsigned long long)r->timelines_reused);
 		fprintf(o, "\"uniforms_moved\": {\"descriptors\": %llu, \"copies\": %llu}, ",
 			(unsigned long long)r->uniforms_moved, (unsigned long long)r->uniform_copies);
+		fprintf(o, "\"timestamps_left_out\": %llu, ", (unsigned long long)r->stamps_left_out);
 		fprintf(o, "\"ahead\": {\"on\": %s, \"waits_skipped\": %llu, \"joined\": %llu, "
 			"\"paid\": %llu, \"barriers\": %llu, \"renamed_command_buffers\": %llu, "
 			"\"renamed_fences\": %llu, \"staged_bytes\": %llu, \"ended\": %llu, "
@@ -272,6 +273,9 @@ void vkr_print_stats(vkr *r, double total)
 		fprintf(o, "uniforms moved:    %llu descriptors at offsets this device refuses, to "
 			"slots of replay's; %llu copies into them\n",
 			(unsigned long long)r->uniforms_moved, (unsigned long long)r->uniform_copies);
+	if (r->stamps_left_out)
+		fprintf(o, "timestamps:        %llu writes, resets and copies of the program's left "
+			"out (--timestamps-as-captured)\n", (unsigned long long)r->stamps_left_out);
 	if (r->ahead_on)
 		fprintf(o, "running ahead:     %llu waits skipped (%llu with a wait for older work "
 			"joined to them; %llu paid later, %.3f s), %.3f s "

@@ -35,6 +35,7 @@ typedef struct vkr_options {
 	bool no_gpu_time;             /* --no-gpu-time: --stats without timestamps */
 	bool submits_as_captured;     /* --submits-as-captured: none merged */
 	bool waits_as_captured;       /* --waits-as-captured: the program's waits made */
+	bool timestamps_as_captured;  /* --timestamps-as-captured: its timestamps written */
 	const struct trace_callset *dump;  /* --dump CALLS, or NULL */
 	const uint64_t *dump_handles; /* --dump-resource HANDLE..., capture values */
 	size_t ndump_handles;
