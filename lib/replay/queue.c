@@ -54,42 +54,60 @@ static void gpu_account(vkr *r, gpu_timer *t, size_t frame, uint64_t start, uint
 	r->frame_gpu[frame] += (double)len * t->period * 1e-9;
 }
 
-/* Reads the oldest slot in flight; false where its batch is not done
- * and WAIT is not set. */
-static bool gpu_read(vkr *r, gpu_timer *t, bool wait)
+/* Reads the slots in flight from the oldest, up to MAX of them, in one
+ * call: those done, or all of them waiting, with WAIT.  How many were
+ * read.  (One call a run: llvmpipe drains its queue at each read, and
+ * read slot by slot at each present mpv's replay took 0.56 s instead of
+ * 0.35.) */
+static uint32_t gpu_read(vkr *r, gpu_timer *t, uint32_t max, bool wait)
 {
-	uint64_t ts[2];
-	uint32_t s = t->head;
-	VkResult res = vkGetQueryPoolResults(r->d->vk.device, t->queries, 2 * s, 2, sizeof(ts), ts,
-					     sizeof(ts[0]), VK_QUERY_RESULT_64_BIT |
+	uint32_t s = t->head, n = max < GPU_SLOTS - s ? max : GPU_SLOTS - s;
+	if (!n)
+		return 0;
+	/* per query: its value, then its availability */
+	uint64_t ts[GPU_SLOTS][2][2];
+	VkResult res = vkGetQueryPoolResults(r->d->vk.device, t->queries, 2 * s, 2 * n,
+					     n * sizeof(ts[0]), ts, sizeof(ts[0][0]),
+					     VK_QUERY_RESULT_64_BIT |
+					     VK_QUERY_RESULT_WITH_AVAILABILITY_BIT |
 					     (wait ? VK_QUERY_RESULT_WAIT_BIT : 0));
-	if (res == VK_NOT_READY)
-		return false;
-	if (res != VK_SUCCESS)
+	if (res != VK_SUCCESS && res != VK_NOT_READY)
 		vkr_fatal(r, "GPU time: vkGetQueryPoolResults failed: %s", vkr_result_name(res));
-	/* a span longer than the time since the batch went out is none
-	 * (llvmpipe wrote a start of 0 for a batch of Qt's hellovulkancubes
-	 * as its window was resized: 19,915 s of GPU time in a frame): its
-	 * end still counts where the device went idle */
-	uint64_t len = (ts[1] - ts[0]) & t->mask;
-	if (len <= t->mask / 2 && (double)len * t->period * 1e-9 > vkr_now_s() - t->taken[s] + 1e-3) {
-		r->gpu_dropped++;
-		ts[0] = ts[1];
+	uint32_t done = 0;
+	for (; done < n && ts[done][0][1] && ts[done][1][1]; done++, s++) {
+		uint64_t start = ts[done][0][0], end = ts[done][1][0];
+		/* a span longer than the time since the batch went out is
+		 * none (llvmpipe wrote a start of 0 for a batch of Qt's
+		 * hellovulkancubes as its window was resized: 19,915 s of GPU
+		 * time in a frame): its end still counts where the device
+		 * went idle */
+		uint64_t len = (end - start) & t->mask;
+		if (len <= t->mask / 2 && (double)len * t->period * 1e-9 > vkr_now_s() - t->taken[s] + 1e-3) {
+			r->gpu_dropped++;
+			start = end;
+		}
+		gpu_account(r, t, t->frame[s], start, end);
 	}
-	gpu_account(r, t, t->frame[s], ts[0], ts[1]);
-	t->head = (s + 1) % GPU_SLOTS;
-	t->n--;
-	return true;
+	if (wait && done < n)
+		vkr_fatal(r, "GPU time: vkGetQueryPoolResults waited, and %u of %u batches' times "
+			  "are not available", n - done, n);
+	t->head = (t->head + done) % GPU_SLOTS;
+	t->n -= done;
+	return done;
 }
 
-/* Reads what is done (everything, waiting, with WAIT). */
+/* Reads what is done (everything, waiting, with WAIT); without WAIT, only
+ * once half the ring is in flight: a device keeps the times till then. */
 void vkr_gpu_poll(vkr *r, bool wait)
 {
 	if (wait)
 		vkr_send_held(r);
 	for (uint32_t f = 0; f < r->d->nfamilies; f++) {
 		gpu_timer *t = r->d->timers[f];
-		while (t && t->n > (wait ? 0 : t->held) && gpu_read(r, t, wait))
+		if (!t || (!wait && t->n < GPU_SLOTS / 2))
+			continue;
+		uint32_t k;
+		while ((k = t->n - (wait ? 0 : t->held)) && gpu_read(r, t, k, wait))
 			;
 	}
 }
@@ -182,7 +200,7 @@ static uint32_t gpu_slot(vkr *r, gpu_timer *t, uint32_t k)
 {
 	if (t->n && t->n + k == GPU_SLOTS) {
 		vkr_send_held(r);  /* (its batches may hold the slot) */
-		gpu_read(r, t, true);
+		gpu_read(r, t, t->n < GPU_SLOTS / 2 ? t->n : GPU_SLOTS / 2, true);
 	}
 	if (t->n + k == GPU_SLOTS)
 		return UINT32_MAX;

@@ -260,9 +260,10 @@ enum tag {
 /*
  * --stats: the GPU time of the batches submitted to one queue family,
  * from two timestamps per batch written by command buffers of our own put
- * first and last in it.  Slots form a ring read in submit order, a frame
- * or more later, without waiting (or waiting for the oldest when the ring
- * is full): the replay does not wait for the GPU to time it.
+ * first and last in it.  Slots form a ring read in submit order, in runs
+ * of one call, once half of it is in flight, without waiting (or waiting
+ * for the oldest half when the ring is full): the replay does not wait
+ * for the GPU to time it.
  */
 #define GPU_SLOTS 128
 
