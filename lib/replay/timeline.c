@@ -11,8 +11,12 @@
  * stands.
  *
  * Only a semaphore made with nothing in its create info's pNext chain but
- * its type (not exportable, not imported into) is recycled; not under
- * --loop, which raises timeline values pass by pass itself.
+ * its type (not exportable, not imported into) is recycled.  Under
+ * --loop too: the passes raise the values of the semaphores made before
+ * the range (loop.c), this those of semaphores made in it, the only ones
+ * it recycles (the others' destroys are parked, not made).  mpv's 590
+ * frames looped 20 times on an H100 ran at 973 frames/s making and
+ * destroying one a frame, 78% of the time in NVIDIA's kernel module.
  */
 #include "replay_internal.h"
 #include "ahead.h"
@@ -80,7 +84,7 @@ bool vkr_timeline_create(vkr *r, const VkSemaphoreCreateInfo *ci, uint64_t cap, 
 	 * destroyed, on a device ended since) */
 	tmap_del(&r->timelines, cap, TAG_TLBASE, NULL);
 	tmap_del(&r->timelines, cap, TAG_TLTOP, NULL);
-	if (r->loop || r->checking || vkr_failed(capres) || !cap || !recyclable(ci, &initial) ||
+	if (r->checking || vkr_failed(capres) || !cap || !recyclable(ci, &initial) ||
 	    !pool_take(r, initial, &sem, &top))
 		return false;
 	if (top < initial) {
@@ -108,7 +112,7 @@ bool vkr_timeline_create(vkr *r, const VkSemaphoreCreateInfo *ci, uint64_t cap, 
 void vkr_timeline_made(vkr *r, const VkSemaphoreCreateInfo *ci, uint64_t cap)
 {
 	uint64_t initial;
-	if (r->loop || r->checking || !cap || !recyclable(ci, &initial))
+	if (r->checking || !cap || !recyclable(ci, &initial))
 		return;
 	tmap_set(&r->timelines, cap, TAG_TLBASE, 0);
 	tmap_set(&r->timelines, cap, TAG_TLTOP, initial);
@@ -132,7 +136,7 @@ static void shift_use(void *ctx, const vk_sync_use *u)
 
 void vkr_timeline_shift(vkr *r, const cmd_entry *e, void *args)
 {
-	if (e->sync && r->timelines.n && !r->loop && !r->checking)
+	if (e->sync && r->timelines.n && !r->checking)
 		vk_sync_walk(e->sync, args, VK_SUCCESS, shift_use, r);
 }
 
