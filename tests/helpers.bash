@@ -111,6 +111,15 @@ replay_error() {
 	run bash -c 'replay "$@" 2>&1 >/dev/null' replay "$@"
 }
 
+# replays_silent ARGS...: trace-replay --validate ARGS exits 0 and says
+# nothing on standard error
+replays_silent() {
+	replay_error --validate "$@"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+}
+
 # usage_cases COMMAND [INPUT]: each line of standard input, ARGS|MESSAGE,
 # run as COMMAND ARGS INPUT (ARGS split on spaces), must exit 2 with
 # "NAME: MESSAGE" as its first line of standard error (NAME: COMMAND's

@@ -105,10 +105,7 @@ frames_as_captured() {
 }
 
 @test "vkcube's 300 frames replay headless on llvmpipe, validated, with exit 0 and no message" {
-	replay_error --validate --stats=json "$W/cube.trace"
-	echo "$output"
-	[ "$status" -eq 0 ]
-	[ -z "$output" ]
+	replays_silent --stats=json "$W/cube.trace"
 	replay --stats=json "$W/cube.trace" >s.json
 	[ "$(json s.json 's["frames"]')" = 300 ]
 	echo "# vkcube: $(json s.json 'round(s["fps"])') frames/s, $(json s.json 'round(s["calls_per_second"])') calls/s" >&3
@@ -419,20 +416,14 @@ frames_as_captured() {
 	sed "${at}a {call: 1000000, thread: 0, fn: vkCreateQueryPool, args: {device: $dev, pCreateInfo: [{sType: VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO, pNext: null, flags: 0, queryType: VK_QUERY_TYPE_TIMESTAMP, queryCount: 4, pipelineStatistics: 0}], pAllocator: null, pQueryPool: [0x123400]}, ret: VK_SUCCESS}\\
 {call: 1000001, thread: 0, fn: vkGetQueryPoolResults, args: {device: $dev, queryPool: 0x123400, firstQuery: 0, queryCount: 4, dataSize: 32, pData: !!binary \"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\", stride: 4, flags: VK_QUERY_RESULT_64_BIT}, ret: VK_SUCCESS}" "$W/cube.txt" >read.txt
 	grep -q 'fn: vkGetQueryPoolResults,.*stride: 4,' read.txt
-	replay_error --validate --frames 0-2 read.txt
-	echo "$output"
-	[ "$status" -eq 0 ]
-	[ -z "$output" ]
+	replays_silent --frames 0-2 read.txt
 }
 
 @test "the program's timestamps are left out: its writes and resets not made, its copies of them written as 0, available; validated, the frames as captured; --timestamps-as-captured makes them" {
 	# vkexample --timestamps: a frame resets its 2 queries, writes them
 	# and copies them into a buffer (64-bit, with availability, 16 bytes
 	# apart): 4 records a frame, 12 frames
-	replay_error --validate --stats=json "$W/exts.trace"
-	echo "$output"
-	[ "$status" -eq 0 ]
-	[ -z "$output" ]
+	replays_silent --stats=json "$W/exts.trace"
 	replay --stats=json "$W/exts.trace" >s.json
 	[ "$(json s.json 's["timestamps_left_out"]')" = 48 ]
 	replay --stats "$W/exts.trace" | grep -x "timestamps: *48 writes, resets and copies of the program's left out (--timestamps-as-captured)"
@@ -452,10 +443,7 @@ frames_as_captured() {
 	[ "$(cat words)" = "0 1 0 1 0 0 0 0" ]
 	# as captured: the pool written, validated; the copy holds the times
 	# this device wrote, available and in order
-	replay_error --validate --timestamps-as-captured "$W/exts.trace"
-	echo "$output"
-	[ "$status" -eq 0 ]
-	[ -z "$output" ]
+	replays_silent --timestamps-as-captured "$W/exts.trace"
 	replay --stats=json --timestamps-as-captured "$W/exts.trace" >c.json
 	[ "$(json c.json 's["timestamps_left_out"]')" = 0 ]
 	frames_as_captured b exts 3,11 --timestamps-as-captured
