@@ -454,6 +454,25 @@ frames_as_captured() {
 	[ "$a0" = 1 ] && [ "$a1" = 1 ] && [ "$t0" -gt 0 ] && [ "$t1" -ge "$t0" ]
 }
 
+@test "a copy of the program's timestamps past its pool, past its buffer or into a buffer no record made stops the replay at the call, naming the field, with --loop too (no query range checked there before)" {
+	trace-decode "$W/exts.trace" >ts.txt
+	local c=vkCmdCopyQueryPoolResults edit want loop
+	while IFS='|' read -r edit want; do
+		edit_record ts.txt "fn: $c," "@LINE@$edit" e.txt
+		for loop in "" "--loop 2 --frames 0-5"; do
+			replay_error $loop e.txt
+			echo "$output"
+			[ "$status" -eq 1 ]
+			[[ "$output" == "trace-replay: e.txt: call $CALL ($c): "$want ]]
+		done
+	done <<'CASES'
+s/queryCount: 2,/queryCount: 9,/|queryCount: 9 from firstQuery 0, but VkQueryPool 0x* has 4 queries
+s/dstOffset: 0,/dstOffset: 40,/|dstOffset: 40, stride 16: 2 queries of 16 bytes do not fit in the 64 bytes of VkBuffer 0x*
+s/stride: 16,/stride: 1152921504606846976,/|dstOffset: 0, stride 1152921504606846976: 2 queries of 16 bytes do not fit in the 64 bytes of VkBuffer 0x*
+s/dstBuffer: 0x[0-9a-f]*/dstBuffer: 0xdead00/|dstBuffer: VkBuffer 0xdead00: no earlier record made it, or it is destroyed
+CASES
+}
+
 @test "a call that failed at capture and succeeds now is reported with its call number" {
 	sed -E '/fn: vkCreateSampler,/s/ret: VK_SUCCESS/ret: VK_ERROR_OUT_OF_DEVICE_MEMORY/' \
 		"$W/cube.txt" >failed.txt

@@ -49,7 +49,8 @@ enum stamp_use vkr_stamps_note(vkr *r, const cmd_entry *e, void *args, VkResult 
 		vk_args_vkCreateQueryPool *a = args;
 		if (a->pCreateInfo && a->pQueryPool && *a->pQueryPool && !vkr_failed(capres) &&
 		    a->pCreateInfo->queryType == VK_QUERY_TYPE_TIMESTAMP)
-			tmap_set(&r->cbs, (uint64_t)(uintptr_t)*a->pQueryPool, TAG_TSPOOL, 1);
+			tmap_set(&r->cbs, (uint64_t)(uintptr_t)*a->pQueryPool, TAG_TSPOOL,
+				 (uint64_t)a->pCreateInfo->queryCount + 1);
 		return STAMP_AS_CAPTURED;
 	}
 	if (e->stamp == ST_DESTROY) {
@@ -68,13 +69,31 @@ enum stamp_use vkr_stamps_note(vkr *r, const cmd_entry *e, void *args, VkResult 
 
 /* The copy of vkCmdCopyQueryPoolResults ARGS (capture values), written
  * instead: per query, its time 0 and, where asked, its availability 1,
- * each 4 or 8 bytes; not the bytes between (the stride's). */
+ * each 4 or 8 bytes; not the bytes between (the stride's).  Its queries
+ * lie within the pool and its bytes within dstBuffer, or the replay
+ * stops (under --loop, cmdbuf.c checks no query range). */
 void vkr_stamps_copy(vkr *r, const cmd_entry *e, void *args)
 {
 	vk_args_vkCmdCopyQueryPoolResults *a = args;
-	vkr_remap_args(r, e->cmd, args);
 	uint32_t word = (a->flags & VK_QUERY_RESULT_64_BIT) ? 8 : 4;
 	uint32_t n = (a->flags & VK_QUERY_RESULT_WITH_AVAILABILITY_BIT) ? 2 : 1;
+	uint64_t *pool = tmap_at(&r->cbs, (uint64_t)(uintptr_t)a->queryPool, TAG_TSPOOL);
+	if ((uint64_t)a->firstQuery + a->queryCount > *pool - 1)
+		vkr_fatal(r, "queryCount: %u from firstQuery %u, but VkQueryPool 0x%llx has %llu "
+			  "queries", a->queryCount, a->firstQuery,
+			  (unsigned long long)(uintptr_t)a->queryPool, (unsigned long long)(*pool - 1));
+	uint64_t cap_buf = (uint64_t)(uintptr_t)a->dstBuffer;
+	vkr_remap_args(r, e->cmd, args);  /* (stops at a handle no record made) */
+	const obj *o = vkr_obj_get(r, cap_buf);
+	VkDeviceSize size = o && !o->image ? o->create_size : 0;
+	uint64_t last = 0;
+	bool over = a->queryCount && __builtin_mul_overflow(a->stride, a->queryCount - 1, &last);
+	if (a->queryCount && (over || last > size || a->dstOffset > size - last ||
+			      (uint64_t)word * n > size - last - a->dstOffset))
+		vkr_fatal(r, "dstOffset: %llu, stride %llu: %u queries of %u bytes do not fit in "
+			  "the %llu bytes of VkBuffer 0x%llx", (unsigned long long)a->dstOffset,
+			  (unsigned long long)a->stride, a->queryCount, word * n,
+			  (unsigned long long)size, (unsigned long long)cap_buf);
 	uint64_t data[4] = {0};
 	if (n == 2)
 		memcpy((uint8_t *)data + word, &(uint32_t){1}, 4);
