@@ -149,6 +149,17 @@ cut_running() {
 	[ "$(setup_submits "t$2.trace")" = "$3" ]
 }
 
+# cut_verbose TRACE F OUT N: TRACE cut to frame F into OUT with
+# --verbose, exit 0, its setup running N of the capture's submits again;
+# $output holds trim's reasons for the greps after it
+cut_verbose() {
+	run trace-trim --verbose --frames "$2" -o "$3" "$1"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	echo "frame $2: the capture's submits in the setup: $(setup_submits "$3")"
+	[ "$(setup_submits "$3")" = "$4" ]
+}
+
 # trim_check TRACE FULLDIR F [TRIM OPTIONS]: trims TRACE to frame F,
 # replays the trim validated, and compares frame F with the full replay's.
 trim_check() {
@@ -450,17 +461,11 @@ ex_check() {
 	# bind of the set counted as a write of all its storage, the 12
 	# frames before ran again for a buffer the host writes whole each
 	# frame (SuperTuxKart's instance data: 41 of them in a frame-150 cut)
-	run trace-trim --verbose --frames 12 -o ro.trace "$W/ex-storage-ro.trace"
-	echo "$output"
-	[ "$status" -eq 0 ]
+	cut_verbose "$W/ex-storage-ro.trace" 12 ro.trace 1
 	[ -z "$(grep 'it wrote VkBuffer' <<<"$output")" ]
-	[ "$(setup_submits ro.trace)" = 1 ]
 	cut_equal ro.trace 12 "$W/ex-storage-ro.frame-12.png"
-	run trace-trim --verbose --frames 12 -o rw.trace "$W/ex-storage-rw.trace"
-	echo "$output"
-	[ "$status" -eq 0 ]
+	cut_verbose "$W/ex-storage-rw.trace" 12 rw.trace 13
 	[ "$(grep -c 'it wrote VkBuffer' <<<"$output")" = 12 ]
-	[ "$(setup_submits rw.trace)" = 13 ]
 	cut_equal rw.trace 12 "$W/ex-storage-rw.frame-12.png"
 }
 
@@ -471,11 +476,8 @@ ex_check() {
 	# clears) by every stage, nor one no stage uses.  When a bind read all
 	# the set showed, the cut ran the 12 frames before again, each
 	# frame's dispatch a reader of the last frame's
-	run trace-trim --verbose --frames 12 -o t12.trace "$W/ex-anim-unsampled.trace"
-	echo "$output"
-	[ "$status" -eq 0 ]
+	cut_verbose "$W/ex-anim-unsampled.trace" 12 t12.trace 1
 	[ "$(grep -c 'which the range may read' <<<"$output")" = 1 ]
-	[ "$(setup_submits t12.trace)" = 1 ]
 	cut_equal t12.trace 12 "$W/ex-anim-unsampled.frame-12.png"
 }
 
@@ -486,11 +488,8 @@ ex_check() {
 	# does not read it.  Each was enough to keep all 148 clears before
 	local d="$TOP/tests/data/d3d12flat.trace"
 	trace-replay --screenshot 150 --screenshot-dir full "$d"
-	run trace-trim --verbose --frames 150 -o t150.trace "$d"
-	echo "$output"
-	[ "$status" -eq 0 ]
+	cut_verbose "$d" 150 t150.trace 2
 	[ -z "$(grep 'it wrote VkImage 0x9bb0c1c0' <<<"$output")" ]
-	[ "$(setup_submits t150.trace)" = 2 ]
 	cut_equal t150.trace 150 full/frame-150.png
 }
 
@@ -666,10 +665,7 @@ cut_12_20_check() {
 # (READER: range, or the reader's call).
 verbose_check() {
 	local name=$1 n=$2 c t h m
-	run trace-trim --verbose --frames 12 -o "$name.trace" "$W/$name.trace"
-	echo "$output"
-	[ "$status" -eq 0 ]
-	[ "$(setup_submits "$name.trace")" = "$n" ]
+	cut_verbose "$W/$name.trace" 12 "$name.trace" "$n"
 	[ "${#lines[@]}" = $((n + 1)) ]
 	[[ "${lines[-1]}" == "trace-trim: frames 12-12: setup of "*" records ("*", $n submits, "* ]]
 	printf '%s\n' "${lines[@]:0:n}" >"$name.txt"

@@ -289,10 +289,15 @@ static void queries_within(vkr *r, const cmd_entry *e, void *args)
 	if (!have || (uint64_t)a + n <= *have)
 		return;
 	if (e->qcount >= 0)
-		vkr_fatal(r, "queryCount: %u from firstQuery %u, but VkQueryPool 0x%llx has %llu "
-			  "queries", n, a, (unsigned long long)p, (unsigned long long)*have);
+		vkr_queries_past(r, p, a, n, *have);
 	vkr_fatal(r, "%s: %u, but VkQueryPool 0x%llx has %llu queries", first->name, a,
 		  (unsigned long long)p, (unsigned long long)*have);
+}
+
+noreturn void vkr_queries_past(vkr *r, uint64_t pool, uint32_t first, uint32_t count, uint64_t have)
+{
+	vkr_fatal(r, "queryCount: %u from firstQuery %u, but VkQueryPool 0x%llx has %llu queries",
+		  count, first, (unsigned long long)pool, (unsigned long long)have);
 }
 
 /* What a vkCmd* of kind K (ARGS) addresses of its pipeline layout, its

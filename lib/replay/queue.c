@@ -56,9 +56,10 @@ static void gpu_account(vkr *r, gpu_timer *t, size_t frame, uint64_t start, uint
 
 /* Reads the slots in flight from the oldest, up to MAX of them, in one
  * call: those done, or all of them waiting, with WAIT.  How many were
- * read.  (One call a run: llvmpipe drains its queue at each read, and
- * read slot by slot at each present mpv's replay took 0.56 s instead of
- * 0.35.) */
+ * read.  (One call a run: llvmpipe drains its queue at each read; read
+ * slot by slot at each present, mpv's 600 frames replayed with --stats
+ * in 0.68-0.73 s against 0.66-0.67 s, its device idle between batches
+ * 0.20-0.25 s against 0.15 s.) */
 static uint32_t gpu_read(vkr *r, gpu_timer *t, uint32_t max, bool wait)
 {
 	uint32_t s = t->head, n = max < GPU_SLOTS - s ? max : GPU_SLOTS - s;

@@ -980,6 +980,10 @@ void vkr_loop_check(vkr *r);
 /* what cmdbuf.c checks of E's command, found once (its kind, its query
  * parameters) */
 void vkr_cmdbuf_entry(cmd_entry *e);
+/* Stops the replay: queries FIRST to FIRST + COUNT of POOL (a capture
+ * handle), which has HAVE */
+noreturn void vkr_queries_past(vkr *r, uint64_t pool, uint32_t first, uint32_t count,
+				uint64_t have);
 void vkr_stamps_entry(cmd_entry *e);
 enum stamp_use vkr_stamps_note(vkr *r, const cmd_entry *e, void *args, VkResult capres);
 void vkr_stamps_copy(vkr *r, const cmd_entry *e, void *args);

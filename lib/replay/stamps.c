@@ -79,9 +79,8 @@ void vkr_stamps_copy(vkr *r, const cmd_entry *e, void *args)
 	uint32_t n = (a->flags & VK_QUERY_RESULT_WITH_AVAILABILITY_BIT) ? 2 : 1;
 	uint64_t *pool = tmap_at(&r->cbs, (uint64_t)(uintptr_t)a->queryPool, TAG_TSPOOL);
 	if ((uint64_t)a->firstQuery + a->queryCount > *pool - 1)
-		vkr_fatal(r, "queryCount: %u from firstQuery %u, but VkQueryPool 0x%llx has %llu "
-			  "queries", a->queryCount, a->firstQuery,
-			  (unsigned long long)(uintptr_t)a->queryPool, (unsigned long long)(*pool - 1));
+		vkr_queries_past(r, (uint64_t)(uintptr_t)a->queryPool, a->firstQuery, a->queryCount,
+				 *pool - 1);
 	uint64_t cap_buf = (uint64_t)(uintptr_t)a->dstBuffer;
 	vkr_remap_args(r, e->cmd, args);  /* (stops at a handle no record made) */
 	const obj *o = vkr_obj_get(r, cap_buf);
