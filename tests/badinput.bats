@@ -429,11 +429,14 @@ same_reading() {
 }
 
 # same_check FILE: trace-replay --check takes FILE alike with its records
-# decoded ahead on a thread and read in place: the same output, message
+# decoded ahead on a thread (every other file's arguments on a second one:
+# TRACE_DECODE_HOOK_THREAD) and read in place: the same output, message
 # and exit status.
 same_check() {
 	local f=$1 a=0 b=0
-	TRACE_DECODE_AHEAD=1 timeout 20 "$ASAN_BIN/trace-replay" --check "$f" >"$f.a" 2>"$f.ea" || a=$?
+	checked=$((${checked:-0} + 1))
+	TRACE_DECODE_AHEAD=1 TRACE_DECODE_HOOK_THREAD=$((checked % 2)) \
+		timeout 20 "$ASAN_BIN/trace-replay" --check "$f" >"$f.a" 2>"$f.ea" || a=$?
 	TRACE_DECODE_AHEAD=0 timeout 20 "$ASAN_BIN/trace-replay" --check "$f" >"$f.b" 2>"$f.eb" || b=$?
 	if [ "$a" != "$b" ] || ! cmp -s "$f.a" "$f.b" || ! cmp -s "$f.ea" "$f.eb"; then
 		echo "# $f: ahead exit $a, in place exit $b"

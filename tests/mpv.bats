@@ -188,20 +188,33 @@ ae() {
 	[ "$(ae p.png "$W/mpv.frame-$SHOT.png")" = 0 ]
 }
 
-@test "the records decoded ahead on a thread of their own (TRACE_DECODE_AHEAD=1, the default on 4 cores or more): validated, the frame pixel-equal, --stats says so; with 0 they are read in place" {
-	for m in 1 0; do
-		TRACE_DECODE_AHEAD=$m run replay --validate --stats=json --screenshot $SHOT -o d$m.png "$W/mpv.trace"
+# replay's arguments replayed with the records read as mode M says: 0 in
+# place, 1 on a thread of their own, h read on one and decoded on another
+replay_ahead() {
+	local m=$1 a=1 h=0
+	shift
+	case $m in
+	0) a=0 ;;
+	h) h=1 ;;
+	esac
+	TRACE_DECODE_AHEAD=$a TRACE_DECODE_HOOK_THREAD=$h replay "$@"
+}
+
+@test "the records decoded ahead on a thread of their own (TRACE_DECODE_AHEAD=1, the default on 4 cores or more), their arguments on another (TRACE_DECODE_HOOK_THREAD=1, the default on 8): validated, the frame pixel-equal, --stats says so; with 0 they are read in place" {
+	for m in 1 h 0; do
+		run replay_ahead $m --validate --stats=json --screenshot $SHOT -o d$m.png "$W/mpv.trace"
 		echo "$output" | cut -c 1-200
 		[ "$status" -eq 0 ]
 		[ "$(grep -vc '^{\|^trace-replay: frame' <<<"$output")" = 0 ]
 		[ "$(ae d$m.png "$W/mpv.frame-$SHOT.png")" = 0 ]
-		on=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["decode_ahead"])' "$(grep '^{' <<<"$output")")
-		[ "$on" = "$([ $m = 1 ] && echo True || echo False)" ]
+		read -r on hook w ws t ts hw hs < <(python3 -c 'import json,sys; j = json.loads(sys.argv[1]); w = j["decode_ahead_waits"]; print(j["decode_ahead"], w["hook_thread"], w["replay"], w["replay_slept"], w["thread"], w["thread_slept"], w["hook"], w["hook_slept"])' "$(grep '^{' <<<"$output")")
+		echo "$on $hook waits: replay $w ($ws asleep), thread $t ($ts asleep), hook $hw ($hs asleep)"
+		[ "$on" = "$([ $m = 0 ] && echo False || echo True)" ]
+		[ "$hook" = "$([ $m = h ] && echo True || echo False)" ]
 		# who waited for whom: none in place; a sleep is a wait's
-		read -r w ws t ts < <(python3 -c 'import json,sys; w = json.loads(sys.argv[1])["decode_ahead_waits"]; print(w["replay"], w["replay_slept"], w["thread"], w["thread_slept"])' "$(grep '^{' <<<"$output")")
-		echo "waits: replay $w ($ws asleep), thread $t ($ts asleep)"
-		[ "$ws" -le "$w" ] && [ "$ts" -le "$t" ]
-		[ $m = 1 ] || [ "$w $t" = "0 0" ]
+		[ "$ws" -le "$w" ] && [ "$ts" -le "$t" ] && [ "$hs" -le "$hw" ]
+		[ $m != 0 ] || [ "$w $t" = "0 0" ]
+		[ $m = h ] || [ "$hw" = 0 ]
 	done
 	# and with --preload, which reads through it
 	TRACE_DECODE_AHEAD=1 run replay --preload --frames 1- --screenshot $SHOT -o p.png "$W/mpv.trace"
@@ -211,10 +224,12 @@ ae() {
 	# before the batch a waiting replay is woken for, wakes it first (a
 	# replay that waits for ever is stopped by its watchdog: no record
 	# begun in --wait-timeout + 5 s)
-	TRACE_DECODE_AHEAD=1 TRACE_DECODE_AHEAD_BYTES=20000 run replay --validate --wait-timeout 5 \
-		--screenshot $SHOT -o b.png "$W/mpv.trace"
-	[ "$status" -eq 0 ]
-	[ "$(ae b.png "$W/mpv.frame-$SHOT.png")" = 0 ]
+	for m in 1 h; do
+		TRACE_DECODE_AHEAD_BYTES=20000 run replay_ahead $m --validate \
+			--wait-timeout 5 --screenshot $SHOT -o b.png "$W/mpv.trace"
+		[ "$status" -eq 0 ]
+		[ "$(ae b.png "$W/mpv.frame-$SHOT.png")" = 0 ]
+	done
 	# the thread decodes each record's arguments too: a draw of frame 10
 	# with a string for a count does not decode there, is decoded again as
 	# it replays and stops the replay as in place, after frame 5's picture
@@ -222,12 +237,13 @@ ae() {
 	n=$(awk '/fn: vkQueuePresentKHR,/ { p++ } p == 10 && /fn: vkCmdDraw,/ { print; exit }' mpv.txt |
 		grep -o '^{call: [0-9]*' | grep -o '[0-9]*')
 	sed -E "/^\{call: $n,/s/vertexCount: [0-9]+/vertexCount: \"six\"/" mpv.txt | trace-encode -o bad.trace
-	for m in 0 1; do
-		TRACE_DECODE_AHEAD=$m run replay --screenshot 5 -o x$m.png bad.trace
+	for m in 0 1 h; do
+		run replay_ahead $m --screenshot 5 -o x$m.png bad.trace
 		[ "$status" -eq 1 ]
 		[ "$output" = "trace-replay: bad.trace: call $n (vkCmdDraw): malformed record: vkCmdDraw.vertexCount: expected an integer, found string" ]
 	done
 	cmp x0.png x1.png
+	cmp x0.png xh.png
 	# an update's runs are listed on the thread too: the first sparse
 	# update after frame 5 with its data short of its mask is read again
 	# as it replays and stops the replay as in place
@@ -235,13 +251,14 @@ ae() {
 		grep -o '^{call: [0-9]*' | grep -o '[0-9]*')
 	[ -n "$n" ]
 	sed -E "/^\{call: $n,/s/data: !!binary \"[^\"]*\"/data: !!binary \"AAAA\"/" mpv.txt | trace-encode -o badu.trace
-	for m in 0 1; do
-		TRACE_DECODE_AHEAD=$m run replay --screenshot 5 -o u$m.png badu.trace
+	for m in 0 1 h; do
+		run replay_ahead $m --screenshot 5 -o u$m.png badu.trace
 		echo "$output"
 		[ "$status" -eq 1 ]
 		[[ "$output" = "trace-replay: badu.trace: call $n (tracekit.update.sparse): malformed tracekit.update.sparse: its mask sets "*" words, its data has 3 bytes" ]]
 	done
 	cmp u0.png u1.png
+	cmp u0.png uh.png
 	# cut off in frame 20: a replay that stops at frame 18 (fewer records
 	# before the cut than the thread reads ahead) says nothing of the cut
 	# its thread read to; a whole --check warns of it as in place
@@ -249,16 +266,17 @@ ae() {
 	head -n $((n + 30)) mpv.txt | trace-encode -z none -o part.trace
 	head -c $(($(stat -c %s part.trace) - 5)) part.trace >cut.trace
 	last=18
-	for m in 0 1; do
-		TRACE_DECODE_AHEAD=$m run replay --frames 0-$last cut.trace
+	for m in 0 1 h; do
+		run replay_ahead $m --frames 0-$last cut.trace
 		[ "$status" -eq 0 ]
 		[ -z "$output" ]
-		TRACE_DECODE_AHEAD=$m run replay --check cut.trace
+		run replay_ahead $m --check cut.trace
 		[ "$status" -eq 0 ]
 		[[ "$output" == "trace-replay: cut.trace: warning: trace ends mid-record at byte "* ]]
 		eval "check$m=\$output"
 	done
 	[ "$check0" = "$check1" ]
+	[ "$check0" = "$checkh" ]
 }
 
 @test "--preload: the records from frame 1 read and decoded before they replay, validated, the frame pixel-equal; a range's end and a limit end it early, the rest read as it replays; a record that does not decode stops the replay where it did" {

@@ -207,10 +207,12 @@ void vkr_print_stats(vkr *r, double total)
 			r->ahead_paid_s, r->ahead_held_s);
 		const trace_ahead_waits *dw = &r->decode_waits;
 		fprintf(o, "\"decode_ahead\": %s, \"decode_ahead_waits\": {\"replay\": %llu, "
-			"\"replay_slept\": %llu, \"thread\": %llu, \"thread_slept\": %llu}, ",
+			"\"replay_slept\": %llu, \"thread\": %llu, \"thread_slept\": %llu, "
+			"\"hook_thread\": %s, \"hook\": %llu, \"hook_slept\": %llu}, ",
 			r->decode_ahead ? "true" : "false", (unsigned long long)dw->caller,
 			(unsigned long long)dw->caller_slept, (unsigned long long)dw->thread,
-			(unsigned long long)dw->thread_slept);
+			(unsigned long long)dw->thread_slept, dw->hook_thread ? "true" : "false",
+			(unsigned long long)dw->hook, (unsigned long long)dw->hook_slept);
 		fprintf(o, "\"preload\": {\"records\": %llu, \"decoded\": %llu, "
 			"\"bytes\": %llu, \"seconds\": %.6f}, ",
 			(unsigned long long)r->preload_records,
@@ -288,7 +290,17 @@ void vkr_print_stats(vkr *r, double total)
 			r->ahead_ended ? "; ended at a second queue or a sparse bind" : "");
 	else
 		fprintf(o, "running ahead:     off (--waits-as-captured, --loop or --dump)\n");
-	if (r->decode_ahead)
+	if (r->decode_ahead && r->decode_waits.hook_thread)
+		fprintf(o, "records:           read on a thread of their own and decoded on another; "
+			"the replay waited for them %llu times (%llu asleep), the reading for room "
+			"%llu times (%llu asleep), the decoding for records %llu times (%llu asleep)\n",
+			(unsigned long long)r->decode_waits.caller,
+			(unsigned long long)r->decode_waits.caller_slept,
+			(unsigned long long)r->decode_waits.thread,
+			(unsigned long long)r->decode_waits.thread_slept,
+			(unsigned long long)r->decode_waits.hook,
+			(unsigned long long)r->decode_waits.hook_slept);
+	else if (r->decode_ahead)
 		fprintf(o, "records:           read and decoded ahead on a thread of their own; the "
 			"replay waited for it %llu times (%llu asleep), it for room %llu times "
 			"(%llu asleep)\n",

@@ -199,6 +199,8 @@ static int read_next(trace_reader *r, trace_call **call, trace_error *err)
 /* The bytes of the next record asked for ahead of the caller's reading. */
 #define AHEAD_PREFETCH 2048
 #define AHEAD_PREFETCH_DECODED 256
+/* The cores from which the hook gets a thread of its own (hook_main). */
+#define HOOK_THREAD_CORES 8
 
 /* One turn of a spin: the CPU told, where it has a way. */
 static inline void spin_pause(void)
@@ -214,6 +216,7 @@ typedef struct ahead_slot {
 	trace_call *call; /* NULL: the end (k of the thread's last read) */
 	uint64_t pos;     /* input consumed once it was read */
 	size_t bytes;
+	bool last;        /* the input read to its end so far */
 } ahead_slot;
 
 /*
@@ -241,8 +244,16 @@ struct decode_ahead {
 	bool ended;                /* it was given the end */
 	uint64_t pos;
 	uint64_t empty, empty_slept; /* its waits */
+	/* the hook thread's (where there is one): written for each record */
+	_Alignas(LINE) _Atomic uint64_t hooked; /* slots whose hook ran */
+	uint64_t head_seen;        /* head as it last loaded it */
+	_Atomic uint64_t hook_idle, hook_slept; /* its waits */
 	/* written rarely: at a wait, the start and the end */
 	_Alignas(LINE) _Atomic bool stop;
+	_Atomic bool hook_waits;
+	bool hook_thread_on;       /* the hook runs on a thread of its own */
+	pthread_t hook_thread;
+	pthread_cond_t work;       /* the hook thread's: records read */
 	_Atomic bool caller_waits, thread_waits;
 	_Atomic uint64_t wake_at;  /* head that wakes the caller asleep */
 	size_t limit;              /* AHEAD_BYTES (TRACE_DECODE_AHEAD_BYTES: tests) */
@@ -313,10 +324,11 @@ static void *ahead_main(void *arg)
 		trace_call *c;
 		int k = read_next(r, &c, &a->err);
 		s->call = k > 0 ? trace_binreader_keep(r->bin) : NULL;
-		if (s->call && a->hook)
+		if (s->call && a->hook && !a->hook_thread_on)
 			s->call->decoded = a->hook(a->ctx, s->call);
 		s->pos = r->src.inpos;
 		s->bytes = k > 0 ? c->arena.total : 0;
+		s->last = r->src.p == r->src.end;
 		if (k <= 0)
 			a->end = k;
 		atomic_store_explicit(&a->bytes_in,
@@ -327,15 +339,81 @@ static void *ahead_main(void *arg)
 		 * read the other's old value (a store and a later load of
 		 * another variable pass each other on x86) */
 		atomic_thread_fence(memory_order_seq_cst);
-		if (atomic_load(&a->caller_waits) &&
-		    (head + 1 >= atomic_load(&a->wake_at) || k <= 0 || r->src.p == r->src.end)) {
+		if (a->hook_thread_on ? atomic_load(&a->hook_waits) :
+		    atomic_load(&a->caller_waits) &&
+		    (head + 1 >= atomic_load(&a->wake_at) || k <= 0 || s->last)) {
 			pthread_mutex_lock(&a->lock);
-			pthread_cond_signal(&a->filled);
+			pthread_cond_signal(a->hook_thread_on ? &a->work : &a->filled);
 			pthread_mutex_unlock(&a->lock);
 		}
 		if (k <= 0)
 			return NULL;
 	}
+}
+
+/* The hook thread's: waits for slot H read. */
+static void hook_wait(decode_ahead *a, uint64_t h)
+{
+	atomic_fetch_add_explicit(&a->hook_idle, 1, memory_order_relaxed);
+	for (int i = 0; i < AHEAD_SPIN_CALLER; i++) {
+		if ((a->head_seen = atomic_load(&a->head)) > h || atomic_load(&a->stop))
+			return;
+		spin_pause();
+	}
+	atomic_fetch_add_explicit(&a->hook_slept, 1, memory_order_relaxed);
+	pthread_mutex_lock(&a->lock);
+	atomic_store(&a->hook_waits, true);
+	while (!atomic_load(&a->stop) && (a->head_seen = atomic_load(&a->head)) <= h)
+		pthread_cond_wait(&a->work, &a->lock);
+	atomic_store(&a->hook_waits, false);
+	pthread_mutex_unlock(&a->lock);
+}
+
+/*
+ * The hook on a thread of its own, where the cores allow (16 on an H100's
+ * machine): reading a record and decoding its arguments took one thread
+ * about as long as the replay took to replay it (mpv: 4,700 instructions a
+ * record against 2,200), so the replay waited for it in most runs, 5 to
+ * 47 ms of mpv's 55 to 100 ms of frames.  The reading thread reads; this
+ * one runs the hook on each slot read, in order, and wakes the caller.
+ */
+static void *hook_main(void *arg)
+{
+	trace_reader *r = arg;
+	decode_ahead *a = r->ahead;
+	pthread_setname_np(pthread_self(), "tracekit-hook");
+	for (uint64_t h = 0;; h++) {
+		if (a->head_seen <= h && (a->head_seen = atomic_load(&a->head)) <= h)
+			hook_wait(a, h);
+		if (atomic_load(&a->stop))
+			return NULL;
+		/* (the slot read before it is handed over: the caller may give
+		 * it back, and the reading thread fill it again, at once) */
+		const ahead_slot *s = &a->slot[h % AHEAD_SLOTS];
+		trace_call *c = s->call;
+		bool last = s->last;
+		if (c)
+			c->decoded = a->hook(a->ctx, c);
+		atomic_store_explicit(&a->hooked, h + 1, memory_order_release);
+		atomic_thread_fence(memory_order_seq_cst);
+		/* (as the reading thread does without it; and where this one
+		 * caught up with the reading, which may be about to wait) */
+		if (atomic_load(&a->caller_waits) &&
+		    (h + 1 >= atomic_load(&a->wake_at) || !c || last ||
+		     atomic_load(&a->head) == h + 1)) {
+			pthread_mutex_lock(&a->lock);
+			pthread_cond_signal(&a->filled);
+			pthread_mutex_unlock(&a->lock);
+		}
+		if (!c)
+			return NULL;
+	}
+}
+
+/* The slots the caller may take: read, and hooked where a thread hooks. */
+static inline uint64_t ahead_ready(decode_ahead *a)
+{
+	return atomic_load(a->hook_thread_on ? &a->hooked : &a->head);
 }
 
 /* The caller's next record from the ring. */
@@ -360,16 +438,16 @@ static int ahead_next(trace_reader *r, trace_call **call, trace_error *err)
 			pthread_mutex_unlock(&a->lock);
 		}
 	}
-	if (a->next == a->seen && (a->seen = atomic_load(&a->head)) == a->next) {
+	if (a->next == a->seen && (a->seen = ahead_ready(a)) == a->next) {
 		a->empty++;
-		for (int i = 0; i < AHEAD_SPIN_CALLER && (a->seen = atomic_load(&a->head)) == a->next; i++)
+		for (int i = 0; i < AHEAD_SPIN_CALLER && (a->seen = ahead_ready(a)) == a->next; i++)
 			spin_pause();
 		if (a->next == a->seen) {
 			a->empty_slept++;
 			pthread_mutex_lock(&a->lock);
 			atomic_store(&a->wake_at, a->next + AHEAD_BATCH);
 			atomic_store(&a->caller_waits, true);
-			while ((a->seen = atomic_load(&a->head)) == a->next)
+			while ((a->seen = ahead_ready(a)) == a->next)
 				pthread_cond_wait(&a->filled, &a->lock);
 			atomic_store(&a->caller_waits, false);
 			pthread_mutex_unlock(&a->lock);
@@ -415,6 +493,30 @@ static int ahead_next(trace_reader *r, trace_call **call, trace_error *err)
 	return 1;
 }
 
+/* Stops the threads (the reading one where it started) and frees it all. */
+static void ahead_free(trace_reader *r, bool reading)
+{
+	decode_ahead *a = r->ahead;
+	pthread_mutex_lock(&a->lock);
+	atomic_store(&a->stop, true);
+	pthread_cond_signal(&a->emptied);
+	pthread_cond_signal(&a->work);
+	pthread_mutex_unlock(&a->lock);
+	if (reading)
+		pthread_join(a->thread, NULL);
+	if (a->hook_thread_on)
+		pthread_join(a->hook_thread, NULL);
+	for (size_t i = 0; i < AHEAD_SLOTS; i++)
+		if (a->slot[i].call)
+			trace_binreader_give_back(r->bin, a->slot[i].call);
+	pthread_mutex_destroy(&a->lock);
+	pthread_cond_destroy(&a->filled);
+	pthread_cond_destroy(&a->emptied);
+	pthread_cond_destroy(&a->work);
+	free(a);
+	r->ahead = NULL;
+}
+
 int trace_reader_decode_ahead(trace_reader *r, trace_decode_hook hook, void *ctx)
 {
 	const char *env = getenv("TRACE_DECODE_AHEAD");
@@ -439,6 +541,7 @@ int trace_reader_decode_ahead(trace_reader *r, trace_decode_hook hook, void *ctx
 	pthread_mutex_init(&a->lock, NULL);
 	pthread_cond_init(&a->filled, NULL);
 	pthread_cond_init(&a->emptied, NULL);
+	pthread_cond_init(&a->work, NULL);
 	trace_error_clear(&a->err);
 	const char *lim = getenv("TRACE_DECODE_AHEAD_BYTES");
 	a->limit = lim && *lim ? (size_t)strtoull(lim, NULL, 10) : AHEAD_BYTES;
@@ -446,34 +549,19 @@ int trace_reader_decode_ahead(trace_reader *r, trace_decode_hook hook, void *ctx
 	a->ctx = ctx;
 	a->pos = r->src.inpos;
 	r->ahead = a;
+	/* the hook on a thread of its own where the cores leave one
+	 * (TRACE_DECODE_HOOK_THREAD=0 or 1 says so instead: measuring, tests) */
+	const char *ht = getenv("TRACE_DECODE_HOOK_THREAD");
+	bool hook_thread = hook && (ht && *ht ? strcmp(ht, "0") != 0 :
+				    sysconf(_SC_NPROCESSORS_ONLN) >= HOOK_THREAD_CORES);
+	a->hook_thread_on = hook_thread && !trace_thread_start(&a->hook_thread, hook_main, r);
 	if (trace_thread_start(&a->thread, ahead_main, r)) {
-		pthread_mutex_destroy(&a->lock);
-		pthread_cond_destroy(&a->filled);
-		pthread_cond_destroy(&a->emptied);
-		free(a);
-		r->ahead = NULL;
+		ahead_free(r, false);
 		return 0;
 	}
 	return 1;
 }
 
-static void ahead_stop(trace_reader *r)
-{
-	decode_ahead *a = r->ahead;
-	pthread_mutex_lock(&a->lock);
-	atomic_store(&a->stop, true);
-	pthread_cond_signal(&a->emptied);
-	pthread_mutex_unlock(&a->lock);
-	pthread_join(a->thread, NULL);
-	for (size_t i = 0; i < AHEAD_SLOTS; i++)
-		if (a->slot[i].call)
-			trace_binreader_give_back(r->bin, a->slot[i].call);
-	pthread_mutex_destroy(&a->lock);
-	pthread_cond_destroy(&a->filled);
-	pthread_cond_destroy(&a->emptied);
-	free(a);
-	r->ahead = NULL;
-}
 
 int trace_reader_next(trace_reader *r, trace_call **call, trace_error *err)
 {
@@ -490,6 +578,9 @@ void trace_reader_ahead_waits(trace_reader *r, trace_ahead_waits *w)
 	w->caller_slept = a->empty_slept;
 	w->thread = atomic_load_explicit(&a->full, memory_order_relaxed);
 	w->thread_slept = atomic_load_explicit(&a->full_slept, memory_order_relaxed);
+	w->hook_thread = a->hook_thread_on;
+	w->hook = atomic_load_explicit(&a->hook_idle, memory_order_relaxed);
+	w->hook_slept = atomic_load_explicit(&a->hook_slept, memory_order_relaxed);
 }
 
 uint64_t trace_reader_position(trace_reader *r)
@@ -586,7 +677,7 @@ void trace_reader_close(trace_reader *r)
 	if (!r)
 		return;
 	if (r->ahead)
-		ahead_stop(r);
+		ahead_free(r, true);
 	trace_binreader_free(r->bin);
 	trace_seekindex_free(&r->ix);
 	trace_textreader_free(r->text);

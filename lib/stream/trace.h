@@ -304,6 +304,8 @@ int trace_reader_decode_ahead(trace_reader *r, trace_decode_hook hook, void *ctx
  * finding the ring full (slept).  All 0 where it is off. */
 typedef struct trace_ahead_waits {
 	uint64_t caller, caller_slept, thread, thread_slept;
+	bool hook_thread;             /* the hook ran on a thread of its own */
+	uint64_t hook, hook_slept;    /* its waits for records read */
 } trace_ahead_waits;
 void trace_reader_ahead_waits(trace_reader *r, trace_ahead_waits *w);
 /* Bytes of input consumed so far (for progress lines). */
