@@ -290,24 +290,18 @@ void vkr_print_stats(vkr *r, double total)
 			r->ahead_ended ? "; ended at a second queue or a sparse bind" : "");
 	else
 		fprintf(o, "running ahead:     off (--waits-as-captured, --loop or --dump)\n");
-	if (r->decode_ahead && r->decode_waits.hook_thread)
-		fprintf(o, "records:           read on a thread of their own and decoded on another; "
-			"the replay waited for them %llu times (%llu asleep), the reading for room "
-			"%llu times (%llu asleep), the decoding for records %llu times (%llu asleep)\n",
-			(unsigned long long)r->decode_waits.caller,
-			(unsigned long long)r->decode_waits.caller_slept,
-			(unsigned long long)r->decode_waits.thread,
-			(unsigned long long)r->decode_waits.thread_slept,
-			(unsigned long long)r->decode_waits.hook,
-			(unsigned long long)r->decode_waits.hook_slept);
-	else if (r->decode_ahead)
-		fprintf(o, "records:           read and decoded ahead on a thread of their own; the "
-			"replay waited for it %llu times (%llu asleep), it for room %llu times "
-			"(%llu asleep)\n",
-			(unsigned long long)r->decode_waits.caller,
-			(unsigned long long)r->decode_waits.caller_slept,
-			(unsigned long long)r->decode_waits.thread,
-			(unsigned long long)r->decode_waits.thread_slept);
+	const trace_ahead_waits *dw = &r->decode_waits;
+	if (r->decode_ahead) {
+		fprintf(o, "records:           read ahead on a thread of their own and decoded %s; "
+			"the replay waited for it %llu times (%llu asleep), it for room %llu times "
+			"(%llu asleep)", dw->hook_thread ? "on another" : "there",
+			(unsigned long long)dw->caller, (unsigned long long)dw->caller_slept,
+			(unsigned long long)dw->thread, (unsigned long long)dw->thread_slept);
+		if (dw->hook_thread)
+			fprintf(o, ", the decoding for records %llu times (%llu asleep)",
+				(unsigned long long)dw->hook, (unsigned long long)dw->hook_slept);
+		fputc('\n', o);
+	}
 	if (r->preload_records)
 		fprintf(o, "preloaded:         %llu records (%llu decoded), %.1f MiB, in %.3f s before "
 			"they replayed\n", (unsigned long long)r->preload_records,
