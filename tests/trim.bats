@@ -551,6 +551,35 @@ cut_12_20_check() {
 	cut_equal kept.trace 12 "$W/ex-mips.frame-12.png"
 }
 
+@test "a setup whose submits push descriptors through an update template (as zink pushes every draw's) leaves out a copy nothing reads too; not where a push's pData does not walk whole; replay validated and pixel-equal" {
+	# the dead copy of the test above, in a capture whose compute pass
+	# pushes its descriptors through a template: before, any such push in
+	# a recording of the setup left every transfer in, as a push named no
+	# handle of what its pData holds
+	trace-decode "$W/ex-cmonce-push.trace" >push.txt
+	awk -f "$TOP/tests/edit_lib.awk" -f "$TOP/tests/dead_copy_edit.awk" push.txt >dead.txt
+	trace-trim --frames 12 --verbose -o cut.trace dead.txt 2>cut.err
+	cat cut.err
+	grep -q ', 2 submits, 1 transfers of them left out, ' cut.err
+	trace-decode cut.trace | sed -n '/fn: tracekit.setup.begin/,/fn: tracekit.setup.end/p' >setup.txt
+	! grep -q 'srcBuffer: 0x7e57000000000042' setup.txt
+	! grep -q 'fn: tracekit.update, args: {object: 0x7e57000000000042' setup.txt
+	# the pass runs, its pushes naming the texture's levels: the upload
+	# into them stays
+	[ "$(grep -c 'fn: vkCmdPushDescriptorSetWithTemplateKHR,' setup.txt)" = \
+		"$(grep -c 'fn: vkCmdPushDescriptorSetWithTemplateKHR,' push.txt)" ]
+	grep -q 'fn: vkCmdCopyBufferToImage,' setup.txt
+	cut_equal cut.trace 12 "$W/ex-cmonce-push.frame-12.png"
+	# the pass's last push cut to one handle's bytes: what it names is not
+	# known, nothing is left out
+	local last
+	last=$(grep -n 'fn: vkCmdPushDescriptorSetWithTemplateKHR,' dead.txt | tail -n 1 | cut -d: -f1)
+	sed -E "${last}s/pData: !!binary \"[^\"]*\"/pData: !!binary \"gDKjJ1BWAAA=\"/" dead.txt >short.txt
+	trace-trim --frames 12 --verbose -o short.trace short.txt 2>short.err
+	cat short.err
+	grep -q ', 2 submits, 0 transfers of them left out, ' short.err
+}
+
 @test "a buffer copied over whole, by vkCmdCopyBuffer or vkCmdCopyBuffer2, drops what an earlier submit wrote of it: the setup runs the copy alone; a copy over half runs both, and the range reads the same bytes" {
 	# before frame 0, buffer D is filled by one submit, then copied over
 	# from a host-written buffer by the next; frame 20 copies D into E

@@ -20,10 +20,10 @@
  * the range may submit (its command buffer's current one, where the range
  * names that) keeps all of its commands; with a secondary command buffer
  * executed (whose commands this walk does not follow), or a record that
- * does not decode, none is left out; so far with a push through a
- * descriptor update template too (zink pushes every draw's descriptors
- * so: no cut of its captures has been checked with its transfers left
- * out).
+ * does not decode, none is left out, nor with a push through a
+ * descriptor update template that does not walk whole (its template
+ * unknown, its pData short, a type the walk does not know): a push that
+ * walks names what its pData holds, as any command its parameters.
  */
 #include "trim_internal.h"
 
@@ -55,10 +55,31 @@ static void need(pruner *p, obj *o)
 	need(p, o->target);
 }
 
+static void no_handle(void *ctx, const vk_handle_info *h, uint64_t *value, bool top,
+		      const vk_field *f)
+{
+	(void)ctx, (void)h, (void)value, (void)top, (void)f;
+}
+
 static bool needed(const pruner *p, const obj *o)
 {
 	return o->alive || tmap_get(&p->t->rooted, o, NULL) || tmap_get(&p->need, o, NULL) ||
 	       (o->h == trim_types.buffer && o->whole) || o->overlaps;
+}
+
+/* Whether every descriptor a template write pushes is known (its handles
+ * among those call_handles() found): its template, pData long enough,
+ * types the walk knows. */
+static bool template_named(trim *t, const trace_call *c, const vk_command_info *cmd,
+			   const void *args)
+{
+	const trace_value *v;
+	const obj *o = template_of(t, c, cmd, args, &v);
+	if (!o)
+		return false;
+	void *copy = trace_arena_alloc(&t->scratch, v->len);
+	memcpy(copy, v->blob, v->len);
+	return vk_walk_template_handles(o->tmpl, o->ntmpl, copy, v->len, no_handle, NULL);
 }
 
 typedef struct walker {
@@ -79,7 +100,7 @@ static bool walk_one(trim *t, void *ctx, rec *rc, const trace_call *c,
 	const char *n = cmd->sig.name;
 	(void)args;
 	if (trim_named(n, "vkCmdExecuteCommands") ||
-	    trim_named(n, "vkCmdPushDescriptorSetWithTemplate"))
+	    (trim_named(n, "vkCmdPushDescriptorSetWithTemplate") && !template_named(t, c, cmd, args)))
 		return false;
 	xfer x = {.r = rc};
 	for (uint32_t k = 1; k < in->n; k++) {
