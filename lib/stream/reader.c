@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 typedef struct decode_ahead decode_ahead;
@@ -244,6 +245,7 @@ struct decode_ahead {
 	bool ended;                /* it was given the end */
 	uint64_t pos;
 	uint64_t empty, empty_slept; /* its waits */
+	uint64_t empty_ns;         /* and their time */
 	/* the hook thread's (where there is one): written for each record */
 	_Alignas(LINE) _Atomic uint64_t hooked; /* slots whose hook ran */
 	uint64_t head_seen;        /* head as it last loaded it */
@@ -439,6 +441,8 @@ static int ahead_next(trace_reader *r, trace_call **call, trace_error *err)
 		}
 	}
 	if (a->next == a->seen && (a->seen = ahead_ready(a)) == a->next) {
+		struct timespec t0, t1;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
 		a->empty++;
 		for (int i = 0; i < AHEAD_SPIN_CALLER && (a->seen = ahead_ready(a)) == a->next; i++)
 			spin_pause();
@@ -452,6 +456,9 @@ static int ahead_next(trace_reader *r, trace_call **call, trace_error *err)
 			atomic_store(&a->caller_waits, false);
 			pthread_mutex_unlock(&a->lock);
 		}
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		a->empty_ns += (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000 +
+					  (t1.tv_nsec - t0.tv_nsec));
 	}
 	const ahead_slot *s = &a->slot[a->next % AHEAD_SLOTS];
 	a->pos = s->pos;
@@ -576,6 +583,7 @@ void trace_reader_ahead_waits(trace_reader *r, trace_ahead_waits *w)
 		return;
 	w->caller = a->empty;
 	w->caller_slept = a->empty_slept;
+	w->caller_seconds = (double)a->empty_ns * 1e-9;
 	w->thread = atomic_load_explicit(&a->full, memory_order_relaxed);
 	w->thread_slept = atomic_load_explicit(&a->full_slept, memory_order_relaxed);
 	w->hook_thread = a->hook_thread_on;

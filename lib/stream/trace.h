@@ -304,6 +304,7 @@ int trace_reader_decode_ahead(trace_reader *r, trace_decode_hook hook, void *ctx
  * finding the ring full (slept).  All 0 where it is off. */
 typedef struct trace_ahead_waits {
 	uint64_t caller, caller_slept, thread, thread_slept;
+	double caller_seconds;        /* the caller's waits, in all */
 	bool hook_thread;             /* the hook ran on a thread of its own */
 	uint64_t hook, hook_slept;    /* its waits for records read */
 } trace_ahead_waits;
