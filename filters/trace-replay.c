@@ -369,8 +369,10 @@ int main(int argc, char **argv)
 		o.vo.quiet = o.quiet;
 		o.vo.stats = o.stats;
 		o.vo.no_gpu_time = o.no_gpu_time;
-		if (o.check && vkr_check(in, &o.vo, &err) < 0)
+		if (o.check && vkr_check(in, &o.vo, &err) < 0) {
+			trace_reader_close(in);  /* (its threads joined) */
 			trace_cli_fail(&err);
+		}
 		int status = o.check ? 0 : vkr_run(in, &o.vo);
 		trace_cli_warn_cut(in);
 		trace_reader_close(in);
