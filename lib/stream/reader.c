@@ -374,9 +374,11 @@ static void hook_wait(decode_ahead *a, uint64_t h)
 /*
  * The hook on a thread of its own, where the cores allow (16 on an H100's
  * machine): reading a record and decoding its arguments took one thread
- * about as long as the replay took to replay it (mpv: 4,700 instructions a
- * record against 2,200), so the replay waited for it in most runs, 5 to
- * 47 ms of mpv's 55 to 100 ms of frames.  The reading thread reads; this
+ * about as long as the replay took to replay it (mpv, callgrind on
+ * llvmpipe: 4,700 instructions a record against the replay thread's
+ * 2,200, llvmpipe's recording of the commands among them), so on an H100
+ * the replay waited for it in most runs, 5 to 47 ms of mpv's 55 to 100 ms
+ * of frames.  The reading thread reads; this
  * one runs the hook on each slot read, in order, and wakes the caller.
  */
 static void *hook_main(void *arg)

@@ -947,18 +947,23 @@ const obj *template_of(trim *t, const trace_call *c, const vk_command_info *cmd,
 }
 
 /* The handles in a template's pData (a blob: man/trace-format.5), after
- * those of the parameters. */
+ * those of the parameters; IN partial where a template write's are not
+ * all found (its template unknown, its pData short, a type the walk does
+ * not know). */
 static void template_handles(trim *t, const trace_call *c, const vk_command_info *cmd,
 			     const void *args, finds *in)
 {
 	const trace_value *v;
 	const obj *o = template_of(t, c, cmd, args, &v);
-	if (!o)
+	if (!o) {
+		in->partial = trim_named(cmd->sig.name, "vkUpdateDescriptorSetWithTemplate") ||
+			      trim_named(cmd->sig.name, "vkCmdPushDescriptorSetWithTemplate");
 		return;
+	}
 	/* the walker may write: it gets a copy */
 	void *copy = trace_arena_alloc(&t->scratch, v->len);
 	memcpy(copy, v->blob, v->len);
-	vk_walk_template_handles(o->tmpl, o->ntmpl, copy, v->len, finds_add, in);
+	in->partial = !vk_walk_template_handles(o->tmpl, o->ntmpl, copy, v->len, finds_add, in);
 }
 
 /* The handles C names, into IN: its parameters', then those in a template

@@ -55,31 +55,10 @@ static void need(pruner *p, obj *o)
 	need(p, o->target);
 }
 
-static void no_handle(void *ctx, const vk_handle_info *h, uint64_t *value, bool top,
-		      const vk_field *f)
-{
-	(void)ctx, (void)h, (void)value, (void)top, (void)f;
-}
-
 static bool needed(const pruner *p, const obj *o)
 {
 	return o->alive || tmap_get(&p->t->rooted, o, NULL) || tmap_get(&p->need, o, NULL) ||
 	       (o->h == trim_types.buffer && o->whole) || o->overlaps;
-}
-
-/* Whether every descriptor a template write pushes is known (its handles
- * among those call_handles() found): its template, pData long enough,
- * types the walk knows. */
-static bool template_named(trim *t, const trace_call *c, const vk_command_info *cmd,
-			   const void *args)
-{
-	const trace_value *v;
-	const obj *o = template_of(t, c, cmd, args, &v);
-	if (!o)
-		return false;
-	void *copy = trace_arena_alloc(&t->scratch, v->len);
-	memcpy(copy, v->blob, v->len);
-	return vk_walk_template_handles(o->tmpl, o->ntmpl, copy, v->len, no_handle, NULL);
 }
 
 typedef struct walker {
@@ -100,7 +79,7 @@ static bool walk_one(trim *t, void *ctx, rec *rc, const trace_call *c,
 	const char *n = cmd->sig.name;
 	(void)args;
 	if (trim_named(n, "vkCmdExecuteCommands") ||
-	    (trim_named(n, "vkCmdPushDescriptorSetWithTemplate") && !template_named(t, c, cmd, args)))
+	    (trim_named(n, "vkCmdPushDescriptorSetWithTemplate") && in->partial))
 		return false;
 	xfer x = {.r = rc};
 	for (uint32_t k = 1; k < in->n; k++) {

@@ -650,6 +650,7 @@ typedef struct found {
 typedef struct finds {
 	found *v;
 	uint32_t n, cap;
+	bool partial;  /* a template write whose pData's handles are not all found */
 } finds;
 
 /* The handle types the state looks at, found in the schema once. */
