@@ -24,10 +24,12 @@
  * queues of their own, as Qt Quick's windows do.
  *
  * --idle-before-device MS sleeps that long between the instance and the
- * first device (a program that makes its instance, then loads).
+ * first device (a program that makes its instance, then loads);
+ * --wait-for FILE waits there until FILE exists instead (the tests order
+ * two processes so, whatever the machine's load).
  *
  *   vkthreads [--threads N] [--frames F] [--devices D] [--present]
- *             [--idle-before-device MS] [--gpu N]
+ *             [--idle-before-device MS] [--wait-for FILE] [--gpu N]
  *
  * Prints "vkthreads: N threads x F frames, every readback as written"
  * ("... on D devices, ..." with --devices) and exits 0; a wrong readback
@@ -42,6 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <vulkan/vulkan.h>
 
@@ -261,6 +264,7 @@ static int transfers(uint32_t family, const VkQueueFamilyProperties *qf)
 int main(int argc, char **argv)
 {
 	uint32_t gpu = 0, idle_ms = 0;
+	const char *wait_for = NULL;
 
 	ex.prog = "vkthreads";
 	for (int i = 1; i < argc; i++) {
@@ -274,11 +278,13 @@ int main(int argc, char **argv)
 			present = 1;
 		else if (!strcmp(argv[i], "--idle-before-device"))
 			idle_ms = number("--idle-before-device", argv[++i], 0, 600000);
+		else if (!strcmp(argv[i], "--wait-for") && i + 1 < argc)
+			wait_for = argv[++i];
 		else if (!strcmp(argv[i], "--gpu"))
 			gpu = number("--gpu", argv[++i], 0, 63);
 		else {
 			fprintf(stderr, "usage: vkthreads [--threads N] [--frames F] [--devices D] "
-				"[--present] [--idle-before-device MS] [--gpu N]\n");
+				"[--present] [--idle-before-device MS] [--wait-for FILE] [--gpu N]\n");
 			return 2;
 		}
 	}
@@ -291,6 +297,8 @@ int main(int argc, char **argv)
 	struct timespec idle = { idle_ms / 1000, (long)(idle_ms % 1000) * 1000000 };
 	while (nanosleep(&idle, &idle) != 0)
 		;
+	for (struct timespec tick = { 0, 20000000 }; wait_for && access(wait_for, F_OK) != 0;)
+		nanosleep(&tick, NULL);
 	for (uint32_t i = 0; i < ndevices; i++) {
 		struct device *d = &devices[i];
 		ex_create_device(family, dexts, present ? 1 : 0, NULL);

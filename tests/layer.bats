@@ -723,7 +723,12 @@ policy_of() {
 	VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$W/abort.trace" \
 		vkcube >/dev/null 2>&1 &
 	pid=$!
-	sleep 2
+	# killed once a present has reached the file (a flush each 240 ms),
+	# however long vkcube takes to start on a loaded machine
+	for _ in $(seq 240); do
+		[ "$(trace-decode "$W/abort.trace" 2>/dev/null | grep -c 'fn: vkQueuePresentKHR')" -ge 1 ] && break
+		sleep 0.25
+	done
 	kill -ABRT "$pid"
 	wait "$pid" || status=$?
 	[ "$status" -eq 134 ]
@@ -736,16 +741,22 @@ policy_of() {
 
 @test "two processes with one TRACEKIT_OUTPUT (a program that starts another Vulkan program): the second writes NAME.PID.trace and says so, and both traces read whole (the second truncated the first's file, and both were lost)" {
 	local t="$BATS_TEST_TMPDIR/two.trace" pid
+	# the first holds the file from its instance on, and makes its device
+	# only once the second has ended: the order whatever the load
 	VK_LAYER_PATH="$TOP/build/layer:/usr/share/vulkan/explicit_layer.d" \
 		VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$t" \
-		"$TOP/build/examples/vkthreads" --idle-before-device 2500 --frames 5 \
+		"$TOP/build/examples/vkthreads" --wait-for "$BATS_TEST_TMPDIR/go" --frames 5 \
 		>"$BATS_TEST_TMPDIR/first.out" 2>"$BATS_TEST_TMPDIR/first.err" &
 	pid=$!
-	sleep 1
+	for _ in $(seq 600); do
+		[ -e "$t" ] && break
+		sleep 0.1
+	done
 	run env VK_LAYER_PATH="$TOP/build/layer:/usr/share/vulkan/explicit_layer.d" \
 		VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$t" \
 		"$TOP/build/examples/vkthreads" --frames 5
 	echo "$output"
+	touch "$BATS_TEST_TMPDIR/go"
 	[ "$status" -eq 0 ]
 	wait "$pid"
 	cat "$BATS_TEST_TMPDIR/first.err"
