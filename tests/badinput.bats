@@ -555,6 +555,22 @@ same_check() {
 	mutate flip trace-encode text 40 54
 }
 
+@test "a text trace read by the reader's own line scan and by libyaml alone (TRACE_TEXT_LIBYAML=1), whole and with flipped bytes: the same records, exit status and message" {
+	mkdir m
+	HLEN=$(cat "$W/header.len")
+	mutants flip "$W/text.trace" 60 55 m >cases
+	cp "$W/text.trace" m/whole
+	for f in m/*; do
+		rc_own=0 rc_yaml=0
+		trace-encode -z none -o "$f.own" "$f" 2>"$f.own.err" || rc_own=$?
+		TRACE_TEXT_LIBYAML=1 trace-encode -z none -o "$f.yaml" "$f" 2>"$f.yaml.err" || rc_yaml=$?
+		[ "$rc_own" = "$rc_yaml" ] || { echo "# $f: exit $rc_own, libyaml $rc_yaml"; return 1; }
+		cmp "$f.own.err" "$f.yaml.err" || { cat "$f.own.err" "$f.yaml.err"; return 1; }
+		[ "$rc_own" != 0 ] || cmp "$f.own" "$f.yaml"
+	done
+	[ -s m/whole.own ]
+}
+
 # ------------------------------------------------------------------
 # Hand-made bad inputs.
 

@@ -320,6 +320,17 @@ size_t trace_fmt_double(char *out, double d); /* shortest round-trip */
 
 /* Base64 for blobs in text (YAML's !!binary). */
 void trace_base64_encode(tbuf *b, const uint8_t *p, size_t n);
+
+/* textnum.c: the text form's numbers.  Digits alone in BASE (10 or 16);
+ * an integer in decimal or 0x-hex,
+ * signed or not (bitmasks use all 64 bits); whether S is a real; a real
+ * (S NUL-ended; .inf and .nan too), as a double or rounded once to float. */
+bool trace_text_u64(const char *s, size_t n, int base, uint64_t *out);
+bool trace_text_int(const char *s, size_t n, int64_t *out);
+bool trace_text_uint(const char *s, size_t n, uint64_t *out);
+bool trace_text_is_float(const char *s, size_t n);
+double trace_text_real(const char *s, size_t n);
+float trace_text_real_f(const char *s);
 /* Decodes into out (at least n*3/4+3 bytes); returns length or -1. */
 long trace_base64_decode(uint8_t *out, const char *s, size_t n);
 

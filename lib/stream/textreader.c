@@ -6,11 +6,11 @@
  * Signatures are rebuilt from what the line shows and interned, so a
  * function keeps one signature however many lines name it.
  */
+#include "flowscan.h"
 #include "internal.h"
 #include "vkschema.h"
 
 #include <errno.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <yaml.h>
@@ -25,6 +25,9 @@ struct trace_textreader {
 	bool have_parser;
 	yaml_event_t ev;
 	bool have_ev;
+	trace_flowscan fast;   /* the line's events, where flowscan.c read it */
+	size_t fast_next;      /* the next of them, or SIZE_MAX: libyaml's */
+	bool no_fast;          /* TRACE_TEXT_LIBYAML=1: every line libyaml's */
 	uint64_t lineno;       /* of the line being read */
 	uint64_t line_at;      /* its stream offset */
 	int64_t call_no;       /* for messages */
@@ -80,11 +83,22 @@ static int fail(trace_textreader *x, const char *fmt, ...)
 	return -1;
 }
 
-static int next(trace_textreader *x)
+static void event_delete(trace_textreader *x)
 {
-	if (x->have_ev)
+	if (x->have_ev && x->fast_next == SIZE_MAX)
 		yaml_event_delete(&x->ev);
 	x->have_ev = false;
+}
+
+static int next(trace_textreader *x)
+{
+	event_delete(x);
+	if (x->fast_next != SIZE_MAX) {
+		x->ev = x->fast.ev[x->fast_next];
+		x->fast_next += x->fast_next + 1 < x->fast.nev;
+		x->have_ev = true;
+		return 0;
+	}
 	if (!yaml_parser_parse(&x->parser, &x->ev)) {
 		const char *p = x->parser.problem ? x->parser.problem : "malformed YAML";
 		return fail_at(x, x->parser.problem_mark.column, "not a YAML line: %s", p);
@@ -121,118 +135,6 @@ static bool plain(trace_textreader *x)
 /* ------------------------------------------------------------------ */
 /* Scalars. */
 
-static bool parse_u64(const char *s, size_t n, int base, uint64_t *out)
-{
-	if (!n)
-		return false;
-	uint64_t v = 0;
-	for (size_t i = 0; i < n; i++) {
-		int d;
-		char c = s[i];
-		if (c >= '0' && c <= '9')
-			d = c - '0';
-		else if (base == 16 && c >= 'a' && c <= 'f')
-			d = c - 'a' + 10;
-		else if (base == 16 && c >= 'A' && c <= 'F')
-			d = c - 'A' + 10;
-		else
-			return false;
-		if (v > (UINT64_MAX - (uint64_t)d) / (uint64_t)base)
-			return false;
-		v = v * (uint64_t)base + (uint64_t)d;
-	}
-	*out = v;
-	return true;
-}
-
-/* Decimal or 0x-hex, with an optional minus sign. */
-static bool parse_int(const char *s, size_t n, int64_t *out)
-{
-	bool neg = n && s[0] == '-';
-	if (neg) {
-		s++;
-		n--;
-	}
-	uint64_t u;
-	bool ok = n > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')
-			  ? parse_u64(s + 2, n - 2, 16, &u)
-			  : parse_u64(s, n, 10, &u);
-	if (!ok || (neg ? u > (uint64_t)INT64_MAX + 1 : u > (uint64_t)INT64_MAX))
-		return false;
-	*out = neg ? (int64_t)(0 - u) : (int64_t)u;
-	return true;
-}
-
-/* An unsigned decimal or 0x-hex: bitmask values use all 64 bits. */
-static bool parse_uint(const char *s, size_t n, uint64_t *out)
-{
-	if (n > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
-		return parse_u64(s + 2, n - 2, 16, out);
-	return parse_u64(s, n, 10, out);
-}
-
-static bool is_float_syntax(const char *s, size_t n)
-{
-	size_t i = 0;
-	bool digits = false, dot = false, exp = false;
-	if (i < n && (s[i] == '-' || s[i] == '+'))
-		i++;
-	if (n - i == 4 && !memcmp(s + i, ".inf", 4))
-		return true;
-	if (n - i == 4 && !memcmp(s + i, ".nan", 4))
-		return true;
-	for (; i < n; i++) {
-		char c = s[i];
-		if (c >= '0' && c <= '9') {
-			digits = true;
-		} else if (c == '.' && !dot && !exp) {
-			dot = true;
-		} else if ((c == 'e' || c == 'E') && digits && !exp) {
-			exp = true;
-			if (i + 1 < n && (s[i + 1] == '-' || s[i + 1] == '+'))
-				i++;
-			if (i + 1 >= n)
-				return false;
-		} else {
-			return false;
-		}
-	}
-	return digits && (dot || exp);
-}
-
-/* YAML's .inf and .nan, signed, which strtod does not spell that way */
-static bool special_real(const char *s, double *v)
-{
-	const char *p = s;
-	bool neg = false;
-	if (*p == '-' || *p == '+') {
-		neg = *p == '-';
-		p++;
-	}
-	if (!strncmp(p, ".inf", 4))
-		*v = neg ? -INFINITY : INFINITY;
-	else if (!strncmp(p, ".nan", 4))
-		*v = neg ? -NAN : NAN;
-	else
-		return false;
-	return true;
-}
-
-static double parse_real(const char *s, size_t n)
-{
-	double v;
-	(void)n;
-	return special_real(s, &v) ? v : strtod(s, NULL);
-}
-
-/* a float read as float (strtof rounds once; a double then a float may
- * round twice) */
-static float parse_real_f(const char *s)
-{
-	double v;
-	return special_real(s, &v) ? (float)v : strtof(s, NULL);
-}
-
 /* UTF-8 from libyaml (always valid) into code points. */
 static uint32_t *decode_utf8(trace_arena *a, const char *str, size_t n, uint32_t *len)
 {
@@ -265,16 +167,16 @@ static int plain_value(trace_textreader *x, trace_value *v)
 		v->b = s[0] == 't';
 	} else if (n > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
 		v->kind = TRACE_POINTER;
-		if (!parse_u64(s + 2, n - 2, 16, &v->u))
+		if (!trace_text_u64(s + 2, n - 2, 16, &v->u))
 			return fail(x, "bad pointer '%s'", s);
-	} else if ((s[0] >= '0' && s[0] <= '9') && parse_u64(s, n, 10, &v->u)) {
+	} else if ((s[0] >= '0' && s[0] <= '9') && trace_text_u64(s, n, 10, &v->u)) {
 		v->kind = TRACE_UINT;
-	} else if (s[0] == '-' && parse_int(s, n, &i) && i < 0) {
+	} else if (s[0] == '-' && trace_text_int(s, n, &i) && i < 0) {
 		v->kind = TRACE_SINT;
 		v->i = i;
-	} else if (is_float_syntax(s, n)) {
+	} else if (trace_text_is_float(s, n)) {
 		v->kind = TRACE_FLOAT;
-		v->f = parse_real_f(s);
+		v->f = trace_text_real_f(s);
 	} else {
 		return fail(x, "'%s' is not a value (strings are quoted; see trace-format(5))", s);
 	}
@@ -298,7 +200,7 @@ static int enum_scalar(trace_textreader *x, trace_value *v)
 	const char *eq = memchr(s, '=', n);
 	v->kind = TRACE_ENUM;
 	if (!eq) {
-		if (!parse_int(s, n, &v->en.value))
+		if (!trace_text_int(s, n, &v->en.value))
 			return fail(x, "bad enum '%s' (NAME=VALUE or VALUE)", s);
 		v->en.sig = enum_sig(x, NULL, 0, 0);
 		return 0;
@@ -306,7 +208,7 @@ static int enum_scalar(trace_textreader *x, trace_value *v)
 	const char *last = eq;
 	for (const char *p = eq; p; p = memchr(p + 1, '=', (size_t)(s + n - p - 1)))
 		last = p;
-	if (!parse_int(last + 1, (size_t)(s + n - last - 1), &v->en.value))
+	if (!trace_text_int(last + 1, (size_t)(s + n - last - 1), &v->en.value))
 		return fail(x, "bad enum value in '%s'", s);
 	v->en.sig = enum_sig(x, s, (size_t)(last - s), v->en.value);
 	return 0;
@@ -341,7 +243,7 @@ static int bitmask_scalar(trace_textreader *x, trace_value *v)
 		const char *end = bar ? bar : s + n;
 		const char *eq = memchr(p, '=', (size_t)(end - p));
 		uint64_t val;
-		if (!parse_uint(eq ? eq + 1 : p, (size_t)(end - (eq ? eq + 1 : p)), &val))
+		if (!trace_text_uint(eq ? eq + 1 : p, (size_t)(end - (eq ? eq + 1 : p)), &val))
 			return fail(x, "bad bitmask '%s' (NAME=0xVALUE|...)", s);
 		if (eq)
 			add_flag(x, p, (size_t)(eq - p), val);
@@ -361,15 +263,15 @@ static int tagged_scalar(trace_textreader *x, const char *tag, trace_value *v)
 	size_t n;
 	const char *s = scalar(x, &n);
 	if (!strcmp(tag, "!double")) {
-		if (!is_float_syntax(s, n) && !parse_int(s, n, &(int64_t){0}))
+		if (!trace_text_is_float(s, n) && !trace_text_int(s, n, &(int64_t){0}))
 			return fail(x, "bad double '%s'", s);
 		v->kind = TRACE_DOUBLE;
-		v->d = parse_real(s, n);
+		v->d = trace_text_real(s, n);
 	} else if (!strcmp(tag, "!float")) {
-		if (!is_float_syntax(s, n) && !parse_int(s, n, &(int64_t){0}))
+		if (!trace_text_is_float(s, n) && !trace_text_int(s, n, &(int64_t){0}))
 			return fail(x, "bad float '%s'", s);
 		v->kind = TRACE_FLOAT;
-		v->f = parse_real_f(s);
+		v->f = trace_text_real_f(s);
 	} else if (!strcmp(tag, "!latin1")) {
 		uint32_t len;
 		uint32_t *cp = decode_utf8(a, s, n, &len);
@@ -400,11 +302,11 @@ static int tagged_scalar(trace_textreader *x, const char *tag, trace_value *v)
 	} else if (!strcmp(tag, "!uint") || !strcmp(tag, "!pointer")) {
 		/* where a bare number would read as the schema's bitmask */
 		v->kind = tag[1] == 'u' ? TRACE_UINT : TRACE_POINTER;
-		if (!parse_uint(s, n, &v->u))
+		if (!trace_text_u64(s + 2, n - 2, 16, &v->u))
 			return fail(x, "bad %s '%s'", tag, s);
 	} else if (!strcmp(tag, "!sint")) {
 		v->kind = TRACE_SINT;
-		if (!parse_int(s, n, &v->i))
+		if (!trace_text_int(s, n, &v->i))
 			return fail(x, "bad !sint '%s'", s);
 	} else if (!strcmp(tag, "!missing")) {
 		v->kind = TRACE_MISSING;
@@ -455,8 +357,8 @@ static int int_item(trace_textreader *x, int64_t *i, uint64_t *u, const char *wh
 {
 	size_t n;
 	if (x->ev.type != YAML_SCALAR_EVENT || !plain(x) ||
-	    !(i ? parse_int(scalar(x, &n), x->ev.data.scalar.length, i)
-		: parse_uint(scalar(x, &n), x->ev.data.scalar.length, u)))
+	    !(i ? trace_text_int(scalar(x, &n), x->ev.data.scalar.length, i)
+		: trace_text_uint(scalar(x, &n), x->ev.data.scalar.length, u)))
 		return fail(x, "expected an %sinteger in %s", i ? "" : "unsigned ", what);
 	return 0;
 }
@@ -694,7 +596,7 @@ static int typed_scalar(trace_textreader *x, trace_value *v, const vk_field *f)
 		const char *bar = memchr(p, '|', (size_t)(s + n - p));
 		size_t len = (size_t)((bar ? bar : s + n) - p);
 		uint64_t u;
-		if (parse_uint(p, len, &u)) {
+		if (trace_text_uint(p, len, &u)) {
 			value |= u;
 		} else if (is_word(p, len)) {
 			uint32_t i;
@@ -878,14 +780,17 @@ static int read_line(trace_textreader *x, const char **line, size_t *len)
 /* Starts parsing one line: returns at its top-level MAPPING_START. */
 static int begin(trace_textreader *x, const char *line, size_t len)
 {
-	if (x->have_ev)
-		yaml_event_delete(&x->ev);
-	x->have_ev = false;
-	if (x->have_parser)
-		yaml_parser_delete(&x->parser);
-	yaml_parser_initialize(&x->parser);
-	x->have_parser = true;
-	yaml_parser_set_input_string(&x->parser, (const unsigned char *)line, len);
+	event_delete(x);
+	x->fast_next = SIZE_MAX;
+	if (!x->no_fast && trace_flowscan_line(&x->fast, line, len)) {
+		x->fast_next = 0;
+	} else {
+		if (x->have_parser)
+			yaml_parser_delete(&x->parser);
+		yaml_parser_initialize(&x->parser);
+		x->have_parser = true;
+		yaml_parser_set_input_string(&x->parser, (const unsigned char *)line, len);
+	}
 	do
 		TRY(next(x));
 	while (x->ev.type == YAML_STREAM_START_EVENT || x->ev.type == YAML_DOCUMENT_START_EVENT);
@@ -925,7 +830,7 @@ static int uint_field(trace_textreader *x, uint64_t *out, const char *what)
 	TRY(next(x));
 	size_t n;
 	if (x->ev.type != YAML_SCALAR_EVENT || !plain(x) ||
-	    !parse_u64(scalar(x, &n), x->ev.data.scalar.length, 10, out))
+	    !trace_text_u64(scalar(x, &n), x->ev.data.scalar.length, 10, out))
 		return fail(x, "%s must be a non-negative integer", what);
 	return 0;
 }
@@ -1112,9 +1017,9 @@ static int read_record(trace_textreader *x, trace_call **out, trace_error *err)
 						f.function = trace_sigtab_string(x->t, sv, sl);
 					else if (!strcmp(kbuf, "file"))
 						f.filename = trace_sigtab_string(x->t, sv, sl);
-					else if (!strcmp(kbuf, "line") && parse_int(sv, sl, &iv) && iv >= 0)
+					else if (!strcmp(kbuf, "line") && trace_text_int(sv, sl, &iv) && iv >= 0)
 						f.line = iv;
-					else if (!strcmp(kbuf, "offset") && parse_int(sv, sl, &iv) && iv >= 0)
+					else if (!strcmp(kbuf, "offset") && trace_text_int(sv, sl, &iv) && iv >= 0)
 						f.offset = iv;
 					else {
 						fail(x, "bad frame entry %s: %s", kbuf, sv);
@@ -1179,6 +1084,9 @@ trace_textreader *trace_textreader_new(trace_source *s, trace_sigtab *t)
 	trace_call_init(x->call);
 	const vk_struct_info *base = vk_struct_lookup("VkBaseInStructure");
 	x->stype = base && base->nfields ? &base->fields[0] : NULL;
+	x->fast_next = SIZE_MAX;
+	const char *e = getenv("TRACE_TEXT_LIBYAML");
+	x->no_fast = e && !strcmp(e, "1");
 	return x;
 }
 
@@ -1186,8 +1094,8 @@ void trace_textreader_free(trace_textreader *x)
 {
 	if (!x)
 		return;
-	if (x->have_ev)
-		yaml_event_delete(&x->ev);
+	event_delete(x);
+	trace_flowscan_free(&x->fast);
 	if (x->have_parser)
 		yaml_parser_delete(&x->parser);
 	trace_call_free(x->call);
