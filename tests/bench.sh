@@ -38,6 +38,10 @@ t_pass=$(time_median "$bin/trace-encode" "$trace")
 "$bin/trace-encode" -z none -o "$work/gears.raw" "$trace"
 t_pass_raw=$(time_median "$bin/trace-encode" -z none "$work/gears.raw")
 t_pass_snappy_in=$(time_median "$bin/trace-encode" -z none "$trace")
+# the text form read back: the reader's own line scan, and libyaml alone
+"$bin/trace-decode" -o "$work/gears.txt" "$trace"
+t_text=$(time_median "$bin/trace-encode" -z none "$work/gears.txt")
+t_text_yaml=$(TRACE_TEXT_LIBYAML=1 time_median "$bin/trace-encode" -z none "$work/gears.txt")
 
 printf '%-46s %12s %12s %8s %s\n' "figure" "tracekit" "peer" "ratio" "goal"
 printf '%-46s %10s/s %10s/s %7sx %s\n' "trace-decode vs apitrace dump (calls)" \
@@ -47,6 +51,10 @@ printf '%-46s %10s/s %10s/s %7sx %s\n' "trace-encode binary->binary vs apitrace 
 printf '%-46s %10s/s %10s/s %7sx %s\n' "raw container vs Snappy, reading (calls)" \
 	"$(rate "$calls" "$t_pass_raw")" "$(rate "$calls" "$t_pass_snappy_in")" \
 	"$(ratio "$t_pass_snappy_in" "$t_pass_raw")" "> 1x to be worth it"
+
+printf '%-46s %10s/s %10s/s %7sx %s\n' "text -> binary: own line scan vs libyaml alone" \
+	"$(rate "$calls" "$t_text")" "$(rate "$calls" "$t_text_yaml")" \
+	"$(ratio "$t_text_yaml" "$t_text")" "(for information: no peer reads text)"
 
 # Brotli at apitrace repack's default quality (11) and window (24)
 apitrace repack --brotli=11 "$trace" "$work/peer.brotli" >/dev/null 2>&1

@@ -123,11 +123,11 @@ int trace_sink_open(trace_sink *k, const char *path, FILE *f, const char *name,
 	}
 	k->cap = container == TRACE_FMT_SNAPPY ? TRACE_SNAPPY_CHUNK
 		 : container == TRACE_FMT_ZSTD ? TRACE_ZSTD_FRAME : PLAIN_BLOCK;
-	k->buf = trace_xmalloc(k->cap);
+	k->buf = trace_xmalloc_huge(k->cap);
 	switch (container) {
 	case TRACE_FMT_SNAPPY:
 		k->ocap = k->snappy->max_compressed_length(TRACE_SNAPPY_CHUNK) + 4;
-		k->obuf = trace_xmalloc(k->ocap);
+		k->obuf = trace_xmalloc_huge(k->ocap);
 		return put(k, "at", 2, err);
 	case TRACE_FMT_RAW:
 		return put(k, "tr", 2, err);
@@ -139,7 +139,7 @@ int trace_sink_open(trace_sink *k, const char *path, FILE *f, const char *name,
 		ZSTD_CCtx_setParameter(cc, ZSTD_c_checksumFlag, 1);
 		k->codec = cc;
 		k->ocap = ZSTD_compressBound(TRACE_ZSTD_FRAME);
-		k->obuf = trace_xmalloc(k->ocap);
+		k->obuf = trace_xmalloc_huge(k->ocap);
 		return 0;
 	}
 	case TRACE_FMT_BROTLI: {
@@ -152,7 +152,7 @@ int trace_sink_open(trace_sink *k, const char *path, FILE *f, const char *name,
 		b->set_parameter(st, BROTLI_PARAM_LGWIN, 24);
 		k->codec = st;
 		k->ocap = 1u << 20;
-		k->obuf = trace_xmalloc(k->ocap);
+		k->obuf = trace_xmalloc_huge(k->ocap);
 		return 0;
 	}
 	case TRACE_FMT_TEXT:
@@ -401,7 +401,7 @@ static int block_handoff(trace_sink *k, trace_error *err)
 	if (worker_idle(k, err) < 0)
 		return -1;
 	uint8_t *full = k->buf;
-	k->buf = k->spare ? k->spare : trace_xmalloc(k->cap);
+	k->buf = k->spare ? k->spare : trace_xmalloc_huge(k->cap);
 	k->spare = full;
 	pthread_mutex_lock(&wk->lock);
 	wk->block = full;
