@@ -1,6 +1,8 @@
 /*
  * The text encoding, read: each line is one YAML document (a flow
- * mapping) parsed with libyaml's event parser.  Values are typed by the
+ * mapping) read as libyaml's events: scanned by flowscan.c where the line
+ * is in the form the writer writes, else parsed by libyaml's event
+ * parser.  Values are typed by the
  * rules in man/trace-format.5: quoted scalars are strings, plain ones are
  * null, booleans, integers, hex pointers or floats, and tags say the rest.
  * Signatures are rebuilt from what the line shows and interned, so a
