@@ -152,32 +152,6 @@ static int escape(int ch)
 	}
 }
 
-static void utf8(trace_flowscan *f, uint32_t cp)
-{
-	char b[4];
-	size_t n;
-	if (cp < 0x80) {
-		b[0] = (char)cp;
-		n = 1;
-	} else if (cp < 0x800) {
-		b[0] = (char)(0xC0 | cp >> 6);
-		b[1] = (char)(0x80 | (cp & 0x3F));
-		n = 2;
-	} else if (cp < 0x10000) {
-		b[0] = (char)(0xE0 | cp >> 12);
-		b[1] = (char)(0x80 | (cp >> 6 & 0x3F));
-		b[2] = (char)(0x80 | (cp & 0x3F));
-		n = 3;
-	} else {
-		b[0] = (char)(0xF0 | cp >> 18);
-		b[1] = (char)(0x80 | (cp >> 12 & 0x3F));
-		b[2] = (char)(0x80 | (cp >> 6 & 0x3F));
-		b[3] = (char)(0x80 | (cp & 0x3F));
-		n = 4;
-	}
-	text_add(f, b, n);
-}
-
 /* A double-quoted scalar of printable ASCII and the escapes the writer
  * writes (and a few more); what else it holds is libyaml's to judge. */
 static bool quoted_scalar(scan *c, size_t tag, size_t column)
@@ -215,7 +189,8 @@ static bool quoted_scalar(scan *c, size_t tag, size_t column)
 		}
 		if ((cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF)
 			return false;
-		utf8(f, cp);
+		char u[4];
+		text_add(f, u, trace_utf8_encode(u, cp));
 	}
 	c->i++;
 	size_t n = f->len - value;

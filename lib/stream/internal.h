@@ -106,6 +106,31 @@ static inline void tbuf_addc(tbuf *b, char c)
 	b->data[b->len++] = c;
 }
 static inline void tbuf_adds(tbuf *b, const char *s) { tbuf_add(b, s, strlen(s)); }
+/* Code point CP (up to 0x10FFFF) as UTF-8 into OUT: its length. */
+static inline size_t trace_utf8_encode(char *out, uint32_t cp)
+{
+	if (cp < 0x80) {
+		out[0] = (char)cp;
+		return 1;
+	}
+	if (cp < 0x800) {
+		out[0] = (char)(0xc0 | cp >> 6);
+		out[1] = (char)(0x80 | (cp & 0x3f));
+		return 2;
+	}
+	if (cp < 0x10000) {
+		out[0] = (char)(0xe0 | cp >> 12);
+		out[1] = (char)(0x80 | (cp >> 6 & 0x3f));
+		out[2] = (char)(0x80 | (cp & 0x3f));
+		return 3;
+	}
+	out[0] = (char)(0xf0 | cp >> 18);
+	out[1] = (char)(0x80 | (cp >> 12 & 0x3f));
+	out[2] = (char)(0x80 | (cp >> 6 & 0x3f));
+	out[3] = (char)(0x80 | (cp & 0x3f));
+	return 4;
+}
+
 /* apitrace's variable-length unsigned integer (7 bits a byte, low first)
  * into BUF, 10 bytes at most: its length. */
 static inline size_t trace_uint_encode(uint8_t *buf, uint64_t v)

@@ -620,24 +620,7 @@ static void put_wstring(tbuf *b, const trace_value *v)
 			tbuf_addc(b, (char)c);
 		} else if (c >= 0x80 && printable(c)) {
 			char u[4];
-			size_t n;
-			if (c < 0x800) {
-				u[0] = (char)(0xc0 | c >> 6);
-				u[1] = (char)(0x80 | (c & 0x3f));
-				n = 2;
-			} else if (c < 0x10000) {
-				u[0] = (char)(0xe0 | c >> 12);
-				u[1] = (char)(0x80 | (c >> 6 & 0x3f));
-				u[2] = (char)(0x80 | (c & 0x3f));
-				n = 3;
-			} else {
-				u[0] = (char)(0xf0 | c >> 18);
-				u[1] = (char)(0x80 | (c >> 12 & 0x3f));
-				u[2] = (char)(0x80 | (c >> 6 & 0x3f));
-				u[3] = (char)(0x80 | (c & 0x3f));
-				n = 4;
-			}
-			tbuf_add(b, u, n);
+			tbuf_add(b, u, trace_utf8_encode(u, c));
 		} else {
 			put_escape(b, c);
 		}
