@@ -267,8 +267,12 @@ whole_chunks() {
 		VK_INSTANCE_LAYERS=VK_LAYER_TRACEKIT_capture TRACEKIT_OUTPUT="$t" \
 		setsid "$TOP/build/examples/vkthreads" --idle-before-device 20000 &
 	pid=$!
-	# the header waits 2 s at most for a device
-	sleep 4
+	# the header waits 2 s at most for a device: killed once the file
+	# holds the instance's calls, however long the start takes
+	for _ in $(seq 300); do
+		trace-decode "$t" 2>/dev/null | grep -q 'fn: vkEnumeratePhysicalDevices,' && break
+		sleep 0.1
+	done
 	kill -KILL "$pid"
 	wait_bounded "$pid" >"$BATS_TEST_TMPDIR/idle.rc"
 	[ "$(cat "$BATS_TEST_TMPDIR/idle.rc")" = 137 ]
