@@ -207,10 +207,11 @@ replay_ahead() {
 		[ "$status" -eq 0 ]
 		[ "$(grep -vc '^{\|^trace-replay: frame' <<<"$output")" = 0 ]
 		[ "$(ae d$m.png "$W/mpv.frame-$SHOT.png")" = 0 ]
-		read -r on hook w ws wt t ts hw hs < <(python3 -c 'import json,sys; j = json.loads(sys.argv[1]); w = j["decode_ahead_waits"]; print(j["decode_ahead"], w["hook_thread"], w["replay"], w["replay_slept"], "%d" % (w["replay_seconds"] * 1e6), w["thread"], w["thread_slept"], w["hook"], w["hook_slept"])' "$(grep '^{' <<<"$output")")
-		echo "$on $hook waits: replay $w ($ws asleep, $wt us), thread $t ($ts asleep), hook $hw ($hs asleep)"
-		# no wait takes no time
+		read -r on hook w ws wt wf t ts hw hs < <(python3 -c 'import json,sys; j = json.loads(sys.argv[1]); w = j["decode_ahead_waits"]; print(j["decode_ahead"], w["hook_thread"], w["replay"], w["replay_slept"], "%d" % (w["replay_seconds"] * 1e6), "%d" % (w["replay_seconds_frames"] * 1e6), w["thread"], w["thread_slept"], w["hook"], w["hook_slept"])' "$(grep '^{' <<<"$output")")
+		echo "$on $hook waits: replay $w ($ws asleep, $wt us, $wf us in the frames), thread $t ($ts asleep), hook $hw ($hs asleep)"
+		# no wait takes no time; the frames' are among them
 		[ "$w" -gt 0 ] || [ "$wt" = 0 ]
+		[ "$wf" -ge 0 ] && [ "$wf" -le "$wt" ]
 		[ "$on" = "$([ $m = 0 ] && echo False || echo True)" ]
 		[ "$hook" = "$([ $m = h ] && echo True || echo False)" ]
 		# who waited for whom: none in place; a sleep is a wait's

@@ -799,10 +799,20 @@ void vkr_frame_ended(vkr *r, int64_t frame)
 	r->t_last_frame = t;
 	if (r->opt->last_frame >= 0 && frame >= r->opt->last_frame)
 		r->stop = true;
+	/* the replay's wait for its records, the frames' alone: from the
+	 * present before the first frame counted to the last one's */
+	trace_ahead_waits w = {0};
+	if (r->opt->stats && r->in)
+		trace_reader_ahead_waits(r->in, &w);
+	double before = r->waited_at_present;
+	r->waited_at_present = w.caller_seconds;
 	if (frame < r->opt->first_frame)
 		return;
-	if (!r->frames_done++)
+	if (!r->frames_done++) {
 		r->t_first_frame = t - dt;
+		r->waited_before_frames = before;
+	}
+	r->waited_in_frames = w.caller_seconds - r->waited_before_frames;
 	if (!r->opt->stats)
 		return;
 	if (r->nframe_times == r->cap_frame_times) {

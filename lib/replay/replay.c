@@ -955,6 +955,7 @@ int vkr_run(trace_reader *in, const vkr_options *opt)
 	}
 	vkr_parse_header_memory(r, trace_reader_header(in));
 	trace_frames_init(&r->frames);
+	r->in = in;
 	r->t_start = r->t_last_frame = vkr_now_s();
 	r->ticks_start = vkr_ticks();
 	trace_call *c;

@@ -507,6 +507,9 @@ typedef struct vkr {
 	double preload_s;
 	bool decode_ahead;  /* the records decoded on a thread of their own */
 	trace_ahead_waits decode_waits; /* and who waited for whom, at the end */
+	trace_reader *in;         /* --stats: the reader, asked for its waits */
+	double waited_at_present; /* the replay's wait for records, at the last present */
+	double waited_before_frames, waited_in_frames; /* before the frames counted, in them */
 	held_submits held;
 	void *check_jmp;          /* jmp_buf * */
 	trace_error *check_err;

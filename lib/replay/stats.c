@@ -207,12 +207,13 @@ void vkr_print_stats(vkr *r, double total)
 			r->ahead_paid_s, r->ahead_held_s);
 		const trace_ahead_waits *dw = &r->decode_waits;
 		fprintf(o, "\"decode_ahead\": %s, \"decode_ahead_waits\": {\"replay\": %llu, "
-			"\"replay_slept\": %llu, \"replay_seconds\": %.6f, \"thread\": %llu, "
+			"\"replay_slept\": %llu, \"replay_seconds\": %.6f, "
+			"\"replay_seconds_frames\": %.6f, \"thread\": %llu, "
 			"\"thread_slept\": %llu, \"hook_thread\": %s, \"hook\": %llu, "
 			"\"hook_slept\": %llu}, ",
 			r->decode_ahead ? "true" : "false", (unsigned long long)dw->caller,
 			(unsigned long long)dw->caller_slept, dw->caller_seconds,
-			(unsigned long long)dw->thread,
+			r->waited_in_frames, (unsigned long long)dw->thread,
 			(unsigned long long)dw->thread_slept, dw->hook_thread ? "true" : "false",
 			(unsigned long long)dw->hook, (unsigned long long)dw->hook_slept);
 		fprintf(o, "\"preload\": {\"records\": %llu, \"decoded\": %llu, "
@@ -295,10 +296,11 @@ void vkr_print_stats(vkr *r, double total)
 	const trace_ahead_waits *dw = &r->decode_waits;
 	if (r->decode_ahead) {
 		fprintf(o, "records:           read ahead on a thread of their own and decoded %s; "
-			"the replay waited for it %llu times (%llu asleep, %.3f s), it for room %llu "
-			"times (%llu asleep)", dw->hook_thread ? "on another" : "there",
+			"the replay waited for it %llu times (%llu asleep, %.3f s; %.3f s in the "
+			"frames), it for room %llu times (%llu asleep)",
+			dw->hook_thread ? "on another" : "there",
 			(unsigned long long)dw->caller, (unsigned long long)dw->caller_slept,
-			dw->caller_seconds,
+			dw->caller_seconds, r->waited_in_frames,
 			(unsigned long long)dw->thread, (unsigned long long)dw->thread_slept);
 		if (dw->hook_thread)
 			fprintf(o, ", the decoding for records %llu times (%llu asleep)",
