@@ -121,17 +121,6 @@ static bool plain_scalar(scan *c, size_t tag, size_t column)
 	return true;
 }
 
-static int hex(int ch)
-{
-	if (ch >= '0' && ch <= '9')
-		return ch - '0';
-	if (ch >= 'a' && ch <= 'f')
-		return ch - 'a' + 10;
-	if (ch >= 'A' && ch <= 'F')
-		return ch - 'A' + 10;
-	return -1;
-}
-
 /* The byte a one-letter escape stands for, or -1. */
 static int escape(int ch)
 {
@@ -180,17 +169,13 @@ static bool quoted_scalar(scan *c, size_t tag, size_t column)
 		int digits = ch == 'x' ? 2 : ch == 'u' ? 4 : ch == 'U' ? 8 : 0;
 		if (!digits || c->n - c->i < (size_t)digits)
 			return false;
-		uint32_t cp = 0;
-		for (int k = 0; k < digits; k++) {
-			int h = hex((unsigned char)c->s[c->i++]);
-			if (h < 0)
-				return false;
-			cp = cp << 4 | (uint32_t)h;
-		}
-		if ((cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF)
+		uint64_t cp;
+		if (!trace_text_u64(c->s + c->i, (size_t)digits, 16, &cp) ||
+		    (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF)
 			return false;
+		c->i += (size_t)digits;
 		char u[4];
-		text_add(f, u, trace_utf8_encode(u, cp));
+		text_add(f, u, trace_utf8_encode(u, (uint32_t)cp));
 	}
 	c->i++;
 	size_t n = f->len - value;
