@@ -188,6 +188,13 @@ stopped() {
 	stops_at "fn: \(vkUpdateDescriptorSets\|vkCmd[A-Za-z]*\),.*$buf" "buffer: VkBuffer $buf has no memory: no earlier record bound it"
 }
 
+@test "a submit that signals a fence signalled already (its vkResetFences removed) stops the replay there, not in the driver (llvmpipe's queue thread read freed memory)" {
+	local fence
+	fence=$(handle_of 'fn: vkResetFences,' pFences)
+	mutate 'fn: vkResetFences,' d
+	stops_at "fn: vkQueueSubmit,.*fence: $fence}" "VkFence $fence: given to be signalled, but it is signalled already: no replayed call resets it since its last signal (a vkResetFences cut out or edited?)"
+}
+
 @test "a wait on a fence no replayed call signals (its submit removed) stops the replay at once" {
 	mutate 'fn: vkQueueSubmit,.*waitSemaphoreCount: 0,' d
 	local fence

@@ -699,6 +699,10 @@ static void fix_sync(vkr *r)
 		    !vkr_map_get(r, fence ? r->h_fence : r->h_semaphore, key, &live) || !live)
 			continue;
 		*now = was;
+		/* and as queue.c follows it (a fence: 1 signalled, 0 not) */
+		uint64_t *followed = tmap_at(&r->binary, key, kind);
+		if (followed)
+			*followed = was;
 		owner_select(r, fence ? r->h_fence : r->h_semaphore, key);
 		VkResult res;
 		VkSemaphore sem = (VkSemaphore)(uintptr_t)live;

@@ -872,6 +872,12 @@ static void binary_use(void *ctx, const vk_sync_use *u)
 			vkr_fatal(r, "VkFence 0x%llx: waited for, but no replayed call signals it "
 				  "since it was made or reset (a submit cut out or edited?)",
 				  (unsigned long long)u->handle);
+		/* a fence signalled again unreset: llvmpipe's queue thread
+		 * read freed memory on such a submit (hostile.bats' mutants) */
+		if (u->op == VK_SYNC_SIGNAL && *f == FENCE_SIGNALLED && !n->acquire)
+			vkr_fatal(r, "VkFence 0x%llx: given to be signalled, but it is signalled "
+				  "already: no replayed call resets it since its last signal (a "
+				  "vkResetFences cut out or edited?)", (unsigned long long)u->handle);
 		if (u->op != VK_SYNC_WAIT) {
 			*f = u->op != VK_SYNC_SIGNAL ? FENCE_UNSIGNALLED
 			     : n->acquire ? FENCE_ACQUIRED : FENCE_SIGNALLED;
